@@ -1,0 +1,9 @@
+//! A2A Lifecycle Lab: a pure, deterministic model of an A2A task's lifecycle
+//! (`model`) and a thin Leptos page over it (`ui`).
+//!
+//! The model never reads a clock or touches the DOM: a scenario goes in, a
+//! complete trace comes out, and the page, the CLI and the tests are views of
+//! that value.
+
+pub mod model;
+pub mod ui;

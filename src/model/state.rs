@@ -1,0 +1,123 @@
+//! The eight concrete A2A task states, their classification and the seed's
+//! exhaustive application transition allowlist.
+
+use serde::{Deserialize, Serialize};
+
+/// A concrete A2A 1.0 task state.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum TaskState {
+    /// Accepted by the server, not yet started.
+    Submitted,
+    /// The executor is making progress.
+    Working,
+    /// Progress is blocked until the client supplies input.
+    InputRequired,
+    /// Progress is blocked until the client is authorized.
+    AuthRequired,
+    /// Terminal: finished successfully.
+    Completed,
+    /// Terminal: finished with an error.
+    Failed,
+    /// Terminal: canceled on request.
+    Canceled,
+    /// Terminal: the agent declined the task.
+    Rejected,
+}
+
+impl TaskState {
+    /// All eight states, in the seed's order.
+    pub const ALL: [TaskState; 8] = [
+        TaskState::Submitted,
+        TaskState::Working,
+        TaskState::InputRequired,
+        TaskState::AuthRequired,
+        TaskState::Completed,
+        TaskState::Failed,
+        TaskState::Canceled,
+        TaskState::Rejected,
+    ];
+
+    /// Completed, failed, canceled and rejected never reopen.
+    pub fn is_terminal(self) -> bool {
+        matches!(
+            self,
+            TaskState::Completed | TaskState::Failed | TaskState::Canceled | TaskState::Rejected
+        )
+    }
+
+    /// Input-required and auth-required pause progress without ending it.
+    pub fn is_interrupted(self) -> bool {
+        matches!(self, TaskState::InputRequired | TaskState::AuthRequired)
+    }
+
+    /// The ProtoJSON spelling used on the A2A 1.0 wire (`TASK_STATE_WORKING`).
+    pub fn wire(self) -> &'static str {
+        match self {
+            TaskState::Submitted => "TASK_STATE_SUBMITTED",
+            TaskState::Working => "TASK_STATE_WORKING",
+            TaskState::InputRequired => "TASK_STATE_INPUT_REQUIRED",
+            TaskState::AuthRequired => "TASK_STATE_AUTH_REQUIRED",
+            TaskState::Completed => "TASK_STATE_COMPLETED",
+            TaskState::Failed => "TASK_STATE_FAILED",
+            TaskState::Canceled => "TASK_STATE_CANCELED",
+            TaskState::Rejected => "TASK_STATE_REJECTED",
+        }
+    }
+
+    /// The seed ledger's kebab-case spelling (`input-required`).
+    pub fn kebab(self) -> &'static str {
+        match self {
+            TaskState::Submitted => "submitted",
+            TaskState::Working => "working",
+            TaskState::InputRequired => "input-required",
+            TaskState::AuthRequired => "auth-required",
+            TaskState::Completed => "completed",
+            TaskState::Failed => "failed",
+            TaskState::Canceled => "canceled",
+            TaskState::Rejected => "rejected",
+        }
+    }
+
+    /// A short upper-case label for people (`INPUT-REQUIRED`).
+    pub fn label(self) -> String {
+        self.kebab().to_ascii_uppercase()
+    }
+
+    /// Parses the kebab-case form; anything else is not a concrete state.
+    pub fn from_kebab(s: &str) -> Option<TaskState> {
+        TaskState::ALL.into_iter().find(|st| st.kebab() == s)
+    }
+
+    /// Parses the wire form; anything else is not a concrete state.
+    pub fn from_wire(s: &str) -> Option<TaskState> {
+        TaskState::ALL.into_iter().find(|st| st.wire() == s)
+    }
+
+    /// The seed's exhaustive declared application allowlist: A2A defines the
+    /// states and terminality but no normative transition table, so this is
+    /// local policy, and nothing leaves a terminal state.
+    pub fn allows(self, to: TaskState) -> bool {
+        use TaskState::*;
+        match self {
+            Submitted => to != Submitted,
+            Working => !matches!(to, Submitted | Working),
+            InputRequired => !matches!(to, Submitted | InputRequired),
+            AuthRequired => !matches!(to, Submitted | AuthRequired),
+            Completed | Failed | Canceled | Rejected => false,
+        }
+    }
+
+    /// Every allowed edge, for the state diagram.
+    pub fn allowlist_edges() -> Vec<(TaskState, TaskState)> {
+        let mut edges = Vec::new();
+        for from in TaskState::ALL {
+            for to in TaskState::ALL {
+                if from.allows(to) {
+                    edges.push((from, to));
+                }
+            }
+        }
+        edges
+    }
+}

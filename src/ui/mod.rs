@@ -1,0 +1,1 @@
+//! The Leptos page over the model.

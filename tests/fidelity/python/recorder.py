@@ -1,0 +1,1283 @@
+#!/usr/bin/env python3
+"""Fidelity recorder: what does the real a2a-sdk 1.3.0 do for the lab's scenarios?
+
+It runs the BBS-1042 order-status executor as a real A2A server (the SDK's own
+`DefaultRequestHandler`, JSON-RPC routes and task stores, served by uvicorn in a
+child process on 127.0.0.1) and drives it with the SDK's own client, streaming
+or blocking. Every scenario of SPEC section 4 is run several times; the wire
+events, how the call ended, GetTask, CancelTask, orphaned steps and the number
+of executions are written as JSON fixtures under
+`tests/fidelity/fixtures/python/` for the Rust fidelity test.
+
+Usage (normally through ./run.sh, which prepares the pinned venv):
+    recorder.py record [--runs 3] [--only QUERY ...] [--out DIR] [--probes|--no-probes]
+    recorder.py serve CONFIG_JSON        (internal: the server child process)
+
+Scenario keys are the lab's own (SPEC section 4); `step_ms` is shortened to
+RECORD_STEP_MS for speed, left out of the scenario key and stored in the fixture.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import json
+import os
+import platform
+import re
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+import traceback
+import uuid
+
+from pathlib import Path
+from typing import Any
+
+
+HERE = Path(__file__).resolve().parent
+DEFAULT_OUT = HERE.parent / 'fixtures' / 'python'
+
+RECORD_STEP_MS = 50  # the lab's default is 200; shortened so runs are quick
+WATCHDOG_S = 3.0  # a stream or call still open this long after the executor went quiet is "hung"
+PROBE_WATCHDOG_S = 8.0  # longer watchdog for the probes of the SDK client's default timeout
+SDK_VERSION = '1.3.0'
+
+TERMINAL = {
+    'TASK_STATE_COMPLETED',
+    'TASK_STATE_FAILED',
+    'TASK_STATE_CANCELED',
+    'TASK_STATE_REJECTED',
+}
+INTERRUPTED = {'TASK_STATE_INPUT_REQUIRED', 'TASK_STATE_AUTH_REQUIRED'}
+
+TRACKING_ID = 'BBS-1042-tracking'
+TRACKING_NAME = 'courier-tracking'
+RECEIPT_ID = 'BBS-1042-receipt'
+RECEIPT_NAME = 'delivery-receipt'
+USER_TEXT = 'Where is my order BBS-1042?'
+
+# ---------------------------------------------------------------------------
+# Scenarios (the lab's keys, SPEC section 4)
+# ---------------------------------------------------------------------------
+
+DEFAULTS: dict[str, str] = {
+    'chunks': '3',
+    'ending': 'complete',
+    'client': 'stream',
+    'timeout_ms': 'none',
+    'cancel': 'none',
+    'work': 'await',
+    'cancel_impl': 'write',
+    'late': 'off',
+    'restart': 'none',
+    'store': 'memory',
+    'retry': 'off',
+    'interrupt': 'none',
+}
+KEY_ORDER = list(DEFAULTS)
+ENUMS = {
+    'ending': {'complete', 'fail', 'input', 'auth', 'return', 'never'},
+    'client': {'stream', 'block'},
+    'work': {'await', 'to_thread', 'flag'},
+    'cancel_impl': {'write', 'raise', 'noop'},
+    'store': {'memory', 'database'},
+    'retry': {'off', 'on'},
+    'interrupt': {'none', 'auth', 'input', 'both'},
+}
+
+# Every value of every key at least once against the defaults, plus every
+# combination the spec's table names. Order: the spec's table first.
+MATRIX: list[str] = [
+    'defaults',
+    'ending=return',
+    'ending=never',
+    'ending=never&client=block',
+    'ending=never&cancel=3',
+    'late=0',
+    'late=300',
+    'late=0&client=block',
+    'late=300&client=block',
+    'cancel=1',
+    'cancel=1&work=to_thread',
+    'cancel=1&work=flag',
+    'cancel=1&cancel_impl=raise',
+    'cancel=1&cancel_impl=noop',
+    'cancel=3',
+    'cancel=0',
+    'cancel=1&client=block',
+    'restart=2&store=memory',
+    'restart=2&store=database',
+    'ending=never&timeout_ms=1000',
+    'ending=never&client=block&timeout_ms=1000',
+    'timeout_ms=1000',
+    'chunks=0',
+    'chunks=1',
+    'chunks=10',
+    'ending=fail',
+    'ending=fail&client=block',
+    'ending=input',
+    'ending=input&client=block',
+    'ending=auth',
+    'ending=auth&client=block',
+    'ending=return&client=block',
+    'client=block',
+    'work=to_thread',
+    'work=flag',
+    'store=database',
+    'retry=on',
+    'interrupt=auth',
+    'interrupt=input',
+    'interrupt=both',
+    'interrupt=auth&client=block',
+]
+
+# Extra measurements that are not lab scenarios: the SDK client's own default
+# timeout (httpx's 5 s) seen with a watchdog longer than it.
+PROBES: list[dict[str, Any]] = [
+    {
+        'name': 'probe-sdk-default-client-timeout_stream',
+        'scenario': 'ending=never',
+        'watchdog_s': PROBE_WATCHDOG_S,
+        'about': 'ending=never with the SDK default client and a watchdog of '
+        f'{PROBE_WATCHDOG_S} s: does the client give up by itself?',
+    },
+    {
+        'name': 'probe-sdk-default-client-timeout_block',
+        'scenario': 'ending=never&client=block',
+        'watchdog_s': PROBE_WATCHDOG_S,
+        'about': 'ending=never&client=block with the SDK default client and a '
+        f'watchdog of {PROBE_WATCHDOG_S} s: does the client give up by itself?',
+    },
+]
+
+
+def parse_scenario(query: str) -> dict[str, str]:
+    """Parses a lab query string into the full set of keys (defaults filled)."""
+    cfg = dict(DEFAULTS)
+    if query in ('', 'defaults'):
+        return cfg
+    seen = set()
+    for pair in query.split('&'):
+        if '=' not in pair:
+            raise ValueError(f'bad pair {pair!r}')
+        key, value = pair.split('=', 1)
+        if key not in DEFAULTS:
+            raise ValueError(f'unknown key {key!r}')
+        if key in seen:
+            raise ValueError(f'repeated key {key!r}')
+        seen.add(key)
+        if key in ENUMS and value not in ENUMS[key]:
+            raise ValueError(f'bad value for {key}: {value!r}')
+        cfg[key] = value
+    chunks = int(cfg['chunks'])
+    for key in ('cancel', 'restart'):
+        if cfg[key] != 'none' and not 0 <= int(cfg[key]) <= chunks:
+            raise ValueError(f'{key} must be none or 0..chunks')
+    return cfg
+
+
+def file_stem(query: str) -> str:
+    if query == 'defaults':
+        return 'defaults'
+    return query.replace('&', '_').replace('=', '-')
+
+
+def step_text(i: int, n: int) -> str:
+    if i == n:
+        what = 'out for delivery'
+    elif i == 1:
+        what = 'parcel scanned at the Belgavi depot'
+    else:
+        what = f'in transit, hub {i - 1}'
+    return f'BBS-1042 courier step {i}/{n}: {what}'
+
+
+# ---------------------------------------------------------------------------
+# Side channel: the executor appends JSON lines to a file the recorder reads
+# ---------------------------------------------------------------------------
+
+
+class SideChannel:
+    def __init__(self, path: str) -> None:
+        self.path = path
+        self._lock = threading.Lock()
+
+    def log(self, ev: str, **fields: Any) -> None:
+        rec = {'t': time.time(), 'pid': os.getpid(), 'ev': ev, **fields}
+        line = json.dumps(rec) + '\n'
+        with self._lock, open(self.path, 'a', encoding='utf-8') as f:
+            f.write(line)
+            f.flush()
+
+
+def read_side(path: str) -> list[dict[str, Any]]:
+    try:
+        with open(path, encoding='utf-8') as f:
+            return [json.loads(line) for line in f if line.strip()]
+    except FileNotFoundError:
+        return []
+
+
+# ---------------------------------------------------------------------------
+# Server side (child process)
+# ---------------------------------------------------------------------------
+
+
+def serve(config_json: str) -> None:  # noqa: PLR0915
+    import logging
+
+    import uvicorn
+
+    from starlette.applications import Starlette
+
+    from a2a.helpers.proto_helpers import new_task, new_text_part
+    from a2a.server.agent_execution import AgentExecutor, RequestContext
+    from a2a.server.events import EventQueue
+    from a2a.server.request_handlers import DefaultRequestHandler
+    from a2a.server.routes import (
+        create_agent_card_routes,
+        create_jsonrpc_routes,
+    )
+    from a2a.server.tasks import InMemoryTaskStore, TaskUpdater
+    from a2a.types.a2a_pb2 import (
+        AgentCapabilities,
+        AgentCard,
+        AgentInterface,
+        AgentSkill,
+        Part,
+        TaskState,
+    )
+
+    conf = json.loads(config_json)
+    sc = conf['scenario']
+    step = conf['step_ms'] / 1000.0
+    n = int(sc['chunks'])
+    side = SideChannel(conf['side'])
+    logging.basicConfig(
+        level=logging.WARNING,
+        format='%(levelname)s %(name)s: %(message)s',
+        stream=sys.stderr,
+    )
+
+    class OrderStatusExecutor(AgentExecutor):
+        """The BBS-1042 order-status executor of seed 004."""
+
+        def __init__(self) -> None:
+            self.flags: dict[str, threading.Event] = {}
+
+        def _flag(self, task_id: str) -> threading.Event:
+            return self.flags.setdefault(task_id, threading.Event())
+
+        async def _chunk(self, updater: TaskUpdater, i: int) -> None:
+            first, last = i == 1, i == n
+            side.log('enqueue_chunk', i=i)
+            await updater.add_artifact(
+                [new_text_part(step_text(i, n))],
+                artifact_id=TRACKING_ID,
+                name=TRACKING_NAME,
+                # chunk 1: no flags (append on a missing artifact is an error
+                # in the SDK); middle: append; last: append + lastChunk.
+                append=None if first else True,
+                last_chunk=True if last else None,
+            )
+            side.log('enqueued_chunk', i=i)
+
+        async def _steps(self, updater: TaskUpdater, task_id: str) -> None:
+            work = sc['work']
+            if work == 'await':
+                for i in range(1, n + 1):
+                    await asyncio.sleep(step)
+                    side.log('work_done', i=i)
+                    await self._chunk(updater, i)
+                return
+            # to_thread / flag: one blocking call in asyncio.to_thread that
+            # performs all the steps and hands each chunk back to the
+            # coroutine through loop.call_soon_threadsafe + an asyncio.Queue.
+            loop = asyncio.get_running_loop()
+            handoff: asyncio.Queue[int] = asyncio.Queue()
+            flag = self._flag(task_id)
+
+            def blocking_steps() -> None:
+                for i in range(1, n + 1):
+                    if work == 'flag' and flag.is_set():
+                        side.log('flag_seen', before_step=i)
+                        return
+                    time.sleep(step)
+                    side.log('work_done', i=i)
+                    loop.call_soon_threadsafe(handoff.put_nowait, i)
+                side.log('thread_done')
+
+            if n == 0:
+                return
+            worker = asyncio.ensure_future(asyncio.to_thread(blocking_steps))
+            try:
+                for _ in range(n):
+                    i = await handoff.get()
+                    await self._chunk(updater, i)
+                await worker
+            except asyncio.CancelledError:
+                flag.set()
+                raise
+
+        async def execute(
+            self, context: RequestContext, event_queue: EventQueue
+        ) -> None:
+            task_id = context.task_id
+            current = context.current_task
+            state = (
+                TaskState.Name(current.status.state) if current else None
+            )
+            side.log('execute_start', task_id=task_id, current_state=state)
+            updater = TaskUpdater(event_queue, task_id, context.context_id)
+            try:
+                interrupt = sc['interrupt']
+                if current is None:
+                    await event_queue.enqueue_event(
+                        new_task(
+                            task_id,
+                            context.context_id,
+                            TaskState.TASK_STATE_SUBMITTED,
+                            history=[context.message],
+                        )
+                    )
+                    await updater.start_work()
+                    if interrupt in ('auth', 'both'):
+                        side.log('ask', what='auth')
+                        await updater.requires_auth(
+                            updater.new_agent_message(
+                                [
+                                    Part(
+                                        text='Sign in to the courier portal to '
+                                        'see BBS-1042 tracking.'
+                                    )
+                                ]
+                            )
+                        )
+                        return
+                    if interrupt == 'input':
+                        side.log('ask', what='input')
+                        await updater.requires_input(
+                            updater.new_agent_message(
+                                [Part(text='Deliver BBS-1042 to home or office?')]
+                            )
+                        )
+                        return
+                else:
+                    # A follow-up message resumes an interrupted task.
+                    receipt = None
+                    if context.message is not None:
+                        meta = dict(context.message.metadata.items())
+                        receipt = meta.get('authorizationReceipt')
+                    side.log('resume', from_state=state, receipt=receipt)
+                    await updater.start_work()
+                    if (
+                        state == 'TASK_STATE_AUTH_REQUIRED'
+                        and interrupt == 'both'
+                    ):
+                        side.log('ask', what='input')
+                        await updater.requires_input(
+                            updater.new_agent_message(
+                                [Part(text='Deliver BBS-1042 to home or office?')]
+                            )
+                        )
+                        return
+
+                await self._steps(updater, task_id)
+
+                ending = sc['ending']
+                side.log('ending', ending=ending)
+                if ending == 'complete':
+                    await updater.complete()
+                elif ending == 'fail':
+                    await updater.failed()
+                elif ending == 'input':
+                    await updater.requires_input()
+                elif ending == 'auth':
+                    await updater.requires_auth()
+                elif ending == 'return':
+                    pass
+                elif ending == 'never':
+                    side.log('awaiting_forever')
+                    await asyncio.Event().wait()
+                side.log('ended', ending=ending)
+
+                if sc['late'] != 'off':
+                    late_ms = int(sc['late'])
+                    if late_ms > 0:
+                        await asyncio.sleep(late_ms / 1000.0)
+                    side.log('enqueue_late')
+                    await updater.add_artifact(
+                        [new_text_part('BBS-1042 receipt: delivered to the front desk')],
+                        artifact_id=RECEIPT_ID,
+                        name=RECEIPT_NAME,
+                        last_chunk=True,
+                    )
+                    side.log('enqueued_late')
+            except asyncio.CancelledError:
+                side.log('execute_cancelled')
+                self._flag(task_id).set()
+                raise
+            except BaseException as e:
+                side.log('execute_raised', error=repr(e))
+                raise
+            finally:
+                side.log('execute_end')
+
+        async def cancel(
+            self, context: RequestContext, event_queue: EventQueue
+        ) -> None:
+            impl = sc['cancel_impl']
+            side.log('cancel_called', impl=impl, task_id=context.task_id)
+            if impl == 'write':
+                self._flag(context.task_id).set()
+                await TaskUpdater(
+                    event_queue, context.task_id, context.context_id
+                ).cancel()
+                side.log('cancel_wrote_canceled')
+            elif impl == 'raise':
+                raise NotImplementedError('cancel is not supported')
+            # noop: does nothing
+
+    port = conf['port']
+    card = AgentCard(
+        name='Belgavi Book Store order status',
+        description='Tells where an order is (BBS-1042 fidelity run).',
+        version='1.0.0',
+        supported_interfaces=[
+            AgentInterface(
+                url=f'http://127.0.0.1:{port}/',
+                protocol_binding='JSONRPC',
+                protocol_version='1.0',
+            )
+        ],
+        capabilities=AgentCapabilities(streaming=True),
+        default_input_modes=['text/plain'],
+        default_output_modes=['text/plain'],
+        skills=[
+            AgentSkill(
+                id='order-status',
+                name='Order status',
+                description='Courier tracking for an order',
+                tags=['orders'],
+            )
+        ],
+    )
+
+    if sc['store'] == 'database':
+        from sqlalchemy.ext.asyncio import create_async_engine
+
+        from a2a.server.tasks import DatabaseTaskStore
+
+        engine = create_async_engine(f'sqlite+aiosqlite:///{conf["db"]}')
+        store = DatabaseTaskStore(engine)
+    else:
+        store = InMemoryTaskStore()
+
+    handler = DefaultRequestHandler(
+        agent_executor=OrderStatusExecutor(),
+        task_store=store,
+        agent_card=card,
+    )
+    routes = create_agent_card_routes(card) + create_jsonrpc_routes(
+        handler, rpc_url='/'
+    )
+    app = Starlette(routes=routes)
+    side.log('server_start', store=sc['store'], handler=type(handler).__name__)
+    uvicorn.run(
+        app, host='127.0.0.1', port=port, log_level='warning', access_log=False
+    )
+
+
+# ---------------------------------------------------------------------------
+# Client side (the recorder process)
+# ---------------------------------------------------------------------------
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(('127.0.0.1', 0))
+        return s.getsockname()[1]
+
+
+class ServerProc:
+    def __init__(self, conf: dict[str, Any], log_path: str) -> None:
+        self.conf = conf
+        self.log_path = log_path
+        self.proc: subprocess.Popen | None = None
+
+    def start(self) -> None:
+        log = open(self.log_path, 'a', encoding='utf-8')  # noqa: SIM115
+        self.proc = subprocess.Popen(
+            [sys.executable, str(Path(__file__).resolve()), 'serve', json.dumps(self.conf)],
+            stdout=log,
+            stderr=log,
+            start_new_session=True,
+        )
+        log.close()
+
+    async def wait_ready(self, timeout: float = 20.0) -> None:
+        import httpx
+
+        url = f'http://127.0.0.1:{self.conf["port"]}/.well-known/agent-card.json'
+        deadline = time.monotonic() + timeout
+        async with httpx.AsyncClient() as c:
+            while time.monotonic() < deadline:
+                if self.proc and self.proc.poll() is not None:
+                    raise RuntimeError(f'server exited: see {self.log_path}')
+                try:
+                    r = await c.get(url, timeout=0.5)
+                    if r.status_code == 200:
+                        return
+                except Exception:  # noqa: BLE001
+                    pass
+                await asyncio.sleep(0.05)
+        raise RuntimeError('server did not become ready')
+
+    def kill(self) -> None:
+        if self.proc and self.proc.poll() is None:
+            os.kill(self.proc.pid, signal.SIGKILL)  # by PID, the child we started
+            self.proc.wait()
+
+
+def make_tee_transport():  # noqa: ANN201
+    import httpx
+
+    class TeeStream(httpx.AsyncByteStream):
+        def __init__(self, inner: Any, sink: bytearray) -> None:
+            self._inner = inner
+            self._sink = sink
+
+        async def __aiter__(self):  # noqa: ANN204
+            async for chunk in self._inner:
+                self._sink.extend(chunk)
+                yield chunk
+
+        async def aclose(self) -> None:
+            await self._inner.aclose()
+
+    class TeeTransport(httpx.AsyncBaseTransport):
+        """Records the exact bytes of every JSON-RPC exchange."""
+
+        def __init__(self) -> None:
+            self._inner = httpx.AsyncHTTPTransport()
+            self.exchanges: list[dict[str, Any]] = []
+
+        async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
+            method = None
+            try:
+                body = json.loads(request.content or b'{}')
+                method = body.get('method') if isinstance(body, dict) else None
+            except Exception:  # noqa: BLE001
+                body = None
+            ex: dict[str, Any] = {
+                'method': method,
+                'request': body,
+                'raw': bytearray(),
+                't': time.monotonic(),
+            }
+            self.exchanges.append(ex)
+            resp = await self._inner.handle_async_request(request)
+            ex['status'] = resp.status_code
+            ex['content_type'] = resp.headers.get('content-type', '')
+            return httpx.Response(
+                status_code=resp.status_code,
+                headers=resp.headers,
+                stream=TeeStream(resp.stream, ex['raw']),
+                extensions=resp.extensions,
+                request=request,
+            )
+
+        async def aclose(self) -> None:
+            await self._inner.aclose()
+
+    return TeeTransport()
+
+
+def parse_sse(raw: bytes) -> list[dict[str, Any]]:
+    """W3C SSE parse of the raw bytes: returns [{'event':..,'data':obj|str}]."""
+    out: list[dict[str, Any]] = []
+    text = raw.decode('utf-8', errors='replace').replace('\r\n', '\n')
+    event, data = 'message', []
+    for line in text.split('\n'):
+        if line == '':
+            if data:
+                payload = '\n'.join(data)
+                try:
+                    obj: Any = json.loads(payload)
+                except json.JSONDecodeError:
+                    obj = payload
+                out.append({'event': event, 'data': obj})
+            event, data = 'message', []
+            continue
+        if line.startswith(':'):
+            continue
+        key, _, val = line.partition(':')
+        val = val[1:] if val.startswith(' ') else val
+        if key == 'event':
+            event = val
+        elif key == 'data':
+            data.append(val)
+    return out
+
+
+def kind_of(result: dict[str, Any]) -> str:
+    for k in ('task', 'statusUpdate', 'artifactUpdate', 'message'):
+        if k in result:
+            return k
+    return 'unknown'
+
+
+def normalize(results: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    events = []
+    terminal_seen = False
+    for r in results:
+        k = kind_of(r)
+        body = r.get(k, {})
+        state = None
+        if k == 'task':
+            state = body.get('status', {}).get('state')
+        elif k == 'statusUpdate':
+            state = body.get('status', {}).get('state')
+        art = body.get('artifact', {}).get('artifactId') if k == 'artifactUpdate' else None
+        events.append(
+            {
+                'kind': k,
+                'state': state,
+                'artifact_id': art,
+                'append': bool(body.get('append', False)) if k == 'artifactUpdate' else False,
+                'last_chunk': bool(body.get('lastChunk', False)) if k == 'artifactUpdate' else False,
+                'after_terminal': terminal_seen,
+            }
+        )
+        if state in TERMINAL:
+            terminal_seen = True
+    return events
+
+
+def task_summary(task: dict[str, Any]) -> dict[str, Any]:
+    arts = task.get('artifacts', [])
+    return {
+        'state': task.get('status', {}).get('state'),
+        'artifacts': len(arts),
+        'artifact_ids': [a.get('artifactId') for a in arts],
+        'parts': sum(len(a.get('parts', [])) for a in arts),
+        'history': len(task.get('history', [])),
+    }
+
+
+def rpc_error_of(ex: dict[str, Any]) -> dict[str, Any] | None:
+    try:
+        obj = json.loads(bytes(ex['raw']))
+    except Exception:  # noqa: BLE001
+        return None
+    if isinstance(obj, dict) and isinstance(obj.get('error'), dict):
+        return obj['error']
+    return None
+
+
+def last_exchange(tee: Any, method: str) -> dict[str, Any] | None:
+    for ex in reversed(tee.exchanges):
+        if ex['method'] == method:
+            return ex
+    return None
+
+
+class Run:
+    """One recorded run of one scenario."""
+
+    def __init__(self, query: str, cfg: dict[str, str], workdir: Path, watchdog_s: float) -> None:
+        self.query = query
+        self.cfg = cfg
+        self.workdir = workdir
+        self.watchdog_s = watchdog_s
+        self.side_path = str(workdir / 'side.jsonl')
+        self.db_path = str(workdir / 'tasks.sqlite')
+        self.log_path = str(workdir / 'server.log')
+        self.port = free_port()
+        self.notes: list[str] = []
+        self.server: ServerProc | None = None
+        self.task_id: str | None = None
+        self.context_id: str | None = None
+        self.t0 = 0.0
+
+    def server_conf(self) -> dict[str, Any]:
+        return {
+            'scenario': self.cfg,
+            'step_ms': RECORD_STEP_MS,
+            'side': self.side_path,
+            'db': self.db_path,
+            'port': self.port,
+        }
+
+    async def start_server(self) -> None:
+        self.server = ServerProc(self.server_conf(), self.log_path)
+        self.server.start()
+        await self.server.wait_ready()
+
+    async def wait_side(self, pred, timeout: float) -> dict[str, Any] | None:  # noqa: ANN001
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            for rec in read_side(self.side_path):
+                if pred(rec):
+                    return rec
+            await asyncio.sleep(0.005)
+        return None
+
+    async def trigger_after_chunk(self, k: int) -> bool:
+        """Waits until chunk k was enqueued (k=0: WORKING), then half a step."""
+        if k == 0:
+            rec = await self.wait_side(lambda r: r['ev'] == 'execute_start', 10)
+            if rec:
+                # WORKING follows execute_start immediately; the first step is running.
+                await asyncio.sleep(0.005)
+        else:
+            rec = await self.wait_side(
+                lambda r: r['ev'] == 'enqueued_chunk' and r['i'] == k, 10
+            )
+        if rec is None:
+            return False
+        await asyncio.sleep(RECORD_STEP_MS / 2000.0)
+        return True
+
+    def task_id_from_side(self) -> str | None:
+        for rec in read_side(self.side_path):
+            if rec['ev'] == 'execute_start':
+                return rec['task_id']
+        return None
+
+    async def get_task(self, client: Any, tee: Any, task_id: str | None) -> tuple[Any, Any]:
+        from a2a.types.a2a_pb2 import GetTaskRequest
+
+        if not task_id:
+            return {'error': 'no task id known'}, None
+        try:
+            await asyncio.wait_for(client.get_task(GetTaskRequest(id=task_id)), 5)
+        except Exception as e:  # noqa: BLE001
+            ex = last_exchange(tee, 'GetTask')
+            err = rpc_error_of(ex) if ex else None
+            if err is not None and err.get('code') == -32001:
+                # TaskNotFoundError: the task is gone
+                return 'lost', {'error': err}
+            if err is not None:
+                return {'error': err.get('message'), 'code': err.get('code')}, {'error': err}
+            return {'error': f'{type(e).__name__}: {e}', 'code': None}, None
+        ex = last_exchange(tee, 'GetTask')
+        obj = json.loads(bytes(ex['raw']))
+        return task_summary(obj['result']), obj['result']
+
+    async def cancel_task(self, client: Any, tee: Any, task_id: str) -> dict[str, Any]:
+        from a2a.types.a2a_pb2 import CancelTaskRequest
+
+        t = time.monotonic() - self.t0
+        out: dict[str, Any] = {'sent_at_ms': round(t * 1000)}
+        try:
+            await asyncio.wait_for(client.cancel_task(CancelTaskRequest(id=task_id)), 10)
+            ex = last_exchange(tee, 'CancelTask')
+            res = json.loads(bytes(ex['raw']))['result']
+            st = res.get('status', {}).get('state')
+            out.update(result='canceled' if st == 'TASK_STATE_CANCELED' else 'returned',
+                       returned_state=st, code=None, message=None, wire=res)
+        except TimeoutError:
+            out.update(result='hung', code=None, message='CancelTask did not answer in 10 s')
+        except Exception as e:  # noqa: BLE001
+            ex = last_exchange(tee, 'CancelTask')
+            err = rpc_error_of(ex) if ex else None
+            code = err.get('code') if err else None
+            out.update(
+                result='not_cancelable' if code == -32002 else 'error',
+                code=code,
+                message=(err or {}).get('message', str(e)),
+                exception=type(e).__name__,
+                wire_error=err,
+            )
+        out['answered_at_ms'] = round((time.monotonic() - self.t0) * 1000)
+        return out
+
+    def make_request(self, message_id: str, task_id: str | None = None,
+                     context_id: str | None = None, text: str = USER_TEXT,
+                     metadata: dict[str, Any] | None = None):  # noqa: ANN201
+        from a2a.types.a2a_pb2 import Message, Part, Role, SendMessageRequest
+
+        msg = Message(
+            message_id=message_id,
+            role=Role.ROLE_USER,
+            parts=[Part(text=text)],
+        )
+        if task_id:
+            msg.task_id = task_id
+        if context_id:
+            msg.context_id = context_id
+        if metadata:
+            msg.metadata.update(metadata)
+        return SendMessageRequest(message=msg)
+
+    async def consume(self, client: Any, req: Any, ctx: Any, stop_after_chunk: int | None = None) -> dict[str, Any]:
+        """Runs one SendMessage / SendStreamingMessage call under the watchdog."""
+        from a2a.client import A2AClientTimeoutError
+
+        outcome: dict[str, Any] = {'end': None, 'error': None, 'count': 0}
+        quiet = asyncio.Event()
+
+        async def body() -> None:
+            gen = client.send_message(req, context=ctx)
+            try:
+                async for resp in gen:
+                    outcome['count'] += 1
+                    if resp.HasField('task'):
+                        self.task_id = self.task_id or resp.task.id
+                        self.context_id = self.context_id or resp.task.context_id
+                    if stop_after_chunk is not None and resp.HasField('artifact_update'):
+                        # the client drops the connection after this chunk
+                        outcome['end'] = 'dropped_by_client'
+                        break
+            finally:
+                await gen.aclose()
+
+        task = asyncio.ensure_future(body())
+        # The watchdog counts from when the executor goes quiet (its last side
+        # channel record), so slow steps are never mistaken for a hang.
+        start = time.monotonic()
+        while not task.done():
+            await asyncio.wait({task}, timeout=0.05)
+            recs = read_side(self.side_path)
+            last = max([r['t'] for r in recs], default=time.time())
+            quiet_for = time.time() - last
+            if not task.done() and quiet_for > self.watchdog_s and time.monotonic() - start > self.watchdog_s:
+                quiet.set()
+                task.cancel()
+                with contextlib.suppress(BaseException):
+                    await task
+                outcome['end'] = 'hung'
+                return outcome
+        try:
+            task.result()
+            if outcome['end'] is None:
+                outcome['end'] = 'closed' if self.cfg['client'] == 'stream' else 'returned'
+        except A2AClientTimeoutError as e:
+            outcome['end'] = 'timed_out'
+            outcome['error'] = f'{type(e).__name__}: {e}'
+        except Exception as e:  # noqa: BLE001
+            outcome['end'] = 'closed' if self.cfg['client'] == 'stream' else 'returned'
+            outcome['error'] = f'{type(e).__name__}: {e}'
+        return outcome
+
+    async def execute(self) -> dict[str, Any]:  # noqa: PLR0912, PLR0915
+        import httpx
+
+        from a2a.client import ClientCallContext, ClientConfig, ClientFactory
+
+        cfg = self.cfg
+        await self.start_server()
+        tee = make_tee_transport()
+        # Same defaults as the client the SDK's factory builds for itself
+        # (httpx.AsyncClient() -> 5 s timeouts); only the transport is teed.
+        http = httpx.AsyncClient(transport=tee)
+        factory = ClientFactory(
+            ClientConfig(streaming=cfg['client'] == 'stream', httpx_client=http)
+        )
+        from a2a.client.card_resolver import A2ACardResolver
+
+        card = await A2ACardResolver(http, f'http://127.0.0.1:{self.port}').get_agent_card()
+        client = factory.create(card)
+        timeout = None if cfg['timeout_ms'] == 'none' else int(cfg['timeout_ms']) / 1000.0
+        ctx = ClientCallContext(timeout=timeout) if timeout is not None else None
+
+        message_id = f'msg-{uuid.uuid4()}'
+        req = self.make_request(message_id)
+        self.t0 = time.monotonic()
+        self.t0_wall = time.time()
+        side_tasks: list[asyncio.Task] = []
+        cancel_info: dict[str, Any] = {}
+        restart_info: dict[str, Any] = {}
+        attempts: list[dict[str, Any]] = []
+
+        async def do_cancel(k: int) -> None:
+            ok = await self.trigger_after_chunk(k)
+            if not ok:
+                cancel_info['result'] = 'not_sent'
+                return
+            tid = self.task_id or self.task_id_from_side()
+            cancel_info.update(await self.cancel_task(client, tee, tid))
+
+        async def do_restart(k: int) -> None:
+            ok = await self.trigger_after_chunk(k)
+            if not ok:
+                restart_info['done'] = False
+                return
+            self.server.kill()
+            restart_info['killed_at_ms'] = round((time.monotonic() - self.t0) * 1000)
+            self.server = ServerProc(self.server_conf(), self.log_path)
+            self.server.start()
+            await self.server.wait_ready()
+            restart_info['back_at_ms'] = round((time.monotonic() - self.t0) * 1000)
+            restart_info['done'] = True
+
+        if cfg['cancel'] != 'none':
+            side_tasks.append(asyncio.ensure_future(do_cancel(int(cfg['cancel']))))
+        restart_task = None
+        if cfg['restart'] != 'none':
+            restart_task = asyncio.ensure_future(do_restart(int(cfg['restart'])))
+            side_tasks.append(restart_task)
+        if timeout is not None:
+            self.notes.append(
+                f'timeout_ms={cfg["timeout_ms"]} is ClientCallContext(timeout={timeout}), which the SDK '
+                'turns into httpx.Timeout: an inactivity (per-read) timeout, not a deadline for the whole call'
+            )
+
+        n_ex_before = 0
+        if cfg['retry'] == 'on':
+            # attempt 1: the connection drops after chunk 1; the client then
+            # re-sends the very same submission (same messageId).
+            first = await self.consume(client, req, ctx, stop_after_chunk=1)
+            attempts.append({'task_id': self.task_id, 'end': first['end'], 'exchange': len(tee.exchanges) - 1})
+            first_task_id = self.task_id
+            self.task_id = None
+            req2 = self.make_request(message_id)
+            outcome = await self.consume(client, req2, ctx)
+            attempts.append({'task_id': self.task_id, 'end': outcome['end'], 'exchange': len(tee.exchanges) - 1})
+            self.notes.append(
+                'retry: attempt 1 dropped by the client after chunk 1, then the identical '
+                f'request (same messageId {message_id}) was sent again'
+            )
+            n_ex_before = attempts[0]['exchange']
+        elif cfg['interrupt'] != 'none':
+            outcome = await self.consume(client, req, ctx)
+            attempts.append({'task_id': self.task_id, 'end': outcome['end'], 'exchange': len(tee.exchanges) - 1})
+            n_ex_before = attempts[0]['exchange']
+            for _round in range(3):
+                got = await self.get_task(client, tee, self.task_id)
+                st = got[0]['state'] if isinstance(got[0], dict) else None
+                if st == 'TASK_STATE_AUTH_REQUIRED':
+                    follow = self.make_request(
+                        f'msg-{uuid.uuid4()}', self.task_id, self.context_id,
+                        text='Signed in (authz:7).',
+                        metadata={'authorizationReceipt': 'authz:7'},
+                    )
+                elif st == 'TASK_STATE_INPUT_REQUIRED':
+                    follow = self.make_request(
+                        f'msg-{uuid.uuid4()}', self.task_id, self.context_id, text='Home, please.'
+                    )
+                else:
+                    break
+                outcome = await self.consume(client, follow, ctx)
+                attempts.append({'task_id': self.task_id, 'end': outcome['end'],
+                                 'exchange': len(tee.exchanges) - 1, 'resumed_from': st})
+        else:
+            outcome = await self.consume(client, req, ctx)
+            n_ex_before = None
+        call_end_ms = round((time.monotonic() - self.t0) * 1000)
+
+        if self.task_id is None:
+            self.task_id = self.task_id_from_side()
+        if restart_task is not None:
+            # GetTask "right after" means: as soon as the fresh server answers
+            with contextlib.suppress(Exception):
+                await asyncio.wait_for(asyncio.shield(restart_task), 30)
+        get_after, _ = await self.get_task(client, tee, self.task_id)
+
+        # let every actor finish (late artifacts, threads still stepping, ...)
+        for t in side_tasks:
+            try:
+                await asyncio.wait_for(t, 15)
+            except Exception as e:  # noqa: BLE001
+                self.notes.append(f'side task failed: {e!r}')
+        n = int(cfg['chunks'])
+        late = 0 if cfg['late'] in ('off',) else int(cfg['late'])
+        settle = max(0.6, (n * RECORD_STEP_MS + late) / 1000.0 + 0.4)
+        await asyncio.sleep(settle)
+        get_settled, settled_wire = await self.get_task(client, tee, self.task_id)
+
+        # --- wire: the exact results the client received -----------------
+        send_methods = ('SendStreamingMessage', 'SendMessage')
+        sends = [ex for ex in tee.exchanges if ex['method'] in send_methods]
+        wire: list[dict[str, Any]] = []
+        sse_errors: list[Any] = []
+        sse_raw = None
+        for ex in sends:
+            raw = bytes(ex['raw'])
+            if 'text/event-stream' in ex.get('content_type', ''):
+                sse_raw = (sse_raw or '') + raw.decode('utf-8', errors='replace')
+                for ev in parse_sse(raw):
+                    d = ev['data']
+                    if isinstance(d, dict) and 'result' in d:
+                        wire.append(d['result'])
+                    else:
+                        sse_errors.append({'event': ev['event'], 'data': d})
+            else:
+                try:
+                    obj = json.loads(raw)
+                    if 'result' in obj:
+                        wire.append(obj['result'])
+                    else:
+                        sse_errors.append({'event': None, 'data': obj})
+                except Exception:  # noqa: BLE001
+                    if raw:
+                        sse_errors.append({'event': None, 'data': raw.decode('utf-8', 'replace')})
+        events = normalize(wire)
+
+        side = read_side(self.side_path)
+        executions = sum(1 for r in side if r['ev'] == 'execute_start')
+        done_steps = sorted({r['i'] for r in side if r['ev'] == 'work_done'})
+        enqueued = sorted({r['i'] for r in side if r['ev'] == 'enqueued_chunk'})
+        # a step whose work finished but whose chunk never reached the client
+        # or the store is orphaned
+        delivered_texts = set()
+        for r in wire:
+            body = r.get('artifactUpdate')
+            if body:
+                for p in body.get('artifact', {}).get('parts', []):
+                    delivered_texts.add(p.get('text'))
+            t = r.get('task')
+            if t:
+                for a in t.get('artifacts', []):
+                    for p in a.get('parts', []):
+                        delivered_texts.add(p.get('text'))
+        if settled_wire:
+            for a in settled_wire.get('artifacts', []):
+                for p in a.get('parts', []):
+                    delivered_texts.add(p.get('text'))
+        orphaned = [i for i in done_steps if step_text(i, n) not in delivered_texts]
+        if cfg['restart'] != 'none':
+            # with a restart, steps done before the kill that were never
+            # delivered died with the process: report them as lost, not orphaned
+            lost = orphaned
+            orphaned = []
+            if lost:
+                self.notes.append(f'steps lost with the killed process: {lost}')
+
+        is_stream = cfg['client'] == 'stream'
+        run: dict[str, Any] = {
+            'events': events,
+            'wire': wire,
+            'stream': outcome['end'] if is_stream else None,
+            'call': outcome['end'] if not is_stream else None,
+            'end_error': outcome['error'],
+            'blocking_result_artifacts': None,
+            'blocking_result_state': None,
+            'get_task_after': get_after,
+            'get_task_settled': get_settled,
+            'get_task_settled_wire': settled_wire,
+            'cancel_result': None,
+            'cancel_error_code': None,
+            'cancel': None,
+            'orphaned_steps': len(orphaned),
+            'orphaned_step_numbers': orphaned,
+            'executions': executions,
+            'steps_done': done_steps,
+            'chunks_enqueued': enqueued,
+            'call_end_ms': call_end_ms,
+        }
+        if not is_stream:
+            tasks = [r['task'] for r in wire if 'task' in r]
+            if tasks:
+                run['blocking_result_artifacts'] = len(tasks[-1].get('artifacts', []))
+                run['blocking_result_state'] = tasks[-1].get('status', {}).get('state')
+        if cancel_info:
+            run['cancel_result'] = cancel_info.get('result')
+            run['cancel_error_code'] = cancel_info.get('code')
+            run['cancel'] = cancel_info
+        if restart_info:
+            run['restart'] = restart_info
+        if sse_errors:
+            run['wire_errors'] = sse_errors
+        if attempts:
+            for a in attempts:
+                a.pop('exchange', None)
+            run['attempts'] = attempts
+            ids = []
+            for a in attempts:
+                if a['task_id'] and a['task_id'] not in ids:
+                    ids.append(a['task_id'])
+            run['distinct_tasks'] = len(ids)
+            if cfg['retry'] == 'on' and attempts and attempts[0]['task_id']:
+                first_after, _ = await self.get_task(client, tee, attempts[0]['task_id'])
+                run['first_attempt_task_settled'] = first_after
+        if cfg['interrupt'] != 'none':
+            resumes = [r for r in side if r['ev'] == 'resume']
+            run['resumed'] = bool(resumes)
+            run['resumes'] = [{'from_state': r['from_state'], 'receipt': r.get('receipt')} for r in resumes]
+            run['states'] = [e['state'] for e in events if e['state']]
+        run['side_channel'] = [
+            {k: v for k, v in r.items() if k not in ('t', 'pid')} | {'ms': round((r['t'] - self.t0_wall) * 1000)}
+            for r in side
+        ] if side else []
+        log = Path(self.log_path).read_text(encoding='utf-8', errors='replace') if Path(self.log_path).exists() else ''
+        interesting = [
+            re.sub(r'[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}', '<id>', line)
+            for line in log.splitlines()
+            if re.match(r'^(WARNING|ERROR|CRITICAL)\b', line)
+        ]
+        run['server_log'] = interesting[:30]
+        run['notes'] = '; '.join(self.notes)
+        run['_sse_raw'] = sse_raw
+        run['_n_exchanges'] = n_ex_before
+
+        with contextlib.suppress(Exception):
+            await client.close()
+        with contextlib.suppress(Exception):
+            await http.aclose()
+        if self.server:
+            self.server.kill()
+        return run
+
+
+STABLE_KEYS = (
+    'events', 'stream', 'call', 'blocking_result_artifacts', 'blocking_result_state',
+    'get_task_after', 'get_task_settled', 'cancel_result', 'cancel_error_code',
+    'orphaned_steps', 'executions', 'distinct_tasks', 'resumed', 'states',
+)
+
+
+def outcome_key(run: dict[str, Any]) -> str:
+    o = {}
+    for k in STABLE_KEYS:
+        v = run.get(k)
+        if k.startswith('get_task') and isinstance(v, dict):
+            v = {kk: v[kk] for kk in ('state', 'artifacts')}
+        o[k] = v
+    return json.dumps(o, sort_keys=True)
+
+
+def describe_outcome(run: dict[str, Any]) -> str:
+    ev = run['events']
+    seq = ', '.join(
+        (e['kind'] + ('(' + e['state'].removeprefix('TASK_STATE_') + ')' if e['state'] else '')
+         + ('[' + e['artifact_id'] + (' +append' if e['append'] else '') + (' +last' if e['last_chunk'] else '') + ']' if e['artifact_id'] else '')
+         + (' !after-terminal' if e['after_terminal'] else ''))
+        for e in ev
+    )
+    return f'{len(ev)} events: {seq}'
+
+
+async def record_scenario(query: str, runs: int, watchdog_s: float) -> dict[str, Any]:
+    cfg = parse_scenario(query)
+    results = []
+    for i in range(runs):
+        with tempfile.TemporaryDirectory(prefix='a2a-fidelity-') as d:
+            run = Run(query, cfg, Path(d), watchdog_s)
+            try:
+                r = await run.execute()
+            except Exception as e:  # noqa: BLE001
+                if run.server:
+                    run.server.kill()
+                log = Path(run.log_path).read_text(errors='replace') if Path(run.log_path).exists() else ''
+                raise RuntimeError(f'{query} run {i + 1} failed: {e!r}\n{traceback.format_exc()}\n{log[-3000:]}') from e
+        results.append(r)
+    keys = [outcome_key(r) for r in results]
+    stable = all(k == keys[0] for k in keys)
+    # keep the raw SSE text of the first run only (for the lab's `check` of raw logs)
+    for j, r in enumerate(results):
+        raw = r.pop('_sse_raw', None)
+        r.pop('_n_exchanges', None)
+        if j == 0 and raw is not None:
+            r['sse_raw'] = raw
+    return {
+        'sdk': f'a2a-sdk {SDK_VERSION}',
+        'python': platform.python_version(),
+        'scenario': query,
+        'inputs': {k: cfg[k] for k in KEY_ORDER},
+        'step_ms': RECORD_STEP_MS,
+        'watchdog_ms': round(watchdog_s * 1000),
+        'stable': stable,
+        'summary': describe_outcome(results[0]),
+        'runs': results,
+    }
+
+
+def sdk_versions() -> dict[str, str]:
+    from importlib.metadata import version
+
+    out = {}
+    for pkg in ('a2a-sdk', 'uvicorn', 'starlette', 'sse-starlette', 'httpx', 'protobuf', 'sqlalchemy', 'aiosqlite'):
+        with contextlib.suppress(Exception):
+            out[pkg] = version(pkg)
+    return out
+
+
+async def record(args: argparse.Namespace) -> int:
+    out = Path(args.out)
+    out.mkdir(parents=True, exist_ok=True)
+    queries = args.only or MATRIX
+    for q in queries:
+        parse_scenario(q)  # fail fast on a typo
+    index_path = out / 'index.json'
+    index: dict[str, Any] = {}
+    if args.only and index_path.exists():
+        index = json.loads(index_path.read_text())
+    entries = {e['scenario']: e for e in index.get('scenarios', [])}
+    probe_entries = {e['name']: e for e in index.get('probes', [])}
+    started = time.monotonic()
+    for q in queries:
+        t = time.monotonic()
+        fx = await record_scenario(q, args.runs, args.watchdog)
+        name = file_stem(q) + '.json'
+        (out / name).write_text(json.dumps(fx, indent=1) + '\n', encoding='utf-8')
+        entries[q] = {'scenario': q, 'file': name, 'stable': fx['stable'], 'summary': fx['summary']}
+        print(f'[{time.monotonic() - t:5.1f}s] {q}: stable={fx["stable"]} {fx["summary"]}', flush=True)
+    if args.probes and not args.only:
+        (out / 'probes').mkdir(exist_ok=True)
+        for p in PROBES:
+            t = time.monotonic()
+            fx = await record_scenario(p['scenario'], 1, p['watchdog_s'])
+            fx['probe'] = p['name']
+            fx['about'] = p['about']
+            name = f'probes/{p["name"]}.json'
+            (out / name).write_text(json.dumps(fx, indent=1) + '\n', encoding='utf-8')
+            r = fx['runs'][0]
+            probe_entries[p['name']] = {
+                'name': p['name'], 'scenario': p['scenario'], 'file': name,
+                'about': p['about'], 'stream': r['stream'], 'call': r['call'],
+                'end_error': r['end_error'], 'call_end_ms': r['call_end_ms'],
+            }
+            print(f'[{time.monotonic() - t:5.1f}s] probe {p["name"]}: {r["stream"] or r["call"]} at {r["call_end_ms"]} ms ({r["end_error"]})', flush=True)
+    order = {q: i for i, q in enumerate(MATRIX)}
+    index = {
+        'sdk': f'a2a-sdk {SDK_VERSION}',
+        'python': platform.python_version(),
+        'packages': sdk_versions(),
+        'handler': 'a2a.server.request_handlers.DefaultRequestHandler (= DefaultRequestHandlerV2 in 1.3.0)',
+        'transport': 'JSON-RPC over HTTP (SSE for streaming), uvicorn on 127.0.0.1, SDK ClientFactory client',
+        'step_ms': RECORD_STEP_MS,
+        'watchdog_ms': round(args.watchdog * 1000),
+        'runs_per_scenario': args.runs,
+        'defaults': DEFAULTS,
+        'scenarios': sorted(entries.values(), key=lambda e: order.get(e['scenario'], 1_000)),
+        'probes': list(probe_entries.values()),
+    }
+    index_path.write_text(json.dumps(index, indent=1) + '\n', encoding='utf-8')
+    print(f'recorded {len(queries)} scenarios in {time.monotonic() - started:.0f}s -> {out}')
+    return 0
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    sub = ap.add_subparsers(dest='cmd', required=True)
+    rec = sub.add_parser('record', help='record the fixtures')
+    rec.add_argument('--runs', type=int, default=3)
+    rec.add_argument('--only', action='append', help='record only this scenario (repeatable)')
+    rec.add_argument('--out', default=str(DEFAULT_OUT))
+    rec.add_argument('--watchdog', type=float, default=WATCHDOG_S)
+    rec.add_argument('--probes', dest='probes', action='store_true', default=True)
+    rec.add_argument('--no-probes', dest='probes', action='store_false')
+    srv = sub.add_parser('serve', help='internal: run the A2A server child')
+    srv.add_argument('config')
+    lst = sub.add_parser('list', help='print the scenario matrix')
+    del lst
+    args = ap.parse_args()
+    if args.cmd == 'serve':
+        serve(args.config)
+        return 0
+    if args.cmd == 'list':
+        print('\n'.join(MATRIX))
+        return 0
+    return asyncio.run(record(args))
+
+
+if __name__ == '__main__':
+    sys.exit(main())
