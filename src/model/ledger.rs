@@ -56,6 +56,9 @@ pub enum Body {
     Part(Part),
     /// A request to cancel: recorded, not a state change.
     CancelRequest,
+    /// A submission, identified by its idempotency key (the event id): a
+    /// retry with the same key is a lookup hit returning the existing task.
+    Submit,
 }
 
 /// Why the authority refused an event.
@@ -119,6 +122,8 @@ pub enum Outcome {
     },
     /// A cancel request recorded.
     CancelRequested,
+    /// A submission recorded; the task exists from now on.
+    Submitted,
     /// Refused.
     Rejected {
         /// Why.
@@ -354,6 +359,7 @@ impl TaskLedger {
                 });
                 Outcome::CancelRequested
             }
+            Body::Submit => Outcome::Submitted,
             Body::Part(part) => {
                 if self.state.is_terminal() {
                     return reject(Reason::AfterTerminal);

@@ -2,7 +2,16 @@
 //! is computed here from its inputs.
 
 pub mod artifacts;
+pub mod check;
+pub mod cli;
 pub mod digest;
+pub mod export;
 pub mod ledger;
+pub mod presets;
+pub mod profile;
+pub mod scenario;
 pub mod seed_form;
+pub mod simulate;
 pub mod state;
+pub mod trace;
+pub mod wire;

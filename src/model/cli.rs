@@ -1,0 +1,97 @@
+//! The CLI's commands as a pure function from arguments (and a file reader)
+//! to output and an exit code, so that every path is testable in-process.
+
+use super::export::export_json;
+use super::scenario::Scenario;
+use super::seed_form::{reduce, SeedEvent};
+
+/// What a command prints and how it exits.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Output {
+    /// Standard output.
+    pub stdout: String,
+    /// Standard error.
+    pub stderr: String,
+    /// 0 ok, 1 something broken, 2 bad input.
+    pub code: u8,
+}
+
+impl Output {
+    fn ok(stdout: String) -> Output {
+        Output { stdout, stderr: String::new(), code: 0 }
+    }
+
+    fn bad(message: impl Into<String>) -> Output {
+        let mut stderr = format!("a2a-lab: {}", message.into());
+        stderr.push('\n');
+        Output { stdout: String::new(), stderr, code: 2 }
+    }
+}
+
+/// The usage text.
+pub const USAGE: &str = "\
+usage:
+  a2a-lab trace [QUERY]        simulate a scenario (e.g. 'ending=never&cancel=3'), print the export JSON
+  a2a-lab reduce FILE          apply seed-form ledger events ([{\"id\",\"status\",\"authorizationReceipt\"?}])
+                               to a fresh task and print {status, sequence, accepted, rejected}
+  a2a-lab check [--json] FILE  re-simulate an export and report differences, or run a raw A2A event log
+                               (JSON array of wire events, or SSE data: lines) through the ledger
+  a2a-lab --version
+exit codes: 0 nothing broken, 1 something broken, 2 bad input
+";
+
+/// Runs one command. `read` loads a file named on the command line.
+pub fn run(args: &[String], read: &mut dyn FnMut(&str) -> Result<Vec<u8>, String>) -> Output {
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    match args.as_slice() {
+        ["--version"] | ["-V"] => Output::ok(format!("a2a-lab {}\n", env!("CARGO_PKG_VERSION"))),
+        ["--help"] | ["-h"] | ["help"] => Output::ok(USAGE.to_string()),
+        ["trace"] => trace(""),
+        ["trace", query] => trace(query),
+        ["reduce", path] => match read(path) {
+            Ok(bytes) => reduce_file(&bytes),
+            Err(e) => Output::bad(e),
+        },
+        ["check", path] => check_file(path, false, read),
+        ["check", "--json", path] | ["check", path, "--json"] => check_file(path, true, read),
+        [] => Output::bad(format!("no command\n{USAGE}")),
+        [cmd, ..] => Output::bad(format!("unknown command or arguments starting at `{cmd}`\n{USAGE}")),
+    }
+}
+
+fn trace(query: &str) -> Output {
+    match Scenario::from_query(query) {
+        Ok(scenario) => Output::ok(export_json(&scenario)),
+        Err(e) => Output::bad(format!("scenario: {e}")),
+    }
+}
+
+/// `reduce`: seed-form events in, the seed reducer's answer out.
+pub fn reduce_file(bytes: &[u8]) -> Output {
+    let events: Vec<SeedEvent> = match serde_json::from_slice(bytes) {
+        Ok(events) => events,
+        Err(e) => {
+            return Output::bad(format!(
+                "reduce: expected a JSON array of {{\"id\",\"status\",\"authorizationReceipt\"?}} events: {e}"
+            ))
+        }
+    };
+    let outcome = reduce(&events);
+    let mut text = serde_json::to_string(&outcome).unwrap_or_default();
+    text.push('\n');
+    Output::ok(text)
+}
+
+fn check_file(path: &str, json: bool, read: &mut dyn FnMut(&str) -> Result<Vec<u8>, String>) -> Output {
+    let bytes = match read(path) {
+        Ok(bytes) => bytes,
+        Err(e) => return Output::bad(e),
+    };
+    match super::check::check_bytes(&bytes) {
+        Ok(report) => {
+            let stdout = if json { report.to_json() } else { report.to_text() };
+            Output { stdout, stderr: String::new(), code: if report.findings.is_empty() { 0 } else { 1 } }
+        }
+        Err(e) => Output::bad(format!("check: {e}")),
+    }
+}

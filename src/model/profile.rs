@@ -1,0 +1,67 @@
+//! Every SDK-specific rule of the simulation, in one table (SPEC §7), so the
+//! simulator reads as one algorithm with profile decisions.
+
+use super::scenario::Sdk;
+
+/// When a streaming response or a blocking call ends.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum StreamEnd {
+    /// When `execute()` returns and the handler closes the queue: anything
+    /// emitted after a terminal status is still delivered and stored.
+    ExecuteReturns,
+    /// At the first terminal or input-required status; later events are
+    /// dropped silently.
+    FirstFinalStatus,
+}
+
+/// What a `cancel()` that raises does to the task.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RaisingCancel {
+    /// The task ends FAILED.
+    FailsTask,
+    /// Only the CancelTask caller sees an error; the executor runs on.
+    ErrorOnly,
+}
+
+/// The behaviour of one SDK's default request handler.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Profile {
+    /// Which SDK.
+    pub sdk: Sdk,
+    /// Its name and version, for traces and explanations.
+    pub name: &'static str,
+    /// When the stream ends.
+    pub stream_end: StreamEnd,
+    /// A cancel stops awaiting code at its next await.
+    pub cancel_interrupts_awaiting: bool,
+    /// What a raising `cancel()` does.
+    pub raising_cancel: RaisingCancel,
+    /// JSON-RPC code the CancelTask caller gets when `cancel()` raises.
+    pub raising_cancel_code: i32,
+    /// Whether the lab's restart behaviour was measured for this SDK.
+    pub restart_measured: bool,
+}
+
+/// JSON-RPC code of `TaskNotCancelableError`.
+pub const TASK_NOT_CANCELABLE: i32 = -32002;
+/// JSON-RPC internal error.
+pub const INTERNAL_ERROR: i32 = -32603;
+
+const PYTHON: Profile = Profile {
+    sdk: Sdk::Python,
+    name: "a2a-sdk 1.3.0 (Python)",
+    stream_end: StreamEnd::ExecuteReturns,
+    cancel_interrupts_awaiting: true,
+    raising_cancel: RaisingCancel::FailsTask,
+    raising_cancel_code: INTERNAL_ERROR,
+    restart_measured: false,
+};
+
+impl Profile {
+    /// The profile of an SDK.
+    pub fn of(sdk: Sdk) -> &'static Profile {
+        match sdk {
+            Sdk::Python => &PYTHON,
+        }
+    }
+}

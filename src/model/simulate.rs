@@ -1,0 +1,826 @@
+//! The executor simulation of seed 004: the BBS-1042 order-status agent, the
+//! cancel request, the request handler and its task store, the client and a
+//! server restart, as actors on one virtual clock.
+//!
+//! Nothing here reads a clock: actions are scheduled on an agenda ordered by
+//! (virtual time, scheduling order) and the whole trace is returned at once.
+//! SDK-specific decisions come from [`Profile`].
+
+use std::cmp::Reverse;
+use std::collections::BinaryHeap;
+
+use super::artifacts::Part;
+use super::digest::sha256_fields;
+use super::ledger::{authorization_receipt_for, Body, Decision, LedgerEvent, Outcome, Reason, TaskLedger};
+use super::presets;
+use super::profile::{Profile, RaisingCancel, StreamEnd, TASK_NOT_CANCELABLE};
+use super::scenario::{CancelImpl, Client, Ending, Interrupt, ReceiptMode, Scenario, Store, Work};
+use super::state::TaskState;
+use super::trace::{Disposition, Metrics, Row, RowKind, Source, Trace};
+use super::wire::{self, Chunk, StoredArtifact, RECEIPT_ARTIFACT, TASK_ID, TRACKING_ARTIFACT};
+
+/// A finished simulation: the trace and the ledgers behind it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Run {
+    /// Rows and metrics.
+    pub trace: Trace,
+    /// The ledger of each task (one, or two for the release drill). With
+    /// `guard=off` it only observes: it records what the guard would decide.
+    pub ledgers: Vec<TaskLedger>,
+}
+
+/// Simulates a scenario to completion.
+pub fn simulate(scenario: &Scenario) -> Run {
+    if let Some(preset) = scenario.preset {
+        return presets::play(preset);
+    }
+    let mut sim = Sim::new(scenario);
+    sim.run();
+    sim.finish()
+}
+
+/// The credential Jenya's client holds; only its receipt reference may reach
+/// the ledger.
+const CLIENT_CREDENTIAL: &str = "jenya-oauth-access-token";
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+enum Act {
+    Start,
+    Step { exec: usize, step: u32 },
+    Ending { exec: usize },
+    Late { exec: usize },
+    Return { exec: usize },
+    Resume { stage: Stage },
+    Retry,
+    Cancel,
+    Restart,
+    Timeout { call: u32 },
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+enum Stage {
+    Auth,
+    Input,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Exec {
+    Running,
+    Cancelled { flag_step_done: bool },
+    Finished,
+    Dead,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Call {
+    Open,
+    Closed,
+    TimedOut,
+    Returned,
+}
+
+/// What the executor (or cancel(), or the handler) puts on the queue.
+#[derive(Debug, Clone)]
+enum Payload {
+    Task,
+    Status { state: TaskState, receipt: Option<String> },
+    Chunk { chunk: Chunk, part: u32 },
+}
+
+/// The task as the SDK's store holds it (guard applied).
+#[derive(Debug, Clone)]
+struct StoredTask {
+    state: TaskState,
+    artifacts: Vec<StoredArtifact>,
+}
+
+struct Sim<'a> {
+    sc: &'a Scenario,
+    profile: &'static Profile,
+    agenda: BinaryHeap<Reverse<(u64, u64, Act)>>,
+    scheduled: u64,
+    now: u64,
+    rows: Vec<Row>,
+    ledger: TaskLedger,
+    task: Option<StoredTask>,
+    execs: Vec<Exec>,
+    call: Call,
+    call_number: u32,
+    /// Set once the SDK stops taking events for this task (profiles that end
+    /// the stream at the first final status).
+    bus_closed: bool,
+    emitted: u32,
+    delivered_in_stream: u32,
+    resent: bool,
+    orphaned: u32,
+    blocking_result: Option<u32>,
+    cancel_result: Option<&'static str>,
+    interrupts: Vec<Stage>,
+    offset_ms: u64,
+}
+
+impl<'a> Sim<'a> {
+    fn new(sc: &'a Scenario) -> Sim<'a> {
+        let interrupts = match sc.interrupt {
+            Interrupt::None => vec![],
+            Interrupt::Auth => vec![Stage::Auth],
+            Interrupt::Input => vec![Stage::Input],
+            Interrupt::Both => vec![Stage::Auth, Stage::Input],
+        };
+        let offset_ms = interrupts.len() as u64 * u64::from(sc.step_ms);
+        Sim {
+            sc,
+            profile: Profile::of(sc.sdk),
+            agenda: BinaryHeap::new(),
+            scheduled: 0,
+            now: 0,
+            rows: Vec::new(),
+            ledger: TaskLedger::new(TASK_ID),
+            task: None,
+            execs: Vec::new(),
+            call: Call::Open,
+            call_number: 0,
+            bus_closed: false,
+            emitted: 0,
+            delivered_in_stream: 0,
+            resent: false,
+            orphaned: 0,
+            blocking_result: None,
+            cancel_result: None,
+            interrupts,
+            offset_ms,
+        }
+    }
+
+    fn step_ms(&self) -> u64 {
+        u64::from(self.sc.step_ms)
+    }
+
+    /// When "after chunk k" happens: half a step after chunk k would have
+    /// been emitted, so the request lands mid-way through the next step.
+    fn after_chunk(&self, k: u32) -> u64 {
+        self.offset_ms + u64::from(k) * self.step_ms() + self.step_ms() / 2
+    }
+
+    fn schedule(&mut self, t: u64, act: Act) {
+        self.scheduled += 1;
+        self.agenda.push(Reverse((t, self.scheduled, act)));
+    }
+
+    fn run(&mut self) {
+        self.schedule(0, Act::Start);
+        if let Some(k) = self.sc.cancel {
+            self.schedule(self.after_chunk(k), Act::Cancel);
+        }
+        if let Some(k) = self.sc.restart {
+            self.schedule(self.after_chunk(k), Act::Restart);
+        }
+        if self.sc.retry {
+            self.schedule(self.step_ms() / 2, Act::Retry);
+        }
+        if let Some(ms) = self.sc.timeout_ms {
+            self.schedule(u64::from(ms), Act::Timeout { call: 0 });
+        }
+        while let Some(Reverse((t, _, act))) = self.agenda.pop() {
+            self.now = t;
+            self.handle(act);
+        }
+    }
+
+    fn handle(&mut self, act: Act) {
+        match act {
+            Act::Start => self.start_execution(),
+            Act::Step { exec, step } => self.step(exec, step),
+            Act::Ending { exec } => self.ending(exec),
+            Act::Late { exec } => self.late(exec),
+            Act::Return { exec } => self.execute_returns(exec),
+            Act::Resume { stage } => self.resume(stage),
+            Act::Retry => self.retry(),
+            Act::Cancel => self.cancel(),
+            Act::Restart => self.restart(),
+            Act::Timeout { call } => self.timeout(call),
+        }
+    }
+
+    // ----- the executor -------------------------------------------------
+
+    fn start_execution(&mut self) {
+        let exec = self.new_execution();
+        let ledger_event = self.ledger_event(Source::Client, format!("submit:{}", wire::MESSAGE_ID), "submit", Body::Submit);
+        self.ledger.apply(&ledger_event);
+        self.emit(exec, Source::Executor, Payload::Task);
+        self.emit(exec, Source::Executor, Payload::Status { state: TaskState::Working, receipt: None });
+        self.after_working(exec, 0);
+    }
+
+    fn new_execution(&mut self) -> usize {
+        self.execs.push(Exec::Running);
+        self.execs.len() - 1
+    }
+
+    /// What the executor does once it is WORKING: ask for the next
+    /// interruption, or start the lookup steps.
+    fn after_working(&mut self, exec: usize, stages_done: usize) {
+        if exec == 0 {
+            if let Some(&stage) = self.interrupts.get(stages_done) {
+                let state = match stage {
+                    Stage::Auth => TaskState::AuthRequired,
+                    Stage::Input => TaskState::InputRequired,
+                };
+                self.emit(exec, Source::Executor, Payload::Status { state, receipt: None });
+                self.execute_returns(exec);
+                let t = self.now + self.step_ms();
+                self.schedule(t, Act::Resume { stage });
+                return;
+            }
+        }
+        if self.sc.chunks == 0 {
+            self.schedule(self.now, Act::Ending { exec });
+        } else {
+            let t = self.now + self.step_ms();
+            self.schedule(t, Act::Step { exec, step: 1 });
+        }
+    }
+
+    fn step(&mut self, exec: usize, step: u32) {
+        let n = self.sc.chunks;
+        let next = |sim: &mut Sim, exec| {
+            if step < n {
+                let t = sim.now + sim.step_ms();
+                sim.schedule(t, Act::Step { exec, step: step + 1 });
+            }
+        };
+        match self.execs[exec] {
+            Exec::Running => {
+                let chunk = tracking_chunk(step, n, false);
+                self.emit(exec, Source::Executor, Payload::Chunk { chunk, part: step - 1 });
+                if step < n {
+                    next(self, exec);
+                } else {
+                    self.schedule(self.now, Act::Ending { exec });
+                }
+            }
+            Exec::Cancelled { flag_step_done } => match self.sc.work {
+                // Awaiting code stopped at its await: no step runs.
+                Work::Await => {}
+                Work::ToThread => {
+                    self.orphan(step, "the blocking call in asyncio.to_thread runs on");
+                    next(self, exec);
+                }
+                Work::Flag if !flag_step_done => {
+                    self.orphan(step, "the step in progress finishes, then the thread sees the flag");
+                    self.execs[exec] = Exec::Cancelled { flag_step_done: true };
+                }
+                Work::Flag => {}
+            },
+            Exec::Finished | Exec::Dead => {}
+        }
+    }
+
+    fn orphan(&mut self, step: u32, why: &str) {
+        self.orphaned += 1;
+        let label = format!("courier step {step}/{} computed after the cancel: {why}", self.sc.chunks);
+        self.push(Source::Executor, label, Disposition::Orphaned, RowKind::Action, None, false);
+    }
+
+    fn ending(&mut self, exec: usize) {
+        if self.execs[exec] != Exec::Running {
+            return;
+        }
+        let state = match self.sc.ending {
+            Ending::Complete => Some(TaskState::Completed),
+            Ending::Fail => Some(TaskState::Failed),
+            Ending::Input => Some(TaskState::InputRequired),
+            Ending::Auth => Some(TaskState::AuthRequired),
+            Ending::Return => None,
+            Ending::Never => {
+                self.push(Source::Executor, "execute() awaits forever and never returns".into(), Disposition::NotDelivered, RowKind::Action, None, false);
+                return;
+            }
+        };
+        if let Some(state) = state {
+            self.emit(exec, Source::Executor, Payload::Status { state, receipt: None });
+        }
+        match self.sc.late {
+            Some(ms) => self.schedule(self.now + u64::from(ms), Act::Late { exec }),
+            None => self.schedule(self.now, Act::Return { exec }),
+        }
+    }
+
+    fn late(&mut self, exec: usize) {
+        if self.execs[exec] != Exec::Running {
+            return;
+        }
+        let chunk = Chunk {
+            artifact_id: RECEIPT_ARTIFACT.into(),
+            name: "delivery-receipt".into(),
+            text: "BBS-1042 delivery receipt: signed for by Jenya".into(),
+            append: false,
+            last_chunk: true,
+        };
+        self.emit(exec, Source::Executor, Payload::Chunk { chunk, part: 0 });
+        self.schedule(self.now, Act::Return { exec });
+    }
+
+    fn execute_returns(&mut self, exec: usize) {
+        if self.execs[exec] != Exec::Running {
+            return;
+        }
+        self.execs[exec] = Exec::Finished;
+        let without = !self
+            .task_state()
+            .is_some_and(|s| s.is_terminal() || s.is_interrupted());
+        let returned = if without {
+            "execute() returned without a final status"
+        } else {
+            "execute() returned"
+        };
+        if self.profile.stream_end == StreamEnd::ExecuteReturns && self.call == Call::Open {
+            self.end_call(&format!("{returned}; the handler closes the queue"));
+        } else {
+            self.push(Source::Executor, returned.into(), Disposition::Delivered, RowKind::Action, None, false);
+        }
+    }
+
+    // ----- the client ---------------------------------------------------
+
+    fn resume(&mut self, stage: Stage) {
+        self.call = Call::Open;
+        self.call_number += 1;
+        self.bus_closed = false;
+        if let Some(ms) = self.sc.timeout_ms {
+            let call = self.call_number;
+            self.schedule(self.now + u64::from(ms), Act::Timeout { call });
+        }
+        let receipt = match (stage, self.sc.receipt) {
+            (Stage::Auth, ReceiptMode::Valid) => Some(authorization_receipt_for(CLIENT_CREDENTIAL)),
+            _ => None,
+        };
+        let label = match (stage, &receipt) {
+            (Stage::Auth, Some(r)) => format!("client authorizes and resumes (receipt {r})"),
+            (Stage::Auth, None) => "client resumes without an authorization receipt".into(),
+            (Stage::Input, _) => "client supplies the delivery postcode and resumes".into(),
+        };
+        self.push(Source::Client, label, Disposition::Delivered, RowKind::Action, None, false);
+        let exec = 0;
+        self.execs[exec] = Exec::Running;
+        let before = self.ledger.sequence();
+        self.emit(exec, Source::Executor, Payload::Status { state: TaskState::Working, receipt });
+        if self.sc.guard && self.ledger.sequence() == before {
+            // The guard refused the resume: the execution does not go on.
+            self.execs[exec] = Exec::Finished;
+            self.end_call("stream closed: the guard refused the resume");
+            return;
+        }
+        let done = self.interrupts.iter().position(|s| *s == stage).map_or(0, |i| i + 1);
+        self.after_working(exec, done);
+    }
+
+    fn retry(&mut self) {
+        let id = format!("submit:{}", wire::MESSAGE_ID);
+        let event = self.ledger_event(Source::Client, id, "submit", Body::Submit);
+        let decision = self.ledger.apply(&event);
+        if self.sc.guard && matches!(decision, Decision::Duplicate(_)) {
+            self.push(Source::Client, format!("client retries SendMessage (idempotency key {}): lookup hit, the existing task is returned", wire::MESSAGE_ID), Disposition::Duplicate, RowKind::Action, None, false);
+            return;
+        }
+        self.push(Source::Client, format!("client retries SendMessage (idempotency key {}): the SDK executes it again", wire::MESSAGE_ID), Disposition::Delivered, RowKind::Action, None, false);
+        let exec = self.new_execution();
+        self.emit(exec, Source::Executor, Payload::Status { state: TaskState::Working, receipt: None });
+        self.after_working(exec, 0);
+    }
+
+    fn timeout(&mut self, call: u32) {
+        if call != self.call_number || self.call != Call::Open {
+            return;
+        }
+        self.call = Call::TimedOut;
+        let what = match self.sc.client {
+            Client::Stream => "stream",
+            Client::Block => "call",
+        };
+        let label = format!("client timeout after {} ms: gives up on the {what}", self.sc.timeout_ms.unwrap_or(0));
+        self.push(Source::Client, label, Disposition::Delivered, RowKind::Action, None, false);
+    }
+
+    fn cancel(&mut self) {
+        let event = self.ledger_event(Source::Client, "cancel:1".into(), "cancel", Body::CancelRequest);
+        self.ledger.apply(&event);
+        self.push(Source::Client, "client sends CancelTask".into(), Disposition::Delivered, RowKind::Action, None, false);
+        let Some(state) = self.task_state() else {
+            self.cancel_result = Some("error");
+            self.push(Source::Handler, "CancelTask → TaskNotFoundError (-32001): the task is gone".into(), Disposition::Delivered, RowKind::Action, None, false);
+            return;
+        };
+        if state.is_terminal() {
+            self.cancel_result = Some("not_cancelable");
+            let label = format!("CancelTask → TaskNotCancelableError ({TASK_NOT_CANCELABLE}): the task is already {}", state.label());
+            self.push(Source::Handler, label, Disposition::Delivered, RowKind::Action, None, false);
+            return;
+        }
+        match self.sc.cancel_impl {
+            CancelImpl::Write => {
+                self.emit_cancel_status(Source::Cancel, TaskState::Canceled);
+                self.cancel_result = Some(if self.task_state() == Some(TaskState::Canceled) { "canceled" } else { "error" });
+                self.stop_executions();
+            }
+            CancelImpl::Raise => {
+                self.push(Source::Cancel, "cancel() raises NotImplementedError".into(), Disposition::Delivered, RowKind::Action, None, false);
+                self.cancel_result = Some("error");
+                match self.profile.raising_cancel {
+                    RaisingCancel::FailsTask => {
+                        self.emit_cancel_status(Source::Handler, TaskState::Failed);
+                        self.stop_executions();
+                    }
+                    RaisingCancel::ErrorOnly => {
+                        let label = format!("CancelTask → JSON-RPC error {}; the executor runs on", self.profile.raising_cancel_code);
+                        self.push(Source::Handler, label, Disposition::Delivered, RowKind::Action, None, false);
+                    }
+                }
+            }
+            CancelImpl::Noop => {
+                self.push(Source::Cancel, "cancel() returns without writing a status".into(), Disposition::Delivered, RowKind::Action, None, false);
+                self.stop_executions();
+                let still = self.task_state().map_or("gone".into(), |s| s.label());
+                self.cancel_result = Some("not_cancelable");
+                let label = format!("CancelTask → TaskNotCancelableError ({TASK_NOT_CANCELABLE}): the task is still {still}");
+                self.push(Source::Handler, label, Disposition::Delivered, RowKind::Action, None, false);
+            }
+        }
+    }
+
+    fn emit_cancel_status(&mut self, source: Source, state: TaskState) {
+        let exec = self.execs.len().saturating_sub(1);
+        self.emit(exec, source, Payload::Status { state, receipt: None });
+    }
+
+    /// The handler cancels the running `execute()` (where the profile says a
+    /// cancel interrupts it) and closes the queue.
+    fn stop_executions(&mut self) {
+        if self.profile.cancel_interrupts_awaiting {
+            for exec in &mut self.execs {
+                if *exec == Exec::Running {
+                    *exec = Exec::Cancelled { flag_step_done: false };
+                }
+            }
+            if self.profile.stream_end == StreamEnd::ExecuteReturns {
+                self.end_call("stream closed after the cancel");
+            }
+        }
+    }
+
+    fn restart(&mut self) {
+        let assumed = !self.profile.restart_measured;
+        self.push(Source::Server, "server restarts: the process is killed".into(), Disposition::Delivered, RowKind::Action, None, assumed);
+        for exec in &mut self.execs {
+            *exec = Exec::Dead;
+        }
+        if self.call == Call::Open {
+            self.call = Call::Closed;
+            let label = match self.sc.client {
+                Client::Stream => "stream broken by the restart",
+                Client::Block => "SendMessage fails: connection reset by the restart",
+            };
+            self.push(Source::Client, label.into(), Disposition::Delivered, RowKind::Action, None, assumed);
+        }
+        match self.sc.store {
+            Store::Memory => {
+                self.task = None;
+                self.push(Source::Server, "fresh server: the in-memory task store is empty, the task is lost".into(), Disposition::Lost, RowKind::Action, None, assumed);
+            }
+            Store::Database => {
+                let state = self.task_state().map_or("?".into(), |s| s.label());
+                let label = format!("fresh server: the database still holds the task {state}; nothing resumes it");
+                self.push(Source::Server, label, Disposition::NotDelivered, RowKind::Action, None, assumed);
+            }
+        }
+    }
+
+    // ----- the handler's pipeline ---------------------------------------
+
+    fn task_state(&self) -> Option<TaskState> {
+        self.task.as_ref().map(|t| t.state)
+    }
+
+    fn ledger_event(&self, source: Source, event_id: String, what: &str, body: Body) -> LedgerEvent {
+        LedgerEvent {
+            task_id: TASK_ID.into(),
+            digest: sha256_fields(&[what, &event_id]),
+            event_id,
+            producer: source.label().into(),
+            source_seq: None,
+            observed_ms: self.now,
+            body,
+        }
+    }
+
+    /// One event from the executor, `cancel()` or the handler: through the
+    /// guard (when on), into the store, out to the client.
+    fn emit(&mut self, exec: usize, source: Source, payload: Payload) {
+        self.emitted += 1;
+        let event_id = format!("E{}", self.emitted);
+        self.emit_with_id(exec, source, payload, event_id, false);
+    }
+
+    fn emit_with_id(&mut self, exec: usize, source: Source, payload: Payload, event_id: String, resend: bool) {
+        let (label, wire, ledger_body, digest) = self.describe(exec, &payload);
+        let event = LedgerEvent {
+            task_id: TASK_ID.into(),
+            event_id,
+            producer: source.label().into(),
+            source_seq: None,
+            digest,
+            observed_ms: self.now,
+            body: ledger_body,
+        };
+        let decision = self.ledger.apply(&event);
+        let label = if resend { format!("{label} (resent after reconnect)") } else { label };
+        if self.sc.guard {
+            if let Some(disposition) = guard_refusal(&decision, self.ledger.state()) {
+                let label = match decision.outcome() {
+                    Outcome::Rejected { reason } => format!("{label}: {}", reason.code()),
+                    _ => label,
+                };
+                self.push(source, label, disposition, RowKind::Event, None, false);
+                return;
+            }
+        }
+        if self.bus_closed {
+            let label = format!("{label}: dropped silently, the SDK stopped reading this task");
+            self.push(source, label, Disposition::NotDelivered, RowKind::Event, None, false);
+            return;
+        }
+        if matches!(payload, Payload::Task) {
+            let was_terminal = self.task_state().is_some_and(TaskState::is_terminal);
+            self.task.get_or_insert_with(|| StoredTask {
+                state: TaskState::Submitted,
+                artifacts: Vec::new(),
+            });
+            self.deliver(source, label, wire, was_terminal);
+            return;
+        }
+        let Some(task) = self.task.as_mut() else {
+            return;
+        };
+        let was_terminal = task.state.is_terminal();
+        match &payload {
+            Payload::Task => {}
+            Payload::Status { state, .. } => task.state = *state,
+            Payload::Chunk { chunk, part } => store_chunk(task, chunk, *part as usize),
+        }
+        let final_status = matches!(payload, Payload::Status { state, .. } if state.is_terminal() || state == TaskState::InputRequired);
+        self.deliver(source, label, wire, was_terminal);
+        if final_status && self.profile.stream_end == StreamEnd::FirstFinalStatus {
+            self.bus_closed = true;
+            self.end_call("stream closed at the first final status");
+        }
+    }
+
+    fn describe(&self, exec: usize, payload: &Payload) -> (String, serde_json::Value, Body, String) {
+        let suffix = if exec > 0 { format!(" (execution {})", exec + 1) } else { String::new() };
+        match payload {
+            Payload::Task => (
+                "Task SUBMITTED enqueued".to_string(),
+                wire::task_submitted(),
+                Body::Submit,
+                sha256_fields(&["task", TASK_ID]),
+            ),
+            Payload::Status { state, receipt } => {
+                let label = format!("status {}{suffix}", state.label());
+                let manifest = state.is_terminal().then(|| "manifest".to_string());
+                let digest = sha256_fields(&["status", state.kebab(), &exec.to_string()]);
+                (
+                    label,
+                    wire::status_update(*state, self.now),
+                    Body::Status { status: state.kebab().into(), authorization_receipt: receipt.clone(), manifest },
+                    digest,
+                )
+            }
+            Payload::Chunk { chunk, part } => {
+                let label = if chunk.artifact_id == RECEIPT_ARTIFACT {
+                    format!("late artifact {}{suffix}", chunk.artifact_id)
+                } else {
+                    format!("artifact chunk {}/{}{suffix}", part + 1, self.sc.chunks)
+                };
+                let ledger_part = Part::text(&chunk.artifact_id, *part, &chunk.text, chunk.last_chunk);
+                let digest = sha256_fields(&["part", &chunk.artifact_id, &part.to_string(), &ledger_part.checksum]);
+                (label, wire::artifact_update(chunk), Body::Part(ledger_part), digest)
+            }
+        }
+    }
+
+    fn deliver(&mut self, source: Source, label: String, wire: serde_json::Value, was_terminal: bool) {
+        let disposition = match (self.sc.client, self.call) {
+            (Client::Stream, Call::Open) => Disposition::Delivered,
+            (Client::Stream, _) => Disposition::NotDelivered,
+            (Client::Block, _) => Disposition::Delivered,
+        };
+        let disposition = if disposition == Disposition::Delivered && was_terminal {
+            Disposition::AfterTerminal
+        } else {
+            disposition
+        };
+        let received = self.sc.client == Client::Stream && self.call == Call::Open;
+        let wire_for_row = received.then(|| wire.clone());
+        self.push(source, label, disposition, RowKind::Event, wire_for_row, false);
+        if received {
+            self.delivered_in_stream += 1;
+            self.maybe_break_stream();
+        }
+        self.maybe_return_blocking_call();
+    }
+
+    /// `dup=k`: after delivered event k the stream breaks, the client
+    /// reconnects and the server resends event k before the suffix.
+    fn maybe_break_stream(&mut self) {
+        let Some(k) = self.sc.dup else { return };
+        if self.resent || self.delivered_in_stream != k {
+            return;
+        }
+        self.resent = true;
+        self.push(Source::Client, format!("stream breaks after event {k}; client reconnects"), Disposition::Delivered, RowKind::Action, None, false);
+        let Some(payload) = self.replay_payload(k) else { return };
+        let event_id = format!("E{k}");
+        self.emit_with_id(0, Source::Server, payload, event_id, true);
+    }
+
+    /// The payload of the k-th emitted event, rebuilt for the resend (with
+    /// other bytes when `conflict=on`).
+    fn replay_payload(&self, k: u32) -> Option<Payload> {
+        let n = self.sc.chunks;
+        match k {
+            1 => Some(Payload::Task),
+            2 => Some(Payload::Status { state: TaskState::Working, receipt: None }),
+            k if (3..=n + 2).contains(&k) => {
+                let step = k - 2;
+                Some(Payload::Chunk { chunk: tracking_chunk(step, n, self.sc.conflict), part: step - 1 })
+            }
+            _ => {
+                let row = self.rows.iter().rev().find(|r| r.kind == RowKind::Event)?;
+                let state = row.wire.as_ref().and_then(wire::event_state).and_then(TaskState::from_wire)?;
+                Some(Payload::Status { state, receipt: None })
+            }
+        }
+    }
+
+    fn maybe_return_blocking_call(&mut self) {
+        if self.sc.client != Client::Block || self.call != Call::Open {
+            return;
+        }
+        let Some(task) = &self.task else { return };
+        if task.state.is_terminal() || task.state.is_interrupted() {
+            self.return_blocking_call("SendMessage returns");
+        }
+    }
+
+    fn return_blocking_call(&mut self, why: &str) {
+        let Some(task) = &self.task else { return };
+        let count = task.artifacts.len() as u32;
+        let snapshot = wire::task_snapshot(task.state, self.now, &task.artifacts);
+        let label = format!("{why}: Task {} with {count} artifact{}", task.state.label(), plural(count));
+        self.blocking_result = Some(count);
+        self.call = Call::Returned;
+        self.push(Source::Handler, label, Disposition::Delivered, RowKind::Action, Some(snapshot), false);
+    }
+
+    /// The queue closed: a stream ends; a blocking call still waiting returns
+    /// the task as it is.
+    fn end_call(&mut self, label: &str) {
+        if self.call != Call::Open {
+            return;
+        }
+        match self.sc.client {
+            Client::Stream => {
+                self.call = Call::Closed;
+                self.push(Source::Handler, label.into(), Disposition::Delivered, RowKind::Action, None, false);
+            }
+            Client::Block => self.return_blocking_call("SendMessage returns as the queue closes"),
+        }
+    }
+
+    fn push(&mut self, source: Source, event: String, disposition: Disposition, kind: RowKind, wire: Option<serde_json::Value>, assumed: bool) {
+        let state_after = self.task_state().map(|s| s.wire().to_string());
+        self.rows.push(Row {
+            index: self.rows.len(),
+            t_ms: self.now,
+            source,
+            event,
+            disposition,
+            state_after,
+            wire,
+            kind,
+            assumed,
+        });
+    }
+
+    // ----- the end ------------------------------------------------------
+
+    fn finish(mut self) -> Run {
+        let mut hung_streams = 0;
+        let mut hung_calls = 0;
+        if self.call == Call::Open {
+            match self.sc.client {
+                Client::Stream => {
+                    hung_streams = 1;
+                    self.push(Source::Client, "stream still open: nothing will ever end it (hung)".into(), Disposition::NotDelivered, RowKind::Action, None, false);
+                }
+                Client::Block => {
+                    hung_calls = 1;
+                    self.push(Source::Client, "SendMessage never returns (hung call)".into(), Disposition::NotDelivered, RowKind::Action, None, false);
+                }
+            }
+        }
+        let count = |d: Disposition| self.rows.iter().filter(|r| r.kind == RowKind::Event && r.disposition == d).count() as u32;
+        let stream = match (self.sc.client, self.call) {
+            (Client::Block, _) => None,
+            (Client::Stream, Call::Open) => Some("hung"),
+            (Client::Stream, Call::TimedOut) => Some("timed_out"),
+            (Client::Stream, _) => Some("closed"),
+        };
+        let final_state = self.task_state();
+        let metrics = Metrics {
+            events_delivered: count(Disposition::Delivered) + count(Disposition::AfterTerminal),
+            events_after_terminal: count(Disposition::AfterTerminal),
+            dropped_by_guard: count(Disposition::DroppedByGuard),
+            final_state: final_state.map(|s| s.wire().to_string()),
+            stream: stream.map(String::from),
+            hung_streams,
+            hung_calls,
+            tasks_non_terminal: u32::from(final_state.is_some_and(|s| !s.is_terminal())),
+            orphaned_steps: self.orphaned,
+            blocking_result_artifacts: if self.sc.client == Client::Block { self.blocking_result } else { None },
+            get_task_artifacts: self.task.as_ref().map(|t| t.artifacts.len() as u32),
+            cancel_result: self.cancel_result.map(String::from),
+            task_lost: self.task.is_none(),
+            executions: self.execs.len() as u32,
+            duplicates: self.rows.iter().filter(|r| r.disposition == Disposition::Duplicate).count() as u32,
+            rejected: self.rows.iter().filter(|r| r.disposition == Disposition::Rejected).count() as u32,
+            incidents: self.rows.iter().filter(|r| r.disposition == Disposition::Incident).count() as u32,
+        };
+        Run {
+            trace: Trace { rows: self.rows, metrics },
+            ledgers: vec![self.ledger],
+        }
+    }
+}
+
+/// How the guard's ledger decision shows in the trace, when it stops the
+/// event before delivery and storage.
+fn guard_refusal(decision: &Decision, state: TaskState) -> Option<Disposition> {
+    match decision {
+        Decision::Duplicate(_) => Some(Disposition::Duplicate),
+        Decision::New(Outcome::Incident { .. }) => Some(Disposition::Incident),
+        Decision::New(Outcome::Replayed { .. }) => Some(Disposition::Duplicate),
+        Decision::New(Outcome::Rejected { reason }) => Some(match reason {
+            Reason::AfterTerminal | Reason::ResultSetClosed => Disposition::DroppedByGuard,
+            Reason::IllegalTransition if state.is_terminal() => Disposition::DroppedByGuard,
+            _ => Disposition::Rejected,
+        }),
+        Decision::New(_) => None,
+    }
+}
+
+/// The k-th chunk of the tracking artifact (k from 1).
+fn tracking_chunk(step: u32, n: u32, conflicting: bool) -> Chunk {
+    let what = if conflicting {
+        "delivered to a neighbour".to_string()
+    } else if step == n {
+        "out for delivery".to_string()
+    } else if step == 1 {
+        "packed at the Belgavi warehouse".to_string()
+    } else if step == 2 {
+        "handed to the courier".to_string()
+    } else {
+        format!("in transit, checkpoint {step}")
+    };
+    Chunk {
+        artifact_id: TRACKING_ARTIFACT.into(),
+        name: "courier-tracking".into(),
+        text: format!("BBS-1042 courier step {step}/{n}: {what}"),
+        append: step > 1,
+        last_chunk: step == n,
+    }
+}
+
+/// The SDK's store: a chunk appends to its artifact (or replaces the part at
+/// the same position: a conflicting resend silently wins); a new artifact id
+/// adds an artifact.
+fn store_chunk(task: &mut StoredTask, chunk: &Chunk, part: usize) {
+    match task.artifacts.iter_mut().find(|a| a.artifact_id == chunk.artifact_id) {
+        Some(artifact) if part < artifact.parts.len() => artifact.parts[part] = chunk.text.clone(),
+        Some(artifact) => artifact.parts.push(chunk.text.clone()),
+        None => task.artifacts.push(StoredArtifact {
+            artifact_id: chunk.artifact_id.clone(),
+            name: chunk.name.clone(),
+            parts: vec![chunk.text.clone()],
+        }),
+    }
+}
+
+fn plural(n: u32) -> &'static str {
+    if n == 1 {
+        ""
+    } else {
+        "s"
+    }
+}

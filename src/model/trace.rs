@@ -1,0 +1,218 @@
+//! The trace a simulation returns: rows with the columns of SPEC §4 and the
+//! metrics with their fixed names.
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+/// Who produced a row.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub enum Source {
+    /// The agent's `execute()`.
+    #[serde(rename = "executor")]
+    Executor,
+    /// The agent's `cancel()`.
+    #[serde(rename = "cancel()")]
+    Cancel,
+    /// The SDK's request handler (queue, stream, task store).
+    #[serde(rename = "handler")]
+    Handler,
+    /// The A2A client.
+    #[serde(rename = "client")]
+    Client,
+    /// The server process.
+    #[serde(rename = "server")]
+    Server,
+}
+
+impl Source {
+    /// Every source, in timeline lane order.
+    pub const ALL: [Source; 5] = [
+        Source::Executor,
+        Source::Cancel,
+        Source::Handler,
+        Source::Client,
+        Source::Server,
+    ];
+
+    /// The spelling used in exports and the page.
+    pub fn label(self) -> &'static str {
+        match self {
+            Source::Executor => "executor",
+            Source::Cancel => "cancel()",
+            Source::Handler => "handler",
+            Source::Client => "client",
+            Source::Server => "server",
+        }
+    }
+}
+
+/// What happened to a row.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Disposition {
+    /// Reached its consumer (the stream's client, or a blocking call's
+    /// result aggregator and task store).
+    Delivered,
+    /// Refused by the terminal-state guard.
+    DroppedByGuard,
+    /// Delivered although the task was already terminal.
+    AfterTerminal,
+    /// Work done after a cancel whose output nobody receives.
+    Orphaned,
+    /// Lost with the server's memory.
+    Lost,
+    /// A lookup hit in the ledger: nothing changed.
+    Duplicate,
+    /// Refused by the ledger with a reason.
+    Rejected,
+    /// The same artifact coordinate with different bytes, recorded.
+    Incident,
+    /// Processed by the server but not received by the client.
+    NotDelivered,
+}
+
+impl Disposition {
+    /// Every disposition, for legends.
+    pub const ALL: [Disposition; 9] = [
+        Disposition::Delivered,
+        Disposition::DroppedByGuard,
+        Disposition::AfterTerminal,
+        Disposition::Orphaned,
+        Disposition::Lost,
+        Disposition::Duplicate,
+        Disposition::Rejected,
+        Disposition::Incident,
+        Disposition::NotDelivered,
+    ];
+
+    /// The kebab-case spelling.
+    pub fn label(self) -> &'static str {
+        match self {
+            Disposition::Delivered => "delivered",
+            Disposition::DroppedByGuard => "dropped-by-guard",
+            Disposition::AfterTerminal => "after-terminal",
+            Disposition::Orphaned => "orphaned",
+            Disposition::Lost => "lost",
+            Disposition::Duplicate => "duplicate",
+            Disposition::Rejected => "rejected",
+            Disposition::Incident => "incident",
+            Disposition::NotDelivered => "not-delivered",
+        }
+    }
+}
+
+/// Whether a row is an A2A event or an action around it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum RowKind {
+    /// A task, status-update or artifact-update event.
+    Event,
+    /// A request, a stream ending, a restart, a computed step.
+    Action,
+}
+
+/// One row of the decision trace.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Row {
+    /// Position in the trace, from 0.
+    pub index: usize,
+    /// Virtual time in milliseconds.
+    pub t_ms: u64,
+    /// Who produced it.
+    pub source: Source,
+    /// A short label for people.
+    pub event: String,
+    /// What happened to it.
+    pub disposition: Disposition,
+    /// The stored task state after it (wire spelling), `None` once lost.
+    pub state_after: Option<String>,
+    /// The exact wire JSON, for a row the client received.
+    pub wire: Option<Value>,
+    /// Event or action.
+    pub kind: RowKind,
+    /// Behaviour the seed did not measure: modelled, labelled as assumed.
+    pub assumed: bool,
+}
+
+/// The metrics of SPEC §4, names fixed.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Metrics {
+    /// A2A events that reached their consumer.
+    pub events_delivered: u32,
+    /// Of those, delivered although the task was already terminal.
+    pub events_after_terminal: u32,
+    /// Refused by the terminal-state guard.
+    pub dropped_by_guard: u32,
+    /// The stored state at the end (wire spelling), `None` if lost.
+    pub final_state: Option<String>,
+    /// `closed`, `hung`, `timed_out`; `None` for a blocking client.
+    pub stream: Option<String>,
+    /// Streams that never end.
+    pub hung_streams: u32,
+    /// Blocking calls that never return.
+    pub hung_calls: u32,
+    /// Tasks left neither terminal nor lost.
+    pub tasks_non_terminal: u32,
+    /// Lookup steps computed after a cancel, output going nowhere.
+    pub orphaned_steps: u32,
+    /// Artifacts in the blocking result (`None` when streaming or when the
+    /// call never returned).
+    pub blocking_result_artifacts: Option<u32>,
+    /// Artifacts GetTask lists once every actor has finished or hung.
+    pub get_task_artifacts: Option<u32>,
+    /// `canceled`, `not_cancelable`, `error`, or `None` without a cancel.
+    pub cancel_result: Option<String>,
+    /// The task was lost.
+    pub task_lost: bool,
+    /// How many times the work ran for one submission.
+    pub executions: u32,
+    /// Lookup hits in the ledger.
+    pub duplicates: u32,
+    /// Events the ledger refused with a reason.
+    pub rejected: u32,
+    /// Conflicting-coordinate incidents.
+    pub incidents: u32,
+}
+
+impl Metrics {
+    /// Every metric as (name, value as JSON), in the fixed order.
+    pub fn entries(&self) -> Vec<(&'static str, Value)> {
+        let Value::Object(map) = serde_json::to_value(self).unwrap_or(Value::Null) else {
+            return Vec::new();
+        };
+        METRIC_NAMES
+            .iter()
+            .map(|name| (*name, map.get(*name).cloned().unwrap_or(Value::Null)))
+            .collect()
+    }
+}
+
+/// The metric names, in the order of SPEC §4.
+pub const METRIC_NAMES: [&str; 17] = [
+    "events_delivered",
+    "events_after_terminal",
+    "dropped_by_guard",
+    "final_state",
+    "stream",
+    "hung_streams",
+    "hung_calls",
+    "tasks_non_terminal",
+    "orphaned_steps",
+    "blocking_result_artifacts",
+    "get_task_artifacts",
+    "cancel_result",
+    "task_lost",
+    "executions",
+    "duplicates",
+    "rejected",
+    "incidents",
+];
+
+/// A complete simulation result: playback is only an index into `rows`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Trace {
+    /// The rows, in time order.
+    pub rows: Vec<Row>,
+    /// The metrics.
+    pub metrics: Metrics,
+}
