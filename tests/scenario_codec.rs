@@ -1,0 +1,58 @@
+//! The scenario codec: one parser for the URL, the CLI and the export.
+
+use a2a_lab::model::scenario::{Scenario, KEYS};
+
+#[test]
+fn defaults_round_trip_to_an_empty_query() {
+    assert_eq!(Scenario::from_query("").unwrap(), Scenario::default());
+    assert_eq!(Scenario::default().to_query(), "");
+    assert_eq!(Scenario::default().slug(), "defaults");
+}
+
+#[test]
+fn query_inputs_and_canonical_form_agree() {
+    let s = Scenario::from_query("?ending=never&cancel=3&guard=on").unwrap();
+    assert_eq!(s.to_query(), "ending=never&cancel=3&guard=on");
+    assert_eq!(Scenario::from_inputs(&s.to_inputs()).unwrap(), s);
+    let inputs = s.to_inputs();
+    assert_eq!(inputs.as_object().unwrap().len(), KEYS.len() - 1, "every key but preset");
+}
+
+#[test]
+fn unknown_repeated_and_out_of_range_keys_are_errors_naming_the_key() {
+    for (q, key) in [
+        ("color=red", "color"),
+        ("chunks=3&chunks=4", "chunks"),
+        ("chunks=10001", "chunks"),
+        ("chunks=-1", "chunks"),
+        ("step_ms=0", "step_ms"),
+        ("ending=explode", "ending"),
+        ("cancel=4", "cancel"),
+        ("restart=9&chunks=2", "restart"),
+        ("timeout_ms=0", "timeout_ms"),
+        ("late=600001", "late"),
+        ("dup=1&client=block", "dup"),
+        ("conflict=on", "conflict"),
+        ("preset=t42&chunks=3", "chunks"),
+        ("guard=yes", "guard"),
+    ] {
+        let e = Scenario::from_query(q).expect_err(q);
+        assert_eq!(e.key, key, "{q}: {e}");
+        assert!(!e.message.is_empty());
+    }
+}
+
+#[test]
+fn percent_encoding_and_plus_are_decoded_and_bad_escapes_refused() {
+    assert_eq!(Scenario::from_query("ending=%6Eever").unwrap().to_query(), "ending=never");
+    assert!(Scenario::from_query("ending=%ZZ").is_err());
+    assert!(Scenario::from_query(&"a".repeat(5000)).is_err());
+}
+
+#[test]
+fn with_changes_one_key_and_keeps_the_rest() {
+    let s = Scenario::from_query("ending=never").unwrap();
+    let t = s.with("cancel", "3").unwrap();
+    assert_eq!(t.to_query(), "ending=never&cancel=3");
+    assert!(s.with("cancel", "99").is_err());
+}
