@@ -121,6 +121,8 @@ MATRIX: list[str] = [
     'chunks=10',
     'ending=fail',
     'ending=fail&client=block',
+    'ending=fail&late=300',
+    'ending=fail&late=300&client=block',
     'ending=input',
     'ending=input&client=block',
     'ending=auth',
