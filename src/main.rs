@@ -2,7 +2,7 @@
 
 #[cfg(target_arch = "wasm32")]
 fn main() {
-    leptos::mount::mount_to_body(|| "A2A Lifecycle Lab");
+    leptos::mount::mount_to_body(a2a_lab::ui::app::App);
 }
 
 #[cfg(not(target_arch = "wasm32"))]

@@ -4,6 +4,8 @@ use a2a_lab::model::artifacts::{ArtifactCursor, Part};
 use a2a_lab::model::ledger::{
     authorization_receipt_for, Body, Decision, LedgerEvent, LossClass, Outcome, Reason, TaskLedger,
 };
+use a2a_lab::model::presets::{script, T42_CREDENTIAL};
+use a2a_lab::model::scenario::Preset;
 use a2a_lab::model::seed_form::{reduce, SeedEvent};
 use a2a_lab::model::state::TaskState;
 
@@ -31,17 +33,6 @@ fn status(id: &str, to: &str, t: u64) -> LedgerEvent {
     }
 }
 
-fn with_receipt(mut e: LedgerEvent, receipt: &str) -> LedgerEvent {
-    if let Body::Status {
-        authorization_receipt,
-        ..
-    } = &mut e.body
-    {
-        *authorization_receipt = Some(receipt.into());
-    }
-    e
-}
-
 fn with_manifest(mut e: LedgerEvent, id: &str) -> LedgerEvent {
     if let Body::Status { manifest, .. } = &mut e.body {
         *manifest = Some(id.into());
@@ -66,15 +57,38 @@ fn eight_states_with_terminal_and_interrupted_classification() {
     let kebab: Vec<&str> = TaskState::ALL.iter().map(|s| s.kebab()).collect();
     assert_eq!(
         kebab,
-        ["submitted", "working", "input-required", "auth-required", "completed", "failed", "canceled", "rejected"]
+        [
+            "submitted",
+            "working",
+            "input-required",
+            "auth-required",
+            "completed",
+            "failed",
+            "canceled",
+            "rejected"
+        ]
     );
-    let terminal: Vec<_> = TaskState::ALL.into_iter().filter(|s| s.is_terminal()).collect();
+    let terminal: Vec<_> = TaskState::ALL
+        .into_iter()
+        .filter(|s| s.is_terminal())
+        .collect();
     assert_eq!(
         terminal,
-        [TaskState::Completed, TaskState::Failed, TaskState::Canceled, TaskState::Rejected]
+        [
+            TaskState::Completed,
+            TaskState::Failed,
+            TaskState::Canceled,
+            TaskState::Rejected
+        ]
     );
-    let interrupted: Vec<_> = TaskState::ALL.into_iter().filter(|s| s.is_interrupted()).collect();
-    assert_eq!(interrupted, [TaskState::InputRequired, TaskState::AuthRequired]);
+    let interrupted: Vec<_> = TaskState::ALL
+        .into_iter()
+        .filter(|s| s.is_interrupted())
+        .collect();
+    assert_eq!(
+        interrupted,
+        [TaskState::InputRequired, TaskState::AuthRequired]
+    );
     for s in TaskState::ALL {
         assert_eq!(TaskState::from_wire(s.wire()), Some(s));
         assert_eq!(TaskState::from_kebab(s.kebab()), Some(s));
@@ -87,10 +101,44 @@ fn eight_states_with_terminal_and_interrupted_classification() {
 fn allowlist_is_the_seeds_exhaustive_table() {
     use TaskState::*;
     let from_seed: &[(TaskState, &[TaskState])] = &[
-        (Submitted, &[Working, InputRequired, AuthRequired, Completed, Failed, Canceled, Rejected]),
-        (Working, &[InputRequired, AuthRequired, Completed, Failed, Canceled, Rejected]),
-        (InputRequired, &[Working, AuthRequired, Completed, Failed, Canceled, Rejected]),
-        (AuthRequired, &[Working, InputRequired, Completed, Failed, Canceled, Rejected]),
+        (
+            Submitted,
+            &[
+                Working,
+                InputRequired,
+                AuthRequired,
+                Completed,
+                Failed,
+                Canceled,
+                Rejected,
+            ],
+        ),
+        (
+            Working,
+            &[
+                InputRequired,
+                AuthRequired,
+                Completed,
+                Failed,
+                Canceled,
+                Rejected,
+            ],
+        ),
+        (
+            InputRequired,
+            &[Working, AuthRequired, Completed, Failed, Canceled, Rejected],
+        ),
+        (
+            AuthRequired,
+            &[
+                Working,
+                InputRequired,
+                Completed,
+                Failed,
+                Canceled,
+                Rejected,
+            ],
+        ),
     ];
     let mut expected = Vec::new();
     for (from, tos) in from_seed {
@@ -122,13 +170,19 @@ fn seeds_runnable_proof_gives_sequence_6_and_rejects_late() {
     assert_eq!(out.sequence, 6);
     assert_eq!(out.accepted, ["w", "a", "resume", "i", "back", "done"]);
     let last = out.rejected.last().expect("late is rejected");
-    assert_eq!((last.id.as_str(), last.reason.as_str()), ("late", "illegal-transition"));
+    assert_eq!(
+        (last.id.as_str(), last.reason.as_str()),
+        ("late", "illegal-transition")
+    );
     assert_eq!(out.rejected.len(), 1);
 }
 
 #[test]
 fn declined_task_cannot_be_revived() {
-    let out = reduce(&[seed("no", "rejected", None), seed("revive", "working", None)]);
+    let out = reduce(&[
+        seed("no", "rejected", None),
+        seed("revive", "working", None),
+    ]);
     assert_eq!(out.status, "rejected");
     assert_eq!(out.accepted, ["no"]);
     assert_eq!(out.rejected[0].id, "revive");
@@ -145,38 +199,62 @@ fn every_terminal_state_freezes() {
         assert_eq!(out.status, terminal);
         assert_eq!(out.sequence, 1);
         assert_eq!(out.rejected.len(), 2, "{terminal}");
-        assert!(out.rejected.iter().all(|r| r.reason == "illegal-transition"));
+        assert!(out
+            .rejected
+            .iter()
+            .all(|r| r.reason == "illegal-transition"));
     }
 }
 
 #[test]
 fn resume_without_receipt_stays_auth_required() {
-    let out = reduce(&[seed("auth", "auth-required", None), seed("resume", "working", None)]);
+    let out = reduce(&[
+        seed("auth", "auth-required", None),
+        seed("resume", "working", None),
+    ]);
     assert_eq!(out.status, "auth-required");
     assert_eq!(out.rejected[0].reason, "authorization-receipt-required");
     // An empty receipt is no receipt (the seed tests truthiness).
-    let out = reduce(&[seed("auth", "auth-required", None), seed("resume", "working", Some(""))]);
+    let out = reduce(&[
+        seed("auth", "auth-required", None),
+        seed("resume", "working", Some("")),
+    ]);
     assert_eq!(out.rejected[0].reason, "authorization-receipt-required");
 }
 
 #[test]
 fn unknown_status_is_an_illegal_transition() {
-    let out = reduce(&[seed("x", "paused", None), seed("y", "TASK_STATE_WORKING", None)]);
+    let out = reduce(&[
+        seed("x", "paused", None),
+        seed("y", "TASK_STATE_WORKING", None),
+    ]);
     assert_eq!(out.status, "submitted");
     assert_eq!(out.rejected.len(), 2);
-    assert!(out.rejected.iter().all(|r| r.reason == "illegal-transition"));
+    assert!(out
+        .rejected
+        .iter()
+        .all(|r| r.reason == "illegal-transition"));
 }
 
 #[test]
 fn duplicate_is_a_lookup_hit_returning_the_earlier_receipt() {
     let mut ledger = TaskLedger::new("T");
     let first = ledger.apply(&status("E1", "working", 10));
-    assert_eq!(first, Decision::New(Outcome::Accepted { sequence: 1, state: TaskState::Working }));
+    assert_eq!(
+        first,
+        Decision::New(Outcome::Accepted {
+            sequence: 1,
+            state: TaskState::Working
+        })
+    );
     let again = ledger.apply(&status("E1", "working", 99));
     match again {
         Decision::Duplicate(receipt) => {
             assert_eq!(receipt.event_id, "E1");
-            assert_eq!(receipt.observed_ms, 10, "the earlier receipt, not a new one");
+            assert_eq!(
+                receipt.observed_ms, 10,
+                "the earlier receipt, not a new one"
+            );
         }
         other => panic!("expected a lookup hit, got {other:?}"),
     }
@@ -192,30 +270,24 @@ fn same_event_id_with_other_bytes_is_refused_not_replayed() {
     forged.digest = "other".into();
     assert_eq!(
         ledger.apply(&forged).outcome(),
-        &Outcome::Rejected { reason: Reason::ConflictingEvent }
+        &Outcome::Rejected {
+            reason: Reason::ConflictingEvent
+        }
     );
     assert_eq!(ledger.state(), TaskState::Working);
 }
 
-/// T-42: the seed's worked ledger, with its artifact `draft` closed by M9.
+/// T-42: the seed's worked ledger, as the lab's preset scripts it.
+fn t42_events() -> Vec<LedgerEvent> {
+    script(Preset::T42)
+        .into_iter()
+        .filter_map(|step| step.event)
+        .collect()
+}
+
 fn t42() -> (TaskLedger, Vec<Decision>) {
     let mut ledger = TaskLedger::new("T-42");
-    let credential = "Bearer s3cr3t-token-for-T42";
-    let a4 = authorization_receipt_for(credential);
-    let events = vec![
-        status("E1", "working", 100),
-        part("P0", "draft", 0, "draft part 0", false),
-        status("E2", "auth-required", 200),
-        with_receipt(status("E3", "working", 300), &a4),
-        part("P1", "draft", 1, "draft part 1", false),
-        status("E4", "input-required", 400),
-        status("E2", "auth-required", 200),
-        status("E5", "working", 500),
-        part("P2", "draft", 2, "draft part 2", true),
-        with_manifest(status("E6", "completed", 600), "M9"),
-        status("E7", "failed", 700),
-    ];
-    let decisions = events.iter().map(|e| ledger.apply(e)).collect();
+    let decisions = t42_events().iter().map(|e| ledger.apply(e)).collect();
     (ledger, decisions)
 }
 
@@ -225,15 +297,19 @@ fn t42_worked_ledger() {
     assert_eq!(ledger.state(), TaskState::Completed);
     assert_eq!(ledger.accepted(), ["E1", "E2", "E3", "E4", "E5", "E6"]);
     assert_eq!(ledger.sequence(), 6);
-    assert!(matches!(decisions[6], Decision::Duplicate(ref r) if r.event_id == "E2"));
+    assert!(matches!(decisions[7], Decision::Duplicate(ref r) if r.event_id == "E2"));
     assert_eq!(ledger.rejected(), [("E7", Reason::IllegalTransition)]);
-    let manifest = ledger.artifacts().manifest.as_ref().expect("M9 closes the result set");
+    let manifest = ledger
+        .artifacts()
+        .manifest
+        .as_ref()
+        .expect("M9 closes the result set");
     assert_eq!(manifest.id, "M9");
     assert_eq!(manifest.artifacts[0].parts, 3);
     let panel = ledger.panel(1_000);
     assert_eq!(panel.last_accepted_sequence, 6);
     assert_eq!(panel.rejected_count, 1);
-    assert_eq!(panel.age_in_state_ms, 400);
+    assert_eq!(panel.age_in_state_ms, 400, "E6 accepted at 600");
     assert!(panel.artifacts[0].complete);
     let terminal = panel.terminal_receipt.expect("completed has a receipt");
     assert_eq!((terminal.event_id.as_str(), terminal.sequence), ("E6", 6));
@@ -244,8 +320,15 @@ fn t42_worked_ledger() {
 fn t42_stores_only_the_receipt_reference_never_the_credential() {
     let (ledger, _) = t42();
     let json = serde_json::to_string(&ledger).unwrap();
-    assert!(!json.contains("s3cr3t"), "credential leaked into the ledger");
-    assert!(json.contains(&authorization_receipt_for("Bearer s3cr3t-token-for-T42")));
+    assert!(
+        !json.contains(T42_CREDENTIAL),
+        "credential leaked into the ledger"
+    );
+    assert!(
+        !json.contains("t42-user-session"),
+        "credential leaked into the ledger"
+    );
+    assert!(json.contains(&authorization_receipt_for(T42_CREDENTIAL)));
 }
 
 #[test]
@@ -264,9 +347,17 @@ fn reconnect_from_e4_and_draft_0_receives_exactly_the_absent_suffixes() {
     let (ledger, _) = t42();
     let cursor = ArtifactCursor::parse("draft/0").unwrap();
     let suffix = ledger.reconnect(Some("E4"), &cursor);
-    let ids: Vec<&str> = suffix.statuses.iter().map(|r| r.event_id.as_str()).collect();
+    let ids: Vec<&str> = suffix
+        .statuses
+        .iter()
+        .map(|r| r.event_id.as_str())
+        .collect();
     assert_eq!(ids, ["E5", "E6"]);
-    let coords: Vec<String> = suffix.parts.iter().map(|p| p.coordinate().to_string()).collect();
+    let coords: Vec<String> = suffix
+        .parts
+        .iter()
+        .map(|p| p.coordinate().to_string())
+        .collect();
     assert_eq!(coords, ["draft/1", "draft/2"]);
     let fresh = ledger.reconnect(None, &ArtifactCursor::default());
     assert_eq!(fresh.statuses.len(), 6);
@@ -276,22 +367,7 @@ fn reconnect_from_e4_and_draft_0_receives_exactly_the_absent_suffixes() {
 #[test]
 fn replay_from_every_event_boundary_through_json_converges() {
     let (whole, _) = t42();
-    let mut events = Vec::new();
-    // Rebuild the same script to cut it at every boundary.
-    let a4 = authorization_receipt_for("Bearer s3cr3t-token-for-T42");
-    events.extend([
-        status("E1", "working", 100),
-        part("P0", "draft", 0, "draft part 0", false),
-        status("E2", "auth-required", 200),
-        with_receipt(status("E3", "working", 300), &a4),
-        part("P1", "draft", 1, "draft part 1", false),
-        status("E4", "input-required", 400),
-        status("E2", "auth-required", 200),
-        status("E5", "working", 500),
-        part("P2", "draft", 2, "draft part 2", true),
-        with_manifest(status("E6", "completed", 600), "M9"),
-        status("E7", "failed", 700),
-    ]);
+    let events = t42_events();
     for cut in 0..=events.len() {
         let mut ledger = TaskLedger::new("T-42");
         for e in &events[..cut] {
@@ -304,7 +380,10 @@ fn replay_from_every_event_boundary_through_json_converges() {
             resumed.apply(e);
         }
         assert_eq!(resumed.state(), whole.state(), "cut at {cut}");
-        assert_eq!(resumed.artifacts().artifact_hashes(), whole.artifacts().artifact_hashes());
+        assert_eq!(
+            resumed.artifacts().artifact_hashes(),
+            whole.artifacts().artifact_hashes()
+        );
         assert_eq!(resumed.terminal_receipt(), whole.terminal_receipt());
     }
 }
@@ -321,15 +400,23 @@ fn concurrent_producers_race_one_compare_and_set_and_exactly_one_wins() {
     assert!(ledger.compare_and_set(version, &progress).is_ok());
     let loss = ledger.compare_and_set(version, &expiry).unwrap_err();
     assert_eq!(loss.current_version, version + 1);
-    assert_eq!(loss.class, LossClass::LegalNext, "failed is still legal from input-required");
+    assert_eq!(
+        loss.class,
+        LossClass::LegalNext,
+        "failed is still legal from input-required"
+    );
     // After reloading, it goes through at the current version.
-    assert!(ledger.compare_and_set(loss.current_version, &expiry).is_ok());
+    assert!(ledger
+        .compare_and_set(loss.current_version, &expiry)
+        .is_ok());
     assert_eq!(ledger.state(), TaskState::Failed);
     // A loser that the winner already wrote is a duplicate; one overtaken by
     // a terminal state is stale.
     let loss = ledger.compare_and_set(version, &progress).unwrap_err();
     assert_eq!(loss.class, LossClass::Duplicate);
-    let loss = ledger.compare_and_set(version, &status("C", "working", 3)).unwrap_err();
+    let loss = ledger
+        .compare_and_set(version, &status("C", "working", 3))
+        .unwrap_err();
     assert_eq!(loss.class, LossClass::Stale);
 }
 
@@ -341,7 +428,12 @@ fn stale_source_sequence_loses_deterministically() {
     let mut e1 = status("E1", "working", 1);
     e1.source_seq = Some(1);
     ledger.apply(&e2);
-    assert_eq!(ledger.apply(&e1).outcome(), &Outcome::Rejected { reason: Reason::Stale });
+    assert_eq!(
+        ledger.apply(&e1).outcome(),
+        &Outcome::Rejected {
+            reason: Reason::Stale
+        }
+    );
     assert_eq!(ledger.state(), TaskState::InputRequired);
 }
 
@@ -350,10 +442,18 @@ fn completion_winning_the_race_keeps_completed_plus_the_cancel_request() {
     let mut ledger = TaskLedger::new("T");
     ledger.apply(&status("W", "working", 0));
     ledger.apply(&status("DONE", "completed", 600));
-    let cancel = LedgerEvent { body: Body::CancelRequest, ..status("CX", "", 650) };
+    let cancel = LedgerEvent {
+        body: Body::CancelRequest,
+        ..status("CX", "", 650)
+    };
     assert_eq!(ledger.apply(&cancel).outcome(), &Outcome::CancelRequested);
     let canceled = ledger.apply(&status("CANCELED", "canceled", 651));
-    assert_eq!(canceled.outcome(), &Outcome::Rejected { reason: Reason::IllegalTransition });
+    assert_eq!(
+        canceled.outcome(),
+        &Outcome::Rejected {
+            reason: Reason::IllegalTransition
+        }
+    );
     assert_eq!(ledger.state(), TaskState::Completed);
     assert_eq!(ledger.cancel_requests().len(), 1);
     assert_eq!(ledger.cancel_requests()[0].state_then, TaskState::Completed);
@@ -363,11 +463,19 @@ fn completion_winning_the_race_keeps_completed_plus_the_cancel_request() {
 fn cancellation_winning_quarantines_later_output() {
     let mut ledger = TaskLedger::new("T");
     ledger.apply(&status("W", "working", 0));
-    let cancel = LedgerEvent { body: Body::CancelRequest, ..status("CX", "", 250) };
+    let cancel = LedgerEvent {
+        body: Body::CancelRequest,
+        ..status("CX", "", 250)
+    };
     ledger.apply(&cancel);
     ledger.apply(&status("CANCELED", "canceled", 251));
     let late = ledger.apply(&part("P9", "late", 0, "after cancel", true));
-    assert_eq!(late.outcome(), &Outcome::Rejected { reason: Reason::AfterTerminal });
+    assert_eq!(
+        late.outcome(),
+        &Outcome::Rejected {
+            reason: Reason::AfterTerminal
+        }
+    );
     ledger.apply(&status("DONE", "completed", 600));
     assert_eq!(ledger.state(), TaskState::Canceled);
     assert_eq!(ledger.quarantined().len(), 1);
@@ -392,7 +500,10 @@ fn same_coordinate_different_bytes_is_a_recorded_incident_never_overwritten() {
     assert!(matches!(conflict.outcome(), Outcome::Incident { .. }));
     assert_eq!(ledger.artifacts().incidents.len(), 1);
     assert_eq!(ledger.artifacts().artifact_hashes(), before);
-    assert_eq!(ledger.artifacts().artifacts["draft"].parts[&0].text, "hello");
+    assert_eq!(
+        ledger.artifacts().artifacts["draft"].parts[&0].text,
+        "hello"
+    );
 }
 
 #[test]
@@ -402,7 +513,12 @@ fn manifest_closes_the_result_set() {
     ledger.apply(&part("P0", "draft", 0, "only", true));
     ledger.apply(&with_manifest(status("I", "input-required", 1), "M1"));
     let after = ledger.apply(&part("P1", "draft", 1, "more", true));
-    assert_eq!(after.outcome(), &Outcome::Rejected { reason: Reason::ResultSetClosed });
+    assert_eq!(
+        after.outcome(),
+        &Outcome::Rejected {
+            reason: Reason::ResultSetClosed
+        }
+    );
 }
 
 #[test]

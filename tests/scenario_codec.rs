@@ -15,7 +15,11 @@ fn query_inputs_and_canonical_form_agree() {
     assert_eq!(s.to_query(), "ending=never&cancel=3&guard=on");
     assert_eq!(Scenario::from_inputs(&s.to_inputs()).unwrap(), s);
     let inputs = s.to_inputs();
-    assert_eq!(inputs.as_object().unwrap().len(), KEYS.len() - 1, "every key but preset");
+    assert_eq!(
+        inputs.as_object().unwrap().len(),
+        KEYS.len() - 1,
+        "every key but preset"
+    );
 }
 
 #[test]
@@ -44,7 +48,10 @@ fn unknown_repeated_and_out_of_range_keys_are_errors_naming_the_key() {
 
 #[test]
 fn percent_encoding_and_plus_are_decoded_and_bad_escapes_refused() {
-    assert_eq!(Scenario::from_query("ending=%6Eever").unwrap().to_query(), "ending=never");
+    assert_eq!(
+        Scenario::from_query("ending=%6Eever").unwrap().to_query(),
+        "ending=never"
+    );
     assert!(Scenario::from_query("ending=%ZZ").is_err());
     assert!(Scenario::from_query(&"a".repeat(5000)).is_err());
 }

@@ -31,7 +31,17 @@ fn defaults_deliver_6_events_and_complete() {
         .filter_map(|row| row.wire.as_ref())
         .map(|w| a2a_lab::model::wire::event_kind(w).unwrap())
         .collect();
-    assert_eq!(kinds, ["task", "statusUpdate", "artifactUpdate", "artifactUpdate", "artifactUpdate", "statusUpdate"]);
+    assert_eq!(
+        kinds,
+        [
+            "task",
+            "statusUpdate",
+            "artifactUpdate",
+            "artifactUpdate",
+            "artifactUpdate",
+            "statusUpdate"
+        ]
+    );
 }
 
 #[test]
@@ -128,7 +138,11 @@ fn restart_after_chunk_2_with_memory_store_loses_the_task() {
     assert_eq!(m.final_state, None);
     assert_eq!(m.get_task_artifacts, None);
     assert_eq!(r.trace.rows.last().unwrap().state_after, None);
-    assert!(r.trace.rows.iter().any(|row| row.disposition == Disposition::Lost && row.assumed));
+    assert!(r
+        .trace
+        .rows
+        .iter()
+        .any(|row| row.disposition == Disposition::Lost && row.assumed));
 }
 
 #[test]
@@ -174,7 +188,10 @@ fn conflicting_part_silently_replaces_without_the_guard_and_is_an_incident_with_
     assert_eq!(on.trace.metrics.incidents, 1);
     assert_eq!(on.ledgers[0].artifacts().incidents.len(), 1);
     let stored = &on.ledgers[0].artifacts().artifacts["BBS-1042-tracking"].parts[&1].text;
-    assert!(stored.contains("handed to the courier"), "the first bytes stay: {stored}");
+    assert!(
+        stored.contains("handed to the courier"),
+        "the first bytes stay: {stored}"
+    );
 }
 
 #[test]
@@ -194,7 +211,11 @@ fn resume_without_receipt_is_rejected_only_with_the_guard() {
     assert_eq!(on.rejected, 1);
     assert_eq!(state(&on), Some("TASK_STATE_AUTH_REQUIRED"));
     let r = run("interrupt=auth&receipt=missing&guard=on");
-    assert!(r.trace.rows.iter().any(|row| row.event.contains("authorization-receipt-required")));
+    assert!(r
+        .trace
+        .rows
+        .iter()
+        .any(|row| row.event.contains("authorization-receipt-required")));
 }
 
 #[test]
@@ -237,33 +258,68 @@ fn wire_chunks_carry_append_and_last_chunk_only_when_true_and_no_kind_or_final()
     assert!(chunks[0].get("append").is_none() && chunks[0].get("lastChunk").is_none());
     assert_eq!(chunks[1]["append"], true);
     assert!(chunks[1].get("lastChunk").is_none());
-    assert_eq!((chunks[2]["append"].as_bool(), chunks[2]["lastChunk"].as_bool()), (Some(true), Some(true)));
-    assert_eq!(chunks[2]["artifact"]["parts"][0]["text"], "BBS-1042 courier step 3/3: out for delivery");
+    assert_eq!(
+        (
+            chunks[2]["append"].as_bool(),
+            chunks[2]["lastChunk"].as_bool()
+        ),
+        (Some(true), Some(true))
+    );
+    assert_eq!(
+        chunks[2]["artifact"]["parts"][0]["text"],
+        "BBS-1042 courier step 3/3: out for delivery"
+    );
     for row in &r.trace.rows {
         let text = serde_json::to_string(&row.wire).unwrap();
-        assert!(!text.contains("\"kind\"") && !text.contains("\"final\""), "{text}");
+        assert!(
+            !text.contains("\"kind\"") && !text.contains("\"final\""),
+            "{text}"
+        );
     }
     let status = r.trace.rows[1].wire.as_ref().unwrap();
-    assert_eq!(status["statusUpdate"]["status"]["timestamp"], "2026-11-02T10:00:00.000Z");
+    assert_eq!(
+        status["statusUpdate"]["status"]["timestamp"],
+        "2026-11-02T10:00:00.000Z"
+    );
 }
 
 #[test]
 fn presets_reproduce_the_seed_ledgers() {
     let t42 = run("preset=t42");
-    assert_eq!(t42.trace.metrics.final_state.as_deref(), Some("TASK_STATE_COMPLETED"));
-    assert_eq!(t42.ledgers[0].accepted(), ["E1", "E2", "E3", "E4", "E5", "E6"]);
+    assert_eq!(
+        t42.trace.metrics.final_state.as_deref(),
+        Some("TASK_STATE_COMPLETED")
+    );
+    assert_eq!(
+        t42.ledgers[0].accepted(),
+        ["E1", "E2", "E3", "E4", "E5", "E6"]
+    );
     assert_eq!(t42.trace.metrics.duplicates, 1);
     assert_eq!(t42.trace.metrics.rejected, 1);
     let t43 = run("preset=t43");
-    assert_eq!(t43.trace.metrics.final_state.as_deref(), Some("TASK_STATE_REJECTED"));
+    assert_eq!(
+        t43.trace.metrics.final_state.as_deref(),
+        Some("TASK_STATE_REJECTED")
+    );
     assert_eq!(t43.trace.metrics.rejected, 1);
     let drill = run("preset=drill");
     assert_eq!(drill.ledgers.len(), 2);
     assert_eq!(drill.ledgers[0].state().kebab(), "completed");
     assert_eq!(drill.ledgers[1].state().kebab(), "rejected");
-    let reasons: Vec<&str> = drill.ledgers.iter().flat_map(|l| l.rejected()).map(|(_, r)| r.code()).collect();
-    assert_eq!(reasons, ["authorization-receipt-required", "illegal-transition"]);
-    assert_eq!(drill.trace.metrics.duplicates, 2, "the resent part and the retried submission");
+    let reasons: Vec<&str> = drill
+        .ledgers
+        .iter()
+        .flat_map(|l| l.rejected())
+        .map(|(_, r)| r.code())
+        .collect();
+    assert_eq!(
+        reasons,
+        ["authorization-receipt-required", "illegal-transition"]
+    );
+    assert_eq!(
+        drill.trace.metrics.duplicates, 2,
+        "the resent part and the retried submission"
+    );
 }
 
 #[test]

@@ -9,7 +9,11 @@ use a2a_lab::model::cli::{run, Output};
 
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
-    let Output { stdout, stderr, code } = run(&args, &mut |path| read_file(path));
+    let Output {
+        stdout,
+        stderr,
+        code,
+    } = run(&args, &mut |path| read_file(path));
     let _ = std::io::stdout().write_all(stdout.as_bytes());
     let _ = std::io::stderr().write_all(stderr.as_bytes());
     ExitCode::from(code)
@@ -20,7 +24,10 @@ fn read_file(path: &str) -> Result<Vec<u8>, String> {
     let limit = a2a_lab::model::export::MAX_FILE_BYTES as u64;
     let meta = std::fs::metadata(path).map_err(|e| format!("{path}: {e}"))?;
     if meta.len() > limit {
-        return Err(format!("{path}: {} bytes is larger than the {limit}-byte limit", meta.len()));
+        return Err(format!(
+            "{path}: {} bytes is larger than the {limit}-byte limit",
+            meta.len()
+        ));
     }
     std::fs::read(path).map_err(|e| format!("{path}: {e}"))
 }

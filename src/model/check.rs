@@ -59,11 +59,22 @@ impl Report {
             let at = f.index.map_or(String::new(), |i| format!(" #{i}"));
             out.push_str(&format!("{}{at}: {}\n", f.code, f.message));
         }
-        let what = if self.kind == "export" { "trace rows" } else { "events" };
-        if self.findings.is_empty() {
-            out.push_str(&format!("ok: {} {what} checked, nothing broken\n", self.read));
+        let what = if self.kind == "export" {
+            "trace rows"
         } else {
-            out.push_str(&format!("{} finding(s) in {} {what}\n", self.findings.len(), self.read));
+            "events"
+        };
+        if self.findings.is_empty() {
+            out.push_str(&format!(
+                "ok: {} {what} checked, nothing broken\n",
+                self.read
+            ));
+        } else {
+            out.push_str(&format!(
+                "{} finding(s) in {} {what}\n",
+                self.findings.len(),
+                self.read
+            ));
         }
         out
     }
@@ -99,15 +110,15 @@ pub fn import_bytes(bytes: &[u8]) -> Result<Imported, String> {
     }
     if trimmed.starts_with('{') || trimmed.starts_with('[') {
         check_depth(trimmed)?;
-        let value: Value = serde_json::from_str(trimmed).map_err(|e| format!("malformed JSON: {e}"))?;
+        let value: Value =
+            serde_json::from_str(trimmed).map_err(|e| format!("malformed JSON: {e}"))?;
         return match value {
             Value::Object(ref map) if map.contains_key("format") => import_export(value),
-            Value::Object(_) => Err("a JSON object that is not a lab export (no `format` field)".into()),
+            Value::Object(_) => {
+                Err("a JSON object that is not a lab export (no `format` field)".into())
+            }
             Value::Array(items) => {
-                let events = items
-                    .into_iter()
-                    .map(|item| unwrap_result(item))
-                    .collect::<Vec<_>>();
+                let events = items.into_iter().map(unwrap_result).collect::<Vec<_>>();
                 classify_raw(&events).map(Imported::RawLog)
             }
             _ => Err("expected a lab export or a JSON array of A2A events".into()),
@@ -163,7 +174,11 @@ fn import_export(value: Value) -> Result<Imported, String> {
     }
     match value.get("version").and_then(Value::as_u64) {
         Some(v) if v == u64::from(VERSION) => {}
-        Some(v) => return Err(format!("export version {v} is not supported (this lab reads version {VERSION})")),
+        Some(v) => {
+            return Err(format!(
+                "export version {v} is not supported (this lab reads version {VERSION})"
+            ))
+        }
         None => return Err("`version` is missing or not a number".into()),
     }
     let inputs = value.get("inputs").ok_or("`inputs` is missing")?;
@@ -177,30 +192,59 @@ fn import_export(value: Value) -> Result<Imported, String> {
 /// Where an export differs from a fresh simulation of its inputs.
 pub fn compare(file: &Export, fresh: &Export) -> Report {
     let mut findings = Vec::new();
-    let differs = |index, message| Finding { code: "differs".into(), index, message };
-    for ((name, a), (_, b)) in file.metrics.entries().into_iter().zip(fresh.metrics.entries()) {
+    let differs = |index, message| Finding {
+        code: "differs".into(),
+        index,
+        message,
+    };
+    for ((name, a), (_, b)) in file
+        .metrics
+        .entries()
+        .into_iter()
+        .zip(fresh.metrics.entries())
+    {
         if a != b {
-            findings.push(differs(None, format!("metric {name}: file says {a}, the model gives {b}")));
+            findings.push(differs(
+                None,
+                format!("metric {name}: file says {a}, the model gives {b}"),
+            ));
         }
     }
     if file.trace.len() != fresh.trace.len() {
         findings.push(differs(
             None,
-            format!("the file has {} trace rows, the model gives {}", file.trace.len(), fresh.trace.len()),
+            format!(
+                "the file has {} trace rows, the model gives {}",
+                file.trace.len(),
+                fresh.trace.len()
+            ),
         ));
     }
     for (a, b) in file.trace.iter().zip(&fresh.trace) {
         if a != b {
-            findings.push(differs(Some(a.index), format!("row {}: file says `{}`, the model gives `{}`", a.index, a.event, b.event)));
+            findings.push(differs(
+                Some(a.index),
+                format!(
+                    "row {}: file says `{}`, the model gives `{}`",
+                    a.index, a.event, b.event
+                ),
+            ));
             if findings.len() >= 50 {
                 break;
             }
         }
     }
     if file.ledger != fresh.ledger {
-        findings.push(differs(None, "the ledger section differs from the model's".into()));
+        findings.push(differs(
+            None,
+            "the ledger section differs from the model's".into(),
+        ));
     }
-    Report { kind: "export", read: file.trace.len(), findings }
+    Report {
+        kind: "export",
+        read: file.trace.len(),
+        findings,
+    }
 }
 
 /// A JSON-RPC response's `result`, or the value itself.
@@ -228,7 +272,9 @@ pub fn parse_sse(text: &str) -> Result<Vec<Value>, String> {
         let value: Value = serde_json::from_str(&joined)
             .map_err(|e| format!("SSE event ending at line {line_no}: data is not JSON: {e}"))?;
         if let Some(err) = value.get("error") {
-            return Err(format!("SSE event ending at line {line_no} is a JSON-RPC error: {err}"));
+            return Err(format!(
+                "SSE event ending at line {line_no} is a JSON-RPC error: {err}"
+            ));
         }
         events.push(unwrap_result(value));
         Ok(())
@@ -245,7 +291,10 @@ pub fn parse_sse(text: &str) -> Result<Vec<Value>, String> {
     }
     flush(&mut data, text.lines().count())?;
     if !saw_data {
-        return Err("not a lab export, a JSON array of A2A events, or an SSE stream with `data:` lines".into());
+        return Err(
+            "not a lab export, a JSON array of A2A events, or an SSE stream with `data:` lines"
+                .into(),
+        );
     }
     Ok(events)
 }
@@ -256,7 +305,11 @@ pub fn classify_raw(events: &[Value]) -> Result<Report, String> {
     let mut findings = Vec::new();
     let mut parts_seen: std::collections::BTreeMap<String, u32> = Default::default();
     let mut finding = |code: &str, index: usize, message: String| {
-        findings.push(Finding { code: code.into(), index: Some(index), message })
+        findings.push(Finding {
+            code: code.into(),
+            index: Some(index),
+            message,
+        })
     };
     for (index, event) in events.iter().enumerate() {
         let kind = event_kind(event).ok_or_else(|| {
@@ -270,16 +323,28 @@ pub fn classify_raw(events: &[Value]) -> Result<Report, String> {
                     .as_str()
                     .ok_or_else(|| format!("event {index}: {kind} has no status.state"))?;
                 match TaskState::from_wire(state) {
-                    Some(TaskState::Submitted) if kind == "task" && ledger.receipts().is_empty() => Body::Submit,
-                    Some(s) => Body::Status { status: s.kebab().into(), authorization_receipt: Some("raw".into()), manifest: None },
-                    None => Body::Status { status: state.into(), authorization_receipt: None, manifest: None },
+                    Some(TaskState::Submitted)
+                        if kind == "task" && ledger.receipts().is_empty() =>
+                    {
+                        Body::Submit
+                    }
+                    Some(s) => Body::Status {
+                        status: s.kebab().into(),
+                        authorization_receipt: Some("raw".into()),
+                        manifest: None,
+                    },
+                    None => Body::Status {
+                        status: state.into(),
+                        authorization_receipt: None,
+                        manifest: None,
+                    },
                 }
             }
             _ => {
                 let artifact = &event[kind]["artifact"];
-                let artifact_id = artifact["artifactId"]
-                    .as_str()
-                    .ok_or_else(|| format!("event {index}: artifactUpdate has no artifact.artifactId"))?;
+                let artifact_id = artifact["artifactId"].as_str().ok_or_else(|| {
+                    format!("event {index}: artifactUpdate has no artifact.artifactId")
+                })?;
                 let append = event[kind]["append"].as_bool().unwrap_or(false);
                 let last = event[kind]["lastChunk"].as_bool().unwrap_or(false);
                 let number = match (append, parts_seen.get(artifact_id)) {
@@ -302,7 +367,11 @@ pub fn classify_raw(events: &[Value]) -> Result<Report, String> {
             body,
         };
         match ledger.apply(&ledger_event) {
-            Decision::Duplicate(_) => finding("duplicate", index, "the same event again: a lookup hit".into()),
+            Decision::Duplicate(_) => finding(
+                "duplicate",
+                index,
+                "the same event again: a lookup hit".into(),
+            ),
             Decision::New(Outcome::Incident { coordinate }) => finding(
                 "conflicting-coordinate",
                 index,
@@ -312,12 +381,19 @@ pub fn classify_raw(events: &[Value]) -> Result<Report, String> {
                 _ if was_terminal => finding(
                     "after-terminal",
                     index,
-                    format!("{kind} after the task was already {}", ledger.state().label()),
+                    format!(
+                        "{kind} after the task was already {}",
+                        ledger.state().label()
+                    ),
                 ),
                 Reason::IllegalTransition => finding(
                     "illegal-transition",
                     index,
-                    format!("{} → {} is outside the allowlist", ledger.state().label(), describe_state(event, kind)),
+                    format!(
+                        "{} → {} is outside the allowlist",
+                        ledger.state().label(),
+                        describe_state(event, kind)
+                    ),
                 ),
                 other => finding(other.code(), index, format!("refused: {}", other.code())),
             },
@@ -332,9 +408,16 @@ pub fn classify_raw(events: &[Value]) -> Result<Report, String> {
             message: format!("the stream ended while the task was {}", end.label()),
         });
     }
-    Ok(Report { kind: "raw-log", read: events.len(), findings })
+    Ok(Report {
+        kind: "raw-log",
+        read: events.len(),
+        findings,
+    })
 }
 
 fn describe_state(event: &Value, kind: &str) -> String {
-    event[kind]["status"]["state"].as_str().unwrap_or("?").to_string()
+    event[kind]["status"]["state"]
+        .as_str()
+        .unwrap_or("?")
+        .to_string()
 }

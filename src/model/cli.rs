@@ -18,13 +18,21 @@ pub struct Output {
 
 impl Output {
     fn ok(stdout: String) -> Output {
-        Output { stdout, stderr: String::new(), code: 0 }
+        Output {
+            stdout,
+            stderr: String::new(),
+            code: 0,
+        }
     }
 
     fn bad(message: impl Into<String>) -> Output {
         let mut stderr = format!("a2a-lab: {}", message.into());
         stderr.push('\n');
-        Output { stdout: String::new(), stderr, code: 2 }
+        Output {
+            stdout: String::new(),
+            stderr,
+            code: 2,
+        }
     }
 }
 
@@ -55,7 +63,9 @@ pub fn run(args: &[String], read: &mut dyn FnMut(&str) -> Result<Vec<u8>, String
         ["check", path] => check_file(path, false, read),
         ["check", "--json", path] | ["check", path, "--json"] => check_file(path, true, read),
         [] => Output::bad(format!("no command\n{USAGE}")),
-        [cmd, ..] => Output::bad(format!("unknown command or arguments starting at `{cmd}`\n{USAGE}")),
+        [cmd, ..] => Output::bad(format!(
+            "unknown command or arguments starting at `{cmd}`\n{USAGE}"
+        )),
     }
 }
 
@@ -82,15 +92,27 @@ pub fn reduce_file(bytes: &[u8]) -> Output {
     Output::ok(text)
 }
 
-fn check_file(path: &str, json: bool, read: &mut dyn FnMut(&str) -> Result<Vec<u8>, String>) -> Output {
+fn check_file(
+    path: &str,
+    json: bool,
+    read: &mut dyn FnMut(&str) -> Result<Vec<u8>, String>,
+) -> Output {
     let bytes = match read(path) {
         Ok(bytes) => bytes,
         Err(e) => return Output::bad(e),
     };
     match super::check::check_bytes(&bytes) {
         Ok(report) => {
-            let stdout = if json { report.to_json() } else { report.to_text() };
-            Output { stdout, stderr: String::new(), code: if report.findings.is_empty() { 0 } else { 1 } }
+            let stdout = if json {
+                report.to_json()
+            } else {
+                report.to_text()
+            };
+            Output {
+                stdout,
+                stderr: String::new(),
+                code: if report.findings.is_empty() { 0 } else { 1 },
+            }
         }
         Err(e) => Output::bad(format!("check: {e}")),
     }

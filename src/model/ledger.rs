@@ -394,7 +394,9 @@ impl TaskLedger {
                 if !self.state.allows(to) {
                     return reject(Reason::IllegalTransition);
                 }
-                let has_receipt = authorization_receipt.as_deref().is_some_and(|r| !r.is_empty());
+                let has_receipt = authorization_receipt
+                    .as_deref()
+                    .is_some_and(|r| !r.is_empty());
                 if self.state == TaskState::AuthRequired && !has_receipt {
                     return reject(Reason::AuthorizationReceiptRequired);
                 }
@@ -555,9 +557,9 @@ impl TaskLedger {
         if !self.state.is_terminal() {
             return None;
         }
-        let receipt = self.receipts.iter().rev().find(|r| {
-            matches!(r.outcome, Outcome::Accepted { state, .. } if state.is_terminal())
-        })?;
+        let receipt = self.receipts.iter().rev().find(
+            |r| matches!(r.outcome, Outcome::Accepted { state, .. } if state.is_terminal()),
+        )?;
         let sequence = self.sequence.to_string();
         Some(TerminalReceipt {
             event_id: receipt.event_id.clone(),

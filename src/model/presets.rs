@@ -56,7 +56,15 @@ fn with(mut e: LedgerEvent, receipt: Option<&str>, manifest: Option<&str>) -> Le
     e
 }
 
-fn part(task: &str, id: &str, artifact: &str, n: u32, text: &str, last: bool, t_ms: u64) -> LedgerEvent {
+fn part(
+    task: &str,
+    id: &str,
+    artifact: &str,
+    n: u32,
+    text: &str,
+    last: bool,
+    t_ms: u64,
+) -> LedgerEvent {
     let part = Part::text(artifact, n, text, last);
     LedgerEvent {
         task_id: task.into(),
@@ -111,26 +119,114 @@ pub fn script(preset: Preset) -> Vec<ScriptStep> {
             let a4 = authorization_receipt_for(T42_CREDENTIAL);
             let t = "T-42";
             vec![
-                step(0, 0, Client, "submitted with request digest R7", submit(t, "R7", 0)),
-                step(0, 100, Executor, "E1 working", status(t, "E1", "working", 100, "executor")),
-                step(0, 150, Executor, "draft/0", part(t, "P-draft-0", "draft", 0, "T-42 draft, part 0", false, 150)),
-                step(0, 200, Executor, "E2 auth-required", status(t, "E2", "auth-required", 200, "executor")),
-                step(0, 300, Client, "E3 working with receipt A4", with(status(t, "E3", "working", 300, "executor"), Some(&a4), None)),
-                step(0, 350, Executor, "draft/1", part(t, "P-draft-1", "draft", 1, "T-42 draft, part 1", false, 350)),
-                step(0, 400, Executor, "E4 input-required", status(t, "E4", "input-required", 400, "executor")),
-                step(0, 450, Client, "E2 again after a reconnect", status(t, "E2", "auth-required", 200, "executor")),
-                step(0, 500, Executor, "E5 working", status(t, "E5", "working", 500, "executor")),
-                step(0, 550, Executor, "draft/2 (final)", part(t, "P-draft-2", "draft", 2, "T-42 draft, part 2", true, 550)),
-                step(0, 600, Executor, "E6 completed with manifest M9", with(status(t, "E6", "completed", 600, "executor"), None, Some("M9"))),
-                step(0, 700, Executor, "E7 failed, late", status(t, "E7", "failed", 700, "executor")),
+                step(
+                    0,
+                    0,
+                    Client,
+                    "submitted with request digest R7",
+                    submit(t, "R7", 0),
+                ),
+                step(
+                    0,
+                    100,
+                    Executor,
+                    "E1 working",
+                    status(t, "E1", "working", 100, "executor"),
+                ),
+                step(
+                    0,
+                    150,
+                    Executor,
+                    "draft/0",
+                    part(t, "P-draft-0", "draft", 0, "T-42 draft, part 0", false, 150),
+                ),
+                step(
+                    0,
+                    200,
+                    Executor,
+                    "E2 auth-required",
+                    status(t, "E2", "auth-required", 200, "executor"),
+                ),
+                step(
+                    0,
+                    300,
+                    Client,
+                    "E3 working with receipt A4",
+                    with(status(t, "E3", "working", 300, "executor"), Some(&a4), None),
+                ),
+                step(
+                    0,
+                    350,
+                    Executor,
+                    "draft/1",
+                    part(t, "P-draft-1", "draft", 1, "T-42 draft, part 1", false, 350),
+                ),
+                step(
+                    0,
+                    400,
+                    Executor,
+                    "E4 input-required",
+                    status(t, "E4", "input-required", 400, "executor"),
+                ),
+                step(
+                    0,
+                    450,
+                    Client,
+                    "E2 again after a reconnect",
+                    status(t, "E2", "auth-required", 200, "executor"),
+                ),
+                step(
+                    0,
+                    500,
+                    Executor,
+                    "E5 working",
+                    status(t, "E5", "working", 500, "executor"),
+                ),
+                step(
+                    0,
+                    550,
+                    Executor,
+                    "draft/2 (final)",
+                    part(t, "P-draft-2", "draft", 2, "T-42 draft, part 2", true, 550),
+                ),
+                step(
+                    0,
+                    600,
+                    Executor,
+                    "E6 completed with manifest M9",
+                    with(
+                        status(t, "E6", "completed", 600, "executor"),
+                        None,
+                        Some("M9"),
+                    ),
+                ),
+                step(
+                    0,
+                    700,
+                    Executor,
+                    "E7 failed, late",
+                    status(t, "E7", "failed", 700, "executor"),
+                ),
             ]
         }
         Preset::T43 => {
             let t = "T-43";
             vec![
                 step(0, 0, Client, "submitted", submit(t, "R8", 0)),
-                step(0, 100, Executor, "declined: rejected", status(t, "X1", "rejected", 100, "executor")),
-                step(0, 200, Executor, "a later event tries to revive it", status(t, "X2", "working", 200, "executor")),
+                step(
+                    0,
+                    100,
+                    Executor,
+                    "declined: rejected",
+                    status(t, "X1", "rejected", 100, "executor"),
+                ),
+                step(
+                    0,
+                    200,
+                    Executor,
+                    "a later event tries to revive it",
+                    status(t, "X2", "working", 200, "executor"),
+                ),
             ]
         }
         Preset::Drill => {
@@ -144,23 +240,127 @@ pub fn script(preset: Preset) -> Vec<ScriptStep> {
                 event: None,
             };
             vec![
-                step(0, 0, Client, "submitted (idempotency key K1)", submit(d, "K1", 0)),
-                step(0, 100, Executor, "working", status(d, "W1", "working", 100, "executor")),
-                step(0, 200, Executor, "report/0", part(d, "P0", "report", 0, "drill report, part 0", false, 200)),
-                step(0, 250, Executor, "report/1", part(d, "P1", "report", 1, "drill report, part 1", false, 250)),
+                step(
+                    0,
+                    0,
+                    Client,
+                    "submitted (idempotency key K1)",
+                    submit(d, "K1", 0),
+                ),
+                step(
+                    0,
+                    100,
+                    Executor,
+                    "working",
+                    status(d, "W1", "working", 100, "executor"),
+                ),
+                step(
+                    0,
+                    200,
+                    Executor,
+                    "report/0",
+                    part(d, "P0", "report", 0, "drill report, part 0", false, 200),
+                ),
+                step(
+                    0,
+                    250,
+                    Executor,
+                    "report/1",
+                    part(d, "P1", "report", 1, "drill report, part 1", false, 250),
+                ),
                 killed,
-                step(0, 310, Executor, "report/1 resent after the reconnect", part(d, "P1", "report", 1, "drill report, part 1", false, 250)),
-                step(0, 320, Client, "submission retried with K1", submit(d, "K1", 320)),
-                step(0, 400, Executor, "auth-required", status(d, "A1", "auth-required", 400, "executor")),
-                step(0, 500, Client, "resume without an authorization receipt", status(d, "W2", "working", 500, "client")),
-                step(0, 600, Client, "resume with a valid receipt", with(status(d, "W3", "working", 600, "client"), Some(&receipt), None)),
-                step(0, 700, Executor, "input-required", status(d, "I1", "input-required", 700, "executor")),
-                step(0, 800, Client, "input supplied: working", status(d, "W4", "working", 800, "client")),
-                step(0, 900, Executor, "report/2 (final)", part(d, "P2", "report", 2, "drill report, part 2", true, 900)),
-                step(0, 1000, Executor, "settles: completed with manifest M1", with(status(d, "C1", "completed", 1000, "executor"), None, Some("M1"))),
-                step(1, 1100, Client, "second task submitted", submit("D-2", "K2", 1100)),
-                step(1, 1200, Executor, "second task rejected", status("D-2", "R1", "rejected", 1200, "executor")),
-                step(1, 1300, Executor, "a late event tries to revive it", status("D-2", "L1", "working", 1300, "executor")),
+                step(
+                    0,
+                    310,
+                    Executor,
+                    "report/1 resent after the reconnect",
+                    part(d, "P1", "report", 1, "drill report, part 1", false, 250),
+                ),
+                step(
+                    0,
+                    320,
+                    Client,
+                    "submission retried with K1",
+                    submit(d, "K1", 320),
+                ),
+                step(
+                    0,
+                    400,
+                    Executor,
+                    "auth-required",
+                    status(d, "A1", "auth-required", 400, "executor"),
+                ),
+                step(
+                    0,
+                    500,
+                    Client,
+                    "resume without an authorization receipt",
+                    status(d, "W2", "working", 500, "client"),
+                ),
+                step(
+                    0,
+                    600,
+                    Client,
+                    "resume with a valid receipt",
+                    with(
+                        status(d, "W3", "working", 600, "client"),
+                        Some(&receipt),
+                        None,
+                    ),
+                ),
+                step(
+                    0,
+                    700,
+                    Executor,
+                    "input-required",
+                    status(d, "I1", "input-required", 700, "executor"),
+                ),
+                step(
+                    0,
+                    800,
+                    Client,
+                    "input supplied: working",
+                    status(d, "W4", "working", 800, "client"),
+                ),
+                step(
+                    0,
+                    900,
+                    Executor,
+                    "report/2 (final)",
+                    part(d, "P2", "report", 2, "drill report, part 2", true, 900),
+                ),
+                step(
+                    0,
+                    1000,
+                    Executor,
+                    "settles: completed with manifest M1",
+                    with(
+                        status(d, "C1", "completed", 1000, "executor"),
+                        None,
+                        Some("M1"),
+                    ),
+                ),
+                step(
+                    1,
+                    1100,
+                    Client,
+                    "second task submitted",
+                    submit("D-2", "K2", 1100),
+                ),
+                step(
+                    1,
+                    1200,
+                    Executor,
+                    "second task rejected",
+                    status("D-2", "R1", "rejected", 1200, "executor"),
+                ),
+                step(
+                    1,
+                    1300,
+                    Executor,
+                    "a late event tries to revive it",
+                    status("D-2", "L1", "working", 1300, "executor"),
+                ),
             ]
         }
     }
@@ -168,7 +368,10 @@ pub fn script(preset: Preset) -> Vec<ScriptStep> {
 
 /// Plays a preset through fresh ledgers.
 pub fn play(preset: Preset) -> Run {
-    let mut ledgers: Vec<TaskLedger> = task_ids(preset).iter().map(|id| TaskLedger::new(id)).collect();
+    let mut ledgers: Vec<TaskLedger> = task_ids(preset)
+        .iter()
+        .map(|id| TaskLedger::new(id))
+        .collect();
     let mut rows: Vec<Row> = Vec::new();
     let several = ledgers.len() > 1;
     for step in script(preset) {
@@ -181,7 +384,11 @@ pub fn play(preset: Preset) -> Run {
                 (disposition_of(&decision), RowKind::Event, wire)
             }
         };
-        let prefix = if several { format!("{}: ", ledger.task_id()) } else { String::new() };
+        let prefix = if several {
+            format!("{}: ", ledger.task_id())
+        } else {
+            String::new()
+        };
         rows.push(Row {
             index: rows.len(),
             t_ms: step.t_ms,
@@ -195,7 +402,11 @@ pub fn play(preset: Preset) -> Run {
         });
     }
     let primary = &ledgers[0];
-    let count = |d: Disposition| rows.iter().filter(|r| r.kind == RowKind::Event && r.disposition == d).count() as u32;
+    let count = |d: Disposition| {
+        rows.iter()
+            .filter(|r| r.kind == RowKind::Event && r.disposition == d)
+            .count() as u32
+    };
     let metrics = Metrics {
         events_delivered: count(Disposition::Delivered),
         events_after_terminal: 0,
@@ -234,7 +445,9 @@ fn disposition_of(decision: &Decision) -> Disposition {
 /// What a subscribed client receives for an accepted status or stored part.
 fn wire_for(decision: &Decision, event: &LedgerEvent, t_ms: u64) -> Option<serde_json::Value> {
     match (decision, &event.body) {
-        (Decision::New(Outcome::Accepted { state, .. }), _) => Some(status_update_for(&event.task_id, *state, t_ms)),
+        (Decision::New(Outcome::Accepted { state, .. }), _) => {
+            Some(status_update_for(&event.task_id, *state, t_ms))
+        }
         (Decision::New(Outcome::Stored { .. }), Body::Part(p)) => {
             let chunk = Chunk {
                 artifact_id: p.artifact_id.clone(),
@@ -261,6 +474,9 @@ fn status_update_for(task_id: &str, state: TaskState, t_ms: u64) -> serde_json::
 fn retarget(v: &mut serde_json::Value, key: &str, task_id: &str) {
     if let Some(inner) = v.get_mut(key).and_then(|i| i.as_object_mut()) {
         inner.insert("taskId".into(), serde_json::json!(task_id));
-        inner.insert("contextId".into(), serde_json::json!(format!("ctx-{task_id}")));
+        inner.insert(
+            "contextId".into(),
+            serde_json::json!(format!("ctx-{task_id}")),
+        );
     }
 }

@@ -209,29 +209,145 @@ pub struct KeySpec {
     pub values: &'static str,
     /// One-line meaning.
     pub help: &'static str,
+    /// The choices of an enumerated key (empty for a number).
+    pub choices: &'static [&'static str],
 }
 
 /// Every scenario key, in canonical order (the order of SPEC §4).
 pub const KEYS: &[KeySpec] = &[
-    KeySpec { name: "chunks", group: "executor", values: "0 – 10000", help: "courier lookup steps, one artifact chunk each" },
-    KeySpec { name: "step_ms", group: "executor", values: "1 – 60000", help: "virtual milliseconds per lookup step" },
-    KeySpec { name: "ending", group: "executor", values: "complete, fail, input, auth, return, never", help: "how execute() ends after the last chunk" },
-    KeySpec { name: "work", group: "executor", values: "await, to_thread, flag", help: "how the lookup work runs when a cancel arrives" },
-    KeySpec { name: "cancel_impl", group: "executor", values: "write, raise, noop", help: "what the executor's cancel() does" },
-    KeySpec { name: "late", group: "executor", values: "off or 0 – 600000", help: "a second artifact this many ms after the ending" },
-    KeySpec { name: "interrupt", group: "executor", values: "none, auth, input, both", help: "ask for authorization and/or input after WORKING" },
-    KeySpec { name: "client", group: "client", values: "stream, block", help: "streaming or blocking client" },
-    KeySpec { name: "timeout_ms", group: "client", values: "none or 1 – 600000", help: "client-side timeout" },
-    KeySpec { name: "cancel", group: "client", values: "none or 0 – chunks", help: "a cancel request after chunk k" },
-    KeySpec { name: "receipt", group: "client", values: "valid, missing", help: "authorization receipt on the resume from auth-required" },
-    KeySpec { name: "retry", group: "client", values: "off, on", help: "retry the submission with the same idempotency key" },
-    KeySpec { name: "sdk", group: "client", values: "python", help: "which SDK's behaviour to model" },
-    KeySpec { name: "restart", group: "faults", values: "none or 0 – chunks", help: "the server restarts after chunk k" },
-    KeySpec { name: "store", group: "faults", values: "memory, database", help: "where the server keeps tasks" },
-    KeySpec { name: "dup", group: "faults", values: "none or 1 – chunks+3", help: "the stream breaks after delivered event k; event k is resent" },
-    KeySpec { name: "conflict", group: "faults", values: "off, on", help: "the resent part has different bytes at the same coordinate" },
-    KeySpec { name: "guard", group: "policy", values: "off, on", help: "the replay-safe ledger in front of delivery and storage" },
-    KeySpec { name: "preset", group: "policy", values: "t42, t43, drill", help: "play a seed-000 worked ledger instead of the executor" },
+    KeySpec {
+        name: "chunks",
+        group: "executor",
+        values: "0 – 10000",
+        help: "courier lookup steps, one artifact chunk each",
+        choices: &[],
+    },
+    KeySpec {
+        name: "step_ms",
+        group: "executor",
+        values: "1 – 60000",
+        help: "virtual milliseconds per lookup step",
+        choices: &[],
+    },
+    KeySpec {
+        name: "ending",
+        group: "executor",
+        values: "complete, fail, input, auth, return, never",
+        help: "how execute() ends after the last chunk",
+        choices: &["complete", "fail", "input", "auth", "return", "never"],
+    },
+    KeySpec {
+        name: "work",
+        group: "executor",
+        values: "await, to_thread, flag",
+        help: "how the lookup work runs when a cancel arrives",
+        choices: &["await", "to_thread", "flag"],
+    },
+    KeySpec {
+        name: "cancel_impl",
+        group: "executor",
+        values: "write, raise, noop",
+        help: "what the executor's cancel() does",
+        choices: &["write", "raise", "noop"],
+    },
+    KeySpec {
+        name: "late",
+        group: "executor",
+        values: "off or 0 – 600000",
+        help: "a second artifact this many ms after the ending",
+        choices: &[],
+    },
+    KeySpec {
+        name: "interrupt",
+        group: "executor",
+        values: "none, auth, input, both",
+        help: "ask for authorization and/or input after WORKING",
+        choices: &["none", "auth", "input", "both"],
+    },
+    KeySpec {
+        name: "client",
+        group: "client",
+        values: "stream, block",
+        help: "streaming or blocking client",
+        choices: &["stream", "block"],
+    },
+    KeySpec {
+        name: "timeout_ms",
+        group: "client",
+        values: "none or 1 – 600000",
+        help: "client-side timeout",
+        choices: &[],
+    },
+    KeySpec {
+        name: "cancel",
+        group: "client",
+        values: "none or 0 – chunks",
+        help: "a cancel request after chunk k",
+        choices: &[],
+    },
+    KeySpec {
+        name: "receipt",
+        group: "client",
+        values: "valid, missing",
+        help: "authorization receipt on the resume from auth-required",
+        choices: &["valid", "missing"],
+    },
+    KeySpec {
+        name: "retry",
+        group: "client",
+        values: "off, on",
+        help: "retry the submission with the same idempotency key",
+        choices: &["off", "on"],
+    },
+    KeySpec {
+        name: "sdk",
+        group: "client",
+        values: "python",
+        help: "which SDK's behaviour to model",
+        choices: &["python"],
+    },
+    KeySpec {
+        name: "restart",
+        group: "faults",
+        values: "none or 0 – chunks",
+        help: "the server restarts after chunk k",
+        choices: &[],
+    },
+    KeySpec {
+        name: "store",
+        group: "faults",
+        values: "memory, database",
+        help: "where the server keeps tasks",
+        choices: &["memory", "database"],
+    },
+    KeySpec {
+        name: "dup",
+        group: "faults",
+        values: "none or 1 – chunks+3",
+        help: "the stream breaks after delivered event k; event k is resent",
+        choices: &[],
+    },
+    KeySpec {
+        name: "conflict",
+        group: "faults",
+        values: "off, on",
+        help: "the resent part has different bytes at the same coordinate",
+        choices: &["off", "on"],
+    },
+    KeySpec {
+        name: "guard",
+        group: "policy",
+        values: "off, on",
+        help: "the replay-safe ledger in front of delivery and storage",
+        choices: &["off", "on"],
+    },
+    KeySpec {
+        name: "preset",
+        group: "policy",
+        values: "t42, t43, drill",
+        help: "play a seed-000 worked ledger instead of the executor",
+        choices: &["", "t42", "t43", "drill"],
+    },
 ];
 
 fn parse_enum<T: Copy>(key: &str, value: &str, table: &[(&str, T)]) -> Result<T, ScenarioError> {
@@ -258,7 +374,12 @@ fn parse_range(key: &str, value: &str, lo: u32, hi: u32) -> Result<u32, Scenario
         .parse()
         .ok()
         .filter(|_| value.bytes().all(|b| b.is_ascii_digit()))
-        .ok_or_else(|| err(key, format!("`{value}` is not a whole number ({lo} – {hi})")))?;
+        .ok_or_else(|| {
+            err(
+                key,
+                format!("`{value}` is not a whole number ({lo} – {hi})"),
+            )
+        })?;
     if n < lo || n > hi {
         return Err(err(key, format!("{n} is out of range ({lo} – {hi})")));
     }
@@ -306,10 +427,39 @@ const INTERRUPTS: &[(&str, Interrupt)] = &[
     ("input", Interrupt::Input),
     ("both", Interrupt::Both),
 ];
-const RECEIPTS: &[(&str, ReceiptMode)] = &[("valid", ReceiptMode::Valid), ("missing", ReceiptMode::Missing)];
+const RECEIPTS: &[(&str, ReceiptMode)] = &[
+    ("valid", ReceiptMode::Valid),
+    ("missing", ReceiptMode::Missing),
+];
 const SWITCHES: &[(&str, bool)] = &[("off", false), ("on", true)];
-const PRESETS: &[(&str, Preset)] = &[("t42", Preset::T42), ("t43", Preset::T43), ("drill", Preset::Drill)];
+const PRESETS: &[(&str, Preset)] = &[
+    ("t42", Preset::T42),
+    ("t43", Preset::T43),
+    ("drill", Preset::Drill),
+];
 const SDKS: &[(&str, Sdk)] = &[("python", Sdk::Python)];
+
+impl Scenario {
+    /// Whether a key's control applies to this scenario, and if not, why
+    /// (the page shows it disabled with the reason, never hidden).
+    pub fn applies(&self, key: &str) -> Result<(), &'static str> {
+        if self.preset.is_some() && !matches!(key, "preset" | "sdk") {
+            return Err("a preset replaces the executor scenario");
+        }
+        match key {
+            "work" | "cancel_impl" if self.cancel.is_none() => {
+                Err("applies only when a cancel is sent")
+            }
+            "store" if self.restart.is_none() => Err("applies only when the server restarts"),
+            "receipt" if !matches!(self.interrupt, Interrupt::Auth | Interrupt::Both) => {
+                Err("applies only when the executor asks for authorization")
+            }
+            "conflict" if self.dup.is_none() => Err("applies only when an event is resent (dup)"),
+            "dup" if self.client == Client::Block => Err("a blocking call has no stream to break"),
+            _ => Ok(()),
+        }
+    }
+}
 
 /// The longest query or inputs object the codec reads, so that hostile input
 /// is refused before any work.
@@ -378,21 +528,33 @@ impl Scenario {
         }
         if let Some(k) = self.cancel {
             if k > self.chunks {
-                return Err(err("cancel", format!("{k} is out of range (0 – chunks = {})", self.chunks)));
+                return Err(err(
+                    "cancel",
+                    format!("{k} is out of range (0 – chunks = {})", self.chunks),
+                ));
             }
         }
         if let Some(k) = self.restart {
             if k > self.chunks {
-                return Err(err("restart", format!("{k} is out of range (0 – chunks = {})", self.chunks)));
+                return Err(err(
+                    "restart",
+                    format!("{k} is out of range (0 – chunks = {})", self.chunks),
+                ));
             }
         }
         if let Some(k) = self.dup {
             let most = self.chunks + 3;
             if k > most {
-                return Err(err("dup", format!("{k} is out of range (1 – chunks+3 = {most})")));
+                return Err(err(
+                    "dup",
+                    format!("{k} is out of range (1 – chunks+3 = {most})"),
+                ));
             }
             if self.client == Client::Block {
-                return Err(err("dup", "needs client=stream (a blocking call has no stream to break)"));
+                return Err(err(
+                    "dup",
+                    "needs client=stream (a blocking call has no stream to break)",
+                ));
             }
         }
         if self.conflict {
@@ -400,7 +562,10 @@ impl Scenario {
             match self.dup {
                 Some(k) if chunk_range.contains(&k) => {}
                 _ if self.chunks == 0 => {
-                    return Err(err("conflict", "needs an artifact chunk to resend (chunks ≥ 1)"))
+                    return Err(err(
+                        "conflict",
+                        "needs an artifact chunk to resend (chunks ≥ 1)",
+                    ))
                 }
                 _ => {
                     return Err(err(
@@ -424,7 +589,10 @@ impl Scenario {
             ("step_ms", self.step_ms.to_string()),
             ("ending", name_of(self.ending, ENDINGS).to_string()),
             ("work", name_of(self.work, WORKS).to_string()),
-            ("cancel_impl", name_of(self.cancel_impl, CANCEL_IMPLS).to_string()),
+            (
+                "cancel_impl",
+                name_of(self.cancel_impl, CANCEL_IMPLS).to_string(),
+            ),
             ("late", opt(self.late, "off")),
             ("interrupt", name_of(self.interrupt, INTERRUPTS).to_string()),
             ("client", name_of(self.client, CLIENTS).to_string()),
@@ -448,7 +616,10 @@ impl Scenario {
 
     /// The value of one key as text.
     pub fn get(&self, key: &str) -> Option<String> {
-        self.pairs().into_iter().find(|(k, _)| *k == key).map(|(_, v)| v)
+        self.pairs()
+            .into_iter()
+            .find(|(k, _)| *k == key)
+            .map(|(_, v)| v)
     }
 
     /// A copy with one key changed, checked like any other input.
@@ -458,7 +629,10 @@ impl Scenario {
             .into_iter()
             .filter(|(k, _)| *k != key && !(key == "preset" && *k != "sdk"))
             .collect();
-        pairs.push((KEYS.iter().find(|k| k.name == key).map_or(key, |k| k.name), value.to_string()));
+        pairs.push((
+            KEYS.iter().find(|k| k.name == key).map_or(key, |k| k.name),
+            value.to_string(),
+        ));
         Scenario::from_pairs(pairs.iter().map(|(k, v)| (*k, v.as_str())))
     }
 
@@ -467,7 +641,12 @@ impl Scenario {
         let defaults = Scenario::default().pairs();
         self.pairs()
             .into_iter()
-            .filter(|(k, v)| defaults.iter().find(|(dk, _)| dk == k).is_none_or(|(_, dv)| dv != v))
+            .filter(|(k, v)| {
+                defaults
+                    .iter()
+                    .find(|(dk, _)| dk == k)
+                    .is_none_or(|(_, dv)| dv != v)
+            })
             .collect()
     }
 
@@ -519,9 +698,12 @@ impl Scenario {
 
 /// Splits a query into `key=value` pairs, percent-decoded, refusing what is
 /// too long or malformed.
-pub fn parse_pairs(query: &str) -> Result<Vec<(String, String)>, ScenarioError> {
+pub fn parse_pairs(query: &str) -> Result<Pairs, ScenarioError> {
     if query.len() > MAX_QUERY_BYTES {
-        return Err(err("query", format!("is longer than {MAX_QUERY_BYTES} bytes")));
+        return Err(err(
+            "query",
+            format!("is longer than {MAX_QUERY_BYTES} bytes"),
+        ));
     }
     let query = query.strip_prefix('?').unwrap_or(query);
     let mut out = Vec::new();
@@ -529,7 +711,8 @@ pub fn parse_pairs(query: &str) -> Result<Vec<(String, String)>, ScenarioError> 
         let (k, v) = item
             .split_once('=')
             .ok_or_else(|| err(&shorten(item), "has no `=value`"))?;
-        let k = percent_decode(k).ok_or_else(|| err(&shorten(k), "is not valid percent-encoding"))?;
+        let k =
+            percent_decode(k).ok_or_else(|| err(&shorten(k), "is not valid percent-encoding"))?;
         let v = percent_decode(v).ok_or_else(|| err(&k, "value is not valid percent-encoding"))?;
         out.push((k, v));
     }
@@ -539,10 +722,12 @@ pub fn parse_pairs(query: &str) -> Result<Vec<(String, String)>, ScenarioError> 
 /// The page's own keys, which ride in the URL beside the scenario.
 pub const VIEW_KEYS: &[&str] = &["step", "embed"];
 
-/// Separates the page's view keys from the scenario keys of a query.
-pub fn split_view_keys(
-    query: &str,
-) -> Result<(Vec<(String, String)>, Vec<(String, String)>), ScenarioError> {
+/// Decoded `key=value` pairs of a query, in order.
+pub type Pairs = Vec<(String, String)>;
+
+/// Separates the page's view keys from the scenario keys of a query:
+/// (scenario pairs, view pairs).
+pub fn split_view_keys(query: &str) -> Result<(Pairs, Pairs), ScenarioError> {
     let pairs = parse_pairs(query)?;
     Ok(pairs
         .into_iter()

@@ -15,7 +15,11 @@ pub struct SeedEvent {
     /// Target status, kebab-case (anything else is rejected by the ledger).
     pub status: String,
     /// Authorization receipt reference, when resuming from auth-required.
-    #[serde(rename = "authorizationReceipt", default, skip_serializing_if = "Option::is_none")]
+    #[serde(
+        rename = "authorizationReceipt",
+        default,
+        skip_serializing_if = "Option::is_none"
+    )]
     pub authorization_receipt: Option<String>,
 }
 

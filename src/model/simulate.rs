@@ -11,7 +11,9 @@ use std::collections::BinaryHeap;
 
 use super::artifacts::Part;
 use super::digest::sha256_fields;
-use super::ledger::{authorization_receipt_for, Body, Decision, LedgerEvent, Outcome, Reason, TaskLedger};
+use super::ledger::{
+    authorization_receipt_for, Body, Decision, LedgerEvent, Outcome, Reason, TaskLedger,
+};
 use super::presets;
 use super::profile::{Profile, RaisingCancel, StreamEnd, TASK_NOT_CANCELABLE};
 use super::scenario::{CancelImpl, Client, Ending, Interrupt, ReceiptMode, Scenario, Store, Work};
@@ -83,8 +85,14 @@ enum Call {
 #[derive(Debug, Clone)]
 enum Payload {
     Task,
-    Status { state: TaskState, receipt: Option<String> },
-    Chunk { chunk: Chunk, part: u32 },
+    Status {
+        state: TaskState,
+        receipt: Option<String>,
+    },
+    Chunk {
+        chunk: Chunk,
+        part: u32,
+    },
 }
 
 /// The task as the SDK's store holds it (guard applied).
@@ -206,10 +214,22 @@ impl<'a> Sim<'a> {
 
     fn start_execution(&mut self) {
         let exec = self.new_execution();
-        let ledger_event = self.ledger_event(Source::Client, format!("submit:{}", wire::MESSAGE_ID), "submit", Body::Submit);
+        let ledger_event = self.ledger_event(
+            Source::Client,
+            format!("submit:{}", wire::MESSAGE_ID),
+            "submit",
+            Body::Submit,
+        );
         self.ledger.apply(&ledger_event);
         self.emit(exec, Source::Executor, Payload::Task);
-        self.emit(exec, Source::Executor, Payload::Status { state: TaskState::Working, receipt: None });
+        self.emit(
+            exec,
+            Source::Executor,
+            Payload::Status {
+                state: TaskState::Working,
+                receipt: None,
+            },
+        );
         self.after_working(exec, 0);
     }
 
@@ -227,7 +247,14 @@ impl<'a> Sim<'a> {
                     Stage::Auth => TaskState::AuthRequired,
                     Stage::Input => TaskState::InputRequired,
                 };
-                self.emit(exec, Source::Executor, Payload::Status { state, receipt: None });
+                self.emit(
+                    exec,
+                    Source::Executor,
+                    Payload::Status {
+                        state,
+                        receipt: None,
+                    },
+                );
                 self.execute_returns(exec);
                 let t = self.now + self.step_ms();
                 self.schedule(t, Act::Resume { stage });
@@ -247,13 +274,26 @@ impl<'a> Sim<'a> {
         let next = |sim: &mut Sim, exec| {
             if step < n {
                 let t = sim.now + sim.step_ms();
-                sim.schedule(t, Act::Step { exec, step: step + 1 });
+                sim.schedule(
+                    t,
+                    Act::Step {
+                        exec,
+                        step: step + 1,
+                    },
+                );
             }
         };
         match self.execs[exec] {
             Exec::Running => {
                 let chunk = tracking_chunk(step, n, false);
-                self.emit(exec, Source::Executor, Payload::Chunk { chunk, part: step - 1 });
+                self.emit(
+                    exec,
+                    Source::Executor,
+                    Payload::Chunk {
+                        chunk,
+                        part: step - 1,
+                    },
+                );
                 if step < n {
                     next(self, exec);
                 } else {
@@ -268,8 +308,13 @@ impl<'a> Sim<'a> {
                     next(self, exec);
                 }
                 Work::Flag if !flag_step_done => {
-                    self.orphan(step, "the step in progress finishes, then the thread sees the flag");
-                    self.execs[exec] = Exec::Cancelled { flag_step_done: true };
+                    self.orphan(
+                        step,
+                        "the step in progress finishes, then the thread sees the flag",
+                    );
+                    self.execs[exec] = Exec::Cancelled {
+                        flag_step_done: true,
+                    };
                 }
                 Work::Flag => {}
             },
@@ -279,8 +324,18 @@ impl<'a> Sim<'a> {
 
     fn orphan(&mut self, step: u32, why: &str) {
         self.orphaned += 1;
-        let label = format!("courier step {step}/{} computed after the cancel: {why}", self.sc.chunks);
-        self.push(Source::Executor, label, Disposition::Orphaned, RowKind::Action, None, false);
+        let label = format!(
+            "courier step {step}/{} computed after the cancel: {why}",
+            self.sc.chunks
+        );
+        self.push(
+            Source::Executor,
+            label,
+            Disposition::Orphaned,
+            RowKind::Action,
+            None,
+            false,
+        );
     }
 
     fn ending(&mut self, exec: usize) {
@@ -294,12 +349,26 @@ impl<'a> Sim<'a> {
             Ending::Auth => Some(TaskState::AuthRequired),
             Ending::Return => None,
             Ending::Never => {
-                self.push(Source::Executor, "execute() awaits forever and never returns".into(), Disposition::NotDelivered, RowKind::Action, None, false);
+                self.push(
+                    Source::Executor,
+                    "execute() awaits forever and never returns".into(),
+                    Disposition::NotDelivered,
+                    RowKind::Action,
+                    None,
+                    false,
+                );
                 return;
             }
         };
         if let Some(state) = state {
-            self.emit(exec, Source::Executor, Payload::Status { state, receipt: None });
+            self.emit(
+                exec,
+                Source::Executor,
+                Payload::Status {
+                    state,
+                    receipt: None,
+                },
+            );
         }
         match self.sc.late {
             Some(ms) => self.schedule(self.now + u64::from(ms), Act::Late { exec }),
@@ -338,7 +407,14 @@ impl<'a> Sim<'a> {
         if self.profile.stream_end == StreamEnd::ExecuteReturns && self.call == Call::Open {
             self.end_call(&format!("{returned}; the handler closes the queue"));
         } else {
-            self.push(Source::Executor, returned.into(), Disposition::Delivered, RowKind::Action, None, false);
+            self.push(
+                Source::Executor,
+                returned.into(),
+                Disposition::Delivered,
+                RowKind::Action,
+                None,
+                false,
+            );
         }
     }
 
@@ -361,18 +437,36 @@ impl<'a> Sim<'a> {
             (Stage::Auth, None) => "client resumes without an authorization receipt".into(),
             (Stage::Input, _) => "client supplies the delivery postcode and resumes".into(),
         };
-        self.push(Source::Client, label, Disposition::Delivered, RowKind::Action, None, false);
+        self.push(
+            Source::Client,
+            label,
+            Disposition::Delivered,
+            RowKind::Action,
+            None,
+            false,
+        );
         let exec = 0;
         self.execs[exec] = Exec::Running;
         let before = self.ledger.sequence();
-        self.emit(exec, Source::Executor, Payload::Status { state: TaskState::Working, receipt });
+        self.emit(
+            exec,
+            Source::Executor,
+            Payload::Status {
+                state: TaskState::Working,
+                receipt,
+            },
+        );
         if self.sc.guard && self.ledger.sequence() == before {
             // The guard refused the resume: the execution does not go on.
             self.execs[exec] = Exec::Finished;
             self.end_call("stream closed: the guard refused the resume");
             return;
         }
-        let done = self.interrupts.iter().position(|s| *s == stage).map_or(0, |i| i + 1);
+        let done = self
+            .interrupts
+            .iter()
+            .position(|s| *s == stage)
+            .map_or(0, |i| i + 1);
         self.after_working(exec, done);
     }
 
@@ -384,9 +478,26 @@ impl<'a> Sim<'a> {
             self.push(Source::Client, format!("client retries SendMessage (idempotency key {}): lookup hit, the existing task is returned", wire::MESSAGE_ID), Disposition::Duplicate, RowKind::Action, None, false);
             return;
         }
-        self.push(Source::Client, format!("client retries SendMessage (idempotency key {}): the SDK executes it again", wire::MESSAGE_ID), Disposition::Delivered, RowKind::Action, None, false);
+        self.push(
+            Source::Client,
+            format!(
+                "client retries SendMessage (idempotency key {}): the SDK executes it again",
+                wire::MESSAGE_ID
+            ),
+            Disposition::Delivered,
+            RowKind::Action,
+            None,
+            false,
+        );
         let exec = self.new_execution();
-        self.emit(exec, Source::Executor, Payload::Status { state: TaskState::Working, receipt: None });
+        self.emit(
+            exec,
+            Source::Executor,
+            Payload::Status {
+                state: TaskState::Working,
+                receipt: None,
+            },
+        );
         self.after_working(exec, 0);
     }
 
@@ -399,33 +510,80 @@ impl<'a> Sim<'a> {
             Client::Stream => "stream",
             Client::Block => "call",
         };
-        let label = format!("client timeout after {} ms: gives up on the {what}", self.sc.timeout_ms.unwrap_or(0));
-        self.push(Source::Client, label, Disposition::Delivered, RowKind::Action, None, false);
+        let label = format!(
+            "client timeout after {} ms: gives up on the {what}",
+            self.sc.timeout_ms.unwrap_or(0)
+        );
+        self.push(
+            Source::Client,
+            label,
+            Disposition::Delivered,
+            RowKind::Action,
+            None,
+            false,
+        );
     }
 
     fn cancel(&mut self) {
-        let event = self.ledger_event(Source::Client, "cancel:1".into(), "cancel", Body::CancelRequest);
+        let event = self.ledger_event(
+            Source::Client,
+            "cancel:1".into(),
+            "cancel",
+            Body::CancelRequest,
+        );
         self.ledger.apply(&event);
-        self.push(Source::Client, "client sends CancelTask".into(), Disposition::Delivered, RowKind::Action, None, false);
+        self.push(
+            Source::Client,
+            "client sends CancelTask".into(),
+            Disposition::Delivered,
+            RowKind::Action,
+            None,
+            false,
+        );
         let Some(state) = self.task_state() else {
             self.cancel_result = Some("error");
-            self.push(Source::Handler, "CancelTask → TaskNotFoundError (-32001): the task is gone".into(), Disposition::Delivered, RowKind::Action, None, false);
+            self.push(
+                Source::Handler,
+                "CancelTask → TaskNotFoundError (-32001): the task is gone".into(),
+                Disposition::Delivered,
+                RowKind::Action,
+                None,
+                false,
+            );
             return;
         };
         if state.is_terminal() {
             self.cancel_result = Some("not_cancelable");
             let label = format!("CancelTask → TaskNotCancelableError ({TASK_NOT_CANCELABLE}): the task is already {}", state.label());
-            self.push(Source::Handler, label, Disposition::Delivered, RowKind::Action, None, false);
+            self.push(
+                Source::Handler,
+                label,
+                Disposition::Delivered,
+                RowKind::Action,
+                None,
+                false,
+            );
             return;
         }
         match self.sc.cancel_impl {
             CancelImpl::Write => {
                 self.emit_cancel_status(Source::Cancel, TaskState::Canceled);
-                self.cancel_result = Some(if self.task_state() == Some(TaskState::Canceled) { "canceled" } else { "error" });
+                self.cancel_result = Some(if self.task_state() == Some(TaskState::Canceled) {
+                    "canceled"
+                } else {
+                    "error"
+                });
                 self.stop_executions();
             }
             CancelImpl::Raise => {
-                self.push(Source::Cancel, "cancel() raises NotImplementedError".into(), Disposition::Delivered, RowKind::Action, None, false);
+                self.push(
+                    Source::Cancel,
+                    "cancel() raises NotImplementedError".into(),
+                    Disposition::Delivered,
+                    RowKind::Action,
+                    None,
+                    false,
+                );
                 self.cancel_result = Some("error");
                 match self.profile.raising_cancel {
                     RaisingCancel::FailsTask => {
@@ -433,25 +591,56 @@ impl<'a> Sim<'a> {
                         self.stop_executions();
                     }
                     RaisingCancel::ErrorOnly => {
-                        let label = format!("CancelTask → JSON-RPC error {}; the executor runs on", self.profile.raising_cancel_code);
-                        self.push(Source::Handler, label, Disposition::Delivered, RowKind::Action, None, false);
+                        let label = format!(
+                            "CancelTask → JSON-RPC error {}; the executor runs on",
+                            self.profile.raising_cancel_code
+                        );
+                        self.push(
+                            Source::Handler,
+                            label,
+                            Disposition::Delivered,
+                            RowKind::Action,
+                            None,
+                            false,
+                        );
                     }
                 }
             }
             CancelImpl::Noop => {
-                self.push(Source::Cancel, "cancel() returns without writing a status".into(), Disposition::Delivered, RowKind::Action, None, false);
+                self.push(
+                    Source::Cancel,
+                    "cancel() returns without writing a status".into(),
+                    Disposition::Delivered,
+                    RowKind::Action,
+                    None,
+                    false,
+                );
                 self.stop_executions();
                 let still = self.task_state().map_or("gone".into(), |s| s.label());
                 self.cancel_result = Some("not_cancelable");
                 let label = format!("CancelTask → TaskNotCancelableError ({TASK_NOT_CANCELABLE}): the task is still {still}");
-                self.push(Source::Handler, label, Disposition::Delivered, RowKind::Action, None, false);
+                self.push(
+                    Source::Handler,
+                    label,
+                    Disposition::Delivered,
+                    RowKind::Action,
+                    None,
+                    false,
+                );
             }
         }
     }
 
     fn emit_cancel_status(&mut self, source: Source, state: TaskState) {
         let exec = self.execs.len().saturating_sub(1);
-        self.emit(exec, source, Payload::Status { state, receipt: None });
+        self.emit(
+            exec,
+            source,
+            Payload::Status {
+                state,
+                receipt: None,
+            },
+        );
     }
 
     /// The handler cancels the running `execute()` (where the profile says a
@@ -460,7 +649,9 @@ impl<'a> Sim<'a> {
         if self.profile.cancel_interrupts_awaiting {
             for exec in &mut self.execs {
                 if *exec == Exec::Running {
-                    *exec = Exec::Cancelled { flag_step_done: false };
+                    *exec = Exec::Cancelled {
+                        flag_step_done: false,
+                    };
                 }
             }
             if self.profile.stream_end == StreamEnd::ExecuteReturns {
@@ -471,7 +662,14 @@ impl<'a> Sim<'a> {
 
     fn restart(&mut self) {
         let assumed = !self.profile.restart_measured;
-        self.push(Source::Server, "server restarts: the process is killed".into(), Disposition::Delivered, RowKind::Action, None, assumed);
+        self.push(
+            Source::Server,
+            "server restarts: the process is killed".into(),
+            Disposition::Delivered,
+            RowKind::Action,
+            None,
+            assumed,
+        );
         for exec in &mut self.execs {
             *exec = Exec::Dead;
         }
@@ -481,17 +679,40 @@ impl<'a> Sim<'a> {
                 Client::Stream => "stream broken by the restart",
                 Client::Block => "SendMessage fails: connection reset by the restart",
             };
-            self.push(Source::Client, label.into(), Disposition::Delivered, RowKind::Action, None, assumed);
+            self.push(
+                Source::Client,
+                label.into(),
+                Disposition::Delivered,
+                RowKind::Action,
+                None,
+                assumed,
+            );
         }
         match self.sc.store {
             Store::Memory => {
                 self.task = None;
-                self.push(Source::Server, "fresh server: the in-memory task store is empty, the task is lost".into(), Disposition::Lost, RowKind::Action, None, assumed);
+                self.push(
+                    Source::Server,
+                    "fresh server: the in-memory task store is empty, the task is lost".into(),
+                    Disposition::Lost,
+                    RowKind::Action,
+                    None,
+                    assumed,
+                );
             }
             Store::Database => {
                 let state = self.task_state().map_or("?".into(), |s| s.label());
-                let label = format!("fresh server: the database still holds the task {state}; nothing resumes it");
-                self.push(Source::Server, label, Disposition::NotDelivered, RowKind::Action, None, assumed);
+                let label = format!(
+                    "fresh server: the database still holds the task {state}; nothing resumes it"
+                );
+                self.push(
+                    Source::Server,
+                    label,
+                    Disposition::NotDelivered,
+                    RowKind::Action,
+                    None,
+                    assumed,
+                );
             }
         }
     }
@@ -502,7 +723,13 @@ impl<'a> Sim<'a> {
         self.task.as_ref().map(|t| t.state)
     }
 
-    fn ledger_event(&self, source: Source, event_id: String, what: &str, body: Body) -> LedgerEvent {
+    fn ledger_event(
+        &self,
+        source: Source,
+        event_id: String,
+        what: &str,
+        body: Body,
+    ) -> LedgerEvent {
         LedgerEvent {
             task_id: TASK_ID.into(),
             digest: sha256_fields(&[what, &event_id]),
@@ -522,7 +749,14 @@ impl<'a> Sim<'a> {
         self.emit_with_id(exec, source, payload, event_id, false);
     }
 
-    fn emit_with_id(&mut self, exec: usize, source: Source, payload: Payload, event_id: String, resend: bool) {
+    fn emit_with_id(
+        &mut self,
+        exec: usize,
+        source: Source,
+        payload: Payload,
+        event_id: String,
+        resend: bool,
+    ) {
         let (label, wire, ledger_body, digest) = self.describe(exec, &payload);
         let event = LedgerEvent {
             task_id: TASK_ID.into(),
@@ -534,7 +768,11 @@ impl<'a> Sim<'a> {
             body: ledger_body,
         };
         let decision = self.ledger.apply(&event);
-        let label = if resend { format!("{label} (resent after reconnect)") } else { label };
+        let label = if resend {
+            format!("{label} (resent after reconnect)")
+        } else {
+            label
+        };
         if self.sc.guard {
             if let Some(disposition) = guard_refusal(&decision, self.ledger.state()) {
                 let label = match decision.outcome() {
@@ -547,7 +785,14 @@ impl<'a> Sim<'a> {
         }
         if self.bus_closed {
             let label = format!("{label}: dropped silently, the SDK stopped reading this task");
-            self.push(source, label, Disposition::NotDelivered, RowKind::Event, None, false);
+            self.push(
+                source,
+                label,
+                Disposition::NotDelivered,
+                RowKind::Event,
+                None,
+                false,
+            );
             return;
         }
         if matches!(payload, Payload::Task) {
@@ -576,8 +821,16 @@ impl<'a> Sim<'a> {
         }
     }
 
-    fn describe(&self, exec: usize, payload: &Payload) -> (String, serde_json::Value, Body, String) {
-        let suffix = if exec > 0 { format!(" (execution {})", exec + 1) } else { String::new() };
+    fn describe(
+        &self,
+        exec: usize,
+        payload: &Payload,
+    ) -> (String, serde_json::Value, Body, String) {
+        let suffix = if exec > 0 {
+            format!(" (execution {})", exec + 1)
+        } else {
+            String::new()
+        };
         match payload {
             Payload::Task => (
                 "Task SUBMITTED enqueued".to_string(),
@@ -592,7 +845,11 @@ impl<'a> Sim<'a> {
                 (
                     label,
                     wire::status_update(*state, self.now),
-                    Body::Status { status: state.kebab().into(), authorization_receipt: receipt.clone(), manifest },
+                    Body::Status {
+                        status: state.kebab().into(),
+                        authorization_receipt: receipt.clone(),
+                        manifest,
+                    },
                     digest,
                 )
             }
@@ -602,14 +859,31 @@ impl<'a> Sim<'a> {
                 } else {
                     format!("artifact chunk {}/{}{suffix}", part + 1, self.sc.chunks)
                 };
-                let ledger_part = Part::text(&chunk.artifact_id, *part, &chunk.text, chunk.last_chunk);
-                let digest = sha256_fields(&["part", &chunk.artifact_id, &part.to_string(), &ledger_part.checksum]);
-                (label, wire::artifact_update(chunk), Body::Part(ledger_part), digest)
+                let ledger_part =
+                    Part::text(&chunk.artifact_id, *part, &chunk.text, chunk.last_chunk);
+                let digest = sha256_fields(&[
+                    "part",
+                    &chunk.artifact_id,
+                    &part.to_string(),
+                    &ledger_part.checksum,
+                ]);
+                (
+                    label,
+                    wire::artifact_update(chunk),
+                    Body::Part(ledger_part),
+                    digest,
+                )
             }
         }
     }
 
-    fn deliver(&mut self, source: Source, label: String, wire: serde_json::Value, was_terminal: bool) {
+    fn deliver(
+        &mut self,
+        source: Source,
+        label: String,
+        wire: serde_json::Value,
+        was_terminal: bool,
+    ) {
         let disposition = match (self.sc.client, self.call) {
             (Client::Stream, Call::Open) => Disposition::Delivered,
             (Client::Stream, _) => Disposition::NotDelivered,
@@ -622,7 +896,14 @@ impl<'a> Sim<'a> {
         };
         let received = self.sc.client == Client::Stream && self.call == Call::Open;
         let wire_for_row = received.then(|| wire.clone());
-        self.push(source, label, disposition, RowKind::Event, wire_for_row, false);
+        self.push(
+            source,
+            label,
+            disposition,
+            RowKind::Event,
+            wire_for_row,
+            false,
+        );
         if received {
             self.delivered_in_stream += 1;
             self.maybe_break_stream();
@@ -638,8 +919,17 @@ impl<'a> Sim<'a> {
             return;
         }
         self.resent = true;
-        self.push(Source::Client, format!("stream breaks after event {k}; client reconnects"), Disposition::Delivered, RowKind::Action, None, false);
-        let Some(payload) = self.replay_payload(k) else { return };
+        self.push(
+            Source::Client,
+            format!("stream breaks after event {k}; client reconnects"),
+            Disposition::Delivered,
+            RowKind::Action,
+            None,
+            false,
+        );
+        let Some(payload) = self.replay_payload(k) else {
+            return;
+        };
         let event_id = format!("E{k}");
         self.emit_with_id(0, Source::Server, payload, event_id, true);
     }
@@ -650,15 +940,28 @@ impl<'a> Sim<'a> {
         let n = self.sc.chunks;
         match k {
             1 => Some(Payload::Task),
-            2 => Some(Payload::Status { state: TaskState::Working, receipt: None }),
+            2 => Some(Payload::Status {
+                state: TaskState::Working,
+                receipt: None,
+            }),
             k if (3..=n + 2).contains(&k) => {
                 let step = k - 2;
-                Some(Payload::Chunk { chunk: tracking_chunk(step, n, self.sc.conflict), part: step - 1 })
+                Some(Payload::Chunk {
+                    chunk: tracking_chunk(step, n, self.sc.conflict),
+                    part: step - 1,
+                })
             }
             _ => {
                 let row = self.rows.iter().rev().find(|r| r.kind == RowKind::Event)?;
-                let state = row.wire.as_ref().and_then(wire::event_state).and_then(TaskState::from_wire)?;
-                Some(Payload::Status { state, receipt: None })
+                let state = row
+                    .wire
+                    .as_ref()
+                    .and_then(wire::event_state)
+                    .and_then(TaskState::from_wire)?;
+                Some(Payload::Status {
+                    state,
+                    receipt: None,
+                })
             }
         }
     }
@@ -677,10 +980,21 @@ impl<'a> Sim<'a> {
         let Some(task) = &self.task else { return };
         let count = task.artifacts.len() as u32;
         let snapshot = wire::task_snapshot(task.state, self.now, &task.artifacts);
-        let label = format!("{why}: Task {} with {count} artifact{}", task.state.label(), plural(count));
+        let label = format!(
+            "{why}: Task {} with {count} artifact{}",
+            task.state.label(),
+            plural(count)
+        );
         self.blocking_result = Some(count);
         self.call = Call::Returned;
-        self.push(Source::Handler, label, Disposition::Delivered, RowKind::Action, Some(snapshot), false);
+        self.push(
+            Source::Handler,
+            label,
+            Disposition::Delivered,
+            RowKind::Action,
+            Some(snapshot),
+            false,
+        );
     }
 
     /// The queue closed: a stream ends; a blocking call still waiting returns
@@ -692,13 +1006,28 @@ impl<'a> Sim<'a> {
         match self.sc.client {
             Client::Stream => {
                 self.call = Call::Closed;
-                self.push(Source::Handler, label.into(), Disposition::Delivered, RowKind::Action, None, false);
+                self.push(
+                    Source::Handler,
+                    label.into(),
+                    Disposition::Delivered,
+                    RowKind::Action,
+                    None,
+                    false,
+                );
             }
             Client::Block => self.return_blocking_call("SendMessage returns as the queue closes"),
         }
     }
 
-    fn push(&mut self, source: Source, event: String, disposition: Disposition, kind: RowKind, wire: Option<serde_json::Value>, assumed: bool) {
+    fn push(
+        &mut self,
+        source: Source,
+        event: String,
+        disposition: Disposition,
+        kind: RowKind,
+        wire: Option<serde_json::Value>,
+        assumed: bool,
+    ) {
         let state_after = self.task_state().map(|s| s.wire().to_string());
         self.rows.push(Row {
             index: self.rows.len(),
@@ -722,15 +1051,34 @@ impl<'a> Sim<'a> {
             match self.sc.client {
                 Client::Stream => {
                     hung_streams = 1;
-                    self.push(Source::Client, "stream still open: nothing will ever end it (hung)".into(), Disposition::NotDelivered, RowKind::Action, None, false);
+                    self.push(
+                        Source::Client,
+                        "stream still open: nothing will ever end it (hung)".into(),
+                        Disposition::NotDelivered,
+                        RowKind::Action,
+                        None,
+                        false,
+                    );
                 }
                 Client::Block => {
                     hung_calls = 1;
-                    self.push(Source::Client, "SendMessage never returns (hung call)".into(), Disposition::NotDelivered, RowKind::Action, None, false);
+                    self.push(
+                        Source::Client,
+                        "SendMessage never returns (hung call)".into(),
+                        Disposition::NotDelivered,
+                        RowKind::Action,
+                        None,
+                        false,
+                    );
                 }
             }
         }
-        let count = |d: Disposition| self.rows.iter().filter(|r| r.kind == RowKind::Event && r.disposition == d).count() as u32;
+        let count = |d: Disposition| {
+            self.rows
+                .iter()
+                .filter(|r| r.kind == RowKind::Event && r.disposition == d)
+                .count() as u32
+        };
         let stream = match (self.sc.client, self.call) {
             (Client::Block, _) => None,
             (Client::Stream, Call::Open) => Some("hung"),
@@ -748,17 +1096,36 @@ impl<'a> Sim<'a> {
             hung_calls,
             tasks_non_terminal: u32::from(final_state.is_some_and(|s| !s.is_terminal())),
             orphaned_steps: self.orphaned,
-            blocking_result_artifacts: if self.sc.client == Client::Block { self.blocking_result } else { None },
+            blocking_result_artifacts: if self.sc.client == Client::Block {
+                self.blocking_result
+            } else {
+                None
+            },
             get_task_artifacts: self.task.as_ref().map(|t| t.artifacts.len() as u32),
             cancel_result: self.cancel_result.map(String::from),
             task_lost: self.task.is_none(),
             executions: self.execs.len() as u32,
-            duplicates: self.rows.iter().filter(|r| r.disposition == Disposition::Duplicate).count() as u32,
-            rejected: self.rows.iter().filter(|r| r.disposition == Disposition::Rejected).count() as u32,
-            incidents: self.rows.iter().filter(|r| r.disposition == Disposition::Incident).count() as u32,
+            duplicates: self
+                .rows
+                .iter()
+                .filter(|r| r.disposition == Disposition::Duplicate)
+                .count() as u32,
+            rejected: self
+                .rows
+                .iter()
+                .filter(|r| r.disposition == Disposition::Rejected)
+                .count() as u32,
+            incidents: self
+                .rows
+                .iter()
+                .filter(|r| r.disposition == Disposition::Incident)
+                .count() as u32,
         };
         Run {
-            trace: Trace { rows: self.rows, metrics },
+            trace: Trace {
+                rows: self.rows,
+                metrics,
+            },
             ledgers: vec![self.ledger],
         }
     }
@@ -806,7 +1173,11 @@ fn tracking_chunk(step: u32, n: u32, conflicting: bool) -> Chunk {
 /// the same position: a conflicting resend silently wins); a new artifact id
 /// adds an artifact.
 fn store_chunk(task: &mut StoredTask, chunk: &Chunk, part: usize) {
-    match task.artifacts.iter_mut().find(|a| a.artifact_id == chunk.artifact_id) {
+    match task
+        .artifacts
+        .iter_mut()
+        .find(|a| a.artifact_id == chunk.artifact_id)
+    {
         Some(artifact) if part < artifact.parts.len() => artifact.parts[part] = chunk.text.clone(),
         Some(artifact) => artifact.parts.push(chunk.text.clone()),
         None => task.artifacts.push(StoredArtifact {

@@ -1,1 +1,10 @@
-//! The Leptos page over the model.
+//! The Leptos page over the model: one component per file, state in one
+//! context ([`app::Lab`]), everything shown derived from the scenario.
+
+pub mod app;
+pub mod browser;
+pub mod controls;
+pub mod event_table;
+pub mod metrics;
+pub mod playback;
+pub mod toolbar;

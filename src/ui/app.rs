@@ -1,0 +1,201 @@
+//! The shell: the lab's state, provided once, and the layout.
+
+use std::sync::Arc;
+
+use leptos::prelude::*;
+
+use super::browser;
+use super::controls::Controls;
+use super::event_table::EventTable;
+use super::metrics::MetricsPanel;
+use super::playback::Playback;
+use super::toolbar::Toolbar;
+use crate::model::scenario::{split_view_keys, Scenario};
+use crate::model::simulate::{simulate, Run};
+use crate::model::trace::Metrics;
+
+/// The lab's state: one source of truth for the inputs (mirrored by the
+/// URL); the run is a memo of the scenario, the visible rows a function of
+/// the run and the step.
+#[derive(Clone, Copy)]
+pub struct Lab {
+    /// The scenario being shown.
+    pub scenario: RwSignal<Scenario>,
+    /// Rows revealed; `None` shows all.
+    pub step: RwSignal<Option<usize>>,
+    /// Playback running.
+    pub playing: RwSignal<bool>,
+    /// An inline message (bad input, import result); the lab keeps working.
+    pub message: RwSignal<Option<Message>>,
+    /// The simulation of `scenario`.
+    pub run: Memo<Arc<Run>>,
+    /// The defaults' metrics, for "change one thing at a time".
+    pub baseline: StoredValue<Metrics>,
+    /// Shown inside an iframe without page chrome.
+    pub embed: bool,
+}
+
+/// An inline message.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Message {
+    /// `error` or `info`.
+    pub level: &'static str,
+    /// For people.
+    pub text: String,
+}
+
+impl Lab {
+    /// Rows revealed now, clamped to the trace.
+    pub fn revealed(&self) -> usize {
+        let len = self.run.with(|r| r.trace.rows.len());
+        self.step.get().map_or(len, |s| s.min(len))
+    }
+
+    /// Shows an error inline.
+    pub fn error(&self, text: impl Into<String>) {
+        self.message.set(Some(Message {
+            level: "error",
+            text: text.into(),
+        }));
+    }
+
+    /// Shows information inline.
+    pub fn info(&self, text: impl Into<String>) {
+        self.message.set(Some(Message {
+            level: "info",
+            text: text.into(),
+        }));
+    }
+
+    /// Changes one scenario key; a bad value leaves the scenario as it was.
+    pub fn set_key(&self, key: &str, value: &str) {
+        let next = if key == "preset" && value.is_empty() {
+            Ok(Scenario::default())
+        } else {
+            self.scenario.with_untracked(|s| s.with(key, value))
+        };
+        match next {
+            Ok(s) => {
+                self.message.set(None);
+                self.scenario.set(s);
+            }
+            Err(e) => self.error(e.to_string()),
+        }
+    }
+}
+
+/// Reads the scenario and view keys from the page's URL.
+fn from_url() -> (Scenario, Option<usize>, bool, Option<String>) {
+    let query = browser::query();
+    let (scenario_pairs, view) = match split_view_keys(&query) {
+        Ok(split) => split,
+        Err(e) => return (Scenario::default(), None, false, Some(format!("URL: {e}"))),
+    };
+    let embed = view.iter().any(|(k, v)| k == "embed" && v == "1");
+    let mut problem = None;
+    let step = match view.iter().find(|(k, _)| k == "step") {
+        Some((_, v)) => match v.parse::<usize>() {
+            Ok(n) => Some(n),
+            Err(_) => {
+                problem = Some(format!(
+                    "URL: step: `{v}` is not a row number; showing all rows"
+                ));
+                None
+            }
+        },
+        None => None,
+    };
+    let scenario =
+        Scenario::from_pairs(scenario_pairs.iter().map(|(k, v)| (k.as_str(), v.as_str())));
+    match scenario {
+        Ok(s) => (s, step, embed, problem),
+        Err(e) => (
+            Scenario::default(),
+            None,
+            embed,
+            Some(format!("URL: {e}. Showing the defaults instead.")),
+        ),
+    }
+}
+
+/// The page.
+#[component]
+pub fn App() -> impl IntoView {
+    let (scenario, step, embed, problem) = from_url();
+    let scenario = RwSignal::new(scenario);
+    let run = Memo::new(move |_| Arc::new(scenario.with(simulate)));
+    let lab = Lab {
+        scenario,
+        step: RwSignal::new(step),
+        playing: RwSignal::new(false),
+        message: RwSignal::new(problem.map(|text| Message {
+            level: "error",
+            text,
+        })),
+        run,
+        baseline: StoredValue::new(simulate(&Scenario::default()).trace.metrics),
+        embed,
+    };
+    provide_context(lab);
+
+    // The URL mirrors the inputs and the slider.
+    Effect::new(move |_| {
+        let mut query = lab.scenario.with(Scenario::to_query);
+        let len = lab.run.with(|r| r.trace.rows.len());
+        if let Some(s) = lab.step.get().filter(|s| *s < len) {
+            push_pair(&mut query, "step", &s.to_string());
+        }
+        if lab.embed {
+            push_pair(&mut query, "embed", "1");
+        }
+        browser::replace_query(&query);
+    });
+    if embed {
+        Effect::new(move |_| {
+            lab.run.track();
+            lab.step.track();
+            browser::post_height_soon();
+        });
+    }
+
+    let message = move || {
+        lab.message.get().map(|m| {
+            view! {
+                <p class=format!("lab-message lab-message--{}", m.level) role=if m.level == "error" { "alert" } else { "status" }>
+                    {m.text}
+                    <button class="lab-message__close" aria-label="Dismiss message" on:click=move |_| lab.message.set(None)>"×"</button>
+                </p>
+            }
+        })
+    };
+
+    view! {
+        <div class="lab" class:lab--embed=embed>
+            <Show when=move || !embed>
+                <header class="lab-header">
+                    <h1>"A2A Lifecycle Lab"</h1>
+                    <p class="lab-header__sub">"How an A2A task's lifecycle really behaves under a2a-sdk 1.3.0: change one thing at a time."</p>
+                </header>
+            </Show>
+            <Toolbar/>
+            {message}
+            <div class="lab-body">
+                <Controls/>
+                <main class="lab-main">
+                    <MetricsPanel/>
+                    <Playback/>
+                    <EventTable/>
+                </main>
+            </div>
+        </div>
+    }
+}
+
+fn push_pair(query: &mut String, key: &str, value: &str) {
+    if !query.is_empty() {
+        query.push('&');
+    }
+    query.push_str(key);
+    query.push('=');
+    query.push_str(value);
+}

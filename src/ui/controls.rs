@@ -1,0 +1,94 @@
+//! A labelled control for every scenario key, grouped as SPEC §6 says; a
+//! control that does not apply is disabled with its reason, not hidden.
+
+use leptos::prelude::*;
+
+use super::app::Lab;
+use crate::model::scenario::{KeySpec, KEYS};
+
+const GROUPS: [(&str, &str); 4] = [
+    ("executor", "Executor"),
+    ("client", "Client"),
+    ("faults", "Faults"),
+    ("policy", "Policy"),
+];
+
+/// The controls panel.
+#[component]
+pub fn Controls() -> impl IntoView {
+    let groups = GROUPS
+        .iter()
+        .map(|(group, title)| {
+            let keys = KEYS
+                .iter()
+                .filter(|k| k.group == *group)
+                .map(|spec| view! { <KeyControl spec=spec/> })
+                .collect_view();
+            view! {
+                <fieldset class="controls__group">
+                    <legend>{*title}</legend>
+                    {keys}
+                </fieldset>
+            }
+        })
+        .collect_view();
+    view! {
+        <details class="controls" open>
+            <summary class="controls__summary">"Scenario controls"</summary>
+            <form class="controls__form" on:submit=|ev| ev.prevent_default()>{groups}</form>
+        </details>
+    }
+}
+
+/// One key's label and control.
+#[component]
+fn KeyControl(spec: &'static KeySpec) -> impl IntoView {
+    let lab = expect_context::<Lab>();
+    let id = format!("key-{}", spec.name);
+    let value = move || lab.scenario.with(|s| s.get(spec.name).unwrap_or_default());
+    let reason = move || lab.scenario.with(|s| s.applies(spec.name).err());
+    let disabled = move || reason().is_some();
+    let title = move || {
+        reason().map_or(spec.help.to_string(), |r| {
+            format!("{} — disabled: {r}", spec.help)
+        })
+    };
+    let note_id = format!("{id}-note");
+    let control = if spec.choices.is_empty() {
+        view! {
+            <input id=id.clone() name=spec.name type="text" inputmode="numeric" autocomplete="off"
+                class="controls__input" prop:value=value disabled=disabled title=title
+                aria-describedby=note_id.clone()
+                on:change=move |ev| lab.set_key(spec.name, event_target_value(&ev).trim())/>
+        }
+        .into_any()
+    } else {
+        let options = spec
+            .choices
+            .iter()
+            .map(|c| {
+                let label = if c.is_empty() {
+                    "none".to_string()
+                } else {
+                    c.to_string()
+                };
+                view! { <option value=*c selected=move || value() == *c>{label}</option> }
+            })
+            .collect_view();
+        view! {
+            <select id=id.clone() name=spec.name class="controls__input" prop:value=value disabled=disabled title=title
+                aria-describedby=note_id.clone()
+                on:change=move |ev| lab.set_key(spec.name, &event_target_value(&ev))>
+                {options}
+            </select>
+        }
+        .into_any()
+    };
+    view! {
+        <div class="controls__row" class:controls__row--off=disabled>
+            <label for=id>{spec.name}</label>
+            {control}
+            <small class="controls__note" id=note_id>{move || reason().map_or(spec.values.to_string(), |r| r.to_string())}</small>
+        </div>
+    }
+}

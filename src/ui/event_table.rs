@@ -1,0 +1,83 @@
+//! The decision trace as a table: one row per revealed trace row, the
+//! current one marked; a long trace renders only a window around it.
+
+use leptos::prelude::*;
+
+use super::app::Lab;
+use crate::model::trace::Row;
+
+/// Rows kept in the DOM at once, so a 10,000-row trace stays smooth.
+pub const WINDOW: usize = 120;
+
+/// The first and one-past-last row index rendered for `revealed` rows.
+pub fn window(revealed: usize) -> (usize, usize) {
+    (revealed.saturating_sub(WINDOW), revealed)
+}
+
+/// The event table.
+#[component]
+pub fn EventTable() -> impl IntoView {
+    let lab = expect_context::<Lab>();
+    let rows = move || {
+        let revealed = lab.revealed();
+        let (from, to) = window(revealed);
+        lab.run.with(|run| {
+            run.trace.rows[from..to]
+                .iter()
+                .map(|row| render_row(lab, row, row.index + 1 == revealed))
+                .collect_view()
+        })
+    };
+    let note = move || {
+        let revealed = lab.revealed();
+        let (from, _) = window(revealed);
+        (from > 0).then(|| {
+            format!(
+                "Showing rows {}–{} of {revealed} revealed; move the slider to see earlier rows.",
+                from,
+                revealed - 1
+            )
+        })
+    };
+    view! {
+        <section class="event-table" aria-label="Event trace">
+            <div class="event-table__scroll">
+                <table>
+                    <caption>"Decision trace: each event with its time, source, disposition and the task state after it"</caption>
+                    <thead>
+                        <tr>
+                            <th scope="col">"#"</th>
+                            <th scope="col">"t (ms)"</th>
+                            <th scope="col">"source"</th>
+                            <th scope="col">"event"</th>
+                            <th scope="col">"disposition"</th>
+                            <th scope="col">"state after"</th>
+                        </tr>
+                    </thead>
+                    <tbody>{rows}</tbody>
+                </table>
+            </div>
+            <p class="event-table__note">{note}</p>
+        </section>
+    }
+}
+
+fn render_row(lab: Lab, row: &Row, current: bool) -> impl IntoView {
+    let index = row.index;
+    let disposition = row.disposition.label();
+    let state = row.state_after.as_deref().map_or("lost".to_string(), |s| {
+        s.trim_start_matches("TASK_STATE_").to_string()
+    });
+    let assumed = row.assumed.then_some(" (assumed)");
+    view! {
+        <tr class=format!("event-table__row disp-{disposition}") class:event-table__row--current=current
+            aria-current=current.then_some("step") on:click=move |_| lab.step.set(Some(index + 1))>
+            <td>{index}</td>
+            <td>{row.t_ms}</td>
+            <td>{row.source.label()}</td>
+            <td>{row.event.clone()}{assumed}</td>
+            <td><span class=format!("badge disp-{disposition}")>{disposition}</span></td>
+            <td>{state}</td>
+        </tr>
+    }
+}

@@ -1,0 +1,132 @@
+//! Component tests in headless Chromium (wasm-bindgen-test): the page shows
+//! the model, and its controls and buttons change what it shows.
+#![cfg(target_arch = "wasm32")]
+
+use a2a_lab::model::scenario::Scenario;
+use a2a_lab::model::simulate::simulate;
+use a2a_lab::ui::app::App;
+use wasm_bindgen::JsCast;
+use wasm_bindgen_test::*;
+
+wasm_bindgen_test_configure!(run_in_browser);
+
+fn document() -> web_sys::Document {
+    web_sys::window().unwrap().document().unwrap()
+}
+
+fn mount() -> web_sys::HtmlElement {
+    let host: web_sys::HtmlElement = document().create_element("div").unwrap().unchecked_into();
+    document().body().unwrap().append_child(&host).unwrap();
+    let handle = leptos::mount::mount_to(host.clone(), App);
+    handle.forget();
+    host
+}
+
+fn rows(host: &web_sys::HtmlElement) -> Vec<String> {
+    let list = host.query_selector_all(".event-table tbody tr").unwrap();
+    (0..list.length())
+        .map(|i| list.item(i).unwrap().text_content().unwrap_or_default())
+        .collect()
+}
+
+fn metric(host: &web_sys::HtmlElement, name: &str) -> String {
+    host.query_selector(&format!("[data-metric=\"{name}\"] .metric__value"))
+        .unwrap()
+        .unwrap()
+        .text_content()
+        .unwrap()
+}
+
+fn click(host: &web_sys::HtmlElement, selector: &str) {
+    let el: web_sys::HtmlElement = host
+        .query_selector(selector)
+        .unwrap()
+        .unwrap()
+        .unchecked_into();
+    el.click();
+}
+
+fn choose(host: &web_sys::HtmlElement, id: &str, value: &str) {
+    let select: web_sys::HtmlSelectElement =
+        host.query_selector(id).unwrap().unwrap().unchecked_into();
+    select.set_value(value);
+    let event = web_sys::Event::new("change").unwrap();
+    select.dispatch_event(&event).unwrap();
+}
+
+#[wasm_bindgen_test]
+async fn the_table_shows_every_row_of_the_model_trace() {
+    let host = mount();
+    leptos::task::tick().await;
+    let model = simulate(&Scenario::default());
+    let shown = rows(&host);
+    assert_eq!(shown.len(), model.trace.rows.len());
+    for (row, text) in model.trace.rows.iter().zip(&shown) {
+        assert!(text.contains(&row.event), "{text} lacks {}", row.event);
+    }
+    assert_eq!(
+        metric(&host, "events_delivered"),
+        model.trace.metrics.events_delivered.to_string()
+    );
+    host.remove();
+}
+
+#[wasm_bindgen_test]
+async fn choosing_an_ending_recomputes_metrics_and_marks_the_change() {
+    let host = mount();
+    leptos::task::tick().await;
+    choose(&host, "#key-ending", "never");
+    leptos::task::tick().await;
+    assert_eq!(metric(&host, "hung_streams"), "1");
+    let card = host
+        .query_selector("[data-metric=\"hung_streams\"]")
+        .unwrap()
+        .unwrap();
+    assert!(card.class_list().contains("metric--changed"));
+    // A control that does not apply is disabled with its reason.
+    let work: web_sys::HtmlSelectElement = host
+        .query_selector("#key-work")
+        .unwrap()
+        .unwrap()
+        .unchecked_into();
+    assert!(work.disabled());
+    assert!(work.title().contains("cancel"));
+    click(&host, ".playback__reset");
+    leptos::task::tick().await;
+    assert_eq!(metric(&host, "hung_streams"), "0");
+    host.remove();
+}
+
+#[wasm_bindgen_test]
+async fn next_step_reveals_one_row_and_marks_it_current() {
+    let host = mount();
+    leptos::task::tick().await;
+    let buttons = host.query_selector_all(".playback button").unwrap();
+    let next: web_sys::HtmlElement = (0..buttons.length())
+        .map(|i| {
+            buttons
+                .item(i)
+                .unwrap()
+                .unchecked_into::<web_sys::HtmlElement>()
+        })
+        .find(|b| b.text_content().as_deref() == Some("Next step"))
+        .unwrap();
+    // Home: no rows, then one step at a time.
+    let home = web_sys::KeyboardEventInit::new();
+    home.set_key("Home");
+    let event =
+        web_sys::KeyboardEvent::new_with_keyboard_event_init_dict("keydown", &home).unwrap();
+    web_sys::window().unwrap().dispatch_event(&event).unwrap();
+    leptos::task::tick().await;
+    assert_eq!(rows(&host).len(), 0);
+    next.click();
+    next.click();
+    leptos::task::tick().await;
+    assert_eq!(rows(&host).len(), 2);
+    let current = host
+        .query_selector(".event-table__row--current td")
+        .unwrap()
+        .unwrap();
+    assert_eq!(current.text_content().unwrap(), "1");
+    host.remove();
+}

@@ -1,0 +1,64 @@
+// Reusable end-to-end harness: serves the release bundle (dist/) on
+// 127.0.0.1 under a path prefix, launches Debian's Chromium through
+// playwright-core, and records every request the page makes.
+import { createServer } from 'node:http';
+import { readFile, mkdtemp } from 'node:fs/promises';
+import { join, extname, normalize } from 'node:path';
+import { tmpdir } from 'node:os';
+import { chromium } from 'playwright-core';
+
+const TYPES = {
+  '.html': 'text/html; charset=utf-8', '.js': 'text/javascript', '.wasm': 'application/wasm',
+  '.css': 'text/css', '.json': 'application/json', '.png': 'image/png',
+};
+
+/** Serves `root` at http://127.0.0.1:PORT/PREFIX/ (a documentation site's sub-path). */
+export async function serve(root, prefix = '/tools/a2a-lab/') {
+  const server = createServer(async (req, res) => {
+    const url = new URL(req.url, 'http://127.0.0.1');
+    if (!url.pathname.startsWith(prefix)) { res.writeHead(404).end('not found'); return; }
+    let rel = normalize(url.pathname.slice(prefix.length)).replace(/^(\.\.[/\\])+/, '');
+    if (rel === '' || rel === '.') rel = 'index.html';
+    try {
+      const body = await readFile(join(root, rel));
+      res.writeHead(200, { 'content-type': TYPES[extname(rel)] || 'application/octet-stream' }).end(body);
+    } catch { res.writeHead(404).end('not found'); }
+  });
+  await new Promise((ok) => server.listen(0, '127.0.0.1', ok));
+  const { port } = server.address();
+  return { url: `http://127.0.0.1:${port}${prefix}`, origin: `http://127.0.0.1:${port}`, close: () => server.close() };
+}
+
+export async function launch() {
+  const userDataDir = await mkdtemp(join(process.env.TMPDIR || tmpdir(), 'a2a-lab-chromium-'));
+  return chromium.launchPersistentContext(userDataDir, {
+    executablePath: process.env.CHROMIUM || '/usr/bin/chromium',
+    headless: true,
+    acceptDownloads: true,
+    args: ['--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage', '--disable-quic', '--no-first-run',
+      '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+  });
+}
+
+/** Opens a page, collecting console errors, page errors and every request URL. */
+export async function open(context, url, viewport = { width: 1280, height: 900 }) {
+  const page = await context.newPage();
+  await page.setViewportSize(viewport);
+  const log = { errors: [], requests: [] };
+  page.on('console', (m) => { if (m.type() === 'error') log.errors.push(m.text()); });
+  page.on('pageerror', (e) => log.errors.push(String(e)));
+  page.on('request', (r) => log.requests.push(r.url()));
+  await page.goto(url);
+  await page.waitForSelector('.event-table tbody tr');
+  return { page, log };
+}
+
+/** The table's body rows as arrays of cell texts. */
+export async function tableRows(page) {
+  return page.$$eval('.event-table tbody tr', (trs) => trs.map((tr) => [...tr.cells].map((td) => td.textContent.trim())));
+}
+
+/** A metric card's shown value. */
+export async function metric(page, name) {
+  return page.$eval(`[data-metric="${name}"] .metric__value`, (e) => e.textContent.trim());
+}

@@ -1,0 +1,125 @@
+// End-to-end: the release bundle in headless Chromium, driven as a person
+// would, compared with the CLI over the same model.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import { mkdirSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
+import { serve, launch, open, tableRows, metric } from './harness.mjs';
+
+const ROOT = new URL('../../', import.meta.url).pathname;
+const DIST = process.env.DIST || `${ROOT}dist`;
+const CLI = process.env.A2A_LAB_CLI || `${ROOT}target/release/a2a-lab`;
+const OUT = `${ROOT}tests/e2e/out`;
+mkdirSync(OUT, { recursive: true });
+
+const cli = (...args) => execFileSync(CLI, args, { encoding: 'utf8' });
+let server, context;
+
+before(async () => { server = await serve(DIST); context = await launch(); });
+after(async () => { await context?.close(); server?.close(); });
+
+test('defaults: the table shows the model trace and 6 events delivered', async () => {
+  const { page, log } = await open(context, server.url);
+  const expected = JSON.parse(cli('trace', ''));
+  const rows = await tableRows(page);
+  assert.equal(rows.length, expected.trace.length);
+  assert.deepEqual(rows.map((r) => r[3]), expected.trace.map((r) => r.event));
+  assert.equal(await metric(page, 'events_delivered'), String(expected.metrics.events_delivered));
+  assert.equal(await metric(page, 'final_state'), 'COMPLETED');
+  await page.screenshot({ path: `${OUT}/desktop-defaults.png`, fullPage: true });
+  assert.deepEqual(log.errors, []);
+  assert.ok(log.requests.every((u) => u.startsWith(server.origin)), `foreign request: ${log.requests}`);
+});
+
+test('a control recomputes the trace and the URL carries the scenario', async () => {
+  const { page } = await open(context, server.url);
+  await page.selectOption('#key-ending', 'never');
+  await page.waitForFunction(() => location.search.includes('ending=never'));
+  assert.equal(await metric(page, 'hung_streams'), '1');
+  await page.fill('#key-cancel', '3');
+  await page.press('#key-cancel', 'Tab');
+  await page.waitForFunction(() => location.search.includes('cancel=3'));
+  assert.equal(await metric(page, 'final_state'), 'CANCELED');
+  assert.equal(await metric(page, 'cancel_result'), 'canceled');
+  // The change against the defaults is shown.
+  const delta = await page.$eval('[data-metric="final_state"] .metric__delta', (e) => e.textContent);
+  assert.equal(delta, 'was COMPLETED');
+});
+
+test('a bad value is an inline message and the lab keeps working', async () => {
+  const { page, log } = await open(context, server.url);
+  await page.fill('#key-chunks', '99999');
+  await page.press('#key-chunks', 'Tab');
+  const msg = await page.textContent('.lab-message--error');
+  assert.match(msg, /chunks/);
+  assert.equal(await metric(page, 'events_delivered'), '6');
+  assert.deepEqual(log.errors, []);
+});
+
+test('a bad URL parameter is reported and the defaults are shown', async () => {
+  const { page, log } = await open(context, `${server.url}?chunks=abc&ending=never`);
+  assert.match(await page.textContent('.lab-message--error'), /chunks/);
+  assert.equal(await metric(page, 'events_delivered'), '6');
+  assert.deepEqual(log.errors, []);
+});
+
+test('playback: Start trace, Next step, slider, Show all, keyboard, Reset', async () => {
+  const { page } = await open(context, `${server.url}?late=0&step=2`);
+  assert.equal((await tableRows(page)).length, 2);
+  await page.click('button:text-is("Next step")');
+  assert.equal((await tableRows(page)).length, 3);
+  await page.waitForFunction(() => location.search.includes('step=3'));
+  await page.click('button:text-is("Show all")');
+  const all = (await tableRows(page)).length;
+  await page.keyboard.press('Home');
+  assert.equal((await tableRows(page)).length, 0);
+  await page.keyboard.press('ArrowRight');
+  assert.equal((await tableRows(page)).length, 1);
+  await page.click('button:text-is("Start trace")');
+  assert.equal(await page.textContent('.playback__start'), 'Pause');
+  await page.waitForFunction((n) => document.querySelectorAll('.event-table tbody tr').length === n, all, { timeout: 10000 });
+  assert.equal(await page.textContent('.playback__start'), 'Start trace');
+  await page.$eval('.playback input[type=range]', (el) => { el.value = '4'; el.dispatchEvent(new Event('input', { bubbles: true })); });
+  assert.equal((await tableRows(page)).length, 4);
+  assert.equal(await page.$eval('.event-table__row--current td', (td) => td.textContent), '3');
+  await page.click('button:text-is("Reset")');
+  await page.waitForFunction(() => location.search === '');
+  assert.equal(await metric(page, 'events_delivered'), '6');
+});
+
+test('Export JSON downloads exactly what the CLI prints', async () => {
+  const query = 'ending=never&cancel=3&guard=on';
+  const { page } = await open(context, `${server.url}?${query}`);
+  const [download] = await Promise.all([page.waitForEvent('download'), page.click('button:text-is("Export JSON")')]);
+  assert.equal(download.suggestedFilename(), 'a2a-lab-ending-never_cancel-3_guard-on.json');
+  const text = await readFile(await download.path(), 'utf8');
+  assert.equal(text, cli('trace', query));
+});
+
+test('Import JSON restores an export, classifies a raw log and refuses a bad file', async () => {
+  const { page, log } = await open(context, server.url);
+  const exported = cli('trace', 'late=0&client=block');
+  await page.setInputFiles('input[type=file]', { name: 'e.json', mimeType: 'application/json', buffer: Buffer.from(exported) });
+  await page.waitForFunction(() => location.search.includes('late=0'));
+  assert.match(await page.textContent('.lab-message'), /matches/);
+  assert.equal(await metric(page, 'blocking_result_artifacts'), '1');
+  const raw = JSON.parse(cli('trace', 'late=0')).trace.filter((r) => r.wire).map((r) => r.wire);
+  await page.setInputFiles('input[type=file]', { name: 'raw.json', mimeType: 'application/json', buffer: Buffer.from(JSON.stringify(raw)) });
+  await page.waitForFunction(() => document.querySelector('.lab-message')?.textContent.includes('after-terminal'));
+  await page.setInputFiles('input[type=file]', { name: 'bad.json', mimeType: 'application/json', buffer: Buffer.from('{"format": "a2a-lifecycle-lab/trace", "version": 9') });
+  await page.waitForFunction(() => document.querySelector('.lab-message')?.textContent.includes('Nothing was changed'));
+  assert.equal(await metric(page, 'blocking_result_artifacts'), '1', 'the imported scenario is kept');
+  assert.deepEqual(log.errors, []);
+});
+
+test('embed mode hides the chrome and fits a 720x480 frame; phone width has no sideways scroll', async () => {
+  const { page } = await open(context, `${server.url}?ending=return&embed=1`, { width: 720, height: 480 });
+  assert.equal(await page.$('.lab-header'), null);
+  assert.ok(await page.$('.lab--embed'));
+  await page.screenshot({ path: `${OUT}/embed-720x480.png` });
+  const phone = await open(context, `${server.url}?late=0`, { width: 390, height: 844 });
+  const overflow = await phone.page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
+  assert.ok(overflow <= 0, `sideways scroll of ${overflow}px at 390px`);
+  await phone.page.screenshot({ path: `${OUT}/phone-390.png`, fullPage: true });
+});
