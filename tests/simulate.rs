@@ -142,7 +142,7 @@ fn restart_after_chunk_2_with_memory_store_loses_the_task() {
         .trace
         .rows
         .iter()
-        .any(|row| row.disposition == Disposition::Lost && row.assumed));
+        .any(|row| row.disposition == Disposition::Lost));
 }
 
 #[test]

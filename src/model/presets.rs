@@ -429,6 +429,7 @@ pub fn play(preset: Preset) -> Run {
     Run {
         trace: Trace { rows, metrics },
         ledgers,
+        call_end: None,
     }
 }
 
@@ -456,7 +457,7 @@ fn wire_for(decision: &Decision, event: &LedgerEvent, t_ms: u64) -> Option<serde
                 append: p.part > 0,
                 last_chunk: p.last,
             };
-            let mut v = wire::artifact_update(&chunk);
+            let mut v = wire::artifact_update(0, &chunk);
             retarget(&mut v, "artifactUpdate", &event.task_id);
             Some(v)
         }
@@ -465,7 +466,7 @@ fn wire_for(decision: &Decision, event: &LedgerEvent, t_ms: u64) -> Option<serde
 }
 
 fn status_update_for(task_id: &str, state: TaskState, t_ms: u64) -> serde_json::Value {
-    let mut v = wire::status_update(state, t_ms);
+    let mut v = wire::status_update(0, state, t_ms);
     retarget(&mut v, "statusUpdate", task_id);
     v
 }

@@ -38,6 +38,12 @@ pub struct Profile {
     pub raising_cancel: RaisingCancel,
     /// JSON-RPC code the CancelTask caller gets when `cancel()` raises.
     pub raising_cancel_code: i32,
+    /// A blocking call returns at FAILED (otherwise it waits until
+    /// `execute()` returns, as a2a-sdk 1.3.0 was measured to do).
+    pub blocking_returns_at_failed: bool,
+    /// A `cancel()` that writes nothing still leaves the task CANCELED: the
+    /// SDK stores it itself without streaming it.
+    pub noop_cancel_stores_canceled: bool,
     /// Whether the lab's restart behaviour was measured for this SDK.
     pub restart_measured: bool,
 }
@@ -54,7 +60,9 @@ const PYTHON: Profile = Profile {
     cancel_interrupts_awaiting: true,
     raising_cancel: RaisingCancel::FailsTask,
     raising_cancel_code: INTERNAL_ERROR,
-    restart_measured: false,
+    blocking_returns_at_failed: false,
+    noop_cancel_stores_canceled: true,
+    restart_measured: true,
 };
 
 impl Profile {

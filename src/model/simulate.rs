@@ -26,9 +26,13 @@ use super::wire::{self, Chunk, StoredArtifact, RECEIPT_ARTIFACT, TASK_ID, TRACKI
 pub struct Run {
     /// Rows and metrics.
     pub trace: Trace,
-    /// The ledger of each task (one, or two for the release drill). With
-    /// `guard=off` it only observes: it records what the guard would decide.
+    /// The ledger of each task (one, or two for the release drill or a
+    /// retry without the guard). With `guard=off` it only observes: it
+    /// records what the guard would decide.
     pub ledgers: Vec<TaskLedger>,
+    /// How a blocking client's last call ended: `returned`, `timed_out`,
+    /// `hung` or `failed`; `None` for a streaming client.
+    pub call_end: Option<&'static str>,
 }
 
 /// Simulates a scenario to completion.
@@ -53,7 +57,6 @@ enum Act {
     Late { exec: usize },
     Return { exec: usize },
     Resume { stage: Stage },
-    Retry,
     Cancel,
     Restart,
     Timeout { call: u32 },
@@ -79,6 +82,7 @@ enum Call {
     Closed,
     TimedOut,
     Returned,
+    Failed,
 }
 
 /// What the executor (or cancel(), or the handler) puts on the queue.
@@ -109,9 +113,21 @@ struct Sim<'a> {
     scheduled: u64,
     now: u64,
     rows: Vec<Row>,
-    ledger: TaskLedger,
-    task: Option<StoredTask>,
+    /// One ledger per task the scenario creates.
+    ledgers: Vec<TaskLedger>,
+    /// The SDK's stored tasks; `None` once lost.
+    tasks: Vec<Option<StoredTask>>,
+    /// The task the client follows now.
+    client_task: usize,
     execs: Vec<Exec>,
+    /// Which task each execution works on.
+    exec_task: Vec<usize>,
+    /// How many times `execute()` was called.
+    executions: u32,
+    retried: bool,
+    last_activity: u64,
+    /// A blocking result captured before the call may return.
+    pending_result: Option<(TaskState, u32, serde_json::Value)>,
     call: Call,
     call_number: u32,
     /// Set once the SDK stops taking events for this task (profiles that end
@@ -143,9 +159,15 @@ impl<'a> Sim<'a> {
             scheduled: 0,
             now: 0,
             rows: Vec::new(),
-            ledger: TaskLedger::new(TASK_ID),
-            task: None,
+            ledgers: vec![TaskLedger::new(TASK_ID)],
+            tasks: vec![None],
+            client_task: 0,
             execs: Vec::new(),
+            exec_task: Vec::new(),
+            executions: 0,
+            retried: false,
+            last_activity: 0,
+            pending_result: None,
             call: Call::Open,
             call_number: 0,
             bus_closed: false,
@@ -183,9 +205,6 @@ impl<'a> Sim<'a> {
         if let Some(k) = self.sc.restart {
             self.schedule(self.after_chunk(k), Act::Restart);
         }
-        if self.sc.retry {
-            self.schedule(self.step_ms() / 2, Act::Retry);
-        }
         if let Some(ms) = self.sc.timeout_ms {
             self.schedule(u64::from(ms), Act::Timeout { call: 0 });
         }
@@ -197,13 +216,12 @@ impl<'a> Sim<'a> {
 
     fn handle(&mut self, act: Act) {
         match act {
-            Act::Start => self.start_execution(),
+            Act::Start => self.start_execution(0),
             Act::Step { exec, step } => self.step(exec, step),
             Act::Ending { exec } => self.ending(exec),
             Act::Late { exec } => self.late(exec),
             Act::Return { exec } => self.execute_returns(exec),
             Act::Resume { stage } => self.resume(stage),
-            Act::Retry => self.retry(),
             Act::Cancel => self.cancel(),
             Act::Restart => self.restart(),
             Act::Timeout { call } => self.timeout(call),
@@ -212,30 +230,37 @@ impl<'a> Sim<'a> {
 
     // ----- the executor -------------------------------------------------
 
-    fn start_execution(&mut self) {
-        let exec = self.new_execution();
-        let ledger_event = self.ledger_event(
-            Source::Client,
-            format!("submit:{}", wire::MESSAGE_ID),
-            "submit",
-            Body::Submit,
-        );
-        self.ledger.apply(&ledger_event);
+    fn start_execution(&mut self, task: usize) {
+        self.executions += 1;
+        let exec = self.new_execution(task);
+        let id = format!("submit:{}", wire::MESSAGE_ID);
+        let submit = self.ledger_event(Source::Client, id, "submit", Body::Submit);
+        self.ledgers[task].apply(&submit);
         self.emit(exec, Source::Executor, Payload::Task);
-        self.emit(
-            exec,
-            Source::Executor,
-            Payload::Status {
-                state: TaskState::Working,
-                receipt: None,
-            },
-        );
+        let working = Payload::Status {
+            state: TaskState::Working,
+            receipt: None,
+        };
+        self.emit(exec, Source::Executor, working);
+        if self.sc.chunks == 0 {
+            self.maybe_retry(exec);
+        }
         self.after_working(exec, 0);
     }
 
-    fn new_execution(&mut self) -> usize {
+    fn new_execution(&mut self, task: usize) -> usize {
         self.execs.push(Exec::Running);
+        self.exec_task.push(task);
         self.execs.len() - 1
+    }
+
+    /// `retry=on`: right after the first chunk the client drops its stream
+    /// and sends the identical request again.
+    fn maybe_retry(&mut self, exec: usize) {
+        if self.sc.retry && !self.retried && self.exec_task[exec] == 0 {
+            self.retried = true;
+            self.retry();
+        }
     }
 
     /// What the executor does once it is WORKING: ask for the next
@@ -294,6 +319,9 @@ impl<'a> Sim<'a> {
                         part: step - 1,
                     },
                 );
+                if step == 1 {
+                    self.maybe_retry(exec);
+                }
                 if step < n {
                     next(self, exec);
                 } else {
@@ -396,15 +424,20 @@ impl<'a> Sim<'a> {
             return;
         }
         self.execs[exec] = Exec::Finished;
-        let without = !self
-            .task_state()
-            .is_some_and(|s| s.is_terminal() || s.is_interrupted());
-        let returned = if without {
-            "execute() returned without a final status"
-        } else {
+        let task = self.exec_task[exec];
+        let settled = self.tasks[task]
+            .as_ref()
+            .is_some_and(|t| t.state.is_terminal() || t.state.is_interrupted());
+        let returned = if settled {
             "execute() returned"
+        } else {
+            "execute() returned without a final status"
         };
-        if self.profile.stream_end == StreamEnd::ExecuteReturns && self.call == Call::Open {
+        let followed = task == self.client_task;
+        if followed
+            && self.profile.stream_end == StreamEnd::ExecuteReturns
+            && self.call == Call::Open
+        {
             self.end_call(&format!("{returned}; the handler closes the queue"));
         } else {
             self.push(
@@ -424,6 +457,7 @@ impl<'a> Sim<'a> {
         self.call = Call::Open;
         self.call_number += 1;
         self.bus_closed = false;
+        self.last_activity = self.now;
         if let Some(ms) = self.sc.timeout_ms {
             let call = self.call_number;
             self.schedule(self.now + u64::from(ms), Act::Timeout { call });
@@ -446,8 +480,12 @@ impl<'a> Sim<'a> {
             false,
         );
         let exec = 0;
+        if self.execs[exec] == Exec::Dead || self.tasks[0].is_none() {
+            return;
+        }
         self.execs[exec] = Exec::Running;
-        let before = self.ledger.sequence();
+        self.executions += 1;
+        let before = self.ledgers[0].sequence();
         self.emit(
             exec,
             Source::Executor,
@@ -456,7 +494,7 @@ impl<'a> Sim<'a> {
                 receipt,
             },
         );
-        if self.sc.guard && self.ledger.sequence() == before {
+        if self.sc.guard && self.ledgers[0].sequence() == before {
             // The guard refused the resume: the execution does not go on.
             self.execs[exec] = Exec::Finished;
             self.end_call("stream closed: the guard refused the resume");
@@ -473,36 +511,50 @@ impl<'a> Sim<'a> {
     fn retry(&mut self) {
         let id = format!("submit:{}", wire::MESSAGE_ID);
         let event = self.ledger_event(Source::Client, id, "submit", Body::Submit);
-        let decision = self.ledger.apply(&event);
+        let decision = self.ledgers[0].apply(&event);
+        let what = format!(
+            "client drops the stream and retries SendMessage with the same messageId {}",
+            wire::MESSAGE_ID
+        );
         if self.sc.guard && matches!(decision, Decision::Duplicate(_)) {
-            self.push(Source::Client, format!("client retries SendMessage (idempotency key {}): lookup hit, the existing task is returned", wire::MESSAGE_ID), Disposition::Duplicate, RowKind::Action, None, false);
+            let label = format!("{what}: lookup hit, the existing task is returned and followed");
+            self.push(
+                Source::Client,
+                label,
+                Disposition::Duplicate,
+                RowKind::Action,
+                None,
+                false,
+            );
             return;
         }
+        let label = format!("{what}: the SDK creates a second task and executes again");
         self.push(
             Source::Client,
-            format!(
-                "client retries SendMessage (idempotency key {}): the SDK executes it again",
-                wire::MESSAGE_ID
-            ),
+            label,
             Disposition::Delivered,
             RowKind::Action,
             None,
             false,
         );
-        let exec = self.new_execution();
-        self.emit(
-            exec,
-            Source::Executor,
-            Payload::Status {
-                state: TaskState::Working,
-                receipt: None,
-            },
-        );
-        self.after_working(exec, 0);
+        let task = self.tasks.len();
+        self.tasks.push(None);
+        self.ledgers.push(TaskLedger::new(&wire::task_id(task)));
+        self.client_task = task;
+        self.start_execution(task);
     }
 
+    /// A client timeout: a stream's is an inactivity timeout (it restarts
+    /// with every event received, as httpx's read timeout does); a blocking
+    /// call's runs from the request.
     fn timeout(&mut self, call: u32) {
         if call != self.call_number || self.call != Call::Open {
+            return;
+        }
+        let limit = u64::from(self.sc.timeout_ms.unwrap_or(0));
+        if self.sc.client == Client::Stream && self.now < self.last_activity + limit {
+            let due = self.last_activity + limit;
+            self.schedule(due, Act::Timeout { call });
             return;
         }
         self.call = Call::TimedOut;
@@ -510,10 +562,8 @@ impl<'a> Sim<'a> {
             Client::Stream => "stream",
             Client::Block => "call",
         };
-        let label = format!(
-            "client timeout after {} ms: gives up on the {what}",
-            self.sc.timeout_ms.unwrap_or(0)
-        );
+        let label =
+            format!("client timeout after {limit} ms without an answer: gives up on the {what}");
         self.push(
             Source::Client,
             label,
@@ -531,7 +581,7 @@ impl<'a> Sim<'a> {
             "cancel",
             Body::CancelRequest,
         );
-        self.ledger.apply(&event);
+        self.ledgers[self.client_task].apply(&event);
         self.push(
             Source::Client,
             "client sends CancelTask".into(),
@@ -607,32 +657,49 @@ impl<'a> Sim<'a> {
                 }
             }
             CancelImpl::Noop => {
+                let label = "cancel() returns without writing a status".to_string();
                 self.push(
                     Source::Cancel,
-                    "cancel() returns without writing a status".into(),
-                    Disposition::Delivered,
-                    RowKind::Action,
-                    None,
-                    false,
-                );
-                self.stop_executions();
-                let still = self.task_state().map_or("gone".into(), |s| s.label());
-                self.cancel_result = Some("not_cancelable");
-                let label = format!("CancelTask → TaskNotCancelableError ({TASK_NOT_CANCELABLE}): the task is still {still}");
-                self.push(
-                    Source::Handler,
                     label,
                     Disposition::Delivered,
                     RowKind::Action,
                     None,
                     false,
                 );
+                self.stop_executions();
+                if self.profile.noop_cancel_stores_canceled {
+                    // The SDK stores CANCELED itself after the queue closed:
+                    // the stream never carries it.
+                    self.emit_cancel_status(Source::Handler, TaskState::Canceled);
+                }
+                if self.task_state() == Some(TaskState::Canceled) {
+                    self.cancel_result = Some("canceled");
+                } else {
+                    let still = self.task_state().map_or("gone".into(), |s| s.label());
+                    self.cancel_result = Some("not_cancelable");
+                    let label = format!(
+                        "CancelTask → TaskNotCancelableError ({TASK_NOT_CANCELABLE}): the task is still {still}"
+                    );
+                    self.push(
+                        Source::Handler,
+                        label,
+                        Disposition::Delivered,
+                        RowKind::Action,
+                        None,
+                        false,
+                    );
+                }
             }
         }
     }
 
     fn emit_cancel_status(&mut self, source: Source, state: TaskState) {
-        let exec = self.execs.len().saturating_sub(1);
+        let client_task = self.client_task;
+        let exec = self
+            .exec_task
+            .iter()
+            .rposition(|t| *t == client_task)
+            .unwrap_or(0);
         self.emit(
             exec,
             source,
@@ -643,20 +710,21 @@ impl<'a> Sim<'a> {
         );
     }
 
-    /// The handler cancels the running `execute()` (where the profile says a
-    /// cancel interrupts it) and closes the queue.
+    /// The handler cancels the running `execute()` on the client's task
+    /// (where the profile says a cancel interrupts it) and closes the queue.
     fn stop_executions(&mut self) {
-        if self.profile.cancel_interrupts_awaiting {
-            for exec in &mut self.execs {
-                if *exec == Exec::Running {
-                    *exec = Exec::Cancelled {
-                        flag_step_done: false,
-                    };
-                }
+        if !self.profile.cancel_interrupts_awaiting {
+            return;
+        }
+        for (exec, task) in self.execs.iter_mut().zip(&self.exec_task) {
+            if *exec == Exec::Running && *task == self.client_task {
+                *exec = Exec::Cancelled {
+                    flag_step_done: false,
+                };
             }
-            if self.profile.stream_end == StreamEnd::ExecuteReturns {
-                self.end_call("stream closed after the cancel");
-            }
+        }
+        if self.profile.stream_end == StreamEnd::ExecuteReturns {
+            self.end_call("stream closed after the cancel");
         }
     }
 
@@ -674,7 +742,10 @@ impl<'a> Sim<'a> {
             *exec = Exec::Dead;
         }
         if self.call == Call::Open {
-            self.call = Call::Closed;
+            self.call = match self.sc.client {
+                Client::Stream => Call::Closed,
+                Client::Block => Call::Failed,
+            };
             let label = match self.sc.client {
                 Client::Stream => "stream broken by the restart",
                 Client::Block => "SendMessage fails: connection reset by the restart",
@@ -690,7 +761,7 @@ impl<'a> Sim<'a> {
         }
         match self.sc.store {
             Store::Memory => {
-                self.task = None;
+                self.tasks.iter_mut().for_each(|t| *t = None);
                 self.push(
                     Source::Server,
                     "fresh server: the in-memory task store is empty, the task is lost".into(),
@@ -719,8 +790,9 @@ impl<'a> Sim<'a> {
 
     // ----- the handler's pipeline ---------------------------------------
 
+    /// The state of the task the client follows (`None` once lost).
     fn task_state(&self) -> Option<TaskState> {
-        self.task.as_ref().map(|t| t.state)
+        self.tasks[self.client_task].as_ref().map(|t| t.state)
     }
 
     fn ledger_event(
@@ -731,7 +803,7 @@ impl<'a> Sim<'a> {
         body: Body,
     ) -> LedgerEvent {
         LedgerEvent {
-            task_id: TASK_ID.into(),
+            task_id: wire::task_id(self.client_task),
             digest: sha256_fields(&[what, &event_id]),
             event_id,
             producer: source.label().into(),
@@ -757,9 +829,10 @@ impl<'a> Sim<'a> {
         event_id: String,
         resend: bool,
     ) {
-        let (label, wire, ledger_body, digest) = self.describe(exec, &payload);
+        let task = self.exec_task.get(exec).copied().unwrap_or(0);
+        let (label, wire, ledger_body, digest) = self.describe(exec, task, &payload);
         let event = LedgerEvent {
-            task_id: TASK_ID.into(),
+            task_id: wire::task_id(task),
             event_id,
             producer: source.label().into(),
             source_seq: None,
@@ -767,14 +840,14 @@ impl<'a> Sim<'a> {
             observed_ms: self.now,
             body: ledger_body,
         };
-        let decision = self.ledger.apply(&event);
+        let decision = self.ledgers[task].apply(&event);
         let label = if resend {
             format!("{label} (resent after reconnect)")
         } else {
             label
         };
         if self.sc.guard {
-            if let Some(disposition) = guard_refusal(&decision, self.ledger.state()) {
+            if let Some(disposition) = guard_refusal(&decision, self.ledgers[task].state()) {
                 let label = match decision.outcome() {
                     Outcome::Rejected { reason } => format!("{label}: {}", reason.code()),
                     _ => label,
@@ -795,26 +868,27 @@ impl<'a> Sim<'a> {
             );
             return;
         }
-        if matches!(payload, Payload::Task) {
-            let was_terminal = self.task_state().is_some_and(TaskState::is_terminal);
-            self.task.get_or_insert_with(|| StoredTask {
-                state: TaskState::Submitted,
-                artifacts: Vec::new(),
-            });
-            self.deliver(source, label, wire, was_terminal);
-            return;
+        let was_terminal = self.tasks[task]
+            .as_ref()
+            .is_some_and(|t| t.state.is_terminal());
+        match (&payload, self.tasks[task].as_mut()) {
+            (Payload::Task, stored) => {
+                if stored.is_none() {
+                    self.tasks[task] = Some(StoredTask {
+                        state: TaskState::Submitted,
+                        artifacts: Vec::new(),
+                    });
+                }
+            }
+            (_, None) => return,
+            (Payload::Status { state, .. }, Some(stored)) => stored.state = *state,
+            (Payload::Chunk { chunk, part }, Some(stored)) => {
+                store_chunk(stored, chunk, *part as usize)
+            }
         }
-        let Some(task) = self.task.as_mut() else {
-            return;
-        };
-        let was_terminal = task.state.is_terminal();
-        match &payload {
-            Payload::Task => {}
-            Payload::Status { state, .. } => task.state = *state,
-            Payload::Chunk { chunk, part } => store_chunk(task, chunk, *part as usize),
-        }
-        let final_status = matches!(payload, Payload::Status { state, .. } if state.is_terminal() || state == TaskState::InputRequired);
-        self.deliver(source, label, wire, was_terminal);
+        let final_status = matches!(payload, Payload::Status { state, .. }
+            if state.is_terminal() || state == TaskState::InputRequired);
+        self.deliver(task, source, label, wire, was_terminal);
         if final_status && self.profile.stream_end == StreamEnd::FirstFinalStatus {
             self.bus_closed = true;
             self.end_call("stream closed at the first final status");
@@ -824,33 +898,34 @@ impl<'a> Sim<'a> {
     fn describe(
         &self,
         exec: usize,
+        task: usize,
         payload: &Payload,
     ) -> (String, serde_json::Value, Body, String) {
-        let suffix = if exec > 0 {
+        let suffix = if task > 0 {
+            format!(" (task {})", task + 1)
+        } else if exec > 0 {
             format!(" (execution {})", exec + 1)
         } else {
             String::new()
         };
         match payload {
             Payload::Task => (
-                "Task SUBMITTED enqueued".to_string(),
-                wire::task_submitted(),
+                format!("Task SUBMITTED enqueued{suffix}"),
+                wire::task_submitted(task),
                 Body::Submit,
-                sha256_fields(&["task", TASK_ID]),
+                sha256_fields(&["task", &wire::task_id(task)]),
             ),
             Payload::Status { state, receipt } => {
-                let label = format!("status {}{suffix}", state.label());
                 let manifest = state.is_terminal().then(|| "manifest".to_string());
-                let digest = sha256_fields(&["status", state.kebab(), &exec.to_string()]);
                 (
-                    label,
-                    wire::status_update(*state, self.now),
+                    format!("status {}{suffix}", state.label()),
+                    wire::status_update(task, *state, self.now),
                     Body::Status {
                         status: state.kebab().into(),
                         authorization_receipt: receipt.clone(),
                         manifest,
                     },
-                    digest,
+                    sha256_fields(&["status", state.kebab(), &exec.to_string()]),
                 )
             }
             Payload::Chunk { chunk, part } => {
@@ -869,7 +944,7 @@ impl<'a> Sim<'a> {
                 ]);
                 (
                     label,
-                    wire::artifact_update(chunk),
+                    wire::artifact_update(task, chunk),
                     Body::Part(ledger_part),
                     digest,
                 )
@@ -877,38 +952,46 @@ impl<'a> Sim<'a> {
         }
     }
 
+    /// Hands a stored event to its consumer: the streaming client if it
+    /// follows this task and its stream is open; a blocking call's result
+    /// aggregator consumes everything server-side.
     fn deliver(
         &mut self,
+        task: usize,
         source: Source,
         label: String,
         wire: serde_json::Value,
         was_terminal: bool,
     ) {
-        let disposition = match (self.sc.client, self.call) {
-            (Client::Stream, Call::Open) => Disposition::Delivered,
-            (Client::Stream, _) => Disposition::NotDelivered,
-            (Client::Block, _) => Disposition::Delivered,
+        let followed = task == self.client_task;
+        let received = followed && self.sc.client == Client::Stream && self.call == Call::Open;
+        let consumed = received || (followed && self.sc.client == Client::Block);
+        let disposition = match (consumed, was_terminal) {
+            (true, true) => Disposition::AfterTerminal,
+            (true, false) => Disposition::Delivered,
+            (false, _) => Disposition::NotDelivered,
         };
-        let disposition = if disposition == Disposition::Delivered && was_terminal {
-            Disposition::AfterTerminal
+        let label = if followed || received {
+            label
         } else {
-            disposition
+            format!("{label}: nobody follows this task any more")
         };
-        let received = self.sc.client == Client::Stream && self.call == Call::Open;
-        let wire_for_row = received.then(|| wire.clone());
         self.push(
             source,
             label,
             disposition,
             RowKind::Event,
-            wire_for_row,
+            received.then_some(wire),
             false,
         );
         if received {
+            self.last_activity = self.now;
             self.delivered_in_stream += 1;
             self.maybe_break_stream();
         }
-        self.maybe_return_blocking_call();
+        if followed {
+            self.maybe_return_blocking_call();
+        }
     }
 
     /// `dup=k`: after delivered event k the stream breaks, the client
@@ -919,9 +1002,10 @@ impl<'a> Sim<'a> {
             return;
         }
         self.resent = true;
+        let label = format!("stream breaks after event {k}; client reconnects");
         self.push(
             Source::Client,
-            format!("stream breaks after event {k}; client reconnects"),
+            label,
             Disposition::Delivered,
             RowKind::Action,
             None,
@@ -930,8 +1014,12 @@ impl<'a> Sim<'a> {
         let Some(payload) = self.replay_payload(k) else {
             return;
         };
-        let event_id = format!("E{k}");
-        self.emit_with_id(0, Source::Server, payload, event_id, true);
+        let exec = self
+            .exec_task
+            .iter()
+            .position(|t| *t == self.client_task)
+            .unwrap_or(0);
+        self.emit_with_id(exec, Source::Server, payload, format!("E{k}"), true);
     }
 
     /// The payload of the k-th emitted event, rebuilt for the resend (with
@@ -970,19 +1058,43 @@ impl<'a> Sim<'a> {
         if self.sc.client != Client::Block || self.call != Call::Open {
             return;
         }
-        let Some(task) = &self.task else { return };
-        if task.state.is_terminal() || task.state.is_interrupted() {
+        let Some(state) = self.task_state() else {
+            return;
+        };
+        if state == TaskState::Failed && !self.profile.blocking_returns_at_failed {
+            // Measured: the result is the task as it was at FAILED, but the
+            // call only returns once execute() does.
+            if self.pending_result.is_none() {
+                self.pending_result = self.snapshot();
+            }
+            return;
+        }
+        if state.is_terminal() || state.is_interrupted() {
             self.return_blocking_call("SendMessage returns");
         }
     }
 
+    /// The client's task as a blocking result lists it: state, artifact
+    /// count and wire JSON.
+    fn snapshot(&self) -> Option<(TaskState, u32, serde_json::Value)> {
+        let task = self.client_task;
+        let stored = self.tasks[task].as_ref()?;
+        let count = stored.artifacts.len() as u32;
+        Some((
+            stored.state,
+            count,
+            wire::task_snapshot(task, stored.state, self.now, &stored.artifacts),
+        ))
+    }
+
     fn return_blocking_call(&mut self, why: &str) {
-        let Some(task) = &self.task else { return };
-        let count = task.artifacts.len() as u32;
-        let snapshot = wire::task_snapshot(task.state, self.now, &task.artifacts);
+        let Some((state, count, snapshot)) = self.pending_result.take().or_else(|| self.snapshot())
+        else {
+            return;
+        };
         let label = format!(
             "{why}: Task {} with {count} artifact{}",
-            task.state.label(),
+            state.label(),
             plural(count)
         );
         self.blocking_result = Some(count);
@@ -1045,33 +1157,26 @@ impl<'a> Sim<'a> {
     // ----- the end ------------------------------------------------------
 
     fn finish(mut self) -> Run {
-        let mut hung_streams = 0;
-        let mut hung_calls = 0;
+        let (mut hung_streams, mut hung_calls) = (0, 0);
         if self.call == Call::Open {
-            match self.sc.client {
+            let label = match self.sc.client {
                 Client::Stream => {
                     hung_streams = 1;
-                    self.push(
-                        Source::Client,
-                        "stream still open: nothing will ever end it (hung)".into(),
-                        Disposition::NotDelivered,
-                        RowKind::Action,
-                        None,
-                        false,
-                    );
+                    "stream still open: nothing will ever end it (hung)"
                 }
                 Client::Block => {
                     hung_calls = 1;
-                    self.push(
-                        Source::Client,
-                        "SendMessage never returns (hung call)".into(),
-                        Disposition::NotDelivered,
-                        RowKind::Action,
-                        None,
-                        false,
-                    );
+                    "SendMessage never returns (hung call)"
                 }
-            }
+            };
+            self.push(
+                Source::Client,
+                label.into(),
+                Disposition::NotDelivered,
+                RowKind::Action,
+                None,
+                false,
+            );
         }
         let count = |d: Disposition| {
             self.rows
@@ -1079,13 +1184,18 @@ impl<'a> Sim<'a> {
                 .filter(|r| r.kind == RowKind::Event && r.disposition == d)
                 .count() as u32
         };
-        let stream = match (self.sc.client, self.call) {
-            (Client::Block, _) => None,
-            (Client::Stream, Call::Open) => Some("hung"),
-            (Client::Stream, Call::TimedOut) => Some("timed_out"),
-            (Client::Stream, _) => Some("closed"),
+        let any = |d: Disposition| self.rows.iter().filter(|r| r.disposition == d).count() as u32;
+        let (stream, call_end) = match (self.sc.client, self.call) {
+            (Client::Block, Call::Open) => (None, Some("hung")),
+            (Client::Block, Call::TimedOut) => (None, Some("timed_out")),
+            (Client::Block, Call::Failed) => (None, Some("failed")),
+            (Client::Block, _) => (None, Some("returned")),
+            (Client::Stream, Call::Open) => (Some("hung"), None),
+            (Client::Stream, Call::TimedOut) => (Some("timed_out"), None),
+            (Client::Stream, _) => (Some("closed"), None),
         };
-        let final_state = self.task_state();
+        let client_task = &self.tasks[self.client_task];
+        let final_state = client_task.as_ref().map(|t| t.state);
         let metrics = Metrics {
             events_delivered: count(Disposition::Delivered) + count(Disposition::AfterTerminal),
             events_after_terminal: count(Disposition::AfterTerminal),
@@ -1094,39 +1204,33 @@ impl<'a> Sim<'a> {
             stream: stream.map(String::from),
             hung_streams,
             hung_calls,
-            tasks_non_terminal: u32::from(final_state.is_some_and(|s| !s.is_terminal())),
+            tasks_non_terminal: self
+                .tasks
+                .iter()
+                .flatten()
+                .filter(|t| !t.state.is_terminal())
+                .count() as u32,
             orphaned_steps: self.orphaned,
             blocking_result_artifacts: if self.sc.client == Client::Block {
                 self.blocking_result
             } else {
                 None
             },
-            get_task_artifacts: self.task.as_ref().map(|t| t.artifacts.len() as u32),
+            get_task_artifacts: client_task.as_ref().map(|t| t.artifacts.len() as u32),
             cancel_result: self.cancel_result.map(String::from),
-            task_lost: self.task.is_none(),
-            executions: self.execs.len() as u32,
-            duplicates: self
-                .rows
-                .iter()
-                .filter(|r| r.disposition == Disposition::Duplicate)
-                .count() as u32,
-            rejected: self
-                .rows
-                .iter()
-                .filter(|r| r.disposition == Disposition::Rejected)
-                .count() as u32,
-            incidents: self
-                .rows
-                .iter()
-                .filter(|r| r.disposition == Disposition::Incident)
-                .count() as u32,
+            task_lost: client_task.is_none(),
+            executions: self.executions,
+            duplicates: any(Disposition::Duplicate),
+            rejected: any(Disposition::Rejected),
+            incidents: any(Disposition::Incident),
         };
         Run {
             trace: Trace {
                 rows: self.rows,
                 metrics,
             },
-            ledgers: vec![self.ledger],
+            ledgers: self.ledgers,
+            call_end,
         }
     }
 }

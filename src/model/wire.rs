@@ -26,21 +26,40 @@ pub fn user_message() -> Value {
     json!({"messageId": MESSAGE_ID, "role": "ROLE_USER", "parts": [{"text": QUESTION}]})
 }
 
+/// The id of the n-th task the scenario creates (a retry without the guard
+/// creates a second one).
+pub fn task_id(n: usize) -> String {
+    if n == 0 {
+        TASK_ID.to_string()
+    } else {
+        format!("{TASK_ID}-{}", n + 1)
+    }
+}
+
+/// The context id of the n-th task.
+pub fn context_id(n: usize) -> String {
+    if n == 0 {
+        CONTEXT_ID.to_string()
+    } else {
+        format!("{CONTEXT_ID}-{}", n + 1)
+    }
+}
+
 /// `{"task": …}` as the executor first enqueues it.
-pub fn task_submitted() -> Value {
+pub fn task_submitted(n: usize) -> Value {
     json!({"task": {
-        "id": TASK_ID,
-        "contextId": CONTEXT_ID,
+        "id": task_id(n),
+        "contextId": context_id(n),
         "status": {"state": TaskState::Submitted.wire()},
         "history": [user_message()],
     }})
 }
 
-/// `{"statusUpdate": …}` at virtual time `t_ms`.
-pub fn status_update(state: TaskState, t_ms: u64) -> Value {
+/// `{"statusUpdate": …}` for task `n` at virtual time `t_ms`.
+pub fn status_update(n: usize, state: TaskState, t_ms: u64) -> Value {
     json!({"statusUpdate": {
-        "taskId": TASK_ID,
-        "contextId": CONTEXT_ID,
+        "taskId": task_id(n),
+        "contextId": context_id(n),
         "status": {"state": state.wire(), "timestamp": timestamp(t_ms)},
     }})
 }
@@ -60,11 +79,11 @@ pub struct Chunk {
     pub last_chunk: bool,
 }
 
-/// `{"artifactUpdate": …}` for a chunk.
-pub fn artifact_update(chunk: &Chunk) -> Value {
+/// `{"artifactUpdate": …}` for a chunk of task `n`.
+pub fn artifact_update(n: usize, chunk: &Chunk) -> Value {
     let mut update = Map::new();
-    update.insert("taskId".into(), json!(TASK_ID));
-    update.insert("contextId".into(), json!(CONTEXT_ID));
+    update.insert("taskId".into(), json!(task_id(n)));
+    update.insert("contextId".into(), json!(context_id(n)));
     update.insert(
         "artifact".into(),
         json!({"artifactId": chunk.artifact_id, "name": chunk.name, "parts": [{"text": chunk.text}]}),
@@ -89,8 +108,8 @@ pub struct StoredArtifact {
     pub parts: Vec<String>,
 }
 
-/// `{"task": …}` as a blocking call or GetTask returns it.
-pub fn task_snapshot(state: TaskState, t_ms: u64, artifacts: &[StoredArtifact]) -> Value {
+/// `{"task": …}` for task `n` as a blocking call or GetTask returns it.
+pub fn task_snapshot(n: usize, state: TaskState, t_ms: u64, artifacts: &[StoredArtifact]) -> Value {
     let artifacts: Vec<Value> = artifacts
         .iter()
         .map(|a| {
@@ -99,8 +118,8 @@ pub fn task_snapshot(state: TaskState, t_ms: u64, artifacts: &[StoredArtifact]) 
         })
         .collect();
     let mut task = Map::new();
-    task.insert("id".into(), json!(TASK_ID));
-    task.insert("contextId".into(), json!(CONTEXT_ID));
+    task.insert("id".into(), json!(task_id(n)));
+    task.insert("contextId".into(), json!(context_id(n)));
     task.insert(
         "status".into(),
         json!({"state": state.wire(), "timestamp": timestamp(t_ms)}),
