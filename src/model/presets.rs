@@ -396,6 +396,7 @@ pub fn play(preset: Preset) -> Run {
             event: format!("{prefix}{}", step.label),
             disposition,
             state_after: Some(ledger.state().wire().to_string()),
+            target: step.event.as_ref().and_then(status_target),
             wire,
             kind,
             assumed: false,
@@ -430,6 +431,15 @@ pub fn play(preset: Preset) -> Run {
         trace: Trace { rows, metrics },
         ledgers,
         call_end: None,
+    }
+}
+
+/// The state a scripted status event moves to (or tries to).
+fn status_target(event: &LedgerEvent) -> Option<String> {
+    match &event.body {
+        Body::Status { status, .. } => TaskState::from_kebab(status).map(|s| s.wire().to_string()),
+        Body::Submit => Some(TaskState::Submitted.wire().to_string()),
+        _ => None,
     }
 }
 

@@ -126,6 +126,8 @@ struct Sim<'a> {
     executions: u32,
     retried: bool,
     last_activity: u64,
+    /// The state the next pushed row's status event targets.
+    pending_target: Option<TaskState>,
     /// A blocking result captured before the call may return.
     pending_result: Option<(TaskState, u32, serde_json::Value)>,
     call: Call,
@@ -168,6 +170,7 @@ impl<'a> Sim<'a> {
             retried: false,
             last_activity: 0,
             pending_result: None,
+            pending_target: None,
             call: Call::Open,
             call_number: 0,
             bus_closed: false,
@@ -831,6 +834,13 @@ impl<'a> Sim<'a> {
     ) {
         let task = self.exec_task.get(exec).copied().unwrap_or(0);
         let (label, wire, ledger_body, digest) = self.describe(exec, task, &payload);
+        let target = match payload {
+            Payload::Task => Some(TaskState::Submitted),
+            Payload::Status { state, .. } => Some(state),
+            Payload::Chunk { .. } => None,
+        };
+        // Consumed by the row this event produces, whichever path it takes.
+        self.pending_target = target;
         let event = LedgerEvent {
             task_id: wire::task_id(task),
             event_id,
@@ -880,7 +890,10 @@ impl<'a> Sim<'a> {
                     });
                 }
             }
-            (_, None) => return,
+            (_, None) => {
+                self.pending_target = None;
+                return;
+            }
             (Payload::Status { state, .. }, Some(stored)) => stored.state = *state,
             (Payload::Chunk { chunk, part }, Some(stored)) => {
                 store_chunk(stored, chunk, *part as usize)
@@ -1141,6 +1154,7 @@ impl<'a> Sim<'a> {
         assumed: bool,
     ) {
         let state_after = self.task_state().map(|s| s.wire().to_string());
+        let target = self.pending_target.take().map(|s| s.wire().to_string());
         self.rows.push(Row {
             index: self.rows.len(),
             t_ms: self.now,
@@ -1148,6 +1162,7 @@ impl<'a> Sim<'a> {
             event,
             disposition,
             state_after,
+            target,
             wire,
             kind,
             assumed,

@@ -126,6 +126,9 @@ pub struct Row {
     pub disposition: Disposition,
     /// The stored task state after it (wire spelling), `None` once lost.
     pub state_after: Option<String>,
+    /// For a status event, the state it moves to (or tried to move to, when
+    /// it was dropped or rejected), wire spelling.
+    pub target: Option<String>,
     /// The exact wire JSON, for a row the client received.
     pub wire: Option<Value>,
     /// Event or action.
