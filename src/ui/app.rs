@@ -184,6 +184,7 @@ pub fn App() -> impl IntoView {
                 <main class="lab-main">
                     <MetricsPanel/>
                     <Playback/>
+                    // pictures: the state diagram and the timeline go here
                     <EventTable/>
                 </main>
             </div>
