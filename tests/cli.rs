@@ -1,0 +1,227 @@
+//! `a2a-lab` (SPEC §5): trace, reduce and check, their output and exit
+//! codes, in-process and as a real process.
+
+use std::process::Command;
+
+use a2a_lab::model::cli::run;
+use a2a_lab::model::export::export_json;
+use a2a_lab::model::scenario::Scenario;
+use serde_json::{json, Value};
+
+fn cli(args: &[&str], file: Option<&[u8]>) -> (String, String, u8) {
+    let args: Vec<String> = args.iter().map(|s| s.to_string()).collect();
+    let bytes = file.map(<[u8]>::to_vec);
+    let out = run(&args, &mut |_| {
+        bytes.clone().ok_or_else(|| "no such file".to_string())
+    });
+    (out.stdout, out.stderr, out.code)
+}
+
+fn findings(stdout: &str) -> Vec<(String, Option<u64>)> {
+    let v: Value = serde_json::from_str(stdout).unwrap();
+    v["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| (f["code"].as_str().unwrap().to_string(), f["index"].as_u64()))
+        .collect()
+}
+
+fn wire_events(query: &str) -> Vec<Value> {
+    let export: Value =
+        serde_json::from_str(&export_json(&Scenario::from_query(query).unwrap())).unwrap();
+    export["trace"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|r| r["wire"].as_object().map(|_| r["wire"].clone()))
+        .collect()
+}
+
+#[test]
+fn trace_prints_the_export_for_the_query() {
+    let (out, _, code) = cli(&["trace", "ending=never&cancel=3"], None);
+    assert_eq!(code, 0);
+    assert_eq!(
+        out,
+        export_json(&Scenario::from_query("ending=never&cancel=3").unwrap())
+    );
+    let v: Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(v["format"], "a2a-lifecycle-lab/trace");
+    assert_eq!(v["version"], 1);
+    assert_eq!(v["metrics"]["final_state"], "TASK_STATE_CANCELED");
+    for key in [
+        "format",
+        "version",
+        "generator",
+        "inputs",
+        "metrics",
+        "trace",
+        "ledger",
+    ] {
+        assert!(v.get(key).is_some(), "{key}");
+    }
+}
+
+#[test]
+fn trace_is_byte_deterministic() {
+    assert_eq!(
+        cli(&["trace", "late=300&guard=on"], None).0,
+        cli(&["trace", "late=300&guard=on"], None).0
+    );
+}
+
+#[test]
+fn bad_query_is_exit_2_naming_the_key() {
+    let (out, err, code) = cli(&["trace", "chunks=3&bogus=1"], None);
+    assert_eq!((out.as_str(), code), ("", 2));
+    assert!(err.contains("bogus"), "{err}");
+}
+
+#[test]
+fn reduce_answers_like_the_seed() {
+    let file = br#"[{"id":"w","status":"working"},{"id":"a","status":"auth-required"},{"id":"a","status":"auth-required"},
+        {"id":"resume","status":"working","authorizationReceipt":"authz:7"},{"id":"i","status":"input-required"},
+        {"id":"back","status":"working"},{"id":"done","status":"completed"},{"id":"late","status":"working"}]"#;
+    let (out, _, code) = cli(&["reduce", "f.json"], Some(file));
+    assert_eq!(code, 0);
+    let v: Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(
+        v,
+        json!({"status":"completed","sequence":6,"accepted":["w","a","resume","i","back","done"],
+               "rejected":[{"id":"late","reason":"illegal-transition"}]})
+    );
+}
+
+#[test]
+fn reduce_refuses_bad_input_with_exit_2() {
+    for bad in [
+        &b"not json"[..],
+        b"{}",
+        br#"[{"id":1,"status":"working"}]"#,
+        br#"[{"id":"a"}]"#,
+        b"\xff\xfe",
+    ] {
+        let (_, err, code) = cli(&["reduce", "f.json"], Some(bad));
+        assert_eq!(code, 2, "{}", String::from_utf8_lossy(bad));
+        assert!(err.starts_with("a2a-lab: reduce"), "{err}");
+    }
+    let (_, err, code) = cli(&["reduce", "missing.json"], None);
+    assert_eq!(code, 2);
+    assert!(err.contains("no such file"));
+}
+
+#[test]
+fn check_passes_an_untouched_export_and_flags_a_tampered_one() {
+    let export = export_json(&Scenario::from_query("late=0").unwrap());
+    let (out, _, code) = cli(&["check", "e.json"], Some(export.as_bytes()));
+    assert_eq!(code, 0, "{out}");
+    let tampered = export.replacen(
+        "\"events_after_terminal\": 1",
+        "\"events_after_terminal\": 0",
+        1,
+    );
+    assert_ne!(tampered, export);
+    let (out, _, code) = cli(&["check", "--json", "e.json"], Some(tampered.as_bytes()));
+    assert_eq!(code, 1);
+    assert_eq!(findings(&out)[0].0, "differs");
+}
+
+#[test]
+fn check_refuses_other_versions_and_formats() {
+    let export = export_json(&Scenario::default()).replacen("\"version\": 1", "\"version\": 2", 1);
+    let (_, err, code) = cli(&["check", "e.json"], Some(export.as_bytes()));
+    assert_eq!(code, 2);
+    assert!(err.contains("version 2"), "{err}");
+    let (_, err, code) = cli(&["check", "e.json"], Some(br#"{"format":"other"}"#));
+    assert_eq!(code, 2);
+    assert!(err.contains("format"), "{err}");
+}
+
+#[test]
+fn check_finds_after_terminal_in_a_raw_log() {
+    let raw = serde_json::to_vec(&wire_events("late=0")).unwrap();
+    let (out, _, code) = cli(&["check", "--json", "raw.json"], Some(&raw));
+    assert_eq!(code, 1);
+    assert_eq!(findings(&out), [("after-terminal".to_string(), Some(6))]);
+}
+
+#[test]
+fn check_finds_missing_terminal_when_the_stream_ends_working() {
+    let raw = serde_json::to_vec(&wire_events("ending=return")).unwrap();
+    let (out, _, code) = cli(&["check", "--json", "raw.json"], Some(&raw));
+    assert_eq!(code, 1);
+    assert_eq!(findings(&out)[0].0, "missing-terminal");
+    let clean = serde_json::to_vec(&wire_events("")).unwrap();
+    assert_eq!(cli(&["check", "raw.json"], Some(&clean)).2, 0);
+}
+
+#[test]
+fn check_reads_an_sse_capture_as_the_server_sent_it() {
+    let mut sse = String::from(": comment\r\nevent: message\r\n");
+    for (i, e) in wire_events("late=0").iter().enumerate() {
+        sse.push_str(&format!(
+            "id: {i}\r\ndata: {}\r\n\r\n",
+            json!({"jsonrpc":"2.0","id":"1","result":e})
+        ));
+    }
+    let (out, _, code) = cli(&["check", "--json", "capture.sse"], Some(sse.as_bytes()));
+    assert_eq!(code, 1);
+    assert_eq!(findings(&out), [("after-terminal".to_string(), Some(6))]);
+}
+
+#[test]
+fn check_finds_duplicates_illegal_edges_and_conflicting_coordinates() {
+    let mut events = wire_events("ending=return");
+    events.insert(3, events[2].clone());
+    let mut rewrite = events[2].clone();
+    rewrite["artifactUpdate"]["artifact"]["parts"][0]["text"] = json!("other bytes");
+    events.push(rewrite);
+    events.push(json!({"statusUpdate":{"taskId":"t","contextId":"c","status":{"state":"TASK_STATE_SUBMITTED"}}}));
+    events.push(json!({"statusUpdate":{"taskId":"t","contextId":"c","status":{"state":"TASK_STATE_COMPLETED"}}}));
+    let (out, _, code) = cli(
+        &["check", "--json", "raw.json"],
+        Some(&serde_json::to_vec(&events).unwrap()),
+    );
+    assert_eq!(code, 1);
+    let codes: Vec<String> = findings(&out).into_iter().map(|(c, _)| c).collect();
+    assert_eq!(
+        codes,
+        ["duplicate", "conflicting-coordinate", "illegal-transition"]
+    );
+}
+
+#[test]
+fn check_refuses_unknown_event_kinds_and_deep_nesting_with_exit_2() {
+    let (_, err, code) = cli(
+        &["check", "raw.json"],
+        Some(br#"[{"kind":"status-update"}]"#),
+    );
+    assert_eq!(code, 2);
+    assert!(err.contains("event 0"), "{err}");
+    let deep = format!("{}{}", "[".repeat(100_000), "]".repeat(100_000));
+    let (_, err, code) = cli(&["check", "raw.json"], Some(deep.as_bytes()));
+    assert_eq!(code, 2);
+    assert!(err.contains("nested"), "{err}");
+}
+
+#[test]
+fn the_binary_never_panics_and_uses_exit_codes() {
+    let bin = env!("CARGO_BIN_EXE_a2a-lab");
+    let status = |args: &[&str]| Command::new(bin).args(args).output().unwrap();
+    let out = status(&["trace", "chunks=2"]);
+    assert_eq!(out.status.code(), Some(0));
+    assert!(String::from_utf8_lossy(&out.stdout).contains("\"format\""));
+    for args in [
+        &["trace", "chunks=x"][..],
+        &["reduce", "/nonexistent.json"],
+        &["check"],
+        &["frobnicate"],
+        &[],
+    ] {
+        let out = status(args);
+        assert_eq!(out.status.code(), Some(2), "{args:?}");
+        assert!(!String::from_utf8_lossy(&out.stderr).contains("panicked"));
+    }
+    assert_eq!(status(&["--version"]).status.code(), Some(0));
+}
