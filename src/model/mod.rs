@@ -4,7 +4,10 @@
 pub mod artifacts;
 pub mod check;
 pub mod cli;
+pub mod compare;
 pub mod digest;
+pub mod examples;
+pub mod explain;
 pub mod export;
 pub mod ledger;
 pub mod presets;

@@ -1,0 +1,68 @@
+//! The lab's examples: the defaults and each step of the seed's "Run
+//! controlled comparisons" in its order, the disorder of seed 000, and its
+//! worked ledgers. Each is only a scenario query, so each is a URL too.
+
+/// One example: a label for people and its scenario query.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Example {
+    /// What it shows.
+    pub label: &'static str,
+    /// The scenario query (empty for the defaults).
+    pub query: &'static str,
+}
+
+const fn ex(label: &'static str, query: &'static str) -> Example {
+    Example { label, query }
+}
+
+/// Every example, in the order a reader meets them in the seeds.
+pub const EXAMPLES: &[Example] = &[
+    ex("Defaults: 3 chunks, complete(), streaming client", ""),
+    ex("execute() returns without a final status", "ending=return"),
+    ex("execute() never returns", "ending=never"),
+    ex("…with a blocking client", "ending=never&client=block"),
+    ex("…and a cancel after chunk 3", "ending=never&cancel=3"),
+    ex("A late artifact right after complete()", "late=0"),
+    ex("A late artifact 300 ms after complete()", "late=300"),
+    ex("Late artifact, blocking client", "late=0&client=block"),
+    ex("Late artifact, your own guard", "late=0&guard=on"),
+    ex("Cancel after chunk 1 (awaiting code)", "cancel=1"),
+    ex(
+        "Cancel after chunk 1, asyncio.to_thread",
+        "cancel=1&work=to_thread",
+    ),
+    ex(
+        "Cancel after chunk 1, thread checks a flag",
+        "cancel=1&work=flag",
+    ),
+    ex(
+        "cancel() raises NotImplementedError",
+        "cancel=1&cancel_impl=raise",
+    ),
+    ex("Cancel after the last chunk loses the race", "cancel=3"),
+    ex(
+        "Restart after chunk 2, in-memory store",
+        "restart=2&store=memory",
+    ),
+    ex(
+        "Restart after chunk 2, database store",
+        "restart=2&store=database",
+    ),
+    ex("Reconnect resends event 3", "dup=3"),
+    ex("Reconnect resends event 3, guard on", "dup=3&guard=on"),
+    ex("Resent part with other bytes", "dup=4&conflict=on"),
+    ex(
+        "Resent part with other bytes, guard on",
+        "dup=4&conflict=on&guard=on",
+    ),
+    ex("Retried submission", "retry=on"),
+    ex("Retried submission, guard on", "retry=on&guard=on"),
+    ex(
+        "Resume without an authorization receipt",
+        "interrupt=auth&receipt=missing",
+    ),
+    ex("…guard on", "interrupt=auth&receipt=missing&guard=on"),
+    ex("Seed 000: T-42 worked ledger", "preset=t42"),
+    ex("Seed 000: T-43 declined task", "preset=t43"),
+    ex("Seed 000: release drill", "preset=drill"),
+];

@@ -1,0 +1,202 @@
+//! Plain-language readings of a trace: the outcome in one sentence and the
+//! seed's "what carries over" advice that applies to this scenario, both
+//! computed from the trace, naming the SDK whose behaviour they describe.
+
+use super::profile::Profile;
+use super::scenario::{CancelImpl, Client, Ending, ReceiptMode, Scenario, Store, Work};
+use super::simulate::Run;
+use super::trace::Metrics;
+
+/// One piece of advice that carries over to production.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Advice {
+    /// A short imperative.
+    pub title: &'static str,
+    /// Why it matters here.
+    pub why: String,
+}
+
+fn state_label(m: &Metrics) -> String {
+    m.final_state.as_deref().map_or("lost".into(), |s| {
+        s.trim_start_matches("TASK_STATE_").to_string()
+    })
+}
+
+fn plural(n: u32, one: &str, many: &str) -> String {
+    format!("{n} {}", if n == 1 { one } else { many })
+}
+
+/// The outcome in one sentence.
+pub fn outcome(scenario: &Scenario, run: &Run) -> String {
+    let m = &run.trace.metrics;
+    let sdk = Profile::of(scenario.sdk).name;
+    let events = plural(m.events_delivered, "event", "events");
+    let state = state_label(m);
+    if let Some(preset) = scenario.preset {
+        let ledger = &run.ledgers[0];
+        return format!(
+            "The seed's {preset:?} ledger ends {state} at accepted sequence {}: {}, {} — every decision taken from the event's identity, none from the connection.",
+            ledger.sequence(),
+            plural(m.duplicates, "duplicate was a lookup hit", "duplicates were lookup hits"),
+            plural(m.rejected, "event was rejected with a reason", "events were rejected with a reason"),
+        );
+    }
+    if let Some(k) = scenario.restart {
+        return match scenario.store {
+            Store::Memory => format!("The server restarted after chunk {k} and the in-memory store lost the task: GetTask finds nothing ({sdk})."),
+            Store::Database => format!("The server restarted after chunk {k}; the database still holds the task {state}, and nothing resumes it ({sdk})."),
+        };
+    }
+    if m.hung_streams > 0 {
+        return format!("execute() never returns, so the stream hangs after {events}: 1 hung stream, the task stays {state} ({sdk}).");
+    }
+    if m.hung_calls > 0 {
+        return format!("execute() never returns, so the blocking call never answers: 1 hung call, the task stays {state} ({sdk}).");
+    }
+    if m.stream.as_deref() == Some("timed_out") || run.call_end == Some("timed_out") {
+        return format!("The client's own timeout ended the wait after {events}; on the server the task stays {state}.");
+    }
+    match (m.cancel_result.as_deref(), scenario.cancel_impl) {
+        (Some("not_cancelable"), _) => {
+            return format!("The cancel arrived after the task was already {state}: it lost the race, and CancelTask got TaskNotCancelableError (-32002) ({sdk}).")
+        }
+        (Some(_), CancelImpl::Raise) if m.final_state.as_deref() == Some("TASK_STATE_FAILED") => {
+            return format!("cancel() raised NotImplementedError, so the task ended FAILED after {events} ({sdk}).")
+        }
+        (Some("canceled"), CancelImpl::Noop) => {
+            return format!("cancel() wrote nothing: {sdk} stored CANCELED itself but never streamed it, so the stream closed after {events} without a final status.")
+        }
+        (Some("canceled"), _) => {
+            let orphans = match (m.orphaned_steps, scenario.work) {
+                (0, _) => "no step ran on after it".to_string(),
+                (n, Work::ToThread) => format!("{} kept running in asyncio.to_thread, output going nowhere", plural(n, "orphaned step", "orphaned steps")),
+                (n, _) => format!("{} finished after it", plural(n, "orphaned step", "orphaned steps")),
+            };
+            return format!("The cancel wrote CANCELED after {events}; {orphans} ({sdk}).");
+        }
+        _ => {}
+    }
+    if m.dropped_by_guard > 0 {
+        return format!(
+            "Your terminal-state guard dropped {} after {state}: the client got {events}.",
+            plural(m.dropped_by_guard, "event", "events")
+        );
+    }
+    if m.events_after_terminal > 0 {
+        let stored = match (m.blocking_result_artifacts, m.get_task_artifacts) {
+            (Some(b), Some(g)) if b != g => {
+                format!("; the blocking result lists {b} artifact(s) while GetTask lists {g}")
+            }
+            (_, Some(g)) => format!(" and stored (GetTask lists {g} artifacts)"),
+            _ => String::new(),
+        };
+        return format!(
+            "{} arrived after the task was already {state} and {} still delivered{stored} ({sdk}).",
+            plural(m.events_after_terminal, "event", "events"),
+            if m.events_after_terminal == 1 {
+                "was"
+            } else {
+                "were"
+            }
+        );
+    }
+    if m.executions > 1 && scenario.retry {
+        return format!("The retried submission executed again as a second task: {} ({sdk} does nothing with the repeated message id).", plural(m.executions, "execution", "executions"));
+    }
+    if scenario.retry && scenario.guard {
+        return "The ledger answered the retried submission from its idempotency key: the existing task was returned and the work ran once.".into();
+    }
+    if m.incidents > 0 {
+        return "The resent part carried other bytes at the same artifact coordinate: the ledger recorded a protocol incident and kept the stored part.".into();
+    }
+    if scenario.conflict && scenario.dup.is_some() {
+        return format!("The resent part carried other bytes at the same coordinate and {sdk} silently replaced the stored part.");
+    }
+    if m.duplicates > 0 {
+        return format!("The resent event was a duplicate: a lookup hit in the ledger, not delivered twice; the client got {events}.");
+    }
+    if scenario.dup.is_some() {
+        return format!("The stream broke and the server resent an event: the client received it twice ({events} in all).");
+    }
+    if m.rejected > 0 && scenario.receipt == ReceiptMode::Missing {
+        return "The resume carried no authorization receipt, so the ledger rejected it (authorization-receipt-required) and the task stays AUTH_REQUIRED.".into();
+    }
+    if scenario.receipt == ReceiptMode::Missing
+        && scenario.interrupt != super::scenario::Interrupt::None
+    {
+        return format!("The resume carried no authorization receipt and {sdk} resumed anyway: it never checks one. The task ended {state}.");
+    }
+    if scenario.ending == Ending::Return {
+        return format!("execute() returned without a final status, so the stream closed and the task stays {state}: 1 task left non-terminal, no hang.");
+    }
+    let client = match scenario.client {
+        Client::Stream => format!("streamed {events}"),
+        Client::Block => format!("answered the blocking call with the task {state}"),
+    };
+    format!("The executor {client} and the task ended {state}, as {sdk} does with these inputs.")
+}
+
+/// The "what carries over" advice that applies to this scenario.
+pub fn advice(scenario: &Scenario, run: &Run) -> Vec<Advice> {
+    let m = &run.trace.metrics;
+    let mut out = Vec::new();
+    let mut add = |title, why: String| out.push(Advice { title, why });
+    if scenario.preset.is_some() {
+        add("Operate from receipts instead of connection logs", "The accepted sequence, the rejected events and the terminal receipt answer which status owns the task; no connection log is needed.".into());
+        add("Keep the reducer and its release trace versioned", "Re-run this trace on every interoperability upgrade; accept an upgrade only when it stays equivalent.".into());
+        return out;
+    }
+    if matches!(scenario.ending, Ending::Return | Ending::Never) || m.tasks_non_terminal > 0 {
+        add("End every path with exactly one terminal or interrupted status", "Enqueue the Task first and finish with complete(), failed(), or an input/auth request, so no task is left WORKING.".into());
+    }
+    if m.hung_streams > 0 || m.hung_calls > 0 || scenario.timeout_ms.is_some() {
+        add(
+            "Put a timeout on every client call",
+            "A stream or call with nothing to end it waits forever; only the client can bound it."
+                .into(),
+        );
+    }
+    if scenario.late.is_some() || m.events_after_terminal > 0 || m.dropped_by_guard > 0 {
+        add("Never emit after the end", "The SDK delivers and stores what comes after a terminal status; a guard in front of delivery drops it.".into());
+    }
+    if scenario.cancel.is_some() {
+        let why = match (scenario.cancel_impl, scenario.work) {
+            (CancelImpl::Raise, _) => "A cancel() that raises turns the task FAILED instead of CANCELED.",
+            (CancelImpl::Noop, _) => "A cancel() that writes nothing leaves the stream without a final status.",
+            (_, Work::ToThread) => "A cancel stops awaiting code, not a blocking call in a thread: check a cancel flag between steps.",
+            _ => "cancel() should write CANCELED, and blocking work should check a cancel flag.",
+        };
+        add(
+            "Make cancel() write CANCELED and blocking work check a cancel flag",
+            why.into(),
+        );
+    }
+    if scenario.restart.is_some() {
+        add("Use a persistent task store plus recovery code", "An in-memory store loses the task on restart; a database keeps it, but something must resume it.".into());
+    }
+    if scenario.retry {
+        add("Reuse the idempotency key and return the existing task", "A retry is not permission to execute again: decide it from the durable key, not the connection.".into());
+    }
+    if scenario.dup.is_some() {
+        add("Reconnect by cursor, not by replay", "Ask for the absent suffix after the status and artifact cursors; an event id already decided is a lookup hit.".into());
+    }
+    if scenario.conflict {
+        add(
+            "Treat other bytes at one coordinate as an incident",
+            "Never overwrite a stored part; record the conflict where an operator will look."
+                .into(),
+        );
+    }
+    if scenario.interrupt != super::scenario::Interrupt::None {
+        add(
+            "Validate a fresh authorization receipt before resuming",
+            "auth-required only says progress is blocked; it is never proof of authorization."
+                .into(),
+        );
+    }
+    add(
+        "Re-run your own tests on upgrade",
+        "These behaviours were measured on a2a-sdk 1.3.0 and can change between releases.".into(),
+    );
+    out
+}

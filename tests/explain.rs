@@ -1,0 +1,69 @@
+//! The outcome sentence and the advice are read off the trace.
+
+use a2a_lab::model::explain::{advice, outcome};
+use a2a_lab::model::scenario::Scenario;
+use a2a_lab::model::simulate::simulate;
+
+fn say(query: &str) -> String {
+    let s = Scenario::from_query(query).unwrap();
+    outcome(&s, &simulate(&s))
+}
+
+fn titles(query: &str) -> Vec<&'static str> {
+    let s = Scenario::from_query(query).unwrap();
+    advice(&s, &simulate(&s))
+        .into_iter()
+        .map(|a| a.title)
+        .collect()
+}
+
+#[test]
+fn each_seed_case_reads_as_one_sentence_with_the_models_numbers() {
+    for (query, expected) in [
+        ("", "streamed 6 events and the task ended COMPLETED"),
+        (
+            "ending=return",
+            "returned without a final status, so the stream closed and the task stays WORKING",
+        ),
+        ("ending=never", "1 hung stream"),
+        ("ending=never&client=block", "1 hung call"),
+        (
+            "cancel=1&cancel_impl=raise",
+            "the task ended FAILED after 4 events",
+        ),
+        ("cancel=1&work=to_thread", "2 orphaned steps"),
+        ("cancel=3", "TaskNotCancelableError (-32002)"),
+        (
+            "late=0",
+            "1 event arrived after the task was already COMPLETED",
+        ),
+        (
+            "late=0&client=block",
+            "the blocking result lists 1 artifact(s) while GetTask lists 2",
+        ),
+        (
+            "late=0&guard=on",
+            "guard dropped 1 event after COMPLETED: the client got 6 events",
+        ),
+        ("restart=2", "the in-memory store lost the task"),
+        ("restart=2&store=database", "still holds the task WORKING"),
+        ("retry=on", "2 executions"),
+        (
+            "interrupt=auth&receipt=missing&guard=on",
+            "authorization-receipt-required",
+        ),
+    ] {
+        let sentence = say(query);
+        assert!(sentence.contains(expected), "{query}: {sentence}");
+    }
+    assert!(say("").contains("a2a-sdk 1.3.0 (Python)"), "names the SDK");
+}
+
+#[test]
+fn advice_follows_the_scenario() {
+    assert!(titles("ending=never").contains(&"Put a timeout on every client call"));
+    assert!(titles("late=0").contains(&"Never emit after the end"));
+    assert!(!titles("").contains(&"Never emit after the end"));
+    assert!(titles("restart=2").contains(&"Use a persistent task store plus recovery code"));
+    assert!(titles("retry=on").contains(&"Reuse the idempotency key and return the existing task"));
+}
