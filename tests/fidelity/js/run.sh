@@ -1,0 +1,40 @@
+#!/usr/bin/env bash
+# Re-record the @a2a-js/sdk 1.3.0 fidelity fixtures (tests/fidelity/fixtures/js/).
+#
+#   tests/fidelity/js/run.sh                      # whole matrix, 3 runs each, + the 8 s probes
+#   tests/fidelity/js/run.sh --only 'cancel=1'    # one scenario (repeatable), index.json is merged
+#   tests/fidelity/js/run.sh --runs 1 --out /tmp/fx
+#   tests/fidelity/js/run.sh --probes-only --long-probes   # also the ~5.5 min Node fetch timeout probes
+#
+# Needs only the npm registry: it runs (idempotently) `npm ci` from package-lock.json
+# into tests/fidelity/js/node_modules (git-ignored). The optional dependencies kysely
+# and better-sqlite3 (for store=database) build from source when no prebuilt binary
+# can be downloaded (needs make and a C++ compiler, ~1 min once); without them
+# store=database is written as "measurable": false.
+# Environment:
+#   A2A_FIDELITY_NODE   node binary to use (default: node on PATH; must be >= 20)
+set -euo pipefail
+
+here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+node="${A2A_FIDELITY_NODE:-node}"
+
+if ! command -v "$node" >/dev/null 2>&1; then
+  echo "node not found (set A2A_FIDELITY_NODE)" >&2
+  exit 2
+fi
+major="$("$node" -p 'process.versions.node.split(".")[0]')"
+if (( major < 20 )); then
+  echo "node >= 20 needed, found $("$node" --version)" >&2
+  exit 2
+fi
+
+want="$(cat "$here/package.json" "$here/package-lock.json" | sha256sum | cut -d' ' -f1)"
+stamp="$here/node_modules/.fidelity-stamp"
+if [[ ! -f "$stamp" || "$(cat "$stamp")" != "$want" || ! -d "$here/node_modules/@a2a-js/sdk" ]]; then
+  echo "installing pinned packages into $here/node_modules (npm ci)" >&2
+  (cd "$here" && npm ci --no-audit --no-fund --loglevel=error)
+  echo "$want" > "$stamp"
+fi
+
+cd "$here"
+exec "$node" "$here/recorder.mjs" record "$@"
