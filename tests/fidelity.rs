@@ -96,7 +96,19 @@ fn from_model(run: &Run) -> Outcome {
 
 #[test]
 fn model_reproduces_every_python_sdk_fixture() {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fidelity/fixtures/python");
+    check_profile("python", "");
+}
+
+#[test]
+fn model_reproduces_every_js_sdk_fixture() {
+    check_profile("js", "&sdk=js");
+}
+
+/// Compares every fixture of one SDK with the model under that profile.
+fn check_profile(folder: &str, sdk_key: &str) {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fidelity/fixtures")
+        .join(folder);
     let mut compared = 0;
     let mut failures = Vec::new();
     for entry in std::fs::read_dir(&dir).expect("fixtures are committed") {
@@ -106,9 +118,14 @@ fn model_reproduces_every_python_sdk_fixture() {
             continue;
         }
         let fixture: Value = serde_json::from_slice(&std::fs::read(&path).unwrap()).unwrap();
+        if fixture["measurable"] == Value::Bool(false) {
+            continue;
+        }
         let query = fixture["scenario"].as_str().unwrap();
         let query = if query == "defaults" { "" } else { query };
         let step = fixture["step_ms"].as_u64().unwrap();
+        let query = format!("{query}{sdk_key}");
+        let query = query.trim_start_matches('&');
         let scenario = Scenario::from_query(query)
             .and_then(|s| s.with("step_ms", &step.to_string()))
             .unwrap_or_else(|e| panic!("{}: {e}", path.display()));

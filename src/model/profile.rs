@@ -9,8 +9,11 @@ pub enum StreamEnd {
     /// When `execute()` returns and the handler closes the queue: anything
     /// emitted after a terminal status is still delivered and stored.
     ExecuteReturns,
-    /// At the first terminal or input-required status; later events are
-    /// dropped silently.
+    /// At the first terminal or input-required status, after which the
+    /// SDK drops what the executor publishes silently (not delivered, not
+    /// stored); or when `execute()` returns, unless the task is
+    /// auth-required (the SDK keeps that task's channel open, so a stream
+    /// hangs there).
     FirstFinalStatus,
 }
 
@@ -46,6 +49,14 @@ pub struct Profile {
     pub noop_cancel_stores_canceled: bool,
     /// Whether the lab's restart behaviour was measured for this SDK.
     pub restart_measured: bool,
+    /// A client timeout restarts with every event received (httpx's read
+    /// timeout); otherwise it is a deadline for the whole call (an abort
+    /// signal).
+    pub timeout_is_inactivity: bool,
+    /// Every `execute()`, a resume included, must publish the task first.
+    pub resume_publishes_task: bool,
+    /// What the executor's blocking work runs on, for trace labels.
+    pub thread_name: &'static str,
 }
 
 /// JSON-RPC code of `TaskNotCancelableError`.
@@ -63,6 +74,24 @@ const PYTHON: Profile = Profile {
     blocking_returns_at_failed: false,
     noop_cancel_stores_canceled: true,
     restart_measured: true,
+    timeout_is_inactivity: true,
+    resume_publishes_task: false,
+    thread_name: "asyncio.to_thread",
+};
+
+const JS: Profile = Profile {
+    sdk: Sdk::Js,
+    name: "@a2a-js/sdk 1.3.0 (JavaScript)",
+    stream_end: StreamEnd::FirstFinalStatus,
+    cancel_interrupts_awaiting: false,
+    raising_cancel: RaisingCancel::ErrorOnly,
+    raising_cancel_code: INTERNAL_ERROR,
+    blocking_returns_at_failed: true,
+    noop_cancel_stores_canceled: false,
+    restart_measured: true,
+    timeout_is_inactivity: false,
+    resume_publishes_task: true,
+    thread_name: "a worker thread",
 };
 
 impl Profile {
@@ -70,6 +99,7 @@ impl Profile {
     pub fn of(sdk: Sdk) -> &'static Profile {
         match sdk {
             Sdk::Python => &PYTHON,
+            Sdk::Js => &JS,
         }
     }
 }

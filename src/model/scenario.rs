@@ -103,6 +103,8 @@ pub enum Preset {
 pub enum Sdk {
     /// a2a-sdk 1.3.0 (Python) with its default request handler.
     Python,
+    /// @a2a-js/sdk 1.3.0 with its DefaultRequestHandler and Express handlers.
+    Js,
 }
 
 /// Every input of one simulation.
@@ -302,9 +304,9 @@ pub const KEYS: &[KeySpec] = &[
     KeySpec {
         name: "sdk",
         group: "client",
-        values: "python",
-        help: "which SDK's behaviour to model",
-        choices: &["python"],
+        values: "python, js",
+        help: "which SDK's behaviour to model: a2a-sdk 1.3.0 or @a2a-js/sdk 1.3.0",
+        choices: &["python", "js"],
     },
     KeySpec {
         name: "restart",
@@ -437,7 +439,7 @@ const PRESETS: &[(&str, Preset)] = &[
     ("t43", Preset::T43),
     ("drill", Preset::Drill),
 ];
-const SDKS: &[(&str, Sdk)] = &[("python", Sdk::Python)];
+const SDKS: &[(&str, Sdk)] = &[("python", Sdk::Python), ("js", Sdk::Js)];
 
 impl Scenario {
     /// Whether a key's control applies to this scenario, and if not, why

@@ -89,6 +89,8 @@ enum Call {
 #[derive(Debug, Clone)]
 enum Payload {
     Task,
+    /// The task published again at the start of a resumed `execute()`.
+    TaskAgain,
     Status {
         state: TaskState,
         receipt: Option<String>,
@@ -134,7 +136,7 @@ struct Sim<'a> {
     call_number: u32,
     /// Set once the SDK stops taking events for this task (profiles that end
     /// the stream at the first final status).
-    bus_closed: bool,
+    bus_closed: Vec<bool>,
     emitted: u32,
     delivered_in_stream: u32,
     resent: bool,
@@ -173,7 +175,7 @@ impl<'a> Sim<'a> {
             pending_target: None,
             call: Call::Open,
             call_number: 0,
-            bus_closed: false,
+            bus_closed: vec![false],
             emitted: 0,
             delivered_in_stream: 0,
             resent: false,
@@ -335,7 +337,8 @@ impl<'a> Sim<'a> {
                 // Awaiting code stopped at its await: no step runs.
                 Work::Await => {}
                 Work::ToThread => {
-                    self.orphan(step, "the blocking call in asyncio.to_thread runs on");
+                    let why = format!("the blocking call in {} runs on", self.profile.thread_name);
+                    self.orphan(step, &why);
                     next(self, exec);
                 }
                 Work::Flag if !flag_step_done => {
@@ -428,19 +431,20 @@ impl<'a> Sim<'a> {
         }
         self.execs[exec] = Exec::Finished;
         let task = self.exec_task[exec];
-        let settled = self.tasks[task]
-            .as_ref()
-            .is_some_and(|t| t.state.is_terminal() || t.state.is_interrupted());
+        let state = self.tasks[task].as_ref().map(|t| t.state);
+        let settled = state.is_some_and(|s| s.is_terminal() || s.is_interrupted());
         let returned = if settled {
             "execute() returned"
         } else {
             "execute() returned without a final status"
         };
         let followed = task == self.client_task;
-        if followed
-            && self.profile.stream_end == StreamEnd::ExecuteReturns
-            && self.call == Call::Open
-        {
+        let closes = match self.profile.stream_end {
+            StreamEnd::ExecuteReturns => true,
+            // An auth-required task keeps its channel open in this SDK.
+            StreamEnd::FirstFinalStatus => state != Some(TaskState::AuthRequired),
+        };
+        if followed && closes && self.call == Call::Open {
             self.end_call(&format!("{returned}; the handler closes the queue"));
         } else {
             self.push(
@@ -459,7 +463,7 @@ impl<'a> Sim<'a> {
     fn resume(&mut self, stage: Stage) {
         self.call = Call::Open;
         self.call_number += 1;
-        self.bus_closed = false;
+        self.bus_closed[0] = false;
         self.last_activity = self.now;
         if let Some(ms) = self.sc.timeout_ms {
             let call = self.call_number;
@@ -488,6 +492,9 @@ impl<'a> Sim<'a> {
         }
         self.execs[exec] = Exec::Running;
         self.executions += 1;
+        if self.profile.resume_publishes_task {
+            self.emit(exec, Source::Executor, Payload::TaskAgain);
+        }
         let before = self.ledgers[0].sequence();
         self.emit(
             exec,
@@ -542,6 +549,7 @@ impl<'a> Sim<'a> {
         );
         let task = self.tasks.len();
         self.tasks.push(None);
+        self.bus_closed.push(false);
         self.ledgers.push(TaskLedger::new(&wire::task_id(task)));
         self.client_task = task;
         self.start_execution(task);
@@ -555,7 +563,8 @@ impl<'a> Sim<'a> {
             return;
         }
         let limit = u64::from(self.sc.timeout_ms.unwrap_or(0));
-        if self.sc.client == Client::Stream && self.now < self.last_activity + limit {
+        let inactivity = self.profile.timeout_is_inactivity && self.sc.client == Client::Stream;
+        if inactivity && self.now < self.last_activity + limit {
             let due = self.last_activity + limit;
             self.schedule(due, Act::Timeout { call });
             return;
@@ -713,10 +722,13 @@ impl<'a> Sim<'a> {
         );
     }
 
-    /// The handler cancels the running `execute()` on the client's task
-    /// (where the profile says a cancel interrupts it) and closes the queue.
+    /// The handler stops the client's running `execute()` where the profile
+    /// says a cancel interrupts it (and closes the queue); elsewhere only a
+    /// cancel flag set by a writing `cancel()` stops flag-checking work.
     fn stop_executions(&mut self) {
-        if !self.profile.cancel_interrupts_awaiting {
+        let interrupts = self.profile.cancel_interrupts_awaiting;
+        let flag_set = self.sc.work == Work::Flag && self.sc.cancel_impl == CancelImpl::Write;
+        if !interrupts && !flag_set {
             return;
         }
         for (exec, task) in self.execs.iter_mut().zip(&self.exec_task) {
@@ -726,7 +738,7 @@ impl<'a> Sim<'a> {
                 };
             }
         }
-        if self.profile.stream_end == StreamEnd::ExecuteReturns {
+        if interrupts && self.profile.stream_end == StreamEnd::ExecuteReturns {
             self.end_call("stream closed after the cancel");
         }
     }
@@ -836,6 +848,7 @@ impl<'a> Sim<'a> {
         let (label, wire, ledger_body, digest) = self.describe(exec, task, &payload);
         let target = match payload {
             Payload::Task => Some(TaskState::Submitted),
+            Payload::TaskAgain => self.tasks[task].as_ref().map(|t| t.state),
             Payload::Status { state, .. } => Some(state),
             Payload::Chunk { .. } => None,
         };
@@ -866,12 +879,28 @@ impl<'a> Sim<'a> {
                 return;
             }
         }
-        if self.bus_closed {
-            let label = format!("{label}: dropped silently, the SDK stopped reading this task");
+        if self.bus_closed[task] {
+            // Work that goes on after the SDK stopped reading is orphaned:
+            // its output reaches nobody and nothing stores it.
+            let step = matches!(&payload, Payload::Chunk { chunk, .. } if chunk.artifact_id == TRACKING_ARTIFACT);
+            if step {
+                self.orphaned += 1;
+            }
+            let (why, disposition) = if step {
+                (
+                    "courier step computed after the stream ended: dropped silently",
+                    Disposition::Orphaned,
+                )
+            } else {
+                (
+                    "dropped silently, the SDK stopped reading this task",
+                    Disposition::NotDelivered,
+                )
+            };
             self.push(
                 source,
-                label,
-                Disposition::NotDelivered,
+                format!("{label}: {why}"),
+                disposition,
                 RowKind::Event,
                 None,
                 false,
@@ -882,6 +911,7 @@ impl<'a> Sim<'a> {
             .as_ref()
             .is_some_and(|t| t.state.is_terminal());
         match (&payload, self.tasks[task].as_mut()) {
+            (Payload::TaskAgain, _) => {}
             (Payload::Task, stored) => {
                 if stored.is_none() {
                     self.tasks[task] = Some(StoredTask {
@@ -901,10 +931,13 @@ impl<'a> Sim<'a> {
         }
         let final_status = matches!(payload, Payload::Status { state, .. }
             if state.is_terminal() || state == TaskState::InputRequired);
-        self.deliver(task, source, label, wire, was_terminal);
+        let status_change = matches!(payload, Payload::Status { .. });
+        self.deliver(task, source, label, wire, was_terminal, status_change);
         if final_status && self.profile.stream_end == StreamEnd::FirstFinalStatus {
-            self.bus_closed = true;
-            self.end_call("stream closed at the first final status");
+            self.bus_closed[task] = true;
+            if task == self.client_task {
+                self.end_call("stream closed at the first final status");
+            }
         }
     }
 
@@ -928,6 +961,22 @@ impl<'a> Sim<'a> {
                 Body::Submit,
                 sha256_fields(&["task", &wire::task_id(task)]),
             ),
+            Payload::TaskAgain => {
+                let (state, artifacts) = self.tasks[task]
+                    .as_ref()
+                    .map_or((TaskState::Submitted, &[][..]), |t| {
+                        (t.state, &t.artifacts[..])
+                    });
+                (
+                    format!(
+                        "Task {} published again as the resumed execute() starts{suffix}",
+                        state.label()
+                    ),
+                    wire::task_snapshot(task, state, self.now, artifacts),
+                    Body::Submit,
+                    sha256_fields(&["task-again", &self.emitted.to_string()]),
+                )
+            }
             Payload::Status { state, receipt } => {
                 let manifest = state.is_terminal().then(|| "manifest".to_string());
                 (
@@ -975,6 +1024,7 @@ impl<'a> Sim<'a> {
         label: String,
         wire: serde_json::Value,
         was_terminal: bool,
+        status_change: bool,
     ) {
         let followed = task == self.client_task;
         let received = followed && self.sc.client == Client::Stream && self.call == Call::Open;
@@ -1002,7 +1052,8 @@ impl<'a> Sim<'a> {
             self.delivered_in_stream += 1;
             self.maybe_break_stream();
         }
-        if followed {
+        // A blocking call answers a status change, not a republished task.
+        if followed && status_change {
             self.maybe_return_blocking_call();
         }
     }
