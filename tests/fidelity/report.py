@@ -132,6 +132,32 @@ def table(sdk, cli):
     return agree, total, lines
 
 
+def differences():
+    """Scenario by scenario, where the two SDKs' recorded outcomes differ."""
+    py_dir, js_dir = FIXTURES / "python", FIXTURES / "js"
+    if not (py_dir.is_dir() and js_dir.is_dir()):
+        return []
+    rows = ["## Differences between the SDKs", "",
+            "Generated from the two fixture sets: every scenario whose recorded outcome differs.", "",
+            "| scenario | a2a-sdk 1.3.0 (Python) | @a2a-js/sdk 1.3.0 |", "|---|---|---|"]
+    same = 0
+    for py_path in sorted(py_dir.glob("*.json")):
+        js_path = js_dir / py_path.name
+        if py_path.name == "index.json" or not js_path.exists():
+            continue
+        py, js = json.loads(py_path.read_text()), json.loads(js_path.read_text())
+        if not py.get("runs") or not js.get("runs") or js.get("measurable") is False:
+            continue
+        a = " / ".join(sorted({from_fixture(r) for r in py["runs"]}))
+        b = " / ".join(sorted({from_fixture(r) for r in js["runs"]}))
+        if a == b:
+            same += 1
+            continue
+        rows.append(f"| `{py['scenario']}` | {a} | {b} |")
+    rows += ["", f"{same} further scenarios behave the same under both SDKs.", ""]
+    return rows
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--cli", default=str(ROOT / "target" / "release" / "a2a-lab"))
@@ -170,6 +196,7 @@ def main():
             continue
         agree, total, lines = result
         out += [f"## {title}", "", f"{agree} of {total} measured scenarios agree with the model.", ""] + lines + [""]
+    out += differences()
     notes = ROOT / "tests" / "fidelity" / "NOTES.md"
     if notes.exists():
         out += [notes.read_text().rstrip(), ""]
