@@ -67,3 +67,22 @@ fn advice_follows_the_scenario() {
     assert!(titles("restart=2").contains(&"Use a persistent task store plus recovery code"));
     assert!(titles("retry=on").contains(&"Reuse the idempotency key and return the existing task"));
 }
+
+#[test]
+fn python_vs_js_differences_are_explained_in_plain_words() {
+    use a2a_lab::model::compare::compare;
+    use a2a_lab::model::explain::sdk_difference;
+    let a = Scenario::from_query("late=0").unwrap();
+    let b = Scenario::from_query("late=0&sdk=js").unwrap();
+    let c = compare(&a, &b);
+    assert!(!c.differences.is_empty());
+    for d in &c.differences {
+        assert!(sdk_difference(d.name, &b).contains("@a2a-js/sdk ends the stream"), "{}", d.name);
+    }
+    let raise = Scenario::from_query("cancel=1&cancel_impl=raise&sdk=js").unwrap();
+    assert!(sdk_difference("final_state", &raise).contains("-32603"));
+    let js_cancel = Scenario::from_query("cancel=1&sdk=js").unwrap();
+    let titles: Vec<&str> = advice(&js_cancel, &simulate(&js_cancel)).iter().map(|a| a.title).collect();
+    assert!(titles.iter().any(|t| t.contains("abort signal")), "{titles:?}");
+    assert!(outcome(&js_cancel, &simulate(&js_cancel)).contains("@a2a-js/sdk 1.3.0"));
+}

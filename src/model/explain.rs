@@ -159,6 +159,9 @@ pub fn advice(scenario: &Scenario, run: &Run) -> Vec<Advice> {
     if scenario.late.is_some() || m.events_after_terminal > 0 || m.dropped_by_guard > 0 {
         add("Never emit after the end", "The SDK delivers and stores what comes after a terminal status; a guard in front of delivery drops it.".into());
     }
+    if scenario.cancel.is_some() && scenario.sdk == super::scenario::Sdk::Js {
+        add("Make awaiting work honour an abort signal (@a2a-js/sdk)", "In @a2a-js/sdk a cancel never interrupts execute(): awaiting code runs on, its output dropped, unless it checks a flag or an abort signal.".into());
+    }
     if scenario.cancel.is_some() {
         let why = match (scenario.cancel_impl, scenario.work) {
             (CancelImpl::Raise, _) => "A cancel() that raises turns the task FAILED instead of CANCELED.",
@@ -199,4 +202,33 @@ pub fn advice(scenario: &Scenario, run: &Run) -> Vec<Advice> {
         "These behaviours were measured on a2a-sdk 1.3.0 and can change between releases.".into(),
     );
     out
+}
+
+/// Why a metric differs between the two SDK profiles for the same scenario,
+/// in plain words (for compare mode's "Python vs JS").
+pub fn sdk_difference(metric: &str, scenario: &Scenario) -> &'static str {
+    match metric {
+        "events_delivered" | "events_after_terminal" | "get_task_artifacts" if scenario.late.is_some() => {
+            "@a2a-js/sdk ends the stream at the first terminal status and silently drops what the executor publishes afterwards; a2a-sdk delivers and stores it until execute() returns."
+        }
+        "orphaned_steps" => {
+            "@a2a-js/sdk never interrupts execute() on a cancel: awaiting code keeps running and its output is dropped; a2a-sdk cancels it at its next await."
+        }
+        "final_state" | "events_delivered" | "cancel_result" if scenario.cancel_impl == CancelImpl::Raise => {
+            "A throwing cancelTask in @a2a-js/sdk only gives the caller -32603 and the task runs on to COMPLETED; in a2a-sdk a raising cancel() turns the task FAILED."
+        }
+        "final_state" | "events_delivered" | "cancel_result" if scenario.cancel_impl == CancelImpl::Noop => {
+            "With a cancel() that writes nothing, a2a-sdk stores CANCELED itself; @a2a-js/sdk waits for the executor, which completes, and answers -32002."
+        }
+        "stream" | "hung_streams" if scenario.ending == Ending::Auth => {
+            "@a2a-js/sdk keeps an auth-required task's channel open, so the stream hangs; a2a-sdk closes it when execute() returns."
+        }
+        "stream" | "hung_streams" | "events_delivered" if scenario.timeout_ms.is_some() => {
+            "a2a-sdk's client timeout restarts with every event (an inactivity timeout); @a2a-js/sdk's abort signal is a deadline for the whole call."
+        }
+        "events_delivered" if scenario.interrupt != super::scenario::Interrupt::None => {
+            "@a2a-js/sdk makes every execute(), a resume included, publish the task first: one more task event per resume."
+        }
+        _ => "The two SDKs' request handlers differ here; see docs/fidelity.md for the measured runs.",
+    }
 }
