@@ -715,6 +715,12 @@ pub fn parse_pairs(query: &str) -> Result<Pairs, ScenarioError> {
             .ok_or_else(|| err(&shorten(item), "has no `=value`"))?;
         let k =
             percent_decode(k).ok_or_else(|| err(&shorten(k), "is not valid percent-encoding"))?;
+        if k.is_empty() {
+            return Err(err(
+                "query",
+                format!("`{}` has no key before `=`", shorten(item)),
+            ));
+        }
         let v = percent_decode(v).ok_or_else(|| err(&k, "value is not valid percent-encoding"))?;
         out.push((k, v));
     }
