@@ -25,7 +25,7 @@ cargo test --quiet
 step "component tests in headless Chromium (wasm-bindgen-test)"
 CARGO_TARGET_WASM32_UNKNOWN_UNKNOWN_RUNNER=wasm-bindgen-test-runner \
 CHROMEDRIVER=/usr/bin/chromedriver WASM_BINDGEN_TEST_TIMEOUT=120 \
-  cargo test --target wasm32-unknown-unknown --test browser
+  cargo test --target wasm32-unknown-unknown --test browser --test browser_pictures
 
 step "release bundle (trunk, offline) and CLI"
 trunk build --release

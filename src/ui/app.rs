@@ -6,9 +6,11 @@ use leptos::prelude::*;
 
 use super::browser;
 use super::controls::Controls;
+use super::diagram::StateDiagram;
 use super::event_table::EventTable;
 use super::metrics::MetricsPanel;
 use super::playback::Playback;
+use super::timeline::Timeline;
 use super::toolbar::Toolbar;
 use crate::model::scenario::{split_view_keys, Scenario};
 use crate::model::simulate::{simulate, Run};
@@ -184,7 +186,7 @@ pub fn App() -> impl IntoView {
                 <main class="lab-main">
                     <MetricsPanel/>
                     <Playback/>
-                    // pictures: the state diagram and the timeline go here
+                    <section class="pictures"><StateDiagram/><Timeline/></section>
                     <EventTable/>
                 </main>
             </div>

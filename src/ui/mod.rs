@@ -4,7 +4,9 @@
 pub mod app;
 pub mod browser;
 pub mod controls;
+pub mod diagram;
 pub mod event_table;
 pub mod metrics;
 pub mod playback;
+pub mod timeline;
 pub mod toolbar;
