@@ -30,7 +30,7 @@ if ! wasm-bindgen --version 2>/dev/null | grep -q " $WBG_VERSION"; then
   cargo install wasm-bindgen-cli --version "$WBG_VERSION"
 fi
 
-if [ ! -x node_modules/.bin/wasm-opt ] || [ ! -d node_modules/playwright-core ]; then
+if [ ! -x node_modules/.bin/wasm-opt ] || [ ! -d node_modules/playwright-core ] || [ ! -d node_modules/axe-core ]; then
   command -v npm >/dev/null || { say "installing node and npm from apt"; apt-get update -qq && apt-get install -y -qq nodejs npm; }
   say "installing wasm-opt (binaryen 132) and playwright-core from npm"
   npm ci --no-audit --no-fund

@@ -27,10 +27,9 @@ CARGO_TARGET_WASM32_UNKNOWN_UNKNOWN_RUNNER=wasm-bindgen-test-runner \
 CHROMEDRIVER=/usr/bin/chromedriver WASM_BINDGEN_TEST_TIMEOUT=120 \
   cargo test --target wasm32-unknown-unknown --test browser --test browser_pictures
 
-step "release bundle (trunk, offline) and CLI"
+step "release bundle (trunk, offline) and its size budget"
 trunk build --release
-cargo build --release --quiet --bin a2a-lab
 node scripts/bundle-size.mjs dist
 
-step "end-to-end tests in headless Chromium"
+step "end-to-end tests in headless Chromium (against target/debug/a2a-lab)"
 node --test tests/e2e/

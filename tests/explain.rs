@@ -77,12 +77,22 @@ fn python_vs_js_differences_are_explained_in_plain_words() {
     let c = compare(&a, &b);
     assert!(!c.differences.is_empty());
     for d in &c.differences {
-        assert!(sdk_difference(d.name, &b).contains("@a2a-js/sdk ends the stream"), "{}", d.name);
+        assert!(
+            sdk_difference(d.name, &b).contains("@a2a-js/sdk ends the stream"),
+            "{}",
+            d.name
+        );
     }
     let raise = Scenario::from_query("cancel=1&cancel_impl=raise&sdk=js").unwrap();
     assert!(sdk_difference("final_state", &raise).contains("-32603"));
     let js_cancel = Scenario::from_query("cancel=1&sdk=js").unwrap();
-    let titles: Vec<&str> = advice(&js_cancel, &simulate(&js_cancel)).iter().map(|a| a.title).collect();
-    assert!(titles.iter().any(|t| t.contains("abort signal")), "{titles:?}");
+    let titles: Vec<&str> = advice(&js_cancel, &simulate(&js_cancel))
+        .iter()
+        .map(|a| a.title)
+        .collect();
+    assert!(
+        titles.iter().any(|t| t.contains("abort signal")),
+        "{titles:?}"
+    );
     assert!(outcome(&js_cancel, &simulate(&js_cancel)).contains("@a2a-js/sdk 1.3.0"));
 }

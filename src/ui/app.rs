@@ -5,10 +5,13 @@ use std::sync::Arc;
 use leptos::prelude::*;
 
 use super::browser;
+use super::compare::Compare;
 use super::controls::Controls;
 use super::diagram::StateDiagram;
 use super::event_table::EventTable;
+use super::ledger_panel::LedgerPanel;
 use super::metrics::MetricsPanel;
+use super::outcome::{CarriesOver, Outcome};
 use super::playback::Playback;
 use super::timeline::Timeline;
 use super::toolbar::Toolbar;
@@ -35,6 +38,8 @@ pub struct Lab {
     pub baseline: StoredValue<Metrics>,
     /// Shown inside an iframe without page chrome.
     pub embed: bool,
+    /// Scenario A of compare mode, once pinned.
+    pub pinned: RwSignal<Option<Scenario>>,
 }
 
 /// An inline message.
@@ -137,6 +142,7 @@ pub fn App() -> impl IntoView {
         run,
         baseline: StoredValue::new(simulate(&Scenario::default()).trace.metrics),
         embed,
+        pinned: RwSignal::new(None),
     };
     provide_context(lab);
 
@@ -184,10 +190,14 @@ pub fn App() -> impl IntoView {
             <div class="lab-body">
                 <Controls/>
                 <main class="lab-main">
+                    <Outcome/>
                     <MetricsPanel/>
                     <Playback/>
                     <section class="pictures"><StateDiagram/><Timeline/></section>
                     <EventTable/>
+                    <Compare/>
+                    <CarriesOver/>
+                    <LedgerPanel/>
                 </main>
             </div>
         </div>

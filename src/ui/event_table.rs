@@ -41,7 +41,7 @@ pub fn EventTable() -> impl IntoView {
     };
     view! {
         <section class="event-table" aria-label="Event trace">
-            <div class="event-table__scroll">
+            <div class="event-table__scroll" tabindex="0" role="region" aria-label="Trace rows (scrollable)">
                 <table>
                     <caption>"Decision trace: each event with its time, source, disposition and the task state after it"</caption>
                     <thead>

@@ -3,10 +3,14 @@
 
 pub mod app;
 pub mod browser;
+pub mod compare;
 pub mod controls;
 pub mod diagram;
 pub mod event_table;
+pub mod examples;
+pub mod ledger_panel;
 pub mod metrics;
+pub mod outcome;
 pub mod playback;
 pub mod timeline;
 pub mod toolbar;

@@ -4,6 +4,8 @@ use leptos::prelude::*;
 
 use super::app::Lab;
 use super::browser;
+use super::compare::PinButton;
+use super::examples::Examples;
 use crate::model::check::{import_bytes, Imported};
 use crate::model::export::{Export, MAX_FILE_BYTES};
 
@@ -153,6 +155,7 @@ pub fn Toolbar() -> impl IntoView {
     };
     view! {
         <nav class="toolbar" aria-label="Evidence">
+            <Examples/>
             <button on:click=export>"Export JSON"</button>
             <label class="toolbar__import button">
                 "Import JSON"
@@ -161,6 +164,7 @@ pub fn Toolbar() -> impl IntoView {
             </label>
             <button on:click=copy_link>"Copy link"</button>
             <button on:click=copy_embed>"Copy embed code"</button>
+            <PinButton/>
         </nav>
     }
 }

@@ -9,7 +9,7 @@ import { serve, launch, open, tableRows, metric } from './harness.mjs';
 
 const ROOT = new URL('../../', import.meta.url).pathname;
 const DIST = process.env.DIST || `${ROOT}dist`;
-const CLI = process.env.A2A_LAB_CLI || `${ROOT}target/release/a2a-lab`;
+const CLI = process.env.A2A_LAB_CLI || `${ROOT}target/debug/a2a-lab`;
 const OUT = `${ROOT}tests/e2e/out`;
 mkdirSync(OUT, { recursive: true });
 

@@ -1,0 +1,144 @@
+//! Compare mode: pin the current scenario as A, change controls for B, and
+//! see both side by side with the differences marked.
+
+use leptos::prelude::*;
+
+use super::app::Lab;
+use super::browser;
+use super::metrics::show;
+use crate::model::compare::{compare_runs, Comparison};
+use crate::model::explain::sdk_difference;
+use crate::model::simulate::simulate;
+use crate::model::trace::Row;
+
+/// The Pin / Unpin button.
+#[component]
+pub fn PinButton() -> impl IntoView {
+    let lab = expect_context::<Lab>();
+    let toggle = move |_| {
+        if lab.pinned.get_untracked().is_some() {
+            lab.pinned.set(None);
+        } else {
+            lab.pinned.set(Some(lab.scenario.get_untracked()));
+            lab.info("Pinned this scenario as A: change the controls to build B.");
+        }
+    };
+    let python_vs_js = move |_| {
+        let current = lab.scenario.get_untracked();
+        match (current.with("sdk", "python"), current.with("sdk", "js")) {
+            (Ok(a), Ok(b)) => {
+                lab.pinned.set(Some(a));
+                lab.scenario.set(b);
+                lab.info("Comparing the same scenario under a2a-sdk 1.3.0 (A) and @a2a-js/sdk 1.3.0 (B).");
+            }
+            (Err(e), _) | (_, Err(e)) => lab.error(e.to_string()),
+        }
+    };
+    view! {
+        <button on:click=toggle aria-pressed=move || lab.pinned.with(Option::is_some).to_string()>
+            {move || if lab.pinned.with(Option::is_some) { "Unpin A" } else { "Pin as A (compare)" }}
+        </button>
+        <button on:click=python_vs_js>"Python vs JS"</button>
+    }
+}
+
+fn rows_view(rows: &[Row], from: Option<usize>) -> impl IntoView {
+    rows.iter()
+        .take(200)
+        .map(|r| {
+            let diverged = from.is_some_and(|f| r.index >= f);
+            view! {
+                <li class:compare__row--diverged=diverged>
+                    {format!("{} · {} · {} · {}", r.index, r.t_ms, r.event, r.disposition.label())}
+                </li>
+            }
+        })
+        .collect_view()
+}
+
+/// The comparison, shown while a scenario is pinned.
+#[component]
+pub fn Compare() -> impl IntoView {
+    let lab = expect_context::<Lab>();
+    let comparison = Memo::new(move |_| {
+        let a = lab.pinned.get()?;
+        let b = lab.scenario.get();
+        let run_b = lab.run.with(|r| (**r).clone());
+        Some(compare_runs(&a, simulate(&a), &b, run_b))
+    });
+    let export = move |_| {
+        if let Some(c) = comparison.get_untracked() {
+            let name = format!("a2a-lab-compare-{}-vs-{}.json", c.a.slug(), c.b.slug());
+            if let Err(e) = browser::download(&name, &c.to_json()) {
+                lab.error(format!("Export failed: {e}"));
+            }
+        }
+    };
+    let body = move || {
+        comparison.with(|c| {
+            c.as_ref().map(|c: &Comparison| {
+                let label = |q: String| if q.is_empty() { "defaults".to_string() } else { q };
+                let metric_rows = c
+                    .run_a
+                    .trace
+                    .metrics
+                    .entries()
+                    .into_iter()
+                    .zip(c.run_b.trace.metrics.entries())
+                    .map(|((name, a), (_, b))| {
+                        let differs = a != b;
+                        view! {
+                            <tr class:compare__diff=differs>
+                                <th scope="row">{name}</th>
+                                <td>{show(&a)}</td>
+                                <td>{show(&b)}</td>
+                                <td>{if differs { "differs" } else { "" }}</td>
+                            </tr>
+                        }
+                    })
+                    .collect_view();
+                let summary = if c.differences.is_empty() {
+                    "A and B give the same metrics.".to_string()
+                } else {
+                    format!(
+                        "{} metric(s) differ; the traces part ways at row {}.",
+                        c.differences.len(),
+                        c.first_divergence.map_or("—".into(), |i| i.to_string())
+                    )
+                };
+                let why = (c.a.sdk != c.b.sdk).then(|| {
+                    let mut reasons: Vec<&'static str> = c.differences.iter().map(|d| sdk_difference(d.name, &c.b)).collect();
+                    reasons.dedup();
+                    reasons.into_iter().map(|r| view! { <li>{r}</li> }).collect_view()
+                });
+                view! {
+                    <p class="compare__summary">{summary}</p>
+                    <ul class="compare__why">{why}</ul>
+                    <table class="compare__metrics">
+                        <caption>"Metrics, A against B"</caption>
+                        <thead><tr>
+                            <th scope="col">"metric"</th>
+                            <th scope="col">{format!("A: {}", label(c.a.to_query()))}</th>
+                            <th scope="col">{format!("B: {}", label(c.b.to_query()))}</th>
+                            <th scope="col">""</th>
+                        </tr></thead>
+                        <tbody>{metric_rows}</tbody>
+                    </table>
+                    <div class="compare__traces">
+                        <ol class="compare__trace" aria-label="Trace A">{rows_view(&c.run_a.trace.rows, c.first_divergence)}</ol>
+                        <ol class="compare__trace" aria-label="Trace B">{rows_view(&c.run_b.trace.rows, c.first_divergence)}</ol>
+                    </div>
+                    <button on:click=export>"Export comparison"</button>
+                }
+            })
+        })
+    };
+    view! {
+        <Show when=move || lab.pinned.with(Option::is_some)>
+            <section class="compare" aria-label="Compare A and B">
+                <h2>"Compare"</h2>
+                {body}
+            </section>
+        </Show>
+    }
+}
