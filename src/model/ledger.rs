@@ -13,6 +13,8 @@
 
 use std::collections::HashMap;
 
+use super::receipt_index::ReceiptIndex;
+
 use serde::{Deserialize, Serialize};
 
 use super::artifacts::{ArtifactCursor, ArtifactStore, Coordinate, Part, PartOutcome};
@@ -209,7 +211,7 @@ pub struct TaskLedger {
     state: TaskState,
     sequence: u64,
     receipts: Vec<Receipt>,
-    index: HashMap<String, usize>,
+    index: ReceiptIndex,
     last_source_seq: HashMap<String, u64>,
     cancel_requests: Vec<CancelRequest>,
     artifacts: ArtifactStore,
@@ -249,12 +251,7 @@ impl From<TaskLedger> for LedgerRecord {
 
 impl From<LedgerRecord> for TaskLedger {
     fn from(r: LedgerRecord) -> Self {
-        let index = r
-            .receipts
-            .iter()
-            .enumerate()
-            .map(|(i, receipt)| (receipt.event_id.clone(), i))
-            .collect();
+        let index = ReceiptIndex::build(&r.receipts);
         TaskLedger {
             task_id: r.task_id,
             state: r.state,
@@ -278,7 +275,7 @@ impl TaskLedger {
             state: TaskState::Submitted,
             sequence: 0,
             receipts: Vec::new(),
-            index: HashMap::new(),
+            index: ReceiptIndex::default(),
             last_source_seq: HashMap::new(),
             cancel_requests: Vec::new(),
             artifacts: ArtifactStore::default(),
@@ -291,7 +288,7 @@ impl TaskLedger {
     /// rejected ones included, so a repeat of a rejected event is a lookup
     /// hit too (as in the seed's reducer).
     pub fn apply(&mut self, event: &LedgerEvent) -> Decision {
-        if let Some(&i) = self.index.get(&event.event_id) {
+        if let Some(i) = self.index.get(&event.event_id, &self.receipts) {
             let earlier = &self.receipts[i];
             if earlier.digest == event.digest {
                 return Decision::Duplicate(earlier.clone());
@@ -315,7 +312,7 @@ impl TaskLedger {
         if expected_version == self.sequence {
             return Ok(self.apply(event));
         }
-        let class = if self.index.contains_key(&event.event_id) {
+        let class = if self.index.get(&event.event_id, &self.receipts).is_some() {
             LossClass::Duplicate
         } else if matches!(self.decide_readonly(event), Outcome::Accepted { .. }) {
             LossClass::LegalNext
@@ -446,7 +443,7 @@ impl TaskLedger {
             _ => None,
         };
         self.index
-            .insert(event.event_id.clone(), self.receipts.len());
+            .insert(&event.event_id, self.receipts.len(), &self.receipts);
         self.receipts.push(Receipt {
             authorization_receipt,
             event_id: event.event_id.clone(),
@@ -479,7 +476,9 @@ impl TaskLedger {
 
     /// The earlier receipt for an event id.
     pub fn receipt(&self, event_id: &str) -> Option<&Receipt> {
-        self.index.get(event_id).map(|&i| &self.receipts[i])
+        self.index
+            .get(event_id, &self.receipts)
+            .map(|i| &self.receipts[i])
     }
 
     /// Accepted status event ids, in accepted order.

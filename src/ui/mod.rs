@@ -2,6 +2,7 @@
 //! context ([`app::Lab`]), everything shown derived from the scenario.
 
 pub mod app;
+pub mod bench;
 pub mod browser;
 pub mod compare;
 pub mod controls;

@@ -1,0 +1,69 @@
+//! Two functions the performance script calls from the page, so the ledger
+//! can be measured in WebAssembly against a JavaScript reducer on the same
+//! generated events: `benchPrepare(n, seed)` builds the events (untimed),
+//! `benchRun()` reduces them and returns the accepted sequence.
+
+use std::cell::RefCell;
+
+use wasm_bindgen::prelude::wasm_bindgen;
+
+use crate::model::ledger::{LedgerEvent, TaskLedger};
+use crate::model::seed_form::SeedEvent;
+
+thread_local! {
+    static EVENTS: RefCell<Vec<LedgerEvent>> = const { RefCell::new(Vec::new()) };
+}
+
+const STATUSES: [&str; 8] = [
+    "working",
+    "input-required",
+    "working",
+    "auth-required",
+    "working",
+    "completed",
+    "failed",
+    "bogus",
+];
+
+/// The i-th generated event for `seed`; the script's JavaScript twin must
+/// produce the same sequence.
+pub fn generated(i: u32, seed: u32) -> SeedEvent {
+    let mut x = i.wrapping_mul(2_654_435_761) ^ seed;
+    x ^= x >> 13;
+    x = x.wrapping_mul(0x5bd1_e995);
+    x ^= x >> 15;
+    // Rare terminal and bogus statuses keep most events legal moves.
+    let status = if x % 1000 == 0 {
+        STATUSES[5 + (x as usize / 1000) % 3]
+    } else {
+        STATUSES[(x % 5) as usize]
+    };
+    let id = if x % 17 == 0 && i > 0 { i - 1 } else { i };
+    SeedEvent {
+        id: format!("e{id}"),
+        status: status.to_string(),
+        authorization_receipt: (x % 3 == 0).then(|| "authz:7".to_string()),
+    }
+}
+
+/// Builds `n` events for `seed` and keeps them for [`bench_run`].
+#[wasm_bindgen(js_name = benchPrepare)]
+pub fn bench_prepare(n: u32, seed: u32) {
+    let events = (0..n)
+        .map(|i| generated(i, seed).to_ledger_event("bench"))
+        .collect();
+    EVENTS.with(|e| *e.borrow_mut() = events);
+}
+
+/// Reduces the prepared events through a fresh ledger; returns the
+/// accepted sequence (so both sides can be checked to agree).
+#[wasm_bindgen(js_name = benchRun)]
+pub fn bench_run() -> u32 {
+    EVENTS.with(|events| {
+        let mut ledger = TaskLedger::new("bench");
+        for e in events.borrow().iter() {
+            ledger.apply(e);
+        }
+        ledger.sequence() as u32
+    })
+}
