@@ -3,17 +3,27 @@
 
 use std::process::Command;
 
-use a2a_lab::model::cli::run;
+use a2a_lab::model::cli::{run, Files};
 use a2a_lab::model::export::export_json;
 use a2a_lab::model::scenario::Scenario;
 use serde_json::{json, Value};
 
+/// One in-memory file, whatever the path.
+struct OneFile(Option<Vec<u8>>);
+
+impl Files for OneFile {
+    fn read(&mut self, _: &str) -> Result<Vec<u8>, String> {
+        self.0.clone().ok_or_else(|| "no such file".to_string())
+    }
+
+    fn open(&mut self, path: &str) -> Result<Box<dyn std::io::Read>, String> {
+        Ok(Box::new(std::io::Cursor::new(self.read(path)?)))
+    }
+}
+
 fn cli(args: &[&str], file: Option<&[u8]>) -> (String, String, u8) {
     let args: Vec<String> = args.iter().map(|s| s.to_string()).collect();
-    let bytes = file.map(<[u8]>::to_vec);
-    let out = run(&args, &mut |_| {
-        bytes.clone().ok_or_else(|| "no such file".to_string())
-    });
+    let out = run(&args, &mut OneFile(file.map(<[u8]>::to_vec)));
     (out.stdout, out.stderr, out.code)
 }
 

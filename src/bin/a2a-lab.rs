@@ -5,7 +5,21 @@
 use std::io::Write;
 use std::process::ExitCode;
 
-use a2a_lab::model::cli::{run, Output};
+use a2a_lab::model::cli::{run, Files, Output};
+
+/// The real file system.
+struct Disk;
+
+impl Files for Disk {
+    fn read(&mut self, path: &str) -> Result<Vec<u8>, String> {
+        read_file(path)
+    }
+
+    fn open(&mut self, path: &str) -> Result<Box<dyn std::io::Read>, String> {
+        let file = std::fs::File::open(path).map_err(|e| format!("{path}: {e}"))?;
+        Ok(Box::new(file))
+    }
+}
 
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
@@ -13,7 +27,7 @@ fn main() -> ExitCode {
         stdout,
         stderr,
         code,
-    } = run(&args, &mut |path| read_file(path));
+    } = run(&args, &mut Disk);
     let _ = std::io::stdout().write_all(stdout.as_bytes());
     let _ = std::io::stderr().write_all(stderr.as_bytes());
     ExitCode::from(code)

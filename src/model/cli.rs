@@ -2,8 +2,9 @@
 //! to output and an exit code, so that every path is testable in-process.
 
 use super::export::export_json;
+use super::ledger::TaskLedger;
 use super::scenario::Scenario;
-use super::seed_form::{reduce, SeedEvent};
+use super::seed_form::{SeedEvent, SeedOutcome};
 
 /// What a command prints and how it exits.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -48,16 +49,26 @@ usage:
 exit codes: 0 nothing broken, 1 something broken, 2 bad input
 ";
 
-/// Runs one command. `read` loads a file named on the command line.
-pub fn run(args: &[String], read: &mut dyn FnMut(&str) -> Result<Vec<u8>, String>) -> Output {
+/// Where the commands get the files named on the command line.
+pub trait Files {
+    /// The whole file (for `check`, which needs to look at it twice).
+    fn read(&mut self, path: &str) -> Result<Vec<u8>, String>;
+    /// The file as a stream (for `reduce`, which decides each event as it
+    /// is parsed and never holds the events).
+    fn open(&mut self, path: &str) -> Result<Box<dyn std::io::Read>, String>;
+}
+
+/// Runs one command.
+pub fn run(args: &[String], files: &mut dyn Files) -> Output {
+    let read = &mut |path: &str| files.read(path);
     let args: Vec<&str> = args.iter().map(String::as_str).collect();
     match args.as_slice() {
         ["--version"] | ["-V"] => Output::ok(format!("a2a-lab {}\n", env!("CARGO_PKG_VERSION"))),
         ["--help"] | ["-h"] | ["help"] => Output::ok(USAGE.to_string()),
         ["trace"] => trace(""),
         ["trace", query] => trace(query),
-        ["reduce", path] => match read(path) {
-            Ok(bytes) => reduce_file(&bytes),
+        ["reduce", path] => match files.open(path) {
+            Ok(reader) => reduce_stream(reader),
             Err(e) => Output::bad(e),
         },
         ["check", path] => check_file(path, false, read),
@@ -76,20 +87,41 @@ fn trace(query: &str) -> Output {
     }
 }
 
-/// `reduce`: seed-form events in, the seed reducer's answer out.
-pub fn reduce_file(bytes: &[u8]) -> Output {
-    let events: Vec<SeedEvent> = match serde_json::from_slice(bytes) {
-        Ok(events) => events,
-        Err(e) => {
-            return Output::bad(format!(
-                "reduce: expected a JSON array of {{\"id\",\"status\",\"authorizationReceipt\"?}} events: {e}"
-            ))
-        }
-    };
-    let outcome = reduce(&events);
-    let mut text = serde_json::to_string(&outcome).unwrap_or_default();
+/// `reduce`: seed-form events in, the seed reducer's answer out. Each
+/// event is decided as soon as it is parsed, so memory holds the ledger but
+/// never the list of events.
+pub fn reduce_stream(reader: Box<dyn std::io::Read>) -> Output {
+    let mut ledger = TaskLedger::new("seed");
+    let mut de =
+        serde_json::Deserializer::from_reader(std::io::BufReader::with_capacity(1 << 16, reader));
+    let parsed = serde::Deserializer::deserialize_seq(&mut de, ApplyEach(&mut ledger))
+        .and_then(|()| de.end());
+    if let Err(e) = parsed {
+        return Output::bad(format!(
+            "reduce: expected a JSON array of {{\"id\",\"status\",\"authorizationReceipt\"?}} events: {e}"
+        ));
+    }
+    let mut text = serde_json::to_string(&SeedOutcome::of(&ledger)).unwrap_or_default();
     text.push('\n');
     Output::ok(text)
+}
+
+/// Applies each array element to the ledger as it is parsed.
+struct ApplyEach<'a>(&'a mut TaskLedger);
+
+impl<'de> serde::de::Visitor<'de> for ApplyEach<'_> {
+    type Value = ();
+
+    fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+        f.write_str("a JSON array of seed-form events")
+    }
+
+    fn visit_seq<A: serde::de::SeqAccess<'de>>(self, mut seq: A) -> Result<(), A::Error> {
+        while let Some(event) = seq.next_element::<SeedEvent>()? {
+            self.0.apply(&event.to_ledger_event("seed"));
+        }
+        Ok(())
+    }
 }
 
 fn check_file(
