@@ -16,6 +16,12 @@ mod imp {
             .unwrap_or_default()
     }
 
+    pub fn is_narrow() -> bool {
+        window()
+            .and_then(|w| w.match_media("(max-width: 760px)").ok().flatten())
+            .is_some_and(|m| m.matches())
+    }
+
     pub fn base_url() -> String {
         window()
             .and_then(|w| {
@@ -101,6 +107,9 @@ mod imp {
     pub fn base_url() -> String {
         String::new()
     }
+    pub fn is_narrow() -> bool {
+        false
+    }
     pub fn replace_query(_query: &str) {}
     pub fn download(_filename: &str, _text: &str) -> Result<(), String> {
         Err("downloads need a browser".into())
@@ -121,6 +130,8 @@ pub use imp::download;
 /// Whether a key press belongs to the focused form field or button rather
 /// than to playback.
 pub use imp::field_owns_key;
+/// A phone-sized viewport, where the controls start folded as a drawer.
+pub use imp::is_narrow;
 /// Tells an embedding page the lab's height (`postMessage`).
 pub use imp::post_height_soon;
 /// The page URL's query string (with its `?`).

@@ -4,6 +4,7 @@
 use leptos::prelude::*;
 
 use super::app::Lab;
+use super::browser;
 use crate::model::scenario::{KeySpec, KEYS};
 
 const GROUPS: [(&str, &str); 4] = [
@@ -33,7 +34,7 @@ pub fn Controls() -> impl IntoView {
         })
         .collect_view();
     view! {
-        <details class="controls" open>
+        <details class="controls" open=!browser::is_narrow()>
             <summary class="controls__summary">"Scenario controls"</summary>
             <form class="controls__form" on:submit=|ev| ev.prevent_default()>{groups}</form>
         </details>
