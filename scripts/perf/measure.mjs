@@ -23,7 +23,7 @@ import {
   closeSync, copyFileSync, cpSync, existsSync, mkdirSync, mkdtempSync, openSync, readdirSync, readFileSync,
   rmSync, statSync, writeFileSync,
 } from 'node:fs';
-import { cpus, freemem, totalmem, tmpdir } from 'node:os';
+import { cpus, freemem, loadavg, totalmem, tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { gzipSync } from 'node:zlib';
 
@@ -107,7 +107,7 @@ function markdownTable() {
 
 // ---------------------------------------------------------------- machine
 
-function machine(chromiumVersion) {
+function machine(chromiumVersion, loadAtStart) {
   const sh = (cmd, args) => { try { return execFileSync(cmd, args, { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim(); } catch { return '?'; } };
   const cpu = (() => {
     try { return readFileSync('/proc/cpuinfo', 'utf8').match(/^model name\s*:\s*(.*)$/m)?.[1] ?? cpus()[0]?.model; } catch { return cpus()[0]?.model; }
@@ -119,6 +119,8 @@ function machine(chromiumVersion) {
     memory: sh('free', ['-h']),
     total_memory: MiB(totalmem()), free_memory: MiB(freemem()),
     kernel: sh('uname', ['-sr']),
+    load: loadavg().map((x) => x.toFixed(2)).join(' '),
+    load_start: loadAtStart.map((x) => x.toFixed(2)).join(' '),
     node: process.version,
     chromium: chromiumVersion ?? '?',
     commit: sh('git', ['-C', ROOT, 'rev-parse', '--short', 'HEAD']),
@@ -520,16 +522,21 @@ function criterion() {
   }).sort((x, y) => x.group.localeCompare(y.group) || (x.elements ?? 0) - (y.elements ?? 0) || x.id.localeCompare(y.id));
   const time = (ns) => (ns >= 1e9 ? `${(ns / 1e9).toFixed(3)} s` : ns >= 1e6 ? `${(ns / 1e6).toFixed(2)} ms` : ns >= 1e3 ? `${(ns / 1e3).toFixed(2)} µs` : `${ns.toFixed(0)} ns`);
   const stamp = (d) => d.toISOString().slice(0, 16).replace('T', ' ');
-  // Results older than the last commit touching the measured code are stale.
-  let changed = 0;
-  try {
-    changed = 1000 * Number(execFileSync('git', ['-C', ROOT, 'log', '-1', '--format=%ct', '--', 'src/model', 'benches', 'Cargo.lock'], { encoding: 'utf8' }).trim());
-  } catch { /* not a git checkout */ }
+  // Results older than the last commit touching the code they measure are stale.
+  const LEDGER = ['src/model/ledger.rs', 'src/model/receipt_index.rs', 'src/model/state.rs', 'src/model/seed_form.rs', 'benches/ledger.rs'];
+  const changedAt = (paths) => {
+    try {
+      return 1000 * Number(execFileSync('git', ['-C', ROOT, 'log', '-1', '--format=%ct', '--', ...paths, 'Cargo.lock'], { encoding: 'utf8' }).trim());
+    } catch { return 0; } // not a git checkout
+  };
+  const changed = { ledger: changedAt(LEDGER), other: changedAt(['src/model', 'benches']) };
   for (const r of results) {
     const rate = r.elements ? `, ${(r.elements / r.ns * 1e3).toFixed(2)} M elements/s, ${(r.ns / r.elements).toFixed(1)} ns each` : '';
     const isLedger1M = r.group === 'ledger' && r.elements === 1_000_000;
     const ok = isLedger1M ? r.elements / r.ns * 1e3 >= 10 : null;
-    const stale = r.when.getTime() < changed ? `; STALE: src/model, benches or Cargo.lock changed at ${stamp(new Date(changed))}` : '';
+    const c = r.group === 'ledger' ? changed.ledger : changed.other;
+    const stale = r.when.getTime() < c
+      ? `; STALE: ${r.group === 'ledger' ? 'the ledger code' : 'src/model or benches'} changed in a commit at ${stamp(new Date(c))}` : '';
     row(`criterion ${r.id}`, isLedger1M ? '≥ 10 M events/s' : '', `${time(r.ns)} median/iter${rate} (run ${stamp(r.when)} UTC${stale})`,
       ok === null ? 'info' : verdict(ok));
   }
@@ -555,6 +562,7 @@ function chromiumVersion() {
 
 async function main() {
   const o = options(process.argv);
+  const loadAtStart = loadavg();
   let chromium = null;
   console.error(`dist ${o.dist}, cli ${o.cli}, events ${o.events}, n ${o.n}, reps ${o.reps}`);
 
@@ -599,14 +607,14 @@ async function main() {
   if (!o.skip.has('criterion')) await group('criterion', 'criterion', '', () => criterion());
 
   chromium ??= chromiumVersion();
-  const m = machine(chromium);
+  const m = machine(chromium, loadAtStart);
   console.log(`\nA2A Lifecycle Lab performance, ${m.date}, commit ${m.commit}${m.dirty ? ' (with uncommitted changes)' : ''}`);
-  console.log(`machine: ${m.nproc} cores, ${m.cpu}, ${m.total_memory} RAM, ${m.kernel}, node ${m.node}, Chromium ${m.chromium}\n`);
+  console.log(`machine: ${m.nproc} cores, ${m.cpu}, ${m.total_memory} RAM, ${m.kernel}, node ${m.node}, ${m.chromium}; load average (1, 5, 15 min) ${m.load_start} at the start, ${m.load} at the end\n`);
   printTable();
   const missed = rows.filter((r) => r.result !== 'pass' && r.result !== 'info');
   console.log(`\n${rows.filter((r) => r.result === 'pass').length} pass, ${missed.length} not met or errored`);
   if (o.md) {
-    writeFileSync(o.md, `${markdownTable()}\n\nMachine: ${m.nproc} cores (\`nproc\`), ${m.cpu}; ${m.total_memory} RAM; ${m.kernel}; node ${m.node}; Chromium ${m.chromium}; ${m.date}, commit ${m.commit}${m.dirty ? ' + uncommitted changes' : ''}.\n\n\`free -h\`:\n\n\`\`\`\n${m.memory}\n\`\`\`\n`);
+    writeFileSync(o.md, `${markdownTable()}\n\nMachine: ${m.nproc} cores (\`nproc\`), ${m.cpu}; ${m.total_memory} RAM; ${m.kernel}; node ${m.node}; ${m.chromium}; load average (1, 5, 15 min) ${m.load_start} at the start, ${m.load} at the end; ${m.date}, commit ${m.commit}${m.dirty ? ' + uncommitted changes' : ''}.\n\n\`free -h\`:\n\n\`\`\`\n${m.memory}\n\`\`\`\n`);
   }
   if (o.json) writeFileSync(o.json, JSON.stringify({ machine: m, rows }, null, 2));
 }

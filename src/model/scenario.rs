@@ -586,28 +586,29 @@ impl Scenario {
     /// Every key with its value as text, in canonical order.
     pub fn pairs(&self) -> Vec<(&'static str, String)> {
         let opt = |v: Option<u32>, none: &str| v.map_or(none.to_string(), |n| n.to_string());
+        // The order of SPEC §4's tables, so URLs read as the spec does.
         let mut out = vec![
             ("chunks", self.chunks.to_string()),
             ("step_ms", self.step_ms.to_string()),
             ("ending", name_of(self.ending, ENDINGS).to_string()),
+            ("client", name_of(self.client, CLIENTS).to_string()),
+            ("timeout_ms", opt(self.timeout_ms, "none")),
+            ("cancel", opt(self.cancel, "none")),
             ("work", name_of(self.work, WORKS).to_string()),
             (
                 "cancel_impl",
                 name_of(self.cancel_impl, CANCEL_IMPLS).to_string(),
             ),
             ("late", opt(self.late, "off")),
-            ("interrupt", name_of(self.interrupt, INTERRUPTS).to_string()),
-            ("client", name_of(self.client, CLIENTS).to_string()),
-            ("timeout_ms", opt(self.timeout_ms, "none")),
-            ("cancel", opt(self.cancel, "none")),
-            ("receipt", name_of(self.receipt, RECEIPTS).to_string()),
-            ("retry", name_of(self.retry, SWITCHES).to_string()),
-            ("sdk", name_of(self.sdk, SDKS).to_string()),
+            ("guard", name_of(self.guard, SWITCHES).to_string()),
             ("restart", opt(self.restart, "none")),
             ("store", name_of(self.store, STORES).to_string()),
+            ("interrupt", name_of(self.interrupt, INTERRUPTS).to_string()),
+            ("receipt", name_of(self.receipt, RECEIPTS).to_string()),
             ("dup", opt(self.dup, "none")),
             ("conflict", name_of(self.conflict, SWITCHES).to_string()),
-            ("guard", name_of(self.guard, SWITCHES).to_string()),
+            ("retry", name_of(self.retry, SWITCHES).to_string()),
+            ("sdk", name_of(self.sdk, SDKS).to_string()),
         ];
         if let Some(p) = self.preset {
             out = vec![("sdk", name_of(self.sdk, SDKS).to_string())];

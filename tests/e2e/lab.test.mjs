@@ -123,3 +123,24 @@ test('embed mode hides the chrome and fits a 720x480 frame; phone width has no s
   assert.ok(overflow <= 0, `sideways scroll of ${overflow}px at 390px`);
   await phone.page.screenshot({ path: `${OUT}/phone-390.png`, fullPage: true });
 });
+
+test('embedded in an iframe, the lab tells the parent page its height', async () => {
+  const page = await context.newPage();
+  await page.setContent(`<iframe id="lab" src="${server.url}?late=0&embed=1" width="720" height="480"></iframe>`);
+  // setContent gives an about:blank parent; serve the parent from the lab's origin instead.
+  await page.goto(`${server.url}index.html?embed=1`);
+  const parentUrl = `${server.origin}/tools/a2a-lab/`;
+  await page.goto(parentUrl);
+  await page.evaluate((src) => {
+    document.body.innerHTML = '';
+    window.heights = [];
+    window.addEventListener('message', (e) => { if (e.data && e.data.type === 'a2a-lab:height') window.heights.push(e.data.height); });
+    const frame = document.createElement('iframe');
+    frame.src = src; frame.width = '720'; frame.height = '480';
+    document.body.appendChild(frame);
+  }, `${server.url}?late=0&embed=1`);
+  await page.waitForFunction(() => window.heights.length > 0, null, { timeout: 10000 });
+  const height = await page.evaluate(() => window.heights.at(-1));
+  assert.ok(height > 200, `posted height ${height}`);
+  await page.close();
+});

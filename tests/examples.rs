@@ -1,0 +1,68 @@
+//! The examples menu: every example is a valid scenario URL, in the seed's
+//! order, and the ones the seed gives numbers for reproduce them.
+
+use a2a_lab::model::examples::EXAMPLES;
+use a2a_lab::model::scenario::Scenario;
+use a2a_lab::model::simulate::simulate;
+
+fn metrics_of(label_prefix: &str) -> a2a_lab::model::trace::Metrics {
+    let example = EXAMPLES
+        .iter()
+        .find(|e| e.label.starts_with(label_prefix))
+        .expect(label_prefix);
+    simulate(&Scenario::from_query(example.query).unwrap())
+        .trace
+        .metrics
+}
+
+#[test]
+fn every_example_is_a_canonical_scenario_query() {
+    for e in EXAMPLES {
+        let s = Scenario::from_query(e.query).unwrap_or_else(|err| panic!("{}: {err}", e.label));
+        assert_eq!(
+            s.to_query(),
+            e.query,
+            "{} is not in canonical form",
+            e.label
+        );
+    }
+    assert_eq!(EXAMPLES[0].query, "", "the defaults come first");
+}
+
+#[test]
+fn the_controlled_comparisons_come_in_the_seeds_order_and_reproduce_its_numbers() {
+    let order: Vec<&str> = EXAMPLES.iter().map(|e| e.query).collect();
+    let pos = |q: &str| order.iter().position(|x| *x == q).unwrap();
+    assert!(pos("ending=return") < pos("ending=never"));
+    assert!(pos("ending=never") < pos("ending=never&cancel=3"));
+    assert!(pos("ending=never&cancel=3") < pos("late=0"));
+    assert!(pos("late=0&guard=on") < pos("cancel=1"));
+    assert!(pos("cancel=1&cancel_impl=raise") < pos("restart=2"));
+    assert_eq!(metrics_of("Defaults").events_delivered, 6);
+    assert_eq!(metrics_of("execute() never returns").hung_streams, 1);
+    assert_eq!(
+        metrics_of("A late artifact right after").events_delivered,
+        7
+    );
+    assert_eq!(
+        metrics_of("Late artifact, your own guard").events_delivered,
+        6
+    );
+    assert_eq!(
+        metrics_of("Cancel after chunk 1, asyncio").orphaned_steps,
+        2
+    );
+    assert_eq!(
+        metrics_of("cancel() raises").final_state.as_deref(),
+        Some("TASK_STATE_FAILED")
+    );
+    assert!(metrics_of("Restart after chunk 2, in-memory").task_lost);
+    assert_eq!(
+        metrics_of("Seed 000: T-42").final_state.as_deref(),
+        Some("TASK_STATE_COMPLETED")
+    );
+    assert_eq!(
+        metrics_of("Seed 000: T-43").final_state.as_deref(),
+        Some("TASK_STATE_REJECTED")
+    );
+}
