@@ -538,7 +538,8 @@ function criterion() {
     const stale = r.when.getTime() < c
       ? `; STALE: ${r.group === 'ledger' ? 'the ledger code' : 'src/model or benches'} changed in a commit at ${stamp(new Date(c))}` : '';
     row(`criterion ${r.id}`, isLedger1M ? '≥ 10 M events/s' : '', `${time(r.ns)} median/iter${rate} (run ${stamp(r.when)} UTC${stale})`,
-      ok === null ? 'info' : verdict(ok));
+      ok === null ? 'info' : stale ? `stale (${verdict(ok)})` : verdict(ok));
+    r.stale = !!stale;
   }
   // Linearity: cost per element at the two largest sizes of each group.
   const groups = new Map();
@@ -548,7 +549,8 @@ function criterion() {
     const [small, big] = rs.slice(-2);
     const ratio = (big.ns / big.elements) / (small.ns / small.elements);
     row(`criterion ${g}: linear (per-element cost at ${big.elements} vs ${small.elements})`, '≤ 2× (linear)',
-      `${ratio.toFixed(2)}× (${(small.ns / small.elements).toFixed(1)} → ${(big.ns / big.elements).toFixed(1)} ns each)`, verdict(ratio <= 2));
+      `${ratio.toFixed(2)}× (${(small.ns / small.elements).toFixed(1)} → ${(big.ns / big.elements).toFixed(1)} ns each)`,
+      small.stale || big.stale ? `stale (${verdict(ratio <= 2)})` : verdict(ratio <= 2));
   }
 }
 

@@ -447,14 +447,7 @@ impl<'a> Sim<'a> {
         if followed && closes && self.call == Call::Open {
             self.end_call(&format!("{returned}; the handler closes the queue"));
         } else {
-            self.push(
-                Source::Executor,
-                returned.into(),
-                Disposition::Delivered,
-                RowKind::Action,
-                None,
-                false,
-            );
+            self.action(Source::Executor, returned);
         }
     }
 
@@ -478,14 +471,7 @@ impl<'a> Sim<'a> {
             (Stage::Auth, None) => "client resumes without an authorization receipt".into(),
             (Stage::Input, _) => "client supplies the delivery postcode and resumes".into(),
         };
-        self.push(
-            Source::Client,
-            label,
-            Disposition::Delivered,
-            RowKind::Action,
-            None,
-            false,
-        );
+        self.action(Source::Client, label);
         let exec = 0;
         if self.execs[exec] == Exec::Dead || self.tasks[0].is_none() {
             return;
@@ -539,14 +525,7 @@ impl<'a> Sim<'a> {
             return;
         }
         let label = format!("{what}: the SDK creates a second task and executes again");
-        self.push(
-            Source::Client,
-            label,
-            Disposition::Delivered,
-            RowKind::Action,
-            None,
-            false,
-        );
+        self.action(Source::Client, label);
         let task = self.tasks.len();
         self.tasks.push(None);
         self.bus_closed.push(false);
@@ -576,14 +555,7 @@ impl<'a> Sim<'a> {
         };
         let label =
             format!("client timeout after {limit} ms without an answer: gives up on the {what}");
-        self.push(
-            Source::Client,
-            label,
-            Disposition::Delivered,
-            RowKind::Action,
-            None,
-            false,
-        );
+        self.action(Source::Client, label);
     }
 
     fn cancel(&mut self) {
@@ -594,37 +566,19 @@ impl<'a> Sim<'a> {
             Body::CancelRequest,
         );
         self.ledgers[self.client_task].apply(&event);
-        self.push(
-            Source::Client,
-            "client sends CancelTask".into(),
-            Disposition::Delivered,
-            RowKind::Action,
-            None,
-            false,
-        );
+        self.action(Source::Client, "client sends CancelTask");
         let Some(state) = self.task_state() else {
             self.cancel_result = Some("error");
-            self.push(
+            self.action(
                 Source::Handler,
-                "CancelTask → TaskNotFoundError (-32001): the task is gone".into(),
-                Disposition::Delivered,
-                RowKind::Action,
-                None,
-                false,
+                "CancelTask → TaskNotFoundError (-32001): the task is gone",
             );
             return;
         };
         if state.is_terminal() {
             self.cancel_result = Some("not_cancelable");
             let label = format!("CancelTask → TaskNotCancelableError ({TASK_NOT_CANCELABLE}): the task is already {}", state.label());
-            self.push(
-                Source::Handler,
-                label,
-                Disposition::Delivered,
-                RowKind::Action,
-                None,
-                false,
-            );
+            self.action(Source::Handler, label);
             return;
         }
         match self.sc.cancel_impl {
@@ -638,14 +592,7 @@ impl<'a> Sim<'a> {
                 self.stop_executions();
             }
             CancelImpl::Raise => {
-                self.push(
-                    Source::Cancel,
-                    "cancel() raises NotImplementedError".into(),
-                    Disposition::Delivered,
-                    RowKind::Action,
-                    None,
-                    false,
-                );
+                self.action(Source::Cancel, "cancel() raises NotImplementedError");
                 self.cancel_result = Some("error");
                 match self.profile.raising_cancel {
                     RaisingCancel::FailsTask => {
@@ -657,27 +604,13 @@ impl<'a> Sim<'a> {
                             "CancelTask → JSON-RPC error {}; the executor runs on",
                             self.profile.raising_cancel_code
                         );
-                        self.push(
-                            Source::Handler,
-                            label,
-                            Disposition::Delivered,
-                            RowKind::Action,
-                            None,
-                            false,
-                        );
+                        self.action(Source::Handler, label);
                     }
                 }
             }
             CancelImpl::Noop => {
                 let label = "cancel() returns without writing a status".to_string();
-                self.push(
-                    Source::Cancel,
-                    label,
-                    Disposition::Delivered,
-                    RowKind::Action,
-                    None,
-                    false,
-                );
+                self.action(Source::Cancel, label);
                 self.stop_executions();
                 if self.profile.noop_cancel_stores_canceled {
                     // The SDK stores CANCELED itself after the queue closed:
@@ -692,14 +625,7 @@ impl<'a> Sim<'a> {
                     let label = format!(
                         "CancelTask → TaskNotCancelableError ({TASK_NOT_CANCELABLE}): the task is still {still}"
                     );
-                    self.push(
-                        Source::Handler,
-                        label,
-                        Disposition::Delivered,
-                        RowKind::Action,
-                        None,
-                        false,
-                    );
+                    self.action(Source::Handler, label);
                 }
             }
         }
@@ -1067,14 +993,7 @@ impl<'a> Sim<'a> {
         }
         self.resent = true;
         let label = format!("stream breaks after event {k}; client reconnects");
-        self.push(
-            Source::Client,
-            label,
-            Disposition::Delivered,
-            RowKind::Action,
-            None,
-            false,
-        );
+        self.action(Source::Client, label);
         let Some(payload) = self.replay_payload(k) else {
             return;
         };
@@ -1182,17 +1101,22 @@ impl<'a> Sim<'a> {
         match self.sc.client {
             Client::Stream => {
                 self.call = Call::Closed;
-                self.push(
-                    Source::Handler,
-                    label.into(),
-                    Disposition::Delivered,
-                    RowKind::Action,
-                    None,
-                    false,
-                );
+                self.action(Source::Handler, label);
             }
             Client::Block => self.return_blocking_call("SendMessage returns as the queue closes"),
         }
+    }
+
+    /// A delivered action row (a request, a stream ending, a returned call).
+    fn action(&mut self, source: Source, label: impl Into<String>) {
+        self.push(
+            source,
+            label.into(),
+            Disposition::Delivered,
+            RowKind::Action,
+            None,
+            false,
+        );
     }
 
     fn push(
