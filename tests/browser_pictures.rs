@@ -6,23 +6,14 @@
 use a2a_lab::model::scenario::Scenario;
 use a2a_lab::model::simulate::simulate;
 use a2a_lab::model::state::TaskState;
-use a2a_lab::ui::app::App;
 use wasm_bindgen::JsCast;
 use wasm_bindgen_test::*;
 
+mod support;
+
+use support::{document, mount};
+
 wasm_bindgen_test_configure!(run_in_browser);
-
-fn document() -> web_sys::Document {
-    web_sys::window().unwrap().document().unwrap()
-}
-
-fn mount() -> web_sys::HtmlElement {
-    let host: web_sys::HtmlElement = document().create_element("div").unwrap().unchecked_into();
-    document().body().unwrap().append_child(&host).unwrap();
-    let handle = leptos::mount::mount_to(host.clone(), App);
-    handle.forget();
-    host
-}
 
 fn all(host: &web_sys::HtmlElement, selector: &str) -> Vec<web_sys::Element> {
     let list = host.query_selector_all(selector).unwrap();
