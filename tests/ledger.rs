@@ -250,7 +250,7 @@ fn duplicate_is_a_lookup_hit_returning_the_earlier_receipt() {
     let again = ledger.apply(&status("E1", "working", 99));
     match again {
         Decision::Duplicate(receipt) => {
-            assert_eq!(receipt.event_id, "E1");
+            assert_eq!(&*receipt.event_id, "E1");
             assert_eq!(
                 receipt.observed_ms, 10,
                 "the earlier receipt, not a new one"
@@ -297,7 +297,7 @@ fn t42_worked_ledger() {
     assert_eq!(ledger.state(), TaskState::Completed);
     assert_eq!(ledger.accepted(), ["E1", "E2", "E3", "E4", "E5", "E6"]);
     assert_eq!(ledger.sequence(), 6);
-    assert!(matches!(decisions[7], Decision::Duplicate(ref r) if r.event_id == "E2"));
+    assert!(matches!(decisions[7], Decision::Duplicate(ref r) if &*r.event_id == "E2"));
     assert_eq!(ledger.rejected(), [("E7", Reason::IllegalTransition)]);
     let manifest = ledger
         .artifacts()
@@ -347,11 +347,7 @@ fn reconnect_from_e4_and_draft_0_receives_exactly_the_absent_suffixes() {
     let (ledger, _) = t42();
     let cursor = ArtifactCursor::parse("draft/0").unwrap();
     let suffix = ledger.reconnect(Some("E4"), &cursor);
-    let ids: Vec<&str> = suffix
-        .statuses
-        .iter()
-        .map(|r| r.event_id.as_str())
-        .collect();
+    let ids: Vec<&str> = suffix.statuses.iter().map(|r| &*r.event_id).collect();
     assert_eq!(ids, ["E5", "E6"]);
     let coords: Vec<String> = suffix
         .parts

@@ -72,7 +72,7 @@ proptest! {
             // An exact repeat is a lookup hit; a repeat of an event whose id
             // was first decided with other bytes is refused again. Neither
             // moves the task or rewrites a receipt.
-            let exact = before.receipt(&e.event_id).is_some_and(|r| r.digest == e.digest);
+            let exact = before.receipt(&e.event_id).is_some_and(|r| *r.digest == *e.digest);
             prop_assert_eq!(exact, matches!(again, Decision::Duplicate(_)));
             prop_assert_eq!(ledger.state(), before.state());
             prop_assert_eq!(ledger.sequence(), before.sequence());

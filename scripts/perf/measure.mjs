@@ -109,7 +109,7 @@ function markdownTable() {
 // ---------------------------------------------------------------- machine
 
 function machine(chromiumVersion, loadAtStart) {
-  const sh = (cmd, args) => { try { return execFileSync(cmd, args, { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim(); } catch { return '?'; } };
+  const sh = (cmd, args) => { try { return execFileSync(cmd, args, { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trimEnd(); } catch { return '?'; } };
   const cpu = (() => {
     try { return readFileSync('/proc/cpuinfo', 'utf8').match(/^model name\s*:\s*(.*)$/m)?.[1] ?? cpus()[0]?.model; } catch { return cpus()[0]?.model; }
   })();

@@ -4,7 +4,7 @@
 use super::export::export_json;
 use super::ledger::TaskLedger;
 use super::scenario::Scenario;
-use super::seed_form::{SeedEvent, SeedOutcome};
+use super::seed_form::{answer_json, SeedEvent};
 
 /// What a command prints and how it exits.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -101,7 +101,7 @@ pub fn reduce_stream(reader: Box<dyn std::io::Read>) -> Output {
             "reduce: expected a JSON array of {{\"id\",\"status\",\"authorizationReceipt\"?}} events: {e}"
         ));
     }
-    let mut text = serde_json::to_string(&SeedOutcome::of(&ledger)).unwrap_or_default();
+    let mut text = answer_json(&ledger);
     text.push('\n');
     Output::ok(text)
 }

@@ -133,23 +133,24 @@ pub enum Outcome {
     },
 }
 
-/// The durable record of one decision.
+/// The durable record of one decision. Text fields are boxed slices: a
+/// ledger keeps one receipt per event, so each byte counts a million times.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Receipt {
     /// The event decided.
-    pub event_id: String,
+    pub event_id: Box<str>,
     /// Who emitted it.
-    pub producer: String,
+    pub producer: Box<str>,
     /// When it was observed.
     pub observed_ms: u64,
     /// Payload digest as offered.
-    pub digest: String,
+    pub digest: Box<str>,
     /// The decision.
     pub outcome: Outcome,
     /// The authorization receipt reference an accepted resume carried: the
     /// only trace of authorization the ledger keeps.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub authorization_receipt: Option<String>,
+    pub authorization_receipt: Option<Box<str>>,
 }
 
 /// The answer to [`TaskLedger::apply`].
@@ -290,7 +291,7 @@ impl TaskLedger {
     pub fn apply(&mut self, event: &LedgerEvent) -> Decision {
         if let Some(i) = self.index.get(&event.event_id, &self.receipts) {
             let earlier = &self.receipts[i];
-            if earlier.digest == event.digest {
+            if *earlier.digest == *event.digest {
                 return Decision::Duplicate(earlier.clone());
             }
             return Decision::New(self.conflicting_replay(event));
@@ -439,17 +440,17 @@ impl TaskLedger {
                     authorization_receipt,
                     ..
                 },
-            ) => authorization_receipt.clone(),
+            ) => authorization_receipt.as_deref().map(Box::from),
             _ => None,
         };
         self.index
             .insert(&event.event_id, self.receipts.len(), &self.receipts);
         self.receipts.push(Receipt {
             authorization_receipt,
-            event_id: event.event_id.clone(),
-            producer: event.producer.clone(),
+            event_id: event.event_id.as_str().into(),
+            producer: event.producer.as_str().into(),
             observed_ms: event.observed_ms,
-            digest: event.digest.clone(),
+            digest: event.digest.as_str().into(),
             outcome,
         });
     }
@@ -486,7 +487,7 @@ impl TaskLedger {
         self.receipts
             .iter()
             .filter(|r| matches!(r.outcome, Outcome::Accepted { .. }))
-            .map(|r| r.event_id.as_str())
+            .map(|r| &*r.event_id)
             .collect()
     }
 
@@ -495,7 +496,7 @@ impl TaskLedger {
         self.receipts
             .iter()
             .filter_map(|r| match r.outcome {
-                Outcome::Rejected { reason } => Some((r.event_id.as_str(), reason)),
+                Outcome::Rejected { reason } => Some((&*r.event_id, reason)),
                 _ => None,
             })
             .collect()
@@ -561,7 +562,7 @@ impl TaskLedger {
         )?;
         let sequence = self.sequence.to_string();
         Some(TerminalReceipt {
-            event_id: receipt.event_id.clone(),
+            event_id: receipt.event_id.to_string(),
             sequence: self.sequence,
             state: self.state,
             digest: sha256_fields(&[

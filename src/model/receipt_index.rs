@@ -64,7 +64,7 @@ impl ReceiptIndex {
     /// Where the receipt for `id` is, if it was decided before.
     pub fn get(&self, id: &str, receipts: &[Receipt]) -> Option<usize> {
         let &i = self.by_hash.get(&id_hash(id))?;
-        if receipts[i as usize].event_id == id {
+        if *receipts[i as usize].event_id == *id {
             return Some(i as usize);
         }
         self.spill.get(id).map(|&i| i as usize)
@@ -75,7 +75,7 @@ impl ReceiptIndex {
         let at = at as u32;
         let h = id_hash(id);
         match self.by_hash.get(&h) {
-            Some(&i) if receipts[i as usize].event_id != id => {
+            Some(&i) if *receipts[i as usize].event_id != *id => {
                 self.spill.insert(id.into(), at);
             }
             Some(_) => {}

@@ -84,6 +84,37 @@ impl SeedOutcome {
     }
 }
 
+/// The seed-form answer as JSON, borrowing the ids from the ledger rather
+/// than copying a million of them.
+pub fn answer_json(ledger: &TaskLedger) -> String {
+    #[derive(Serialize)]
+    struct Rejection<'a> {
+        id: &'a str,
+        reason: &'static str,
+    }
+    #[derive(Serialize)]
+    struct Answer<'a> {
+        status: &'static str,
+        sequence: u64,
+        accepted: Vec<&'a str>,
+        rejected: Vec<Rejection<'a>>,
+    }
+    let answer = Answer {
+        status: ledger.state().kebab(),
+        sequence: ledger.sequence(),
+        accepted: ledger.accepted(),
+        rejected: ledger
+            .rejected()
+            .into_iter()
+            .map(|(id, reason)| Rejection {
+                id,
+                reason: reason.code(),
+            })
+            .collect(),
+    };
+    serde_json::to_string(&answer).unwrap_or_default()
+}
+
 /// Applies seed-form events in order to a fresh task that starts
 /// `submitted` (the seed's `start()`).
 pub fn reduce<'a>(events: impl IntoIterator<Item = &'a SeedEvent>) -> SeedOutcome {
