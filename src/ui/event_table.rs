@@ -7,7 +7,7 @@ use super::app::Lab;
 use crate::model::trace::Row;
 
 /// Rows kept in the DOM at once, so a 10,000-row trace stays smooth.
-pub const WINDOW: usize = 120;
+pub const WINDOW: usize = 60;
 
 /// The first and one-past-last row index rendered for `revealed` rows.
 pub fn window(revealed: usize) -> (usize, usize) {
