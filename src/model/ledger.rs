@@ -13,7 +13,7 @@
 
 use std::collections::HashMap;
 
-use super::receipt_index::ReceiptIndex;
+use super::receipt_index::{id_hash, ReceiptIndex};
 
 use serde::{Deserialize, Serialize};
 
@@ -289,7 +289,8 @@ impl TaskLedger {
     /// rejected ones included, so a repeat of a rejected event is a lookup
     /// hit too (as in the seed's reducer).
     pub fn apply(&mut self, event: &LedgerEvent) -> Decision {
-        if let Some(i) = self.index.get(&event.event_id, &self.receipts) {
+        let h = id_hash(&event.event_id);
+        if let Some(i) = self.index.get_hashed(h, &event.event_id, &self.receipts) {
             let earlier = &self.receipts[i];
             if *earlier.digest == *event.digest {
                 return Decision::Duplicate(earlier.clone());
@@ -297,7 +298,7 @@ impl TaskLedger {
             return Decision::New(self.conflicting_replay(event));
         }
         let outcome = self.decide(event);
-        self.record(event, outcome.clone());
+        self.record(h, event, outcome.clone());
         Decision::New(outcome)
     }
 
@@ -420,10 +421,12 @@ impl TaskLedger {
     }
 
     fn is_stale(&self, event: &LedgerEvent) -> bool {
-        match (event.source_seq, self.last_source_seq.get(&event.producer)) {
-            (Some(seq), Some(&last)) => seq <= last,
-            _ => false,
-        }
+        let Some(seq) = event.source_seq else {
+            return false;
+        };
+        self.last_source_seq
+            .get(&event.producer)
+            .is_some_and(|&last| seq <= last)
     }
 
     fn advance_producer(&mut self, event: &LedgerEvent) {
@@ -432,7 +435,7 @@ impl TaskLedger {
         }
     }
 
-    fn record(&mut self, event: &LedgerEvent, outcome: Outcome) {
+    fn record(&mut self, id_hash: u64, event: &LedgerEvent, outcome: Outcome) {
         let authorization_receipt = match (&outcome, &event.body) {
             (
                 Outcome::Accepted { .. },
@@ -443,8 +446,12 @@ impl TaskLedger {
             ) => authorization_receipt.as_deref().map(Box::from),
             _ => None,
         };
-        self.index
-            .insert(&event.event_id, self.receipts.len(), &self.receipts);
+        self.index.insert_hashed(
+            id_hash,
+            &event.event_id,
+            self.receipts.len(),
+            &self.receipts,
+        );
         self.receipts.push(Receipt {
             authorization_receipt,
             event_id: event.event_id.as_str().into(),
