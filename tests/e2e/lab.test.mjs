@@ -144,3 +144,37 @@ test('embedded in an iframe, the lab tells the parent page its height', async ()
   assert.ok(height > 200, `posted height ${height}`);
   await page.close();
 });
+
+test('each select control takes each of its values and the URL and the CLI agree', async () => {
+  const { page, log } = await open(context, server.url);
+  const ids = await page.$$eval('.controls select', (s) => s.map((e) => e.id));
+  let checked = 0;
+  for (const id of ids) {
+    const key = id.replace('key-', '');
+    const values = await page.$$eval(`#${id} option`, (o) => o.map((e) => e.value).filter((v) => v !== ''));
+    for (const value of values) {
+      await page.click('.playback__reset');
+      // Keys that apply only with another key get it first.
+      const needs = { work: 'cancel=1', cancel_impl: 'cancel=1', store: 'restart=1', receipt: 'interrupt=auth', conflict: 'dup=4' }[key];
+      if (needs) {
+        const [k, v] = needs.split('=');
+        const tag = await page.$eval(`#key-${k}`, (e) => e.tagName);
+        if (tag === 'SELECT') await page.selectOption(`#key-${k}`, v);
+        else { await page.fill(`#key-${k}`, v); await page.press(`#key-${k}`, 'Tab'); }
+      }
+      await page.selectOption(`#${id}`, value);
+      const params = new URLSearchParams(await page.evaluate(() => location.search));
+      params.delete('step');
+      const expected = JSON.parse(cli('trace', params.toString())).metrics.events_delivered;
+      assert.equal(await metric(page, 'events_delivered'), String(expected), `${key}=${value} (${params})`);
+      if (key !== 'preset') assert.equal(params.get(key) ?? '', value === (await defaultOf(key)) ? '' : value, `${key}=${value} in the URL`);
+      checked++;
+    }
+  }
+  assert.ok(checked >= 30, `${checked} control values checked`);
+  assert.deepEqual(log.errors, []);
+});
+
+async function defaultOf(key) {
+  return JSON.parse(cli('trace', '')).inputs[key];
+}
