@@ -277,14 +277,7 @@ impl<'a> Sim<'a> {
                     Stage::Auth => TaskState::AuthRequired,
                     Stage::Input => TaskState::InputRequired,
                 };
-                self.emit(
-                    exec,
-                    Source::Executor,
-                    Payload::Status {
-                        state,
-                        receipt: None,
-                    },
-                );
+                self.emit_status(exec, Source::Executor, state);
                 self.execute_returns(exec);
                 let t = self.now + self.step_ms();
                 self.schedule(t, Act::Resume { stage });
@@ -395,14 +388,7 @@ impl<'a> Sim<'a> {
             }
         };
         if let Some(state) = state {
-            self.emit(
-                exec,
-                Source::Executor,
-                Payload::Status {
-                    state,
-                    receipt: None,
-                },
-            );
+            self.emit_status(exec, Source::Executor, state);
         }
         match self.sc.late {
             Some(ms) => self.schedule(self.now + u64::from(ms), Act::Late { exec }),
@@ -638,14 +624,7 @@ impl<'a> Sim<'a> {
             .iter()
             .rposition(|t| *t == client_task)
             .unwrap_or(0);
-        self.emit(
-            exec,
-            source,
-            Payload::Status {
-                state,
-                receipt: None,
-            },
-        );
+        self.emit_status(exec, source, state);
     }
 
     /// The handler stops the client's running `execute()` where the profile
@@ -752,6 +731,18 @@ impl<'a> Sim<'a> {
             observed_ms: self.now,
             body,
         }
+    }
+
+    /// A status event with no authorization receipt.
+    fn emit_status(&mut self, exec: usize, source: Source, state: TaskState) {
+        self.emit(
+            exec,
+            source,
+            Payload::Status {
+                state,
+                receipt: None,
+            },
+        );
     }
 
     /// One event from the executor, `cancel()` or the handler: through the
