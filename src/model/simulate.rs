@@ -242,11 +242,7 @@ impl<'a> Sim<'a> {
         let submit = self.ledger_event(Source::Client, id, "submit", Body::Submit);
         self.ledgers[task].apply(&submit);
         self.emit(exec, Source::Executor, Payload::Task);
-        let working = Payload::Status {
-            state: TaskState::Working,
-            receipt: None,
-        };
-        self.emit(exec, Source::Executor, working);
+        self.emit_status(exec, Source::Executor, TaskState::Working);
         if self.sc.chunks == 0 {
             self.maybe_retry(exec);
         }
