@@ -60,7 +60,6 @@ pub trait Files {
 
 /// Runs one command.
 pub fn run(args: &[String], files: &mut dyn Files) -> Output {
-    let read = &mut |path: &str| files.read(path);
     let args: Vec<&str> = args.iter().map(String::as_str).collect();
     match args.as_slice() {
         ["--version"] | ["-V"] => Output::ok(format!("a2a-lab {}\n", env!("CARGO_PKG_VERSION"))),
@@ -71,8 +70,8 @@ pub fn run(args: &[String], files: &mut dyn Files) -> Output {
             Ok(reader) => reduce_stream(reader),
             Err(e) => Output::bad(e),
         },
-        ["check", path] => check_file(path, false, read),
-        ["check", "--json", path] | ["check", path, "--json"] => check_file(path, true, read),
+        ["check", path] => check_file(path, false, files),
+        ["check", "--json", path] | ["check", path, "--json"] => check_file(path, true, files),
         [] => Output::bad(format!("no command\n{USAGE}")),
         [cmd, ..] => Output::bad(format!(
             "unknown command or arguments starting at `{cmd}`\n{USAGE}"
@@ -124,12 +123,8 @@ impl<'de> serde::de::Visitor<'de> for ApplyEach<'_> {
     }
 }
 
-fn check_file(
-    path: &str,
-    json: bool,
-    read: &mut dyn FnMut(&str) -> Result<Vec<u8>, String>,
-) -> Output {
-    let bytes = match read(path) {
+fn check_file(path: &str, json: bool, files: &mut dyn Files) -> Output {
+    let bytes = match files.read(path) {
         Ok(bytes) => bytes,
         Err(e) => return Output::bad(e),
     };

@@ -101,6 +101,14 @@ enum Payload {
     },
 }
 
+/// An event on its way to the client: its label, wire JSON and the state a
+/// status event moves to.
+struct Outgoing {
+    label: String,
+    wire: serde_json::Value,
+    target: Option<TaskState>,
+}
+
 /// The task as the SDK's store holds it (guard applied).
 #[derive(Debug, Clone)]
 struct StoredTask {
@@ -128,8 +136,6 @@ struct Sim<'a> {
     executions: u32,
     retried: bool,
     last_activity: u64,
-    /// The state the next pushed row's status event targets.
-    pending_target: Option<TaskState>,
     /// A blocking result captured before the call may return.
     pending_result: Option<(TaskState, u32, serde_json::Value)>,
     call: Call,
@@ -172,7 +178,6 @@ impl<'a> Sim<'a> {
             retried: false,
             last_activity: 0,
             pending_result: None,
-            pending_target: None,
             call: Call::Open,
             call_number: 0,
             bus_closed: vec![false],
@@ -765,8 +770,6 @@ impl<'a> Sim<'a> {
             Payload::Status { state, .. } => Some(state),
             Payload::Chunk { .. } => None,
         };
-        // Consumed by the row this event produces, whichever path it takes.
-        self.pending_target = target;
         let event = LedgerEvent {
             task_id: wire::task_id(task),
             event_id,
@@ -788,7 +791,7 @@ impl<'a> Sim<'a> {
                     Outcome::Rejected { reason } => format!("{label}: {}", reason.code()),
                     _ => label,
                 };
-                self.push(source, label, disposition, RowKind::Event, None, false);
+                self.push_event(source, label, disposition, None, target);
                 return;
             }
         }
@@ -810,14 +813,7 @@ impl<'a> Sim<'a> {
                     Disposition::NotDelivered,
                 )
             };
-            self.push(
-                source,
-                format!("{label}: {why}"),
-                disposition,
-                RowKind::Event,
-                None,
-                false,
-            );
+            self.push_event(source, format!("{label}: {why}"), disposition, None, target);
             return;
         }
         let was_terminal = self.tasks[task]
@@ -833,10 +829,7 @@ impl<'a> Sim<'a> {
                     });
                 }
             }
-            (_, None) => {
-                self.pending_target = None;
-                return;
-            }
+            (_, None) => return,
             (Payload::Status { state, .. }, Some(stored)) => stored.state = *state,
             (Payload::Chunk { chunk, part }, Some(stored)) => {
                 store_chunk(stored, chunk, *part as usize)
@@ -845,7 +838,12 @@ impl<'a> Sim<'a> {
         let final_status = matches!(payload, Payload::Status { state, .. }
             if state.is_terminal() || state == TaskState::InputRequired);
         let status_change = matches!(payload, Payload::Status { .. });
-        self.deliver(task, source, label, wire, was_terminal, status_change);
+        let out = Outgoing {
+            label,
+            wire,
+            target,
+        };
+        self.deliver(task, source, out, was_terminal, status_change);
         if final_status && self.profile.stream_end == StreamEnd::FirstFinalStatus {
             self.bus_closed[task] = true;
             if task == self.client_task {
@@ -934,11 +932,15 @@ impl<'a> Sim<'a> {
         &mut self,
         task: usize,
         source: Source,
-        label: String,
-        wire: serde_json::Value,
+        out: Outgoing,
         was_terminal: bool,
         status_change: bool,
     ) {
+        let Outgoing {
+            label,
+            wire,
+            target,
+        } = out;
         let followed = task == self.client_task;
         let received = followed && self.sc.client == Client::Stream && self.call == Call::Open;
         let consumed = received || (followed && self.sc.client == Client::Block);
@@ -947,19 +949,12 @@ impl<'a> Sim<'a> {
             (true, false) => Disposition::Delivered,
             (false, _) => Disposition::NotDelivered,
         };
-        let label = if followed || received {
+        let label = if followed {
             label
         } else {
             format!("{label}: nobody follows this task any more")
         };
-        self.push(
-            source,
-            label,
-            disposition,
-            RowKind::Event,
-            received.then_some(wire),
-            false,
-        );
+        self.push_event(source, label, disposition, received.then_some(wire), target);
         if received {
             self.last_activity = self.now;
             self.delivered_in_stream += 1;
@@ -1116,7 +1111,6 @@ impl<'a> Sim<'a> {
         assumed: bool,
     ) {
         let state_after = self.task_state().map(|s| s.wire().to_string());
-        let target = self.pending_target.take().map(|s| s.wire().to_string());
         self.rows.push(Row {
             index: self.rows.len(),
             t_ms: self.now,
@@ -1124,11 +1118,27 @@ impl<'a> Sim<'a> {
             event,
             disposition,
             state_after,
-            target,
+            target: None,
             wire,
             kind,
             assumed,
         });
+    }
+
+    /// A row for an A2A event, naming the state a status event moves to (or
+    /// tried to move to).
+    fn push_event(
+        &mut self,
+        source: Source,
+        event: String,
+        disposition: Disposition,
+        wire: Option<serde_json::Value>,
+        target: Option<TaskState>,
+    ) {
+        self.push(source, event, disposition, RowKind::Event, wire, false);
+        if let Some(row) = self.rows.last_mut() {
+            row.target = target.map(|s| s.wire().to_string());
+        }
     }
 
     // ----- the end ------------------------------------------------------

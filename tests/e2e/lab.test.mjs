@@ -126,11 +126,8 @@ test('embed mode hides the chrome and fits a 720x480 frame; phone width has no s
 
 test('embedded in an iframe, the lab tells the parent page its height', async () => {
   const page = await context.newPage();
-  await page.setContent(`<iframe id="lab" src="${server.url}?late=0&embed=1" width="720" height="480"></iframe>`);
-  // setContent gives an about:blank parent; serve the parent from the lab's origin instead.
-  await page.goto(`${server.url}index.html?embed=1`);
-  const parentUrl = `${server.origin}/tools/a2a-lab/`;
-  await page.goto(parentUrl);
+  // The parent is a page of the same site, with the lab in an iframe.
+  await page.goto(server.url);
   await page.evaluate((src) => {
     document.body.innerHTML = '';
     window.heights = [];
