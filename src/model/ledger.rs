@@ -13,7 +13,7 @@
 
 use std::collections::HashMap;
 
-use super::receipt_index::{id_hash, ReceiptIndex};
+use super::receipt_log::{Lookup, NewReceipt, ReceiptLog};
 
 use serde::{Deserialize, Serialize};
 
@@ -38,6 +38,71 @@ pub struct LedgerEvent {
     pub observed_ms: u64,
     /// What the event says.
     pub body: Body,
+}
+
+impl LedgerEvent {
+    /// The event as the ledger reads it.
+    pub fn view(&self) -> EventRef<'_> {
+        EventRef {
+            event_id: &self.event_id,
+            producer: &self.producer,
+            source_seq: self.source_seq,
+            digest: &self.digest,
+            observed_ms: self.observed_ms,
+            body: match &self.body {
+                Body::Status {
+                    status,
+                    authorization_receipt,
+                    manifest,
+                } => BodyRef::Status {
+                    status,
+                    authorization_receipt: authorization_receipt.as_deref(),
+                    manifest: manifest.as_deref(),
+                },
+                Body::Part(part) => BodyRef::Part(part),
+                Body::CancelRequest => BodyRef::CancelRequest,
+                Body::Submit => BodyRef::Submit,
+            },
+        }
+    }
+}
+
+/// A borrowed [`LedgerEvent`], so that events parsed from a stream are
+/// decided without copying their text.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct EventRef<'a> {
+    /// Durable event identity.
+    pub event_id: &'a str,
+    /// Who emitted it.
+    pub producer: &'a str,
+    /// The producer's own sequence number, when it has one.
+    pub source_seq: Option<u64>,
+    /// Digest of the payload.
+    pub digest: &'a str,
+    /// When the authority observed it.
+    pub observed_ms: u64,
+    /// What the event says.
+    pub body: BodyRef<'a>,
+}
+
+/// A borrowed [`Body`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum BodyRef<'a> {
+    /// A status change.
+    Status {
+        /// Kebab-case state name, as offered.
+        status: &'a str,
+        /// Reference to an authorization decision.
+        authorization_receipt: Option<&'a str>,
+        /// A manifest id that closes the result set.
+        manifest: Option<&'a str>,
+    },
+    /// An artifact part.
+    Part(&'a Part),
+    /// A request to cancel.
+    CancelRequest,
+    /// A submission.
+    Submit,
 }
 
 /// The payload of a ledger event.
@@ -133,8 +198,8 @@ pub enum Outcome {
     },
 }
 
-/// The durable record of one decision. Text fields are boxed slices: a
-/// ledger keeps one receipt per event, so each byte counts a million times.
+/// The durable record of one decision, as the ledger hands it out (it
+/// stores receipts compactly in a [`ReceiptLog`]).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Receipt {
     /// The event decided.
@@ -206,13 +271,12 @@ pub struct CasLoss {
 
 /// The authority for one task.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(from = "LedgerRecord", into = "LedgerRecord")]
+#[serde(try_from = "LedgerRecord", into = "LedgerRecord")]
 pub struct TaskLedger {
     task_id: String,
     state: TaskState,
     sequence: u64,
-    receipts: Vec<Receipt>,
-    index: ReceiptIndex,
+    receipts: ReceiptLog,
     last_source_seq: HashMap<String, u64>,
     cancel_requests: Vec<CancelRequest>,
     artifacts: ArtifactStore,
@@ -220,7 +284,7 @@ pub struct TaskLedger {
     owner: Option<String>,
 }
 
-/// The serialized form: receipts in arrival order; indexes are rebuilt.
+/// The serialized form: receipts in arrival order; the index is rebuilt.
 #[derive(Serialize, Deserialize)]
 struct LedgerRecord {
     task_id: String,
@@ -240,7 +304,7 @@ impl From<TaskLedger> for LedgerRecord {
             task_id: l.task_id,
             state: l.state,
             sequence: l.sequence,
-            receipts: l.receipts,
+            receipts: (0..l.receipts.len()).map(|i| l.receipts.receipt(i)).collect(),
             cancel_requests: l.cancel_requests,
             artifacts: l.artifacts,
             entered_state_ms: l.entered_state_ms,
@@ -250,21 +314,38 @@ impl From<TaskLedger> for LedgerRecord {
     }
 }
 
-impl From<LedgerRecord> for TaskLedger {
-    fn from(r: LedgerRecord) -> Self {
-        let index = ReceiptIndex::build(&r.receipts);
-        TaskLedger {
+impl TryFrom<LedgerRecord> for TaskLedger {
+    type Error = String;
+
+    fn try_from(r: LedgerRecord) -> Result<Self, String> {
+        let mut receipts = ReceiptLog::default();
+        for receipt in r.receipts {
+            let Lookup::Vacant(vacancy) = receipts.find(&receipt.event_id) else {
+                return Err(format!(
+                    "two receipts for event id {:?}: a ledger decides each id once",
+                    receipt.event_id
+                ));
+            };
+            let fields = NewReceipt {
+                event_id: &receipt.event_id,
+                producer: &receipt.producer,
+                observed_ms: receipt.observed_ms,
+                digest: &receipt.digest,
+                authorization_receipt: receipt.authorization_receipt.as_deref(),
+            };
+            receipts.push(vacancy, fields, receipt.outcome);
+        }
+        Ok(TaskLedger {
             task_id: r.task_id,
             state: r.state,
             sequence: r.sequence,
-            receipts: r.receipts,
-            index,
+            receipts,
             last_source_seq: r.producer_sequences.into_iter().collect(),
             cancel_requests: r.cancel_requests,
             artifacts: r.artifacts,
             entered_state_ms: r.entered_state_ms,
             owner: r.owner,
-        }
+        })
     }
 }
 
@@ -275,8 +356,7 @@ impl TaskLedger {
             task_id: task_id.to_string(),
             state: TaskState::Submitted,
             sequence: 0,
-            receipts: Vec::new(),
-            index: ReceiptIndex::default(),
+            receipts: ReceiptLog::default(),
             last_source_seq: HashMap::new(),
             cancel_requests: Vec::new(),
             artifacts: ArtifactStore::default(),
@@ -289,16 +369,39 @@ impl TaskLedger {
     /// rejected ones included, so a repeat of a rejected event is a lookup
     /// hit too (as in the seed's reducer).
     pub fn apply(&mut self, event: &LedgerEvent) -> Decision {
-        let h = id_hash(&event.event_id);
-        if let Some(i) = self.index.get_hashed(h, &event.event_id, &self.receipts) {
-            let earlier = &self.receipts[i];
-            if *earlier.digest == *event.digest {
-                return Decision::Duplicate(earlier.clone());
+        self.apply_view(event.view())
+    }
+
+    /// [`TaskLedger::apply`] for a borrowed event.
+    pub fn apply_view(&mut self, event: EventRef<'_>) -> Decision {
+        let vacancy = match self.receipts.find(event.event_id) {
+            Lookup::Found(i) => {
+                if self.receipts.digest(i) == event.digest {
+                    return Decision::Duplicate(self.receipts.receipt(i));
+                }
+                return Decision::New(self.conflicting_replay(event));
             }
-            return Decision::New(self.conflicting_replay(event));
-        }
+            Lookup::Vacant(vacancy) => vacancy,
+        };
         let outcome = self.decide(event);
-        self.record(h, event, outcome.clone());
+        let authorization_receipt = match (&outcome, event.body) {
+            (
+                Outcome::Accepted { .. },
+                BodyRef::Status {
+                    authorization_receipt,
+                    ..
+                },
+            ) => authorization_receipt,
+            _ => None,
+        };
+        let fields = NewReceipt {
+            event_id: event.event_id,
+            producer: event.producer,
+            observed_ms: event.observed_ms,
+            digest: event.digest,
+            authorization_receipt,
+        };
+        self.receipts.push(vacancy, fields, outcome.clone());
         Decision::New(outcome)
     }
 
@@ -314,9 +417,9 @@ impl TaskLedger {
         if expected_version == self.sequence {
             return Ok(self.apply(event));
         }
-        let class = if self.index.get(&event.event_id, &self.receipts).is_some() {
+        let class = if let Lookup::Found(_) = self.receipts.find(&event.event_id) {
             LossClass::Duplicate
-        } else if matches!(self.decide_readonly(event), Outcome::Accepted { .. }) {
+        } else if matches!(self.decide_readonly(event.view()), Outcome::Accepted { .. }) {
             LossClass::LegalNext
         } else {
             LossClass::Stale
@@ -327,11 +430,11 @@ impl TaskLedger {
         })
     }
 
-    fn conflicting_replay(&mut self, event: &LedgerEvent) -> Outcome {
+    fn conflicting_replay(&mut self, event: EventRef<'_>) -> Outcome {
         // The same event id with other bytes never replaces the decision; a
         // part is still checked at its coordinate so the incident is recorded
         // where an operator looks for it.
-        if let Body::Part(part) = &event.body {
+        if let BodyRef::Part(part) = event.body {
             if let PartOutcome::ConflictingCoordinate = self.artifacts.put(part.clone()) {
                 return Outcome::Incident {
                     coordinate: part.coordinate(),
@@ -343,23 +446,23 @@ impl TaskLedger {
         }
     }
 
-    fn decide_readonly(&self, event: &LedgerEvent) -> Outcome {
+    fn decide_readonly(&self, event: EventRef<'_>) -> Outcome {
         self.clone().decide(event)
     }
 
-    fn decide(&mut self, event: &LedgerEvent) -> Outcome {
+    fn decide(&mut self, event: EventRef<'_>) -> Outcome {
         let reject = |reason| Outcome::Rejected { reason };
-        match &event.body {
-            Body::CancelRequest => {
+        match event.body {
+            BodyRef::CancelRequest => {
                 self.cancel_requests.push(CancelRequest {
-                    event_id: event.event_id.clone(),
+                    event_id: event.event_id.to_string(),
                     observed_ms: event.observed_ms,
                     state_then: self.state,
                 });
                 Outcome::CancelRequested
             }
-            Body::Submit => Outcome::Submitted,
-            Body::Part(part) => {
+            BodyRef::Submit => Outcome::Submitted,
+            BodyRef::Part(part) => {
                 if self.state.is_terminal() {
                     return reject(Reason::AfterTerminal);
                 }
@@ -382,7 +485,7 @@ impl TaskLedger {
                     PartOutcome::ResultSetClosed => reject(Reason::ResultSetClosed),
                 }
             }
-            Body::Status {
+            BodyRef::Status {
                 status,
                 authorization_receipt,
                 manifest,
@@ -393,9 +496,7 @@ impl TaskLedger {
                 if !self.state.allows(to) {
                     return reject(Reason::IllegalTransition);
                 }
-                let has_receipt = authorization_receipt
-                    .as_deref()
-                    .is_some_and(|r| !r.is_empty());
+                let has_receipt = authorization_receipt.is_some_and(|r| !r.is_empty());
                 if self.state == TaskState::AuthRequired && !has_receipt {
                     return reject(Reason::AuthorizationReceiptRequired);
                 }
@@ -406,8 +507,8 @@ impl TaskLedger {
                 self.state = to;
                 self.sequence += 1;
                 self.entered_state_ms = event.observed_ms;
-                if !event.producer.is_empty() {
-                    self.owner = Some(event.producer.clone());
+                if !event.producer.is_empty() && self.owner.as_deref() != Some(event.producer) {
+                    self.owner = Some(event.producer.to_string());
                 }
                 if let Some(id) = manifest {
                     self.artifacts.close(id);
@@ -420,46 +521,19 @@ impl TaskLedger {
         }
     }
 
-    fn is_stale(&self, event: &LedgerEvent) -> bool {
+    fn is_stale(&self, event: EventRef<'_>) -> bool {
         let Some(seq) = event.source_seq else {
             return false;
         };
         self.last_source_seq
-            .get(&event.producer)
+            .get(event.producer)
             .is_some_and(|&last| seq <= last)
     }
 
-    fn advance_producer(&mut self, event: &LedgerEvent) {
+    fn advance_producer(&mut self, event: EventRef<'_>) {
         if let Some(seq) = event.source_seq {
-            self.last_source_seq.insert(event.producer.clone(), seq);
+            self.last_source_seq.insert(event.producer.to_string(), seq);
         }
-    }
-
-    fn record(&mut self, id_hash: u64, event: &LedgerEvent, outcome: Outcome) {
-        let authorization_receipt = match (&outcome, &event.body) {
-            (
-                Outcome::Accepted { .. },
-                Body::Status {
-                    authorization_receipt,
-                    ..
-                },
-            ) => authorization_receipt.as_deref().map(Box::from),
-            _ => None,
-        };
-        self.index.insert_hashed(
-            id_hash,
-            &event.event_id,
-            self.receipts.len(),
-            &self.receipts,
-        );
-        self.receipts.push(Receipt {
-            authorization_receipt,
-            event_id: event.event_id.as_str().into(),
-            producer: event.producer.as_str().into(),
-            observed_ms: event.observed_ms,
-            digest: event.digest.as_str().into(),
-            outcome,
-        });
     }
 
     /// The task id.
@@ -477,36 +551,46 @@ impl TaskLedger {
         self.sequence
     }
 
+    /// How many receipts: one per distinct event id decided.
+    pub fn receipt_count(&self) -> usize {
+        self.receipts.len()
+    }
+
     /// Every receipt, in arrival order.
-    pub fn receipts(&self) -> &[Receipt] {
-        &self.receipts
+    pub fn receipts(&self) -> impl ExactSizeIterator<Item = Receipt> + '_ {
+        (0..self.receipts.len()).map(|i| self.receipts.receipt(i))
     }
 
     /// The earlier receipt for an event id.
-    pub fn receipt(&self, event_id: &str) -> Option<&Receipt> {
-        self.index
-            .get(event_id, &self.receipts)
-            .map(|i| &self.receipts[i])
+    pub fn receipt(&self, event_id: &str) -> Option<Receipt> {
+        match self.receipts.find(event_id) {
+            Lookup::Found(i) => Some(self.receipts.receipt(i)),
+            Lookup::Vacant(_) => None,
+        }
     }
 
     /// Accepted status event ids, in accepted order.
     pub fn accepted(&self) -> Vec<&str> {
-        self.receipts
-            .iter()
-            .filter(|r| matches!(r.outcome, Outcome::Accepted { .. }))
-            .map(|r| &*r.event_id)
-            .collect()
+        self.accepted_ids().collect()
+    }
+
+    /// [`TaskLedger::accepted`] without collecting.
+    pub fn accepted_ids(&self) -> impl Iterator<Item = &str> + '_ {
+        let log = &self.receipts;
+        (0..log.len())
+            .filter(|&i| log.accepted_sequence(i).is_some())
+            .map(|i| log.id(i))
     }
 
     /// Rejected event ids with their reasons, in arrival order.
     pub fn rejected(&self) -> Vec<(&str, Reason)> {
-        self.receipts
-            .iter()
-            .filter_map(|r| match r.outcome {
-                Outcome::Rejected { reason } => Some((&*r.event_id, reason)),
-                _ => None,
-            })
-            .collect()
+        self.rejected_ids().collect()
+    }
+
+    /// [`TaskLedger::rejected`] without collecting.
+    pub fn rejected_ids(&self) -> impl Iterator<Item = (&str, Reason)> + '_ {
+        let log = &self.receipts;
+        (0..log.len()).filter_map(|i| log.rejection(i).map(|reason| (log.id(i), reason)))
     }
 
     /// Cancel requests, whether or not cancellation won.
@@ -515,17 +599,11 @@ impl TaskLedger {
     }
 
     /// Output refused because the task was already terminal.
-    pub fn quarantined(&self) -> Vec<&Receipt> {
-        self.receipts
-            .iter()
-            .filter(|r| {
-                matches!(
-                    r.outcome,
-                    Outcome::Rejected {
-                        reason: Reason::AfterTerminal
-                    }
-                )
-            })
+    pub fn quarantined(&self) -> Vec<Receipt> {
+        let log = &self.receipts;
+        (0..log.len())
+            .filter(|&i| log.rejection(i) == Some(Reason::AfterTerminal))
+            .map(|i| log.receipt(i))
             .collect()
     }
 
@@ -536,17 +614,15 @@ impl TaskLedger {
 
     /// The accepted status receipts after the one whose event id is the
     /// client's cursor (all of them for an unknown cursor).
-    pub fn status_suffix(&self, cursor: Option<&str>) -> Vec<&Receipt> {
-        let after = cursor
-            .and_then(|id| self.receipt(id))
-            .and_then(|r| match r.outcome {
-                Outcome::Accepted { sequence, .. } => Some(sequence),
-                _ => None,
-            })
-            .unwrap_or(0);
-        self.receipts
-            .iter()
-            .filter(|r| matches!(r.outcome, Outcome::Accepted { sequence, .. } if sequence > after))
+    pub fn status_suffix(&self, cursor: Option<&str>) -> Vec<Receipt> {
+        let log = &self.receipts;
+        let after = match cursor.map(|id| log.find(id)) {
+            Some(Lookup::Found(i)) => log.accepted_sequence(i).unwrap_or(0),
+            _ => 0,
+        };
+        (0..log.len())
+            .filter(|&i| log.accepted_sequence(i).is_some_and(|s| s > after))
+            .map(|i| log.receipt(i))
             .collect()
     }
 
@@ -564,20 +640,23 @@ impl TaskLedger {
         if !self.state.is_terminal() {
             return None;
         }
-        let receipt = self.receipts.iter().rev().find(
-            |r| matches!(r.outcome, Outcome::Accepted { state, .. } if state.is_terminal()),
-        )?;
+        // Nothing is accepted after a terminal status, so the terminal
+        // receipt is the one carrying the last accepted sequence.
+        let log = &self.receipts;
+        let at = (0..log.len())
+            .rev()
+            .find(|&i| log.accepted_sequence(i) == Some(self.sequence))?;
         let sequence = self.sequence.to_string();
         Some(TerminalReceipt {
-            event_id: receipt.event_id.to_string(),
+            event_id: log.id(at).to_string(),
             sequence: self.sequence,
             state: self.state,
             digest: sha256_fields(&[
                 &self.task_id,
-                &receipt.event_id,
+                log.id(at),
                 &sequence,
                 self.state.kebab(),
-                &receipt.digest,
+                log.digest(at),
             ]),
         })
     }
@@ -591,7 +670,7 @@ impl TaskLedger {
             owner: self.owner.clone(),
             age_in_state_ms: now_ms.saturating_sub(self.entered_state_ms),
             last_accepted_sequence: self.sequence,
-            rejected_count: self.rejected().len(),
+            rejected_count: self.rejected_ids().count(),
             duplicate_free_receipts: self.receipts.len(),
             cancel_requests: self.cancel_requests.len(),
             incidents: self.artifacts.incidents.len(),
@@ -616,7 +695,7 @@ impl TaskLedger {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Suffix<'a> {
     /// Accepted statuses after the status cursor.
-    pub statuses: Vec<&'a Receipt>,
+    pub statuses: Vec<Receipt>,
     /// Parts after the artifact cursor.
     pub parts: Vec<&'a Part>,
 }

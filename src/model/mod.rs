@@ -13,7 +13,7 @@ pub mod export;
 pub mod ledger;
 pub mod presets;
 pub mod profile;
-pub mod receipt_index;
+pub mod receipt_log;
 pub mod scenario;
 pub mod seed_form;
 pub mod simulate;

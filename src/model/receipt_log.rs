@@ -1,0 +1,567 @@
+//! The ledger's receipts, stored so that a million of them stay small and
+//! the per-event cost stays flat: every event id is appended to one text
+//! buffer, each receipt is a fixed 24-byte slot (16 in WebAssembly), and the
+//! fields the seed's own events never carry (producer, digest, observed
+//! time, authorization receipt, an outcome with a coordinate) live in a side
+//! table that consecutive receipts share when they are equal.
+//!
+//! Lookup by id goes through an open-addressing table of 8-byte buckets
+//! (a 32-bit hash tag and the receipt's position). A probe is bounded: an id
+//! whose run of occupied buckets is too long goes to an ordered overflow
+//! map, so ids crafted to collide cost a logarithmic lookup each, never a
+//! quadratic run. The answer is always exact: a tag only selects which ids
+//! to compare.
+
+use std::collections::BTreeMap;
+
+use super::ledger::{Outcome, Reason, Receipt};
+use super::state::TaskState;
+
+/// Where a receipt's text lives in a buffer.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Span {
+    start: usize,
+    end: usize,
+}
+
+/// The outcomes the seed's events produce, packed; anything else is kept
+/// whole in the receipt's [`Extra`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Packed {
+    Accepted { sequence: u32, state: TaskState },
+    CancelRequested,
+    Submitted,
+    Rejected(Reason),
+    InExtra,
+}
+
+#[derive(Debug, Clone, Copy)]
+struct Slot {
+    /// End of this receipt's id in `ids`; it starts where the previous ends.
+    id_end: usize,
+    /// Index into `extras`, or [`NO_EXTRA`].
+    extra: u32,
+    outcome: Packed,
+}
+
+const NO_EXTRA: u32 = u32::MAX;
+
+/// The rare fields of a receipt.
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct Extra {
+    producer: Span,
+    digest: Span,
+    authorization_receipt: Option<Span>,
+    observed_ms: u64,
+    outcome: Option<Outcome>,
+}
+
+/// The fields of a receipt as offered to [`ReceiptLog::push`].
+#[derive(Debug, Clone, Copy)]
+pub struct NewReceipt<'a> {
+    /// The event decided.
+    pub event_id: &'a str,
+    /// Who emitted it.
+    pub producer: &'a str,
+    /// When it was observed.
+    pub observed_ms: u64,
+    /// Payload digest as offered.
+    pub digest: &'a str,
+    /// The authorization receipt an accepted resume carried.
+    pub authorization_receipt: Option<&'a str>,
+}
+
+/// Every receipt of one ledger, in arrival order, with a lookup by id.
+#[derive(Debug, Clone, Default)]
+pub struct ReceiptLog {
+    ids: String,
+    slots: Vec<Slot>,
+    extras: Vec<Extra>,
+    text: String,
+    table: IdTable,
+}
+
+/// The answer of [`ReceiptLog::find`]: the receipt's position, or where a
+/// new one for that id would be indexed (valid until the next push).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Lookup {
+    /// The id was decided before; its receipt is at this position.
+    Found(usize),
+    /// A new id.
+    Vacant(Vacancy),
+}
+
+/// Where a new id goes in the index.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Vacancy {
+    hash: u64,
+    bucket: Option<usize>,
+}
+
+/// Two logs are equal when they hold the same receipts in the same order,
+/// however their side tables happen to be shared.
+impl PartialEq for ReceiptLog {
+    fn eq(&self, other: &Self) -> bool {
+        self.ids == other.ids
+            && self.len() == other.len()
+            && (0..self.len()).all(|i| self.receipt(i) == other.receipt(i))
+    }
+}
+
+impl Eq for ReceiptLog {}
+
+impl ReceiptLog {
+    /// How many receipts.
+    pub fn len(&self) -> usize {
+        self.slots.len()
+    }
+
+    /// No receipt yet.
+    pub fn is_empty(&self) -> bool {
+        self.slots.is_empty()
+    }
+
+    /// The receipt for `id`, or where a new one would go.
+    pub fn find(&self, id: &str) -> Lookup {
+        self.table.find(id_hash(id), id, |pos| self.id(pos))
+    }
+
+    /// Appends a receipt for an id that [`ReceiptLog::find`] reported
+    /// vacant; returns its position.
+    pub fn push(&mut self, vacancy: Vacancy, fields: NewReceipt<'_>, outcome: Outcome) -> usize {
+        let at = self.slots.len();
+        self.ids.push_str(fields.event_id);
+        let packed = pack(&outcome);
+        let needs_extra = !fields.producer.is_empty()
+            || !fields.digest.is_empty()
+            || fields.observed_ms != 0
+            || fields.authorization_receipt.is_some()
+            || packed == Packed::InExtra;
+        let extra = if needs_extra {
+            let whole = (packed == Packed::InExtra).then_some(outcome);
+            self.extra_for(fields, whole)
+        } else {
+            NO_EXTRA
+        };
+        self.slots.push(Slot {
+            id_end: self.ids.len(),
+            extra,
+            outcome: packed,
+        });
+        let Self {
+            ids, slots, table, ..
+        } = self;
+        table.insert(vacancy, at, |pos| id_in(ids, slots, pos), id_hash);
+        at
+    }
+
+    /// The side-table entry for these fields, shared with the previous
+    /// receipt's when they are the same (a run of resumes carrying one
+    /// authorization receipt costs one entry).
+    fn extra_for(&mut self, fields: NewReceipt<'_>, outcome: Option<Outcome>) -> u32 {
+        if let Some(last) = self.extras.last() {
+            let same = outcome.is_none()
+                && last.outcome.is_none()
+                && last.observed_ms == fields.observed_ms
+                && self.text_at(last.producer) == fields.producer
+                && self.text_at(last.digest) == fields.digest
+                && last.authorization_receipt.map(|s| self.text_at(s))
+                    == fields.authorization_receipt;
+            if same {
+                return (self.extras.len() - 1) as u32;
+            }
+        }
+        let mut keep = |s: &str| {
+            let start = self.text.len();
+            self.text.push_str(s);
+            Span {
+                start,
+                end: self.text.len(),
+            }
+        };
+        let extra = Extra {
+            producer: keep(fields.producer),
+            digest: keep(fields.digest),
+            authorization_receipt: fields.authorization_receipt.map(&mut keep),
+            observed_ms: fields.observed_ms,
+            outcome,
+        };
+        self.extras.push(extra);
+        (self.extras.len() - 1) as u32
+    }
+
+    fn text_at(&self, span: Span) -> &str {
+        self.text.get(span.start..span.end).unwrap_or_default()
+    }
+
+    fn extra(&self, pos: usize) -> Option<&Extra> {
+        let slot = self.slots.get(pos)?;
+        self.extras.get(slot.extra as usize)
+    }
+
+    /// The event id of the receipt at `pos`.
+    pub fn id(&self, pos: usize) -> &str {
+        id_in(&self.ids, &self.slots, pos)
+    }
+
+    /// The payload digest of the receipt at `pos`.
+    pub fn digest(&self, pos: usize) -> &str {
+        self.extra(pos).map_or("", |e| self.text_at(e.digest))
+    }
+
+    /// The outcome of the receipt at `pos`.
+    pub fn outcome(&self, pos: usize) -> Outcome {
+        match self.slots.get(pos).map(|s| s.outcome) {
+            Some(Packed::Accepted { sequence, state }) => Outcome::Accepted {
+                sequence: u64::from(sequence),
+                state,
+            },
+            Some(Packed::CancelRequested) => Outcome::CancelRequested,
+            Some(Packed::Submitted) => Outcome::Submitted,
+            Some(Packed::Rejected(reason)) => Outcome::Rejected { reason },
+            Some(Packed::InExtra) | None => self
+                .extra(pos)
+                .and_then(|e| e.outcome.clone())
+                .unwrap_or(Outcome::Rejected {
+                    reason: Reason::IllegalTransition,
+                }),
+        }
+    }
+
+    /// The accepted sequence number of the receipt at `pos`, if it is an
+    /// accepted status.
+    pub fn accepted_sequence(&self, pos: usize) -> Option<u64> {
+        match self.slots.get(pos)?.outcome {
+            Packed::Accepted { sequence, .. } => Some(u64::from(sequence)),
+            Packed::InExtra => match self.extra(pos)?.outcome {
+                Some(Outcome::Accepted { sequence, .. }) => Some(sequence),
+                _ => None,
+            },
+            _ => None,
+        }
+    }
+
+    /// The rejection reason of the receipt at `pos`, if it was rejected.
+    pub fn rejection(&self, pos: usize) -> Option<Reason> {
+        match self.slots.get(pos)?.outcome {
+            Packed::Rejected(reason) => Some(reason),
+            Packed::InExtra => match self.extra(pos)?.outcome {
+                Some(Outcome::Rejected { reason }) => Some(reason),
+                _ => None,
+            },
+            _ => None,
+        }
+    }
+
+    /// The whole receipt at `pos`, as an owned value.
+    pub fn receipt(&self, pos: usize) -> Receipt {
+        let extra = self.extra(pos);
+        let text = |f: fn(&Extra) -> Span| extra.map_or("", |e| self.text_at(f(e)));
+        Receipt {
+            event_id: self.id(pos).into(),
+            producer: text(|e| e.producer).into(),
+            observed_ms: extra.map_or(0, |e| e.observed_ms),
+            digest: text(|e| e.digest).into(),
+            outcome: self.outcome(pos),
+            authorization_receipt: extra
+                .and_then(|e| e.authorization_receipt)
+                .map(|s| self.text_at(s).into()),
+        }
+    }
+}
+
+fn id_in<'a>(ids: &'a str, slots: &[Slot], pos: usize) -> &'a str {
+    let start = match pos.checked_sub(1) {
+        Some(prev) => slots.get(prev).map_or(0, |s| s.id_end),
+        None => 0,
+    };
+    let end = slots.get(pos).map_or(start, |s| s.id_end);
+    ids.get(start..end).unwrap_or_default()
+}
+
+fn pack(outcome: &Outcome) -> Packed {
+    match *outcome {
+        Outcome::Accepted { sequence, state } => match u32::try_from(sequence) {
+            Ok(sequence) => Packed::Accepted { sequence, state },
+            Err(_) => Packed::InExtra,
+        },
+        Outcome::CancelRequested => Packed::CancelRequested,
+        Outcome::Submitted => Packed::Submitted,
+        Outcome::Rejected { reason } => Packed::Rejected(reason),
+        Outcome::Stored { .. } | Outcome::Replayed { .. } | Outcome::Incident { .. } => {
+            Packed::InExtra
+        }
+    }
+}
+
+/// The longest run of buckets one lookup inspects before it consults the
+/// overflow map. With the table at most half full a run this long is
+/// vanishingly rare unless ids were crafted to collide.
+const MAX_PROBE: usize = 64;
+
+/// Event id → receipt position. Buckets hold `tag << 32 | (position + 1)`;
+/// 0 is empty.
+#[derive(Debug, Clone, Default)]
+struct IdTable {
+    buckets: Vec<u64>,
+    len: usize,
+    overflow: BTreeMap<Box<str>, u32>,
+}
+
+impl IdTable {
+    fn find<'a>(&self, hash: u64, id: &str, id_at: impl Fn(usize) -> &'a str) -> Lookup {
+        let vacant = |bucket| Lookup::Vacant(Vacancy { hash, bucket });
+        let Some(mask) = self.buckets.len().checked_sub(1) else {
+            return vacant(None);
+        };
+        let tag = hash >> 32;
+        let mut b = hash as usize & mask;
+        for _ in 0..MAX_PROBE.min(self.buckets.len()) {
+            let entry = self.buckets.get(b).copied().unwrap_or(0);
+            if entry == 0 {
+                return self.in_overflow(id).unwrap_or(vacant(Some(b)));
+            }
+            if entry >> 32 == tag {
+                let pos = (entry as u32 as usize).wrapping_sub(1);
+                if id_at(pos) == id {
+                    return Lookup::Found(pos);
+                }
+            }
+            b = (b + 1) & mask;
+        }
+        self.in_overflow(id).unwrap_or(vacant(None))
+    }
+
+    fn in_overflow(&self, id: &str) -> Option<Lookup> {
+        if self.overflow.is_empty() {
+            return None;
+        }
+        self.overflow.get(id).map(|&pos| Lookup::Found(pos as usize))
+    }
+
+    /// Indexes the receipt at `pos` (its id new). Keeps the table at most
+    /// half full, rebuilding it from the ids in order when it grows.
+    fn insert<'a>(
+        &mut self,
+        vacancy: Vacancy,
+        pos: usize,
+        id_at: impl Fn(usize) -> &'a str,
+        hash_of: fn(&str) -> u64,
+    ) {
+        if (self.len + 1) * 2 > self.buckets.len() {
+            self.grow(pos, &id_at, hash_of);
+            self.place(vacancy.hash, pos, &id_at);
+        } else {
+            match vacancy.bucket {
+                Some(b) => self.set(b, vacancy.hash, pos),
+                None => {
+                    self.overflow.insert(id_at(pos).into(), pos as u32);
+                }
+            }
+        }
+        self.len += 1;
+    }
+
+    fn set(&mut self, bucket: usize, hash: u64, pos: usize) {
+        if let Some(slot) = self.buckets.get_mut(bucket) {
+            // Positions fit in 32 bits: a ledger of 2^32 receipts would need
+            // over 64 GiB for its slots alone.
+            *slot = (hash >> 32) << 32 | u64::from((pos as u32).wrapping_add(1));
+        }
+    }
+
+    /// Puts an id known to be new in the first empty bucket of its run.
+    fn place<'a>(&mut self, hash: u64, pos: usize, id_at: &impl Fn(usize) -> &'a str) {
+        let mask = self.buckets.len().saturating_sub(1);
+        let mut b = hash as usize & mask;
+        for _ in 0..MAX_PROBE.min(self.buckets.len()) {
+            if self.buckets.get(b) == Some(&0) {
+                self.set(b, hash, pos);
+                return;
+            }
+            b = (b + 1) & mask;
+        }
+        self.overflow.insert(id_at(pos).into(), pos as u32);
+    }
+
+    /// Doubles the table and indexes the first `count` receipts again.
+    fn grow<'a>(
+        &mut self,
+        count: usize,
+        id_at: &impl Fn(usize) -> &'a str,
+        hash_of: fn(&str) -> u64,
+    ) {
+        let size = (self.buckets.len() * 2).max(16);
+        self.buckets = vec![0; size];
+        self.overflow.clear();
+        for pos in 0..count {
+            let id = id_at(pos);
+            self.place(hash_of(id), pos, id_at);
+        }
+    }
+}
+
+/// A fast 64-bit hash of an id (FxHash's multiply-rotate over 8-byte words,
+/// then a final mix so both halves are well spread: the low bits pick the
+/// bucket, the high bits are the tag).
+pub fn id_hash(id: &str) -> u64 {
+    const K: u64 = 0x517c_c1b7_2722_0a95;
+    let bytes = id.as_bytes();
+    let mut h = 0u64;
+    let mut chunks = bytes.chunks_exact(8);
+    for chunk in &mut chunks {
+        let word = u64::from_le_bytes(chunk.try_into().unwrap_or([0; 8]));
+        h = (h.rotate_left(5) ^ word).wrapping_mul(K);
+    }
+    let rest = chunks.remainder();
+    if !rest.is_empty() {
+        let mut tail = [0u8; 8];
+        tail[..rest.len()].copy_from_slice(rest);
+        h = (h.rotate_left(5) ^ u64::from_le_bytes(tail)).wrapping_mul(K);
+    }
+    // The length last, in a round of its own, so padding cannot cancel it.
+    h = (h.rotate_left(5) ^ bytes.len() as u64).wrapping_mul(K);
+    h ^= h >> 32;
+    h = h.wrapping_mul(0x9e37_79b9_7f4a_7c15);
+    h ^ (h >> 29)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn plain(id: &str) -> NewReceipt<'_> {
+        NewReceipt {
+            event_id: id,
+            producer: "",
+            observed_ms: 0,
+            digest: "",
+            authorization_receipt: None,
+        }
+    }
+
+    fn add(log: &mut ReceiptLog, id: &str, outcome: Outcome) -> usize {
+        match log.find(id) {
+            Lookup::Vacant(v) => log.push(v, plain(id), outcome),
+            Lookup::Found(_) => panic!("{id} was new"),
+        }
+    }
+
+    #[test]
+    fn ids_colliding_on_every_bucket_are_still_found_exactly() {
+        // Every id gets the same hash, as crafted collisions would: the run
+        // fills MAX_PROBE buckets and the rest go to the overflow map.
+        let mut table = IdTable::default();
+        let ids: Vec<String> = (0..200).map(|i| format!("id{i}")).collect();
+        let id_at = |pos: usize| ids[pos].as_str();
+        for pos in 0..ids.len() {
+            match table.find(7, &ids[pos], id_at) {
+                Lookup::Vacant(v) => table.insert(v, pos, id_at, |_| 7),
+                Lookup::Found(p) => panic!("{} found at {p} before it was added", ids[pos]),
+            }
+        }
+        assert!(table.overflow.len() >= 200 - MAX_PROBE, "{}", table.overflow.len());
+        for (pos, id) in ids.iter().enumerate() {
+            assert_eq!(table.find(7, id, id_at), Lookup::Found(pos));
+        }
+        assert!(matches!(table.find(7, "other", id_at), Lookup::Vacant(_)));
+    }
+
+    #[test]
+    fn a_million_ids_are_found_after_the_table_grew() {
+        let mut log = ReceiptLog::default();
+        for i in 0..1_000_000u32 {
+            add(&mut log, &format!("e{i}"), Outcome::Submitted);
+        }
+        assert_eq!(log.len(), 1_000_000);
+        for i in (0..1_000_000u32).step_by(997) {
+            assert_eq!(log.find(&format!("e{i}")), Lookup::Found(i as usize));
+        }
+        assert!(matches!(log.find("e1000000"), Lookup::Vacant(_)));
+        assert!(log.table.buckets.len() >= 2 * log.len());
+    }
+
+    #[test]
+    fn every_field_comes_back_as_pushed() {
+        let mut log = ReceiptLog::default();
+        let coordinate = super::super::artifacts::Coordinate {
+            artifact_id: "a".into(),
+            part: 2,
+        };
+        let stored = Outcome::Stored { coordinate };
+        let accepted = Outcome::Accepted {
+            sequence: 3,
+            state: TaskState::Working,
+        };
+        let big = Outcome::Accepted {
+            sequence: u64::from(u32::MAX) + 1,
+            state: TaskState::Completed,
+        };
+        let full = NewReceipt {
+            event_id: "E1",
+            producer: "executor",
+            observed_ms: 40,
+            digest: "d1",
+            authorization_receipt: Some("authz:1"),
+        };
+        let Lookup::Vacant(v) = log.find("E1") else {
+            panic!()
+        };
+        log.push(v, full, accepted.clone());
+        let Lookup::Vacant(v) = log.find("E2") else {
+            panic!()
+        };
+        log.push(v, NewReceipt { event_id: "E2", ..full }, stored.clone());
+        add(&mut log, "", big.clone());
+        assert_eq!(log.outcome(0), accepted);
+        assert_eq!(log.outcome(1), stored);
+        assert_eq!(log.outcome(2), big);
+        assert_eq!(log.accepted_sequence(2), Some(u64::from(u32::MAX) + 1));
+        let r = log.receipt(0);
+        assert_eq!(
+            (&*r.event_id, &*r.producer, r.observed_ms, &*r.digest),
+            ("E1", "executor", 40, "d1")
+        );
+        assert_eq!(r.authorization_receipt.as_deref(), Some("authz:1"));
+        assert_eq!(log.id(2), "");
+        assert_eq!(log.find(""), Lookup::Found(2));
+        assert_eq!(log.receipt(1).digest.as_ref(), "d1");
+        assert_eq!(log.receipt(2).authorization_receipt, None);
+    }
+
+    #[test]
+    fn equal_rare_fields_in_a_row_share_one_entry() {
+        let mut log = ReceiptLog::default();
+        for i in 0..100 {
+            let id = format!("r{i}");
+            let Lookup::Vacant(v) = log.find(&id) else {
+                panic!()
+            };
+            let fields = NewReceipt {
+                authorization_receipt: Some("authz:7"),
+                ..plain(&id)
+            };
+            log.push(v, fields, Outcome::Submitted);
+        }
+        assert_eq!(log.extras.len(), 1);
+        assert_eq!(
+            log.receipt(99).authorization_receipt.as_deref(),
+            Some("authz:7")
+        );
+    }
+
+    #[test]
+    fn the_hash_separates_ids_that_differ_anywhere() {
+        let ids = [
+            "e1",
+            "e10",
+            "e01",
+            "E1",
+            "e1\0",
+            "a-long-event-id-of-many-words-1",
+            "a-long-event-id-of-many-words-2",
+        ];
+        let hashes: std::collections::HashSet<u64> = ids.iter().map(|i| id_hash(i)).collect();
+        assert_eq!(hashes.len(), ids.len());
+    }
+}
