@@ -332,6 +332,25 @@ fn t42_stores_only_the_receipt_reference_never_the_credential() {
 }
 
 #[test]
+fn a_ledger_read_back_from_json_holds_the_same_receipts_and_refuses_a_repeated_id() {
+    let (ledger, _) = t42();
+    let json = serde_json::to_string(&ledger).unwrap();
+    let back: TaskLedger = serde_json::from_str(&json).unwrap();
+    assert_eq!(back, ledger);
+    assert_eq!(back.receipt("E3"), ledger.receipt("E3"));
+    assert_eq!(
+        back.receipt("E3").unwrap().authorization_receipt.as_deref(),
+        Some(authorization_receipt_for(T42_CREDENTIAL).as_str())
+    );
+    let mut record: serde_json::Value = serde_json::from_str(&json).unwrap();
+    let receipts = record["receipts"].as_array_mut().unwrap();
+    let first = receipts[0].clone();
+    receipts.push(first);
+    let err = serde_json::from_value::<TaskLedger>(record).unwrap_err();
+    assert!(err.to_string().contains("two receipts for event id"), "{err}");
+}
+
+#[test]
 fn t43_rejected_straight_from_submitted_cannot_be_revived() {
     let mut ledger = TaskLedger::new("T-43");
     ledger.apply(&status("R1", "rejected", 10));
