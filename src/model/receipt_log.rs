@@ -151,7 +151,7 @@ impl ReceiptLog {
         let Self {
             ids, slots, table, ..
         } = self;
-        table.insert(vacancy, at, |pos| id_in(ids, slots, pos), id_hash);
+        table.insert(vacancy, at, |pos| id_in(ids, slots, pos));
         at
     }
 
@@ -299,23 +299,36 @@ fn pack(outcome: &Outcome) -> Packed {
 /// vanishingly rare unless ids were crafted to collide.
 const MAX_PROBE: usize = 64;
 
-/// Event id → receipt position. Buckets hold `tag << 32 | (position + 1)`;
-/// 0 is empty.
+/// Event id → receipt position. Buckets hold `tag << 32 | (position + 1)`
+/// (0 is empty), where the tag is the top half of the id's hash and its
+/// leading bits pick the bucket. Growing therefore needs only the tags, and
+/// walks both tables in order.
 #[derive(Debug, Clone, Default)]
 struct IdTable {
     buckets: Vec<u64>,
+    /// log2 of the bucket count (0 while empty).
+    bits: u32,
     len: usize,
     overflow: BTreeMap<Box<str>, u32>,
 }
 
+fn tag_of(hash: u64) -> u64 {
+    hash >> 32
+}
+
 impl IdTable {
+    fn home(&self, tag: u64) -> usize {
+        // `bits` is at most 32, so this keeps the leading `bits` of 32.
+        (tag << self.bits >> 32) as usize
+    }
+
     fn find<'a>(&self, hash: u64, id: &str, id_at: impl Fn(usize) -> &'a str) -> Lookup {
         let vacant = |bucket| Lookup::Vacant(Vacancy { hash, bucket });
         let Some(mask) = self.buckets.len().checked_sub(1) else {
             return vacant(None);
         };
-        let tag = hash >> 32;
-        let mut b = hash as usize & mask;
+        let tag = tag_of(hash);
+        let mut b = self.home(tag);
         for _ in 0..MAX_PROBE.min(self.buckets.len()) {
             let entry = self.buckets.get(b).copied().unwrap_or(0);
             if entry == 0 {
@@ -339,21 +352,19 @@ impl IdTable {
         self.overflow.get(id).map(|&pos| Lookup::Found(pos as usize))
     }
 
-    /// Indexes the receipt at `pos` (its id new). Keeps the table at most
-    /// half full, rebuilding it from the ids in order when it grows.
-    fn insert<'a>(
-        &mut self,
-        vacancy: Vacancy,
-        pos: usize,
-        id_at: impl Fn(usize) -> &'a str,
-        hash_of: fn(&str) -> u64,
-    ) {
+    /// Indexes the receipt at `pos` (its id new), keeping the table at most
+    /// half full.
+    fn insert<'a>(&mut self, vacancy: Vacancy, pos: usize, id_at: impl Fn(usize) -> &'a str) {
         if (self.len + 1) * 2 > self.buckets.len() {
-            self.grow(pos, &id_at, hash_of);
-            self.place(vacancy.hash, pos, &id_at);
+            self.grow(&id_at);
+            self.place(entry(tag_of(vacancy.hash), pos), &id_at);
         } else {
             match vacancy.bucket {
-                Some(b) => self.set(b, vacancy.hash, pos),
+                Some(b) => {
+                    if let Some(slot) = self.buckets.get_mut(b) {
+                        *slot = entry(tag_of(vacancy.hash), pos);
+                    }
+                }
                 None => {
                     self.overflow.insert(id_at(pos).into(), pos as u32);
                 }
@@ -362,43 +373,45 @@ impl IdTable {
         self.len += 1;
     }
 
-    fn set(&mut self, bucket: usize, hash: u64, pos: usize) {
-        if let Some(slot) = self.buckets.get_mut(bucket) {
-            // Positions fit in 32 bits: a ledger of 2^32 receipts would need
-            // over 64 GiB for its slots alone.
-            *slot = (hash >> 32) << 32 | u64::from((pos as u32).wrapping_add(1));
-        }
-    }
-
-    /// Puts an id known to be new in the first empty bucket of its run.
-    fn place<'a>(&mut self, hash: u64, pos: usize, id_at: &impl Fn(usize) -> &'a str) {
+    /// Puts an entry whose id is known to be new in the first empty bucket
+    /// of its run, or in the overflow map when the run is too long.
+    fn place<'a>(&mut self, e: u64, id_at: &impl Fn(usize) -> &'a str) {
         let mask = self.buckets.len().saturating_sub(1);
-        let mut b = hash as usize & mask;
+        let mut b = self.home(e >> 32);
         for _ in 0..MAX_PROBE.min(self.buckets.len()) {
-            if self.buckets.get(b) == Some(&0) {
-                self.set(b, hash, pos);
+            if let Some(slot @ 0) = self.buckets.get_mut(b) {
+                *slot = e;
                 return;
             }
             b = (b + 1) & mask;
         }
+        let pos = (e as u32 as usize).wrapping_sub(1);
         self.overflow.insert(id_at(pos).into(), pos as u32);
     }
 
-    /// Doubles the table and indexes the first `count` receipts again.
-    fn grow<'a>(
-        &mut self,
-        count: usize,
-        id_at: &impl Fn(usize) -> &'a str,
-        hash_of: fn(&str) -> u64,
-    ) {
-        let size = (self.buckets.len() * 2).max(16);
-        self.buckets = vec![0; size];
-        self.overflow.clear();
-        for pos in 0..count {
-            let id = id_at(pos);
-            self.place(hash_of(id), pos, id_at);
+    /// Doubles the table. Entries move in bucket order, and a bucket's
+    /// entries land in the two buckets its leading bits now split into, so
+    /// both tables are read and written nearly sequentially.
+    fn grow<'a>(&mut self, id_at: &impl Fn(usize) -> &'a str) {
+        let old = std::mem::take(&mut self.buckets);
+        self.bits = (self.bits + 1).max(4);
+        self.buckets = vec![0; 1 << self.bits];
+        // A run that wraps past the end is moved after the rest, so that
+        // its entries do not take the buckets of the table's first homes.
+        let wrapped = old.iter().position(|&e| e == 0).unwrap_or(0);
+        for &e in old[wrapped..].iter().chain(&old[..wrapped]) {
+            if e != 0 {
+                self.place(e, id_at);
+            }
         }
     }
+}
+
+/// A bucket entry for the receipt at `pos`.
+fn entry(tag: u64, pos: usize) -> u64 {
+    // Positions fit in 32 bits: a ledger of 2^32 receipts would need over
+    // 64 GiB for its slots alone.
+    tag << 32 | u64::from((pos as u32).wrapping_add(1))
 }
 
 /// A fast 64-bit hash of an id (FxHash's multiply-rotate over 8-byte words,
@@ -450,13 +463,14 @@ mod tests {
     #[test]
     fn ids_colliding_on_every_bucket_are_still_found_exactly() {
         // Every id gets the same hash, as crafted collisions would: the run
-        // fills MAX_PROBE buckets and the rest go to the overflow map.
+        // fills MAX_PROBE buckets and the rest go to the overflow map, and
+        // growing the table keeps them findable.
         let mut table = IdTable::default();
         let ids: Vec<String> = (0..200).map(|i| format!("id{i}")).collect();
         let id_at = |pos: usize| ids[pos].as_str();
         for pos in 0..ids.len() {
             match table.find(7, &ids[pos], id_at) {
-                Lookup::Vacant(v) => table.insert(v, pos, id_at, |_| 7),
+                Lookup::Vacant(v) => table.insert(v, pos, id_at),
                 Lookup::Found(p) => panic!("{} found at {p} before it was added", ids[pos]),
             }
         }
