@@ -237,6 +237,12 @@ impl Decision {
     }
 }
 
+/// What [`TaskLedger::offer`] found.
+enum Offered {
+    Duplicate(usize),
+    New(Outcome),
+}
+
 /// A recorded cancel request.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct CancelRequest {
@@ -374,12 +380,21 @@ impl TaskLedger {
 
     /// [`TaskLedger::apply`] for a borrowed event.
     pub fn apply_view(&mut self, event: EventRef<'_>) -> Decision {
+        match self.offer(event) {
+            Offered::Duplicate(at) => Decision::Duplicate(self.receipts.receipt(at)),
+            Offered::New(outcome) => Decision::New(outcome),
+        }
+    }
+
+    /// Decides one event; a duplicate is answered with where its receipt
+    /// is rather than a copy of it.
+    fn offer(&mut self, event: EventRef<'_>) -> Offered {
         let vacancy = match self.receipts.find(event.event_id) {
             Lookup::Found(i) => {
                 if self.receipts.digest(i) == event.digest {
-                    return Decision::Duplicate(self.receipts.receipt(i));
+                    return Offered::Duplicate(i);
                 }
-                return Decision::New(self.conflicting_replay(event));
+                return Offered::New(self.conflicting_replay(event));
             }
             Lookup::Vacant(vacancy) => vacancy,
         };
@@ -402,7 +417,28 @@ impl TaskLedger {
             authorization_receipt,
         };
         self.receipts.push(vacancy, fields, outcome.clone());
-        Decision::New(outcome)
+        Offered::New(outcome)
+    }
+
+    /// Decides events in order, exactly as [`TaskLedger::apply_view`] on
+    /// each, for callers that need only the ledger afterwards. It looks a
+    /// few events ahead and warms the index for their ids, so a long stream
+    /// waits on memory once per few events rather than once per event.
+    pub fn apply_all<'a>(&mut self, events: impl IntoIterator<Item = EventRef<'a>>) {
+        const AHEAD: usize = 8;
+        let mut window = std::collections::VecDeque::with_capacity(AHEAD + 1);
+        for event in events {
+            self.receipts.prefetch(event.event_id);
+            window.push_back(event);
+            if window.len() > AHEAD {
+                if let Some(first) = window.pop_front() {
+                    self.offer(first);
+                }
+            }
+        }
+        for event in window {
+            self.offer(event);
+        }
     }
 
     /// Applies `event` only if the task is still at `expected_version`

@@ -86,7 +86,19 @@ impl TaskState {
 
     /// Parses the kebab-case form; anything else is not a concrete state.
     pub fn from_kebab(s: &str) -> Option<TaskState> {
-        TaskState::ALL.into_iter().find(|st| st.kebab() == s)
+        // A match, not a search through `kebab()`: the ledger parses a
+        // status per event, and constant comparisons inline.
+        Some(match s {
+            "submitted" => TaskState::Submitted,
+            "working" => TaskState::Working,
+            "input-required" => TaskState::InputRequired,
+            "auth-required" => TaskState::AuthRequired,
+            "completed" => TaskState::Completed,
+            "failed" => TaskState::Failed,
+            "canceled" => TaskState::Canceled,
+            "rejected" => TaskState::Rejected,
+            _ => return None,
+        })
     }
 
     /// Parses the wire form; anything else is not a concrete state.
