@@ -508,10 +508,10 @@ mod tests {
         let mut table = IdTable::default();
         let ids: Vec<String> = (0..200).map(|i| format!("id{i}")).collect();
         let id_at = |pos: usize| ids[pos].as_str();
-        for pos in 0..ids.len() {
-            match table.find(7, &ids[pos], id_at) {
+        for (pos, id) in ids.iter().enumerate() {
+            match table.find(7, id, id_at) {
                 Lookup::Vacant(v) => table.insert(v, pos, id_at),
-                Lookup::Found(p) => panic!("{} found at {p} before it was added", ids[pos]),
+                Lookup::Found(p) => panic!("{id} found at {p} before it was added"),
             }
         }
         assert!(table.overflow.len() >= 200 - MAX_PROBE, "{}", table.overflow.len());
