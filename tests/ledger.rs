@@ -347,7 +347,10 @@ fn a_ledger_read_back_from_json_holds_the_same_receipts_and_refuses_a_repeated_i
     let first = receipts[0].clone();
     receipts.push(first);
     let err = serde_json::from_value::<TaskLedger>(record).unwrap_err();
-    assert!(err.to_string().contains("two receipts for event id"), "{err}");
+    assert!(
+        err.to_string().contains("two receipts for event id"),
+        "{err}"
+    );
 }
 
 #[test]

@@ -334,9 +334,7 @@ pub fn classify_raw(events: &[Value]) -> Result<Report, String> {
                     .as_str()
                     .ok_or_else(|| format!("event {index}: {kind} has no status.state"))?;
                 match TaskState::from_wire(state) {
-                    Some(TaskState::Submitted)
-                        if kind == "task" && ledger.receipt_count() == 0 =>
-                    {
+                    Some(TaskState::Submitted) if kind == "task" && ledger.receipt_count() == 0 => {
                         Body::Submit
                     }
                     Some(s) => Body::Status {

@@ -310,7 +310,9 @@ impl From<TaskLedger> for LedgerRecord {
             task_id: l.task_id,
             state: l.state,
             sequence: l.sequence,
-            receipts: (0..l.receipts.len()).map(|i| l.receipts.receipt(i)).collect(),
+            receipts: (0..l.receipts.len())
+                .map(|i| l.receipts.receipt(i))
+                .collect(),
             cancel_requests: l.cancel_requests,
             artifacts: l.artifacts,
             entered_state_ms: l.entered_state_ms,

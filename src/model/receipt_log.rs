@@ -372,7 +372,9 @@ impl IdTable {
         if self.overflow.is_empty() {
             return None;
         }
-        self.overflow.get(id).map(|&pos| Lookup::Found(pos as usize))
+        self.overflow
+            .get(id)
+            .map(|&pos| Lookup::Found(pos as usize))
     }
 
     /// Indexes the receipt at `pos` (its id new), keeping the table at most
@@ -514,7 +516,11 @@ mod tests {
                 Lookup::Found(p) => panic!("{id} found at {p} before it was added"),
             }
         }
-        assert!(table.overflow.len() >= 200 - MAX_PROBE, "{}", table.overflow.len());
+        assert!(
+            table.overflow.len() >= 200 - MAX_PROBE,
+            "{}",
+            table.overflow.len()
+        );
         for (pos, id) in ids.iter().enumerate() {
             assert_eq!(table.find(7, id, id_at), Lookup::Found(pos));
         }
@@ -565,7 +571,14 @@ mod tests {
         let Lookup::Vacant(v) = log.find("E2") else {
             panic!()
         };
-        log.push(v, NewReceipt { event_id: "E2", ..full }, stored.clone());
+        log.push(
+            v,
+            NewReceipt {
+                event_id: "E2",
+                ..full
+            },
+            stored.clone(),
+        );
         add(&mut log, "", big.clone());
         assert_eq!(log.outcome(0), accepted);
         assert_eq!(log.outcome(1), stored);
