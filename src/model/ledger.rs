@@ -393,7 +393,7 @@ impl TaskLedger {
     fn offer(&mut self, event: EventRef<'_>) -> Offered {
         let vacancy = match self.receipts.find(event.event_id) {
             Lookup::Found(i) => {
-                if self.receipts.digest(i) == event.digest {
+                if self.receipts.digest_is(i, event.digest) {
                     return Offered::Duplicate(i);
                 }
                 return Offered::New(self.conflicting_replay(event));
