@@ -23,12 +23,9 @@ impl Files for Disk {
 
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
-    let Output {
-        stdout,
-        stderr,
-        code,
-    } = run(&args, &mut Disk);
-    let _ = std::io::stdout().write_all(stdout.as_bytes());
+    let mut stdout = std::io::BufWriter::with_capacity(1 << 16, std::io::stdout().lock());
+    let Output { stderr, code } = run(&args, &mut Disk, &mut stdout);
+    let _ = stdout.flush();
     let _ = std::io::stderr().write_all(stderr.as_bytes());
     ExitCode::from(code)
 }

@@ -1,16 +1,19 @@
-//! The CLI's commands as a pure function from arguments (and a file reader)
-//! to output and an exit code, so that every path is testable in-process.
+//! The CLI's commands as a pure function from arguments (a file reader and
+//! a writer for standard output) to an exit, so that every path is testable
+//! in-process.
+
+use std::io::Write;
 
 use super::export::export_json;
+use super::json_array;
 use super::ledger::TaskLedger;
 use super::scenario::Scenario;
-use super::seed_form::{answer_json, SeedEvent};
+use super::seed_form::{write_answer, SeedEventRef};
 
-/// What a command prints and how it exits.
+/// How a command ended. Standard output went to the writer given to
+/// [`run`]; a command that fails writes nothing there.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Output {
-    /// Standard output.
-    pub stdout: String,
     /// Standard error.
     pub stderr: String,
     /// 0 ok, 1 something broken, 2 bad input.
@@ -18,22 +21,17 @@ pub struct Output {
 }
 
 impl Output {
-    fn ok(stdout: String) -> Output {
+    fn exit(code: u8) -> Output {
         Output {
-            stdout,
             stderr: String::new(),
-            code: 0,
+            code,
         }
     }
 
     fn bad(message: impl Into<String>) -> Output {
         let mut stderr = format!("a2a-lab: {}", message.into());
         stderr.push('\n');
-        Output {
-            stdout: String::new(),
-            stderr,
-            code: 2,
-        }
+        Output { stderr, code: 2 }
     }
 }
 
@@ -58,89 +56,129 @@ pub trait Files {
     fn open(&mut self, path: &str) -> Result<Box<dyn std::io::Read>, String>;
 }
 
-/// Runs one command.
-pub fn run(args: &[String], files: &mut dyn Files) -> Output {
+/// Runs one command, printing its result on `stdout`.
+pub fn run(args: &[String], files: &mut dyn Files, stdout: &mut dyn Write) -> Output {
     let args: Vec<&str> = args.iter().map(String::as_str).collect();
-    match args.as_slice() {
-        ["--version"] | ["-V"] => Output::ok(format!("a2a-lab {}\n", env!("CARGO_PKG_VERSION"))),
-        ["--help"] | ["-h"] | ["help"] => Output::ok(USAGE.to_string()),
-        ["trace"] => trace(""),
-        ["trace", query] => trace(query),
+    let printed = match args.as_slice() {
+        ["--version"] | ["-V"] => print(
+            stdout,
+            &format!("a2a-lab {}\n", env!("CARGO_PKG_VERSION")),
+            0,
+        ),
+        ["--help"] | ["-h"] | ["help"] => print(stdout, USAGE, 0),
+        ["trace"] => trace("", stdout),
+        ["trace", query] => trace(query, stdout),
         ["reduce", path] => match files.open(path) {
-            Ok(reader) => reduce_stream(reader),
-            Err(e) => Output::bad(e),
+            Ok(reader) => reduce_stream(reader, stdout),
+            Err(e) => return Output::bad(e),
         },
-        ["check", path] => check_file(path, false, files),
-        ["check", "--json", path] | ["check", path, "--json"] => check_file(path, true, files),
-        [] => Output::bad(format!("no command\n{USAGE}")),
-        [cmd, ..] => Output::bad(format!(
-            "unknown command or arguments starting at `{cmd}`\n{USAGE}"
-        )),
-    }
-}
-
-fn trace(query: &str) -> Output {
-    match Scenario::from_query(query) {
-        Ok(scenario) => Output::ok(export_json(&scenario)),
-        Err(e) => Output::bad(format!("scenario: {e}")),
-    }
-}
-
-/// `reduce`: seed-form events in, the seed reducer's answer out. Each
-/// event is decided as soon as it is parsed, so memory holds the ledger but
-/// never the list of events.
-pub fn reduce_stream(reader: Box<dyn std::io::Read>) -> Output {
-    let mut ledger = TaskLedger::new("seed");
-    let mut de =
-        serde_json::Deserializer::from_reader(std::io::BufReader::with_capacity(1 << 16, reader));
-    let parsed = serde::Deserializer::deserialize_seq(&mut de, ApplyEach(&mut ledger))
-        .and_then(|()| de.end());
-    if let Err(e) = parsed {
-        return Output::bad(format!(
-            "reduce: expected a JSON array of {{\"id\",\"status\",\"authorizationReceipt\"?}} events: {e}"
-        ));
-    }
-    let mut text = answer_json(&ledger);
-    text.push('\n');
-    Output::ok(text)
-}
-
-/// Applies each array element to the ledger as it is parsed.
-struct ApplyEach<'a>(&'a mut TaskLedger);
-
-impl<'de> serde::de::Visitor<'de> for ApplyEach<'_> {
-    type Value = ();
-
-    fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
-        f.write_str("a JSON array of seed-form events")
-    }
-
-    fn visit_seq<A: serde::de::SeqAccess<'de>>(self, mut seq: A) -> Result<(), A::Error> {
-        while let Some(event) = seq.next_element::<SeedEvent>()? {
-            self.0.apply(&event.to_ledger_event("seed"));
+        ["check", path] => check_file(path, false, files, stdout),
+        ["check", "--json", path] | ["check", path, "--json"] => {
+            check_file(path, true, files, stdout)
         }
-        Ok(())
+        [] => return Output::bad(format!("no command\n{USAGE}")),
+        [cmd, ..] => {
+            return Output::bad(format!(
+                "unknown command or arguments starting at `{cmd}`\n{USAGE}"
+            ))
+        }
+    };
+    match printed {
+        Ok(out) => out,
+        Err(e) => Output::bad(format!("writing the output: {e}")),
     }
 }
 
-fn check_file(path: &str, json: bool, files: &mut dyn Files) -> Output {
+fn print(stdout: &mut dyn Write, text: &str, code: u8) -> std::io::Result<Output> {
+    stdout.write_all(text.as_bytes())?;
+    stdout.flush()?;
+    Ok(Output::exit(code))
+}
+
+fn trace(query: &str, stdout: &mut dyn Write) -> std::io::Result<Output> {
+    match Scenario::from_query(query) {
+        Ok(scenario) => print(stdout, &export_json(&scenario), 0),
+        Err(e) => Ok(Output::bad(format!("scenario: {e}"))),
+    }
+}
+
+/// `reduce`: seed-form events in, the seed reducer's answer out. Events are
+/// decided a buffer at a time as they are read, each parsed in place, so
+/// memory holds the ledger and one buffer of input, never the events; the
+/// answer is written straight from the ledger.
+pub fn reduce_stream(
+    reader: Box<dyn std::io::Read>,
+    stdout: &mut dyn Write,
+) -> std::io::Result<Output> {
+    let mut ledger = TaskLedger::new("seed");
+    let split = json_array::split(reader, |buf, elements| {
+        let mut events = Vec::with_capacity(elements.len());
+        for element in elements {
+            let bytes = buf.get(element.start..element.end).unwrap_or_default();
+            let event: SeedEventRef = serde_json::from_slice(bytes).map_err(|e| {
+                let (message, line, column) = located(&e, element);
+                format!(
+                    "event {} (line {line}, column {column}): {message}",
+                    element.index
+                )
+            })?;
+            events.push(event);
+        }
+        ledger.apply_all(events.iter().map(SeedEventRef::view));
+        Ok(())
+    });
+    if let Err(e) = split {
+        return Ok(Output::bad(format!(
+            "reduce: expected a JSON array of {{\"id\",\"status\",\"authorizationReceipt\"?}} events: {e}"
+        )));
+    }
+    write_answer(&ledger, stdout)?;
+    Ok(Output::exit(0))
+}
+
+/// A parse error's message and its position in the whole input (serde
+/// counts from the start of the element).
+fn located(e: &serde_json::Error, element: &json_array::Element) -> (String, u64, u64) {
+    let text = e.to_string();
+    let message = match text.rfind(" at line ") {
+        Some(cut) => text[..cut].to_string(),
+        None => text,
+    };
+    let (line, column) = (e.line() as u64, e.column() as u64);
+    if line <= 1 {
+        (
+            message,
+            element.line,
+            element.column + column.saturating_sub(1),
+        )
+    } else {
+        (message, element.line + line - 1, column)
+    }
+}
+
+fn check_file(
+    path: &str,
+    json: bool,
+    files: &mut dyn Files,
+    stdout: &mut dyn Write,
+) -> std::io::Result<Output> {
     let bytes = match files.read(path) {
         Ok(bytes) => bytes,
-        Err(e) => return Output::bad(e),
+        Err(e) => return Ok(Output::bad(e)),
     };
     match super::check::check_bytes(&bytes) {
         Ok(report) => {
-            let stdout = if json {
+            let text = if json {
                 report.to_json()
             } else {
                 report.to_text()
             };
-            Output {
+            print(
                 stdout,
-                stderr: String::new(),
-                code: if report.findings.is_empty() { 0 } else { 1 },
-            }
+                &text,
+                if report.findings.is_empty() { 0 } else { 1 },
+            )
         }
-        Err(e) => Output::bad(format!("check: {e}")),
+        Err(e) => Ok(Output::bad(format!("check: {e}"))),
     }
 }

@@ -10,6 +10,7 @@ pub mod digest;
 pub mod examples;
 pub mod explain;
 pub mod export;
+pub mod json_array;
 pub mod ledger;
 pub mod presets;
 pub mod profile;

@@ -2,9 +2,13 @@
 //! the answer `a2a-lab reduce` prints, decided by [`TaskLedger`] so that the
 //! lab and the seed's reference reducer agree on every sequence.
 
-use serde::{Deserialize, Serialize};
+use std::borrow::Cow;
+use std::io::Write;
 
-use super::ledger::{Body, LedgerEvent, TaskLedger};
+use serde::ser::{SerializeMap, SerializeStruct};
+use serde::{Deserialize, Serialize, Serializer};
+
+use super::ledger::{Body, BodyRef, EventRef, LedgerEvent, TaskLedger};
 
 /// An event as the seed's reference reducer takes it.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -37,6 +41,41 @@ impl SeedEvent {
             body: Body::Status {
                 status: self.status.clone(),
                 authorization_receipt: self.authorization_receipt.clone(),
+                manifest: None,
+            },
+        }
+    }
+}
+
+/// A seed-form event parsed in place: its text borrowed from the input
+/// unless it had escapes to undo. Same fields and rules as [`SeedEvent`].
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SeedEventRef<'a> {
+    /// Event identity.
+    #[serde(borrow)]
+    pub id: Cow<'a, str>,
+    /// Target status, kebab-case.
+    #[serde(borrow)]
+    pub status: Cow<'a, str>,
+    /// Authorization receipt reference.
+    #[serde(rename = "authorizationReceipt", default, borrow)]
+    pub authorization_receipt: Option<Cow<'a, str>>,
+}
+
+impl SeedEventRef<'_> {
+    /// The event as the ledger reads it, decided exactly as
+    /// [`SeedEvent::to_ledger_event`].
+    pub fn view(&self) -> EventRef<'_> {
+        EventRef {
+            event_id: &self.id,
+            producer: "",
+            source_seq: None,
+            digest: "",
+            observed_ms: 0,
+            body: BodyRef::Status {
+                status: &self.status,
+                authorization_receipt: self.authorization_receipt.as_deref(),
                 manifest: None,
             },
         }
@@ -84,35 +123,49 @@ impl SeedOutcome {
     }
 }
 
-/// The seed-form answer as JSON, borrowing the ids from the ledger rather
-/// than copying a million of them.
-pub fn answer_json(ledger: &TaskLedger) -> String {
-    #[derive(Serialize)]
-    struct Rejection<'a> {
-        id: &'a str,
-        reason: &'static str,
+/// Writes the seed-form answer as JSON, reading the ids straight out of
+/// the ledger: nothing the size of the answer is built in memory.
+pub fn write_answer(ledger: &TaskLedger, out: &mut dyn Write) -> std::io::Result<()> {
+    struct Ids<'a>(&'a TaskLedger);
+    impl Serialize for Ids<'_> {
+        fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+            s.collect_seq(self.0.accepted_ids())
+        }
     }
-    #[derive(Serialize)]
-    struct Answer<'a> {
-        status: &'static str,
-        sequence: u64,
-        accepted: Vec<&'a str>,
-        rejected: Vec<Rejection<'a>>,
+    struct Rejections<'a>(&'a TaskLedger);
+    impl Serialize for Rejections<'_> {
+        fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+            s.collect_seq(
+                self.0
+                    .rejected_ids()
+                    .map(|(id, reason)| Rejection(id, reason.code())),
+            )
+        }
     }
-    let answer = Answer {
-        status: ledger.state().kebab(),
-        sequence: ledger.sequence(),
-        accepted: ledger.accepted(),
-        rejected: ledger
-            .rejected()
-            .into_iter()
-            .map(|(id, reason)| Rejection {
-                id,
-                reason: reason.code(),
-            })
-            .collect(),
-    };
-    serde_json::to_string(&answer).unwrap_or_default()
+    struct Rejection<'a>(&'a str, &'static str);
+    impl Serialize for Rejection<'_> {
+        fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+            let mut map = s.serialize_map(Some(2))?;
+            map.serialize_entry("id", self.0)?;
+            map.serialize_entry("reason", self.1)?;
+            map.end()
+        }
+    }
+    struct Answer<'a>(&'a TaskLedger);
+    impl Serialize for Answer<'_> {
+        fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+            let mut answer = s.serialize_struct("Answer", 4)?;
+            answer.serialize_field("status", self.0.state().kebab())?;
+            answer.serialize_field("sequence", &self.0.sequence())?;
+            answer.serialize_field("accepted", &Ids(self.0))?;
+            answer.serialize_field("rejected", &Rejections(self.0))?;
+            answer.end()
+        }
+    }
+    let mut out = std::io::BufWriter::with_capacity(1 << 16, out);
+    serde_json::to_writer(&mut out, &Answer(ledger))?;
+    out.write_all(b"\n")?;
+    out.flush()
 }
 
 /// Applies seed-form events in order to a fresh task that starts
