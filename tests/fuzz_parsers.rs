@@ -1,7 +1,8 @@
-//! A proptest-based fuzz harness for the three parsers that take hostile
-//! input: the scenario query (URL, CLI), an imported export, and a raw A2A
-//! event log (JSON array or SSE). None may panic; bad input must come back
-//! as an error with a message.
+//! A proptest-based fuzz harness for the parsers that take hostile input:
+//! the scenario query (URL, CLI), an imported export, a raw A2A event log
+//! (JSON array or SSE), and the streaming array splitter under
+//! `a2a-lab reduce`. None may panic; bad input must come back as an error
+//! with a message.
 //!
 //! CI runs a few thousand cases per parser; a local soak runs more:
 //! `FUZZ_CASES=1000000 cargo test --release --test fuzz_parsers`.
@@ -11,6 +12,7 @@
 
 use a2a_lab::model::check::import_bytes;
 use a2a_lab::model::export::export_json;
+use a2a_lab::model::json_array;
 use a2a_lab::model::scenario::Scenario;
 use proptest::prelude::*;
 
@@ -88,6 +90,57 @@ const JSON_PARTS: &[&str] = &[
     "<img src=x onerror=alert(1)>",
 ];
 
+/// A reader that hands out `step` bytes at a time.
+struct Trickle<'a>(&'a [u8], usize);
+
+impl std::io::Read for Trickle<'_> {
+    fn read(&mut self, into: &mut [u8]) -> std::io::Result<usize> {
+        let n = self.1.min(self.0.len()).min(into.len());
+        into[..n].copy_from_slice(&self.0[..n]);
+        self.0 = &self.0[n..];
+        Ok(n)
+    }
+}
+
+/// The array as `a2a-lab reduce` reads it: split from a stream, each
+/// element parsed on its own.
+fn split_and_parse(bytes: &[u8], step: usize) -> Result<Vec<serde_json::Value>, String> {
+    let mut values = Vec::new();
+    json_array::split(Trickle(bytes, step), |buf, elements| {
+        for e in elements {
+            values.push(serde_json::from_slice(&buf[e.start..e.end]).map_err(|e| e.to_string())?);
+        }
+        Ok(())
+    })?;
+    Ok(values)
+}
+
+/// Any JSON value, with strings full of the characters a splitter must not
+/// mistake for structure (quotes, backslashes, brackets, commas).
+fn json_value() -> impl Strategy<Value = serde_json::Value> {
+    use serde_json::Value;
+    let text = prop::collection::vec(
+        prop::sample::select(vec![
+            "\"", "\\", "[", "]", "{", "}", ",", "a", "\u{e9}", "\n",
+        ]),
+        0..8,
+    )
+    .prop_map(|v| v.concat());
+    let leaf = prop_oneof![
+        Just(Value::Null),
+        any::<bool>().prop_map(Value::from),
+        any::<i64>().prop_map(Value::from),
+        text.clone().prop_map(Value::from),
+    ];
+    leaf.prop_recursive(4, 24, 4, move |inner| {
+        prop_oneof![
+            prop::collection::vec(inner.clone(), 0..4).prop_map(Value::from),
+            prop::collection::vec((text.clone(), inner), 0..4)
+                .prop_map(|kv| Value::Object(kv.into_iter().collect())),
+        ]
+    })
+}
+
 fn stitched(parts: &'static [&'static str]) -> impl Strategy<Value = String> {
     prop::collection::vec(prop::sample::select(parts), 0..40).prop_map(|v| v.concat())
 }
@@ -113,6 +166,48 @@ proptest! {
     #[test]
     fn import_never_panics_on_bytes(bytes in prop::collection::vec(any::<u8>(), 0..512)) {
         let _ = import_bytes(&bytes);
+    }
+
+    /// Splitting then parsing each element accepts exactly the arrays
+    /// serde_json accepts whole, with the same values, whatever the read
+    /// size. (Inputs stay far below serde_json's nesting limit, where the
+    /// two would count the outer array differently.)
+    #[test]
+    fn the_array_splitter_agrees_with_parsing_the_whole_array(
+        text in prop_oneof![
+            stitched(JSON_PARTS).prop_map(|t| format!("[{t}]")),
+            stitched(JSON_PARTS),
+            any::<String>(),
+        ],
+        step in 1usize..64,
+    ) {
+        let whole = serde_json::from_str::<Vec<serde_json::Value>>(&text);
+        let split = split_and_parse(text.as_bytes(), step);
+        match (&whole, &split) {
+            (Ok(a), Ok(b)) => prop_assert_eq!(a, b),
+            (Err(_), Err(e)) => prop_assert!(!e.is_empty()),
+            _ => prop_assert!(false, "{text:?}: whole {whole:?}, split {split:?}"),
+        }
+    }
+
+    #[test]
+    fn the_array_splitter_returns_every_element_of_a_valid_array(
+        values in prop::collection::vec(json_value(), 0..8),
+        pretty in any::<bool>(),
+        step in 1usize..64,
+    ) {
+        let text = if pretty {
+            serde_json::to_string_pretty(&values).unwrap()
+        } else {
+            serde_json::to_string(&values).unwrap()
+        };
+        prop_assert_eq!(split_and_parse(text.as_bytes(), step).unwrap(), values);
+    }
+
+    #[test]
+    fn the_array_splitter_never_panics_on_bytes(bytes in prop::collection::vec(any::<u8>(), 0..512), step in 1usize..64) {
+        let whole = serde_json::from_slice::<Vec<serde_json::Value>>(&bytes);
+        prop_assert_eq!(whole.is_ok(), split_and_parse(&bytes, step).is_ok());
     }
 
     #[test]
