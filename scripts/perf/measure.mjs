@@ -540,7 +540,7 @@ function criterion() {
   const time = (ns) => (ns >= 1e9 ? `${(ns / 1e9).toFixed(3)} s` : ns >= 1e6 ? `${(ns / 1e6).toFixed(2)} ms` : ns >= 1e3 ? `${(ns / 1e3).toFixed(2)} µs` : `${ns.toFixed(0)} ns`);
   const stamp = (d) => d.toISOString().slice(0, 16).replace('T', ' ');
   // Results older than the last commit touching the code they measure are stale.
-  const LEDGER = ['src/model/ledger.rs', 'src/model/receipt_index.rs', 'src/model/state.rs', 'src/model/seed_form.rs', 'benches/ledger.rs'];
+  const LEDGER = ['src/model/ledger.rs', 'src/model/receipt_log.rs', 'src/model/state.rs', 'src/model/seed_form.rs', 'benches/ledger.rs'];
   const changedAt = (paths) => {
     try {
       return 1000 * Number(execFileSync('git', ['-C', ROOT, 'log', '-1', '--format=%ct', '--', ...paths, 'Cargo.lock'], { encoding: 'utf8' }).trim());

@@ -7,11 +7,21 @@ use std::cell::RefCell;
 
 use wasm_bindgen::prelude::wasm_bindgen;
 
-use crate::model::ledger::{LedgerEvent, TaskLedger};
+use crate::model::ledger::{BodyRef, EventRef, TaskLedger};
 use crate::model::seed_form::SeedEvent;
 
+/// The prepared events as a parser leaves them: the ids in one buffer and
+/// each event a few fields pointing into it (`a2a-lab reduce` reads its
+/// input the same way), so a run measures the ledger, not a million
+/// separate allocations.
+#[derive(Default)]
+struct Prepared {
+    ids: String,
+    events: Vec<(u32, u32, &'static str, bool)>,
+}
+
 thread_local! {
-    static EVENTS: RefCell<Vec<LedgerEvent>> = const { RefCell::new(Vec::new()) };
+    static EVENTS: RefCell<Prepared> = RefCell::new(Prepared::default());
 }
 
 const STATUSES: [&str; 8] = [
@@ -49,21 +59,49 @@ pub fn generated(i: u32, seed: u32) -> SeedEvent {
 /// Builds `n` events for `seed` and keeps them for [`bench_run`].
 #[wasm_bindgen(js_name = benchPrepare)]
 pub fn bench_prepare(n: u32, seed: u32) {
-    let events = (0..n)
-        .map(|i| generated(i, seed).to_ledger_event("bench"))
-        .collect();
-    EVENTS.with(|e| *e.borrow_mut() = events);
+    let mut prepared = Prepared::default();
+    for i in 0..n {
+        let event = generated(i, seed);
+        let start = prepared.ids.len() as u32;
+        prepared.ids.push_str(&event.id);
+        let status = STATUSES
+            .into_iter()
+            .find(|s| *s == event.status)
+            .unwrap_or("bogus");
+        prepared.events.push((
+            start,
+            prepared.ids.len() as u32,
+            status,
+            event.authorization_receipt.is_some(),
+        ));
+    }
+    EVENTS.with(|e| *e.borrow_mut() = prepared);
 }
 
 /// Reduces the prepared events through a fresh ledger; returns the
 /// accepted sequence (so both sides can be checked to agree).
 #[wasm_bindgen(js_name = benchRun)]
 pub fn bench_run() -> u32 {
-    EVENTS.with(|events| {
+    EVENTS.with(|prepared| {
+        let prepared = prepared.borrow();
         let mut ledger = TaskLedger::new("bench");
-        for e in events.borrow().iter() {
-            ledger.apply(e);
-        }
+        ledger.apply_all(
+            prepared
+                .events
+                .iter()
+                .map(|&(start, end, status, receipt)| EventRef {
+                    event_id: prepared.ids.get(start as usize..end as usize).unwrap_or_default(),
+                    producer: "",
+                    source_seq: None,
+                    digest: "",
+                    observed_ms: 0,
+                    body: BodyRef::Status {
+                        status,
+                        authorization_receipt: receipt.then_some("authz:7"),
+                        manifest: None,
+                    },
+                }),
+        );
         ledger.sequence() as u32
     })
 }
