@@ -154,3 +154,44 @@ proptest! {
         prop_assert_eq!(forward.artifacts().artifact_hashes(), shuffled.artifacts().artifact_hashes());
     }
 }
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(256))]
+
+    /// `apply_all` (which looks ahead to warm the index) leaves exactly the
+    /// ledger that applying each event in turn leaves, on streams long
+    /// enough to grow the index several times and full of repeats.
+    #[test]
+    fn apply_all_leaves_the_ledger_apply_leaves(
+        events in prop::collection::vec(event_strategy(), 0..40),
+        repeats in prop::collection::vec(0usize..40, 0..200),
+    ) {
+        let stream: Vec<LedgerEvent> = repeats
+            .iter()
+            .enumerate()
+            .map(|(i, &r)| {
+                let mut e = events.get(r).cloned().unwrap_or_else(|| events.first().cloned().unwrap_or(LedgerEvent {
+                    task_id: "T".into(),
+                    event_id: String::new(),
+                    producer: String::new(),
+                    source_seq: None,
+                    digest: String::new(),
+                    observed_ms: 0,
+                    body: Body::CancelRequest,
+                }));
+                if r % 3 == 0 {
+                    e.event_id = format!("{}-{i}", e.event_id);
+                }
+                e
+            })
+            .chain(events.iter().cloned())
+            .collect();
+        let mut one_by_one = TaskLedger::new("T");
+        for e in &stream {
+            one_by_one.apply(e);
+        }
+        let mut all = TaskLedger::new("T");
+        all.apply_all(stream.iter().map(LedgerEvent::view));
+        prop_assert_eq!(all, one_by_one);
+    }
+}

@@ -13,7 +13,7 @@
 
 use std::collections::HashMap;
 
-use super::receipt_log::{Lookup, NewReceipt, ReceiptLog};
+use super::receipt_log::{id_hash, Lookup, NewReceipt, ReceiptLog};
 
 use serde::{Deserialize, Serialize};
 
@@ -382,7 +382,7 @@ impl TaskLedger {
 
     /// [`TaskLedger::apply`] for a borrowed event.
     pub fn apply_view(&mut self, event: EventRef<'_>) -> Decision {
-        match self.offer(event) {
+        match self.offer(event, id_hash(event.event_id)) {
             Offered::Duplicate(at) => Decision::Duplicate(self.receipts.receipt(at)),
             Offered::New(outcome) => Decision::New(outcome),
         }
@@ -390,8 +390,8 @@ impl TaskLedger {
 
     /// Decides one event; a duplicate is answered with where its receipt
     /// is rather than a copy of it.
-    fn offer(&mut self, event: EventRef<'_>) -> Offered {
-        let vacancy = match self.receipts.find(event.event_id) {
+    fn offer(&mut self, event: EventRef<'_>, hash: u64) -> Offered {
+        let vacancy = match self.receipts.find_hashed(event.event_id, hash) {
             Lookup::Found(i) => {
                 if self.receipts.digest_is(i, event.digest) {
                     return Offered::Duplicate(i);
@@ -427,19 +427,28 @@ impl TaskLedger {
     /// few events ahead and warms the index for their ids, so a long stream
     /// waits on memory once per few events rather than once per event.
     pub fn apply_all<'a>(&mut self, events: impl IntoIterator<Item = EventRef<'a>>) {
-        const AHEAD: usize = 8;
+        // Only where the CPU has a prefetch instruction: elsewhere the
+        // window would cost more than it saves.
+        const AHEAD: usize = if cfg!(target_arch = "x86_64") { 8 } else { 0 };
+        let events = events.into_iter().map(|e| (e, id_hash(e.event_id)));
+        if AHEAD == 0 {
+            for (event, hash) in events {
+                self.offer(event, hash);
+            }
+            return;
+        }
         let mut window = std::collections::VecDeque::with_capacity(AHEAD + 1);
-        for event in events {
-            self.receipts.prefetch(event.event_id);
-            window.push_back(event);
+        for (event, hash) in events {
+            self.receipts.prefetch(hash);
+            window.push_back((event, hash));
             if window.len() > AHEAD {
-                if let Some(first) = window.pop_front() {
-                    self.offer(first);
+                if let Some((first, hash)) = window.pop_front() {
+                    self.offer(first, hash);
                 }
             }
         }
-        for event in window {
-            self.offer(event);
+        for (event, hash) in window {
+            self.offer(event, hash);
         }
     }
 

@@ -5,12 +5,12 @@
 //! time, authorization receipt, an outcome with a coordinate) live in a side
 //! table that consecutive receipts share when they are equal.
 //!
-//! Lookup by id goes through an open-addressing table of 8-byte buckets
-//! (a 32-bit hash tag and the receipt's position). A probe is bounded: an id
-//! whose run of occupied buckets is too long goes to an ordered overflow
-//! map, so ids crafted to collide cost a logarithmic lookup each, never a
-//! quadratic run. The answer is always exact: a tag only selects which ids
-//! to compare.
+//! Lookup by id goes through an open-addressing table: a control byte per
+//! bucket, then a 32-bit hash tag and the receipt's position. A probe is
+//! bounded: an id whose run of occupied buckets is too long goes to an
+//! ordered overflow map, so ids crafted to collide cost a logarithmic
+//! lookup each, never a quadratic run. The answer is always exact: a tag
+//! only selects which ids to compare.
 
 use std::collections::BTreeMap;
 
@@ -123,16 +123,23 @@ impl ReceiptLog {
 
     /// The receipt for `id`, or where a new one would go.
     pub fn find(&self, id: &str) -> Lookup {
-        self.table.find(id_hash(id), id, |pos| self.id(pos))
+        self.find_hashed(id, id_hash(id))
     }
 
-    /// Starts bringing the index bucket for `id` into cache, so that a
-    /// lookup a few events later does not wait on memory. Only a hint: it
-    /// changes nothing and is free where the CPU has no prefetch.
-    pub fn prefetch(&self, id: &str) {
+    /// [`ReceiptLog::find`] with the id's [`id_hash`] already computed.
+    pub fn find_hashed(&self, id: &str, hash: u64) -> Lookup {
+        self.table.find(hash, id, |pos| self.id(pos))
+    }
+
+    /// Starts bringing the index bucket for an id (given by its
+    /// [`id_hash`]) into cache, so that a lookup a few events later does
+    /// not wait on memory. Only a hint: it changes nothing.
+    pub fn prefetch(&self, hash: u64) {
         let table = &self.table;
-        if let Some(bucket) = table.buckets.get(table.home(tag_of(id_hash(id)))) {
-            prefetch(bucket);
+        let b = table.home(tag_of(hash));
+        if let (Some(ctrl), Some(entry)) = (table.ctrl.get(b), table.entries.get(b)) {
+            prefetch(ctrl);
+            prefetch(entry);
         }
     }
 
@@ -289,13 +296,13 @@ impl ReceiptLog {
 }
 
 #[inline]
-fn prefetch(bucket: &u64) {
+fn prefetch<T>(bucket: &T) {
     #[cfg(target_arch = "x86_64")]
     // SAFETY: a prefetch is a hint: it never faults, and the program never
     // sees what it reads; `bucket` is a live reference anyway.
     unsafe {
         use core::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
-        _mm_prefetch::<_MM_HINT_T0>((bucket as *const u64).cast());
+        _mm_prefetch::<_MM_HINT_T0>((bucket as *const T).cast());
     }
     #[cfg(not(target_arch = "x86_64"))]
     let _ = bucket;
@@ -343,13 +350,17 @@ fn pack(outcome: &Outcome) -> Packed {
 /// vanishingly rare unless ids were crafted to collide.
 const MAX_PROBE: usize = 64;
 
-/// Event id → receipt position. Buckets hold `tag << 32 | (position + 1)`
-/// (0 is empty), where the tag is the top half of the id's hash and its
-/// leading bits pick the bucket. Growing therefore needs only the tags, and
-/// walks both tables in order.
+/// Event id → receipt position, split like a SwissTable: one control byte
+/// per bucket (0 empty, else `0x80` and seven bits of the tag) in an array
+/// small enough to stay in cache, and the entries, `tag << 32 |
+/// (position + 1)`, beside it. The tag is the top half of the id's hash and
+/// its leading bits pick the bucket. A new id is usually settled by the
+/// control bytes alone; growing needs only the tags and walks both tables
+/// in order.
 #[derive(Debug, Clone, Default)]
 struct IdTable {
-    buckets: Vec<u64>,
+    ctrl: Vec<u8>,
+    entries: Vec<u64>,
     /// log2 of the bucket count (0 while empty).
     bits: u32,
     len: usize,
@@ -360,6 +371,11 @@ fn tag_of(hash: u64) -> u64 {
     hash >> 32
 }
 
+/// The control byte of a tag: never 0, which marks an empty bucket.
+fn ctrl_of(tag: u64) -> u8 {
+    0x80 | (tag as u8 & 0x7f)
+}
+
 impl IdTable {
     fn home(&self, tag: u64) -> usize {
         // `bits` is at most 32, so this keeps the leading `bits` of 32.
@@ -368,19 +384,24 @@ impl IdTable {
 
     fn find<'a>(&self, hash: u64, id: &str, id_at: impl Fn(usize) -> &'a str) -> Lookup {
         let vacant = |bucket| Lookup::Vacant(Vacancy { hash, bucket });
-        let Some(mask) = self.buckets.len().checked_sub(1) else {
+        let Some(mask) = self.ctrl.len().checked_sub(1) else {
             return vacant(None);
         };
         let tag = tag_of(hash);
+        let want = ctrl_of(tag);
         let mut b = self.home(tag);
-        for _ in 0..MAX_PROBE.min(self.buckets.len()) {
-            let entry = self.buckets.get(b).copied().unwrap_or(0);
-            if entry == 0 {
-                return self.in_overflow(id).unwrap_or(vacant(Some(b)));
+        for _ in 0..MAX_PROBE.min(self.ctrl.len()) {
+            let c = self.ctrl.get(b).copied().unwrap_or(0);
+            if c == 0 {
+                return match self.in_overflow(id) {
+                    Some(found) => found,
+                    None => vacant(Some(b)),
+                };
             }
-            if entry >> 32 == tag {
+            if c == want {
+                let entry = self.entries.get(b).copied().unwrap_or(0);
                 let pos = (entry as u32 as usize).wrapping_sub(1);
-                if same_text(id_at(pos), id) {
+                if entry >> 32 == tag && same_text(id_at(pos), id) {
                     return Lookup::Found(pos);
                 }
             }
@@ -401,16 +422,13 @@ impl IdTable {
     /// Indexes the receipt at `pos` (its id new), keeping the table at most
     /// half full.
     fn insert<'a>(&mut self, vacancy: Vacancy, pos: usize, id_at: impl Fn(usize) -> &'a str) {
-        if (self.len + 1) * 2 > self.buckets.len() {
+        let e = entry(tag_of(vacancy.hash), pos);
+        if (self.len + 1) * 2 > self.ctrl.len() {
             self.grow(&id_at);
-            self.place(entry(tag_of(vacancy.hash), pos), &id_at);
+            self.place(e, &id_at);
         } else {
             match vacancy.bucket {
-                Some(b) => {
-                    if let Some(slot) = self.buckets.get_mut(b) {
-                        *slot = entry(tag_of(vacancy.hash), pos);
-                    }
-                }
+                Some(b) => self.set(b, e),
                 None => {
                     self.overflow.insert(id_at(pos).into(), pos as u32);
                 }
@@ -419,14 +437,21 @@ impl IdTable {
         self.len += 1;
     }
 
+    fn set(&mut self, b: usize, e: u64) {
+        if let (Some(c), Some(slot)) = (self.ctrl.get_mut(b), self.entries.get_mut(b)) {
+            *c = ctrl_of(e >> 32);
+            *slot = e;
+        }
+    }
+
     /// Puts an entry whose id is known to be new in the first empty bucket
     /// of its run, or in the overflow map when the run is too long.
     fn place<'a>(&mut self, e: u64, id_at: &impl Fn(usize) -> &'a str) {
-        let mask = self.buckets.len().saturating_sub(1);
+        let mask = self.ctrl.len().saturating_sub(1);
         let mut b = self.home(e >> 32);
-        for _ in 0..MAX_PROBE.min(self.buckets.len()) {
-            if let Some(slot @ 0) = self.buckets.get_mut(b) {
-                *slot = e;
+        for _ in 0..MAX_PROBE.min(self.ctrl.len()) {
+            if self.ctrl.get(b) == Some(&0) {
+                self.set(b, e);
                 return;
             }
             b = (b + 1) & mask;
@@ -439,9 +464,10 @@ impl IdTable {
     /// entries land in the two buckets its leading bits now split into, so
     /// both tables are read and written nearly sequentially.
     fn grow<'a>(&mut self, id_at: &impl Fn(usize) -> &'a str) {
-        let old = std::mem::take(&mut self.buckets);
+        let old = std::mem::take(&mut self.entries);
         self.bits = (self.bits + 1).max(4);
-        self.buckets = vec![0; 1 << self.bits];
+        self.ctrl = vec![0; 1 << self.bits];
+        self.entries = vec![0; 1 << self.bits];
         // A run that wraps past the end is moved after the rest, so that
         // its entries do not take the buckets of the table's first homes.
         let wrapped = old.iter().position(|&e| e == 0).unwrap_or(0);
@@ -559,7 +585,7 @@ mod tests {
             assert_eq!(log.find(&format!("e{i}")), Lookup::Found(i as usize));
         }
         assert!(matches!(log.find("e1000000"), Lookup::Vacant(_)));
-        assert!(log.table.buckets.len() >= 2 * log.len());
+        assert!(log.table.ctrl.len() >= 2 * log.len());
     }
 
     #[test]

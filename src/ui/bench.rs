@@ -90,7 +90,10 @@ pub fn bench_run() -> u32 {
                 .events
                 .iter()
                 .map(|&(start, end, status, receipt)| EventRef {
-                    event_id: prepared.ids.get(start as usize..end as usize).unwrap_or_default(),
+                    event_id: prepared
+                        .ids
+                        .get(start as usize..end as usize)
+                        .unwrap_or_default(),
                     producer: "",
                     source_seq: None,
                     digest: "",
