@@ -540,7 +540,7 @@ function criterion() {
   const time = (ns) => (ns >= 1e9 ? `${(ns / 1e9).toFixed(3)} s` : ns >= 1e6 ? `${(ns / 1e6).toFixed(2)} ms` : ns >= 1e3 ? `${(ns / 1e3).toFixed(2)} µs` : `${ns.toFixed(0)} ns`);
   const stamp = (d) => d.toISOString().slice(0, 16).replace('T', ' ');
   // Results older than the last commit touching the code they measure are stale.
-  const LEDGER = ['src/model/ledger.rs', 'src/model/receipt_log.rs', 'src/model/state.rs', 'src/model/seed_form.rs', 'benches/ledger.rs'];
+  const LEDGER = ['src/model/ledger.rs', 'src/model/receipt_log.rs', 'src/model/state.rs', 'src/model/seed_form.rs', 'benches/ledger.rs', 'Cargo.toml'];
   const changedAt = (paths) => {
     try {
       return 1000 * Number(execFileSync('git', ['-C', ROOT, 'log', '-1', '--format=%ct', '--', ...paths, 'Cargo.lock'], { encoding: 'utf8' }).trim());
@@ -549,7 +549,10 @@ function criterion() {
   const changed = { ledger: changedAt(LEDGER), other: changedAt(['src/model', 'benches']) };
   for (const r of results) {
     const rate = r.elements ? `, ${(r.elements / r.ns * 1e3).toFixed(2)} M elements/s, ${(r.ns / r.elements).toFixed(1)} ns each` : '';
-    const isLedger1M = r.group === 'ledger' && r.elements === 1_000_000;
+    // The aim is the ledger on a stream (`apply_all`, events laid out as a
+    // parser leaves them); `apply/N` (one owned event at a time) is shown for
+    // comparison.
+    const isLedger1M = r.id.startsWith('ledger/apply_all/') && r.elements === 1_000_000;
     const ok = isLedger1M ? r.elements / r.ns * 1e3 >= 10 : null;
     const c = r.group === 'ledger' ? changed.ledger : changed.other;
     const stale = r.when.getTime() < c
@@ -560,7 +563,11 @@ function criterion() {
   }
   // Linearity: cost per element at the two largest sizes of each group.
   const groups = new Map();
-  for (const r of results) if (r.elements) groups.set(r.group, [...(groups.get(r.group) ?? []), r]);
+  for (const r of results) {
+    if (!r.elements) continue;
+    const fn = r.id.replace(/\/[^/]*\d+$/, ''); // `ledger/apply_all/1000000` → `ledger/apply_all`
+    groups.set(fn, [...(groups.get(fn) ?? []), r]);
+  }
   for (const [g, rs] of groups) {
     if (rs.length < 2) continue;
     const [small, big] = rs.slice(-2);
