@@ -2,7 +2,7 @@
 //! throughput in elements/s). The seed's reference reducer copies its
 //! seen-set per event and is quadratic; this one must stay linear.
 
-use a2a_lab::model::ledger::{BodyRef, EventRef, TaskLedger};
+use a2a_lab::model::ledger::{EventRef, TaskLedger};
 use a2a_lab::model::seed_form::SeedEvent;
 use criterion::{criterion_group, criterion_main, BatchSize, Criterion, Throughput};
 
@@ -69,20 +69,9 @@ impl Packed {
     }
 
     fn views(&self) -> impl Iterator<Item = EventRef<'_>> {
-        self.events
-            .iter()
-            .map(|&(start, end, status, auth)| EventRef {
-                event_id: &self.text[start..end],
-                producer: "",
-                source_seq: None,
-                digest: "",
-                observed_ms: 0,
-                body: BodyRef::Status {
-                    status,
-                    authorization_receipt: auth.then_some("authz:7"),
-                    manifest: None,
-                },
-            })
+        self.events.iter().map(|&(start, end, status, auth)| {
+            EventRef::seed(&self.text[start..end], status, auth.then_some("authz:7"))
+        })
     }
 }
 

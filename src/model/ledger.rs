@@ -85,6 +85,26 @@ pub struct EventRef<'a> {
     pub body: BodyRef<'a>,
 }
 
+impl<'a> EventRef<'a> {
+    /// An event in the seed's own form: a status with an optional
+    /// authorization receipt, and no producer, digest or time, so the
+    /// ledger decides it exactly as the seed's reducer does.
+    pub fn seed(id: &'a str, status: &'a str, authorization_receipt: Option<&'a str>) -> Self {
+        EventRef {
+            event_id: id,
+            producer: "",
+            source_seq: None,
+            digest: "",
+            observed_ms: 0,
+            body: BodyRef::Status {
+                status,
+                authorization_receipt,
+                manifest: None,
+            },
+        }
+    }
+}
+
 /// A borrowed [`Body`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum BodyRef<'a> {

@@ -8,7 +8,7 @@ use std::io::Write;
 use serde::ser::{SerializeMap, SerializeStruct};
 use serde::{Deserialize, Serialize, Serializer};
 
-use super::ledger::{Body, BodyRef, EventRef, LedgerEvent, TaskLedger};
+use super::ledger::{Body, EventRef, LedgerEvent, TaskLedger};
 
 /// An event as the seed's reference reducer takes it.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -67,18 +67,11 @@ impl SeedEventRef<'_> {
     /// The event as the ledger reads it, decided exactly as
     /// [`SeedEvent::to_ledger_event`].
     pub fn view(&self) -> EventRef<'_> {
-        EventRef {
-            event_id: &self.id,
-            producer: "",
-            source_seq: None,
-            digest: "",
-            observed_ms: 0,
-            body: BodyRef::Status {
-                status: &self.status,
-                authorization_receipt: self.authorization_receipt.as_deref(),
-                manifest: None,
-            },
-        }
+        EventRef::seed(
+            &self.id,
+            &self.status,
+            self.authorization_receipt.as_deref(),
+        )
     }
 }
 

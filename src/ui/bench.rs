@@ -7,7 +7,7 @@ use std::cell::RefCell;
 
 use wasm_bindgen::prelude::wasm_bindgen;
 
-use crate::model::ledger::{BodyRef, EventRef, TaskLedger};
+use crate::model::ledger::{EventRef, TaskLedger};
 use crate::model::seed_form::SeedEvent;
 
 /// The prepared events as a parser leaves them: the ids in one buffer and
@@ -89,20 +89,9 @@ pub fn bench_run() -> u32 {
             prepared
                 .events
                 .iter()
-                .map(|&(start, end, status, receipt)| EventRef {
-                    event_id: prepared
-                        .ids
-                        .get(start as usize..end as usize)
-                        .unwrap_or_default(),
-                    producer: "",
-                    source_seq: None,
-                    digest: "",
-                    observed_ms: 0,
-                    body: BodyRef::Status {
-                        status,
-                        authorization_receipt: receipt.then_some("authz:7"),
-                        manifest: None,
-                    },
+                .map(|&(start, end, status, receipt)| {
+                    let id = prepared.ids.get(start as usize..end as usize);
+                    EventRef::seed(id.unwrap_or_default(), status, receipt.then_some("authz:7"))
                 }),
         );
         ledger.sequence() as u32
