@@ -644,6 +644,16 @@ mod tests {
     }
 
     #[test]
+    fn a_slot_is_24_bytes_natively_and_16_in_webassembly() {
+        let want = if cfg!(target_pointer_width = "32") {
+            16
+        } else {
+            24
+        };
+        assert_eq!(std::mem::size_of::<Slot>(), want);
+    }
+
+    #[test]
     fn equal_rare_fields_in_a_row_share_one_entry() {
         let mut log = ReceiptLog::default();
         for i in 0..100 {
