@@ -131,16 +131,15 @@ impl ReceiptLog {
         self.table.find(hash, id, |pos| self.id(pos))
     }
 
-    /// Starts bringing the index bucket for an id (given by its
-    /// [`id_hash`]) into cache, so that a lookup a few events later does
-    /// not wait on memory. Only a hint: it changes nothing.
-    pub fn prefetch(&self, hash: u64) {
+    /// Reads the index bucket an id (given by its [`id_hash`]) starts at,
+    /// so that a lookup soon after finds it in cache; the value means
+    /// nothing.
+    pub fn touch(&self, hash: u64) -> u64 {
         let table = &self.table;
         let b = table.home(tag_of(hash));
-        if let (Some(ctrl), Some(entry)) = (table.ctrl.get(b), table.entries.get(b)) {
-            prefetch(ctrl);
-            prefetch(entry);
-        }
+        let ctrl = table.ctrl.get(b).copied().unwrap_or(0);
+        let entry = table.entries.get(b).copied().unwrap_or(0);
+        u64::from(ctrl) ^ entry
     }
 
     /// Appends a receipt for an id that [`ReceiptLog::find`] reported
@@ -293,19 +292,6 @@ impl ReceiptLog {
                 .map(|s| self.text_at(s).into()),
         }
     }
-}
-
-#[inline]
-fn prefetch<T>(bucket: &T) {
-    #[cfg(target_arch = "x86_64")]
-    // SAFETY: a prefetch is a hint: it never faults, and the program never
-    // sees what it reads; `bucket` is a live reference anyway.
-    unsafe {
-        use core::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
-        _mm_prefetch::<_MM_HINT_T0>((bucket as *const T).cast());
-    }
-    #[cfg(not(target_arch = "x86_64"))]
-    let _ = bucket;
 }
 
 /// String equality without a library call for the short texts receipts
