@@ -5,8 +5,8 @@
 //! time, authorization receipt, an outcome with a coordinate) live in a side
 //! table that consecutive receipts share when they are equal.
 //!
-//! Lookup by id goes through an open-addressing table: a control byte per
-//! bucket, then a 32-bit hash tag and the receipt's position. A probe is
+//! Lookup by id goes through an open-addressing table of 8-byte buckets (a
+//! 32-bit hash tag and the receipt's position). A probe is
 //! bounded: an id whose run of occupied buckets is too long goes to an
 //! ordered overflow map, so ids crafted to collide cost a logarithmic
 //! lookup each, never a quadratic run. The answer is always exact: a tag
@@ -136,10 +136,11 @@ impl ReceiptLog {
     /// nothing.
     pub fn touch(&self, hash: u64) -> u64 {
         let table = &self.table;
-        let b = table.home(tag_of(hash));
-        let ctrl = table.ctrl.get(b).copied().unwrap_or(0);
-        let entry = table.entries.get(b).copied().unwrap_or(0);
-        u64::from(ctrl) ^ entry
+        table
+            .entries
+            .get(table.home(tag_of(hash)))
+            .copied()
+            .unwrap_or(0)
     }
 
     /// Appends a receipt for an id that [`ReceiptLog::find`] reported
@@ -336,16 +337,14 @@ fn pack(outcome: &Outcome) -> Packed {
 /// vanishingly rare unless ids were crafted to collide.
 const MAX_PROBE: usize = 64;
 
-/// Event id → receipt position, split like a SwissTable: one control byte
-/// per bucket (0 empty, else `0x80` and seven bits of the tag) in an array
-/// small enough to stay in cache, and the entries, `tag << 32 |
-/// (position + 1)`, beside it. The tag is the top half of the id's hash and
-/// its leading bits pick the bucket. A new id is usually settled by the
-/// control bytes alone; growing needs only the tags and walks both tables
-/// in order.
+/// Event id → receipt position. A bucket holds `tag << 32 | (position +
+/// 1)` (0 is empty), where the tag is the top half of the id's hash and its
+/// leading bits pick the bucket, so a lookup and the insert after it touch
+/// one cache line, and growing needs only the tags and walks both tables in
+/// order. (A separate array of control bytes, tried too, made that two
+/// lines per new id and was slower both natively and in WebAssembly.)
 #[derive(Debug, Clone, Default)]
 struct IdTable {
-    ctrl: Vec<u8>,
     entries: Vec<u64>,
     /// log2 of the bucket count (0 while empty).
     bits: u32,
@@ -357,11 +356,6 @@ fn tag_of(hash: u64) -> u64 {
     hash >> 32
 }
 
-/// The control byte of a tag: never 0, which marks an empty bucket.
-fn ctrl_of(tag: u64) -> u8 {
-    0x80 | (tag as u8 & 0x7f)
-}
-
 impl IdTable {
     fn home(&self, tag: u64) -> usize {
         // `bits` is at most 32, so this keeps the leading `bits` of 32.
@@ -370,26 +364,22 @@ impl IdTable {
 
     fn find<'a>(&self, hash: u64, id: &str, id_at: impl Fn(usize) -> &'a str) -> Lookup {
         let vacant = |bucket| Lookup::Vacant(Vacancy { hash, bucket });
-        let Some(mask) = self.ctrl.len().checked_sub(1) else {
+        let Some(mask) = self.entries.len().checked_sub(1) else {
             return vacant(None);
         };
         let tag = tag_of(hash);
-        let want = ctrl_of(tag);
         let mut b = self.home(tag);
-        for _ in 0..MAX_PROBE.min(self.ctrl.len()) {
-            let c = self.ctrl.get(b).copied().unwrap_or(0);
-            if c == 0 {
+        for _ in 0..MAX_PROBE.min(self.entries.len()) {
+            let entry = self.entries.get(b).copied().unwrap_or(0);
+            if entry == 0 {
                 return match self.in_overflow(id) {
                     Some(found) => found,
                     None => vacant(Some(b)),
                 };
             }
-            if c == want {
-                let entry = self.entries.get(b).copied().unwrap_or(0);
-                let pos = (entry as u32 as usize).wrapping_sub(1);
-                if entry >> 32 == tag && same_text(id_at(pos), id) {
-                    return Lookup::Found(pos);
-                }
+            let pos = (entry as u32 as usize).wrapping_sub(1);
+            if entry >> 32 == tag && same_text(id_at(pos), id) {
+                return Lookup::Found(pos);
             }
             b = (b + 1) & mask;
         }
@@ -409,7 +399,7 @@ impl IdTable {
     /// half full.
     fn insert<'a>(&mut self, vacancy: Vacancy, pos: usize, id_at: impl Fn(usize) -> &'a str) {
         let e = entry(tag_of(vacancy.hash), pos);
-        if (self.len + 1) * 2 > self.ctrl.len() {
+        if (self.len + 1) * 2 > self.entries.len() {
             self.grow(&id_at);
             self.place(e, &id_at);
         } else {
@@ -424,8 +414,7 @@ impl IdTable {
     }
 
     fn set(&mut self, b: usize, e: u64) {
-        if let (Some(c), Some(slot)) = (self.ctrl.get_mut(b), self.entries.get_mut(b)) {
-            *c = ctrl_of(e >> 32);
+        if let Some(slot) = self.entries.get_mut(b) {
             *slot = e;
         }
     }
@@ -433,10 +422,10 @@ impl IdTable {
     /// Puts an entry whose id is known to be new in the first empty bucket
     /// of its run, or in the overflow map when the run is too long.
     fn place<'a>(&mut self, e: u64, id_at: &impl Fn(usize) -> &'a str) {
-        let mask = self.ctrl.len().saturating_sub(1);
+        let mask = self.entries.len().saturating_sub(1);
         let mut b = self.home(e >> 32);
-        for _ in 0..MAX_PROBE.min(self.ctrl.len()) {
-            if self.ctrl.get(b) == Some(&0) {
+        for _ in 0..MAX_PROBE.min(self.entries.len()) {
+            if self.entries.get(b) == Some(&0) {
                 self.set(b, e);
                 return;
             }
@@ -452,7 +441,6 @@ impl IdTable {
     fn grow<'a>(&mut self, id_at: &impl Fn(usize) -> &'a str) {
         let old = std::mem::take(&mut self.entries);
         self.bits = (self.bits + 1).max(4);
-        self.ctrl = vec![0; 1 << self.bits];
         self.entries = vec![0; 1 << self.bits];
         // A run that wraps past the end is moved after the rest, so that
         // its entries do not take the buckets of the table's first homes.
@@ -571,7 +559,7 @@ mod tests {
             assert_eq!(log.find(&format!("e{i}")), Lookup::Found(i as usize));
         }
         assert!(matches!(log.find("e1000000"), Lookup::Vacant(_)));
-        assert!(log.table.ctrl.len() >= 2 * log.len());
+        assert!(log.table.entries.len() >= 2 * log.len());
     }
 
     #[test]
