@@ -452,6 +452,9 @@ impl TaskLedger {
     pub fn apply_all<'a>(&mut self, events: impl IntoIterator<Item = EventRef<'a>>) {
         const BATCH: usize = 64;
         let mut events = events.into_iter();
+        // Every event may be a new id: size the log for the stream once
+        // (up to a few million, so an absurd hint cannot exhaust memory).
+        self.receipts.reserve(events.size_hint().0.min(1 << 22));
         let mut batch = Vec::with_capacity(BATCH);
         loop {
             batch.clear();

@@ -143,6 +143,19 @@ impl ReceiptLog {
             .unwrap_or(0)
     }
 
+    /// Makes room for `more` receipts, so that a stream of known length
+    /// grows the index once rather than at every doubling. A hint: more
+    /// receipts than reserved still fit.
+    pub fn reserve(&mut self, more: usize) {
+        let Self {
+            ids, slots, table, ..
+        } = self;
+        slots.reserve(more);
+        table.reserve(slots.len().saturating_add(more), &|pos| {
+            id_in(ids, slots, pos)
+        });
+    }
+
     /// Appends a receipt for an id that [`ReceiptLog::find`] reported
     /// vacant; returns its position.
     pub fn push(&mut self, vacancy: Vacancy, fields: NewReceipt<'_>, outcome: Outcome) -> usize {
@@ -435,12 +448,30 @@ impl IdTable {
         self.overflow.insert(id_at(pos).into(), pos as u32);
     }
 
-    /// Doubles the table. Entries move in bucket order, and a bucket's
-    /// entries land in the two buckets its leading bits now split into, so
-    /// both tables are read and written nearly sequentially.
+    /// Doubles the table.
     fn grow<'a>(&mut self, id_at: &impl Fn(usize) -> &'a str) {
+        self.resize((self.bits + 1).max(4), id_at);
+    }
+
+    /// Makes room for `count` ids in all without growing again.
+    fn reserve<'a>(&mut self, count: usize, id_at: &impl Fn(usize) -> &'a str) {
+        let mut bits = self.bits.max(4);
+        while count.saturating_mul(2) > 1usize.checked_shl(bits).unwrap_or(usize::MAX) && bits < 32
+        {
+            bits += 1;
+        }
+        if bits > self.bits {
+            self.resize(bits, id_at);
+        }
+    }
+
+    /// Rebuilds the table with `2^bits` buckets. Entries move in bucket
+    /// order, and a bucket's entries land in the buckets its leading bits
+    /// now split into, so both tables are read and written nearly
+    /// sequentially.
+    fn resize<'a>(&mut self, bits: u32, id_at: &impl Fn(usize) -> &'a str) {
         let old = std::mem::take(&mut self.entries);
-        self.bits = (self.bits + 1).max(4);
+        self.bits = bits;
         self.entries = vec![0; 1 << self.bits];
         // A run that wraps past the end is moved after the rest, so that
         // its entries do not take the buckets of the table's first homes.
