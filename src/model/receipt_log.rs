@@ -594,6 +594,27 @@ mod tests {
     }
 
     #[test]
+    fn a_reserved_log_grows_its_index_once_and_still_takes_more() {
+        let mut log = ReceiptLog::default();
+        add(&mut log, "before", Outcome::Submitted);
+        log.reserve(1000);
+        let bits = log.table.bits;
+        assert!(log.table.entries.len() >= 2 * 1001);
+        for i in 0..1000 {
+            add(&mut log, &format!("e{i}"), Outcome::Submitted);
+        }
+        assert_eq!(log.table.bits, bits, "no growth within the reservation");
+        for i in 1000..5000 {
+            add(&mut log, &format!("e{i}"), Outcome::Submitted);
+        }
+        assert!(log.table.bits > bits);
+        assert_eq!(log.find("before"), Lookup::Found(0));
+        for i in (0..5000).step_by(7) {
+            assert_eq!(log.find(&format!("e{i}")), Lookup::Found(i + 1));
+        }
+    }
+
+    #[test]
     fn every_field_comes_back_as_pushed() {
         let mut log = ReceiptLog::default();
         let coordinate = super::super::artifacts::Coordinate {
