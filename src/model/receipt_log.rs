@@ -82,7 +82,7 @@ pub struct ReceiptLog {
 }
 
 /// The answer of [`ReceiptLog::find`]: the receipt's position, or where a
-/// new one for that id would be indexed (valid until the next push).
+/// new one for that id would be indexed (until the next push).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Lookup {
     /// The id was decided before; its receipt is at this position.
@@ -96,6 +96,9 @@ pub enum Lookup {
 pub struct Vacancy {
     hash: u64,
     bucket: Option<usize>,
+    /// The table's size when the bucket was found: a bucket of a table
+    /// since resized means nothing.
+    bits: u32,
 }
 
 /// Two logs are equal when they hold the same receipts in the same order,
@@ -376,7 +379,13 @@ impl IdTable {
     }
 
     fn find<'a>(&self, hash: u64, id: &str, id_at: impl Fn(usize) -> &'a str) -> Lookup {
-        let vacant = |bucket| Lookup::Vacant(Vacancy { hash, bucket });
+        let vacant = |bucket| {
+            Lookup::Vacant(Vacancy {
+                hash,
+                bucket,
+                bits: self.bits,
+            })
+        };
         let Some(mask) = self.entries.len().checked_sub(1) else {
             return vacant(None);
         };
@@ -414,6 +423,8 @@ impl IdTable {
         let e = entry(tag_of(vacancy.hash), pos);
         if (self.len + 1) * 2 > self.entries.len() {
             self.grow(&id_at);
+            self.place(e, &id_at);
+        } else if vacancy.bits != self.bits {
             self.place(e, &id_at);
         } else {
             match vacancy.bucket {
@@ -612,6 +623,20 @@ mod tests {
         for i in (0..5000).step_by(7) {
             assert_eq!(log.find(&format!("e{i}")), Lookup::Found(i + 1));
         }
+    }
+
+    #[test]
+    fn a_vacancy_found_before_a_reservation_is_placed_anew() {
+        let mut log = ReceiptLog::default();
+        for i in 0..10 {
+            add(&mut log, &format!("e{i}"), Outcome::Submitted);
+        }
+        let Lookup::Vacant(v) = log.find("late") else {
+            panic!()
+        };
+        log.reserve(100_000);
+        log.push(v, plain("late"), Outcome::Submitted);
+        assert_eq!(log.find("late"), Lookup::Found(10));
     }
 
     #[test]
