@@ -51,8 +51,8 @@ exit codes: 0 nothing broken, 1 something broken, 2 bad input
 pub trait Files {
     /// The whole file (for `check`, which needs to look at it twice).
     fn read(&mut self, path: &str) -> Result<Vec<u8>, String>;
-    /// The file as a stream (for `reduce`, which decides each event as it
-    /// is parsed and never holds the events).
+    /// The file as a stream (for `reduce`, which reads the events a
+    /// buffer at a time and never holds them all).
     fn open(&mut self, path: &str) -> Result<Box<dyn std::io::Read>, String>;
 }
 
