@@ -561,6 +561,15 @@ function criterion() {
       ok === null ? 'info' : stale ? `stale (${verdict(ok)})` : verdict(ok));
     r.stale = !!stale;
   }
+  // The whole-process comparison: node's time over a2a-lab's.
+  const lab = results.find((r) => r.id.startsWith('reduce-process/a2a-lab/'));
+  const node = results.find((r) => r.id.startsWith('reduce-process/node/'));
+  if (lab && node) {
+    const ratio = node.ns / lab.ns;
+    row('criterion reduce-process: a2a-lab reduce vs node (node time / a2a-lab time)', '≥ 4×',
+      `${ratio.toFixed(2)}× (${time(lab.ns)} against ${time(node.ns)})`,
+      lab.stale || node.stale ? `stale (${verdict(ratio >= 4)})` : verdict(ratio >= 4));
+  }
   // Linearity: cost per element at the two largest sizes of each group.
   const groups = new Map();
   for (const r of results) {
