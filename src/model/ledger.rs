@@ -326,13 +326,12 @@ struct LedgerRecord {
 
 impl From<TaskLedger> for LedgerRecord {
     fn from(l: TaskLedger) -> Self {
+        let receipts = l.receipts().collect();
         LedgerRecord {
             task_id: l.task_id,
             state: l.state,
             sequence: l.sequence,
-            receipts: (0..l.receipts.len())
-                .map(|i| l.receipts.receipt(i))
-                .collect(),
+            receipts,
             cancel_requests: l.cancel_requests,
             artifacts: l.artifacts,
             entered_state_ms: l.entered_state_ms,

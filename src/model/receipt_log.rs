@@ -423,15 +423,13 @@ impl IdTable {
         let e = entry(tag_of(vacancy.hash), pos);
         if (self.len + 1) * 2 > self.entries.len() {
             self.grow(&id_at);
-            self.place(e, &id_at);
-        } else if vacancy.bits != self.bits {
-            self.place(e, &id_at);
-        } else {
-            match vacancy.bucket {
-                Some(b) => self.set(b, e),
-                None => {
-                    self.overflow.insert(id_at(pos).into(), pos as u32);
-                }
+        }
+        match vacancy.bucket {
+            // Found in a table since resized: where it said means nothing.
+            _ if vacancy.bits != self.bits => self.place(e, &id_at),
+            Some(b) => self.set(b, e),
+            None => {
+                self.overflow.insert(id_at(pos).into(), pos as u32);
             }
         }
         self.len += 1;
