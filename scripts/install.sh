@@ -3,43 +3,74 @@
 # Only package registries are used: crates.io, npm, Debian's apt.
 #   install.sh build   -> wasm32 target, trunk, wasm-bindgen-cli, npm tools
 #   install.sh test    -> the above plus chromium and chromium-driver
+# The installs are independent, so they run side by side: the apt download
+# and unpacking overlap the compiles. Each one's output goes to
+# target/install/NAME.log and is shown only if it fails.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+source scripts/env.sh
 what="${1:-build}"
-say() { printf '==> %s\n' "$*"; }
+LOGS=target/install
+mkdir -p "$LOGS"
 
-export PATH="$HOME/.cargo/bin:$PATH"
 command -v cargo >/dev/null || { echo "cargo is missing: install Rust with rustup first" >&2; exit 1; }
+
+# The tools are built with light optimisation, no LTO and many codegen units:
+# this about halves their compile time, and their own run time in a build
+# or test (reading one ~1 MB module, running cargo) stays a few seconds.
+tool_profile() {
+  CARGO_PROFILE_RELEASE_OPT_LEVEL=1 CARGO_PROFILE_RELEASE_LTO=false \
+  CARGO_PROFILE_RELEASE_CODEGEN_UNITS=64 CARGO_PROFILE_RELEASE_DEBUG=false \
+  CARGO_PROFILE_RELEASE_STRIP=true CARGO_PROFILE_RELEASE_INCREMENTAL=false "$@"
+}
+
+pids=() names=()
+# Runs "$@" in the background as job NAME, its output in the job's log.
+job() {
+  local name="$1"; shift
+  say "$name: started (log: $LOGS/$name.log)"
+  ( start=$(date +%s)
+    if "$@" >"$LOGS/$name.log" 2>&1; then
+      say "$name: done in $(( $(date +%s) - start )) s"
+    else
+      say "$name: FAILED; the end of $LOGS/$name.log:"; tail -n 30 "$LOGS/$name.log"; exit 1
+    fi ) &
+  pids+=("$!"); names+=("$name")
+}
 
 if ! rustup target list --installed 2>/dev/null | grep -qx wasm32-unknown-unknown; then
   say "adding the wasm32-unknown-unknown target"
-  rustup target add wasm32-unknown-unknown
+  rustup target add wasm32-unknown-unknown >"$LOGS/wasm32-target.log" 2>&1 || { cat "$LOGS/wasm32-target.log"; exit 1; }
+fi
+
+if [ "$what" = test ] && { ! command -v chromium >/dev/null || ! command -v chromedriver >/dev/null; }; then
+  command -v apt-get >/dev/null || { echo "chromium and chromedriver are missing and apt-get is not here to install them" >&2; exit 1; }
+  # Without the recommended extras (printing, notification daemons, perl
+  # libraries): 26 packages instead of 131, all a headless browser needs.
+  job chromium bash -c 'apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends chromium chromium-driver'
+fi
+
+if [ ! -x node_modules/.bin/wasm-opt ] || [ ! -d node_modules/playwright-core ] || [ ! -d node_modules/axe-core ]; then
+  if ! command -v npm >/dev/null; then
+    say "installing node and npm from apt"
+    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends nodejs npm
+  fi
+  job npm-tools npm ci --no-audit --no-fund
 fi
 
 TRUNK_VERSION=0.21.14
 if ! trunk --version 2>/dev/null | grep -q " $TRUNK_VERSION"; then
-  say "installing trunk $TRUNK_VERSION from crates.io (about 7 minutes on 2 cores)"
-  cargo install trunk --version "$TRUNK_VERSION" --locked
+  job trunk tool_profile cargo install trunk --version "$TRUNK_VERSION" --locked
 fi
 
 # wasm-bindgen-cli must equal the wasm-bindgen the crate links (Cargo.lock).
 WBG_VERSION=$(awk '/^name = "wasm-bindgen"$/ { getline; gsub(/version = |"/, ""); print; exit }' Cargo.lock)
 if ! wasm-bindgen --version 2>/dev/null | grep -q " $WBG_VERSION"; then
-  say "installing wasm-bindgen-cli $WBG_VERSION from crates.io (about 3 minutes)"
   # Not --locked: its lockfile pins a webpki-roots release the registry lacks.
-  cargo install wasm-bindgen-cli --version "$WBG_VERSION"
+  job wasm-bindgen-cli tool_profile cargo install wasm-bindgen-cli --version "$WBG_VERSION"
 fi
 
-if [ ! -x node_modules/.bin/wasm-opt ] || [ ! -d node_modules/playwright-core ] || [ ! -d node_modules/axe-core ]; then
-  command -v npm >/dev/null || { say "installing node and npm from apt"; apt-get update -qq && apt-get install -y -qq nodejs npm; }
-  say "installing wasm-opt (binaryen 132) and playwright-core from npm"
-  npm ci --no-audit --no-fund
-fi
-
-if [ "$what" = test ]; then
-  if ! command -v chromium >/dev/null || ! command -v chromedriver >/dev/null; then
-    say "installing chromium and chromium-driver from apt (about 1 minute)"
-    apt-get update -qq
-    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium chromium-driver
-  fi
-fi
+failed=0
+for i in "${!pids[@]}"; do wait "${pids[$i]}" || failed=1; done
+[ "$failed" = 0 ] || { echo "an install failed (see above)" >&2; exit 1; }
+[ "${#pids[@]}" = 0 ] || say "tools ready"

@@ -2,14 +2,20 @@
 # Installs what is missing, then runs every test: formatting, lints (native
 # and wasm32), the model's tests, browser tests of the components in
 # headless Chromium, the release build with its size budget, and the
-# end-to-end tests against the release bundle.
+# end-to-end tests against the release bundle. Each step shows the time
+# since the command started.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-bash scripts/install.sh test
 source scripts/env.sh
-step() { printf '\n==> %s\n' "$*"; }
 export TMPDIR="$PWD/target/tmp"
 mkdir -p "$TMPDIR"
+
+step "installing what is missing (skipped when present), alongside the steps that need none of it"
+rustup target list --installed 2>/dev/null | grep -qx wasm32-unknown-unknown \
+  || rustup target add wasm32-unknown-unknown >/dev/null
+bash scripts/install.sh test &
+installs=$!
+trap 'kill $installs 2>/dev/null || true' EXIT
 cargo fetch --quiet
 
 step "cargo fmt --check"
@@ -22,6 +28,10 @@ cargo clippy --target wasm32-unknown-unknown --lib --bins --tests --quiet -- -D 
 step "model tests (native)"
 cargo test --quiet
 
+step "waiting for the installs (Chromium, trunk, wasm-bindgen-cli)"
+wait "$installs"
+trap - EXIT
+
 step "component tests in headless Chromium (wasm-bindgen-test)"
 CARGO_TARGET_WASM32_UNKNOWN_UNKNOWN_RUNNER=wasm-bindgen-test-runner \
 CHROMEDRIVER=/usr/bin/chromedriver WASM_BINDGEN_TEST_TIMEOUT=120 \
@@ -33,3 +43,5 @@ node scripts/bundle-size.mjs dist
 
 step "end-to-end tests in headless Chromium (against target/debug/a2a-lab)"
 node --test tests/e2e/
+
+step "all tests passed"

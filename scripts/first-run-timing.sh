@@ -1,0 +1,76 @@
+#!/usr/bin/env bash
+# Times a newcomer's runs of the README's two commands, so anyone can
+# re-measure them:
+#   1. a fresh clone with no tools: `bash scripts/test.sh` (first run), then again (later run);
+#   2. another fresh clone with no tools: `bash scripts/serve.sh` until the
+#      lab answers at http://127.0.0.1:8080 (first run), then again (later run).
+# "No tools": each clone gets an empty CARGO_INSTALL_ROOT (so trunk and
+# wasm-bindgen-cli are compiled again), its own node_modules/ and target/,
+# and a PATH that holds only the Rust toolchain and the system. With
+# --from-scratch (as root) Debian's chromium and chromium-driver and the
+# wasm32 target are removed first, so they are installed again too. What
+# cannot be hidden: crates already downloaded to ~/.cargo/registry.
+#   bash scripts/first-run-timing.sh [--from-scratch] [OUT_DIR]
+set -euo pipefail
+cd "$(dirname "$0")/.."
+repo="$PWD"
+scratch=0
+[ "${1:-}" = --from-scratch ] && { scratch=1; shift; }
+out="${1:-$(mktemp -d /tmp/a2a-lab-first-run.XXXXXX)}"
+mkdir -p "$out"
+cargo_home="${CARGO_HOME:-$HOME/.cargo}"
+
+if [ "$scratch" = 1 ]; then
+  DEBIAN_FRONTEND=noninteractive apt-get purge -y -qq chromium chromium-driver chromium-common >/dev/null 2>&1 || true
+  DEBIAN_FRONTEND=noninteractive apt-get autoremove -y -qq >/dev/null 2>&1 || true
+  rustup target remove wasm32-unknown-unknown >/dev/null 2>&1 || true
+fi
+
+# A PATH with the Rust toolchain's proxies and the system, nothing else.
+bin="$out/rust-bin"
+mkdir -p "$bin"
+for tool in cargo rustc rustup rustfmt rustdoc cargo-fmt cargo-clippy clippy-driver; do
+  [ -e "$cargo_home/bin/$tool" ] && ln -sf "$cargo_home/bin/$tool" "$bin/$tool"
+done
+clean_path="$bin:/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
+
+fresh() { # fresh NAME: a new clone and an empty tool folder
+  rm -rf "$out/$1"
+  git clone --quiet "$repo" "$out/$1/repo"
+  mkdir -p "$out/$1/tools"
+}
+in_clone() { # in_clone NAME CMD...: runs CMD in the clone with only its own tools
+  local name="$1"; shift
+  (cd "$out/$name/repo" && env -u A2A_LAB_T0 PATH="$clean_path" CARGO_HOME="$cargo_home" \
+     CARGO_INSTALL_ROOT="$out/$name/tools" "$@")
+}
+report() { printf '%-34s %4d:%02d  %s\n' "$1" $(($2 / 60)) $(($2 % 60)) "$3" | tee -a "$out/times.txt"; }
+
+time_test() { # time_test NAME LABEL
+  local t0=$SECONDS status=passed
+  in_clone "$1" bash scripts/test.sh >"$out/$2.log" 2>&1 || status="FAILED (see $out/$2.log)"
+  report "$2" $((SECONDS - t0)) "$status"
+}
+time_serve() { # time_serve NAME LABEL: until the lab's page and module answer
+  local t0=$SECONDS status="lab served"
+  in_clone "$1" setsid bash scripts/serve.sh >"$out/$2.log" 2>&1 &
+  local pid=$!
+  until curl -sf -o /dev/null http://127.0.0.1:8080/ \
+        && curl -sf -o /dev/null http://127.0.0.1:8080/a2a-lifecycle-lab_bg.wasm; do
+    if ! kill -0 "$pid" 2>/dev/null; then status="FAILED (see $out/$2.log)"; break; fi
+    sleep 2
+  done
+  report "$2" $((SECONDS - t0)) "$status"
+  kill -- -"$pid" 2>/dev/null || kill "$pid" 2>/dev/null || true
+  wait "$pid" 2>/dev/null || true
+}
+
+: >"$out/times.txt"
+echo "machine: $(nproc) cores, $(free -g | awk '/Mem:/ {print $2}') GiB, $(. /etc/os-release && echo "$PRETTY_NAME"), $(rustc --version)" | tee -a "$out/times.txt"
+fresh test-first
+time_test test-first "test.sh, first run"
+time_test test-first "test.sh, later run"
+fresh serve-first
+time_serve serve-first "serve.sh, first run (lab answers)"
+time_serve serve-first "serve.sh, later run (lab answers)"
+echo "logs and times: $out"
