@@ -195,3 +195,72 @@ proptest! {
         prop_assert_eq!(all, one_by_one);
     }
 }
+
+/// The ledger as JSON without its receipt log: everything a decision can
+/// change besides the receipt it records.
+fn without_receipts(ledger: &TaskLedger) -> serde_json::Value {
+    let mut value = serde_json::to_value(ledger).unwrap();
+    value.as_object_mut().unwrap().remove("receipts");
+    value
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(512))]
+
+    /// Decide, then commit: judging reads only; committing a duplicate
+    /// changes nothing at all, and committing a rejection adds its receipt
+    /// and nothing else.
+    #[test]
+    fn judging_changes_nothing_and_a_refusal_only_records_its_receipt(
+        events in prop::collection::vec(event_strategy(), 0..40)
+    ) {
+        use a2a_lab::model::ledger::Outcome;
+        let mut ledger = TaskLedger::new("T");
+        for e in &events {
+            let before = ledger.clone();
+            let verdict = ledger.judge(e.view());
+            prop_assert_eq!(&ledger, &before);
+            let decision = ledger.commit(verdict);
+            match decision {
+                Decision::Duplicate(_) => prop_assert_eq!(&ledger, &before),
+                Decision::New(Outcome::Rejected { .. }) => {
+                    prop_assert_eq!(without_receipts(&ledger), without_receipts(&before));
+                    prop_assert!(ledger.receipt_count() <= before.receipt_count() + 1);
+                }
+                Decision::New(_) => {}
+            }
+        }
+    }
+}
+
+#[test]
+fn a_conflicting_replay_of_an_unstored_part_stores_nothing() {
+    // The same event id with other bytes, now as a part at a coordinate
+    // nothing holds yet: refused, and the part is not stored.
+    let status = LedgerEvent {
+        task_id: "T".into(),
+        event_id: "e1".into(),
+        producer: "p".into(),
+        source_seq: None,
+        digest: "status".into(),
+        observed_ms: 0,
+        body: Body::Status {
+            status: "working".into(),
+            authorization_receipt: None,
+            manifest: None,
+        },
+    };
+    let mut ledger = TaskLedger::new("T");
+    ledger.apply(&status);
+    let part = LedgerEvent {
+        digest: "part".into(),
+        body: Body::Part(Part::text("a", 0, "bytes", false)),
+        ..status
+    };
+    let decision = ledger.apply(&part);
+    assert!(
+        matches!(decision, Decision::New(a2a_lab::model::ledger::Outcome::Rejected { .. })),
+        "{decision:?}"
+    );
+    assert_eq!(ledger.artifacts().part_count(), 0);
+}

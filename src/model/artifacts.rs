@@ -166,29 +166,59 @@ pub struct ArtifactStore {
 }
 
 impl ArtifactStore {
-    /// Offers a part. Parts may arrive in any order; a coordinate is written
-    /// once and never overwritten.
-    pub fn put(&mut self, part: Part) -> PartOutcome {
+    /// Judges a part without changing anything: where it would go and
+    /// what storing it would mean.
+    pub fn judge(&self, part: &Part) -> PartOutcome {
         if self.manifest.is_some() {
             return PartOutcome::ResultSetClosed;
         }
-        let record = self.artifacts.entry(part.artifact_id.clone()).or_default();
-        if let Some(stored) = record.parts.get(&part.part) {
-            if stored.checksum == part.checksum {
-                return PartOutcome::Replay;
+        let stored = self
+            .artifacts
+            .get(&part.artifact_id)
+            .and_then(|record| record.parts.get(&part.part));
+        match stored {
+            Some(stored) if stored.checksum == part.checksum => PartOutcome::Replay,
+            Some(_) => PartOutcome::ConflictingCoordinate,
+            None => PartOutcome::Stored,
+        }
+    }
+
+    /// Carries out what [`ArtifactStore::judge`] decided for `part`: a new
+    /// coordinate is stored, a conflict is recorded as an incident (the
+    /// stored part stays), anything else changes nothing.
+    pub fn commit(&mut self, part: &Part, outcome: &PartOutcome) {
+        match outcome {
+            PartOutcome::Stored => {
+                let record = self.artifacts.entry(part.artifact_id.clone()).or_default();
+                if part.last {
+                    record.final_part = Some(part.part);
+                }
+                record.parts.insert(part.part, part.clone());
             }
-            self.incidents.push(Incident {
-                coordinate: part.coordinate(),
-                stored_checksum: stored.checksum.clone(),
-                offered_checksum: part.checksum,
-            });
-            return PartOutcome::ConflictingCoordinate;
+            PartOutcome::ConflictingCoordinate => {
+                let stored_checksum = self
+                    .artifacts
+                    .get(&part.artifact_id)
+                    .and_then(|record| record.parts.get(&part.part))
+                    .map(|stored| stored.checksum.clone())
+                    .unwrap_or_default();
+                self.incidents.push(Incident {
+                    coordinate: part.coordinate(),
+                    stored_checksum,
+                    offered_checksum: part.checksum.clone(),
+                });
+            }
+            PartOutcome::Replay | PartOutcome::ResultSetClosed => {}
         }
-        if part.last {
-            record.final_part = Some(part.part);
-        }
-        record.parts.insert(part.part, part);
-        PartOutcome::Stored
+    }
+
+    /// Offers a part: [`ArtifactStore::judge`], then
+    /// [`ArtifactStore::commit`]. Parts may arrive in any order; a
+    /// coordinate is written once and never overwritten.
+    pub fn put(&mut self, part: Part) -> PartOutcome {
+        let outcome = self.judge(&part);
+        self.commit(&part, &outcome);
+        outcome
     }
 
     /// Closes the result set with a manifest of what is stored now.

@@ -1,9 +1,15 @@
 //! The replay-safe task ledger of seed 000: one durable authority per task
 //! that decides every event from its identity, never from connection luck.
 //!
+//! Every event is first judged by reading only ([`TaskLedger::judge`]
+//! returns a [`Verdict`]), then the verdict is carried out
+//! ([`TaskLedger::commit`]): a duplicate provably changes nothing, a
+//! rejection adds only its receipt, and "what would happen if" needs no
+//! copy of the ledger.
+//!
 //! Rules, each in one place:
 //! - duplicate: an event id already seen is a lookup hit returning the
-//!   earlier receipt ([`TaskLedger::apply`]);
+//!   earlier receipt ([`TaskLedger::judge`]);
 //! - illegal-transition and the terminal freeze ([`TaskState::allows`]);
 //! - authorization-receipt-required (leaving auth-required);
 //! - stale: a producer's source sequence that does not advance;
@@ -13,7 +19,7 @@
 
 use std::collections::HashMap;
 
-use super::receipt_log::{id_hash, Lookup, NewReceipt, ReceiptLog};
+use super::receipt_log::{id_hash, Lookup, NewReceipt, ReceiptLog, Vacancy};
 
 use serde::{Deserialize, Serialize};
 
@@ -257,10 +263,44 @@ impl Decision {
     }
 }
 
-/// What [`TaskLedger::offer`] found.
-enum Offered {
+/// A judgement reached by reading only: what committing the event would
+/// do. Hand it back to [`TaskLedger::commit`] on the same, unchanged ledger.
+#[derive(Debug, Clone, Copy)]
+pub struct Verdict<'e> {
+    event: EventRef<'e>,
+    judged: Judged,
+}
+
+#[derive(Debug, Clone, Copy)]
+enum Judged {
+    /// A lookup hit: the receipt at this position answers it.
     Duplicate(usize),
-    New(Outcome),
+    /// A new id, decided; its receipt goes where the index said.
+    New(Vacancy, OutcomeKind),
+    /// An id decided before, offered again with other bytes: answered, and
+    /// never given a second receipt.
+    Conflict(OutcomeKind),
+}
+
+/// An [`Outcome`] without the coordinate a part outcome carries (that is
+/// read from the event when the verdict is committed), so a verdict stays
+/// a small copyable value.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum OutcomeKind {
+    Accepted { sequence: u64, state: TaskState },
+    Stored,
+    Replayed,
+    Incident,
+    CancelRequested,
+    Submitted,
+    Rejected(Reason),
+}
+
+impl Verdict<'_> {
+    /// The judged event is a lookup hit.
+    pub fn is_duplicate(&self) -> bool {
+        matches!(self.judged, Judged::Duplicate(_))
+    }
 }
 
 /// A recorded cancel request.
@@ -392,53 +432,69 @@ impl TaskLedger {
         }
     }
 
-    /// Decides one event. Every new event id gets exactly one receipt,
-    /// rejected ones included, so a repeat of a rejected event is a lookup
-    /// hit too (as in the seed's reducer).
+    /// Decides one event: [`TaskLedger::judge`], then
+    /// [`TaskLedger::commit`]. Every new event id gets exactly one
+    /// receipt, rejected ones included, so a repeat of a rejected event is
+    /// a lookup hit too (as in the seed's reducer).
     pub fn apply(&mut self, event: &LedgerEvent) -> Decision {
         self.apply_view(event.view())
     }
 
     /// [`TaskLedger::apply`] for a borrowed event.
     pub fn apply_view(&mut self, event: EventRef<'_>) -> Decision {
-        match self.offer(event, id_hash(event.event_id)) {
-            Offered::Duplicate(at) => Decision::Duplicate(self.receipts.receipt(at)),
-            Offered::New(outcome) => Decision::New(outcome),
-        }
+        let verdict = self.judge(event);
+        self.commit(verdict)
     }
 
-    /// Decides one event; a duplicate is answered with where its receipt
-    /// is rather than a copy of it.
-    fn offer(&mut self, event: EventRef<'_>, hash: u64) -> Offered {
-        let vacancy = match self.receipts.find_hashed(event.event_id, hash) {
-            Lookup::Found(i) => {
-                if self.receipts.digest_is(i, event.digest) {
-                    return Offered::Duplicate(i);
-                }
-                return Offered::New(self.conflicting_replay(event));
+    /// Judges an event by reading only: a duplicate, or a new decision
+    /// with its outcome. Nothing changes until [`TaskLedger::commit`].
+    pub fn judge<'e>(&self, event: EventRef<'e>) -> Verdict<'e> {
+        self.judge_hashed(event, id_hash(event.event_id))
+    }
+
+    fn judge_hashed<'e>(&self, event: EventRef<'e>, hash: u64) -> Verdict<'e> {
+        let judged = match self.receipts.find_hashed(event.event_id, hash) {
+            Lookup::Found(i) if self.receipts.digest_is(i, event.digest) => Judged::Duplicate(i),
+            Lookup::Found(_) => Judged::Conflict(self.judge_conflicting_replay(event)),
+            Lookup::Vacant(vacancy) => Judged::New(vacancy, self.judge_new(event)),
+        };
+        Verdict { event, judged }
+    }
+
+    /// Carries out a verdict this ledger reached (and has not changed
+    /// since): a duplicate changes nothing; a new event adds its receipt
+    /// and, when accepted, stored or recorded, its effect.
+    pub fn commit(&mut self, verdict: Verdict<'_>) -> Decision {
+        let Verdict { event, judged } = verdict;
+        match judged {
+            Judged::Duplicate(at) => Decision::Duplicate(self.receipts.receipt(at)),
+            Judged::Conflict(kind) => {
+                let outcome = self.carry_out(event, kind);
+                Decision::New(outcome)
             }
-            Lookup::Vacant(vacancy) => vacancy,
-        };
-        let outcome = self.decide(event);
-        let authorization_receipt = match (&outcome, event.body) {
-            (
-                Outcome::Accepted { .. },
-                BodyRef::Status {
+            Judged::New(vacancy, kind) => {
+                let outcome = self.carry_out(event, kind);
+                let authorization_receipt = match (kind, event.body) {
+                    (
+                        OutcomeKind::Accepted { .. },
+                        BodyRef::Status {
+                            authorization_receipt,
+                            ..
+                        },
+                    ) => authorization_receipt,
+                    _ => None,
+                };
+                let fields = NewReceipt {
+                    event_id: event.event_id,
+                    producer: event.producer,
+                    observed_ms: event.observed_ms,
+                    digest: event.digest,
                     authorization_receipt,
-                    ..
-                },
-            ) => authorization_receipt,
-            _ => None,
-        };
-        let fields = NewReceipt {
-            event_id: event.event_id,
-            producer: event.producer,
-            observed_ms: event.observed_ms,
-            digest: event.digest,
-            authorization_receipt,
-        };
-        self.receipts.push(vacancy, fields, outcome.clone());
-        Offered::New(outcome)
+                };
+                self.receipts.push(vacancy, fields, outcome.clone());
+                Decision::New(outcome)
+            }
+        }
     }
 
     /// Decides events in order, exactly as [`TaskLedger::apply_view`] on
@@ -473,7 +529,8 @@ impl TaskLedger {
             // Keeps the reads: their only purpose is to fill the cache.
             std::hint::black_box(touched);
             for &(event, hash) in &batch {
-                self.offer(event, hash);
+                let verdict = self.judge_hashed(event, hash);
+                self.commit(verdict);
             }
         }
     }
@@ -481,21 +538,20 @@ impl TaskLedger {
     /// Applies `event` only if the task is still at `expected_version`
     /// (the number of accepted statuses). Of two producers racing for the
     /// same version exactly one wins; the loser learns what its event is at
-    /// the version it must reload.
+    /// the version it must reload, judged without changing the ledger.
     pub fn compare_and_set(
         &mut self,
         expected_version: u64,
         event: &LedgerEvent,
     ) -> Result<Decision, CasLoss> {
+        let verdict = self.judge(event.view());
         if expected_version == self.sequence {
-            return Ok(self.apply(event));
+            return Ok(self.commit(verdict));
         }
-        let class = if let Lookup::Found(_) = self.receipts.find(&event.event_id) {
-            LossClass::Duplicate
-        } else if matches!(self.decide_readonly(event.view()), Outcome::Accepted { .. }) {
-            LossClass::LegalNext
-        } else {
-            LossClass::Stale
+        let class = match verdict.judged {
+            Judged::Duplicate(_) | Judged::Conflict(_) => LossClass::Duplicate,
+            Judged::New(_, OutcomeKind::Accepted { .. }) => LossClass::LegalNext,
+            Judged::New(..) => LossClass::Stale,
         };
         Err(CasLoss {
             current_version: self.sequence,
@@ -503,38 +559,25 @@ impl TaskLedger {
         })
     }
 
-    fn conflicting_replay(&mut self, event: EventRef<'_>) -> Outcome {
-        // The same event id with other bytes never replaces the decision; a
-        // part is still checked at its coordinate so the incident is recorded
-        // where an operator looks for it.
+    /// The same event id with other bytes never replaces the decision. A
+    /// part is still checked at its coordinate, so that other bytes there
+    /// are recorded as an incident where an operator looks for it; a part
+    /// at a coordinate not yet stored is not stored by a conflicting replay.
+    fn judge_conflicting_replay(&self, event: EventRef<'_>) -> OutcomeKind {
         if let BodyRef::Part(part) = event.body {
-            if let PartOutcome::ConflictingCoordinate = self.artifacts.put(part.clone()) {
-                return Outcome::Incident {
-                    coordinate: part.coordinate(),
-                };
+            if self.artifacts.judge(part) == PartOutcome::ConflictingCoordinate {
+                return OutcomeKind::Incident;
             }
         }
-        Outcome::Rejected {
-            reason: Reason::ConflictingEvent,
-        }
+        OutcomeKind::Rejected(Reason::ConflictingEvent)
     }
 
-    fn decide_readonly(&self, event: EventRef<'_>) -> Outcome {
-        self.clone().decide(event)
-    }
-
-    fn decide(&mut self, event: EventRef<'_>) -> Outcome {
-        let reject = |reason| Outcome::Rejected { reason };
+    /// What a new event id would be decided as, by reading only.
+    fn judge_new(&self, event: EventRef<'_>) -> OutcomeKind {
+        let reject = OutcomeKind::Rejected;
         match event.body {
-            BodyRef::CancelRequest => {
-                self.cancel_requests.push(CancelRequest {
-                    event_id: event.event_id.to_string(),
-                    observed_ms: event.observed_ms,
-                    state_then: self.state,
-                });
-                Outcome::CancelRequested
-            }
-            BodyRef::Submit => Outcome::Submitted,
+            BodyRef::CancelRequest => OutcomeKind::CancelRequested,
+            BodyRef::Submit => OutcomeKind::Submitted,
             BodyRef::Part(part) => {
                 if self.state.is_terminal() {
                     return reject(Reason::AfterTerminal);
@@ -542,26 +585,17 @@ impl TaskLedger {
                 if self.is_stale(event) {
                     return reject(Reason::Stale);
                 }
-                match self.artifacts.put(part.clone()) {
-                    PartOutcome::Stored => {
-                        self.advance_producer(event);
-                        Outcome::Stored {
-                            coordinate: part.coordinate(),
-                        }
-                    }
-                    PartOutcome::Replay => Outcome::Replayed {
-                        coordinate: part.coordinate(),
-                    },
-                    PartOutcome::ConflictingCoordinate => Outcome::Incident {
-                        coordinate: part.coordinate(),
-                    },
+                match self.artifacts.judge(part) {
+                    PartOutcome::Stored => OutcomeKind::Stored,
+                    PartOutcome::Replay => OutcomeKind::Replayed,
+                    PartOutcome::ConflictingCoordinate => OutcomeKind::Incident,
                     PartOutcome::ResultSetClosed => reject(Reason::ResultSetClosed),
                 }
             }
             BodyRef::Status {
                 status,
                 authorization_receipt,
-                manifest,
+                ..
             } => {
                 // Nothing leaves a terminal state, whatever the status
                 // says, so a late event is refused without reading it.
@@ -581,19 +615,62 @@ impl TaskLedger {
                 if self.is_stale(event) {
                     return reject(Reason::Stale);
                 }
+                OutcomeKind::Accepted {
+                    sequence: self.sequence + 1,
+                    state: to,
+                }
+            }
+        }
+    }
+
+    /// Writes the effect of a judged outcome and returns it in full.
+    fn carry_out(&mut self, event: EventRef<'_>, kind: OutcomeKind) -> Outcome {
+        let part_outcome = |part: &Part, outcome| (part.coordinate(), outcome);
+        match (kind, event.body) {
+            (OutcomeKind::Accepted { sequence, state }, body) => {
                 self.advance_producer(event);
-                self.state = to;
-                self.sequence += 1;
+                self.state = state;
+                self.sequence = sequence;
                 self.entered_state_ms = event.observed_ms;
                 if !event.producer.is_empty() && self.owner.as_deref() != Some(event.producer) {
                     self.owner = Some(event.producer.to_string());
                 }
-                if let Some(id) = manifest {
+                if let BodyRef::Status {
+                    manifest: Some(id), ..
+                } = body
+                {
                     self.artifacts.close(id);
                 }
-                Outcome::Accepted {
-                    sequence: self.sequence,
-                    state: to,
+                Outcome::Accepted { sequence, state }
+            }
+            (OutcomeKind::Stored, BodyRef::Part(part)) => {
+                let (coordinate, outcome) = part_outcome(part, PartOutcome::Stored);
+                self.artifacts.commit(part, &outcome);
+                self.advance_producer(event);
+                Outcome::Stored { coordinate }
+            }
+            (OutcomeKind::Incident, BodyRef::Part(part)) => {
+                let (coordinate, outcome) = part_outcome(part, PartOutcome::ConflictingCoordinate);
+                self.artifacts.commit(part, &outcome);
+                Outcome::Incident { coordinate }
+            }
+            (OutcomeKind::Replayed, BodyRef::Part(part)) => Outcome::Replayed {
+                coordinate: part.coordinate(),
+            },
+            (OutcomeKind::CancelRequested, _) => {
+                self.cancel_requests.push(CancelRequest {
+                    event_id: event.event_id.to_string(),
+                    observed_ms: event.observed_ms,
+                    state_then: self.state,
+                });
+                Outcome::CancelRequested
+            }
+            (OutcomeKind::Submitted, _) => Outcome::Submitted,
+            (OutcomeKind::Rejected(reason), _) => Outcome::Rejected { reason },
+            // A part outcome is only ever judged for a part.
+            (OutcomeKind::Stored | OutcomeKind::Incident | OutcomeKind::Replayed, _) => {
+                Outcome::Rejected {
+                    reason: Reason::IllegalTransition,
                 }
             }
         }
