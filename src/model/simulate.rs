@@ -101,11 +101,21 @@ enum Payload {
     },
 }
 
-/// An event on its way to the client: its label, wire JSON and the state a
-/// status event moves to.
-struct Outgoing {
+/// One event as the handler processes it: what it is, how it is decided,
+/// stored and shown. Kept whole once the client received it, so that a
+/// resend repeats exactly what was sent.
+#[derive(Debug, Clone)]
+struct Event {
+    exec: usize,
+    task: usize,
+    source: Source,
+    payload: Payload,
+    event_id: String,
     label: String,
     wire: serde_json::Value,
+    body: Body,
+    digest: String,
+    /// The state a status event moves to (or tries to).
     target: Option<TaskState>,
 }
 
@@ -144,7 +154,9 @@ struct Sim<'a> {
     /// the stream at the first final status).
     bus_closed: Vec<bool>,
     emitted: u32,
-    delivered_in_stream: u32,
+    /// Every event the streaming client received, in order: a resend
+    /// repeats one of these, never an event rebuilt from a numbering.
+    sent: Vec<Event>,
     resent: bool,
     orphaned: u32,
     blocking_result: Option<u32>,
@@ -182,7 +194,7 @@ impl<'a> Sim<'a> {
             call_number: 0,
             bus_closed: vec![false],
             emitted: 0,
-            delivered_in_stream: 0,
+            sent: Vec::new(),
             resent: false,
             orphaned: 0,
             blocking_result: None,
@@ -751,39 +763,54 @@ impl<'a> Sim<'a> {
     fn emit(&mut self, exec: usize, source: Source, payload: Payload) {
         self.emitted += 1;
         let event_id = format!("E{}", self.emitted);
-        self.emit_with_id(exec, source, payload, event_id, false);
+        let event = self.prepare(exec, source, payload, event_id);
+        self.process(event, false);
     }
 
-    fn emit_with_id(
-        &mut self,
-        exec: usize,
-        source: Source,
-        payload: Payload,
-        event_id: String,
-        resend: bool,
-    ) {
+    /// Describes an event: its label, wire JSON, ledger body and digest.
+    fn prepare(&self, exec: usize, source: Source, payload: Payload, event_id: String) -> Event {
         let task = self.exec_task.get(exec).copied().unwrap_or(0);
-        let (label, wire, ledger_body, digest) = self.describe(exec, task, &payload);
+        let (label, wire, body, digest) = self.describe(exec, task, &payload);
         let target = match payload {
             Payload::Task => Some(TaskState::Submitted),
             Payload::TaskAgain => self.tasks[task].as_ref().map(|t| t.state),
             Payload::Status { state, .. } => Some(state),
             Payload::Chunk { .. } => None,
         };
-        let event = LedgerEvent {
-            task_id: wire::task_id(task),
+        Event {
+            exec,
+            task,
+            source,
+            payload,
             event_id,
+            label,
+            wire,
+            body,
+            digest,
+            target,
+        }
+    }
+
+    /// Decides an event in the task's ledger (which refuses it when the
+    /// guard is on), stores it, and delivers it.
+    fn process(&mut self, event: Event, resend: bool) {
+        let task = event.task;
+        let source = event.source;
+        let target = event.target;
+        let ledger_event = LedgerEvent {
+            task_id: wire::task_id(task),
+            event_id: event.event_id.clone(),
             producer: source.label().into(),
             source_seq: None,
-            digest,
+            digest: event.digest.clone(),
             observed_ms: self.now,
-            body: ledger_body,
+            body: event.body.clone(),
         };
-        let decision = self.ledgers[task].apply(&event);
+        let decision = self.ledgers[task].apply(&ledger_event);
         let label = if resend {
-            format!("{label} (resent after reconnect)")
+            format!("{} (resent after reconnect)", event.label)
         } else {
-            label
+            event.label.clone()
         };
         if self.sc.guard {
             if let Some(disposition) = guard_refusal(&decision, self.ledgers[task].state()) {
@@ -795,10 +822,11 @@ impl<'a> Sim<'a> {
                 return;
             }
         }
+        let payload = &event.payload;
         if self.bus_closed[task] {
             // Work that goes on after the SDK stopped reading is orphaned:
             // its output reaches nobody and nothing stores it.
-            let step = matches!(&payload, Payload::Chunk { chunk, .. } if chunk.artifact_id == TRACKING_ARTIFACT);
+            let step = matches!(payload, Payload::Chunk { chunk, .. } if chunk.artifact_id == TRACKING_ARTIFACT);
             if step {
                 self.orphaned += 1;
             }
@@ -819,7 +847,7 @@ impl<'a> Sim<'a> {
         let was_terminal = self.tasks[task]
             .as_ref()
             .is_some_and(|t| t.state.is_terminal());
-        match (&payload, self.tasks[task].as_mut()) {
+        match (payload, self.tasks[task].as_mut()) {
             (Payload::TaskAgain, _) => {}
             (Payload::Task, stored) => {
                 if stored.is_none() {
@@ -836,14 +864,9 @@ impl<'a> Sim<'a> {
             }
         }
         let final_status = matches!(payload, Payload::Status { state, .. }
-            if state.is_terminal() || state == TaskState::InputRequired);
+            if state.is_terminal() || *state == TaskState::InputRequired);
         let status_change = matches!(payload, Payload::Status { .. });
-        let out = Outgoing {
-            label,
-            wire,
-            target,
-        };
-        self.deliver(task, source, out, was_terminal, status_change);
+        self.deliver(event, label, was_terminal, status_change);
         if final_status && self.profile.stream_end == StreamEnd::FirstFinalStatus {
             self.bus_closed[task] = true;
             if task == self.client_task {
@@ -928,19 +951,8 @@ impl<'a> Sim<'a> {
     /// Hands a stored event to its consumer: the streaming client if it
     /// follows this task and its stream is open; a blocking call's result
     /// aggregator consumes everything server-side.
-    fn deliver(
-        &mut self,
-        task: usize,
-        source: Source,
-        out: Outgoing,
-        was_terminal: bool,
-        status_change: bool,
-    ) {
-        let Outgoing {
-            label,
-            wire,
-            target,
-        } = out;
+    fn deliver(&mut self, event: Event, label: String, was_terminal: bool, status_change: bool) {
+        let task = event.task;
         let followed = task == self.client_task;
         let received = followed && self.sc.client == Client::Stream && self.call == Call::Open;
         let consumed = received || (followed && self.sc.client == Client::Block);
@@ -954,10 +966,11 @@ impl<'a> Sim<'a> {
         } else {
             format!("{label}: nobody follows this task any more")
         };
-        self.push_event(source, label, disposition, received.then_some(wire), target);
+        let wire = received.then(|| event.wire.clone());
+        self.push_event(event.source, label, disposition, wire, event.target);
         if received {
             self.last_activity = self.now;
-            self.delivered_in_stream += 1;
+            self.sent.push(event);
             self.maybe_break_stream();
         }
         // A blocking call answers a status change, not a republished task.
@@ -967,56 +980,47 @@ impl<'a> Sim<'a> {
     }
 
     /// `dup=k`: after delivered event k the stream breaks, the client
-    /// reconnects and the server resends event k before the suffix.
+    /// reconnects and the server resends event k exactly as it was sent
+    /// (with other bytes at the same coordinate when `conflict=on` and
+    /// event k is an artifact chunk), before the suffix.
     fn maybe_break_stream(&mut self) {
         let Some(k) = self.sc.dup else { return };
-        if self.resent || self.delivered_in_stream != k {
+        if self.resent || self.sent.len() != k as usize {
             return;
         }
         self.resent = true;
         let label = format!("stream breaks after event {k}; client reconnects");
         self.action(Source::Client, label);
-        let Some(payload) = self.replay_payload(k) else {
+        let Some(sent) = self.sent.last().cloned() else {
             return;
         };
-        let exec = self
-            .exec_task
-            .iter()
-            .position(|t| *t == self.client_task)
-            .unwrap_or(0);
-        self.emit_with_id(exec, Source::Server, payload, format!("E{k}"), true);
-    }
-
-    /// The payload of the k-th emitted event, rebuilt for the resend (with
-    /// other bytes when `conflict=on`).
-    fn replay_payload(&self, k: u32) -> Option<Payload> {
-        let n = self.sc.chunks;
-        match k {
-            1 => Some(Payload::Task),
-            2 => Some(Payload::Status {
-                state: TaskState::Working,
-                receipt: None,
-            }),
-            k if (3..=n + 2).contains(&k) => {
-                let step = k - 2;
-                Some(Payload::Chunk {
-                    chunk: tracking_chunk(step, n, self.sc.conflict),
-                    part: step - 1,
-                })
+        let resend = match &sent.payload {
+            Payload::Chunk { chunk, part }
+                if self.sc.conflict && chunk.artifact_id == TRACKING_ARTIFACT =>
+            {
+                let other = Payload::Chunk {
+                    chunk: tracking_chunk(part + 1, self.sc.chunks, true),
+                    part: *part,
+                };
+                let mut conflicting =
+                    self.prepare(sent.exec, Source::Server, other, sent.event_id);
+                conflicting.label = sent.label;
+                conflicting
             }
-            _ => {
-                let row = self.rows.iter().rev().find(|r| r.kind == RowKind::Event)?;
-                let state = row
-                    .wire
-                    .as_ref()
-                    .and_then(wire::event_state)
-                    .and_then(TaskState::from_wire)?;
-                Some(Payload::Status {
-                    state,
-                    receipt: None,
-                })
-            }
-        }
+            _ if self.sc.conflict => Event {
+                source: Source::Server,
+                label: format!(
+                    "{}, unchanged: event {k} is no artifact chunk for conflict=on to alter",
+                    sent.label
+                ),
+                ..sent
+            },
+            _ => Event {
+                source: Source::Server,
+                ..sent
+            },
+        };
+        self.process(resend, true);
     }
 
     fn maybe_return_blocking_call(&mut self) {

@@ -1,0 +1,234 @@
+//! The whole scenario space: random valid scenarios drawn from every key
+//! and value, combined freely, each held to the invariants a trace must
+//! keep whatever the keys. `cargo test` runs a few hundred cases; the soak
+//! is `PROPTEST_CASES=100000 cargo test --release --test scenario_space`.
+#![cfg(not(target_arch = "wasm32"))]
+
+use a2a_lab::model::check::check_bytes;
+use a2a_lab::model::export::export_json;
+use a2a_lab::model::scenario::Scenario;
+use a2a_lab::model::simulate::simulate;
+use a2a_lab::model::state::TaskState;
+use a2a_lab::model::trace::{Disposition, Row, RowKind};
+use proptest::prelude::*;
+use serde_json::Value;
+
+/// A value for each key, drawn so that every value of every key appears and
+/// the cross-key limits (cancel and restart ≤ chunks, dup for a stream,
+/// conflict on a resent chunk) hold.
+fn scenario_query() -> impl Strategy<Value = String> {
+    let executor = (
+        prop_oneof![4 => 0u32..=4, 1 => 5u32..=12],
+        prop::sample::select(vec![1u32, 50, 200, 1000]),
+        prop::sample::select(vec!["complete", "fail", "input", "auth", "return", "never"]),
+        prop::sample::select(vec!["await", "to_thread", "flag"]),
+        prop::sample::select(vec!["write", "raise", "noop"]),
+        prop::option::of(prop::sample::select(vec![0u32, 1, 300, 5000])),
+        prop::sample::select(vec!["none", "auth", "input", "both"]),
+    );
+    let client = (
+        prop::sample::select(vec!["stream", "block"]),
+        prop::option::of(prop::sample::select(vec![1u32, 150, 700, 3000])),
+        any::<prop::sample::Index>(),
+        any::<bool>(),
+        prop::sample::select(vec!["valid", "missing"]),
+        any::<bool>(),
+        prop::sample::select(vec!["python", "js"]),
+    );
+    let faults = (
+        any::<prop::sample::Index>(),
+        any::<bool>(),
+        prop::sample::select(vec!["memory", "database"]),
+        any::<prop::sample::Index>(),
+        any::<bool>(),
+        any::<bool>(),
+        any::<bool>(),
+        any::<bool>(),
+        prop::option::of(prop::sample::select(vec!["t42", "t43", "drill"])),
+    );
+    (executor, client, faults).prop_map(|(e, c, f)| {
+        let (chunks, step_ms, ending, work, cancel_impl, late, interrupt) = e;
+        let (client, timeout, cancel_at, cancel_on, receipt, retry, sdk) = c;
+        let (restart_at, restart_on, store, dup_at, dup_on, conflict, guard, use_preset, preset) =
+            f;
+        if let (true, Some(preset)) = (use_preset && restart_on && dup_on, preset) {
+            return format!("preset={preset}&sdk={sdk}");
+        }
+        let mut q = vec![
+            format!("chunks={chunks}"),
+            format!("step_ms={step_ms}"),
+            format!("ending={ending}"),
+            format!("client={client}"),
+            format!("work={work}"),
+            format!("cancel_impl={cancel_impl}"),
+            format!("interrupt={interrupt}"),
+            format!("receipt={receipt}"),
+            format!("store={store}"),
+            format!("sdk={sdk}"),
+            format!("guard={}", if guard { "on" } else { "off" }),
+            format!("retry={}", if retry { "on" } else { "off" }),
+        ];
+        if let Some(ms) = timeout {
+            q.push(format!("timeout_ms={ms}"));
+        }
+        if let Some(ms) = late {
+            q.push(format!("late={ms}"));
+        }
+        if cancel_on {
+            q.push(format!("cancel={}", cancel_at.index(chunks as usize + 1)));
+        }
+        if restart_on {
+            q.push(format!("restart={}", restart_at.index(chunks as usize + 1)));
+        }
+        if dup_on && client == "stream" {
+            let k = 1 + dup_at.index(chunks as usize + 3);
+            q.push(format!("dup={k}"));
+            if conflict && (3..=chunks as usize + 2).contains(&k) {
+                q.push("conflict=on".into());
+            }
+        }
+        q.join("&")
+    })
+}
+
+fn count(rows: &[Row], events_only: bool, ds: &[Disposition]) -> u32 {
+    rows.iter()
+        .filter(|r| !events_only || r.kind == RowKind::Event)
+        .filter(|r| ds.contains(&r.disposition))
+        .count() as u32
+}
+
+/// A wire event the way A2A 1.0 writes it (SPEC §1).
+fn assert_valid_a2a(wire: &Value, what: &str) {
+    let map = wire.as_object().unwrap_or_else(|| panic!("{what}: not an object"));
+    assert_eq!(map.len(), 1, "{what}: exactly one key: {wire}");
+    let (kind, inner) = map.iter().next().unwrap();
+    assert!(
+        ["task", "statusUpdate", "artifactUpdate", "message"].contains(&kind.as_str()),
+        "{what}: unknown event {kind}"
+    );
+    let text = wire.to_string();
+    assert!(!text.contains("\"kind\""), "{what}: 1.0 has no kind: {text}");
+    assert!(!text.contains("\"final\""), "{what}: 1.0 has no final: {text}");
+    if let Some(state) = inner.pointer("/status/state") {
+        let state = state.as_str().unwrap_or_default();
+        assert!(TaskState::from_wire(state).is_some(), "{what}: state {state}");
+    }
+    if kind == "artifactUpdate" {
+        for flag in ["append", "lastChunk"] {
+            if let Some(v) = inner.get(flag) {
+                assert_eq!(v, &Value::Bool(true), "{what}: {flag} is omitted when false");
+            }
+        }
+        assert!(inner.pointer("/artifact/artifactId").is_some(), "{what}: no artifactId");
+    }
+    if kind != "message" {
+        let task_id = inner.get("taskId").or_else(|| inner.get("id"));
+        assert!(task_id.is_some_and(Value::is_string), "{what}: no task id");
+    }
+}
+
+/// The parts of an artifact update with its texts left out, for comparing
+/// a conflicting resend (other bytes at the same coordinate) with the
+/// original.
+fn without_texts(wire: &Value) -> Value {
+    let mut wire = wire.clone();
+    if let Some(parts) = wire.pointer_mut("/artifactUpdate/artifact/parts") {
+        *parts = Value::Null;
+    }
+    wire
+}
+
+fn hold_invariants(query: &str) {
+    let scenario = Scenario::from_query(query).unwrap_or_else(|e| panic!("{query}: {e}"));
+    let export = export_json(&scenario);
+    // The same bytes twice.
+    assert_eq!(export, export_json(&scenario), "{query}: not deterministic");
+    // The export's inputs, traced again, give the same bytes.
+    let value: Value = serde_json::from_str(&export).unwrap();
+    let again = Scenario::from_inputs(&value["inputs"]).unwrap();
+    assert_eq!(export_json(&again), export, "{query}: inputs re-traced differ");
+    // `check` of its own export is clean.
+    let report = check_bytes(export.as_bytes()).unwrap();
+    assert!(report.findings.is_empty(), "{query}: check: {:?}", report.findings);
+
+    let run = simulate(&scenario);
+    let rows = &run.trace.rows;
+    let m = &run.trace.metrics;
+    // Every metric agrees with the rows it counts.
+    use Disposition::*;
+    assert_eq!(m.events_delivered, count(rows, true, &[Delivered, AfterTerminal]), "{query}");
+    assert_eq!(m.events_after_terminal, count(rows, true, &[AfterTerminal]), "{query}");
+    assert_eq!(m.dropped_by_guard, count(rows, true, &[DroppedByGuard]), "{query}");
+    assert_eq!(m.duplicates, count(rows, false, &[Duplicate]), "{query}");
+    assert_eq!(m.rejected, count(rows, false, &[Rejected]), "{query}");
+    assert_eq!(m.incidents, count(rows, false, &[Incident]), "{query}");
+    if scenario.preset.is_none() {
+        assert_eq!(m.orphaned_steps, count(rows, false, &[Orphaned]), "{query}");
+        assert_eq!(m.hung_streams, u32::from(m.stream.as_deref() == Some("hung")), "{query}");
+        // The stored state at the end is the last row's.
+        let last = rows.last().and_then(|r| r.state_after.clone());
+        assert_eq!(m.final_state, last, "{query}: final_state is not the last stored state");
+        assert_eq!(m.task_lost, m.final_state.is_none(), "{query}");
+    }
+    for (i, row) in rows.iter().enumerate() {
+        assert_eq!(row.index, i, "{query}: row index");
+        if i > 0 {
+            assert!(row.t_ms >= rows[i - 1].t_ms, "{query}: time runs backwards at row {i}");
+        }
+        if let Some(wire) = &row.wire {
+            assert_valid_a2a(wire, &format!("{query} row {i}"));
+        }
+    }
+    // With the guard on, a terminal state never changes (a restart may
+    // still lose the task with the server's memory).
+    if scenario.guard && scenario.preset.is_none() {
+        let mut terminal: Option<&str> = None;
+        for row in rows {
+            let state = row.state_after.as_deref();
+            if let (Some(t), Some(s)) = (terminal, state) {
+                assert_eq!(s, t, "{query}: terminal {t} changed to {s} at row {}", row.index);
+            }
+            if state.and_then(TaskState::from_wire).is_some_and(TaskState::is_terminal) {
+                terminal = state;
+            }
+        }
+    }
+    // A resent event equals one the client already received (up to the
+    // deliberately other bytes of conflict=on).
+    for (i, row) in rows.iter().enumerate() {
+        if !row.event.contains("(resent after reconnect)") {
+            continue;
+        }
+        let Some(wire) = &row.wire else { continue };
+        let received_before = rows[..i]
+            .iter()
+            .filter_map(|r| r.wire.as_ref())
+            .any(|w| {
+                w == wire || (scenario.conflict && without_texts(w) == without_texts(wire))
+            });
+        assert!(received_before, "{query}: row {i} resends what was never received: {wire}");
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: ProptestConfig::default().cases.max(300), ..ProptestConfig::default() })]
+
+    #[test]
+    fn every_combination_of_keys_keeps_the_trace_invariants(query in scenario_query()) {
+        hold_invariants(&query);
+    }
+}
+
+#[test]
+fn a_resend_after_an_interruption_repeats_the_interruption_not_an_unsent_chunk() {
+    hold_invariants("chunks=1&interrupt=auth&dup=3");
+    let run = simulate(&Scenario::from_query("chunks=1&interrupt=auth&dup=3").unwrap());
+    let resent = run
+        .trace
+        .rows
+        .iter()
+        .find(|r| r.event.contains("resent"))
+        .expect("event 3 is resent");
+    assert!(resent.event.contains("AUTH-REQUIRED"), "{}", resent.event);
+}
