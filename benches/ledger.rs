@@ -2,8 +2,8 @@
 //! throughput in elements/s). The seed's reference reducer copies its
 //! seen-set per event and is quadratic; this one must stay linear.
 
+use a2a_lab::model::evidence::seed_form::SeedEvent;
 use a2a_lab::model::ledger::{EventRef, TaskLedger};
-use a2a_lab::model::seed_form::SeedEvent;
 use criterion::{criterion_group, criterion_main, BatchSize, Criterion, Throughput};
 
 /// A deterministic mix: mostly legal moves between working and the

@@ -1,8 +1,8 @@
 //! Simulate and serialize the export at 3, 1,000 and 10,000 chunks (cost
 //! must grow linearly), and the query codec.
 
-use a2a_lab::model::export::export_json;
-use a2a_lab::model::scenario::Scenario;
+use a2a_lab::model::evidence::export::export_json;
+use a2a_lab::model::sim::scenario::Scenario;
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
 
 fn bench(c: &mut Criterion) {

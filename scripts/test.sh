@@ -23,7 +23,7 @@ cargo fmt --check
 
 step "cargo clippy (native and wasm32)"
 cargo clippy --all-targets --quiet -- -D warnings
-cargo clippy --target wasm32-unknown-unknown --lib --bins --tests --quiet -- -D warnings
+cargo clippy --target wasm32-unknown-unknown --lib --bins --tests --all-features --quiet -- -D warnings
 
 step "model tests (native)"
 cargo test --quiet

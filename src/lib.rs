@@ -5,5 +5,6 @@
 //! complete trace comes out, and the page, the CLI and the tests are views of
 //! that value.
 
+pub mod cli;
 pub mod model;
 pub mod ui;

@@ -2,8 +2,8 @@
 //! the model, and its controls and buttons change what it shows.
 #![cfg(target_arch = "wasm32")]
 
-use a2a_lab::model::scenario::Scenario;
-use a2a_lab::model::simulate::simulate;
+use a2a_lab::model::sim::scenario::Scenario;
+use a2a_lab::model::sim::simulate;
 use wasm_bindgen::JsCast;
 use wasm_bindgen_test::*;
 

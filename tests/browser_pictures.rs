@@ -3,8 +3,8 @@
 //! timeline's cursor and marks follow and drive the slider.
 #![cfg(target_arch = "wasm32")]
 
-use a2a_lab::model::scenario::Scenario;
-use a2a_lab::model::simulate::simulate;
+use a2a_lab::model::sim::scenario::Scenario;
+use a2a_lab::model::sim::simulate;
 use a2a_lab::model::state::TaskState;
 use wasm_bindgen::JsCast;
 use wasm_bindgen_test::*;

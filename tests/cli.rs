@@ -3,9 +3,9 @@
 
 use std::process::Command;
 
-use a2a_lab::model::cli::{run, Files};
-use a2a_lab::model::export::export_json;
-use a2a_lab::model::scenario::Scenario;
+use a2a_lab::cli::{run, Files};
+use a2a_lab::model::evidence::export::export_json;
+use a2a_lab::model::sim::scenario::Scenario;
 use serde_json::{json, Value};
 
 /// One in-memory file, whatever the path.

@@ -1,8 +1,8 @@
 //! Compare mode: differences between two scenarios, checked for two pairs
 //! of examples.
 
-use a2a_lab::model::compare::compare;
-use a2a_lab::model::scenario::Scenario;
+use a2a_lab::model::evidence::compare::compare;
+use a2a_lab::model::sim::scenario::Scenario;
 use serde_json::{json, Value};
 
 fn q(query: &str) -> Scenario {

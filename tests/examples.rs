@@ -1,9 +1,9 @@
 //! The examples menu: every example is a valid scenario URL, in the seed's
 //! order, and the ones the seed gives numbers for reproduce them.
 
-use a2a_lab::model::examples::EXAMPLES;
-use a2a_lab::model::scenario::Scenario;
-use a2a_lab::model::simulate::simulate;
+use a2a_lab::model::pictures::examples::EXAMPLES;
+use a2a_lab::model::sim::scenario::Scenario;
+use a2a_lab::model::sim::simulate;
 
 fn metrics_of(label_prefix: &str) -> a2a_lab::model::trace::Metrics {
     let example = EXAMPLES

@@ -1,8 +1,8 @@
 //! The outcome sentence and the advice are read off the trace.
 
-use a2a_lab::model::explain::{advice, outcome};
-use a2a_lab::model::scenario::Scenario;
-use a2a_lab::model::simulate::simulate;
+use a2a_lab::model::pictures::explain::{advice, outcome};
+use a2a_lab::model::sim::scenario::Scenario;
+use a2a_lab::model::sim::simulate;
 
 fn say(query: &str) -> String {
     let s = Scenario::from_query(query).unwrap();
@@ -70,8 +70,8 @@ fn advice_follows_the_scenario() {
 
 #[test]
 fn python_vs_js_differences_are_explained_in_plain_words() {
-    use a2a_lab::model::compare::compare;
-    use a2a_lab::model::explain::sdk_difference;
+    use a2a_lab::model::evidence::compare::compare;
+    use a2a_lab::model::pictures::explain::sdk_difference;
     let a = Scenario::from_query("late=0").unwrap();
     let b = Scenario::from_query("late=0&sdk=js").unwrap();
     let c = compare(&a, &b);

@@ -4,9 +4,10 @@
 
 use std::path::Path;
 
-use a2a_lab::model::scenario::Scenario;
-use a2a_lab::model::simulate::{simulate, Run};
+use a2a_lab::model::sim::scenario::Scenario;
+use a2a_lab::model::sim::simulate;
 use a2a_lab::model::trace::RowKind;
+use a2a_lab::model::trace::Run;
 use a2a_lab::model::wire::{event_kind, event_state};
 use serde_json::Value;
 

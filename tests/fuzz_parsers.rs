@@ -10,10 +10,10 @@
 //! replayed on every run.
 #![cfg(not(target_arch = "wasm32"))]
 
-use a2a_lab::model::check::import_bytes;
-use a2a_lab::model::export::export_json;
-use a2a_lab::model::json_array;
-use a2a_lab::model::scenario::Scenario;
+use a2a_lab::model::evidence::check::import_bytes;
+use a2a_lab::model::evidence::export::export_json;
+use a2a_lab::model::evidence::json_array;
+use a2a_lab::model::sim::scenario::Scenario;
 use proptest::prelude::*;
 
 fn cases() -> u32 {

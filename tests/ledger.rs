@@ -1,12 +1,12 @@
 //! The replay-safe task ledger of SPEC §2: the seed's worked cases by name.
 
-use a2a_lab::model::artifacts::{ArtifactCursor, Part};
+use a2a_lab::model::evidence::seed_form::{reduce, SeedEvent};
+use a2a_lab::model::ledger::artifacts::{ArtifactCursor, Part};
 use a2a_lab::model::ledger::{
     authorization_receipt_for, Body, Decision, LedgerEvent, LossClass, Outcome, Reason, TaskLedger,
 };
-use a2a_lab::model::presets::{script, T42_CREDENTIAL};
-use a2a_lab::model::scenario::Preset;
-use a2a_lab::model::seed_form::{reduce, SeedEvent};
+use a2a_lab::model::sim::presets::{script, T42_CREDENTIAL};
+use a2a_lab::model::sim::scenario::Preset;
 use a2a_lab::model::state::TaskState;
 
 fn seed(id: &str, status: &str, receipt: Option<&str>) -> SeedEvent {

@@ -3,7 +3,7 @@
 //! state, replay through JSON converges.
 #![cfg(not(target_arch = "wasm32"))]
 
-use a2a_lab::model::artifacts::Part;
+use a2a_lab::model::ledger::artifacts::Part;
 use a2a_lab::model::ledger::{Body, Decision, LedgerEvent, TaskLedger};
 use a2a_lab::model::state::TaskState;
 use proptest::prelude::*;
@@ -259,7 +259,10 @@ fn a_conflicting_replay_of_an_unstored_part_stores_nothing() {
     };
     let decision = ledger.apply(&part);
     assert!(
-        matches!(decision, Decision::New(a2a_lab::model::ledger::Outcome::Rejected { .. })),
+        matches!(
+            decision,
+            Decision::New(a2a_lab::model::ledger::Outcome::Rejected { .. })
+        ),
         "{decision:?}"
     );
     assert_eq!(ledger.artifacts().part_count(), 0);

@@ -4,13 +4,14 @@
 
 use std::collections::HashSet;
 
-use a2a_lab::model::diagram::{self, attempt_curve, edges, nodes, path_taken, Attempt};
-use a2a_lab::model::scenario::Scenario;
-use a2a_lab::model::simulate::{simulate, Run};
-use a2a_lab::model::state::TaskState::{self, *};
-use a2a_lab::model::timeline::{
+use a2a_lab::model::pictures::diagram::{self, attempt_curve, edges, nodes, path_taken, Attempt};
+use a2a_lab::model::pictures::timeline::{
     lane_y, lanes, x_of_time, Glyph, Timeline, MAX_MARKS, PLOT_LEFT, PLOT_RIGHT,
 };
+use a2a_lab::model::sim::scenario::Scenario;
+use a2a_lab::model::sim::simulate;
+use a2a_lab::model::state::TaskState::{self, *};
+use a2a_lab::model::trace::Run;
 use a2a_lab::model::trace::{Disposition, Source};
 
 fn run(query: &str) -> Run {

@@ -1,8 +1,8 @@
 //! SDK profiles (SPEC §7): the same scenario under a2a-sdk 1.3.0 (Python)
 //! and @a2a-js/sdk 1.3.0, each measured difference by name.
 
-use a2a_lab::model::scenario::Scenario;
-use a2a_lab::model::simulate::simulate;
+use a2a_lab::model::sim::scenario::Scenario;
+use a2a_lab::model::sim::simulate;
 use a2a_lab::model::trace::Metrics;
 
 fn metrics(query: &str) -> Metrics {

@@ -1,6 +1,6 @@
 //! The scenario codec: one parser for the URL, the CLI and the export.
 
-use a2a_lab::model::scenario::{Scenario, KEYS};
+use a2a_lab::model::sim::scenario::{Scenario, KEYS};
 
 #[test]
 fn defaults_round_trip_to_an_empty_query() {

@@ -4,10 +4,10 @@
 //! is `PROPTEST_CASES=100000 cargo test --release --test scenario_space`.
 #![cfg(not(target_arch = "wasm32"))]
 
-use a2a_lab::model::check::check_bytes;
-use a2a_lab::model::export::export_json;
-use a2a_lab::model::scenario::Scenario;
-use a2a_lab::model::simulate::simulate;
+use a2a_lab::model::evidence::check::check_bytes;
+use a2a_lab::model::evidence::export::export_json;
+use a2a_lab::model::sim::scenario::Scenario;
+use a2a_lab::model::sim::simulate;
 use a2a_lab::model::state::TaskState;
 use a2a_lab::model::trace::{Disposition, Row, RowKind};
 use proptest::prelude::*;
@@ -100,7 +100,9 @@ fn count(rows: &[Row], events_only: bool, ds: &[Disposition]) -> u32 {
 
 /// A wire event the way A2A 1.0 writes it (SPEC §1).
 fn assert_valid_a2a(wire: &Value, what: &str) {
-    let map = wire.as_object().unwrap_or_else(|| panic!("{what}: not an object"));
+    let map = wire
+        .as_object()
+        .unwrap_or_else(|| panic!("{what}: not an object"));
     assert_eq!(map.len(), 1, "{what}: exactly one key: {wire}");
     let (kind, inner) = map.iter().next().unwrap();
     assert!(
@@ -108,19 +110,35 @@ fn assert_valid_a2a(wire: &Value, what: &str) {
         "{what}: unknown event {kind}"
     );
     let text = wire.to_string();
-    assert!(!text.contains("\"kind\""), "{what}: 1.0 has no kind: {text}");
-    assert!(!text.contains("\"final\""), "{what}: 1.0 has no final: {text}");
+    assert!(
+        !text.contains("\"kind\""),
+        "{what}: 1.0 has no kind: {text}"
+    );
+    assert!(
+        !text.contains("\"final\""),
+        "{what}: 1.0 has no final: {text}"
+    );
     if let Some(state) = inner.pointer("/status/state") {
         let state = state.as_str().unwrap_or_default();
-        assert!(TaskState::from_wire(state).is_some(), "{what}: state {state}");
+        assert!(
+            TaskState::from_wire(state).is_some(),
+            "{what}: state {state}"
+        );
     }
     if kind == "artifactUpdate" {
         for flag in ["append", "lastChunk"] {
             if let Some(v) = inner.get(flag) {
-                assert_eq!(v, &Value::Bool(true), "{what}: {flag} is omitted when false");
+                assert_eq!(
+                    v,
+                    &Value::Bool(true),
+                    "{what}: {flag} is omitted when false"
+                );
             }
         }
-        assert!(inner.pointer("/artifact/artifactId").is_some(), "{what}: no artifactId");
+        assert!(
+            inner.pointer("/artifact/artifactId").is_some(),
+            "{what}: no artifactId"
+        );
     }
     if kind != "message" {
         let task_id = inner.get("taskId").or_else(|| inner.get("id"));
@@ -147,34 +165,64 @@ fn hold_invariants(query: &str) {
     // The export's inputs, traced again, give the same bytes.
     let value: Value = serde_json::from_str(&export).unwrap();
     let again = Scenario::from_inputs(&value["inputs"]).unwrap();
-    assert_eq!(export_json(&again), export, "{query}: inputs re-traced differ");
+    assert_eq!(
+        export_json(&again),
+        export,
+        "{query}: inputs re-traced differ"
+    );
     // `check` of its own export is clean.
     let report = check_bytes(export.as_bytes()).unwrap();
-    assert!(report.findings.is_empty(), "{query}: check: {:?}", report.findings);
+    assert!(
+        report.findings.is_empty(),
+        "{query}: check: {:?}",
+        report.findings
+    );
 
     let run = simulate(&scenario);
     let rows = &run.trace.rows;
     let m = &run.trace.metrics;
     // Every metric agrees with the rows it counts.
     use Disposition::*;
-    assert_eq!(m.events_delivered, count(rows, true, &[Delivered, AfterTerminal]), "{query}");
-    assert_eq!(m.events_after_terminal, count(rows, true, &[AfterTerminal]), "{query}");
-    assert_eq!(m.dropped_by_guard, count(rows, true, &[DroppedByGuard]), "{query}");
+    assert_eq!(
+        m.events_delivered,
+        count(rows, true, &[Delivered, AfterTerminal]),
+        "{query}"
+    );
+    assert_eq!(
+        m.events_after_terminal,
+        count(rows, true, &[AfterTerminal]),
+        "{query}"
+    );
+    assert_eq!(
+        m.dropped_by_guard,
+        count(rows, true, &[DroppedByGuard]),
+        "{query}"
+    );
     assert_eq!(m.duplicates, count(rows, false, &[Duplicate]), "{query}");
     assert_eq!(m.rejected, count(rows, false, &[Rejected]), "{query}");
     assert_eq!(m.incidents, count(rows, false, &[Incident]), "{query}");
     if scenario.preset.is_none() {
         assert_eq!(m.orphaned_steps, count(rows, false, &[Orphaned]), "{query}");
-        assert_eq!(m.hung_streams, u32::from(m.stream.as_deref() == Some("hung")), "{query}");
+        assert_eq!(
+            m.hung_streams,
+            u32::from(m.stream.as_deref() == Some("hung")),
+            "{query}"
+        );
         // The stored state at the end is the last row's.
         let last = rows.last().and_then(|r| r.state_after.clone());
-        assert_eq!(m.final_state, last, "{query}: final_state is not the last stored state");
+        assert_eq!(
+            m.final_state, last,
+            "{query}: final_state is not the last stored state"
+        );
         assert_eq!(m.task_lost, m.final_state.is_none(), "{query}");
     }
     for (i, row) in rows.iter().enumerate() {
         assert_eq!(row.index, i, "{query}: row index");
         if i > 0 {
-            assert!(row.t_ms >= rows[i - 1].t_ms, "{query}: time runs backwards at row {i}");
+            assert!(
+                row.t_ms >= rows[i - 1].t_ms,
+                "{query}: time runs backwards at row {i}"
+            );
         }
         if let Some(wire) = &row.wire {
             assert_valid_a2a(wire, &format!("{query} row {i}"));
@@ -187,9 +235,16 @@ fn hold_invariants(query: &str) {
         for row in rows {
             let state = row.state_after.as_deref();
             if let (Some(t), Some(s)) = (terminal, state) {
-                assert_eq!(s, t, "{query}: terminal {t} changed to {s} at row {}", row.index);
+                assert_eq!(
+                    s, t,
+                    "{query}: terminal {t} changed to {s} at row {}",
+                    row.index
+                );
             }
-            if state.and_then(TaskState::from_wire).is_some_and(TaskState::is_terminal) {
+            if state
+                .and_then(TaskState::from_wire)
+                .is_some_and(TaskState::is_terminal)
+            {
                 terminal = state;
             }
         }
@@ -204,10 +259,11 @@ fn hold_invariants(query: &str) {
         let received_before = rows[..i]
             .iter()
             .filter_map(|r| r.wire.as_ref())
-            .any(|w| {
-                w == wire || (scenario.conflict && without_texts(w) == without_texts(wire))
-            });
-        assert!(received_before, "{query}: row {i} resends what was never received: {wire}");
+            .any(|w| w == wire || (scenario.conflict && without_texts(w) == without_texts(wire)));
+        assert!(
+            received_before,
+            "{query}: row {i} resends what was never received: {wire}"
+        );
     }
 }
 

@@ -7,7 +7,7 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
-use a2a_lab::model::seed_form::{reduce, SeedEvent, SeedOutcome};
+use a2a_lab::model::evidence::seed_form::{reduce, SeedEvent, SeedOutcome};
 
 /// The seed file, beside the repository as `../shared/seeds/000_*.txt`.
 fn seed_file() -> Option<PathBuf> {

@@ -1,8 +1,9 @@
 //! SPEC §4's table of numbers, one named test per row, each computed by the
 //! model from its scenario query.
 
-use a2a_lab::model::scenario::Scenario;
-use a2a_lab::model::simulate::{simulate, Run};
+use a2a_lab::model::sim::scenario::Scenario;
+use a2a_lab::model::sim::simulate;
+use a2a_lab::model::trace::Run;
 use a2a_lab::model::trace::{Disposition, Metrics, RowKind};
 
 fn run(query: &str) -> Run {

@@ -7,7 +7,7 @@
 // Not a test: it always exits 0 unless it cannot start at all. A failing
 // measurement prints "error: …" in its row and the rest still runs.
 //
-//   PATH=$PWD/node_modules/.bin:$HOME/.cargo/bin:$PATH trunk build --release --dist /tmp/perf-dist
+//   PATH=$PWD/node_modules/.bin:$HOME/.cargo/bin:$PATH trunk build --release --features bench-exports --dist /tmp/perf-dist
 //   cargo build --release --bin a2a-lab
 //   node scripts/perf/measure.mjs --dist /tmp/perf-dist [--md /tmp/perf.md] [--json /tmp/perf.json]
 //

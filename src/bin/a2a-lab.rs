@@ -5,7 +5,7 @@
 use std::io::Write;
 use std::process::ExitCode;
 
-use a2a_lab::model::cli::{run, Files, Output};
+use a2a_lab::cli::{run, Files, Output};
 
 /// The real file system.
 struct Disk;
@@ -32,7 +32,7 @@ fn main() -> ExitCode {
 
 /// Reads a file, refusing one larger than the lab reads before loading it.
 fn read_file(path: &str) -> Result<Vec<u8>, String> {
-    let limit = a2a_lab::model::export::MAX_FILE_BYTES as u64;
+    let limit = a2a_lab::model::evidence::export::MAX_FILE_BYTES as u64;
     let meta = std::fs::metadata(path).map_err(|e| format!("{path}: {e}"))?;
     if meta.len() > limit {
         return Err(format!(

@@ -4,6 +4,8 @@
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
+use crate::model::ledger::TaskLedger;
+
 /// Who produced a row.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub enum Source {
@@ -218,4 +220,18 @@ pub struct Trace {
     pub rows: Vec<Row>,
     /// The metrics.
     pub metrics: Metrics,
+}
+
+/// A finished simulation: the trace and the ledgers behind it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Run {
+    /// Rows and metrics.
+    pub trace: Trace,
+    /// The ledger of each task (one, or two for the release drill or a
+    /// retry without the guard). With `guard=off` it only observes: it
+    /// records what the guard would decide.
+    pub ledgers: Vec<TaskLedger>,
+    /// How a blocking client's last call ended: `returned`, `timed_out`,
+    /// `hung` or `failed`; `None` for a streaming client.
+    pub call_end: Option<&'static str>,
 }

@@ -4,7 +4,7 @@
 
 use serde_json::{json, Map, Value};
 
-use super::state::TaskState;
+use crate::model::state::TaskState;
 
 /// The fixed task id of the BBS-1042 scenario (exports are byte-stable).
 pub const TASK_ID: &str = "task-bbs-1042";

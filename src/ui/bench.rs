@@ -7,8 +7,8 @@ use std::cell::RefCell;
 
 use wasm_bindgen::prelude::wasm_bindgen;
 
+use crate::model::evidence::seed_form::SeedEvent;
 use crate::model::ledger::{EventRef, TaskLedger};
-use crate::model::seed_form::SeedEvent;
 
 /// The prepared events as a parser leaves them: the ids in one buffer and
 /// each event a few fields pointing into it (`a2a-lab reduce` reads its

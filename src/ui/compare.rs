@@ -3,12 +3,12 @@
 
 use leptos::prelude::*;
 
-use super::app::Lab;
 use super::browser;
+use super::lab::Lab;
 use super::metrics::show;
-use crate::model::compare::{compare_runs, Comparison};
-use crate::model::explain::sdk_difference;
-use crate::model::simulate::simulate;
+use crate::model::evidence::compare::{compare_runs, Comparison};
+use crate::model::pictures::explain::sdk_difference;
+use crate::model::sim::simulate;
 use crate::model::trace::Row;
 
 /// The Pin / Unpin button.

@@ -3,9 +3,9 @@
 
 use leptos::prelude::*;
 
-use super::app::Lab;
 use super::browser;
-use crate::model::scenario::{KeySpec, KEYS};
+use super::lab::Lab;
+use crate::model::sim::scenario::{KeySpec, KEYS};
 
 const GROUPS: [(&str, &str); 4] = [
     ("executor", "Executor"),

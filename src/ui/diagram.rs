@@ -1,5 +1,5 @@
 //! The state diagram: the eight states and the allowlist's edges, drawn
-//! from [`crate::model::diagram`], with the path the task has taken up to
+//! from [`crate::model::pictures::diagram`], with the path the task has taken up to
 //! the slider lit and refused or late status events shown where they tried
 //! to go.
 //!
@@ -11,8 +11,8 @@ use std::fmt::Write;
 
 use leptos::prelude::*;
 
-use super::app::Lab;
-use crate::model::diagram::{
+use super::lab::Lab;
+use crate::model::pictures::diagram::{
     attempt_curve, edges, nodes, num, path_taken, Edge, Node, PathTaken, FONT_SIZE, HEIGHT, WIDTH,
 };
 

@@ -3,7 +3,7 @@
 
 use leptos::prelude::*;
 
-use super::app::Lab;
+use super::lab::Lab;
 use crate::model::trace::Row;
 
 /// Rows kept in the DOM at once, so a 10,000-row trace stays smooth.

@@ -2,9 +2,9 @@
 
 use leptos::prelude::*;
 
-use super::app::Lab;
-use crate::model::examples::EXAMPLES;
-use crate::model::scenario::Scenario;
+use super::lab::Lab;
+use crate::model::pictures::examples::EXAMPLES;
+use crate::model::sim::scenario::Scenario;
 
 /// A select that loads an example scenario.
 #[component]

@@ -3,7 +3,7 @@
 
 use leptos::prelude::*;
 
-use super::app::Lab;
+use super::lab::Lab;
 
 /// The ledger panel, one card per task, as the ledger stands at the end of
 /// the trace.

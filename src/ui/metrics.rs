@@ -3,7 +3,7 @@
 use leptos::prelude::*;
 use serde_json::Value;
 
-use super::app::Lab;
+use super::lab::Lab;
 
 /// Short labels for the metric cards.
 fn label(name: &str) -> &str {

@@ -1,7 +1,9 @@
 //! The Leptos page over the model: one component per file, state in one
-//! context ([`app::Lab`]), everything shown derived from the scenario.
+//! context ([`lab::Lab`]), everything shown derived from the scenario.
 
 pub mod app;
+// Benchmark hooks for scripts/perf, never in the production bundle.
+#[cfg(feature = "bench-exports")]
 pub mod bench;
 pub mod browser;
 pub mod compare;
@@ -9,6 +11,7 @@ pub mod controls;
 pub mod diagram;
 pub mod event_table;
 pub mod examples;
+pub mod lab;
 pub mod ledger_panel;
 pub mod metrics;
 pub mod outcome;

@@ -3,8 +3,8 @@
 
 use leptos::prelude::*;
 
-use super::app::Lab;
-use crate::model::explain::{advice, outcome};
+use super::lab::Lab;
+use crate::model::pictures::explain::{advice, outcome};
 
 /// The one-sentence outcome, announced politely when it changes.
 #[component]

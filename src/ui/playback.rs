@@ -5,9 +5,9 @@ use gloo_timers::callback::Interval;
 use leptos::ev;
 use leptos::prelude::*;
 
-use super::app::Lab;
 use super::browser;
-use crate::model::scenario::Scenario;
+use super::lab::Lab;
+use crate::model::sim::scenario::Scenario;
 
 /// Virtual trace rows revealed per second of playback.
 const ROWS_PER_SECOND: u32 = 3;

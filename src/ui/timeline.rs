@@ -9,9 +9,9 @@ use std::sync::Arc;
 use leptos::prelude::*;
 use wasm_bindgen::JsCast;
 
-use super::app::Lab;
-use crate::model::diagram::num;
-use crate::model::timeline::{
+use super::lab::Lab;
+use crate::model::pictures::diagram::num;
+use crate::model::pictures::timeline::{
     lanes, Glyph, Mark, Timeline as Geometry, AXIS_HEIGHT, HEIGHT, LANE_HEIGHT, MARK_RADIUS,
     MAX_MARKS, PLOT_LEFT, PLOT_RIGHT, TOP, WIDTH,
 };

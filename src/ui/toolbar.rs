@@ -2,12 +2,12 @@
 
 use leptos::prelude::*;
 
-use super::app::Lab;
 use super::browser;
 use super::compare::PinButton;
 use super::examples::Examples;
-use crate::model::check::{import_bytes, Imported};
-use crate::model::export::{Export, MAX_FILE_BYTES};
+use super::lab::Lab;
+use crate::model::evidence::check::{import_bytes, Imported};
+use crate::model::evidence::export::{Export, MAX_FILE_BYTES};
 
 /// What an import did, for the inline message.
 pub fn import_summary(imported: &Imported) -> String {

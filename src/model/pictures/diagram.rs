@@ -9,9 +9,9 @@
 //! without a browser.
 //!
 //! ```
-//! use a2a_lab::model::diagram::{edges, nodes, path_taken};
-//! use a2a_lab::model::scenario::Scenario;
-//! use a2a_lab::model::simulate::simulate;
+//! use a2a_lab::model::pictures::diagram::{edges, nodes, path_taken};
+//! use a2a_lab::model::sim::scenario::Scenario;
+//! use a2a_lab::model::sim::simulate;
 //!
 //! assert_eq!((nodes().len(), edges().len()), (8, 25));
 //! let run = simulate(&Scenario::default());
@@ -19,8 +19,8 @@
 //! assert_eq!(path.states.len(), 3); // submitted → working → completed
 //! ```
 
-use super::state::TaskState;
-use super::trace::{Disposition, Row};
+use crate::model::state::TaskState;
+use crate::model::trace::{Disposition, Row};
 
 /// Width of the diagram's coordinate space (the SVG `viewBox`).
 pub const WIDTH: f64 = 360.0;

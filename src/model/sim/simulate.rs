@@ -9,31 +9,21 @@
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 
-use super::artifacts::Part;
-use super::digest::sha256_fields;
-use super::ledger::{
+use crate::model::digest::sha256_fields;
+use crate::model::ledger::artifacts::Part;
+use crate::model::ledger::{
     authorization_receipt_for, Body, Decision, LedgerEvent, Outcome, Reason, TaskLedger,
 };
-use super::presets;
-use super::profile::{Profile, RaisingCancel, StreamEnd, TASK_NOT_CANCELABLE};
-use super::scenario::{CancelImpl, Client, Ending, Interrupt, ReceiptMode, Scenario, Store, Work};
-use super::state::TaskState;
-use super::trace::{Disposition, Metrics, Row, RowKind, Source, Trace};
-use super::wire::{self, Chunk, StoredArtifact, RECEIPT_ARTIFACT, TASK_ID, TRACKING_ARTIFACT};
-
-/// A finished simulation: the trace and the ledgers behind it.
-#[derive(Debug, Clone, PartialEq)]
-pub struct Run {
-    /// Rows and metrics.
-    pub trace: Trace,
-    /// The ledger of each task (one, or two for the release drill or a
-    /// retry without the guard). With `guard=off` it only observes: it
-    /// records what the guard would decide.
-    pub ledgers: Vec<TaskLedger>,
-    /// How a blocking client's last call ended: `returned`, `timed_out`,
-    /// `hung` or `failed`; `None` for a streaming client.
-    pub call_end: Option<&'static str>,
-}
+use crate::model::sim::presets;
+use crate::model::sim::profile::{Profile, RaisingCancel, StreamEnd, TASK_NOT_CANCELABLE};
+use crate::model::sim::scenario::{
+    CancelImpl, Client, Ending, Interrupt, ReceiptMode, Scenario, Store, Work,
+};
+use crate::model::state::TaskState;
+use crate::model::trace::{Disposition, Metrics, Row, RowKind, Run, Source, Trace};
+use crate::model::wire::{
+    self, Chunk, StoredArtifact, RECEIPT_ARTIFACT, TASK_ID, TRACKING_ARTIFACT,
+};
 
 /// Simulates a scenario to completion.
 pub fn simulate(scenario: &Scenario) -> Run {
@@ -1002,8 +992,7 @@ impl<'a> Sim<'a> {
                     chunk: tracking_chunk(part + 1, self.sc.chunks, true),
                     part: *part,
                 };
-                let mut conflicting =
-                    self.prepare(sent.exec, Source::Server, other, sent.event_id);
+                let mut conflicting = self.prepare(sent.exec, Source::Server, other, sent.event_id);
                 conflicting.label = sent.label;
                 conflicting
             }

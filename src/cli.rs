@@ -4,11 +4,11 @@
 
 use std::io::Write;
 
-use super::export::export_json;
-use super::json_array;
-use super::ledger::TaskLedger;
-use super::scenario::Scenario;
-use super::seed_form::{write_answer, SeedEventRef};
+use crate::model::evidence::export::export_json;
+use crate::model::evidence::json_array;
+use crate::model::evidence::seed_form::{write_answer, SeedEventRef};
+use crate::model::ledger::TaskLedger;
+use crate::model::sim::scenario::Scenario;
 
 /// How a command ended. Standard output went to the writer given to
 /// [`run`]; a command that fails writes nothing there.
@@ -166,7 +166,7 @@ fn check_file(
         Ok(bytes) => bytes,
         Err(e) => return Ok(Output::bad(e)),
     };
-    match super::check::check_bytes(&bytes) {
+    match crate::model::evidence::check::check_bytes(&bytes) {
         Ok(report) => {
             let text = if json {
                 report.to_json()

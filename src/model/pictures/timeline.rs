@@ -9,18 +9,18 @@
 //! the unrevealed part of the trace with a single rectangle.
 //!
 //! ```
-//! use a2a_lab::model::scenario::Scenario;
-//! use a2a_lab::model::simulate::simulate;
-//! use a2a_lab::model::timeline::{Timeline, MAX_MARKS};
+//! use a2a_lab::model::sim::scenario::Scenario;
+//! use a2a_lab::model::sim::simulate;
+//! use a2a_lab::model::pictures::timeline::{Timeline, MAX_MARKS};
 //!
 //! let run = simulate(&Scenario::from_query("chunks=10000").unwrap());
 //! let timeline = Timeline::new(&run.trace.rows);
 //! assert!(timeline.marks(Some(5000), MAX_MARKS).len() <= MAX_MARKS);
 //! ```
 
-use super::diagram::num;
-use super::state::TaskState;
-use super::trace::{Disposition, Row, Source};
+use crate::model::pictures::diagram::num;
+use crate::model::state::TaskState;
+use crate::model::trace::{Disposition, Row, Source};
 
 /// Width of the timeline's coordinate space (the SVG `viewBox`).
 pub const WIDTH: f64 = 360.0;

@@ -1,7 +1,7 @@
 //! Every SDK-specific rule of the simulation, in one table (SPEC §7), so the
 //! simulator reads as one algorithm with profile decisions.
 
-use super::scenario::Sdk;
+use crate::model::sim::scenario::Sdk;
 
 /// When a streaming response or a blocking call ends.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

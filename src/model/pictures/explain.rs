@@ -2,10 +2,10 @@
 //! seed's "what carries over" advice that applies to this scenario, both
 //! computed from the trace, naming the SDK whose behaviour they describe.
 
-use super::profile::Profile;
-use super::scenario::{CancelImpl, Client, Ending, ReceiptMode, Scenario, Store, Work};
-use super::simulate::Run;
-use super::trace::Metrics;
+use crate::model::sim::profile::Profile;
+use crate::model::sim::scenario::{CancelImpl, Client, Ending, ReceiptMode, Scenario, Store, Work};
+use crate::model::trace::Metrics;
+use crate::model::trace::Run;
 
 /// One piece of advice that carries over to production.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -122,7 +122,7 @@ pub fn outcome(scenario: &Scenario, run: &Run) -> String {
         return "The resume carried no authorization receipt, so the ledger rejected it (authorization-receipt-required) and the task stays AUTH_REQUIRED.".into();
     }
     if scenario.receipt == ReceiptMode::Missing
-        && scenario.interrupt != super::scenario::Interrupt::None
+        && scenario.interrupt != crate::model::sim::scenario::Interrupt::None
     {
         return format!("The resume carried no authorization receipt and {sdk} resumed anyway: it never checks one. The task ended {state}.");
     }
@@ -159,7 +159,7 @@ pub fn advice(scenario: &Scenario, run: &Run) -> Vec<Advice> {
     if scenario.late.is_some() || m.events_after_terminal > 0 || m.dropped_by_guard > 0 {
         add("Never emit after the end", "The SDK delivers and stores what comes after a terminal status; a guard in front of delivery drops it.".into());
     }
-    if scenario.cancel.is_some() && scenario.sdk == super::scenario::Sdk::Js {
+    if scenario.cancel.is_some() && scenario.sdk == crate::model::sim::scenario::Sdk::Js {
         add("Make awaiting work honour an abort signal (@a2a-js/sdk)", "In @a2a-js/sdk a cancel never interrupts execute(): awaiting code runs on, its output dropped, unless it checks a flag or an abort signal.".into());
     }
     if scenario.cancel.is_some() {
@@ -190,7 +190,7 @@ pub fn advice(scenario: &Scenario, run: &Run) -> Vec<Advice> {
                 .into(),
         );
     }
-    if scenario.interrupt != super::scenario::Interrupt::None {
+    if scenario.interrupt != crate::model::sim::scenario::Interrupt::None {
         add(
             "Validate a fresh authorization receipt before resuming",
             "auth-required only says progress is blocked; it is never proof of authorization."
@@ -226,7 +226,7 @@ pub fn sdk_difference(metric: &str, scenario: &Scenario) -> &'static str {
         "stream" | "hung_streams" | "events_delivered" if scenario.timeout_ms.is_some() => {
             "a2a-sdk's client timeout restarts with every event (an inactivity timeout); @a2a-js/sdk's abort signal is a deadline for the whole call."
         }
-        "events_delivered" if scenario.interrupt != super::scenario::Interrupt::None => {
+        "events_delivered" if scenario.interrupt != crate::model::sim::scenario::Interrupt::None => {
             "@a2a-js/sdk makes every execute(), a resume included, publish the task first: one more task event per resume."
         }
         _ => "The two SDKs' request handlers differ here; see docs/fidelity.md for the measured runs.",

@@ -4,10 +4,11 @@
 use serde::Serialize;
 use serde_json::Value;
 
-use super::export::Export;
-use super::scenario::Scenario;
-use super::simulate::{simulate, Run};
-use super::trace::Row;
+use crate::model::evidence::export::Export;
+use crate::model::sim::scenario::Scenario;
+use crate::model::sim::simulate;
+use crate::model::trace::Row;
+use crate::model::trace::Run;
 
 /// A metric whose value differs between A and B.
 #[derive(Debug, Clone, PartialEq, Serialize)]

@@ -6,14 +6,14 @@
 use serde::Serialize;
 use serde_json::Value;
 
-use super::artifacts::Part;
-use super::digest::sha256_hex;
-use super::export::{Export, FORMAT, MAX_FILE_BYTES, VERSION};
-use super::ledger::{Body, Decision, LedgerEvent, Outcome, Reason, TaskLedger};
-use super::scenario::Scenario;
-use super::simulate::simulate;
-use super::state::TaskState;
-use super::wire::event_kind;
+use crate::model::digest::sha256_hex;
+use crate::model::evidence::export::{Export, FORMAT, MAX_FILE_BYTES, VERSION};
+use crate::model::ledger::artifacts::Part;
+use crate::model::ledger::{Body, Decision, LedgerEvent, Outcome, Reason, TaskLedger};
+use crate::model::sim::scenario::Scenario;
+use crate::model::sim::simulate;
+use crate::model::state::TaskState;
+use crate::model::wire::event_kind;
 
 /// The deepest JSON nesting the lab reads; deeper input is refused.
 pub const MAX_DEPTH: usize = 64;

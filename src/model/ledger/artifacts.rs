@@ -6,7 +6,7 @@ use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 
-use super::digest::{sha256_fields, sha256_hex};
+use crate::model::digest::{sha256_fields, sha256_hex};
 
 /// One streamed part of an artifact.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]

@@ -2,14 +2,16 @@
 //! same ledger and trace views as the executor scenarios: T-42, T-43 and
 //! the release drill.
 
-use super::artifacts::Part;
-use super::digest::sha256_fields;
-use super::ledger::{authorization_receipt_for, Body, Decision, LedgerEvent, Outcome, TaskLedger};
-use super::scenario::Preset;
-use super::simulate::Run;
-use super::state::TaskState;
-use super::trace::{Disposition, Metrics, Row, RowKind, Source, Trace};
-use super::wire::{self, Chunk};
+use crate::model::digest::sha256_fields;
+use crate::model::ledger::artifacts::Part;
+use crate::model::ledger::{
+    authorization_receipt_for, Body, Decision, LedgerEvent, Outcome, TaskLedger,
+};
+use crate::model::sim::scenario::Preset;
+use crate::model::state::TaskState;
+use crate::model::trace::Run;
+use crate::model::trace::{Disposition, Metrics, Row, RowKind, Source, Trace};
+use crate::model::wire::{self, Chunk};
 
 /// One scripted event.
 #[derive(Debug, Clone)]

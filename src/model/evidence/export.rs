@@ -4,11 +4,12 @@
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use super::ledger::{LedgerPanel, TaskLedger};
-use super::profile::Profile;
-use super::scenario::Scenario;
-use super::simulate::{simulate, Run};
-use super::trace::{Metrics, Row};
+use crate::model::ledger::{LedgerPanel, TaskLedger};
+use crate::model::sim::profile::Profile;
+use crate::model::sim::scenario::Scenario;
+use crate::model::sim::simulate;
+use crate::model::trace::Run;
+use crate::model::trace::{Metrics, Row};
 
 /// The `format` field.
 pub const FORMAT: &str = "a2a-lifecycle-lab/trace";

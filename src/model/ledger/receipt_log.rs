@@ -14,8 +14,8 @@
 
 use std::collections::BTreeMap;
 
-use super::ledger::{Outcome, Reason, Receipt};
-use super::state::TaskState;
+use super::verdict::{Outcome, Reason, Receipt};
+use crate::model::state::TaskState;
 
 /// Where a receipt's text lives in a buffer.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -117,11 +117,6 @@ impl ReceiptLog {
     /// How many receipts.
     pub fn len(&self) -> usize {
         self.slots.len()
-    }
-
-    /// No receipt yet.
-    pub fn is_empty(&self) -> bool {
-        self.slots.is_empty()
     }
 
     /// The receipt for `id`, or where a new one would go.

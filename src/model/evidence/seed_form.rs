@@ -8,7 +8,7 @@ use std::io::Write;
 use serde::ser::{SerializeMap, SerializeStruct};
 use serde::{Deserialize, Serialize, Serializer};
 
-use super::ledger::{Body, EventRef, LedgerEvent, TaskLedger};
+use crate::model::ledger::{Body, EventRef, LedgerEvent, TaskLedger};
 
 /// An event as the seed's reference reducer takes it.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]

@@ -1,0 +1,10 @@
+//! What the lab hands out and takes in as evidence (SPEC §5): the export
+//! ([`export`]), `check` and Import ([`check`]), two runs side by side
+//! ([`compare`]), and the seed's own ledger form for `reduce`
+//! ([`seed_form`], [`json_array`]).
+
+pub mod check;
+pub mod compare;
+pub mod export;
+pub mod json_array;
+pub mod seed_form;
