@@ -4,6 +4,7 @@
 use a2a_lab::model::pictures::examples::EXAMPLES;
 use a2a_lab::model::sim::scenario::Scenario;
 use a2a_lab::model::sim::simulate;
+use a2a_lab::model::state::TaskState;
 
 fn metrics_of(label_prefix: &str) -> a2a_lab::model::trace::Metrics {
     let example = EXAMPLES
@@ -53,16 +54,22 @@ fn the_controlled_comparisons_come_in_the_seeds_order_and_reproduce_its_numbers(
         2
     );
     assert_eq!(
-        metrics_of("cancel() raises").final_state.as_deref(),
+        metrics_of("cancel() raises")
+            .final_state
+            .map(TaskState::wire),
         Some("TASK_STATE_FAILED")
     );
     assert!(metrics_of("Restart after chunk 2, in-memory").task_lost);
     assert_eq!(
-        metrics_of("Seed 000: T-42").final_state.as_deref(),
+        metrics_of("Seed 000: T-42")
+            .final_state
+            .map(TaskState::wire),
         Some("TASK_STATE_COMPLETED")
     );
     assert_eq!(
-        metrics_of("Seed 000: T-43").final_state.as_deref(),
+        metrics_of("Seed 000: T-43")
+            .final_state
+            .map(TaskState::wire),
         Some("TASK_STATE_REJECTED")
     );
 }

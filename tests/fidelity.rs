@@ -63,6 +63,12 @@ fn from_fixture(run: &Value) -> Outcome {
     }
 }
 
+/// A value as the export spells it (`timed_out`, `not_cancelable`), the
+/// spelling the recorders write.
+fn spelled<T: serde::Serialize>(value: &T) -> Option<String> {
+    serde_json::to_value(value).ok()?.as_str().map(String::from)
+}
+
 fn from_model(run: &Run) -> Outcome {
     let m = &run.trace.metrics;
     let events = run
@@ -80,16 +86,16 @@ fn from_model(run: &Run) -> Outcome {
         })
         .collect();
     let get_task = match (&m.final_state, m.get_task_artifacts) {
-        (Some(state), Some(n)) => format!("{state} with {n}"),
+        (Some(state), Some(n)) => format!("{} with {n}", state.wire()),
         _ => "lost".to_string(),
     };
     Outcome {
         events,
-        stream: m.stream.clone(),
-        call: run.call_end.map(String::from),
+        stream: spelled(&m.stream),
+        call: spelled(&run.call_end),
         blocking_result_artifacts: m.blocking_result_artifacts.map(u64::from),
         get_task,
-        cancel_result: m.cancel_result.clone(),
+        cancel_result: spelled(&m.cancel_result),
         orphaned_steps: u64::from(m.orphaned_steps),
         executions: u64::from(m.executions),
     }

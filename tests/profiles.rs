@@ -3,7 +3,10 @@
 
 use a2a_lab::model::sim::scenario::Scenario;
 use a2a_lab::model::sim::simulate;
+use a2a_lab::model::state::TaskState;
+use a2a_lab::model::trace::CancelResult;
 use a2a_lab::model::trace::Metrics;
+use a2a_lab::model::trace::StreamEnd;
 
 fn metrics(query: &str) -> Metrics {
     simulate(&Scenario::from_query(query).unwrap())
@@ -42,7 +45,10 @@ fn js_cancel_never_interrupts_awaiting_code() {
     assert_eq!(metrics("cancel=1").orphaned_steps, 0);
     let js = metrics("cancel=1&sdk=js");
     assert_eq!(js.orphaned_steps, 2);
-    assert_eq!(js.final_state.as_deref(), Some("TASK_STATE_CANCELED"));
+    assert_eq!(
+        js.final_state.map(TaskState::wire),
+        Some("TASK_STATE_CANCELED")
+    );
     assert_eq!(
         metrics("cancel=1&work=flag&sdk=js").orphaned_steps,
         1,
@@ -53,11 +59,16 @@ fn js_cancel_never_interrupts_awaiting_code() {
 #[test]
 fn js_cancel_that_throws_only_errors_the_caller_and_the_task_completes() {
     let js = metrics("cancel=1&cancel_impl=raise&sdk=js");
-    assert_eq!(js.cancel_result.as_deref(), Some("error"));
-    assert_eq!(js.final_state.as_deref(), Some("TASK_STATE_COMPLETED"));
+    assert_eq!(js.cancel_result, Some(CancelResult::Error));
+    assert_eq!(
+        js.final_state.map(TaskState::wire),
+        Some("TASK_STATE_COMPLETED")
+    );
     assert_eq!(js.events_delivered, 6);
     assert_eq!(
-        metrics("cancel=1&cancel_impl=raise").final_state.as_deref(),
+        metrics("cancel=1&cancel_impl=raise")
+            .final_state
+            .map(TaskState::wire),
         Some("TASK_STATE_FAILED")
     );
 }
@@ -73,16 +84,12 @@ fn js_timeout_is_a_deadline_not_an_inactivity_timeout() {
     // A stream still receiving events at 1000 ms: an inactivity timeout lets
     // it finish; a deadline cuts it off.
     assert_eq!(
-        metrics("chunks=10&step_ms=200&timeout_ms=1000")
-            .stream
-            .as_deref(),
-        Some("closed")
+        metrics("chunks=10&step_ms=200&timeout_ms=1000").stream,
+        Some(StreamEnd::Closed)
     );
     assert_eq!(
-        metrics("chunks=10&step_ms=200&timeout_ms=1000&sdk=js")
-            .stream
-            .as_deref(),
-        Some("timed_out")
+        metrics("chunks=10&step_ms=200&timeout_ms=1000&sdk=js").stream,
+        Some(StreamEnd::TimedOut)
     );
 }
 

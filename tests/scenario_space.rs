@@ -9,7 +9,7 @@ use a2a_lab::model::evidence::export::export_json;
 use a2a_lab::model::sim::scenario::Scenario;
 use a2a_lab::model::sim::simulate;
 use a2a_lab::model::state::TaskState;
-use a2a_lab::model::trace::{Disposition, Row, RowKind};
+use a2a_lab::model::trace::{Disposition, Row, RowKind, StreamEnd};
 use proptest::prelude::*;
 use serde_json::Value;
 
@@ -205,11 +205,11 @@ fn hold_invariants(query: &str) {
         assert_eq!(m.orphaned_steps, count(rows, false, &[Orphaned]), "{query}");
         assert_eq!(
             m.hung_streams,
-            u32::from(m.stream.as_deref() == Some("hung")),
+            u32::from(m.stream == Some(StreamEnd::Hung)),
             "{query}"
         );
         // The stored state at the end is the last row's.
-        let last = rows.last().and_then(|r| r.state_after.clone());
+        let last = rows.last().and_then(|r| r.state_after);
         assert_eq!(
             m.final_state, last,
             "{query}: final_state is not the last stored state"
@@ -231,20 +231,17 @@ fn hold_invariants(query: &str) {
     // With the guard on, a terminal state never changes (a restart may
     // still lose the task with the server's memory).
     if scenario.guard && scenario.preset.is_none() {
-        let mut terminal: Option<&str> = None;
+        let mut terminal: Option<TaskState> = None;
         for row in rows {
-            let state = row.state_after.as_deref();
+            let state = row.state_after;
             if let (Some(t), Some(s)) = (terminal, state) {
                 assert_eq!(
                     s, t,
-                    "{query}: terminal {t} changed to {s} at row {}",
+                    "{query}: terminal {t:?} changed to {s:?} at row {}",
                     row.index
                 );
             }
-            if state
-                .and_then(TaskState::from_wire)
-                .is_some_and(TaskState::is_terminal)
-            {
+            if state.is_some_and(TaskState::is_terminal) {
                 terminal = state;
             }
         }

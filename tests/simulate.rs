@@ -3,7 +3,10 @@
 
 use a2a_lab::model::sim::scenario::Scenario;
 use a2a_lab::model::sim::simulate;
+use a2a_lab::model::state::TaskState;
+use a2a_lab::model::trace::CancelResult;
 use a2a_lab::model::trace::Run;
+use a2a_lab::model::trace::StreamEnd;
 use a2a_lab::model::trace::{Disposition, Metrics, RowKind};
 
 fn run(query: &str) -> Run {
@@ -15,7 +18,7 @@ fn metrics(query: &str) -> Metrics {
 }
 
 fn state(m: &Metrics) -> Option<&str> {
-    m.final_state.as_deref()
+    m.final_state.map(TaskState::wire)
 }
 
 #[test]
@@ -24,7 +27,7 @@ fn defaults_deliver_6_events_and_complete() {
     let m = &r.trace.metrics;
     assert_eq!(m.events_delivered, 6);
     assert_eq!(state(m), Some("TASK_STATE_COMPLETED"));
-    assert_eq!(m.stream.as_deref(), Some("closed"));
+    assert_eq!(m.stream, Some(StreamEnd::Closed));
     let kinds: Vec<&str> = r
         .trace
         .rows
@@ -48,7 +51,7 @@ fn defaults_deliver_6_events_and_complete() {
 #[test]
 fn ending_return_closes_the_stream_and_leaves_the_task_working() {
     let m = metrics("ending=return");
-    assert_eq!(m.stream.as_deref(), Some("closed"));
+    assert_eq!(m.stream, Some(StreamEnd::Closed));
     assert_eq!(state(&m), Some("TASK_STATE_WORKING"));
     assert_eq!(m.tasks_non_terminal, 1);
     assert_eq!((m.hung_streams, m.hung_calls), (0, 0));
@@ -58,7 +61,7 @@ fn ending_return_closes_the_stream_and_leaves_the_task_working() {
 fn ending_never_hangs_one_stream() {
     let m = metrics("ending=never");
     assert_eq!(m.hung_streams, 1);
-    assert_eq!(m.stream.as_deref(), Some("hung"));
+    assert_eq!(m.stream, Some(StreamEnd::Hung));
 }
 
 #[test]
@@ -73,9 +76,9 @@ fn ending_never_with_a_blocking_client_hangs_one_call() {
 fn ending_never_cancel_after_chunk_3_writes_canceled_and_frees_the_stream() {
     let m = metrics("ending=never&cancel=3");
     assert_eq!(state(&m), Some("TASK_STATE_CANCELED"));
-    assert_eq!(m.cancel_result.as_deref(), Some("canceled"));
+    assert_eq!(m.cancel_result, Some(CancelResult::Canceled));
     assert_eq!(m.hung_streams, 0);
-    assert_eq!(m.stream.as_deref(), Some("closed"));
+    assert_eq!(m.stream, Some(StreamEnd::Closed));
 }
 
 #[test]
@@ -128,7 +131,7 @@ fn cancel_after_chunk_1_orphans_one_step_with_a_flag() {
 fn cancel_that_raises_ends_the_task_failed() {
     let m = metrics("cancel=1&cancel_impl=raise");
     assert_eq!(state(&m), Some("TASK_STATE_FAILED"));
-    assert_eq!(m.cancel_result.as_deref(), Some("error"));
+    assert_eq!(m.cancel_result, Some(CancelResult::Error));
 }
 
 #[test]
@@ -159,13 +162,13 @@ fn restart_after_chunk_2_with_database_store_stays_working_with_nothing_resuming
 fn cancel_after_the_last_chunk_loses_the_race_to_complete() {
     let m = metrics("cancel=3");
     assert_eq!(state(&m), Some("TASK_STATE_COMPLETED"));
-    assert_eq!(m.cancel_result.as_deref(), Some("not_cancelable"));
+    assert_eq!(m.cancel_result, Some(CancelResult::NotCancelable));
 }
 
 #[test]
 fn client_timeout_ends_a_hung_stream_as_timed_out() {
     let m = metrics("ending=never&timeout_ms=1000");
-    assert_eq!(m.stream.as_deref(), Some("timed_out"));
+    assert_eq!(m.stream, Some(StreamEnd::TimedOut));
     assert_eq!(m.hung_streams, 0);
     let m = metrics("ending=never&client=block&timeout_ms=1000");
     assert_eq!(m.hung_calls, 0);
@@ -288,7 +291,7 @@ fn wire_chunks_carry_append_and_last_chunk_only_when_true_and_no_kind_or_final()
 fn presets_reproduce_the_seed_ledgers() {
     let t42 = run("preset=t42");
     assert_eq!(
-        t42.trace.metrics.final_state.as_deref(),
+        t42.trace.metrics.final_state.map(TaskState::wire),
         Some("TASK_STATE_COMPLETED")
     );
     assert_eq!(
@@ -299,7 +302,7 @@ fn presets_reproduce_the_seed_ledgers() {
     assert_eq!(t42.trace.metrics.rejected, 1);
     let t43 = run("preset=t43");
     assert_eq!(
-        t43.trace.metrics.final_state.as_deref(),
+        t43.trace.metrics.final_state.map(TaskState::wire),
         Some("TASK_STATE_REJECTED")
     );
     assert_eq!(t43.trace.metrics.rejected, 1);

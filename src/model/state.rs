@@ -65,6 +65,12 @@ impl TaskState {
         }
     }
 
+    /// The wire spelling without its prefix (`INPUT_REQUIRED`), as the
+    /// page shows a stored state.
+    pub fn short(self) -> &'static str {
+        &self.wire()["TASK_STATE_".len()..]
+    }
+
     /// The seed ledger's kebab-case spelling (`input-required`).
     pub fn kebab(self) -> &'static str {
         match self {
@@ -131,5 +137,33 @@ impl TaskState {
             }
         }
         edges
+    }
+}
+
+/// Serde for an optional state in its A2A 1.0 wire spelling
+/// (`TASK_STATE_WORKING`, or `null`), as trace rows and metrics write it:
+/// the one place that spelling enters an export.
+pub mod wire_form {
+    use serde::de::Error;
+    use serde::{Deserialize, Deserializer, Serializer};
+
+    use super::TaskState;
+
+    /// Writes `TASK_STATE_…` or `null`.
+    pub fn serialize<S: Serializer>(state: &Option<TaskState>, s: S) -> Result<S::Ok, S::Error> {
+        match state {
+            Some(state) => s.serialize_some(state.wire()),
+            None => s.serialize_none(),
+        }
+    }
+
+    /// Reads `TASK_STATE_…` or `null`; any other text is an error.
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Option<TaskState>, D::Error> {
+        let text: Option<String> = Option::deserialize(d)?;
+        text.map(|t| {
+            TaskState::from_wire(&t)
+                .ok_or_else(|| D::Error::custom(format!("`{t}` is not a task state")))
+        })
+        .transpose()
     }
 }

@@ -5,6 +5,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use crate::model::ledger::TaskLedger;
+use crate::model::state::TaskState;
 
 /// Who produced a row.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -126,11 +127,13 @@ pub struct Row {
     pub event: String,
     /// What happened to it.
     pub disposition: Disposition,
-    /// The stored task state after it (wire spelling), `None` once lost.
-    pub state_after: Option<String>,
+    /// The stored task state after it, `None` once lost.
+    #[serde(with = "crate::model::state::wire_form")]
+    pub state_after: Option<TaskState>,
     /// For a status event, the state it moves to (or tried to move to, when
-    /// it was dropped or rejected), wire spelling.
-    pub target: Option<String>,
+    /// it was dropped or rejected).
+    #[serde(with = "crate::model::state::wire_form")]
+    pub target: Option<TaskState>,
     /// The exact wire JSON, for a row the client received.
     pub wire: Option<Value>,
     /// Event or action.
@@ -148,10 +151,11 @@ pub struct Metrics {
     pub events_after_terminal: u32,
     /// Refused by the terminal-state guard.
     pub dropped_by_guard: u32,
-    /// The stored state at the end (wire spelling), `None` if lost.
-    pub final_state: Option<String>,
-    /// `closed`, `hung`, `timed_out`; `None` for a blocking client.
-    pub stream: Option<String>,
+    /// The stored state at the end, `None` if lost.
+    #[serde(with = "crate::model::state::wire_form")]
+    pub final_state: Option<TaskState>,
+    /// How the stream ended; `None` for a blocking client.
+    pub stream: Option<StreamEnd>,
     /// Streams that never end.
     pub hung_streams: u32,
     /// Blocking calls that never return.
@@ -165,8 +169,8 @@ pub struct Metrics {
     pub blocking_result_artifacts: Option<u32>,
     /// Artifacts GetTask lists once every actor has finished or hung.
     pub get_task_artifacts: Option<u32>,
-    /// `canceled`, `not_cancelable`, `error`, or `None` without a cancel.
-    pub cancel_result: Option<String>,
+    /// What CancelTask answered, `None` without a cancel.
+    pub cancel_result: Option<CancelResult>,
     /// The task was lost.
     pub task_lost: bool,
     /// How many times the work ran for one submission.
@@ -185,33 +189,132 @@ impl Metrics {
         let Value::Object(map) = serde_json::to_value(self).unwrap_or(Value::Null) else {
             return Vec::new();
         };
-        METRIC_NAMES
+        METRICS
             .iter()
-            .map(|name| (*name, map.get(*name).cloned().unwrap_or(Value::Null)))
+            .map(|m| (m.name, map.get(m.name).cloned().unwrap_or(Value::Null)))
             .collect()
     }
 }
 
-/// The metric names, in the order of SPEC §4.
-pub const METRIC_NAMES: [&str; 17] = [
-    "events_delivered",
-    "events_after_terminal",
-    "dropped_by_guard",
-    "final_state",
-    "stream",
-    "hung_streams",
-    "hung_calls",
-    "tasks_non_terminal",
-    "orphaned_steps",
-    "blocking_result_artifacts",
-    "get_task_artifacts",
-    "cancel_result",
-    "task_lost",
-    "executions",
-    "duplicates",
-    "rejected",
-    "incidents",
+/// One metric of SPEC §4: its fixed name and its label for people.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct MetricSpec {
+    /// The name in the export, the CLI and the page's `data-metric`.
+    pub name: &'static str,
+    /// A short label for the page.
+    pub label: &'static str,
+}
+
+/// Every metric, in the order of SPEC §4: the one table of names and labels.
+pub const METRICS: [MetricSpec; 17] = [
+    MetricSpec {
+        name: "events_delivered",
+        label: "events delivered",
+    },
+    MetricSpec {
+        name: "events_after_terminal",
+        label: "after terminal",
+    },
+    MetricSpec {
+        name: "dropped_by_guard",
+        label: "dropped by guard",
+    },
+    MetricSpec {
+        name: "final_state",
+        label: "final state",
+    },
+    MetricSpec {
+        name: "stream",
+        label: "stream",
+    },
+    MetricSpec {
+        name: "hung_streams",
+        label: "hung streams",
+    },
+    MetricSpec {
+        name: "hung_calls",
+        label: "hung calls",
+    },
+    MetricSpec {
+        name: "tasks_non_terminal",
+        label: "non-terminal tasks",
+    },
+    MetricSpec {
+        name: "orphaned_steps",
+        label: "orphaned steps",
+    },
+    MetricSpec {
+        name: "blocking_result_artifacts",
+        label: "blocking result artifacts",
+    },
+    MetricSpec {
+        name: "get_task_artifacts",
+        label: "GetTask artifacts",
+    },
+    MetricSpec {
+        name: "cancel_result",
+        label: "cancel result",
+    },
+    MetricSpec {
+        name: "task_lost",
+        label: "task lost",
+    },
+    MetricSpec {
+        name: "executions",
+        label: "executions",
+    },
+    MetricSpec {
+        name: "duplicates",
+        label: "duplicates",
+    },
+    MetricSpec {
+        name: "rejected",
+        label: "rejected",
+    },
+    MetricSpec {
+        name: "incidents",
+        label: "incidents",
+    },
 ];
+
+/// How a stream ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum StreamEnd {
+    /// The server closed it.
+    Closed,
+    /// Nothing will ever end it.
+    Hung,
+    /// The client's own timeout gave up on it.
+    TimedOut,
+}
+
+/// What CancelTask answered.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum CancelResult {
+    /// The task was canceled.
+    Canceled,
+    /// TaskNotCancelableError: the task was already terminal (or stayed
+    /// where it was).
+    NotCancelable,
+    /// Any other error.
+    Error,
+}
+
+/// How a blocking call ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum CallEnd {
+    /// It returned a result.
+    Returned,
+    /// The client's timeout gave up on it.
+    TimedOut,
+    /// It never returns.
+    Hung,
+    /// The connection broke.
+    Failed,
+}
 
 /// A complete simulation result: playback is only an index into `rows`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -231,7 +334,7 @@ pub struct Run {
     /// retry without the guard). With `guard=off` it only observes: it
     /// records what the guard would decide.
     pub ledgers: Vec<TaskLedger>,
-    /// How a blocking client's last call ended: `returned`, `timed_out`,
-    /// `hung` or `failed`; `None` for a streaming client.
-    pub call_end: Option<&'static str>,
+    /// How a blocking client's last call ended; `None` for a streaming
+    /// client.
+    pub call_end: Option<CallEnd>,
 }

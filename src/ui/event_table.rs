@@ -65,9 +65,7 @@ pub fn EventTable() -> impl IntoView {
 fn render_row(lab: Lab, row: &Row, current: bool) -> impl IntoView {
     let index = row.index;
     let disposition = row.disposition.label();
-    let state = row.state_after.as_deref().map_or("lost".to_string(), |s| {
-        s.trim_start_matches("TASK_STATE_").to_string()
-    });
+    let state = row.state_after.map_or("lost", |s| s.short());
     let assumed = row.assumed.then_some(" (assumed)");
     view! {
         <tr class=format!("event-table__row disp-{disposition}") class:event-table__row--current=current

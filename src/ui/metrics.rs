@@ -4,29 +4,14 @@ use leptos::prelude::*;
 use serde_json::Value;
 
 use super::lab::Lab;
+use crate::model::trace::METRICS;
 
-/// Short labels for the metric cards.
+/// A metric's label for people, from the model's one table.
 fn label(name: &str) -> &str {
-    match name {
-        "events_delivered" => "events delivered",
-        "events_after_terminal" => "after terminal",
-        "dropped_by_guard" => "dropped by guard",
-        "final_state" => "final state",
-        "stream" => "stream",
-        "hung_streams" => "hung streams",
-        "hung_calls" => "hung calls",
-        "tasks_non_terminal" => "non-terminal tasks",
-        "orphaned_steps" => "orphaned steps",
-        "blocking_result_artifacts" => "blocking result artifacts",
-        "get_task_artifacts" => "GetTask artifacts",
-        "cancel_result" => "cancel result",
-        "task_lost" => "task lost",
-        "executions" => "executions",
-        "duplicates" => "duplicates",
-        "rejected" => "rejected",
-        "incidents" => "incidents",
-        other => other,
-    }
+    METRICS
+        .iter()
+        .find(|m| m.name == name)
+        .map_or(name, |m| m.label)
 }
 
 /// How a metric's value reads.

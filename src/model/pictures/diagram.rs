@@ -432,13 +432,10 @@ fn is_attempt(d: Disposition) -> bool {
 /// trace): `state_after` already follows the task the client follows.
 pub fn path_taken(rows: &[Row]) -> PathTaken {
     let mut path = PathTaken::default();
-    // The previous row's raw spelling: comparing strings first keeps a
-    // 10,000-row prefix cheap, as only changes are parsed.
-    let mut last_raw: Option<&str> = None;
     let mut before: Option<TaskState> = None;
     for row in rows {
         if is_attempt(row.disposition) {
-            if let Some(to) = row.target.as_deref().and_then(TaskState::from_wire) {
+            if let Some(to) = row.target {
                 path.attempts.push(Attempt {
                     index: row.index,
                     from: before,
@@ -447,9 +444,8 @@ pub fn path_taken(rows: &[Row]) -> PathTaken {
                 });
             }
         }
-        let raw = row.state_after.as_deref();
-        if raw != last_raw {
-            let state = raw.and_then(TaskState::from_wire);
+        let state = row.state_after;
+        if state != before {
             if let Some(s) = state {
                 if let Some(&prev) = path.states.last() {
                     if prev != s && prev.allows(s) && before.is_some() {
@@ -461,7 +457,6 @@ pub fn path_taken(rows: &[Row]) -> PathTaken {
                 }
             }
             before = state;
-            last_raw = raw;
         }
     }
     path.current = before;

@@ -4,8 +4,8 @@
 
 use crate::model::sim::profile::Profile;
 use crate::model::sim::scenario::{CancelImpl, Client, Ending, ReceiptMode, Scenario, Store, Work};
-use crate::model::trace::Metrics;
-use crate::model::trace::Run;
+use crate::model::state::TaskState;
+use crate::model::trace::{CallEnd, CancelResult, Metrics, Run, StreamEnd};
 
 /// One piece of advice that carries over to production.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -17,9 +17,7 @@ pub struct Advice {
 }
 
 fn state_label(m: &Metrics) -> String {
-    m.final_state.as_deref().map_or("lost".into(), |s| {
-        s.trim_start_matches("TASK_STATE_").to_string()
-    })
+    m.final_state.map_or("lost", |s| s.short()).to_string()
 }
 
 fn plural(n: u32, one: &str, many: &str) -> String {
@@ -53,20 +51,20 @@ pub fn outcome(scenario: &Scenario, run: &Run) -> String {
     if m.hung_calls > 0 {
         return format!("execute() never returns, so the blocking call never answers: 1 hung call, the task stays {state} ({sdk}).");
     }
-    if m.stream.as_deref() == Some("timed_out") || run.call_end == Some("timed_out") {
+    if m.stream == Some(StreamEnd::TimedOut) || run.call_end == Some(CallEnd::TimedOut) {
         return format!("The client's own timeout ended the wait after {events}; on the server the task stays {state}.");
     }
-    match (m.cancel_result.as_deref(), scenario.cancel_impl) {
-        (Some("not_cancelable"), _) => {
+    match (m.cancel_result, scenario.cancel_impl) {
+        (Some(CancelResult::NotCancelable), _) => {
             return format!("The cancel arrived after the task was already {state}: it lost the race, and CancelTask got TaskNotCancelableError (-32002) ({sdk}).")
         }
-        (Some(_), CancelImpl::Raise) if m.final_state.as_deref() == Some("TASK_STATE_FAILED") => {
+        (Some(_), CancelImpl::Raise) if m.final_state == Some(TaskState::Failed) => {
             return format!("cancel() raised NotImplementedError, so the task ended FAILED after {events} ({sdk}).")
         }
-        (Some("canceled"), CancelImpl::Noop) => {
+        (Some(CancelResult::Canceled), CancelImpl::Noop) => {
             return format!("cancel() wrote nothing: {sdk} stored CANCELED itself but never streamed it, so the stream closed after {events} without a final status.")
         }
-        (Some("canceled"), _) => {
+        (Some(CancelResult::Canceled), _) => {
             let orphans = match (m.orphaned_steps, scenario.work) {
                 (0, _) => "no step ran on after it".to_string(),
                 (n, Work::ToThread) => format!("{} kept running in asyncio.to_thread, output going nowhere", plural(n, "orphaned step", "orphaned steps")),

@@ -259,12 +259,9 @@ impl Timeline {
             })
             .collect();
         spread_ties(rows, t_max, &mut placed);
-        let terminal = rows.iter().position(|r| {
-            r.state_after
-                .as_deref()
-                .and_then(TaskState::from_wire)
-                .is_some_and(TaskState::is_terminal)
-        });
+        let terminal = rows
+            .iter()
+            .position(|r| r.state_after.is_some_and(TaskState::is_terminal));
         Timeline {
             placed,
             t_max,

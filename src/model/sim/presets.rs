@@ -10,7 +10,7 @@ use crate::model::ledger::{
 use crate::model::sim::scenario::Preset;
 use crate::model::state::TaskState;
 use crate::model::trace::Run;
-use crate::model::trace::{Disposition, Metrics, Row, RowKind, Source, Trace};
+use crate::model::trace::{Disposition, Metrics, Row, RowKind, Source, StreamEnd, Trace};
 use crate::model::wire::{self, Chunk};
 
 /// One scripted event.
@@ -397,7 +397,7 @@ pub fn play(preset: Preset) -> Run {
             source: step.source,
             event: format!("{prefix}{}", step.label),
             disposition,
-            state_after: Some(ledger.state().wire().to_string()),
+            state_after: Some(ledger.state()),
             target: step.event.as_ref().and_then(status_target),
             wire,
             kind,
@@ -414,8 +414,8 @@ pub fn play(preset: Preset) -> Run {
         events_delivered: count(Disposition::Delivered),
         events_after_terminal: 0,
         dropped_by_guard: 0,
-        final_state: Some(primary.state().wire().to_string()),
-        stream: Some("closed".into()),
+        final_state: Some(primary.state()),
+        stream: Some(StreamEnd::Closed),
         hung_streams: 0,
         hung_calls: 0,
         tasks_non_terminal: ledgers.iter().filter(|l| !l.state().is_terminal()).count() as u32,
@@ -437,10 +437,10 @@ pub fn play(preset: Preset) -> Run {
 }
 
 /// The state a scripted status event moves to (or tries to).
-fn status_target(event: &LedgerEvent) -> Option<String> {
+fn status_target(event: &LedgerEvent) -> Option<TaskState> {
     match &event.body {
-        Body::Status { status, .. } => TaskState::from_kebab(status).map(|s| s.wire().to_string()),
-        Body::Submit => Some(TaskState::Submitted.wire().to_string()),
+        Body::Status { status, .. } => TaskState::from_kebab(status),
+        Body::Submit => Some(TaskState::Submitted),
         _ => None,
     }
 }

@@ -20,7 +20,10 @@ use crate::model::sim::scenario::{
     CancelImpl, Client, Ending, Interrupt, ReceiptMode, Scenario, Store, Work,
 };
 use crate::model::state::TaskState;
-use crate::model::trace::{Disposition, Metrics, Row, RowKind, Run, Source, Trace};
+use crate::model::trace::{
+    CallEnd, CancelResult, Disposition, Metrics, Row, RowKind, Run, Source, StreamEnd as Ended,
+    Trace,
+};
 use crate::model::wire::{
     self, Chunk, StoredArtifact, RECEIPT_ARTIFACT, TASK_ID, TRACKING_ARTIFACT,
 };
@@ -150,7 +153,7 @@ struct Sim<'a> {
     resent: bool,
     orphaned: u32,
     blocking_result: Option<u32>,
-    cancel_result: Option<&'static str>,
+    cancel_result: Option<CancelResult>,
     interrupts: Vec<Stage>,
     offset_ms: u64,
 }
@@ -557,7 +560,7 @@ impl<'a> Sim<'a> {
         self.ledgers[self.client_task].apply(&event);
         self.action(Source::Client, "client sends CancelTask");
         let Some(state) = self.task_state() else {
-            self.cancel_result = Some("error");
+            self.cancel_result = Some(CancelResult::Error);
             self.action(
                 Source::Handler,
                 "CancelTask → TaskNotFoundError (-32001): the task is gone",
@@ -565,7 +568,7 @@ impl<'a> Sim<'a> {
             return;
         };
         if state.is_terminal() {
-            self.cancel_result = Some("not_cancelable");
+            self.cancel_result = Some(CancelResult::NotCancelable);
             let label = format!("CancelTask → TaskNotCancelableError ({TASK_NOT_CANCELABLE}): the task is already {}", state.label());
             self.action(Source::Handler, label);
             return;
@@ -574,15 +577,15 @@ impl<'a> Sim<'a> {
             CancelImpl::Write => {
                 self.emit_cancel_status(Source::Cancel, TaskState::Canceled);
                 self.cancel_result = Some(if self.task_state() == Some(TaskState::Canceled) {
-                    "canceled"
+                    CancelResult::Canceled
                 } else {
-                    "error"
+                    CancelResult::Error
                 });
                 self.stop_executions();
             }
             CancelImpl::Raise => {
                 self.action(Source::Cancel, "cancel() raises NotImplementedError");
-                self.cancel_result = Some("error");
+                self.cancel_result = Some(CancelResult::Error);
                 match self.profile.raising_cancel {
                     RaisingCancel::FailsTask => {
                         self.emit_cancel_status(Source::Handler, TaskState::Failed);
@@ -607,10 +610,10 @@ impl<'a> Sim<'a> {
                     self.emit_cancel_status(Source::Handler, TaskState::Canceled);
                 }
                 if self.task_state() == Some(TaskState::Canceled) {
-                    self.cancel_result = Some("canceled");
+                    self.cancel_result = Some(CancelResult::Canceled);
                 } else {
                     let still = self.task_state().map_or("gone".into(), |s| s.label());
-                    self.cancel_result = Some("not_cancelable");
+                    self.cancel_result = Some(CancelResult::NotCancelable);
                     let label = format!(
                         "CancelTask → TaskNotCancelableError ({TASK_NOT_CANCELABLE}): the task is still {still}"
                     );
@@ -1103,7 +1106,7 @@ impl<'a> Sim<'a> {
         wire: Option<serde_json::Value>,
         assumed: bool,
     ) {
-        let state_after = self.task_state().map(|s| s.wire().to_string());
+        let state_after = self.task_state();
         self.rows.push(Row {
             index: self.rows.len(),
             t_ms: self.now,
@@ -1130,7 +1133,7 @@ impl<'a> Sim<'a> {
     ) {
         self.push(source, event, disposition, RowKind::Event, wire, false);
         if let Some(row) = self.rows.last_mut() {
-            row.target = target.map(|s| s.wire().to_string());
+            row.target = target;
         }
     }
 
@@ -1166,13 +1169,13 @@ impl<'a> Sim<'a> {
         };
         let any = |d: Disposition| self.rows.iter().filter(|r| r.disposition == d).count() as u32;
         let (stream, call_end) = match (self.sc.client, self.call) {
-            (Client::Block, Call::Open) => (None, Some("hung")),
-            (Client::Block, Call::TimedOut) => (None, Some("timed_out")),
-            (Client::Block, Call::Failed) => (None, Some("failed")),
-            (Client::Block, _) => (None, Some("returned")),
-            (Client::Stream, Call::Open) => (Some("hung"), None),
-            (Client::Stream, Call::TimedOut) => (Some("timed_out"), None),
-            (Client::Stream, _) => (Some("closed"), None),
+            (Client::Block, Call::Open) => (None, Some(CallEnd::Hung)),
+            (Client::Block, Call::TimedOut) => (None, Some(CallEnd::TimedOut)),
+            (Client::Block, Call::Failed) => (None, Some(CallEnd::Failed)),
+            (Client::Block, _) => (None, Some(CallEnd::Returned)),
+            (Client::Stream, Call::Open) => (Some(Ended::Hung), None),
+            (Client::Stream, Call::TimedOut) => (Some(Ended::TimedOut), None),
+            (Client::Stream, _) => (Some(Ended::Closed), None),
         };
         let client_task = &self.tasks[self.client_task];
         let final_state = client_task.as_ref().map(|t| t.state);
@@ -1180,8 +1183,8 @@ impl<'a> Sim<'a> {
             events_delivered: count(Disposition::Delivered) + count(Disposition::AfterTerminal),
             events_after_terminal: count(Disposition::AfterTerminal),
             dropped_by_guard: count(Disposition::DroppedByGuard),
-            final_state: final_state.map(|s| s.wire().to_string()),
-            stream: stream.map(String::from),
+            final_state,
+            stream,
             hung_streams,
             hung_calls,
             tasks_non_terminal: self
@@ -1197,7 +1200,7 @@ impl<'a> Sim<'a> {
                 None
             },
             get_task_artifacts: client_task.as_ref().map(|t| t.artifacts.len() as u32),
-            cancel_result: self.cancel_result.map(String::from),
+            cancel_result: self.cancel_result,
             task_lost: client_task.is_none(),
             executions: self.executions,
             duplicates: any(Disposition::Duplicate),
