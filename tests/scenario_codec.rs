@@ -63,3 +63,31 @@ fn with_changes_one_key_and_keeps_the_rest() {
     assert_eq!(t.to_query(), "ending=never&cancel=3");
     assert!(s.with("cancel", "99").is_err());
 }
+
+#[test]
+fn the_key_table_lists_every_key_once_in_declaration_order() {
+    use a2a_lab::model::sim::scenario::Key;
+    for (i, spec) in KEYS.iter().enumerate() {
+        assert_eq!(spec.key as usize, i, "{} is out of place", spec.name);
+        assert_eq!(spec.key.spec().name, spec.name);
+        assert_eq!(Key::from_name(spec.name), Some(spec.key));
+    }
+}
+
+#[test]
+fn every_value_of_every_key_round_trips_through_the_query() {
+    for spec in KEYS {
+        for value in spec.choices() {
+            let query = format!("{}={value}", spec.name);
+            let scenario = match Scenario::from_query(&query) {
+                Ok(s) => s,
+                // A value whose key needs another key first says so.
+                Err(e) => {
+                    assert_eq!(e.key, spec.name, "{query}: {e}");
+                    continue;
+                }
+            };
+            assert_eq!(scenario.get(spec.name).as_deref(), Some(*value), "{query}");
+        }
+    }
+}

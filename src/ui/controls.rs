@@ -5,7 +5,7 @@ use leptos::prelude::*;
 
 use super::browser;
 use super::lab::Lab;
-use crate::model::sim::scenario::{KeySpec, KEYS};
+use crate::model::sim::scenario::{Key, KeySpec, KEYS};
 
 const GROUPS: [(&str, &str); 4] = [
     ("executor", "Executor"),
@@ -47,7 +47,7 @@ fn KeyControl(spec: &'static KeySpec) -> impl IntoView {
     let lab = expect_context::<Lab>();
     let id = format!("key-{}", spec.name);
     let value = move || lab.scenario.with(|s| s.get(spec.name).unwrap_or_default());
-    let reason = move || lab.scenario.with(|s| s.applies(spec.name).err());
+    let reason = move || lab.scenario.with(|s| s.applies(spec.key).err());
     let disabled = move || reason().is_some();
     let title = move || {
         reason().map_or(spec.help.to_string(), |r| {
@@ -55,7 +55,9 @@ fn KeyControl(spec: &'static KeySpec) -> impl IntoView {
         })
     };
     let note_id = format!("{id}-note");
-    let control = if spec.choices.is_empty() {
+    // A preset may be absent: its control offers "none" first.
+    let none: &[&str] = if spec.key == Key::Preset { &[""] } else { &[] };
+    let control = if spec.choices().is_empty() {
         view! {
             <input id=id.clone() name=spec.name type="text" inputmode="numeric" autocomplete="off"
                 class="controls__input" prop:value=value disabled=disabled title=title
@@ -64,9 +66,9 @@ fn KeyControl(spec: &'static KeySpec) -> impl IntoView {
         }
         .into_any()
     } else {
-        let options = spec
-            .choices
+        let options = none
             .iter()
+            .chain(spec.choices())
             .map(|c| {
                 let label = if c.is_empty() {
                     "none".to_string()

@@ -1,111 +1,19 @@
-//! Scenario keys (SPEC §4): one codec for the URL query, the CLI argument and
-//! an export's `inputs` object.
+//! A scenario: every input of one simulation, and its codec for the URL
+//! query, the CLI argument and an export's `inputs` object (SPEC §4). The
+//! keys themselves, with their values, are the table of [`super::keys`].
 //!
 //! A key may be left out (its default applies); unknown keys, repeated keys
 //! and out-of-range values are errors that name the key.
 
-use std::fmt;
-
 use serde_json::{Map, Value};
 
-/// How `execute()` ends after the last chunk.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Ending {
-    /// `complete()`: COMPLETED.
-    Complete,
-    /// `failed()`: FAILED.
-    Fail,
-    /// Asks for input: INPUT_REQUIRED.
-    Input,
-    /// Asks for authorization: AUTH_REQUIRED.
-    Auth,
-    /// Returns without a final status.
-    Return,
-    /// Never returns.
-    Never,
-}
+pub use super::keys::{
+    CancelImpl, Client, Ending, Interrupt, Key, KeySpec, Preset, ReceiptMode, ScenarioError, Sdk,
+    Store, Values, Work, KEYS,
+};
+pub use super::query::{parse_pairs, split_view_keys, Pairs, MAX_QUERY_BYTES, VIEW_KEYS};
 
-/// Which client calls the agent.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Client {
-    /// `SendStreamingMessage`: reads the event stream.
-    Stream,
-    /// A blocking `SendMessage`: waits for one result.
-    Block,
-}
-
-/// How the executor does its lookup work.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Work {
-    /// Awaiting code: a cancel stops it at its next await.
-    Await,
-    /// One blocking call in `asyncio.to_thread`: a cancel cannot stop it.
-    ToThread,
-    /// A thread that checks a cancel flag between steps.
-    Flag,
-}
-
-/// What the executor's `cancel()` does.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum CancelImpl {
-    /// Writes CANCELED.
-    Write,
-    /// Raises `NotImplementedError`.
-    Raise,
-    /// Writes nothing.
-    Noop,
-}
-
-/// Where the server keeps tasks.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Store {
-    /// In-memory: a restart loses the task.
-    Memory,
-    /// A database: the task survives a restart.
-    Database,
-}
-
-/// Interruptions the executor asks for after WORKING.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Interrupt {
-    /// None.
-    None,
-    /// Authorization.
-    Auth,
-    /// Input.
-    Input,
-    /// Authorization, then input.
-    Both,
-}
-
-/// Whether the resume from auth-required carries an authorization receipt.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum ReceiptMode {
-    /// It does.
-    Valid,
-    /// It does not.
-    Missing,
-}
-
-/// A worked ledger of seed 000, played instead of the executor scenario.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Preset {
-    /// T-42: auth, authorized resume, input, completed with manifest M9.
-    T42,
-    /// T-43: submitted straight to rejected.
-    T43,
-    /// The release drill.
-    Drill,
-}
-
-/// Which SDK's behaviour the simulation follows.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Sdk {
-    /// a2a-sdk 1.3.0 (Python) with its default request handler.
-    Python,
-    /// @a2a-js/sdk 1.3.0 with its DefaultRequestHandler and Express handlers.
-    Js,
-}
+use super::keys::{err, SWITCH};
 
 /// Every input of one simulation.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -176,297 +84,6 @@ impl Default for Scenario {
     }
 }
 
-/// A scenario input that cannot be used, naming the key.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct ScenarioError {
-    /// The offending key (or the raw text when there is no key).
-    pub key: String,
-    /// What is wrong, for people.
-    pub message: String,
-}
-
-impl fmt::Display for ScenarioError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}: {}", self.key, self.message)
-    }
-}
-
-impl std::error::Error for ScenarioError {}
-
-fn err(key: &str, message: impl Into<String>) -> ScenarioError {
-    ScenarioError {
-        key: key.to_string(),
-        message: message.into(),
-    }
-}
-
-/// One scenario key: its name, group, allowed values for people and its
-/// default as text.
-pub struct KeySpec {
-    /// The key.
-    pub name: &'static str,
-    /// The control group in the page.
-    pub group: &'static str,
-    /// Allowed values, for messages and the page.
-    pub values: &'static str,
-    /// One-line meaning.
-    pub help: &'static str,
-    /// The choices of an enumerated key (empty for a number).
-    pub choices: &'static [&'static str],
-}
-
-/// Every scenario key, in canonical order (the order of SPEC §4).
-pub const KEYS: &[KeySpec] = &[
-    KeySpec {
-        name: "chunks",
-        group: "executor",
-        values: "0 – 10000",
-        help: "courier lookup steps, one artifact chunk each",
-        choices: &[],
-    },
-    KeySpec {
-        name: "step_ms",
-        group: "executor",
-        values: "1 – 60000",
-        help: "virtual milliseconds per lookup step",
-        choices: &[],
-    },
-    KeySpec {
-        name: "ending",
-        group: "executor",
-        values: "complete, fail, input, auth, return, never",
-        help: "how execute() ends after the last chunk",
-        choices: &["complete", "fail", "input", "auth", "return", "never"],
-    },
-    KeySpec {
-        name: "work",
-        group: "executor",
-        values: "await, to_thread, flag",
-        help: "how the lookup work runs when a cancel arrives",
-        choices: &["await", "to_thread", "flag"],
-    },
-    KeySpec {
-        name: "cancel_impl",
-        group: "executor",
-        values: "write, raise, noop",
-        help: "what the executor's cancel() does",
-        choices: &["write", "raise", "noop"],
-    },
-    KeySpec {
-        name: "late",
-        group: "executor",
-        values: "off or 0 – 600000",
-        help: "a second artifact this many ms after the ending",
-        choices: &[],
-    },
-    KeySpec {
-        name: "interrupt",
-        group: "executor",
-        values: "none, auth, input, both",
-        help: "ask for authorization and/or input after WORKING",
-        choices: &["none", "auth", "input", "both"],
-    },
-    KeySpec {
-        name: "client",
-        group: "client",
-        values: "stream, block",
-        help: "streaming or blocking client",
-        choices: &["stream", "block"],
-    },
-    KeySpec {
-        name: "timeout_ms",
-        group: "client",
-        values: "none or 1 – 600000",
-        help: "client-side timeout",
-        choices: &[],
-    },
-    KeySpec {
-        name: "cancel",
-        group: "client",
-        values: "none or 0 – chunks",
-        help: "a cancel request after chunk k",
-        choices: &[],
-    },
-    KeySpec {
-        name: "receipt",
-        group: "client",
-        values: "valid, missing",
-        help: "authorization receipt on the resume from auth-required",
-        choices: &["valid", "missing"],
-    },
-    KeySpec {
-        name: "retry",
-        group: "client",
-        values: "off, on",
-        help: "retry the submission with the same idempotency key",
-        choices: &["off", "on"],
-    },
-    KeySpec {
-        name: "sdk",
-        group: "client",
-        values: "python, js",
-        help: "which SDK's behaviour to model: a2a-sdk 1.3.0 or @a2a-js/sdk 1.3.0",
-        choices: &["python", "js"],
-    },
-    KeySpec {
-        name: "restart",
-        group: "faults",
-        values: "none or 0 – chunks",
-        help: "the server restarts after chunk k",
-        choices: &[],
-    },
-    KeySpec {
-        name: "store",
-        group: "faults",
-        values: "memory, database",
-        help: "where the server keeps tasks",
-        choices: &["memory", "database"],
-    },
-    KeySpec {
-        name: "dup",
-        group: "faults",
-        values: "none or 1 – chunks+3",
-        help: "the stream breaks after delivered event k; event k is resent",
-        choices: &[],
-    },
-    KeySpec {
-        name: "conflict",
-        group: "faults",
-        values: "off, on",
-        help: "the resent part has different bytes at the same coordinate",
-        choices: &["off", "on"],
-    },
-    KeySpec {
-        name: "guard",
-        group: "policy",
-        values: "off, on",
-        help: "the replay-safe ledger in front of delivery and storage",
-        choices: &["off", "on"],
-    },
-    KeySpec {
-        name: "preset",
-        group: "policy",
-        values: "t42, t43, drill",
-        help: "play a seed-000 worked ledger instead of the executor",
-        choices: &["", "t42", "t43", "drill"],
-    },
-];
-
-fn parse_enum<T: Copy>(key: &str, value: &str, table: &[(&str, T)]) -> Result<T, ScenarioError> {
-    table
-        .iter()
-        .find(|(name, _)| *name == value)
-        .map(|(_, v)| *v)
-        .ok_or_else(|| {
-            let names: Vec<&str> = table.iter().map(|(n, _)| *n).collect();
-            err(key, format!("`{value}` is not one of {}", names.join(", ")))
-        })
-}
-
-fn name_of<T: PartialEq>(value: T, table: &[(&'static str, T)]) -> &'static str {
-    table
-        .iter()
-        .find(|(_, v)| *v == value)
-        .map(|(n, _)| *n)
-        .unwrap_or("?")
-}
-
-fn parse_range(key: &str, value: &str, lo: u32, hi: u32) -> Result<u32, ScenarioError> {
-    let n: u32 = value
-        .parse()
-        .ok()
-        .filter(|_| value.bytes().all(|b| b.is_ascii_digit()))
-        .ok_or_else(|| {
-            err(
-                key,
-                format!("`{value}` is not a whole number ({lo} – {hi})"),
-            )
-        })?;
-    if n < lo || n > hi {
-        return Err(err(key, format!("{n} is out of range ({lo} – {hi})")));
-    }
-    Ok(n)
-}
-
-fn parse_optional(
-    key: &str,
-    value: &str,
-    none: &str,
-    lo: u32,
-    hi: u32,
-) -> Result<Option<u32>, ScenarioError> {
-    if value == none {
-        return Ok(None);
-    }
-    parse_range(key, value, lo, hi)
-        .map(Some)
-        .map_err(|e| err(key, format!("{}, or `{none}`", e.message)))
-}
-
-const ENDINGS: &[(&str, Ending)] = &[
-    ("complete", Ending::Complete),
-    ("fail", Ending::Fail),
-    ("input", Ending::Input),
-    ("auth", Ending::Auth),
-    ("return", Ending::Return),
-    ("never", Ending::Never),
-];
-const CLIENTS: &[(&str, Client)] = &[("stream", Client::Stream), ("block", Client::Block)];
-const WORKS: &[(&str, Work)] = &[
-    ("await", Work::Await),
-    ("to_thread", Work::ToThread),
-    ("flag", Work::Flag),
-];
-const CANCEL_IMPLS: &[(&str, CancelImpl)] = &[
-    ("write", CancelImpl::Write),
-    ("raise", CancelImpl::Raise),
-    ("noop", CancelImpl::Noop),
-];
-const STORES: &[(&str, Store)] = &[("memory", Store::Memory), ("database", Store::Database)];
-const INTERRUPTS: &[(&str, Interrupt)] = &[
-    ("none", Interrupt::None),
-    ("auth", Interrupt::Auth),
-    ("input", Interrupt::Input),
-    ("both", Interrupt::Both),
-];
-const RECEIPTS: &[(&str, ReceiptMode)] = &[
-    ("valid", ReceiptMode::Valid),
-    ("missing", ReceiptMode::Missing),
-];
-const SWITCHES: &[(&str, bool)] = &[("off", false), ("on", true)];
-const PRESETS: &[(&str, Preset)] = &[
-    ("t42", Preset::T42),
-    ("t43", Preset::T43),
-    ("drill", Preset::Drill),
-];
-const SDKS: &[(&str, Sdk)] = &[("python", Sdk::Python), ("js", Sdk::Js)];
-
-impl Scenario {
-    /// Whether a key's control applies to this scenario, and if not, why
-    /// (the page shows it disabled with the reason, never hidden).
-    pub fn applies(&self, key: &str) -> Result<(), &'static str> {
-        if self.preset.is_some() && !matches!(key, "preset" | "sdk") {
-            return Err("a preset replaces the executor scenario");
-        }
-        match key {
-            "work" | "cancel_impl" if self.cancel.is_none() => {
-                Err("applies only when a cancel is sent")
-            }
-            "store" if self.restart.is_none() => Err("applies only when the server restarts"),
-            "receipt" if !matches!(self.interrupt, Interrupt::Auth | Interrupt::Both) => {
-                Err("applies only when the executor asks for authorization")
-            }
-            "conflict" if self.dup.is_none() => Err("applies only when an event is resent (dup)"),
-            "dup" if self.client == Client::Block => Err("a blocking call has no stream to break"),
-            _ => Ok(()),
-        }
-    }
-}
-
-/// The longest query or inputs object the codec reads, so that hostile input
-/// is refused before any work.
-pub const MAX_QUERY_BYTES: usize = 4096;
-
 impl Scenario {
     /// Parses a query string (`chunks=3&ending=never`, an optional leading
     /// `?`). View keys such as `step` and `embed` are not scenario keys:
@@ -481,48 +98,110 @@ impl Scenario {
         pairs: impl IntoIterator<Item = (&'a str, &'a str)>,
     ) -> Result<Scenario, ScenarioError> {
         let mut s = Scenario::default();
-        let mut seen: Vec<&str> = Vec::new();
-        for (key, value) in pairs {
-            if seen.contains(&key) {
-                return Err(err(key, "is given more than once"));
-            }
-            let Some(spec) = KEYS.iter().find(|k| k.name == key) else {
-                return Err(err(key, "is not a scenario key"));
+        let mut seen: Vec<Key> = Vec::new();
+        for (name, value) in pairs {
+            let Some(key) = Key::from_name(name) else {
+                return Err(err(name, "is not a scenario key"));
             };
-            seen.push(spec.name);
-            match key {
-                "chunks" => s.chunks = parse_range(key, value, 0, 10_000)?,
-                "step_ms" => s.step_ms = parse_range(key, value, 1, 60_000)?,
-                "ending" => s.ending = parse_enum(key, value, ENDINGS)?,
-                "client" => s.client = parse_enum(key, value, CLIENTS)?,
-                "timeout_ms" => s.timeout_ms = parse_optional(key, value, "none", 1, 600_000)?,
-                "cancel" => s.cancel = parse_optional(key, value, "none", 0, 10_000)?,
-                "work" => s.work = parse_enum(key, value, WORKS)?,
-                "cancel_impl" => s.cancel_impl = parse_enum(key, value, CANCEL_IMPLS)?,
-                "late" => s.late = parse_optional(key, value, "off", 0, 600_000)?,
-                "guard" => s.guard = parse_enum(key, value, SWITCHES)?,
-                "restart" => s.restart = parse_optional(key, value, "none", 0, 10_000)?,
-                "store" => s.store = parse_enum(key, value, STORES)?,
-                "interrupt" => s.interrupt = parse_enum(key, value, INTERRUPTS)?,
-                "receipt" => s.receipt = parse_enum(key, value, RECEIPTS)?,
-                "dup" => s.dup = parse_optional(key, value, "none", 1, 10_003)?,
-                "conflict" => s.conflict = parse_enum(key, value, SWITCHES)?,
-                "retry" => s.retry = parse_enum(key, value, SWITCHES)?,
-                "preset" => s.preset = Some(parse_enum(key, value, PRESETS)?),
-                "sdk" => s.sdk = parse_enum(key, value, SDKS)?,
-                _ => return Err(err(key, "is not a scenario key")),
+            if seen.contains(&key) {
+                return Err(err(name, "is given more than once"));
             }
+            seen.push(key);
+            s.set(key, value)?;
         }
         s.validate(&seen)?;
         Ok(s)
     }
 
+    /// Reads one key's value into the scenario (limits that involve other
+    /// keys are checked afterwards, by `validate`).
+    fn set(&mut self, key: Key, value: &str) -> Result<(), ScenarioError> {
+        let spec = key.spec();
+        match key {
+            Key::Chunks => self.chunks = spec.number(value)?,
+            Key::StepMs => self.step_ms = spec.number(value)?,
+            Key::Ending => self.ending = spec.choice(value, Ending::ALL)?,
+            Key::Client => self.client = spec.choice(value, Client::ALL)?,
+            Key::TimeoutMs => self.timeout_ms = spec.optional(value)?,
+            Key::Cancel => self.cancel = spec.optional(value)?,
+            Key::Work => self.work = spec.choice(value, Work::ALL)?,
+            Key::CancelImpl => self.cancel_impl = spec.choice(value, CancelImpl::ALL)?,
+            Key::Late => self.late = spec.optional(value)?,
+            Key::Guard => self.guard = spec.switch(value)?,
+            Key::Restart => self.restart = spec.optional(value)?,
+            Key::Store => self.store = spec.choice(value, Store::ALL)?,
+            Key::Interrupt => self.interrupt = spec.choice(value, Interrupt::ALL)?,
+            Key::Receipt => self.receipt = spec.choice(value, ReceiptMode::ALL)?,
+            Key::Dup => self.dup = spec.optional(value)?,
+            Key::Conflict => self.conflict = spec.switch(value)?,
+            Key::Retry => self.retry = spec.switch(value)?,
+            Key::Sdk => self.sdk = spec.choice(value, Sdk::ALL)?,
+            Key::Preset => self.preset = Some(spec.choice(value, Preset::ALL)?),
+        }
+        Ok(())
+    }
+
+    /// One key's value as text (a preset's is empty without one).
+    pub fn value(&self, key: Key) -> String {
+        let optional = |v: Option<u32>| match (v, key.spec().kind) {
+            (Some(n), _) => n.to_string(),
+            (None, Values::WordOrNumber { word, .. }) => word.to_string(),
+            (None, _) => String::new(),
+        };
+        let switch = |on: bool| SWITCH[usize::from(on)].to_string();
+        match key {
+            Key::Chunks => self.chunks.to_string(),
+            Key::StepMs => self.step_ms.to_string(),
+            Key::Ending => self.ending.name().into(),
+            Key::Client => self.client.name().into(),
+            Key::TimeoutMs => optional(self.timeout_ms),
+            Key::Cancel => optional(self.cancel),
+            Key::Work => self.work.name().into(),
+            Key::CancelImpl => self.cancel_impl.name().into(),
+            Key::Late => optional(self.late),
+            Key::Guard => switch(self.guard),
+            Key::Restart => optional(self.restart),
+            Key::Store => self.store.name().into(),
+            Key::Interrupt => self.interrupt.name().into(),
+            Key::Receipt => self.receipt.name().into(),
+            Key::Dup => optional(self.dup),
+            Key::Conflict => switch(self.conflict),
+            Key::Retry => switch(self.retry),
+            Key::Sdk => self.sdk.name().into(),
+            Key::Preset => self.preset.map_or(String::new(), |p| p.name().into()),
+        }
+    }
+
+    /// Whether a key's control applies to this scenario, and if not, why
+    /// (the page shows it disabled with the reason, never hidden).
+    pub fn applies(&self, key: Key) -> Result<(), &'static str> {
+        if self.preset.is_some() && !matches!(key, Key::Preset | Key::Sdk) {
+            return Err("a preset replaces the executor scenario");
+        }
+        match key {
+            Key::Work | Key::CancelImpl if self.cancel.is_none() => {
+                Err("applies only when a cancel is sent")
+            }
+            Key::Store if self.restart.is_none() => Err("applies only when the server restarts"),
+            Key::Receipt if !matches!(self.interrupt, Interrupt::Auth | Interrupt::Both) => {
+                Err("applies only when the executor asks for authorization")
+            }
+            Key::Conflict if self.dup.is_none() => {
+                Err("applies only when an event is resent (dup)")
+            }
+            Key::Dup if self.client == Client::Block => {
+                Err("a blocking call has no stream to break")
+            }
+            _ => Ok(()),
+        }
+    }
+
     /// Checks the limits that depend on more than one key.
-    fn validate(&self, given: &[&str]) -> Result<(), ScenarioError> {
+    fn validate(&self, given: &[Key]) -> Result<(), ScenarioError> {
         if self.preset.is_some() {
-            if let Some(other) = given.iter().find(|k| !matches!(**k, "preset" | "sdk")) {
+            if let Some(other) = given.iter().find(|k| !matches!(k, Key::Preset | Key::Sdk)) {
                 return Err(err(
-                    other,
+                    other.name(),
                     "cannot be combined with preset (a preset replaces the executor scenario)",
                 ));
             }
@@ -583,38 +262,14 @@ impl Scenario {
         Ok(())
     }
 
-    /// Every key with its value as text, in canonical order.
+    /// Every key with its value as text, in the table's order (a preset:
+    /// only `sdk` and `preset`).
     pub fn pairs(&self) -> Vec<(&'static str, String)> {
-        let opt = |v: Option<u32>, none: &str| v.map_or(none.to_string(), |n| n.to_string());
-        // The order of SPEC §4's tables, so URLs read as the spec does.
-        let mut out = vec![
-            ("chunks", self.chunks.to_string()),
-            ("step_ms", self.step_ms.to_string()),
-            ("ending", name_of(self.ending, ENDINGS).to_string()),
-            ("client", name_of(self.client, CLIENTS).to_string()),
-            ("timeout_ms", opt(self.timeout_ms, "none")),
-            ("cancel", opt(self.cancel, "none")),
-            ("work", name_of(self.work, WORKS).to_string()),
-            (
-                "cancel_impl",
-                name_of(self.cancel_impl, CANCEL_IMPLS).to_string(),
-            ),
-            ("late", opt(self.late, "off")),
-            ("guard", name_of(self.guard, SWITCHES).to_string()),
-            ("restart", opt(self.restart, "none")),
-            ("store", name_of(self.store, STORES).to_string()),
-            ("interrupt", name_of(self.interrupt, INTERRUPTS).to_string()),
-            ("receipt", name_of(self.receipt, RECEIPTS).to_string()),
-            ("dup", opt(self.dup, "none")),
-            ("conflict", name_of(self.conflict, SWITCHES).to_string()),
-            ("retry", name_of(self.retry, SWITCHES).to_string()),
-            ("sdk", name_of(self.sdk, SDKS).to_string()),
-        ];
-        if let Some(p) = self.preset {
-            out = vec![("sdk", name_of(self.sdk, SDKS).to_string())];
-            out.push(("preset", name_of(p, PRESETS).to_string()));
-        }
-        out
+        let keys: &mut dyn Iterator<Item = Key> = match self.preset {
+            Some(_) => &mut [Key::Sdk, Key::Preset].into_iter(),
+            None => &mut KEYS.iter().map(|k| k.key).filter(|k| *k != Key::Preset),
+        };
+        keys.map(|k| (k.name(), self.value(k))).collect()
     }
 
     /// The value of one key as text.
@@ -632,10 +287,7 @@ impl Scenario {
             .into_iter()
             .filter(|(k, _)| *k != key && !(key == "preset" && *k != "sdk"))
             .collect();
-        pairs.push((
-            KEYS.iter().find(|k| k.name == key).map_or(key, |k| k.name),
-            value.to_string(),
-        ));
+        pairs.push((key, value.to_string()));
         Scenario::from_pairs(pairs.iter().map(|(k, v)| (*k, v.as_str())))
     }
 
@@ -697,77 +349,4 @@ impl Scenario {
         }
         q.replace('&', "_").replace('=', "-")
     }
-}
-
-/// Splits a query into `key=value` pairs, percent-decoded, refusing what is
-/// too long or malformed.
-pub fn parse_pairs(query: &str) -> Result<Pairs, ScenarioError> {
-    if query.len() > MAX_QUERY_BYTES {
-        return Err(err(
-            "query",
-            format!("is longer than {MAX_QUERY_BYTES} bytes"),
-        ));
-    }
-    let query = query.strip_prefix('?').unwrap_or(query);
-    let mut out = Vec::new();
-    for item in query.split('&').filter(|s| !s.is_empty()) {
-        let (k, v) = item
-            .split_once('=')
-            .ok_or_else(|| err(&shorten(item), "has no `=value`"))?;
-        let k =
-            percent_decode(k).ok_or_else(|| err(&shorten(k), "is not valid percent-encoding"))?;
-        if k.is_empty() {
-            return Err(err(
-                "query",
-                format!("`{}` has no key before `=`", shorten(item)),
-            ));
-        }
-        let v = percent_decode(v).ok_or_else(|| err(&k, "value is not valid percent-encoding"))?;
-        out.push((k, v));
-    }
-    Ok(out)
-}
-
-/// The page's own keys, which ride in the URL beside the scenario.
-pub const VIEW_KEYS: &[&str] = &["step", "embed"];
-
-/// Decoded `key=value` pairs of a query, in order.
-pub type Pairs = Vec<(String, String)>;
-
-/// Separates the page's view keys from the scenario keys of a query:
-/// (scenario pairs, view pairs).
-pub fn split_view_keys(query: &str) -> Result<(Pairs, Pairs), ScenarioError> {
-    let pairs = parse_pairs(query)?;
-    Ok(pairs
-        .into_iter()
-        .partition(|(k, _)| !VIEW_KEYS.contains(&k.as_str())))
-}
-
-fn shorten(s: &str) -> String {
-    s.chars().take(40).collect()
-}
-
-fn percent_decode(s: &str) -> Option<String> {
-    let bytes = s.as_bytes();
-    let mut out = Vec::with_capacity(bytes.len());
-    let mut i = 0;
-    while i < bytes.len() {
-        match bytes[i] {
-            b'%' => {
-                let hex = bytes.get(i + 1..i + 3)?;
-                let text = std::str::from_utf8(hex).ok()?;
-                out.push(u8::from_str_radix(text, 16).ok()?);
-                i += 3;
-            }
-            b'+' => {
-                out.push(b' ');
-                i += 1;
-            }
-            b => {
-                out.push(b);
-                i += 1;
-            }
-        }
-    }
-    String::from_utf8(out).ok()
 }

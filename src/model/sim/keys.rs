@@ -1,0 +1,526 @@
+//! The scenario keys of SPEC §4 and §7 as one table: each key's name,
+//! control group, values and meaning, in the order of the spec's tables.
+//! That order is the URL's and the export's; the page groups the same
+//! table into its control panels. Parsing a value, printing it and the
+//! choices a control offers all read this table.
+
+use std::fmt;
+
+/// Defines a value enum together with its spellings, so a value's name in
+/// URLs, the CLI and exports is written once.
+macro_rules! named_values {
+    ($(#[$meta:meta])* $name:ident { $($(#[$vmeta:meta])* $variant:ident = $text:literal,)+ }) => {
+        $(#[$meta])*
+        #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+        pub enum $name {
+            $($(#[$vmeta])* $variant,)+
+        }
+
+        impl $name {
+            /// Every value, in the order of [`Self::NAMES`].
+            pub const ALL: &'static [$name] = &[$($name::$variant,)+];
+            /// Every value's spelling.
+            pub const NAMES: &'static [&'static str] = &[$($text,)+];
+
+            /// The value's spelling in URLs, the CLI and exports.
+            pub fn name(self) -> &'static str {
+                match self {
+                    $($name::$variant => $text,)+
+                }
+            }
+        }
+    };
+}
+
+named_values! {
+    /// How `execute()` ends after the last chunk.
+    Ending {
+        /// `complete()`: COMPLETED.
+        Complete = "complete",
+        /// `failed()`: FAILED.
+        Fail = "fail",
+        /// Asks for input: INPUT_REQUIRED.
+        Input = "input",
+        /// Asks for authorization: AUTH_REQUIRED.
+        Auth = "auth",
+        /// Returns without a final status.
+        Return = "return",
+        /// Never returns.
+        Never = "never",
+    }
+}
+
+named_values! {
+    /// Which client calls the agent.
+    Client {
+        /// `SendStreamingMessage`: reads the event stream.
+        Stream = "stream",
+        /// A blocking `SendMessage`: waits for one result.
+        Block = "block",
+    }
+}
+
+named_values! {
+    /// How the executor does its lookup work.
+    Work {
+        /// Awaiting code: a cancel stops it at its next await.
+        Await = "await",
+        /// One blocking call in `asyncio.to_thread`: a cancel cannot stop it.
+        ToThread = "to_thread",
+        /// A thread that checks a cancel flag between steps.
+        Flag = "flag",
+    }
+}
+
+named_values! {
+    /// What the executor's `cancel()` does.
+    CancelImpl {
+        /// Writes CANCELED.
+        Write = "write",
+        /// Raises `NotImplementedError`.
+        Raise = "raise",
+        /// Writes nothing.
+        Noop = "noop",
+    }
+}
+
+named_values! {
+    /// Where the server keeps tasks.
+    Store {
+        /// In-memory: a restart loses the task.
+        Memory = "memory",
+        /// A database: the task survives a restart.
+        Database = "database",
+    }
+}
+
+named_values! {
+    /// Interruptions the executor asks for after WORKING.
+    Interrupt {
+        /// None.
+        None = "none",
+        /// Authorization.
+        Auth = "auth",
+        /// Input.
+        Input = "input",
+        /// Authorization, then input.
+        Both = "both",
+    }
+}
+
+named_values! {
+    /// Whether the resume from auth-required carries an authorization receipt.
+    ReceiptMode {
+        /// It does.
+        Valid = "valid",
+        /// It does not.
+        Missing = "missing",
+    }
+}
+
+named_values! {
+    /// A worked ledger of seed 000, played instead of the executor scenario.
+    Preset {
+        /// T-42: auth, authorized resume, input, completed with manifest M9.
+        T42 = "t42",
+        /// T-43: submitted straight to rejected.
+        T43 = "t43",
+        /// The release drill.
+        Drill = "drill",
+    }
+}
+
+named_values! {
+    /// Which SDK's behaviour the simulation follows.
+    Sdk {
+        /// a2a-sdk 1.3.0 (Python) with its default request handler.
+        Python = "python",
+        /// @a2a-js/sdk 1.3.0 with its DefaultRequestHandler and Express handlers.
+        Js = "js",
+    }
+}
+
+/// The spellings of an on/off key.
+pub const SWITCH: &[&str] = &["off", "on"];
+
+/// One scenario key.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Key {
+    /// `chunks`
+    Chunks,
+    /// `step_ms`
+    StepMs,
+    /// `ending`
+    Ending,
+    /// `client`
+    Client,
+    /// `timeout_ms`
+    TimeoutMs,
+    /// `cancel`
+    Cancel,
+    /// `work`
+    Work,
+    /// `cancel_impl`
+    CancelImpl,
+    /// `late`
+    Late,
+    /// `guard`
+    Guard,
+    /// `restart`
+    Restart,
+    /// `store`
+    Store,
+    /// `interrupt`
+    Interrupt,
+    /// `receipt`
+    Receipt,
+    /// `dup`
+    Dup,
+    /// `conflict`
+    Conflict,
+    /// `retry`
+    Retry,
+    /// `sdk`
+    Sdk,
+    /// `preset`
+    Preset,
+}
+
+/// What values a key takes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Values {
+    /// A whole number in `lo ..= hi`.
+    Number {
+        /// Smallest.
+        lo: u32,
+        /// Largest.
+        hi: u32,
+    },
+    /// A word meaning "none", or a whole number in `lo ..= hi`.
+    WordOrNumber {
+        /// The word (`none`, `off`).
+        word: &'static str,
+        /// Smallest.
+        lo: u32,
+        /// Largest.
+        hi: u32,
+    },
+    /// One of these spellings.
+    Choice(&'static [&'static str]),
+}
+
+/// One key: its name, group, values and meaning.
+#[derive(Debug)]
+pub struct KeySpec {
+    /// The key.
+    pub key: Key,
+    /// Its name in URLs, the CLI and exports.
+    pub name: &'static str,
+    /// The control group in the page.
+    pub group: &'static str,
+    /// Allowed values, for messages and the page.
+    pub values: &'static str,
+    /// One-line meaning.
+    pub help: &'static str,
+    /// How a value is read.
+    pub kind: Values,
+}
+
+impl KeySpec {
+    /// The choices of an enumerated key (empty for a number).
+    pub fn choices(&self) -> &'static [&'static str] {
+        match self.kind {
+            Values::Choice(names) => names,
+            _ => &[],
+        }
+    }
+}
+
+const fn spec(
+    key: Key,
+    name: &'static str,
+    group: &'static str,
+    values: &'static str,
+    help: &'static str,
+    kind: Values,
+) -> KeySpec {
+    KeySpec {
+        key,
+        name,
+        group,
+        values,
+        help,
+        kind,
+    }
+}
+
+const fn number(lo: u32, hi: u32) -> Values {
+    Values::Number { lo, hi }
+}
+
+const fn or_word(word: &'static str, lo: u32, hi: u32) -> Values {
+    Values::WordOrNumber { word, lo, hi }
+}
+
+/// Every scenario key, in the order of SPEC §4's tables: the order of URLs
+/// and exports, and within each group the order of the page's controls.
+pub const KEYS: &[KeySpec] = &[
+    spec(
+        Key::Chunks,
+        "chunks",
+        "executor",
+        "0 – 10000",
+        "courier lookup steps, one artifact chunk each",
+        number(0, 10_000),
+    ),
+    spec(
+        Key::StepMs,
+        "step_ms",
+        "executor",
+        "1 – 60000",
+        "virtual milliseconds per lookup step",
+        number(1, 60_000),
+    ),
+    spec(
+        Key::Ending,
+        "ending",
+        "executor",
+        "complete, fail, input, auth, return, never",
+        "how execute() ends after the last chunk",
+        Values::Choice(Ending::NAMES),
+    ),
+    spec(
+        Key::Client,
+        "client",
+        "client",
+        "stream, block",
+        "streaming or blocking client",
+        Values::Choice(Client::NAMES),
+    ),
+    spec(
+        Key::TimeoutMs,
+        "timeout_ms",
+        "client",
+        "none or 1 – 600000",
+        "client-side timeout",
+        or_word("none", 1, 600_000),
+    ),
+    spec(
+        Key::Cancel,
+        "cancel",
+        "client",
+        "none or 0 – chunks",
+        "a cancel request after chunk k",
+        or_word("none", 0, 10_000),
+    ),
+    spec(
+        Key::Work,
+        "work",
+        "executor",
+        "await, to_thread, flag",
+        "how the lookup work runs when a cancel arrives",
+        Values::Choice(Work::NAMES),
+    ),
+    spec(
+        Key::CancelImpl,
+        "cancel_impl",
+        "executor",
+        "write, raise, noop",
+        "what the executor's cancel() does",
+        Values::Choice(CancelImpl::NAMES),
+    ),
+    spec(
+        Key::Late,
+        "late",
+        "executor",
+        "off or 0 – 600000",
+        "a second artifact this many ms after the ending",
+        or_word("off", 0, 600_000),
+    ),
+    spec(
+        Key::Guard,
+        "guard",
+        "policy",
+        "off, on",
+        "the replay-safe ledger in front of delivery and storage",
+        Values::Choice(SWITCH),
+    ),
+    spec(
+        Key::Restart,
+        "restart",
+        "faults",
+        "none or 0 – chunks",
+        "the server restarts after chunk k",
+        or_word("none", 0, 10_000),
+    ),
+    spec(
+        Key::Store,
+        "store",
+        "faults",
+        "memory, database",
+        "where the server keeps tasks",
+        Values::Choice(Store::NAMES),
+    ),
+    spec(
+        Key::Interrupt,
+        "interrupt",
+        "executor",
+        "none, auth, input, both",
+        "ask for authorization and/or input after WORKING",
+        Values::Choice(Interrupt::NAMES),
+    ),
+    spec(
+        Key::Receipt,
+        "receipt",
+        "client",
+        "valid, missing",
+        "authorization receipt on the resume from auth-required",
+        Values::Choice(ReceiptMode::NAMES),
+    ),
+    spec(
+        Key::Dup,
+        "dup",
+        "faults",
+        "none or 1 – chunks+3",
+        "the stream breaks after delivered event k; event k is resent",
+        or_word("none", 1, 10_003),
+    ),
+    spec(
+        Key::Conflict,
+        "conflict",
+        "faults",
+        "off, on",
+        "the resent part has different bytes at the same coordinate",
+        Values::Choice(SWITCH),
+    ),
+    spec(
+        Key::Retry,
+        "retry",
+        "client",
+        "off, on",
+        "retry the submission with the same idempotency key",
+        Values::Choice(SWITCH),
+    ),
+    spec(
+        Key::Sdk,
+        "sdk",
+        "client",
+        "python, js",
+        "which SDK's behaviour to model: a2a-sdk 1.3.0 or @a2a-js/sdk 1.3.0",
+        Values::Choice(Sdk::NAMES),
+    ),
+    spec(
+        Key::Preset,
+        "preset",
+        "policy",
+        "t42, t43, drill",
+        "play a seed-000 worked ledger instead of the executor",
+        Values::Choice(Preset::NAMES),
+    ),
+];
+
+impl Key {
+    /// The key's row of [`KEYS`].
+    pub fn spec(self) -> &'static KeySpec {
+        // KEYS lists the keys in declaration order, so the discriminant is
+        // the row (a test holds this).
+        &KEYS[self as usize]
+    }
+
+    /// The key's name.
+    pub fn name(self) -> &'static str {
+        self.spec().name
+    }
+
+    /// The key named `name`, if it is one.
+    pub fn from_name(name: &str) -> Option<Key> {
+        KEYS.iter().find(|k| k.name == name).map(|k| k.key)
+    }
+}
+
+/// A scenario input that cannot be used, naming the key.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ScenarioError {
+    /// The offending key (or the raw text when there is no key).
+    pub key: String,
+    /// What is wrong, for people.
+    pub message: String,
+}
+
+impl fmt::Display for ScenarioError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}: {}", self.key, self.message)
+    }
+}
+
+impl std::error::Error for ScenarioError {}
+
+/// An error about `key`.
+pub fn err(key: &str, message: impl Into<String>) -> ScenarioError {
+    ScenarioError {
+        key: key.to_string(),
+        message: message.into(),
+    }
+}
+
+impl KeySpec {
+    /// Reads a whole-number value ([`Values::Number`]).
+    pub fn number(&self, value: &str) -> Result<u32, ScenarioError> {
+        match self.kind {
+            Values::Number { lo, hi } => parse_range(self.name, value, lo, hi),
+            _ => Err(err(self.name, "is not a number key")),
+        }
+    }
+
+    /// Reads a word-or-number value ([`Values::WordOrNumber`]): the word is
+    /// `None`.
+    pub fn optional(&self, value: &str) -> Result<Option<u32>, ScenarioError> {
+        let Values::WordOrNumber { word, lo, hi } = self.kind else {
+            return Err(err(self.name, "is not a number key"));
+        };
+        if value == word {
+            return Ok(None);
+        }
+        parse_range(self.name, value, lo, hi)
+            .map(Some)
+            .map_err(|e| err(self.name, format!("{}, or `{word}`", e.message)))
+    }
+
+    /// Reads an enumerated value: the entry of `all` at the position of
+    /// its spelling among [`KeySpec::choices`].
+    pub fn choice<T: Copy>(&self, value: &str, all: &[T]) -> Result<T, ScenarioError> {
+        let names = self.choices();
+        names
+            .iter()
+            .position(|n| *n == value)
+            .and_then(|i| all.get(i).copied())
+            .ok_or_else(|| {
+                err(
+                    self.name,
+                    format!("`{value}` is not one of {}", names.join(", ")),
+                )
+            })
+    }
+
+    /// Reads an on/off value.
+    pub fn switch(&self, value: &str) -> Result<bool, ScenarioError> {
+        self.choice(value, &[false, true])
+    }
+}
+
+fn parse_range(key: &str, value: &str, lo: u32, hi: u32) -> Result<u32, ScenarioError> {
+    let n: u32 = value
+        .parse()
+        .ok()
+        .filter(|_| value.bytes().all(|b| b.is_ascii_digit()))
+        .ok_or_else(|| {
+            err(
+                key,
+                format!("`{value}` is not a whole number ({lo} – {hi})"),
+            )
+        })?;
+    if n < lo || n > hi {
+        return Err(err(key, format!("{n} is out of range ({lo} – {hi})")));
+    }
+    Ok(n)
+}
