@@ -15,11 +15,15 @@ mkdir -p "$LOGS"
 
 command -v cargo >/dev/null || { echo "cargo is missing: install Rust with rustup first" >&2; exit 1; }
 
-# The tools are built with light optimisation, no LTO and many codegen units:
-# this about halves their compile time, and their own run time in a build
-# or test (reading one ~1 MB module, running cargo) stays a few seconds.
+# The tools are built for a quick first run (measured in README.md): no LTO,
+# many codegen units, and trunk, which only orchestrates, without
+# optimisation (opt-level 0 builds in half the time of 1, and a
+# `trunk build --release` takes 5.5 s with either). Neither needs TLS: trunk
+# runs offline and the test runner talks to chromedriver on 127.0.0.1, so
+# both are built without their default TLS features.
 tool_profile() {
-  CARGO_PROFILE_RELEASE_OPT_LEVEL=1 CARGO_PROFILE_RELEASE_LTO=false \
+  local level="$1"; shift
+  CARGO_PROFILE_RELEASE_OPT_LEVEL="$level" CARGO_PROFILE_RELEASE_LTO=false \
   CARGO_PROFILE_RELEASE_CODEGEN_UNITS=64 CARGO_PROFILE_RELEASE_DEBUG=false \
   CARGO_PROFILE_RELEASE_STRIP=true CARGO_PROFILE_RELEASE_INCREMENTAL=false "$@"
 }
@@ -58,16 +62,17 @@ if [ ! -x node_modules/.bin/wasm-opt ] || [ ! -d node_modules/playwright-core ] 
   job npm-tools npm ci --no-audit --no-fund
 fi
 
+WBG_OPT_LEVEL=1
 TRUNK_VERSION=0.21.14
 if ! trunk --version 2>/dev/null | grep -q " $TRUNK_VERSION"; then
-  job trunk tool_profile cargo install trunk --version "$TRUNK_VERSION" --locked
+  job trunk tool_profile 0 cargo install trunk --version "$TRUNK_VERSION" --locked --no-default-features
 fi
 
 # wasm-bindgen-cli must equal the wasm-bindgen the crate links (Cargo.lock).
 WBG_VERSION=$(awk '/^name = "wasm-bindgen"$/ { getline; gsub(/version = |"/, ""); print; exit }' Cargo.lock)
 if ! wasm-bindgen --version 2>/dev/null | grep -q " $WBG_VERSION"; then
   # Not --locked: its lockfile pins a webpki-roots release the registry lacks.
-  job wasm-bindgen-cli tool_profile cargo install wasm-bindgen-cli --version "$WBG_VERSION"
+  job wasm-bindgen-cli tool_profile "$WBG_OPT_LEVEL" cargo install wasm-bindgen-cli --version "$WBG_VERSION" --no-default-features
 fi
 
 failed=0
