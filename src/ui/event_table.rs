@@ -65,7 +65,11 @@ pub fn EventTable() -> impl IntoView {
 fn render_row(lab: Lab, row: &Row, current: bool) -> impl IntoView {
     let index = row.index;
     let disposition = row.disposition.label();
-    let state = row.state_after.map_or("lost", |s| s.short());
+    // A zero-width space after the underscore lets a narrow column wrap
+    // INPUT_REQUIRED there rather than inside a word.
+    let state = row
+        .state_after
+        .map_or("lost".to_string(), |s| s.short().replace('_', "_\u{200b}"));
     let assumed = row.assumed.then_some(" (assumed)");
     view! {
         <tr class=format!("event-table__row disp-{disposition}") class:event-table__row--current=current
