@@ -41,7 +41,7 @@ fresh() { # fresh NAME: a new clone and an empty tool folder
 }
 in_clone() { # in_clone NAME CMD...: runs CMD in the clone with only its own tools
   local name="$1"; shift
-  (cd "$out/$name/repo" && env -u A2A_LAB_T0 PATH="$clean_path" CARGO_HOME="$cargo_home" \
+  (cd "$out/$name/repo" && exec env -u A2A_LAB_T0 PATH="$clean_path" CARGO_HOME="$cargo_home" \
      CARGO_INSTALL_ROOT="$out/$name/tools" "$@")
 }
 report() { printf '%-34s %4d:%02d  %s\n' "$1" $(($2 / 60)) $(($2 % 60)) "$3" | tee -a "$out/times.txt"; }
@@ -53,6 +53,7 @@ time_test() { # time_test NAME LABEL
 }
 time_serve() { # time_serve NAME LABEL: until the lab's page and module answer
   local t0=$SECONDS status="lab served"
+  # Its own process group (setsid), so that stopping it stops trunk too.
   in_clone "$1" setsid bash scripts/serve.sh >"$out/$2.log" 2>&1 &
   local pid=$!
   until curl -sf -o /dev/null http://127.0.0.1:8080/ \
@@ -63,6 +64,8 @@ time_serve() { # time_serve NAME LABEL: until the lab's page and module answer
   report "$2" $((SECONDS - t0)) "$status"
   kill -- -"$pid" 2>/dev/null || kill "$pid" 2>/dev/null || true
   wait "$pid" 2>/dev/null || true
+  # The next run needs the port: wait until nothing answers there.
+  while curl -sf -o /dev/null http://127.0.0.1:8080/; do sleep 1; done
 }
 
 : >"$out/times.txt"
