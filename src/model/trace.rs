@@ -142,6 +142,83 @@ pub struct Row {
     pub assumed: bool,
 }
 
+/// A row as an actor describes it: the trace numbers it and stamps its
+/// time and the state after it ([`Entry::row`]).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Entry {
+    source: Source,
+    event: String,
+    disposition: Disposition,
+    kind: RowKind,
+    wire: Option<Value>,
+    target: Option<TaskState>,
+    assumed: bool,
+}
+
+impl Entry {
+    /// An action (a request, a stream ending, a restart), delivered.
+    pub fn action(source: Source, event: impl Into<String>) -> Entry {
+        Entry {
+            source,
+            event: event.into(),
+            disposition: Disposition::Delivered,
+            kind: RowKind::Action,
+            wire: None,
+            target: None,
+            assumed: false,
+        }
+    }
+
+    /// An A2A event with what happened to it.
+    pub fn event(source: Source, event: impl Into<String>, disposition: Disposition) -> Entry {
+        Entry {
+            kind: RowKind::Event,
+            disposition,
+            ..Entry::action(source, event)
+        }
+    }
+
+    /// What happened to it.
+    pub fn disposition(self, disposition: Disposition) -> Entry {
+        Entry {
+            disposition,
+            ..self
+        }
+    }
+
+    /// The wire JSON the client received.
+    pub fn wire(self, wire: Option<Value>) -> Entry {
+        Entry { wire, ..self }
+    }
+
+    /// The state a status event moves to (or tried to).
+    pub fn target(self, target: Option<TaskState>) -> Entry {
+        Entry { target, ..self }
+    }
+
+    /// Modelled without a measurement behind it.
+    pub fn assumed(self, assumed: bool) -> Entry {
+        Entry { assumed, ..self }
+    }
+
+    /// The row at position `index`, virtual time `t_ms`, with the stored
+    /// state after it.
+    pub fn row(self, index: usize, t_ms: u64, state_after: Option<TaskState>) -> Row {
+        Row {
+            index,
+            t_ms,
+            source: self.source,
+            event: self.event,
+            disposition: self.disposition,
+            state_after,
+            target: self.target,
+            wire: self.wire,
+            kind: self.kind,
+            assumed: self.assumed,
+        }
+    }
+}
+
 /// The metrics of SPEC §4, names fixed.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Metrics {

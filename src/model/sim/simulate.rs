@@ -21,8 +21,8 @@ use crate::model::sim::scenario::{
 };
 use crate::model::state::TaskState;
 use crate::model::trace::{
-    CallEnd, CancelResult, Disposition, Metrics, Row, RowKind, Run, Source, StreamEnd as Ended,
-    Trace,
+    CallEnd, CancelResult, Disposition, Entry, Metrics, Row, RowKind, Run, Source,
+    StreamEnd as Ended, Trace,
 };
 use crate::model::wire::{
     self, Chunk, StoredArtifact, RECEIPT_ARTIFACT, TASK_ID, TRACKING_ARTIFACT,
@@ -361,14 +361,7 @@ impl<'a> Sim<'a> {
             "courier step {step}/{} computed after the cancel: {why}",
             self.sc.chunks
         );
-        self.push(
-            Source::Executor,
-            label,
-            Disposition::Orphaned,
-            RowKind::Action,
-            None,
-            false,
-        );
+        self.record(Entry::action(Source::Executor, label).disposition(Disposition::Orphaned));
     }
 
     fn ending(&mut self, exec: usize) {
@@ -382,13 +375,12 @@ impl<'a> Sim<'a> {
             Ending::Auth => Some(TaskState::AuthRequired),
             Ending::Return => None,
             Ending::Never => {
-                self.push(
-                    Source::Executor,
-                    "execute() awaits forever and never returns".into(),
-                    Disposition::NotDelivered,
-                    RowKind::Action,
-                    None,
-                    false,
+                self.record(
+                    Entry::action(
+                        Source::Executor,
+                        "execute() awaits forever and never returns",
+                    )
+                    .disposition(Disposition::NotDelivered),
                 );
                 return;
             }
@@ -506,14 +498,7 @@ impl<'a> Sim<'a> {
         );
         if self.sc.guard && matches!(decision, Decision::Duplicate(_)) {
             let label = format!("{what}: lookup hit, the existing task is returned and followed");
-            self.push(
-                Source::Client,
-                label,
-                Disposition::Duplicate,
-                RowKind::Action,
-                None,
-                false,
-            );
+            self.record(Entry::action(Source::Client, label).disposition(Disposition::Duplicate));
             return;
         }
         let label = format!("{what}: the SDK creates a second task and executes again");
@@ -656,13 +641,9 @@ impl<'a> Sim<'a> {
 
     fn restart(&mut self) {
         let assumed = !self.profile.restart_measured;
-        self.push(
-            Source::Server,
-            "server restarts: the process is killed".into(),
-            Disposition::Delivered,
-            RowKind::Action,
-            None,
-            assumed,
+        self.record(
+            Entry::action(Source::Server, "server restarts: the process is killed")
+                .assumed(assumed),
         );
         for exec in &mut self.execs {
             *exec = Exec::Dead;
@@ -676,25 +657,18 @@ impl<'a> Sim<'a> {
                 Client::Stream => "stream broken by the restart",
                 Client::Block => "SendMessage fails: connection reset by the restart",
             };
-            self.push(
-                Source::Client,
-                label.into(),
-                Disposition::Delivered,
-                RowKind::Action,
-                None,
-                assumed,
-            );
+            self.record(Entry::action(Source::Client, label).assumed(assumed));
         }
         match self.sc.store {
             Store::Memory => {
                 self.tasks.iter_mut().for_each(|t| *t = None);
-                self.push(
-                    Source::Server,
-                    "fresh server: the in-memory task store is empty, the task is lost".into(),
-                    Disposition::Lost,
-                    RowKind::Action,
-                    None,
-                    assumed,
+                self.record(
+                    Entry::action(
+                        Source::Server,
+                        "fresh server: the in-memory task store is empty, the task is lost",
+                    )
+                    .disposition(Disposition::Lost)
+                    .assumed(assumed),
                 );
             }
             Store::Database => {
@@ -702,13 +676,10 @@ impl<'a> Sim<'a> {
                 let label = format!(
                     "fresh server: the database still holds the task {state}; nothing resumes it"
                 );
-                self.push(
-                    Source::Server,
-                    label,
-                    Disposition::NotDelivered,
-                    RowKind::Action,
-                    None,
-                    assumed,
+                self.record(
+                    Entry::action(Source::Server, label)
+                        .disposition(Disposition::NotDelivered)
+                        .assumed(assumed),
                 );
             }
         }
@@ -811,7 +782,7 @@ impl<'a> Sim<'a> {
                     Outcome::Rejected { reason } => format!("{label}: {}", reason.code()),
                     _ => label,
                 };
-                self.push_event(source, label, disposition, None, target);
+                self.record(Entry::event(source, label, disposition).target(target));
                 return;
             }
         }
@@ -834,7 +805,9 @@ impl<'a> Sim<'a> {
                     Disposition::NotDelivered,
                 )
             };
-            self.push_event(source, format!("{label}: {why}"), disposition, None, target);
+            self.record(
+                Entry::event(source, format!("{label}: {why}"), disposition).target(target),
+            );
             return;
         }
         let was_terminal = self.tasks[task]
@@ -960,7 +933,11 @@ impl<'a> Sim<'a> {
             format!("{label}: nobody follows this task any more")
         };
         let wire = received.then(|| event.wire.clone());
-        self.push_event(event.source, label, disposition, wire, event.target);
+        self.record(
+            Entry::event(event.source, label, disposition)
+                .wire(wire)
+                .target(event.target),
+        );
         if received {
             self.last_activity = self.now;
             self.sent.push(event);
@@ -1060,14 +1037,7 @@ impl<'a> Sim<'a> {
         );
         self.blocking_result = Some(count);
         self.call = Call::Returned;
-        self.push(
-            Source::Handler,
-            label,
-            Disposition::Delivered,
-            RowKind::Action,
-            Some(snapshot),
-            false,
-        );
+        self.record(Entry::action(Source::Handler, label).wire(Some(snapshot)));
     }
 
     /// The queue closed: a stream ends; a blocking call still waiting returns
@@ -1087,54 +1057,13 @@ impl<'a> Sim<'a> {
 
     /// A delivered action row (a request, a stream ending, a returned call).
     fn action(&mut self, source: Source, label: impl Into<String>) {
-        self.push(
-            source,
-            label.into(),
-            Disposition::Delivered,
-            RowKind::Action,
-            None,
-            false,
-        );
+        self.record(Entry::action(source, label));
     }
 
-    fn push(
-        &mut self,
-        source: Source,
-        event: String,
-        disposition: Disposition,
-        kind: RowKind,
-        wire: Option<serde_json::Value>,
-        assumed: bool,
-    ) {
-        let state_after = self.task_state();
-        self.rows.push(Row {
-            index: self.rows.len(),
-            t_ms: self.now,
-            source,
-            event,
-            disposition,
-            state_after,
-            target: None,
-            wire,
-            kind,
-            assumed,
-        });
-    }
-
-    /// A row for an A2A event, naming the state a status event moves to (or
-    /// tried to move to).
-    fn push_event(
-        &mut self,
-        source: Source,
-        event: String,
-        disposition: Disposition,
-        wire: Option<serde_json::Value>,
-        target: Option<TaskState>,
-    ) {
-        self.push(source, event, disposition, RowKind::Event, wire, false);
-        if let Some(row) = self.rows.last_mut() {
-            row.target = target;
-        }
+    /// Appends a row, stamped with the time and the state after it.
+    fn record(&mut self, entry: Entry) {
+        let row = entry.row(self.rows.len(), self.now, self.task_state());
+        self.rows.push(row);
     }
 
     // ----- the end ------------------------------------------------------
@@ -1152,13 +1081,8 @@ impl<'a> Sim<'a> {
                     "SendMessage never returns (hung call)"
                 }
             };
-            self.push(
-                Source::Client,
-                label.into(),
-                Disposition::NotDelivered,
-                RowKind::Action,
-                None,
-                false,
+            self.record(
+                Entry::action(Source::Client, label).disposition(Disposition::NotDelivered),
             );
         }
         let count = |d: Disposition| {
