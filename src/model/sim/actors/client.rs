@@ -1,0 +1,327 @@
+//! The A2A client: its streaming or blocking call, the resume after an
+//! interruption, a retried submission, its own timeout and CancelTask.
+
+use super::executor::{Exec, Stage};
+use super::handler::Payload;
+use super::store::TaskSlot;
+use super::{Act, Sim};
+use crate::model::ledger::{authorization_receipt_for, Body, Decision};
+use crate::model::sim::profile::{RaisingCancel, TASK_NOT_CANCELABLE};
+use crate::model::sim::scenario::{CancelImpl, Client, ReceiptMode};
+use crate::model::state::TaskState;
+use crate::model::trace::{CancelResult, Disposition, Entry, Source};
+use crate::model::wire::{self};
+
+/// The credential Jenya's client holds; only its receipt reference may reach
+/// the ledger.
+const CLIENT_CREDENTIAL: &str = "jenya-oauth-access-token";
+
+/// Where the client's current call is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Call {
+    Open,
+    Closed,
+    TimedOut,
+    Returned,
+    Failed,
+}
+
+/// The client's state: which task it follows and how its call stands.
+#[derive(Debug)]
+pub(super) struct ClientCall {
+    /// The task the client follows now.
+    pub(super) task: usize,
+    pub(super) call: Call,
+    /// Which call this is (a resume makes a new one), so that an old
+    /// call's timeout is ignored.
+    pub(super) number: u32,
+    pub(super) last_activity: u64,
+    pub(super) retried: bool,
+    /// A blocking result captured before the call may return.
+    pub(super) pending_result: Option<(TaskState, u32, serde_json::Value)>,
+    pub(super) blocking_result: Option<u32>,
+    pub(super) cancel_result: Option<CancelResult>,
+}
+
+impl Default for ClientCall {
+    fn default() -> Self {
+        ClientCall {
+            task: 0,
+            call: Call::Open,
+            number: 0,
+            last_activity: 0,
+            retried: false,
+            pending_result: None,
+            blocking_result: None,
+            cancel_result: None,
+        }
+    }
+}
+
+impl Sim<'_> {
+    /// `retry=on`: right after the first chunk the client drops its stream
+    /// and sends the identical request again.
+    pub(super) fn maybe_retry(&mut self, exec: usize) {
+        if self.sc.retry && !self.client.retried && self.executor.runs[exec].task == 0 {
+            self.client.retried = true;
+            self.retry();
+        }
+    }
+
+    pub(super) fn resume(&mut self, stage: Stage) {
+        self.client.call = Call::Open;
+        self.client.number += 1;
+        self.tasks[0].bus_closed = false;
+        self.client.last_activity = self.now;
+        if let Some(ms) = self.sc.timeout_ms {
+            let call = self.client.number;
+            self.schedule(self.now + u64::from(ms), Act::Timeout { call });
+        }
+        let receipt = match (stage, self.sc.receipt) {
+            (Stage::Auth, ReceiptMode::Valid) => Some(authorization_receipt_for(CLIENT_CREDENTIAL)),
+            _ => None,
+        };
+        let label = match (stage, &receipt) {
+            (Stage::Auth, Some(r)) => format!("client authorizes and resumes (receipt {r})"),
+            (Stage::Auth, None) => "client resumes without an authorization receipt".into(),
+            (Stage::Input, _) => "client supplies the delivery postcode and resumes".into(),
+        };
+        self.action(Source::Client, label);
+        let exec = 0;
+        if self.executor.runs[exec].state == Exec::Dead || self.tasks[0].stored.is_none() {
+            return;
+        }
+        self.executor.runs[exec].state = Exec::Running;
+        self.executor.executions += 1;
+        if self.profile.resume_publishes_task {
+            self.emit(exec, Source::Executor, Payload::TaskAgain);
+        }
+        let before = self.tasks[0].ledger.sequence();
+        self.emit(
+            exec,
+            Source::Executor,
+            Payload::Status {
+                state: TaskState::Working,
+                receipt,
+            },
+        );
+        if self.sc.guard && self.tasks[0].ledger.sequence() == before {
+            // The guard refused the resume: the execution does not go on.
+            self.executor.runs[exec].state = Exec::Finished;
+            self.end_call("stream closed: the guard refused the resume");
+            return;
+        }
+        let done = self
+            .executor
+            .interrupts
+            .iter()
+            .position(|s| *s == stage)
+            .map_or(0, |i| i + 1);
+        self.after_working(exec, done);
+    }
+
+    pub(super) fn retry(&mut self) {
+        let id = format!("submit:{}", wire::MESSAGE_ID);
+        let event = self.ledger_event(Source::Client, id, "submit", Body::Submit);
+        let decision = self.tasks[0].ledger.apply(&event);
+        let what = format!(
+            "client drops the stream and retries SendMessage with the same messageId {}",
+            wire::MESSAGE_ID
+        );
+        if self.sc.guard && matches!(decision, Decision::Duplicate(_)) {
+            let label = format!("{what}: lookup hit, the existing task is returned and followed");
+            self.record(Entry::action(Source::Client, label).disposition(Disposition::Duplicate));
+            return;
+        }
+        let label = format!("{what}: the SDK creates a second task and executes again");
+        self.action(Source::Client, label);
+        let task = self.tasks.len();
+        self.tasks.push(TaskSlot::new(&wire::task_id(task)));
+        self.client.task = task;
+        self.start_execution(task);
+    }
+
+    /// A client timeout: a stream's is an inactivity timeout (it restarts
+    /// with every event received, as httpx's read timeout does); a blocking
+    /// call's runs from the request.
+    pub(super) fn timeout(&mut self, call: u32) {
+        if call != self.client.number || self.client.call != Call::Open {
+            return;
+        }
+        let limit = u64::from(self.sc.timeout_ms.unwrap_or(0));
+        let inactivity = self.profile.timeout_is_inactivity && self.sc.client == Client::Stream;
+        if inactivity && self.now < self.client.last_activity + limit {
+            let due = self.client.last_activity + limit;
+            self.schedule(due, Act::Timeout { call });
+            return;
+        }
+        self.client.call = Call::TimedOut;
+        let what = match self.sc.client {
+            Client::Stream => "stream",
+            Client::Block => "call",
+        };
+        let label =
+            format!("client timeout after {limit} ms without an answer: gives up on the {what}");
+        self.action(Source::Client, label);
+    }
+
+    pub(super) fn cancel(&mut self) {
+        let event = self.ledger_event(
+            Source::Client,
+            "cancel:1".into(),
+            "cancel",
+            Body::CancelRequest,
+        );
+        self.tasks[self.client.task].ledger.apply(&event);
+        self.action(Source::Client, "client sends CancelTask");
+        let Some(state) = self.task_state() else {
+            self.client.cancel_result = Some(CancelResult::Error);
+            self.action(
+                Source::Handler,
+                "CancelTask → TaskNotFoundError (-32001): the task is gone",
+            );
+            return;
+        };
+        if state.is_terminal() {
+            self.client.cancel_result = Some(CancelResult::NotCancelable);
+            let label = format!("CancelTask → TaskNotCancelableError ({TASK_NOT_CANCELABLE}): the task is already {}", state.label());
+            self.action(Source::Handler, label);
+            return;
+        }
+        match self.sc.cancel_impl {
+            CancelImpl::Write => {
+                self.emit_cancel_status(Source::Cancel, TaskState::Canceled);
+                self.client.cancel_result =
+                    Some(if self.task_state() == Some(TaskState::Canceled) {
+                        CancelResult::Canceled
+                    } else {
+                        CancelResult::Error
+                    });
+                self.stop_executions();
+            }
+            CancelImpl::Raise => {
+                self.action(Source::Cancel, "cancel() raises NotImplementedError");
+                self.client.cancel_result = Some(CancelResult::Error);
+                match self.profile.raising_cancel {
+                    RaisingCancel::FailsTask => {
+                        self.emit_cancel_status(Source::Handler, TaskState::Failed);
+                        self.stop_executions();
+                    }
+                    RaisingCancel::ErrorOnly => {
+                        let label = format!(
+                            "CancelTask → JSON-RPC error {}; the executor runs on",
+                            self.profile.raising_cancel_code
+                        );
+                        self.action(Source::Handler, label);
+                    }
+                }
+            }
+            CancelImpl::Noop => {
+                let label = "cancel() returns without writing a status".to_string();
+                self.action(Source::Cancel, label);
+                self.stop_executions();
+                if self.profile.noop_cancel_stores_canceled {
+                    // The SDK stores CANCELED itself after the queue closed:
+                    // the stream never carries it.
+                    self.emit_cancel_status(Source::Handler, TaskState::Canceled);
+                }
+                if self.task_state() == Some(TaskState::Canceled) {
+                    self.client.cancel_result = Some(CancelResult::Canceled);
+                } else {
+                    let still = self.task_state().map_or("gone".into(), |s| s.label());
+                    self.client.cancel_result = Some(CancelResult::NotCancelable);
+                    let label = format!(
+                        "CancelTask → TaskNotCancelableError ({TASK_NOT_CANCELABLE}): the task is still {still}"
+                    );
+                    self.action(Source::Handler, label);
+                }
+            }
+        }
+    }
+
+    pub(super) fn emit_cancel_status(&mut self, source: Source, state: TaskState) {
+        let client_task = self.client.task;
+        let exec = self
+            .executor
+            .runs
+            .iter()
+            .rposition(|r| r.task == client_task)
+            .unwrap_or(0);
+        self.emit_status(exec, source, state);
+    }
+
+    pub(super) fn maybe_return_blocking_call(&mut self) {
+        if self.sc.client != Client::Block || self.client.call != Call::Open {
+            return;
+        }
+        let Some(state) = self.task_state() else {
+            return;
+        };
+        if state == TaskState::Failed && !self.profile.blocking_returns_at_failed {
+            // Measured: the result is the task as it was at FAILED, but the
+            // call only returns once execute() does.
+            if self.client.pending_result.is_none() {
+                self.client.pending_result = self.snapshot();
+            }
+            return;
+        }
+        if state.is_terminal() || state.is_interrupted() {
+            self.return_blocking_call("SendMessage returns");
+        }
+    }
+
+    /// The client's task as a blocking result lists it: state, artifact
+    /// count and wire JSON.
+    pub(super) fn snapshot(&self) -> Option<(TaskState, u32, serde_json::Value)> {
+        let task = self.client.task;
+        let stored = self.tasks[task].stored.as_ref()?;
+        let count = stored.artifacts.len() as u32;
+        Some((
+            stored.state,
+            count,
+            wire::task_snapshot(task, stored.state, self.now, &stored.artifacts),
+        ))
+    }
+
+    pub(super) fn return_blocking_call(&mut self, why: &str) {
+        let Some((state, count, snapshot)) = self
+            .client
+            .pending_result
+            .take()
+            .or_else(|| self.snapshot())
+        else {
+            return;
+        };
+        let label = format!(
+            "{why}: Task {} with {count} artifact{}",
+            state.label(),
+            plural(count)
+        );
+        self.client.blocking_result = Some(count);
+        self.client.call = Call::Returned;
+        self.record(Entry::action(Source::Handler, label).wire(Some(snapshot)));
+    }
+
+    /// The queue closed: a stream ends; a blocking call still waiting returns
+    /// the task as it is.
+    pub(super) fn end_call(&mut self, label: &str) {
+        if self.client.call != Call::Open {
+            return;
+        }
+        match self.sc.client {
+            Client::Stream => {
+                self.client.call = Call::Closed;
+                self.action(Source::Handler, label);
+            }
+            Client::Block => self.return_blocking_call("SendMessage returns as the queue closes"),
+        }
+    }
+}
+
+fn plural(n: u32) -> &'static str {
+    if n == 1 {
+        ""
+    } else {
+        "s"
+    }
+}

@@ -1,0 +1,237 @@
+//! The executor simulation of seed 004 as actors on one virtual clock: the
+//! agent's `execute()` and `cancel()` ([`executor`]), the SDK's request
+//! handler and its queue ([`handler`]), the task store ([`store`]), the
+//! client and its calls ([`client`]) and the server process ([`server`]).
+//!
+//! Nothing here reads a clock: actions are scheduled on an agenda ordered by
+//! (virtual time, scheduling order) and the whole trace is returned at once.
+//! SDK-specific decisions come from [`Profile`]. Each actor keeps its own
+//! state in a small type of its file; the world below holds them together,
+//! and every row is written through [`Entry`].
+
+mod client;
+mod executor;
+mod handler;
+mod server;
+mod store;
+
+use std::cmp::Reverse;
+use std::collections::BinaryHeap;
+
+use client::{Call, ClientCall};
+use executor::{Executor, Stage};
+use handler::Handler;
+use store::TaskSlot;
+
+use crate::model::sim::presets;
+use crate::model::sim::profile::Profile;
+use crate::model::sim::scenario::{Client, Scenario};
+use crate::model::state::TaskState;
+use crate::model::trace::{
+    CallEnd, Disposition, Entry, Metrics, Row, RowKind, Run, Source, StreamEnd as Ended, Trace,
+};
+use crate::model::wire::TASK_ID;
+
+/// Simulates a scenario to completion.
+pub fn simulate(scenario: &Scenario) -> Run {
+    if let Some(preset) = scenario.preset {
+        return presets::play(preset);
+    }
+    let mut sim = Sim::new(scenario);
+    sim.run();
+    sim.finish()
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+enum Act {
+    Start,
+    Step { exec: usize, step: u32 },
+    Ending { exec: usize },
+    Late { exec: usize },
+    Return { exec: usize },
+    Resume { stage: Stage },
+    Cancel,
+    Restart,
+    Timeout { call: u32 },
+}
+
+/// What is due, ordered by (virtual time, scheduling order).
+#[derive(Default)]
+struct Agenda {
+    heap: BinaryHeap<Reverse<(u64, u64, Act)>>,
+    scheduled: u64,
+}
+
+/// The world the actors share: the scenario, the clock, the rows written so
+/// far, every task, and each actor's own state.
+struct Sim<'a> {
+    sc: &'a Scenario,
+    profile: &'static Profile,
+    agenda: Agenda,
+    now: u64,
+    rows: Vec<Row>,
+    /// Every task the scenario creates: its ledger, its stored form and
+    /// whether the SDK still reads its events.
+    tasks: Vec<TaskSlot>,
+    executor: Executor,
+    client: ClientCall,
+    handler: Handler,
+}
+
+impl<'a> Sim<'a> {
+    fn new(sc: &'a Scenario) -> Sim<'a> {
+        Sim {
+            sc,
+            profile: Profile::of(sc.sdk),
+            agenda: Agenda::default(),
+            now: 0,
+            rows: Vec::new(),
+            tasks: vec![TaskSlot::new(TASK_ID)],
+            executor: Executor::new(sc),
+            client: ClientCall::default(),
+            handler: Handler::default(),
+        }
+    }
+}
+
+impl Sim<'_> {
+    fn step_ms(&self) -> u64 {
+        u64::from(self.sc.step_ms)
+    }
+
+    /// When "after chunk k" happens: half a step after chunk k would have
+    /// been emitted, so the request lands mid-way through the next step.
+    fn after_chunk(&self, k: u32) -> u64 {
+        self.executor.offset_ms + u64::from(k) * self.step_ms() + self.step_ms() / 2
+    }
+
+    fn schedule(&mut self, t: u64, act: Act) {
+        self.agenda.scheduled += 1;
+        self.agenda
+            .heap
+            .push(Reverse((t, self.agenda.scheduled, act)));
+    }
+
+    fn run(&mut self) {
+        self.schedule(0, Act::Start);
+        if let Some(k) = self.sc.cancel {
+            self.schedule(self.after_chunk(k), Act::Cancel);
+        }
+        if let Some(k) = self.sc.restart {
+            self.schedule(self.after_chunk(k), Act::Restart);
+        }
+        if let Some(ms) = self.sc.timeout_ms {
+            self.schedule(u64::from(ms), Act::Timeout { call: 0 });
+        }
+        while let Some(Reverse((t, _, act))) = self.agenda.heap.pop() {
+            self.now = t;
+            self.handle(act);
+        }
+    }
+
+    fn handle(&mut self, act: Act) {
+        match act {
+            Act::Start => self.start_execution(0),
+            Act::Step { exec, step } => self.step(exec, step),
+            Act::Ending { exec } => self.ending(exec),
+            Act::Late { exec } => self.late(exec),
+            Act::Return { exec } => self.execute_returns(exec),
+            Act::Resume { stage } => self.resume(stage),
+            Act::Cancel => self.cancel(),
+            Act::Restart => self.restart(),
+            Act::Timeout { call } => self.timeout(call),
+        }
+    }
+
+    /// The state of the task the client follows (`None` once lost).
+    fn task_state(&self) -> Option<TaskState> {
+        self.tasks[self.client.task]
+            .stored
+            .as_ref()
+            .map(|t| t.state)
+    }
+
+    /// A delivered action row (a request, a stream ending, a returned call).
+    fn action(&mut self, source: Source, label: impl Into<String>) {
+        self.record(Entry::action(source, label));
+    }
+
+    /// Appends a row, stamped with the time and the state after it.
+    fn record(&mut self, entry: Entry) {
+        let row = entry.row(self.rows.len(), self.now, self.task_state());
+        self.rows.push(row);
+    }
+
+    fn finish(mut self) -> Run {
+        let (mut hung_streams, mut hung_calls) = (0, 0);
+        if self.client.call == Call::Open {
+            let label = match self.sc.client {
+                Client::Stream => {
+                    hung_streams = 1;
+                    "stream still open: nothing will ever end it (hung)"
+                }
+                Client::Block => {
+                    hung_calls = 1;
+                    "SendMessage never returns (hung call)"
+                }
+            };
+            self.record(
+                Entry::action(Source::Client, label).disposition(Disposition::NotDelivered),
+            );
+        }
+        let count = |d: Disposition| {
+            self.rows
+                .iter()
+                .filter(|r| r.kind == RowKind::Event && r.disposition == d)
+                .count() as u32
+        };
+        let any = |d: Disposition| self.rows.iter().filter(|r| r.disposition == d).count() as u32;
+        let (stream, call_end) = match (self.sc.client, self.client.call) {
+            (Client::Block, Call::Open) => (None, Some(CallEnd::Hung)),
+            (Client::Block, Call::TimedOut) => (None, Some(CallEnd::TimedOut)),
+            (Client::Block, Call::Failed) => (None, Some(CallEnd::Failed)),
+            (Client::Block, _) => (None, Some(CallEnd::Returned)),
+            (Client::Stream, Call::Open) => (Some(Ended::Hung), None),
+            (Client::Stream, Call::TimedOut) => (Some(Ended::TimedOut), None),
+            (Client::Stream, _) => (Some(Ended::Closed), None),
+        };
+        let client_task = &self.tasks[self.client.task].stored;
+        let final_state = client_task.as_ref().map(|t| t.state);
+        let metrics = Metrics {
+            events_delivered: count(Disposition::Delivered) + count(Disposition::AfterTerminal),
+            events_after_terminal: count(Disposition::AfterTerminal),
+            dropped_by_guard: count(Disposition::DroppedByGuard),
+            final_state,
+            stream,
+            hung_streams,
+            hung_calls,
+            tasks_non_terminal: self
+                .tasks
+                .iter()
+                .filter_map(|t| t.stored.as_ref())
+                .filter(|t| !t.state.is_terminal())
+                .count() as u32,
+            orphaned_steps: self.executor.orphaned,
+            blocking_result_artifacts: if self.sc.client == Client::Block {
+                self.client.blocking_result
+            } else {
+                None
+            },
+            get_task_artifacts: client_task.as_ref().map(|t| t.artifacts.len() as u32),
+            cancel_result: self.client.cancel_result,
+            task_lost: client_task.is_none(),
+            executions: self.executor.executions,
+            duplicates: any(Disposition::Duplicate),
+            rejected: any(Disposition::Rejected),
+            incidents: any(Disposition::Incident),
+        };
+        Run {
+            trace: Trace {
+                rows: self.rows,
+                metrics,
+            },
+            ledgers: self.tasks.into_iter().map(|t| t.ledger).collect(),
+            call_end,
+        }
+    }
+}
