@@ -34,10 +34,11 @@ for tool in cargo rustc rustup rustfmt rustdoc cargo-fmt cargo-clippy clippy-dri
 done
 clean_path="$bin:/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
 
-fresh() { # fresh NAME: a new clone and an empty tool folder
+fresh() { # fresh NAME: a new clone and an empty tool folder, with shared/ beside the clone as CI has it
   rm -rf "$out/$1"
   git clone --quiet "$repo" "$out/$1/repo"
   mkdir -p "$out/$1/tools"
+  [ -d "$repo/../shared" ] && ln -s "$(cd "$repo/../shared" && pwd)" "$out/$1/shared"
 }
 in_clone() { # in_clone NAME CMD...: runs CMD in the clone with only its own tools
   local name="$1"; shift
