@@ -19,141 +19,17 @@
 
 use std::collections::HashMap;
 
-use super::receipt_log::{id_hash, Lookup, NewReceipt, ReceiptLog, Vacancy};
+use super::id_index::{id_hash, Lookup, Vacancy};
+use super::receipt_log::{NewReceipt, ReceiptLog};
 use super::verdict::{Outcome, Reason, Receipt};
 
 use serde::{Deserialize, Serialize};
 
 use super::artifacts::{ArtifactCursor, ArtifactStore, Part, PartOutcome};
+use super::event::{BodyRef, EventRef, LedgerEvent};
+use super::panel::{ArtifactCompletion, LedgerPanel, Suffix, TerminalReceipt};
 use crate::model::digest::sha256_fields;
 use crate::model::state::TaskState;
-
-/// One event offered to the authority.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct LedgerEvent {
-    /// The task the event belongs to.
-    pub task_id: String,
-    /// Durable event identity; a repeat is a duplicate.
-    pub event_id: String,
-    /// Who emitted it (`executor`, `cancel()`, `client`, …).
-    pub producer: String,
-    /// The producer's own sequence number, when it has one.
-    pub source_seq: Option<u64>,
-    /// Digest of the payload, to tell an exact replay from a conflict.
-    pub digest: String,
-    /// When the authority observed it, in virtual milliseconds.
-    pub observed_ms: u64,
-    /// What the event says.
-    pub body: Body,
-}
-
-impl LedgerEvent {
-    /// The event as the ledger reads it.
-    pub fn view(&self) -> EventRef<'_> {
-        EventRef {
-            event_id: &self.event_id,
-            producer: &self.producer,
-            source_seq: self.source_seq,
-            digest: &self.digest,
-            observed_ms: self.observed_ms,
-            body: match &self.body {
-                Body::Status {
-                    status,
-                    authorization_receipt,
-                    manifest,
-                } => BodyRef::Status {
-                    status,
-                    authorization_receipt: authorization_receipt.as_deref(),
-                    manifest: manifest.as_deref(),
-                },
-                Body::Part(part) => BodyRef::Part(part),
-                Body::CancelRequest => BodyRef::CancelRequest,
-                Body::Submit => BodyRef::Submit,
-            },
-        }
-    }
-}
-
-/// A borrowed [`LedgerEvent`], so that events parsed from a stream are
-/// decided without copying their text.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct EventRef<'a> {
-    /// Durable event identity.
-    pub event_id: &'a str,
-    /// Who emitted it.
-    pub producer: &'a str,
-    /// The producer's own sequence number, when it has one.
-    pub source_seq: Option<u64>,
-    /// Digest of the payload.
-    pub digest: &'a str,
-    /// When the authority observed it.
-    pub observed_ms: u64,
-    /// What the event says.
-    pub body: BodyRef<'a>,
-}
-
-impl<'a> EventRef<'a> {
-    /// An event in the seed's own form: a status with an optional
-    /// authorization receipt, and no producer, digest or time, so the
-    /// ledger decides it exactly as the seed's reducer does.
-    pub fn seed(id: &'a str, status: &'a str, authorization_receipt: Option<&'a str>) -> Self {
-        EventRef {
-            event_id: id,
-            producer: "",
-            source_seq: None,
-            digest: "",
-            observed_ms: 0,
-            body: BodyRef::Status {
-                status,
-                authorization_receipt,
-                manifest: None,
-            },
-        }
-    }
-}
-
-/// A borrowed [`Body`].
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum BodyRef<'a> {
-    /// A status change.
-    Status {
-        /// Kebab-case state name, as offered.
-        status: &'a str,
-        /// Reference to an authorization decision.
-        authorization_receipt: Option<&'a str>,
-        /// A manifest id that closes the result set.
-        manifest: Option<&'a str>,
-    },
-    /// An artifact part.
-    Part(&'a Part),
-    /// A request to cancel.
-    CancelRequest,
-    /// A submission.
-    Submit,
-}
-
-/// The payload of a ledger event.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "kebab-case", tag = "kind")]
-pub enum Body {
-    /// A status change. `status` is kept as text because anything outside
-    /// the eight concrete states must be rejected, not unrepresentable.
-    Status {
-        /// Kebab-case state name.
-        status: String,
-        /// Reference to an authorization decision (never the credential).
-        authorization_receipt: Option<String>,
-        /// A manifest id that closes the result set with this status.
-        manifest: Option<String>,
-    },
-    /// An artifact part.
-    Part(Part),
-    /// A request to cancel: recorded, not a state change.
-    CancelRequest,
-    /// A submission, identified by its idempotency key (the event id): a
-    /// retry with the same key is a lookup hit returning the existing task.
-    Submit,
-}
 
 /// The answer to [`TaskLedger::apply`].
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -755,70 +631,6 @@ impl TaskLedger {
             terminal_receipt: self.terminal_receipt(),
         }
     }
-}
-
-/// What a reconnecting client receives.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Suffix<'a> {
-    /// Accepted statuses after the status cursor.
-    pub statuses: Vec<Receipt>,
-    /// Parts after the artifact cursor.
-    pub parts: Vec<&'a Part>,
-}
-
-/// The receipt that settled the task.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct TerminalReceipt {
-    /// The accepted terminal event.
-    pub event_id: String,
-    /// Its accepted sequence number.
-    pub sequence: u64,
-    /// The terminal state.
-    pub state: TaskState,
-    /// SHA-256 over task id, event id, sequence, state and payload digest.
-    pub digest: String,
-}
-
-/// Completion of one artifact.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct ArtifactCompletion {
-    /// The artifact.
-    pub artifact_id: String,
-    /// Parts stored so far.
-    pub parts_stored: u32,
-    /// Parts expected, once the final flag was seen.
-    pub parts_expected: Option<u32>,
-    /// Closed with every part present.
-    pub complete: bool,
-}
-
-/// The operator's ledger panel.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct LedgerPanel {
-    /// The task.
-    pub task_id: String,
-    /// The accepted status that owns the task now.
-    pub state: TaskState,
-    /// The producer of the last accepted status.
-    pub owner: Option<String>,
-    /// Virtual time since that status was accepted.
-    pub age_in_state_ms: u64,
-    /// The last accepted sequence number.
-    pub last_accepted_sequence: u64,
-    /// Rejected events.
-    pub rejected_count: usize,
-    /// Distinct event ids decided.
-    pub duplicate_free_receipts: usize,
-    /// Cancel requests recorded.
-    pub cancel_requests: usize,
-    /// Conflicting-coordinate incidents.
-    pub incidents: usize,
-    /// Completion per artifact.
-    pub artifacts: Vec<ArtifactCompletion>,
-    /// The manifest that closed the result set.
-    pub manifest: Option<String>,
-    /// The receipt that settled the task.
-    pub terminal_receipt: Option<TerminalReceipt>,
 }
 
 /// Turns a credential into the reference the ledger may keep. The credential
