@@ -280,8 +280,8 @@ fn same_event_id_with_other_bytes_is_refused_not_replayed() {
 /// T-42: the seed's worked ledger, as the lab's preset scripts it.
 fn t42_events() -> Vec<LedgerEvent> {
     script(Preset::T42)
-        .into_iter()
-        .filter_map(|step| step.event)
+        .iter()
+        .filter_map(|step| step.event(Preset::T42))
         .collect()
 }
 

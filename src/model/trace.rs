@@ -283,75 +283,25 @@ pub struct MetricSpec {
 }
 
 /// Every metric, in the order of SPEC §4: the one table of names and labels.
+#[rustfmt::skip]
 pub const METRICS: [MetricSpec; 17] = [
-    MetricSpec {
-        name: "events_delivered",
-        label: "events delivered",
-    },
-    MetricSpec {
-        name: "events_after_terminal",
-        label: "after terminal",
-    },
-    MetricSpec {
-        name: "dropped_by_guard",
-        label: "dropped by guard",
-    },
-    MetricSpec {
-        name: "final_state",
-        label: "final state",
-    },
-    MetricSpec {
-        name: "stream",
-        label: "stream",
-    },
-    MetricSpec {
-        name: "hung_streams",
-        label: "hung streams",
-    },
-    MetricSpec {
-        name: "hung_calls",
-        label: "hung calls",
-    },
-    MetricSpec {
-        name: "tasks_non_terminal",
-        label: "non-terminal tasks",
-    },
-    MetricSpec {
-        name: "orphaned_steps",
-        label: "orphaned steps",
-    },
-    MetricSpec {
-        name: "blocking_result_artifacts",
-        label: "blocking result artifacts",
-    },
-    MetricSpec {
-        name: "get_task_artifacts",
-        label: "GetTask artifacts",
-    },
-    MetricSpec {
-        name: "cancel_result",
-        label: "cancel result",
-    },
-    MetricSpec {
-        name: "task_lost",
-        label: "task lost",
-    },
-    MetricSpec {
-        name: "executions",
-        label: "executions",
-    },
-    MetricSpec {
-        name: "duplicates",
-        label: "duplicates",
-    },
-    MetricSpec {
-        name: "rejected",
-        label: "rejected",
-    },
-    MetricSpec {
-        name: "incidents",
-        label: "incidents",
-    },
+    MetricSpec { name: "events_delivered", label: "events delivered" },
+    MetricSpec { name: "events_after_terminal", label: "after terminal" },
+    MetricSpec { name: "dropped_by_guard", label: "dropped by guard" },
+    MetricSpec { name: "final_state", label: "final state" },
+    MetricSpec { name: "stream", label: "stream" },
+    MetricSpec { name: "hung_streams", label: "hung streams" },
+    MetricSpec { name: "hung_calls", label: "hung calls" },
+    MetricSpec { name: "tasks_non_terminal", label: "non-terminal tasks" },
+    MetricSpec { name: "orphaned_steps", label: "orphaned steps" },
+    MetricSpec { name: "blocking_result_artifacts", label: "blocking result artifacts" },
+    MetricSpec { name: "get_task_artifacts", label: "GetTask artifacts" },
+    MetricSpec { name: "cancel_result", label: "cancel result" },
+    MetricSpec { name: "task_lost", label: "task lost" },
+    MetricSpec { name: "executions", label: "executions" },
+    MetricSpec { name: "duplicates", label: "duplicates" },
+    MetricSpec { name: "rejected", label: "rejected" },
+    MetricSpec { name: "incidents", label: "incidents" },
 ];
 
 /// How a stream ended.

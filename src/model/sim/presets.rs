@@ -1,6 +1,7 @@
 //! The worked ledgers of seed 000 as scripts of events played through the
 //! same ledger and trace views as the executor scenarios: T-42, T-43 and
-//! the release drill.
+//! the release drill. Each script is a table of steps; [`play`] offers
+//! them to fresh ledgers.
 
 use crate::model::digest::sha256_fields;
 use crate::model::ledger::artifacts::Part;
@@ -9,95 +10,179 @@ use crate::model::ledger::{
 };
 use crate::model::sim::scenario::Preset;
 use crate::model::state::TaskState;
-use crate::model::trace::Run;
-use crate::model::trace::{Disposition, Metrics, Row, RowKind, Source, StreamEnd, Trace};
+use crate::model::trace::{
+    Disposition, Entry, Metrics, Row, RowKind, Run, Source, StreamEnd, Trace,
+};
 use crate::model::wire::{self, Chunk};
 
-/// One scripted event.
-#[derive(Debug, Clone)]
+/// What a scripted step offers its task's ledger.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Offer {
+    /// A submission under its idempotency key.
+    Submit(&'static str),
+    /// A status change.
+    Status {
+        /// Event id.
+        id: &'static str,
+        /// Kebab-case state.
+        to: &'static str,
+        /// Who sends it.
+        producer: &'static str,
+        /// The credential whose receipt reference it carries (the
+        /// credential itself never reaches the ledger).
+        credential: Option<&'static str>,
+        /// The manifest that closes the result set with it.
+        manifest: Option<&'static str>,
+    },
+    /// An artifact part.
+    Part {
+        /// Event id.
+        id: &'static str,
+        /// Artifact id.
+        artifact: &'static str,
+        /// Part number.
+        n: u32,
+        /// The bytes, as text.
+        text: &'static str,
+        /// It closes its artifact.
+        last: bool,
+    },
+    /// No event: an action, such as a stream being killed.
+    Nothing,
+}
+
+/// One scripted step.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct ScriptStep {
-    /// Which task's ledger (0, or 1 for the drill's second task).
+    /// Which task (0, or 1 for the drill's second task).
     pub task: usize,
     /// Virtual time.
     pub t_ms: u64,
     /// Who sends it.
     pub source: Source,
     /// A label for people.
-    pub label: String,
-    /// The event offered to the ledger (`None` for an action with no event,
-    /// such as a stream being killed).
-    pub event: Option<LedgerEvent>,
+    pub label: &'static str,
+    /// What it offers the ledger.
+    pub offer: Offer,
 }
 
-fn status(task: &str, id: &str, to: &str, t_ms: u64, producer: &str) -> LedgerEvent {
-    LedgerEvent {
-        task_id: task.into(),
-        event_id: id.into(),
-        producer: producer.into(),
-        source_seq: None,
-        digest: sha256_fields(&["status", id, to]),
-        observed_ms: t_ms,
-        body: Body::Status {
-            status: to.into(),
-            authorization_receipt: None,
-            manifest: None,
-        },
+impl ScriptStep {
+    /// The event this step offers the ledger of `preset`'s task, if any.
+    /// Identity and digest come from the offer alone, so a step that repeats
+    /// an earlier one is an exact replay.
+    pub fn event(&self, preset: Preset) -> Option<LedgerEvent> {
+        let task_id = task_ids(preset)[self.task];
+        let (event_id, producer, digest, body) = match self.offer {
+            Offer::Nothing => return None,
+            Offer::Submit(key) => (key, "client", sha256_fields(&["submit", key]), Body::Submit),
+            Offer::Status {
+                id,
+                to,
+                producer,
+                credential,
+                manifest,
+            } => (
+                id,
+                producer,
+                sha256_fields(&["status", id, to]),
+                Body::Status {
+                    status: to.into(),
+                    authorization_receipt: credential.map(authorization_receipt_for),
+                    manifest: manifest.map(String::from),
+                },
+            ),
+            Offer::Part {
+                id,
+                artifact,
+                n,
+                text,
+                last,
+            } => {
+                let part = Part::text(artifact, n, text, last);
+                let digest = sha256_fields(&["part", artifact, &n.to_string(), &part.checksum]);
+                (id, "executor", digest, Body::Part(part))
+            }
+        };
+        Some(LedgerEvent {
+            task_id: task_id.into(),
+            event_id: event_id.into(),
+            producer: producer.into(),
+            source_seq: None,
+            digest,
+            observed_ms: self.t_ms,
+            body,
+        })
     }
 }
 
-fn with(mut e: LedgerEvent, receipt: Option<&str>, manifest: Option<&str>) -> LedgerEvent {
-    if let Body::Status {
-        authorization_receipt,
-        manifest: m,
-        ..
-    } = &mut e.body
-    {
-        *authorization_receipt = receipt.map(String::from);
-        *m = manifest.map(String::from);
-    }
-    e
-}
-
-fn part(
-    task: &str,
-    id: &str,
-    artifact: &str,
-    n: u32,
-    text: &str,
-    last: bool,
+const fn step(
+    task: usize,
     t_ms: u64,
-) -> LedgerEvent {
-    let part = Part::text(artifact, n, text, last);
-    LedgerEvent {
-        task_id: task.into(),
-        event_id: id.into(),
-        producer: "executor".into(),
-        source_seq: None,
-        digest: sha256_fields(&["part", artifact, &n.to_string(), &part.checksum]),
-        observed_ms: t_ms,
-        body: Body::Part(part),
-    }
-}
-
-fn submit(task: &str, key: &str, t_ms: u64) -> LedgerEvent {
-    LedgerEvent {
-        task_id: task.into(),
-        event_id: key.into(),
-        producer: "client".into(),
-        source_seq: None,
-        digest: sha256_fields(&["submit", key]),
-        observed_ms: t_ms,
-        body: Body::Submit,
-    }
-}
-
-fn step(task: usize, t_ms: u64, source: Source, label: &str, event: LedgerEvent) -> ScriptStep {
+    source: Source,
+    label: &'static str,
+    offer: Offer,
+) -> ScriptStep {
     ScriptStep {
         task,
         t_ms,
         source,
-        label: label.into(),
-        event: Some(event),
+        label,
+        offer,
+    }
+}
+
+const fn status(id: &'static str, to: &'static str) -> Offer {
+    by(id, to, "executor")
+}
+
+const fn by(id: &'static str, to: &'static str, producer: &'static str) -> Offer {
+    Offer::Status {
+        id,
+        to,
+        producer,
+        credential: None,
+        manifest: None,
+    }
+}
+
+const fn authorized(
+    id: &'static str,
+    to: &'static str,
+    producer: &'static str,
+    credential: &'static str,
+) -> Offer {
+    Offer::Status {
+        id,
+        to,
+        producer,
+        credential: Some(credential),
+        manifest: None,
+    }
+}
+
+const fn settles(id: &'static str, to: &'static str, manifest: &'static str) -> Offer {
+    Offer::Status {
+        id,
+        to,
+        producer: "executor",
+        credential: None,
+        manifest: Some(manifest),
+    }
+}
+
+const fn part(
+    id: &'static str,
+    artifact: &'static str,
+    n: u32,
+    text: &'static str,
+    last: bool,
+) -> Offer {
+    Offer::Part {
+        id,
+        artifact,
+        n,
+        text,
+        last,
     }
 }
 
@@ -112,259 +197,68 @@ pub fn task_ids(preset: Preset) -> &'static [&'static str] {
 
 /// The credential behind T-42's receipt A4; only its reference is stored.
 pub const T42_CREDENTIAL: &str = "Bearer t42-user-session-credential";
+/// The credential behind the drill's valid receipt.
+const DRILL_CREDENTIAL: &str = "Bearer drill-credential";
+
+use Source::{Client, Executor};
+
+/// T-42: request digest R7; working E1, auth-required E2, working E3 with
+/// receipt A4, input-required E4, E2 again after a reconnect, working E5,
+/// completed E6 with manifest M9, a late failed E7.
+#[rustfmt::skip]
+const T42: &[ScriptStep] = &[
+    step(0, 0, Client, "submitted with request digest R7", Offer::Submit("R7")),
+    step(0, 100, Executor, "E1 working", status("E1", "working")),
+    step(0, 150, Executor, "draft/0", part("P-draft-0", "draft", 0, "T-42 draft, part 0", false)),
+    step(0, 200, Executor, "E2 auth-required", status("E2", "auth-required")),
+    step(0, 300, Client, "E3 working with receipt A4", authorized("E3", "working", "executor", T42_CREDENTIAL)),
+    step(0, 350, Executor, "draft/1", part("P-draft-1", "draft", 1, "T-42 draft, part 1", false)),
+    step(0, 400, Executor, "E4 input-required", status("E4", "input-required")),
+    step(0, 450, Client, "E2 again after a reconnect", status("E2", "auth-required")),
+    step(0, 500, Executor, "E5 working", status("E5", "working")),
+    step(0, 550, Executor, "draft/2 (final)", part("P-draft-2", "draft", 2, "T-42 draft, part 2", true)),
+    step(0, 600, Executor, "E6 completed with manifest M9", settles("E6", "completed", "M9")),
+    step(0, 700, Executor, "E7 failed, late", status("E7", "failed")),
+];
+
+/// T-43: submitted straight to rejected; a later event cannot revive it.
+#[rustfmt::skip]
+const T43: &[ScriptStep] = &[
+    step(0, 0, Client, "submitted", Offer::Submit("R8")),
+    step(0, 100, Executor, "declined: rejected", status("X1", "rejected")),
+    step(0, 200, Executor, "a later event tries to revive it", status("X2", "working")),
+];
+
+/// The release drill: the stream killed after two parts, a retried
+/// submission, an unauthorized then an authorized resume, input, settling;
+/// a second task rejected and a late event trying to revive it.
+#[rustfmt::skip]
+const DRILL: &[ScriptStep] = &[
+    step(0, 0, Client, "submitted (idempotency key K1)", Offer::Submit("K1")),
+    step(0, 100, Executor, "working", status("W1", "working")),
+    step(0, 200, Executor, "report/0", part("P0", "report", 0, "drill report, part 0", false)),
+    step(0, 250, Executor, "report/1", part("P1", "report", 1, "drill report, part 1", false)),
+    step(0, 300, Client, "stream killed after two parts; client reconnects", Offer::Nothing),
+    step(0, 310, Executor, "report/1 resent after the reconnect", part("P1", "report", 1, "drill report, part 1", false)),
+    step(0, 320, Client, "submission retried with K1", Offer::Submit("K1")),
+    step(0, 400, Executor, "auth-required", status("A1", "auth-required")),
+    step(0, 500, Client, "resume without an authorization receipt", by("W2", "working", "client")),
+    step(0, 600, Client, "resume with a valid receipt", authorized("W3", "working", "client", DRILL_CREDENTIAL)),
+    step(0, 700, Executor, "input-required", status("I1", "input-required")),
+    step(0, 800, Client, "input supplied: working", by("W4", "working", "client")),
+    step(0, 900, Executor, "report/2 (final)", part("P2", "report", 2, "drill report, part 2", true)),
+    step(0, 1000, Executor, "settles: completed with manifest M1", settles("C1", "completed", "M1")),
+    step(1, 1100, Client, "second task submitted", Offer::Submit("K2")),
+    step(1, 1200, Executor, "second task rejected", status("R1", "rejected")),
+    step(1, 1300, Executor, "a late event tries to revive it", status("L1", "working")),
+];
 
 /// The script of a preset.
-pub fn script(preset: Preset) -> Vec<ScriptStep> {
-    use Source::{Client, Executor};
+pub fn script(preset: Preset) -> &'static [ScriptStep] {
     match preset {
-        Preset::T42 => {
-            let a4 = authorization_receipt_for(T42_CREDENTIAL);
-            let t = "T-42";
-            vec![
-                step(
-                    0,
-                    0,
-                    Client,
-                    "submitted with request digest R7",
-                    submit(t, "R7", 0),
-                ),
-                step(
-                    0,
-                    100,
-                    Executor,
-                    "E1 working",
-                    status(t, "E1", "working", 100, "executor"),
-                ),
-                step(
-                    0,
-                    150,
-                    Executor,
-                    "draft/0",
-                    part(t, "P-draft-0", "draft", 0, "T-42 draft, part 0", false, 150),
-                ),
-                step(
-                    0,
-                    200,
-                    Executor,
-                    "E2 auth-required",
-                    status(t, "E2", "auth-required", 200, "executor"),
-                ),
-                step(
-                    0,
-                    300,
-                    Client,
-                    "E3 working with receipt A4",
-                    with(status(t, "E3", "working", 300, "executor"), Some(&a4), None),
-                ),
-                step(
-                    0,
-                    350,
-                    Executor,
-                    "draft/1",
-                    part(t, "P-draft-1", "draft", 1, "T-42 draft, part 1", false, 350),
-                ),
-                step(
-                    0,
-                    400,
-                    Executor,
-                    "E4 input-required",
-                    status(t, "E4", "input-required", 400, "executor"),
-                ),
-                step(
-                    0,
-                    450,
-                    Client,
-                    "E2 again after a reconnect",
-                    status(t, "E2", "auth-required", 200, "executor"),
-                ),
-                step(
-                    0,
-                    500,
-                    Executor,
-                    "E5 working",
-                    status(t, "E5", "working", 500, "executor"),
-                ),
-                step(
-                    0,
-                    550,
-                    Executor,
-                    "draft/2 (final)",
-                    part(t, "P-draft-2", "draft", 2, "T-42 draft, part 2", true, 550),
-                ),
-                step(
-                    0,
-                    600,
-                    Executor,
-                    "E6 completed with manifest M9",
-                    with(
-                        status(t, "E6", "completed", 600, "executor"),
-                        None,
-                        Some("M9"),
-                    ),
-                ),
-                step(
-                    0,
-                    700,
-                    Executor,
-                    "E7 failed, late",
-                    status(t, "E7", "failed", 700, "executor"),
-                ),
-            ]
-        }
-        Preset::T43 => {
-            let t = "T-43";
-            vec![
-                step(0, 0, Client, "submitted", submit(t, "R8", 0)),
-                step(
-                    0,
-                    100,
-                    Executor,
-                    "declined: rejected",
-                    status(t, "X1", "rejected", 100, "executor"),
-                ),
-                step(
-                    0,
-                    200,
-                    Executor,
-                    "a later event tries to revive it",
-                    status(t, "X2", "working", 200, "executor"),
-                ),
-            ]
-        }
-        Preset::Drill => {
-            let receipt = authorization_receipt_for("Bearer drill-credential");
-            let d = "D-1";
-            let killed = ScriptStep {
-                task: 0,
-                t_ms: 300,
-                source: Client,
-                label: "stream killed after two parts; client reconnects".into(),
-                event: None,
-            };
-            vec![
-                step(
-                    0,
-                    0,
-                    Client,
-                    "submitted (idempotency key K1)",
-                    submit(d, "K1", 0),
-                ),
-                step(
-                    0,
-                    100,
-                    Executor,
-                    "working",
-                    status(d, "W1", "working", 100, "executor"),
-                ),
-                step(
-                    0,
-                    200,
-                    Executor,
-                    "report/0",
-                    part(d, "P0", "report", 0, "drill report, part 0", false, 200),
-                ),
-                step(
-                    0,
-                    250,
-                    Executor,
-                    "report/1",
-                    part(d, "P1", "report", 1, "drill report, part 1", false, 250),
-                ),
-                killed,
-                step(
-                    0,
-                    310,
-                    Executor,
-                    "report/1 resent after the reconnect",
-                    part(d, "P1", "report", 1, "drill report, part 1", false, 250),
-                ),
-                step(
-                    0,
-                    320,
-                    Client,
-                    "submission retried with K1",
-                    submit(d, "K1", 320),
-                ),
-                step(
-                    0,
-                    400,
-                    Executor,
-                    "auth-required",
-                    status(d, "A1", "auth-required", 400, "executor"),
-                ),
-                step(
-                    0,
-                    500,
-                    Client,
-                    "resume without an authorization receipt",
-                    status(d, "W2", "working", 500, "client"),
-                ),
-                step(
-                    0,
-                    600,
-                    Client,
-                    "resume with a valid receipt",
-                    with(
-                        status(d, "W3", "working", 600, "client"),
-                        Some(&receipt),
-                        None,
-                    ),
-                ),
-                step(
-                    0,
-                    700,
-                    Executor,
-                    "input-required",
-                    status(d, "I1", "input-required", 700, "executor"),
-                ),
-                step(
-                    0,
-                    800,
-                    Client,
-                    "input supplied: working",
-                    status(d, "W4", "working", 800, "client"),
-                ),
-                step(
-                    0,
-                    900,
-                    Executor,
-                    "report/2 (final)",
-                    part(d, "P2", "report", 2, "drill report, part 2", true, 900),
-                ),
-                step(
-                    0,
-                    1000,
-                    Executor,
-                    "settles: completed with manifest M1",
-                    with(
-                        status(d, "C1", "completed", 1000, "executor"),
-                        None,
-                        Some("M1"),
-                    ),
-                ),
-                step(
-                    1,
-                    1100,
-                    Client,
-                    "second task submitted",
-                    submit("D-2", "K2", 1100),
-                ),
-                step(
-                    1,
-                    1200,
-                    Executor,
-                    "second task rejected",
-                    status("D-2", "R1", "rejected", 1200, "executor"),
-                ),
-                step(
-                    1,
-                    1300,
-                    Executor,
-                    "a late event tries to revive it",
-                    status("D-2", "L1", "working", 1300, "executor"),
-                ),
-            ]
-        }
+        Preset::T42 => T42,
+        Preset::T43 => T43,
+        Preset::Drill => DRILL,
     }
 }
 
@@ -378,31 +272,21 @@ pub fn play(preset: Preset) -> Run {
     let several = ledgers.len() > 1;
     for step in script(preset) {
         let ledger = &mut ledgers[step.task];
-        let (disposition, kind, wire) = match &step.event {
-            None => (Disposition::Delivered, RowKind::Action, None),
+        let label = if several {
+            format!("{}: {}", ledger.task_id(), step.label)
+        } else {
+            step.label.to_string()
+        };
+        let entry = match step.event(preset) {
+            None => Entry::action(step.source, label),
             Some(event) => {
-                let decision = ledger.apply(event);
-                let wire = wire_for(&decision, event, step.t_ms);
-                (disposition_of(&decision), RowKind::Event, wire)
+                let decision = ledger.apply(&event);
+                Entry::event(step.source, label, disposition_of(&decision))
+                    .wire(wire_for(&decision, &event, step.t_ms))
+                    .target(status_target(&event))
             }
         };
-        let prefix = if several {
-            format!("{}: ", ledger.task_id())
-        } else {
-            String::new()
-        };
-        rows.push(Row {
-            index: rows.len(),
-            t_ms: step.t_ms,
-            source: step.source,
-            event: format!("{prefix}{}", step.label),
-            disposition,
-            state_after: Some(ledger.state()),
-            target: step.event.as_ref().and_then(status_target),
-            wire,
-            kind,
-            assumed: false,
-        });
+        rows.push(entry.row(rows.len(), step.t_ms, Some(ledger.state())));
     }
     let primary = &ledgers[0];
     let count = |d: Disposition| {
