@@ -10,7 +10,7 @@ use super::compare::Compare;
 use super::controls::Controls;
 use super::diagram::StateDiagram;
 use super::event_table::EventTable;
-use super::lab::{Lab, Message};
+use super::lab::{Lab, Level, Message};
 use super::ledger_panel::LedgerPanel;
 use super::metrics::MetricsPanel;
 use super::outcome::{CarriesOver, Outcome};
@@ -65,7 +65,7 @@ pub fn App() -> impl IntoView {
         step: RwSignal::new(step),
         playing: RwSignal::new(false),
         message: RwSignal::new(problem.map(|text| Message {
-            level: "error",
+            level: Level::Error,
             text,
         })),
         run,
@@ -98,7 +98,7 @@ pub fn App() -> impl IntoView {
     let message = move || {
         lab.message.get().map(|m| {
             view! {
-                <p class=format!("lab-message lab-message--{}", m.level) role=if m.level == "error" { "alert" } else { "status" }>
+                <p class=format!("lab-message lab-message--{}", m.level.class()) role=m.level.role()>
                     {m.text}
                     <button class="lab-message__close" aria-label="Dismiss message" on:click=move |_| lab.message.set(None)>"×"</button>
                 </p>

@@ -31,11 +31,38 @@ pub struct Lab {
     pub pinned: RwSignal<Option<Scenario>>,
 }
 
+/// How an inline message is shown and announced.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Level {
+    /// Bad input: shown as an alert.
+    Error,
+    /// A result: shown as a status.
+    Info,
+}
+
+impl Level {
+    /// The CSS modifier (`lab-message--error`).
+    pub fn class(self) -> &'static str {
+        match self {
+            Level::Error => "error",
+            Level::Info => "info",
+        }
+    }
+
+    /// The ARIA role it is announced with.
+    pub fn role(self) -> &'static str {
+        match self {
+            Level::Error => "alert",
+            Level::Info => "status",
+        }
+    }
+}
+
 /// An inline message.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Message {
-    /// `error` or `info`.
-    pub level: &'static str,
+    /// How it is shown and announced.
+    pub level: Level,
     /// For people.
     pub text: String,
 }
@@ -50,7 +77,7 @@ impl Lab {
     /// Shows an error inline.
     pub fn error(&self, text: impl Into<String>) {
         self.message.set(Some(Message {
-            level: "error",
+            level: Level::Error,
             text: text.into(),
         }));
     }
@@ -58,7 +85,7 @@ impl Lab {
     /// Shows information inline.
     pub fn info(&self, text: impl Into<String>) {
         self.message.set(Some(Message {
-            level: "info",
+            level: Level::Info,
             text: text.into(),
         }));
     }

@@ -18,13 +18,57 @@ use crate::model::wire::event_kind;
 /// The deepest JSON nesting the lab reads; deeper input is refused.
 pub const MAX_DEPTH: usize = 64;
 
+/// What a finding says is broken.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FindingCode {
+    /// An event after the task was already terminal.
+    AfterTerminal,
+    /// The stream ended while the task was neither terminal nor interrupted.
+    MissingTerminal,
+    /// The same artifact coordinate with other bytes.
+    ConflictingCoordinate,
+    /// A transition outside the allowlist, or a state outside the eight.
+    IllegalTransition,
+    /// The same event again.
+    Duplicate,
+    /// Any other refusal of the ledger, by its reason.
+    Refused(Reason),
+    /// An export that does not re-simulate to itself.
+    Differs,
+}
+
+impl FindingCode {
+    /// The kebab-case code of SPEC §5 (a refusal's is its reason's).
+    pub fn code(self) -> &'static str {
+        match self {
+            FindingCode::AfterTerminal => "after-terminal",
+            FindingCode::MissingTerminal => "missing-terminal",
+            FindingCode::ConflictingCoordinate => "conflicting-coordinate",
+            FindingCode::IllegalTransition => "illegal-transition",
+            FindingCode::Duplicate => "duplicate",
+            FindingCode::Refused(reason) => reason.code(),
+            FindingCode::Differs => "differs",
+        }
+    }
+}
+
+impl std::fmt::Display for FindingCode {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.code())
+    }
+}
+
+impl Serialize for FindingCode {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(self.code())
+    }
+}
+
 /// One thing a checked file breaks.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct Finding {
-    /// `after-terminal`, `missing-terminal`, `conflicting-coordinate`,
-    /// `illegal-transition`, `duplicate`; `differs` for an export that does
-    /// not re-simulate to itself.
-    pub code: String,
+    /// What is broken.
+    pub code: FindingCode,
     /// The event or row it concerns (`None` for the whole file).
     pub index: Option<usize>,
     /// For people.
@@ -195,7 +239,7 @@ fn import_export(value: Value) -> Result<Imported, String> {
 pub fn compare(file: &Value, fresh: &Value) -> Report {
     let mut findings = Vec::new();
     let differs = |index, message| Finding {
-        code: "differs".into(),
+        code: FindingCode::Differs,
         index,
         message,
     };
@@ -315,9 +359,9 @@ pub fn classify_raw(events: &[Value]) -> Result<Report, String> {
     let mut ledger = TaskLedger::new("raw");
     let mut findings = Vec::new();
     let mut parts_seen: std::collections::BTreeMap<String, u32> = Default::default();
-    let mut finding = |code: &str, index: usize, message: String| {
+    let mut finding = |code: FindingCode, index: usize, message: String| {
         findings.push(Finding {
-            code: code.into(),
+            code,
             index: Some(index),
             message,
         })
@@ -377,18 +421,18 @@ pub fn classify_raw(events: &[Value]) -> Result<Report, String> {
         };
         match ledger.apply(&ledger_event) {
             Decision::Duplicate(_) => finding(
-                "duplicate",
+                FindingCode::Duplicate,
                 index,
                 "the same event again: a lookup hit".into(),
             ),
             Decision::New(Outcome::Incident { coordinate }) => finding(
-                "conflicting-coordinate",
+                FindingCode::ConflictingCoordinate,
                 index,
                 format!("{coordinate} already holds other bytes"),
             ),
             Decision::New(Outcome::Rejected { reason }) => match reason {
                 _ if was_terminal => finding(
-                    "after-terminal",
+                    FindingCode::AfterTerminal,
                     index,
                     format!(
                         "{kind} after the task was already {}",
@@ -396,7 +440,7 @@ pub fn classify_raw(events: &[Value]) -> Result<Report, String> {
                     ),
                 ),
                 Reason::IllegalTransition => finding(
-                    "illegal-transition",
+                    FindingCode::IllegalTransition,
                     index,
                     format!(
                         "{} → {} is outside the allowlist",
@@ -404,7 +448,11 @@ pub fn classify_raw(events: &[Value]) -> Result<Report, String> {
                         describe_state(event, kind)
                     ),
                 ),
-                other => finding(other.code(), index, format!("refused: {}", other.code())),
+                other => finding(
+                    FindingCode::Refused(other),
+                    index,
+                    format!("refused: {}", other.code()),
+                ),
             },
             Decision::New(_) => {}
         }
@@ -412,7 +460,7 @@ pub fn classify_raw(events: &[Value]) -> Result<Report, String> {
     let end = ledger.state();
     if !events.is_empty() && !end.is_terminal() && !end.is_interrupted() {
         findings.push(Finding {
-            code: "missing-terminal".into(),
+            code: FindingCode::MissingTerminal,
             index: Some(events.len() - 1),
             message: format!("the stream ended while the task was {}", end.label()),
         });
