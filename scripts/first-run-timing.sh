@@ -40,21 +40,22 @@ fresh() { # fresh NAME: a new clone and an empty tool folder, with shared/ besid
   mkdir -p "$out/$1/tools"
   [ -d "$repo/../shared" ] && ln -s "$(cd "$repo/../shared" && pwd)" "$out/$1/shared"
 }
-in_clone() { # in_clone NAME CMD...: runs CMD in the clone with only its own tools
+in_clone() { # in_clone NAME CMD...: becomes CMD, in the clone with only its own tools (call it in a subshell)
   local name="$1"; shift
-  (cd "$out/$name/repo" && exec env -u A2A_LAB_T0 PATH="$clean_path" CARGO_HOME="$cargo_home" \
-     CARGO_INSTALL_ROOT="$out/$name/tools" "$@")
+  cd "$out/$name/repo" && exec env -u A2A_LAB_T0 PATH="$clean_path" CARGO_HOME="$cargo_home" \
+     CARGO_INSTALL_ROOT="$out/$name/tools" "$@"
 }
 report() { printf '%-34s %4d:%02d  %s\n' "$1" $(($2 / 60)) $(($2 % 60)) "$3" | tee -a "$out/times.txt"; }
 
 time_test() { # time_test NAME LABEL
   local t0=$SECONDS status=passed
-  in_clone "$1" bash scripts/test.sh >"$out/$2.log" 2>&1 || status="FAILED (see $out/$2.log)"
+  (in_clone "$1" bash scripts/test.sh) >"$out/$2.log" 2>&1 || status="FAILED (see $out/$2.log)"
   report "$2" $((SECONDS - t0)) "$status"
 }
 time_serve() { # time_serve NAME LABEL: until the lab's page and module answer
   local t0=$SECONDS status="lab served"
-  # Its own process group (setsid), so that stopping it stops trunk too.
+  # Its own process group (setsid), so that stopping it stops trunk too; the
+  # background job becomes setsid itself, so $! is that group's leader.
   in_clone "$1" setsid bash scripts/serve.sh >"$out/$2.log" 2>&1 &
   local pid=$!
   until curl -sf -o /dev/null http://127.0.0.1:8080/ \
