@@ -239,6 +239,7 @@ impl TaskLedger {
         self.judge_hashed(event, id_hash(event.event_id))
     }
 
+    #[inline]
     fn judge_hashed<'e>(&self, event: EventRef<'e>, hash: u64) -> Verdict<'e> {
         let judged = match self.receipts.find_hashed(event.event_id, hash) {
             Lookup::Found(i) if self.receipts.digest_is(i, event.digest) => Judged::Duplicate(i),
@@ -252,34 +253,64 @@ impl TaskLedger {
     /// since): a duplicate changes nothing; a new event adds its receipt
     /// and, when accepted, stored or recorded, its effect.
     pub fn commit(&mut self, verdict: Verdict<'_>) -> Decision {
+        match verdict.judged {
+            Judged::Duplicate(at) => Decision::Duplicate(self.receipts.receipt(at)),
+            _ => Decision::New(self.record(verdict)),
+        }
+    }
+
+    /// Writes a new verdict's effect and receipt and returns its outcome.
+    fn record(&mut self, verdict: Verdict<'_>) -> Outcome {
         let Verdict { event, judged } = verdict;
         match judged {
-            Judged::Duplicate(at) => Decision::Duplicate(self.receipts.receipt(at)),
-            Judged::Conflict(kind) => {
-                let outcome = self.carry_out(event, kind);
-                Decision::New(outcome)
-            }
-            Judged::New(vacancy, kind) => {
-                let outcome = self.carry_out(event, kind);
-                let authorization_receipt = match (kind, event.body) {
-                    (
-                        OutcomeKind::Accepted { .. },
-                        BodyRef::Status {
-                            authorization_receipt,
-                            ..
-                        },
-                    ) => authorization_receipt,
-                    _ => None,
-                };
-                let fields = NewReceipt {
-                    event_id: event.event_id,
-                    producer: event.producer,
-                    observed_ms: event.observed_ms,
-                    digest: event.digest,
+            Judged::New(vacancy, kind) => self.record_new(event, vacancy, kind),
+            Judged::Conflict(kind) => self.carry_out(event, kind),
+            // Never asked of a duplicate, which writes nothing.
+            Judged::Duplicate(_) => Outcome::Rejected {
+                reason: Reason::ConflictingEvent,
+            },
+        }
+    }
+
+    /// Carries out a new id's judged outcome and appends its receipt.
+    #[inline]
+    fn record_new(&mut self, event: EventRef<'_>, vacancy: Vacancy, kind: OutcomeKind) -> Outcome {
+        let outcome = self.carry_out(event, kind);
+        let authorization_receipt = match (kind, event.body) {
+            (
+                OutcomeKind::Accepted { .. },
+                BodyRef::Status {
                     authorization_receipt,
-                };
-                self.receipts.push(vacancy, fields, outcome.clone());
-                Decision::New(outcome)
+                    ..
+                },
+            ) => authorization_receipt,
+            _ => None,
+        };
+        let fields = NewReceipt {
+            event_id: event.event_id,
+            producer: event.producer,
+            observed_ms: event.observed_ms,
+            digest: event.digest,
+            authorization_receipt,
+        };
+        self.receipts.push(vacancy, fields, outcome.clone());
+        outcome
+    }
+
+    /// [`TaskLedger::judge`] then [`TaskLedger::commit`] for a stream, by
+    /// the same judging and committing functions but without building a
+    /// verdict or answering a duplicate with a copy of its receipt.
+    #[inline]
+    fn offer(&mut self, event: EventRef<'_>, hash: u64) {
+        match self.receipts.find_hashed(event.event_id, hash) {
+            Lookup::Found(i) if self.receipts.digest_is(i, event.digest) => {}
+            Lookup::Found(_) => {
+                let kind = self.judge_conflicting_replay(event);
+                self.carry_out(event, kind);
+            }
+            Lookup::Vacant(vacancy) => {
+                let kind = self.judge_new(event);
+                self.record_new(event, vacancy, kind);
             }
         }
     }
@@ -316,8 +347,7 @@ impl TaskLedger {
             // Keeps the reads: their only purpose is to fill the cache.
             std::hint::black_box(touched);
             for &(event, hash) in &batch {
-                let verdict = self.judge_hashed(event, hash);
-                self.commit(verdict);
+                self.offer(event, hash);
             }
         }
     }
@@ -360,6 +390,7 @@ impl TaskLedger {
     }
 
     /// What a new event id would be decided as, by reading only.
+    #[inline]
     fn judge_new(&self, event: EventRef<'_>) -> OutcomeKind {
         let reject = OutcomeKind::Rejected;
         match event.body {
@@ -411,6 +442,7 @@ impl TaskLedger {
     }
 
     /// Writes the effect of a judged outcome and returns it in full.
+    #[inline]
     fn carry_out(&mut self, event: EventRef<'_>, kind: OutcomeKind) -> Outcome {
         let part_outcome = |part: &Part, outcome| (part.coordinate(), outcome);
         match (kind, event.body) {
