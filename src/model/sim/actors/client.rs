@@ -1,8 +1,7 @@
 //! The A2A client: its streaming or blocking call, the resume after an
 //! interruption, a retried submission, its own timeout and CancelTask.
 
-use super::executor::{Exec, Stage};
-use super::handler::Payload;
+use super::state::{Call, Exec, Payload, Stage};
 use super::store::TaskSlot;
 use super::{Act, Sim};
 use crate::model::ledger::{authorization_receipt_for, Body, Decision};
@@ -15,48 +14,6 @@ use crate::model::wire::{self};
 /// The credential Jenya's client holds; only its receipt reference may reach
 /// the ledger.
 const CLIENT_CREDENTIAL: &str = "jenya-oauth-access-token";
-
-/// Where the client's current call is.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(super) enum Call {
-    Open,
-    Closed,
-    TimedOut,
-    Returned,
-    Failed,
-}
-
-/// The client's state: which task it follows and how its call stands.
-#[derive(Debug)]
-pub(super) struct ClientCall {
-    /// The task the client follows now.
-    pub(super) task: usize,
-    pub(super) call: Call,
-    /// Which call this is (a resume makes a new one), so that an old
-    /// call's timeout is ignored.
-    pub(super) number: u32,
-    pub(super) last_activity: u64,
-    pub(super) retried: bool,
-    /// A blocking result captured before the call may return.
-    pub(super) pending_result: Option<(TaskState, u32, serde_json::Value)>,
-    pub(super) blocking_result: Option<u32>,
-    pub(super) cancel_result: Option<CancelResult>,
-}
-
-impl Default for ClientCall {
-    fn default() -> Self {
-        ClientCall {
-            task: 0,
-            call: Call::Open,
-            number: 0,
-            last_activity: 0,
-            retried: false,
-            pending_result: None,
-            blocking_result: None,
-            cancel_result: None,
-        }
-    }
-}
 
 impl Sim<'_> {
     /// `retry=on`: right after the first chunk the client drops its stream

@@ -2,71 +2,14 @@
 //! artifact chunk per courier lookup step, then the ending (and a late
 //! artifact); and what a cancel leaves of it.
 
-use super::client::Call;
-use super::handler::Payload;
+use super::state::{Call, Exec, Execution, Payload, Stage};
 use super::{Act, Sim};
 use crate::model::ledger::Body;
 use crate::model::sim::profile::StreamEnd;
-use crate::model::sim::scenario::{CancelImpl, Ending, Interrupt, Scenario, Work};
+use crate::model::sim::scenario::{CancelImpl, Ending, Work};
 use crate::model::state::TaskState;
 use crate::model::trace::{Disposition, Entry, Source};
 use crate::model::wire::{self, Chunk, RECEIPT_ARTIFACT, TRACKING_ARTIFACT};
-
-/// An interruption the executor asks for after WORKING.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
-pub(super) enum Stage {
-    /// Authorization.
-    Auth,
-    /// Input.
-    Input,
-}
-
-/// Where one `execute()` call is.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(super) enum Exec {
-    Running,
-    Cancelled { flag_step_done: bool },
-    Finished,
-    Dead,
-}
-
-/// One `execute()` call and the task it works on.
-#[derive(Debug, Clone, Copy)]
-pub(super) struct Execution {
-    pub(super) state: Exec,
-    pub(super) task: usize,
-}
-
-/// The executor's state: every `execute()` call (a retry and a resume call
-/// it again) and what they left behind.
-#[derive(Debug, Default)]
-pub(super) struct Executor {
-    pub(super) runs: Vec<Execution>,
-    /// How many times `execute()` was called.
-    pub(super) executions: u32,
-    /// Lookup steps computed after a cancel, output going nowhere.
-    pub(super) orphaned: u32,
-    /// The interruptions to ask for, in order.
-    pub(super) interrupts: Vec<Stage>,
-    /// How much later the first chunk comes, one step per interruption.
-    pub(super) offset_ms: u64,
-}
-
-impl Executor {
-    pub(super) fn new(sc: &Scenario) -> Executor {
-        let interrupts = match sc.interrupt {
-            Interrupt::None => vec![],
-            Interrupt::Auth => vec![Stage::Auth],
-            Interrupt::Input => vec![Stage::Input],
-            Interrupt::Both => vec![Stage::Auth, Stage::Input],
-        };
-        Executor {
-            offset_ms: interrupts.len() as u64 * u64::from(sc.step_ms),
-            interrupts,
-            ..Executor::default()
-        }
-    }
-}
 
 impl Sim<'_> {
     pub(super) fn start_execution(&mut self, task: usize) {

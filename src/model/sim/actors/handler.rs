@@ -2,8 +2,8 @@
 //! (when on), the task store and the client's stream here; a broken stream
 //! is resent from what the client actually received.
 
-use super::client::Call;
 use super::executor::tracking_chunk;
+use super::state::{Call, Event, Payload};
 use super::store::{store_chunk, StoredTask};
 use super::Sim;
 use crate::model::digest::sha256_fields;
@@ -13,52 +13,7 @@ use crate::model::sim::profile::StreamEnd;
 use crate::model::sim::scenario::Client;
 use crate::model::state::TaskState;
 use crate::model::trace::{Disposition, Entry, Source};
-use crate::model::wire::{self, Chunk, RECEIPT_ARTIFACT, TRACKING_ARTIFACT};
-
-/// What the executor (or cancel(), or the handler) puts on the queue.
-#[derive(Debug, Clone)]
-pub(super) enum Payload {
-    Task,
-    /// The task published again at the start of a resumed `execute()`.
-    TaskAgain,
-    Status {
-        state: TaskState,
-        receipt: Option<String>,
-    },
-    Chunk {
-        chunk: Chunk,
-        part: u32,
-    },
-}
-
-/// One event as the handler processes it: what it is, how it is decided,
-/// stored and shown. Kept whole once the client received it, so that a
-/// resend repeats exactly what was sent.
-#[derive(Debug, Clone)]
-pub(super) struct Event {
-    exec: usize,
-    task: usize,
-    source: Source,
-    payload: Payload,
-    event_id: String,
-    label: String,
-    wire: serde_json::Value,
-    body: Body,
-    digest: String,
-    /// The state a status event moves to (or tries to).
-    target: Option<TaskState>,
-}
-
-/// The handler's state.
-#[derive(Debug, Default)]
-pub(super) struct Handler {
-    /// Events emitted so far (their ids are `E1`, `E2`, …).
-    pub(super) emitted: u32,
-    /// Every event the streaming client received, in order: a resend
-    /// repeats one of these, never an event rebuilt from a numbering.
-    pub(super) sent: Vec<Event>,
-    pub(super) resent: bool,
-}
+use crate::model::wire::{self, RECEIPT_ARTIFACT, TRACKING_ARTIFACT};
 
 impl Sim<'_> {
     pub(super) fn ledger_event(

@@ -6,21 +6,21 @@
 //! Nothing here reads a clock: actions are scheduled on an agenda ordered by
 //! (virtual time, scheduling order) and the whole trace is returned at once.
 //! SDK-specific decisions come from [`Profile`]. Each actor keeps its own
-//! state in a small type of its file; the world below holds them together,
-//! and every row is written through [`Entry`].
+//! state in a small type ([`state`], [`store`]); the world below holds them
+//! together, each actor's file adds the world's methods for that actor, and
+//! every row is written through [`Entry`].
 
 mod client;
 mod executor;
 mod handler;
 mod server;
+mod state;
 mod store;
 
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 
-use client::{Call, ClientCall};
-use executor::{Executor, Stage};
-use handler::Handler;
+use state::{Call, ClientCall, Executor, Handler, Stage};
 use store::TaskSlot;
 
 use crate::model::sim::presets;

@@ -1,8 +1,7 @@
 //! The server process: a restart kills every execution, breaks the
 //! client's connection and keeps or loses the tasks with its store.
 
-use super::client::Call;
-use super::executor::Exec;
+use super::state::{Call, Exec};
 use super::Sim;
 use crate::model::sim::scenario::{Client, Store};
 use crate::model::trace::{Disposition, Entry, Source};

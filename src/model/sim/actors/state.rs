@@ -1,0 +1,159 @@
+//! What each actor holds: the executor's `execute()` calls, the client's
+//! call, the handler's queue bookkeeping, and the events that pass between
+//! them. Types only, so that the actors' files import these and the world
+//! (`Sim`), and nothing imports back.
+
+use crate::model::ledger::Body;
+use crate::model::sim::scenario::{Interrupt, Scenario};
+use crate::model::state::TaskState;
+use crate::model::trace::{CancelResult, Source};
+use crate::model::wire::Chunk;
+
+// ----- the executor ----------------------------------------------------
+
+/// An interruption the executor asks for after WORKING.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub(super) enum Stage {
+    /// Authorization.
+    Auth,
+    /// Input.
+    Input,
+}
+
+/// Where one `execute()` call is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Exec {
+    Running,
+    Cancelled { flag_step_done: bool },
+    Finished,
+    Dead,
+}
+
+/// One `execute()` call and the task it works on.
+#[derive(Debug, Clone, Copy)]
+pub(super) struct Execution {
+    pub(super) state: Exec,
+    pub(super) task: usize,
+}
+
+/// The executor's state: every `execute()` call (a retry and a resume call
+/// it again) and what they left behind.
+#[derive(Debug, Default)]
+pub(super) struct Executor {
+    pub(super) runs: Vec<Execution>,
+    /// How many times `execute()` was called.
+    pub(super) executions: u32,
+    /// Lookup steps computed after a cancel, output going nowhere.
+    pub(super) orphaned: u32,
+    /// The interruptions to ask for, in order.
+    pub(super) interrupts: Vec<Stage>,
+    /// How much later the first chunk comes, one step per interruption.
+    pub(super) offset_ms: u64,
+}
+
+impl Executor {
+    pub(super) fn new(sc: &Scenario) -> Executor {
+        let interrupts = match sc.interrupt {
+            Interrupt::None => vec![],
+            Interrupt::Auth => vec![Stage::Auth],
+            Interrupt::Input => vec![Stage::Input],
+            Interrupt::Both => vec![Stage::Auth, Stage::Input],
+        };
+        Executor {
+            offset_ms: interrupts.len() as u64 * u64::from(sc.step_ms),
+            interrupts,
+            ..Executor::default()
+        }
+    }
+}
+
+// ----- the client ------------------------------------------------------
+
+/// Where the client's current call is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Call {
+    Open,
+    Closed,
+    TimedOut,
+    Returned,
+    Failed,
+}
+
+/// The client's state: which task it follows and how its call stands.
+#[derive(Debug)]
+pub(super) struct ClientCall {
+    /// The task the client follows now.
+    pub(super) task: usize,
+    pub(super) call: Call,
+    /// Which call this is (a resume makes a new one), so that an old
+    /// call's timeout is ignored.
+    pub(super) number: u32,
+    pub(super) last_activity: u64,
+    pub(super) retried: bool,
+    /// A blocking result captured before the call may return.
+    pub(super) pending_result: Option<(TaskState, u32, serde_json::Value)>,
+    pub(super) blocking_result: Option<u32>,
+    pub(super) cancel_result: Option<CancelResult>,
+}
+
+impl Default for ClientCall {
+    fn default() -> Self {
+        ClientCall {
+            task: 0,
+            call: Call::Open,
+            number: 0,
+            last_activity: 0,
+            retried: false,
+            pending_result: None,
+            blocking_result: None,
+            cancel_result: None,
+        }
+    }
+}
+
+// ----- the handler -----------------------------------------------------
+
+/// What the executor (or cancel(), or the handler) puts on the queue.
+#[derive(Debug, Clone)]
+pub(super) enum Payload {
+    Task,
+    /// The task published again at the start of a resumed `execute()`.
+    TaskAgain,
+    Status {
+        state: TaskState,
+        receipt: Option<String>,
+    },
+    Chunk {
+        chunk: Chunk,
+        part: u32,
+    },
+}
+
+/// One event as the handler processes it: what it is, how it is decided,
+/// stored and shown. Kept whole once the client received it, so that a
+/// resend repeats exactly what was sent.
+#[derive(Debug, Clone)]
+pub(super) struct Event {
+    pub(super) exec: usize,
+    pub(super) task: usize,
+    pub(super) source: Source,
+    pub(super) payload: Payload,
+    pub(super) event_id: String,
+    pub(super) label: String,
+    pub(super) wire: serde_json::Value,
+    pub(super) body: Body,
+    pub(super) digest: String,
+    /// The state a status event moves to (or tries to).
+    pub(super) target: Option<TaskState>,
+}
+
+/// The handler's state.
+#[derive(Debug, Default)]
+pub(super) struct Handler {
+    /// Events emitted so far (their ids are `E1`, `E2`, …).
+    pub(super) emitted: u32,
+    /// Every event the streaming client received, in order: a resend
+    /// repeats one of these, never an event rebuilt from a numbering.
+    pub(super) sent: Vec<Event>,
+    pub(super) resent: bool,
+}
