@@ -2,8 +2,9 @@
 //! a writer for standard output) to an exit, so that every path is testable
 //! in-process.
 
-use std::io::Write;
+use std::io::{Read, Write};
 
+use crate::model::evidence::capture::{CaptureReader, Wire};
 use crate::model::evidence::export::export_json;
 use crate::model::evidence::json_array;
 use crate::model::evidence::seed_form::{write_answer, SeedEventRef};
@@ -41,8 +42,10 @@ usage:
   a2a-lab trace [QUERY]        simulate a scenario (e.g. 'ending=never&cancel=3'), print the export JSON
   a2a-lab reduce FILE          apply seed-form ledger events ([{\"id\",\"status\",\"authorizationReceipt\"?}])
                                to a fresh task and print {status, sequence, accepted, rejected}
-  a2a-lab check [--json] FILE  re-simulate an export and report differences, or run a raw A2A event log
-                               (JSON array of wire events, or SSE data: lines) through the ledger
+  a2a-lab check [--json] [--wire 1.0|0.3] FILE...
+                               re-simulate an export and report differences, or judge a capture of real
+                               traffic (SSE, JSON Lines or a JSON array; A2A 1.0 or 0.3; files read in
+                               order as one capture) task by task through the ledger
   a2a-lab --version
 exit codes: 0 nothing broken, 1 something broken, 2 bad input
 ";
@@ -72,10 +75,10 @@ pub fn run(args: &[String], files: &mut dyn Files, stdout: &mut dyn Write) -> Ou
             Ok(reader) => reduce_stream(reader, stdout),
             Err(e) => return Output::bad(e),
         },
-        ["check", path] => check_file(path, false, files, stdout),
-        ["check", "--json", path] | ["check", path, "--json"] => {
-            check_file(path, true, files, stdout)
-        }
+        ["check", rest @ ..] => match CheckArgs::parse(rest) {
+            Ok(args) => check(&args, files, stdout),
+            Err(e) => return Output::bad(format!("check: {e}\n{USAGE}")),
+        },
         [] => return Output::bad(format!("no command\n{USAGE}")),
         [cmd, ..] => {
             return Output::bad(format!(
@@ -156,7 +159,95 @@ fn located(e: &serde_json::Error, element: &json_array::Element) -> (String, u64
     }
 }
 
-fn check_file(
+/// `check`'s arguments.
+struct CheckArgs<'a> {
+    json: bool,
+    wire: Option<Wire>,
+    paths: Vec<&'a str>,
+}
+
+impl<'a> CheckArgs<'a> {
+    fn parse(args: &[&'a str]) -> Result<CheckArgs<'a>, String> {
+        let mut out = CheckArgs {
+            json: false,
+            wire: None,
+            paths: Vec::new(),
+        };
+        let mut args = args.iter();
+        while let Some(&arg) = args.next() {
+            match arg {
+                "--json" => out.json = true,
+                "--wire" => {
+                    let value = args.next().ok_or("--wire needs 1.0 or 0.3")?;
+                    out.wire = Some(
+                        Wire::parse(value)
+                            .ok_or_else(|| format!("--wire `{value}` is not 1.0 or 0.3"))?,
+                    );
+                }
+                flag if flag.starts_with("--") => return Err(format!("unknown flag `{flag}`")),
+                path => out.paths.push(path),
+            }
+        }
+        if out.paths.is_empty() {
+            return Err("no file to check".into());
+        }
+        Ok(out)
+    }
+}
+
+/// `check`: an export is re-simulated and compared; anything else is a
+/// capture, its files streamed in order through one reader.
+fn check(
+    args: &CheckArgs,
+    files: &mut dyn Files,
+    stdout: &mut dyn Write,
+) -> std::io::Result<Output> {
+    if let [path] = args.paths[..] {
+        match is_export(path, files) {
+            Ok(true) => return check_export(path, args.json, files, stdout),
+            Ok(false) => {}
+            Err(e) => return Ok(Output::bad(e)),
+        }
+    }
+    let mut reader = CaptureReader::new(args.wire);
+    for path in &args.paths {
+        let input = match files.open(path) {
+            Ok(input) => input,
+            Err(e) => return Ok(Output::bad(e)),
+        };
+        if let Err(e) = reader.read(input) {
+            return Ok(Output::bad(format!("check: {path}: {e}")));
+        }
+    }
+    let report = reader.finish();
+    let text = if args.json {
+        report.to_json()
+    } else {
+        report.to_text()
+    };
+    print(stdout, &text, u8::from(!report.findings.is_empty()))
+}
+
+/// A lab export is one JSON object whose first line opens it (it is
+/// pretty-printed); a capture's lines are whole events.
+fn is_export(path: &str, files: &mut dyn Files) -> Result<bool, String> {
+    let mut input = files.open(path)?;
+    let mut head = vec![0u8; 4096];
+    let mut got = 0;
+    while got < head.len() {
+        match input.read(&mut head[got..]) {
+            Ok(0) => break,
+            Ok(n) => got += n,
+            Err(e) => return Err(format!("{path}: {e}")),
+        }
+    }
+    let text = String::from_utf8_lossy(&head[..got]);
+    let text = text.trim_start_matches('\u{feff}').trim_start();
+    let first = text.lines().next().unwrap_or("").trim();
+    Ok(first == "{" || (first.starts_with('{') && first.contains("\"format\"")))
+}
+
+fn check_export(
     path: &str,
     json: bool,
     files: &mut dyn Files,

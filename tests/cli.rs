@@ -252,8 +252,10 @@ fn check_finds_duplicates_illegal_edges_and_conflicting_coordinates() {
     let mut rewrite = events[2].clone();
     rewrite["artifactUpdate"]["artifact"]["parts"][0]["text"] = json!("other bytes");
     events.push(rewrite);
-    events.push(json!({"statusUpdate":{"taskId":"t","contextId":"c","status":{"state":"TASK_STATE_SUBMITTED"}}}));
-    events.push(json!({"statusUpdate":{"taskId":"t","contextId":"c","status":{"state":"TASK_STATE_COMPLETED"}}}));
+    // The same task moves back to SUBMITTED (illegal), then completes.
+    let task = events[0]["task"]["id"].clone();
+    events.push(json!({"statusUpdate":{"taskId":task,"contextId":"c","status":{"state":"TASK_STATE_SUBMITTED"}}}));
+    events.push(json!({"statusUpdate":{"taskId":task,"contextId":"c","status":{"state":"TASK_STATE_COMPLETED"}}}));
     let (out, _, code) = cli(
         &["check", "--json", "raw.json"],
         Some(&serde_json::to_vec(&events).unwrap()),

@@ -28,32 +28,52 @@ pub fn import_summary(imported: &Imported) -> String {
                 )
             }
         }
-        Imported::RawLog(report) => {
-            if report.findings.is_empty() {
-                format!(
-                    "Checked a raw A2A event log of {} events: nothing broken.",
-                    report.read
-                )
+        Imported::Capture(report) => {
+            let tasks: Vec<String> = report
+                .tasks
+                .iter()
+                .take(8)
+                .map(|t| {
+                    format!(
+                        "{} ({} events, {}, {} finding(s))",
+                        t.id, t.events, t.final_state, t.findings
+                    )
+                })
+                .collect();
+            let more = report.tasks.len().saturating_sub(8);
+            let more = if more > 0 {
+                format!(" and {more} more")
             } else {
-                let list: Vec<String> = report
-                    .findings
-                    .iter()
-                    .take(8)
-                    .map(|f| {
-                        format!(
-                            "{} at event {}: {}",
-                            f.code,
-                            f.index.map_or("-".into(), |i| i.to_string()),
-                            f.message
-                        )
-                    })
-                    .collect();
-                format!(
-                    "Checked a raw A2A event log of {} events: {}.",
-                    report.read,
-                    list.join("; ")
-                )
-            }
+                String::new()
+            };
+            let findings: Vec<String> = report
+                .findings
+                .iter()
+                .take(8)
+                .map(|f| {
+                    format!(
+                        "{} at event {} of {}: {}",
+                        f.code, f.index, f.task, f.message
+                    )
+                })
+                .collect();
+            let verdict = if findings.is_empty() {
+                "nothing broken".to_string()
+            } else {
+                findings.join("; ")
+            };
+            format!(
+                "Checked a capture on the A2A {} wire: {} events, {} task(s): {}{more}. {verdict}.{}",
+                report.wire,
+                report.read,
+                report.tasks.len(),
+                tasks.join(", "),
+                if report.errors.is_empty() {
+                    String::new()
+                } else {
+                    format!(" {} JSON-RPC error(s).", report.errors.len())
+                }
+            )
         }
     }
 }
@@ -72,7 +92,7 @@ pub fn apply_import(lab: Lab, bytes: &[u8]) {
                 } else {
                     lab.error(summary);
                 }
-            } else if matches!(&imported, Imported::RawLog(r) if r.findings.is_empty()) {
+            } else if matches!(&imported, Imported::Capture(r) if r.findings.is_empty()) {
                 lab.info(summary);
             } else {
                 lab.error(summary);

@@ -1,19 +1,15 @@
 //! `a2a-lab check` and the page's Import: an export is re-simulated and
-//! compared; a raw A2A event log (a JSON array of wire events, or the SSE
-//! stream as a server sent it) is run through the ledger and artifact store
-//! and what it breaks is listed.
+//! compared; anything else is a capture of real traffic, read by
+//! [`crate::model::evidence::capture`].
 
 use serde::Serialize;
 use serde_json::Value;
 
-use crate::model::digest::sha256_hex;
+use crate::model::evidence::capture::{read_capture, CaptureReport};
 use crate::model::evidence::export::{Export, FORMAT, MAX_FILE_BYTES, VERSION};
-use crate::model::ledger::artifacts::Part;
-use crate::model::ledger::{Body, Decision, LedgerEvent, Outcome, Reason, TaskLedger};
+use crate::model::ledger::Reason;
 use crate::model::sim::scenario::Scenario;
 use crate::model::sim::simulate;
-use crate::model::state::TaskState;
-use crate::model::wire::event_kind;
 
 /// The deepest JSON nesting the lab reads; deeper input is refused.
 pub const MAX_DEPTH: usize = 64;
@@ -31,6 +27,8 @@ pub enum FindingCode {
     IllegalTransition,
     /// The same event again.
     Duplicate,
+    /// An append to an artifact the client holds no start of.
+    ArtifactGap,
     /// Any other refusal of the ledger, by its reason.
     Refused(Reason),
     /// An export that does not re-simulate to itself.
@@ -46,6 +44,7 @@ impl FindingCode {
             FindingCode::ConflictingCoordinate => "conflicting-coordinate",
             FindingCode::IllegalTransition => "illegal-transition",
             FindingCode::Duplicate => "duplicate",
+            FindingCode::ArtifactGap => "artifact-gap",
             FindingCode::Refused(reason) => reason.code(),
             FindingCode::Differs => "differs",
         }
@@ -134,8 +133,8 @@ pub enum Imported {
         /// Differences against a fresh simulation (empty when it matches).
         report: Report,
     },
-    /// A raw A2A event log, classified.
-    RawLog(Report),
+    /// A capture of real traffic, judged task by task (SPEC §8).
+    Capture(CaptureReport),
 }
 
 /// Reads a file of any kind the lab accepts.
@@ -152,32 +151,35 @@ pub fn import_bytes(bytes: &[u8]) -> Result<Imported, String> {
     if trimmed.is_empty() {
         return Err("the file is empty".into());
     }
-    if trimmed.starts_with('{') || trimmed.starts_with('[') {
+    if trimmed.starts_with('{') {
+        // One JSON document is an export, or a capture of a single event;
+        // anything else starting with `{` is JSON Lines.
         check_depth(trimmed)?;
-        let value: Value =
-            serde_json::from_str(trimmed).map_err(|e| format!("malformed JSON: {e}"))?;
-        return match value {
-            Value::Object(ref map) if map.contains_key("format") => import_export(value),
-            Value::Object(_) => {
-                Err("a JSON object that is not a lab export (no `format` field)".into())
+        if let Ok(value) = serde_json::from_str::<Value>(trimmed) {
+            let Value::Object(ref map) = value else {
+                unreachable!("a document starting with {{ is an object")
+            };
+            if map.contains_key("format") {
+                return import_export(value);
             }
-            Value::Array(items) => {
-                let events = items.into_iter().map(unwrap_result).collect::<Vec<_>>();
-                classify_raw(&events).map(Imported::RawLog)
+            let event_like = ["jsonrpc", "result", "error", "kind"]
+                .iter()
+                .any(|k| map.contains_key(*k))
+                || map.len() == 1;
+            if !event_like {
+                return Err("a JSON object that is not a lab export (no `format` field)".into());
             }
-            _ => Err("expected a lab export or a JSON array of A2A events".into()),
-        };
+        }
     }
-    let events = parse_sse(trimmed)?;
-    classify_raw(&events).map(Imported::RawLog)
+    read_capture(&[bytes], None).map(Imported::Capture)
 }
 
-/// `check`: the report for any accepted file.
+/// `check` of one exported file: its differences from a fresh simulation.
 pub fn check_bytes(bytes: &[u8]) -> Result<Report, String> {
-    Ok(match import_bytes(bytes)? {
-        Imported::Export { report, .. } => report,
-        Imported::RawLog(report) => report,
-    })
+    match import_bytes(bytes)? {
+        Imported::Export { report, .. } => Ok(report),
+        Imported::Capture(_) => Err("not a lab export: a capture, read by `check` as one".into()),
+    }
 }
 
 /// Refuses nesting deeper than [`MAX_DEPTH`] before parsing, so hostile
@@ -300,181 +302,4 @@ pub fn compare(file: &Value, fresh: &Value) -> Report {
         read: rows_a.len(),
         findings,
     }
-}
-
-/// A JSON-RPC response's `result`, or the value itself.
-fn unwrap_result(item: Value) -> Value {
-    match item {
-        Value::Object(mut map) if map.contains_key("jsonrpc") || map.contains_key("result") => {
-            map.remove("result").unwrap_or(Value::Object(map))
-        }
-        other => other,
-    }
-}
-
-/// The events of an SSE stream: each event's `data:` lines joined; other
-/// fields and blank lines ignored.
-pub fn parse_sse(text: &str) -> Result<Vec<Value>, String> {
-    let mut events = Vec::new();
-    let mut data: Vec<&str> = Vec::new();
-    let mut flush = |data: &mut Vec<&str>, line_no: usize| -> Result<(), String> {
-        if data.is_empty() {
-            return Ok(());
-        }
-        let joined = data.join("\n");
-        data.clear();
-        check_depth(&joined).map_err(|e| format!("SSE event ending at line {line_no}: {e}"))?;
-        let value: Value = serde_json::from_str(&joined)
-            .map_err(|e| format!("SSE event ending at line {line_no}: data is not JSON: {e}"))?;
-        if let Some(err) = value.get("error") {
-            return Err(format!(
-                "SSE event ending at line {line_no} is a JSON-RPC error: {err}"
-            ));
-        }
-        events.push(unwrap_result(value));
-        Ok(())
-    };
-    let mut saw_data = false;
-    for (i, line) in text.lines().enumerate() {
-        let line = line.strip_suffix('\r').unwrap_or(line);
-        if line.is_empty() {
-            flush(&mut data, i + 1)?;
-        } else if let Some(rest) = line.strip_prefix("data:") {
-            saw_data = true;
-            data.push(rest.strip_prefix(' ').unwrap_or(rest));
-        }
-    }
-    flush(&mut data, text.lines().count())?;
-    if !saw_data {
-        return Err(
-            "not a lab export, a JSON array of A2A events, or an SSE stream with `data:` lines"
-                .into(),
-        );
-    }
-    Ok(events)
-}
-
-/// Runs wire events through a fresh ledger and artifact store.
-pub fn classify_raw(events: &[Value]) -> Result<Report, String> {
-    let mut ledger = TaskLedger::new("raw");
-    let mut findings = Vec::new();
-    let mut parts_seen: std::collections::BTreeMap<String, u32> = Default::default();
-    let mut finding = |code: FindingCode, index: usize, message: String| {
-        findings.push(Finding {
-            code,
-            index: Some(index),
-            message,
-        })
-    };
-    for (index, event) in events.iter().enumerate() {
-        let kind = event_kind(event).ok_or_else(|| {
-            format!("event {index} is not an A2A event (expected exactly one of task, statusUpdate, artifactUpdate, message)")
-        })?;
-        let id = sha256_hex(serde_json::to_string(event).unwrap_or_default().as_bytes());
-        let body = match kind {
-            "message" => continue,
-            "task" | "statusUpdate" => {
-                let state = event[kind]["status"]["state"]
-                    .as_str()
-                    .ok_or_else(|| format!("event {index}: {kind} has no status.state"))?;
-                match TaskState::from_wire(state) {
-                    Some(TaskState::Submitted) if kind == "task" && ledger.receipt_count() == 0 => {
-                        Body::Submit
-                    }
-                    Some(s) => Body::Status {
-                        status: s.kebab().into(),
-                        authorization_receipt: Some("raw".into()),
-                        manifest: None,
-                    },
-                    None => Body::Status {
-                        status: state.into(),
-                        authorization_receipt: None,
-                        manifest: None,
-                    },
-                }
-            }
-            _ => {
-                let artifact = &event[kind]["artifact"];
-                let artifact_id = artifact["artifactId"].as_str().ok_or_else(|| {
-                    format!("event {index}: artifactUpdate has no artifact.artifactId")
-                })?;
-                let append = event[kind]["append"].as_bool().unwrap_or(false);
-                let last = event[kind]["lastChunk"].as_bool().unwrap_or(false);
-                let number = match (append, parts_seen.get(artifact_id)) {
-                    (true, Some(&n)) => n + 1,
-                    _ => 0,
-                };
-                parts_seen.insert(artifact_id.to_string(), number);
-                let text = serde_json::to_string(&artifact["parts"]).unwrap_or_default();
-                Body::Part(Part::text(artifact_id, number, &text, last))
-            }
-        };
-        let was_terminal = ledger.state().is_terminal();
-        let ledger_event = LedgerEvent {
-            task_id: "raw".into(),
-            event_id: id.clone(),
-            producer: "server".into(),
-            source_seq: None,
-            digest: id,
-            observed_ms: index as u64,
-            body,
-        };
-        match ledger.apply(&ledger_event) {
-            Decision::Duplicate(_) => finding(
-                FindingCode::Duplicate,
-                index,
-                "the same event again: a lookup hit".into(),
-            ),
-            Decision::New(Outcome::Incident { coordinate }) => finding(
-                FindingCode::ConflictingCoordinate,
-                index,
-                format!("{coordinate} already holds other bytes"),
-            ),
-            Decision::New(Outcome::Rejected { reason }) => match reason {
-                _ if was_terminal => finding(
-                    FindingCode::AfterTerminal,
-                    index,
-                    format!(
-                        "{kind} after the task was already {}",
-                        ledger.state().label()
-                    ),
-                ),
-                Reason::IllegalTransition => finding(
-                    FindingCode::IllegalTransition,
-                    index,
-                    format!(
-                        "{} → {} is outside the allowlist",
-                        ledger.state().label(),
-                        describe_state(event, kind)
-                    ),
-                ),
-                other => finding(
-                    FindingCode::Refused(other),
-                    index,
-                    format!("refused: {}", other.code()),
-                ),
-            },
-            Decision::New(_) => {}
-        }
-    }
-    let end = ledger.state();
-    if !events.is_empty() && !end.is_terminal() && !end.is_interrupted() {
-        findings.push(Finding {
-            code: FindingCode::MissingTerminal,
-            index: Some(events.len() - 1),
-            message: format!("the stream ended while the task was {}", end.label()),
-        });
-    }
-    Ok(Report {
-        kind: "raw-log",
-        read: events.len(),
-        findings,
-    })
-}
-
-fn describe_state(event: &Value, kind: &str) -> String {
-    event[kind]["status"]["state"]
-        .as_str()
-        .unwrap_or("?")
-        .to_string()
 }

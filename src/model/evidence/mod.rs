@@ -1,8 +1,10 @@
-//! What the lab hands out and takes in as evidence (SPEC §5): the export
-//! ([`export`]), `check` and Import ([`check`]), two runs side by side
+//! What the lab hands out and takes in as evidence (SPEC §5, §8): the export
+//! ([`export`]), `check` and Import ([`check`]), the reader of real
+//! traffic ([`capture`]), two runs side by side
 //! ([`compare`]), and the seed's own ledger form for `reduce`
 //! ([`seed_form`], [`json_array`]).
 
+pub mod capture;
 pub mod check;
 pub mod compare;
 pub mod export;

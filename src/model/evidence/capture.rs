@@ -1,0 +1,781 @@
+//! The reader of real traffic (SPEC §8): what `a2a-lab check` and the
+//! page's Import make of a capture from a real agent. One or more files, read
+//! in order as one capture (a dropped stream, then its SubscribeToTask
+//! stream); each a raw SSE body, JSON Lines or a JSON array of JSON-RPC
+//! responses or bare events, on the A2A 1.0 or 0.3 wire. Events are grouped
+//! by task and each task is judged by its own ledger.
+//!
+//! The reader streams: it holds one line (or one array element) of input at
+//! a time, a ledger per task still open, and only the final state of a
+//! finished task, so memory grows with the tasks still open, not with the
+//! file.
+
+use std::collections::HashMap;
+use std::io::{BufRead, BufReader, Read};
+
+use serde::Serialize;
+use serde_json::Value;
+
+use crate::model::digest::sha256_hex;
+use crate::model::evidence::check::{FindingCode, MAX_DEPTH};
+use crate::model::evidence::json_array;
+use crate::model::ledger::artifacts::Part;
+use crate::model::ledger::{Body, Decision, LedgerEvent, Outcome, Reason, TaskLedger};
+use crate::model::state::TaskState;
+
+/// An A2A wire version.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub enum Wire {
+    /// A2A 1.0: ProtoJSON wrappers, `TASK_STATE_*`.
+    #[serde(rename = "1.0")]
+    V1_0,
+    /// A2A 0.3: flat events tagged `kind`, kebab-case states, `final`.
+    #[serde(rename = "0.3")]
+    V0_3,
+}
+
+impl Wire {
+    /// Reads `1.0` or `0.3` (the CLI's `--wire`).
+    pub fn parse(text: &str) -> Option<Wire> {
+        match text {
+            "1.0" => Some(Wire::V1_0),
+            "0.3" => Some(Wire::V0_3),
+            _ => None,
+        }
+    }
+
+    /// How a state is spelled on this wire.
+    pub fn spell(self, state: TaskState) -> &'static str {
+        match self {
+            Wire::V1_0 => state.wire(),
+            Wire::V0_3 => state.kebab(),
+        }
+    }
+}
+
+/// One thing a capture breaks.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct CaptureFinding {
+    /// What is broken.
+    pub code: FindingCode,
+    /// The task it concerns.
+    pub task: String,
+    /// The event's position in the capture, from 0, over all files.
+    pub index: usize,
+    /// For people.
+    pub message: String,
+}
+
+/// A JSON-RPC error found in a capture: listed, never a finding.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct RpcError {
+    /// Its position in the capture.
+    pub index: usize,
+    /// The JSON-RPC error code.
+    pub code: i64,
+    /// Its message.
+    pub message: String,
+}
+
+/// One task of a capture, judged.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct TaskSummary {
+    /// The task id.
+    pub id: String,
+    /// Events of this task in the capture.
+    pub events: u32,
+    /// Its state at the end of the capture, spelled as on the wire.
+    pub final_state: String,
+    /// How many findings concern it.
+    pub findings: u32,
+}
+
+/// What a capture breaks, task by task (SPEC §8's `--json`).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct CaptureReport {
+    /// `1.0`, `0.3`, `mixed`, or `none` when no event was read.
+    pub wire: &'static str,
+    /// Every task, in the order it first appeared.
+    pub tasks: Vec<TaskSummary>,
+    /// Every finding, in capture order.
+    pub findings: Vec<CaptureFinding>,
+    /// JSON-RPC errors in the capture.
+    pub errors: Vec<RpcError>,
+    /// Elements read (events and errors).
+    #[serde(skip)]
+    pub read: usize,
+}
+
+impl CaptureReport {
+    /// The report as pretty JSON and a newline.
+    pub fn to_json(&self) -> String {
+        let mut text = serde_json::to_string_pretty(self).unwrap_or_default();
+        text.push('\n');
+        text
+    }
+
+    /// A table per task, then the errors and a summary line.
+    pub fn to_text(&self) -> String {
+        let mut out = String::new();
+        for task in &self.tasks {
+            out.push_str(&format!(
+                "task {}: {} events, final {}\n",
+                task.id, task.events, task.final_state
+            ));
+            for f in self.findings.iter().filter(|f| f.task == task.id) {
+                out.push_str(&format!("  {} #{}: {}\n", f.code, f.index, f.message));
+            }
+        }
+        for e in &self.errors {
+            out.push_str(&format!(
+                "JSON-RPC error #{}: {} {}\n",
+                e.index, e.code, e.message
+            ));
+        }
+        if self.findings.is_empty() {
+            out.push_str(&format!(
+                "ok: {} events of {} task(s) on the {} wire, nothing broken\n",
+                self.read,
+                self.tasks.len(),
+                self.wire
+            ));
+        } else {
+            out.push_str(&format!(
+                "{} finding(s) in {} events of {} task(s)\n",
+                self.findings.len(),
+                self.read,
+                self.tasks.len()
+            ));
+        }
+        out
+    }
+}
+
+/// A wire event, read.
+struct WireEvent {
+    wire: Wire,
+    task_id: String,
+    what: What,
+}
+
+enum What {
+    /// A `task` object: its state and the parts it holds per artifact.
+    Task {
+        state: String,
+        held: Vec<(String, Vec<String>)>,
+    },
+    Status {
+        state: String,
+    },
+    Artifact {
+        artifact_id: String,
+        append: bool,
+        last: bool,
+        parts: String,
+    },
+    Message,
+}
+
+/// One task's judge: its ledger while open, the parts the client holds.
+struct TaskJudge {
+    id: String,
+    ledger: Option<TaskLedger>,
+    /// The state once terminal (the ledger is then dropped).
+    closed: Option<TaskState>,
+    /// Per artifact, the next part number the client expects.
+    held: HashMap<String, u32>,
+    events: u32,
+    findings: u32,
+    last_index: usize,
+    wire: Wire,
+}
+
+impl TaskJudge {
+    fn state(&self) -> TaskState {
+        self.closed
+            .or_else(|| self.ledger.as_ref().map(TaskLedger::state))
+            .unwrap_or(TaskState::Submitted)
+    }
+}
+
+/// Reads captures file by file and judges them as one.
+pub struct CaptureReader {
+    forced: Option<Wire>,
+    tasks: Vec<TaskJudge>,
+    by_id: HashMap<String, usize>,
+    findings: Vec<CaptureFinding>,
+    errors: Vec<RpcError>,
+    index: usize,
+    seen_1_0: bool,
+    seen_0_3: bool,
+}
+
+impl CaptureReader {
+    /// A reader; `forced` reads every event as that wire (`--wire`).
+    pub fn new(forced: Option<Wire>) -> CaptureReader {
+        CaptureReader {
+            forced,
+            tasks: Vec::new(),
+            by_id: HashMap::new(),
+            findings: Vec::new(),
+            errors: Vec::new(),
+            index: 0,
+            seen_1_0: false,
+            seen_0_3: false,
+        }
+    }
+
+    /// Reads one file of the capture: a JSON array, JSON Lines or an SSE
+    /// body, told apart by its first character and, for a line that is not
+    /// JSON, by its `data:` lines.
+    pub fn read(&mut self, input: impl Read) -> Result<(), String> {
+        let mut input = BufReader::with_capacity(1 << 16, input);
+        let first = loop {
+            let buf = input.fill_buf().map_err(|e| e.to_string())?;
+            match buf.iter().position(|b| !b" \t\r\n".contains(b)) {
+                Some(at) => {
+                    let b = buf[at];
+                    input.consume(at);
+                    break Some(b);
+                }
+                None if buf.is_empty() => break None,
+                None => {
+                    let n = buf.len();
+                    input.consume(n);
+                }
+            }
+        };
+        match first {
+            None => Ok(()),
+            Some(b'[') => self.read_array(input),
+            Some(_) => self.read_lines(input),
+        }
+    }
+
+    fn read_array(&mut self, input: impl Read) -> Result<(), String> {
+        json_array::split(input, |buf, elements| {
+            for element in elements {
+                let bytes = buf.get(element.start..element.end).unwrap_or_default();
+                let value = parse(bytes).map_err(|e| {
+                    format!(
+                        "element {} (line {}, column {}): {e}",
+                        element.index, element.line, element.column
+                    )
+                })?;
+                self.element(value)?;
+            }
+            Ok(())
+        })
+        .map(|_| ())
+    }
+
+    /// JSON Lines, or SSE: `data:` lines joined with a newline make one
+    /// event; a blank line ends it; comments and other fields are skipped.
+    fn read_lines(&mut self, mut input: impl BufRead) -> Result<(), String> {
+        let mut line = Vec::new();
+        let mut data: Vec<u8> = Vec::new();
+        let mut has_data = false;
+        let mut number = 0u64;
+        loop {
+            line.clear();
+            let n = input
+                .read_until(b'\n', &mut line)
+                .map_err(|e| e.to_string())?;
+            number += 1;
+            let text = trim_eol(&line);
+            if n == 0 || text.is_empty() {
+                if has_data {
+                    let value = parse(&data)
+                        .map_err(|e| format!("SSE event ending at line {number}: {e}"))?;
+                    self.element(value)?;
+                    data.clear();
+                    has_data = false;
+                }
+                if n == 0 {
+                    return Ok(());
+                }
+                continue;
+            }
+            if let Some(rest) = text.strip_prefix(b"data:") {
+                if has_data {
+                    data.push(b'\n');
+                }
+                data.extend_from_slice(rest.strip_prefix(b" ").unwrap_or(rest));
+                has_data = true;
+            } else if text[0] == b'{' || text[0] == b'[' {
+                let value = parse(text).map_err(|e| format!("line {number}: {e}"))?;
+                self.element(value)?;
+            } else if text[0] == b':' || is_sse_field(text) {
+                // A comment, `event:`, `id:` or `retry:`: not an event.
+            } else {
+                return Err(format!(
+                    "line {number} is neither JSON nor an SSE field: not a capture this lab reads"
+                ));
+            }
+        }
+    }
+
+    /// One element: a JSON-RPC response (its result, or its error) or a
+    /// bare event.
+    fn element(&mut self, value: Value) -> Result<(), String> {
+        let index = self.index;
+        self.index += 1;
+        let rpc = value.as_object().is_some_and(|m| {
+            m.contains_key("jsonrpc") || m.contains_key("result") || m.contains_key("error")
+        });
+        let event = if rpc {
+            if let Some(error) = value.get("error") {
+                self.errors.push(RpcError {
+                    index,
+                    code: error.get("code").and_then(Value::as_i64).unwrap_or(0),
+                    message: error
+                        .get("message")
+                        .and_then(Value::as_str)
+                        .unwrap_or("")
+                        .to_string(),
+                });
+                return Ok(());
+            }
+            match value.get("result") {
+                Some(result) => result,
+                None => {
+                    return Err(format!(
+                        "event {index}: a JSON-RPC response with neither result nor error"
+                    ))
+                }
+            }
+        } else {
+            &value
+        };
+        let event = read_event(event, self.forced).map_err(|e| format!("event {index}: {e}"))?;
+        match event.wire {
+            Wire::V1_0 => self.seen_1_0 = true,
+            Wire::V0_3 => self.seen_0_3 = true,
+        }
+        let id = sha256_hex(serde_json::to_string(&value).unwrap_or_default().as_bytes());
+        self.judge(index, event, id);
+        Ok(())
+    }
+
+    fn judge(&mut self, index: usize, event: WireEvent, id: String) {
+        let slot = match self.by_id.get(&event.task_id) {
+            Some(&slot) => slot,
+            None => {
+                self.by_id.insert(event.task_id.clone(), self.tasks.len());
+                self.tasks.push(TaskJudge {
+                    id: event.task_id.clone(),
+                    ledger: Some(TaskLedger::new(&event.task_id)),
+                    closed: None,
+                    held: HashMap::new(),
+                    events: 0,
+                    findings: 0,
+                    last_index: index,
+                    wire: event.wire,
+                });
+                self.tasks.len() - 1
+            }
+        };
+        let task = &mut self.tasks[slot];
+        task.events += 1;
+        task.last_index = index;
+        task.wire = event.wire;
+        let before = task.state();
+        let mut found: Vec<(FindingCode, String)> = Vec::new();
+        let body = match event.what {
+            What::Message => None,
+            What::Task { state, held } => {
+                // A snapshot is the client's new view: its parts are what
+                // the client holds, and its state is a transition only
+                // when it differs.
+                task.held = held
+                    .iter()
+                    .map(|(artifact, parts)| (artifact.clone(), parts.len() as u32))
+                    .collect();
+                match TaskState::from_kebab(&state) {
+                    Some(s) if s == before => None,
+                    Some(TaskState::Submitted) if task.events == 1 => {
+                        Some((Body::Submit, format!("submit:{index}")))
+                    }
+                    _ => Some((status_body(&state), format!("snapshot:{index}"))),
+                }
+            }
+            What::Status { state } => Some((status_body(&state), id.clone())),
+            What::Artifact {
+                artifact_id,
+                append,
+                last,
+                parts,
+            } => {
+                let number = match (append, task.held.get(&artifact_id)) {
+                    (false, _) => 0,
+                    (true, Some(&next)) => next,
+                    (true, None) => {
+                        found.push((
+                            FindingCode::ArtifactGap,
+                            format!(
+                                "an append to {artifact_id}, of which the client holds no start"
+                            ),
+                        ));
+                        0
+                    }
+                };
+                task.held.insert(artifact_id.clone(), number + 1);
+                Some((
+                    Body::Part(Part::text(&artifact_id, number, &parts, last)),
+                    id.clone(),
+                ))
+            }
+        };
+        if let Some((body, event_id)) = body {
+            let described = describe(&body);
+            if let Some(state) = task.closed {
+                found.push((
+                    FindingCode::AfterTerminal,
+                    format!(
+                        "{described} after the task was already {}",
+                        event.wire.spell(state)
+                    ),
+                ));
+            } else if let Some(ledger) = task.ledger.as_mut() {
+                let ledger_event = LedgerEvent {
+                    task_id: task.id.clone(),
+                    digest: event_id.clone(),
+                    event_id,
+                    producer: "server".into(),
+                    source_seq: None,
+                    observed_ms: index as u64,
+                    body,
+                };
+                match ledger.apply(&ledger_event) {
+                    Decision::Duplicate(_) | Decision::New(Outcome::Replayed { .. }) => {
+                        found.push((
+                            FindingCode::Duplicate,
+                            "the same event again: a lookup hit".into(),
+                        ))
+                    }
+                    Decision::New(Outcome::Incident { coordinate }) => found.push((
+                        FindingCode::ConflictingCoordinate,
+                        format!("{coordinate} already holds other bytes"),
+                    )),
+                    Decision::New(Outcome::Rejected { reason }) => found.push(match reason {
+                        Reason::IllegalTransition => (
+                            FindingCode::IllegalTransition,
+                            format!(
+                                "{} → {described} is outside the allowlist",
+                                event.wire.spell(before)
+                            ),
+                        ),
+                        other => (
+                            FindingCode::Refused(other),
+                            format!("refused: {}", other.code()),
+                        ),
+                    }),
+                    Decision::New(_) => {}
+                }
+                if ledger.state().is_terminal() {
+                    // A finished task keeps only its state: whatever comes
+                    // after is after-terminal without asking a ledger.
+                    task.closed = Some(ledger.state());
+                    task.ledger = None;
+                    task.held = HashMap::new();
+                }
+            }
+        }
+        for (code, message) in found {
+            task.findings += 1;
+            self.findings.push(CaptureFinding {
+                code,
+                task: task.id.clone(),
+                index,
+                message,
+            });
+        }
+    }
+
+    /// The report: every task's end state, and `missing-terminal` for a
+    /// task whose last stream ended while it was neither terminal nor
+    /// interrupted.
+    pub fn finish(mut self) -> CaptureReport {
+        let wire = match (self.seen_1_0, self.seen_0_3) {
+            (true, true) => "mixed",
+            (true, false) => "1.0",
+            (false, true) => "0.3",
+            (false, false) => "none",
+        };
+        let mut tasks = Vec::with_capacity(self.tasks.len());
+        for task in &mut self.tasks {
+            let state = task.state();
+            if !state.is_terminal() && !state.is_interrupted() {
+                task.findings += 1;
+                self.findings.push(CaptureFinding {
+                    code: FindingCode::MissingTerminal,
+                    task: task.id.clone(),
+                    index: task.last_index,
+                    message: format!(
+                        "the task's last stream ended while it was {}",
+                        task.wire.spell(state)
+                    ),
+                });
+            }
+            tasks.push(TaskSummary {
+                id: task.id.clone(),
+                events: task.events,
+                final_state: task.wire.spell(state).to_string(),
+                findings: task.findings,
+            });
+        }
+        self.findings.sort_by_key(|f| f.index);
+        CaptureReport {
+            wire,
+            tasks,
+            findings: self.findings,
+            errors: self.errors,
+            read: self.index,
+        }
+    }
+}
+
+/// Reads a whole capture held in memory (the page's Import).
+pub fn read_capture(files: &[&[u8]], forced: Option<Wire>) -> Result<CaptureReport, String> {
+    let mut reader = CaptureReader::new(forced);
+    for bytes in files {
+        reader.read(*bytes)?;
+    }
+    Ok(reader.finish())
+}
+
+fn status_body(state: &str) -> Body {
+    Body::Status {
+        status: state.to_string(),
+        // A capture carries no authorization decisions to check.
+        authorization_receipt: Some("capture".into()),
+        manifest: None,
+    }
+}
+
+fn describe(body: &Body) -> String {
+    match body {
+        Body::Status { status, .. } => status.clone(),
+        Body::Part(part) => format!("artifact part {}", part.coordinate()),
+        Body::Submit => "submitted".into(),
+        Body::CancelRequest => "cancel".into(),
+    }
+}
+
+fn trim_eol(line: &[u8]) -> &[u8] {
+    let line = line.strip_suffix(b"\n").unwrap_or(line);
+    line.strip_suffix(b"\r").unwrap_or(line)
+}
+
+fn is_sse_field(line: &[u8]) -> bool {
+    [&b"event:"[..], b"id:", b"retry:", b"event", b"id", b"retry"]
+        .iter()
+        .any(|f| line.starts_with(f) && (line.len() == f.len() || f.ends_with(b":")))
+}
+
+/// Parses one element, refusing nesting deeper than the lab reads.
+fn parse(bytes: &[u8]) -> Result<Value, String> {
+    let mut depth = 0usize;
+    let mut in_string = false;
+    let mut escaped = false;
+    for &b in bytes {
+        if in_string {
+            match (escaped, b) {
+                (true, _) => escaped = false,
+                (false, b'\\') => escaped = true,
+                (false, b'"') => in_string = false,
+                _ => {}
+            }
+            continue;
+        }
+        match b {
+            b'"' => in_string = true,
+            b'{' | b'[' => {
+                depth += 1;
+                if depth > MAX_DEPTH {
+                    return Err(format!("JSON nested deeper than {MAX_DEPTH} levels"));
+                }
+            }
+            b'}' | b']' => depth = depth.saturating_sub(1),
+            _ => {}
+        }
+    }
+    serde_json::from_slice(bytes).map_err(|e| format!("malformed JSON: {e}"))
+}
+
+/// Reads a wire event of either version (or the forced one).
+fn read_event(event: &Value, forced: Option<Wire>) -> Result<WireEvent, String> {
+    let map = event.as_object().ok_or("not a JSON object")?;
+    let wire = forced.unwrap_or(if map.contains_key("kind") {
+        Wire::V0_3
+    } else {
+        Wire::V1_0
+    });
+    match wire {
+        Wire::V1_0 => read_1_0(event),
+        Wire::V0_3 => read_0_3(event),
+    }
+}
+
+const NOT_AN_EVENT_1_0: &str =
+    "not an A2A 1.0 event (exactly one of task, statusUpdate, artifactUpdate, message) nor a 0.3 one (kind)";
+
+fn read_1_0(event: &Value) -> Result<WireEvent, String> {
+    let map = event.as_object().ok_or(NOT_AN_EVENT_1_0)?;
+    if map.len() != 1 {
+        return Err(NOT_AN_EVENT_1_0.into());
+    }
+    let (key, inner) = map.iter().next().ok_or(NOT_AN_EVENT_1_0)?;
+    let text = |v: Option<&Value>, what: &str| -> Result<String, String> {
+        v.and_then(Value::as_str)
+            .map(String::from)
+            .ok_or_else(|| format!("{key} has no {what}"))
+    };
+    let state_1_0 = |v: Option<&Value>| -> Result<String, String> {
+        let s = text(v, "status.state")?;
+        Ok(TaskState::from_wire(&s).map_or(s, |st| st.kebab().to_string()))
+    };
+    let (task_id, what) = match key.as_str() {
+        "task" => (
+            text(inner.get("id"), "id")?,
+            What::Task {
+                state: state_1_0(inner.pointer("/status/state"))?,
+                held: held_parts(inner.get("artifacts")),
+            },
+        ),
+        "statusUpdate" => (
+            text(inner.get("taskId"), "taskId")?,
+            What::Status {
+                state: state_1_0(inner.pointer("/status/state"))?,
+            },
+        ),
+        "artifactUpdate" => (text(inner.get("taskId"), "taskId")?, artifact(inner, key)?),
+        "message" => (
+            inner
+                .get("taskId")
+                .and_then(Value::as_str)
+                .unwrap_or("(no task)")
+                .to_string(),
+            What::Message,
+        ),
+        _ => return Err(NOT_AN_EVENT_1_0.into()),
+    };
+    Ok(WireEvent {
+        wire: Wire::V1_0,
+        task_id,
+        what,
+    })
+}
+
+fn read_0_3(event: &Value) -> Result<WireEvent, String> {
+    let kind = event
+        .get("kind")
+        .and_then(Value::as_str)
+        .ok_or("an A2A 0.3 event has a kind")?;
+    let text = |key: &str| -> Result<String, String> {
+        event
+            .get(key)
+            .and_then(Value::as_str)
+            .map(String::from)
+            .ok_or_else(|| format!("{kind} has no {key}"))
+    };
+    let state = || -> Result<String, String> {
+        event
+            .pointer("/status/state")
+            .and_then(Value::as_str)
+            .map(String::from)
+            .ok_or_else(|| format!("{kind} has no status.state"))
+    };
+    let (task_id, what) = match kind {
+        "task" => (
+            text("id")?,
+            What::Task {
+                state: state()?,
+                held: held_parts(event.get("artifacts")),
+            },
+        ),
+        "status-update" => (text("taskId")?, What::Status { state: state()? }),
+        "artifact-update" => (text("taskId")?, artifact(event, kind)?),
+        "message" => (
+            event
+                .get("taskId")
+                .and_then(Value::as_str)
+                .unwrap_or("(no task)")
+                .to_string(),
+            What::Message,
+        ),
+        other => return Err(format!("`{other}` is not an A2A 0.3 event kind")),
+    };
+    Ok(WireEvent {
+        wire: Wire::V0_3,
+        task_id,
+        what,
+    })
+}
+
+fn artifact(inner: &Value, what: &str) -> Result<What, String> {
+    let artifact = inner
+        .get("artifact")
+        .ok_or_else(|| format!("{what} has no artifact"))?;
+    let artifact_id = artifact
+        .get("artifactId")
+        .and_then(Value::as_str)
+        .ok_or_else(|| format!("{what} has no artifact.artifactId"))?
+        .to_string();
+    Ok(What::Artifact {
+        artifact_id,
+        append: inner
+            .get("append")
+            .and_then(Value::as_bool)
+            .unwrap_or(false),
+        last: inner
+            .get("lastChunk")
+            .and_then(Value::as_bool)
+            .unwrap_or(false),
+        parts: parts_text(artifact.get("parts")),
+    })
+}
+
+/// The parts a `task` snapshot holds, per artifact.
+fn held_parts(artifacts: Option<&Value>) -> Vec<(String, Vec<String>)> {
+    artifacts
+        .and_then(Value::as_array)
+        .map(|list| {
+            list.iter()
+                .filter_map(|a| {
+                    let id = a.get("artifactId")?.as_str()?.to_string();
+                    let parts = a
+                        .get("parts")
+                        .and_then(Value::as_array)
+                        .map(|ps| {
+                            ps.iter()
+                                .map(|p| parts_text(Some(&Value::Array(vec![p.clone()]))))
+                                .collect()
+                        })
+                        .unwrap_or_default();
+                    Some((id, parts))
+                })
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+/// A chunk's parts as text, the same for both wires (0.3 adds `kind` to
+/// each part, which says nothing about the bytes).
+fn parts_text(parts: Option<&Value>) -> String {
+    let Some(Value::Array(parts)) = parts else {
+        return String::new();
+    };
+    let cleaned: Vec<Value> = parts
+        .iter()
+        .map(|p| match p {
+            Value::Object(m) => {
+                let mut m = m.clone();
+                m.remove("kind");
+                Value::Object(m)
+            }
+            other => other.clone(),
+        })
+        .collect();
+    serde_json::to_string(&cleaned).unwrap_or_default()
+}

@@ -1,0 +1,290 @@
+//! The reader of real traffic (SPEC §8): A2A 1.0 and 0.3, many tasks in one
+//! file, a dropped stream followed by its SubscribeToTask stream, JSON-RPC
+//! errors, SSE, JSON Lines and arrays, several files as one capture.
+#![cfg(not(target_arch = "wasm32"))]
+
+use std::collections::HashMap;
+use std::process::Command;
+
+use a2a_lab::cli::{run, Files};
+use a2a_lab::model::evidence::capture::{read_capture, CaptureReport, Wire};
+use a2a_lab::model::evidence::export::export_json;
+use a2a_lab::model::sim::scenario::Scenario;
+use a2a_lab::model::state::TaskState;
+use serde_json::{json, Value};
+
+/// The wire events a streaming client of the simulated agent received.
+fn stream(query: &str) -> Vec<Value> {
+    let export: Value =
+        serde_json::from_str(&export_json(&Scenario::from_query(query).unwrap())).unwrap();
+    export["trace"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|r| {
+            r["wire"].is_object() && r["event"].as_str().is_some_and(|e| !e.contains("returns"))
+        })
+        .map(|r| r["wire"].clone())
+        .collect()
+}
+
+/// The same events for another task id.
+fn retask(events: &[Value], id: &str) -> Vec<Value> {
+    let text = serde_json::to_string(events)
+        .unwrap()
+        .replace("task-bbs-1042", id);
+    serde_json::from_str(&text).unwrap()
+}
+
+/// An A2A 1.0 event as the SDKs' 0.3 compatibility mode writes it: flat,
+/// tagged `kind`, kebab-case states, `final` on status updates, `kind` on
+/// parts.
+fn to_0_3(event: &Value) -> Value {
+    let state = |inner: &Value| {
+        let s = inner["status"]["state"].as_str().unwrap();
+        TaskState::from_wire(s).unwrap().kebab().to_string()
+    };
+    let (key, inner) = event.as_object().unwrap().iter().next().unwrap();
+    let mut out = inner.clone();
+    let map = out.as_object_mut().unwrap();
+    match key.as_str() {
+        "task" => {
+            map.insert("kind".into(), json!("task"));
+            map.insert("status".into(), json!({"state": state(inner)}));
+        }
+        "statusUpdate" => {
+            map.insert("kind".into(), json!("status-update"));
+            let s = state(inner);
+            let last = TaskState::from_kebab(&s).unwrap();
+            map.insert(
+                "final".into(),
+                json!(last.is_terminal() || last.is_interrupted()),
+            );
+            map.insert("status".into(), json!({"state": s}));
+        }
+        "artifactUpdate" => {
+            map.insert("kind".into(), json!("artifact-update"));
+            for part in map["artifact"]["parts"].as_array_mut().unwrap() {
+                part["kind"] = json!("text");
+            }
+        }
+        _ => {}
+    }
+    out
+}
+
+fn rpc(event: &Value) -> Value {
+    json!({"jsonrpc": "2.0", "id": "1", "result": event})
+}
+
+fn sse(events: &[Value]) -> Vec<u8> {
+    let mut out = String::from(": ping\r\n\r\n");
+    for e in events {
+        out.push_str(&format!("event: message\r\ndata: {}\r\n\r\n", rpc(e)));
+    }
+    out.into_bytes()
+}
+
+fn jsonl(events: &[Value]) -> Vec<u8> {
+    events
+        .iter()
+        .map(|e| format!("{}\n", rpc(e)))
+        .collect::<String>()
+        .into_bytes()
+}
+
+fn read(files: &[Vec<u8>]) -> CaptureReport {
+    let files: Vec<&[u8]> = files.iter().map(Vec::as_slice).collect();
+    read_capture(&files, None).unwrap()
+}
+
+fn codes(report: &CaptureReport) -> Vec<(String, &str)> {
+    report
+        .findings
+        .iter()
+        .map(|f| (f.task.clone(), f.code.code()))
+        .collect()
+}
+
+#[test]
+fn an_a2a_0_3_stream_is_read_and_judged_like_its_1_0_twin() {
+    let events: Vec<Value> = stream("").iter().map(to_0_3).collect();
+    let report = read(&[sse(&events)]);
+    assert_eq!(report.wire, "0.3");
+    assert_eq!(report.tasks.len(), 1);
+    assert_eq!(report.tasks[0].final_state, "completed");
+    assert!(report.findings.is_empty(), "{:?}", report.findings);
+    let late: Vec<Value> = stream("late=0").iter().map(to_0_3).collect();
+    let report = read(&[jsonl(&late)]);
+    assert_eq!(codes(&report), [("task-bbs-1042".into(), "after-terminal")]);
+}
+
+#[test]
+fn two_tasks_in_one_file_are_judged_each_by_its_own_ledger_in_either_order() {
+    let a = stream("");
+    let b = retask(&stream("cancel=1"), "task-other");
+    for (first, second) in [(&a, &b), (&b, &a)] {
+        let concatenated: Vec<Value> = first.iter().chain(second.iter()).cloned().collect();
+        let report = read(&[jsonl(&concatenated)]);
+        assert!(report.findings.is_empty(), "{:?}", report.findings);
+        assert_eq!(report.tasks.len(), 2);
+    }
+    // Interleaved, one event of each in turn.
+    let mut interleaved = Vec::new();
+    for i in 0..a.len().max(b.len()) {
+        interleaved.extend(a.get(i).cloned());
+        interleaved.extend(b.get(i).cloned());
+    }
+    let report = read(&[sse(&interleaved)]);
+    assert!(report.findings.is_empty(), "{:?}", report.findings);
+    let states: HashMap<String, String> = report
+        .tasks
+        .iter()
+        .map(|t| (t.id.clone(), t.final_state.clone()))
+        .collect();
+    assert_eq!(states["task-bbs-1042"], "TASK_STATE_COMPLETED");
+    assert_eq!(states["task-other"], "TASK_STATE_CANCELED");
+}
+
+#[test]
+fn a_dropped_stream_and_its_resubscription_are_one_clean_session() {
+    let events = stream("");
+    // The client's stream drops after the first chunk, while WORKING.
+    let dropped = events[..3].to_vec();
+    let alone = read(&[sse(&dropped)]);
+    assert_eq!(
+        codes(&alone),
+        [("task-bbs-1042".into(), "missing-terminal")]
+    );
+    // SubscribeToTask: the task as it is now (holding chunk 1), then the rest.
+    let mut snapshot = events[0].clone();
+    snapshot["task"]["status"] = json!({"state": "TASK_STATE_WORKING"});
+    snapshot["task"]["artifacts"] = json!([{
+        "artifactId": "BBS-1042-tracking",
+        "name": "courier-tracking",
+        "parts": events[2]["artifactUpdate"]["artifact"]["parts"].clone(),
+    }]);
+    let mut resubscribed = vec![snapshot];
+    resubscribed.extend(events[3..].iter().cloned());
+    let report = read(&[sse(&dropped), sse(&resubscribed)]);
+    assert!(report.findings.is_empty(), "{:?}", report.findings);
+    assert_eq!(report.tasks[0].final_state, "TASK_STATE_COMPLETED");
+    // A part delivered again as an artifact event is a duplicate.
+    let mut again = resubscribed.clone();
+    again.insert(1, events[2].clone());
+    let report = read(&[sse(&dropped), sse(&again)]);
+    assert_eq!(codes(&report), [("task-bbs-1042".into(), "duplicate")]);
+}
+
+#[test]
+fn an_append_with_no_start_is_an_artifact_gap() {
+    let events = stream("");
+    let without_first_chunk: Vec<Value> = events
+        .iter()
+        .enumerate()
+        .filter(|(i, _)| *i != 2)
+        .map(|(_, e)| e.clone())
+        .collect();
+    let report = read(&[jsonl(&without_first_chunk)]);
+    assert_eq!(codes(&report), [("task-bbs-1042".into(), "artifact-gap")]);
+}
+
+#[test]
+fn json_rpc_errors_are_listed_not_findings() {
+    let mut lines = String::from_utf8(jsonl(&stream(""))).unwrap();
+    lines.push_str(
+        r#"{"jsonrpc":"2.0","id":"2","error":{"code":-32002,"message":"Task cannot be canceled"}}"#,
+    );
+    lines.push('\n');
+    let report = read(&[lines.into_bytes()]);
+    assert!(report.findings.is_empty());
+    assert_eq!(report.errors.len(), 1);
+    assert_eq!(report.errors[0].code, -32002);
+    assert_eq!(report.errors[0].index, stream("").len());
+}
+
+#[test]
+fn the_wire_can_be_forced_and_a_wrong_one_is_bad_input() {
+    let events: Vec<Value> = stream("").iter().map(to_0_3).collect();
+    let bytes = jsonl(&events);
+    assert!(read_capture(&[&bytes], Some(Wire::V0_3)).is_ok());
+    let err = read_capture(&[&bytes], Some(Wire::V1_0)).unwrap_err();
+    assert!(err.contains("event 0"), "{err}");
+}
+
+/// Files by name, in memory.
+struct Named(HashMap<String, Vec<u8>>);
+
+impl Files for Named {
+    fn read(&mut self, path: &str) -> Result<Vec<u8>, String> {
+        self.0
+            .get(path)
+            .cloned()
+            .ok_or_else(|| format!("{path}: no such file"))
+    }
+    fn open(&mut self, path: &str) -> Result<Box<dyn std::io::Read>, String> {
+        Ok(Box::new(std::io::Cursor::new(self.read(path)?)))
+    }
+}
+
+#[test]
+fn check_reads_several_files_as_one_capture_and_prints_spec_json() {
+    let events = stream("");
+    let files = Named(HashMap::from([
+        ("a.sse".to_string(), sse(&events[..3])),
+        ("b.sse".to_string(), sse(&events[3..])),
+    ]));
+    let mut files = files;
+    let mut out = Vec::new();
+    let args: Vec<String> = ["check", "--json", "a.sse", "b.sse"]
+        .map(String::from)
+        .to_vec();
+    let result = run(&args, &mut files, &mut out);
+    assert_eq!(result.code, 0, "{}", result.stderr);
+    let v: Value = serde_json::from_slice(&out).unwrap();
+    assert_eq!(v["wire"], "1.0");
+    assert_eq!(v["tasks"][0]["id"], "task-bbs-1042");
+    assert_eq!(v["tasks"][0]["events"], events.len());
+    assert_eq!(v["tasks"][0]["final_state"], "TASK_STATE_COMPLETED");
+    assert_eq!(v["findings"], json!([]));
+    assert_eq!(v["errors"], json!([]));
+    // The first file alone ends WORKING.
+    let mut out = Vec::new();
+    let args: Vec<String> = ["check", "a.sse"].map(String::from).to_vec();
+    let result = run(&args, &mut files, &mut out);
+    assert_eq!(result.code, 1);
+    assert!(String::from_utf8(out).unwrap().contains("missing-terminal"));
+    let args: Vec<String> = ["check", "--wire", "2.0", "a.sse"]
+        .map(String::from)
+        .to_vec();
+    assert_eq!(run(&args, &mut files, &mut Vec::new()).code, 2);
+}
+
+#[test]
+fn the_binary_reads_a_capture_larger_than_the_page_limit_a_line_at_a_time() {
+    // 51 MiB of JSON Lines: over the 50 MiB the page reads, fine for the CLI.
+    let dir = std::env::temp_dir().join(format!("a2a-lab-capture-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("big.jsonl");
+    let events = stream("");
+    let mut text = String::new();
+    let mut n = 0;
+    while text.len() < 51 << 20 {
+        text.push_str(&String::from_utf8(jsonl(&retask(&events, &format!("t-{n}")))).unwrap());
+        n += 1;
+    }
+    std::fs::write(&path, text).unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_a2a-lab"))
+        .args(["check", "--json", path.to_str().unwrap()])
+        .output()
+        .unwrap();
+    let _ = std::fs::remove_dir_all(&dir);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["tasks"].as_array().unwrap().len(), n);
+}
