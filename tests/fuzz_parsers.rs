@@ -10,6 +10,7 @@
 //! replayed on every run.
 #![cfg(not(target_arch = "wasm32"))]
 
+use a2a_lab::model::evidence::capture::{read_capture, Wire, MAX_LINE_BYTES};
 use a2a_lab::model::evidence::check::import_bytes;
 use a2a_lab::model::evidence::export::export_json;
 use a2a_lab::model::evidence::json_array;
@@ -240,4 +241,82 @@ fn a_file_over_50_mb_is_refused_before_it_is_parsed() {
     let big = vec![b' '; 50 * 1024 * 1024 + 1];
     let e = import_bytes(&big).unwrap_err();
     assert!(e.contains("at most"), "{e}");
+}
+
+/// Fragments of captures: SSE fields, JSON-RPC envelopes, both wires.
+const CAPTURE_PARTS: &[&str] = &[
+    "data: ",
+    "data:",
+    "event: message",
+    ": ping",
+    "id: 7",
+    "\n",
+    "\r\n",
+    "\n\n",
+    "{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":",
+    "{\"jsonrpc\":\"2.0\",\"id\":1,\"error\":{\"code\":-32002,\"message\":\"x\"}}",
+    "{\"kind\":\"task\",\"id\":\"t\",\"status\":{\"state\":\"submitted\"}}",
+    "{\"kind\":\"status-update\",\"taskId\":\"t\",\"status\":{\"state\":\"working\"},\"final\":false}",
+    "{\"kind\":\"status-update\",\"taskId\":\"u\",\"status\":{\"state\":\"completed\"},\"final\":true}",
+    "{\"kind\":\"artifact-update\",\"taskId\":\"t\",\"artifact\":{\"artifactId\":\"a\",\"parts\":[{\"kind\":\"text\",\"text\":\"x\"}]},\"append\":true}",
+    "{\"task\":{\"id\":\"t\",\"status\":{\"state\":\"TASK_STATE_WORKING\"},\"artifacts\":[{\"artifactId\":\"a\",\"parts\":[{\"text\":\"x\"}]}]}}",
+    "{\"statusUpdate\":{\"taskId\":\"t\",\"status\":{\"state\":\"TASK_STATE_COMPLETED\"}}}",
+    "{\"artifactUpdate\":{\"taskId\":\"t\",\"artifact\":{\"artifactId\":\"a\",\"parts\":[]},\"lastChunk\":true}}",
+    "}",
+    "]",
+    "[",
+    ",",
+    "\"",
+    "\u{FFFD}",
+];
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: cases(), failure_persistence: None, ..ProptestConfig::default() })]
+
+    /// The capture reader, one file or several, never panics: it reads a
+    /// capture or names what is wrong with it.
+    #[test]
+    fn capture_reader_never_panics(
+        files in prop::collection::vec(prop_oneof![
+            stitched(CAPTURE_PARTS).prop_map(String::into_bytes),
+            prop::collection::vec(any::<u8>(), 0..256),
+        ], 1..4),
+        wire in prop::option::of(prop_oneof![Just(Wire::V1_0), Just(Wire::V0_3)]),
+    ) {
+        let slices: Vec<&[u8]> = files.iter().map(Vec::as_slice).collect();
+        match read_capture(&slices, wire) {
+            Ok(report) => {
+                let events: u32 = report.tasks.iter().map(|t| t.events).sum();
+                prop_assert!(events as usize + report.errors.len() <= report.read);
+                prop_assert!(report.findings.iter().all(|f| f.index < report.read.max(1)));
+            }
+            Err(e) => prop_assert!(!e.is_empty()),
+        }
+    }
+}
+
+#[test]
+fn hostile_captures_get_a_message_not_a_panic_nor_unbounded_memory() {
+    // A line longer than any event: refused, not held.
+    let long = format!("data: {}\n\n", "x".repeat(MAX_LINE_BYTES + 10));
+    let e = read_capture(&[long.as_bytes()], None).unwrap_err();
+    assert!(e.contains("longer than"), "{e}");
+    // Truncated SSE: the last event has no blank line and is cut mid-JSON.
+    let truncated =
+        b"data: {\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{\"kind\":\"task\",\"id\":\"t\",\"sta";
+    let e = read_capture(&[truncated], None).unwrap_err();
+    assert!(e.contains("SSE event"), "{e}");
+    // Invalid UTF-8 inside an event.
+    let bad = b"{\"kind\":\"task\",\"id\":\"\xff\xfe\",\"status\":{\"state\":\"submitted\"}}\n";
+    assert!(read_capture(&[bad], None).is_err());
+    // Deep nesting.
+    let deep = format!("{}{}", "[".repeat(100_000), "]".repeat(100_000));
+    assert!(read_capture(&[deep.as_bytes()], None).is_err());
+    // Many distinct task ids, each left working: one finding each.
+    let many: String = (0..20_000)
+        .map(|i| format!("{{\"kind\":\"status-update\",\"taskId\":\"t{i}\",\"status\":{{\"state\":\"working\"}},\"final\":false}}\n"))
+        .collect();
+    let report = read_capture(&[many.as_bytes()], None).unwrap();
+    assert_eq!(report.tasks.len(), 20_000);
+    assert_eq!(report.findings.len(), 20_000);
 }

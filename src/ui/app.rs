@@ -6,11 +6,12 @@ use std::sync::Arc;
 use leptos::prelude::*;
 
 use super::browser;
+use super::capture::CaptureTasks;
 use super::compare::Compare;
 use super::controls::Controls;
 use super::diagram::StateDiagram;
 use super::event_table::EventTable;
-use super::lab::{Lab, Level, Message};
+use super::lab::{CaptureView, Lab, Level, Message};
 use super::ledger_panel::LedgerPanel;
 use super::metrics::MetricsPanel;
 use super::outcome::{CarriesOver, Outcome};
@@ -59,7 +60,17 @@ fn from_url() -> (Scenario, Option<usize>, bool, Option<String>) {
 pub fn App() -> impl IntoView {
     let (scenario, step, embed, problem) = from_url();
     let scenario = RwSignal::new(scenario);
-    let run = Memo::new(move |_| Arc::new(scenario.with(simulate)));
+    let capture = RwSignal::new(None::<Arc<CaptureView>>);
+    let capture_task = RwSignal::new(0usize);
+    // The views show the simulation, or the chosen task of an imported capture.
+    let run = Memo::new(move |_| match capture.get() {
+        Some(view) => view
+            .runs
+            .get(capture_task.get())
+            .cloned()
+            .unwrap_or_else(|| Arc::new(scenario.with(simulate))),
+        None => Arc::new(scenario.with(simulate)),
+    });
     let lab = Lab {
         scenario,
         step: RwSignal::new(step),
@@ -72,6 +83,8 @@ pub fn App() -> impl IntoView {
         baseline: StoredValue::new(simulate(&Scenario::default()).trace.metrics),
         embed,
         pinned: RwSignal::new(None),
+        capture,
+        capture_task,
     };
     provide_context(lab);
 
@@ -119,14 +132,19 @@ pub fn App() -> impl IntoView {
             <div class="lab-body">
                 <Controls/>
                 <main class="lab-main">
-                    <Outcome/>
-                    <MetricsPanel/>
+                    <CaptureTasks/>
+                    <Show when=move || !lab.showing_capture()>
+                        <Outcome/>
+                        <MetricsPanel/>
+                    </Show>
                     <Playback/>
                     <section class="pictures"><StateDiagram/><Timeline/></section>
                     <EventTable/>
-                    <Compare/>
-                    <CarriesOver/>
-                    <LedgerPanel/>
+                    <Show when=move || !lab.showing_capture()>
+                        <Compare/>
+                        <CarriesOver/>
+                        <LedgerPanel/>
+                    </Show>
                 </main>
             </div>
         </div>

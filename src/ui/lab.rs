@@ -5,6 +5,8 @@ use std::sync::Arc;
 
 use leptos::prelude::*;
 
+use crate::model::evidence::capture::CaptureReport;
+use crate::model::evidence::capture_run::task_run;
 use crate::model::sim::scenario::Scenario;
 use crate::model::trace::{Metrics, Run};
 
@@ -29,6 +31,29 @@ pub struct Lab {
     pub embed: bool,
     /// Scenario A of compare mode, once pinned.
     pub pinned: RwSignal<Option<Scenario>>,
+    /// An imported capture, shown instead of the simulation until the user
+    /// goes back to it.
+    pub capture: RwSignal<Option<Arc<CaptureView>>>,
+    /// Which of the capture's tasks the views show.
+    pub capture_task: RwSignal<usize>,
+}
+
+/// An imported capture, judged, with each task as a run for the views.
+#[derive(Debug)]
+pub struct CaptureView {
+    /// What the capture breaks, task by task.
+    pub report: CaptureReport,
+    /// Each task's events as a run, in the order of `report.tasks`.
+    pub runs: Vec<Arc<Run>>,
+}
+
+impl CaptureView {
+    /// A judged capture made ready for the views.
+    pub fn new(mut report: CaptureReport) -> CaptureView {
+        let rows = std::mem::take(&mut report.rows);
+        let runs = rows.iter().map(|r| Arc::new(task_run(r))).collect();
+        CaptureView { report, runs }
+    }
 }
 
 /// How an inline message is shown and announced.
@@ -90,8 +115,22 @@ impl Lab {
         }));
     }
 
+    /// Whether an imported capture is shown instead of the simulation.
+    pub fn showing_capture(&self) -> bool {
+        self.capture.with(Option::is_some)
+    }
+
+    /// Back from an imported capture to the simulated scenario.
+    pub fn leave_capture(&self) {
+        if self.capture.with_untracked(Option::is_some) {
+            self.capture.set(None);
+            self.step.set(None);
+        }
+    }
+
     /// Changes one scenario key; a bad value leaves the scenario as it was.
     pub fn set_key(&self, key: &str, value: &str) {
+        self.leave_capture();
         let next = if key == "preset" && value.is_empty() {
             Ok(Scenario::default())
         } else {

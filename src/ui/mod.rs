@@ -6,6 +6,7 @@ pub mod app;
 #[cfg(feature = "bench-exports")]
 pub mod bench;
 pub mod browser;
+pub mod capture;
 pub mod compare;
 pub mod controls;
 pub mod diagram;

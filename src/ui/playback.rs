@@ -52,6 +52,7 @@ pub fn Playback() -> impl IntoView {
     };
     let reset = move || {
         stop();
+        lab.leave_capture();
         lab.message.set(None);
         lab.scenario.set(Scenario::default());
         lab.step.set(None);

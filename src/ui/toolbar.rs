@@ -5,9 +5,12 @@ use leptos::prelude::*;
 use super::browser;
 use super::compare::PinButton;
 use super::examples::Examples;
-use super::lab::Lab;
-use crate::model::evidence::check::{import_bytes, Imported};
+use super::lab::{CaptureView, Lab};
+use std::sync::Arc;
+
+use crate::model::evidence::check::{import_files, Imported};
 use crate::model::evidence::export::{Export, MAX_FILE_BYTES};
+use crate::model::sim::simulate;
 
 /// What an import did, for the inline message.
 pub fn import_summary(imported: &Imported) -> String {
@@ -78,24 +81,36 @@ pub fn import_summary(imported: &Imported) -> String {
     }
 }
 
-/// Applies a file's bytes to the lab: an export restores its inputs; a raw
-/// log is classified; anything else is an inline error and nothing changes.
-pub fn apply_import(lab: Lab, bytes: &[u8]) {
-    match import_bytes(bytes) {
+/// Applies imported files to the lab: an export restores its inputs; a
+/// capture replaces the simulation in the views until the user goes back;
+/// anything else is an inline error and nothing changes.
+pub fn apply_import(lab: Lab, files: &[Vec<u8>]) {
+    let slices: Vec<&[u8]> = files.iter().map(Vec::as_slice).collect();
+    match import_files(&slices) {
         Ok(imported) => {
             let summary = import_summary(&imported);
-            if let Imported::Export { scenario, report } = &imported {
-                lab.scenario.set(scenario.clone());
-                lab.step.set(None);
-                if report.findings.is_empty() {
-                    lab.info(summary);
-                } else {
-                    lab.error(summary);
+            match imported {
+                Imported::Export { scenario, report } => {
+                    lab.leave_capture();
+                    lab.scenario.set(scenario);
+                    lab.step.set(None);
+                    if report.findings.is_empty() {
+                        lab.info(summary);
+                    } else {
+                        lab.error(summary);
+                    }
                 }
-            } else if matches!(&imported, Imported::Capture(r) if r.findings.is_empty()) {
-                lab.info(summary);
-            } else {
-                lab.error(summary);
+                Imported::Capture(report) => {
+                    let clean = report.findings.is_empty();
+                    lab.capture_task.set(0);
+                    lab.step.set(None);
+                    lab.capture.set(Some(Arc::new(CaptureView::new(report))));
+                    if clean {
+                        lab.info(summary);
+                    } else {
+                        lab.error(summary);
+                    }
+                }
             }
         }
         Err(e) => lab.error(format!("Import failed: {e}. Nothing was changed.")),
@@ -108,9 +123,13 @@ pub fn Toolbar() -> impl IntoView {
     let lab = expect_context::<Lab>();
     let export = move |_| {
         let scenario = lab.scenario.get_untracked();
-        let text = lab
-            .run
-            .with_untracked(|run| Export::of(&scenario, run).to_json());
+        // The export is the simulation's, even while a capture is shown.
+        let text = if lab.capture.with_untracked(Option::is_some) {
+            Export::of(&scenario, &simulate(&scenario)).to_json()
+        } else {
+            lab.run
+                .with_untracked(|run| Export::of(&scenario, run).to_json())
+        };
         let name = format!("a2a-lab-{}.json", scenario.slug());
         match browser::download(&name, &text) {
             Ok(()) => lab.info(format!("Exported {name}.")),
@@ -149,25 +168,38 @@ pub fn Toolbar() -> impl IntoView {
             else {
                 return;
             };
-            let Some(file) = input.files().and_then(|f| f.get(0)) else {
+            let Some(list) = input.files() else {
                 return;
             };
+            // Several files are one capture, read in the order chosen.
+            let files: Vec<web_sys::File> =
+                (0..list.length()).filter_map(|i| list.get(i)).collect();
             input.set_value("");
-            if file.size() > MAX_FILE_BYTES as f64 {
+            let total: f64 = files.iter().map(|f| f.size()).sum();
+            if files.is_empty() {
+                return;
+            }
+            if total > MAX_FILE_BYTES as f64 {
                 lab.error(format!(
-                    "Import failed: {} is {} bytes; the lab reads at most {MAX_FILE_BYTES}. Nothing was changed.",
-                    file.name(),
-                    file.size()
+                    "Import failed: {total} bytes; the page reads at most {MAX_FILE_BYTES} (the a2a-lab CLI reads captures of any size). Nothing was changed."
                 ));
                 return;
             }
             leptos::task::spawn_local(async move {
-                match wasm_bindgen_futures::JsFuture::from(file.array_buffer()).await {
-                    Ok(buffer) => apply_import(lab, &js_sys::Uint8Array::new(&buffer).to_vec()),
-                    Err(_) => {
-                        lab.error("Import failed: the file could not be read. Nothing was changed.")
+                let mut contents = Vec::with_capacity(files.len());
+                for file in files {
+                    match wasm_bindgen_futures::JsFuture::from(file.array_buffer()).await {
+                        Ok(buffer) => contents.push(js_sys::Uint8Array::new(&buffer).to_vec()),
+                        Err(_) => {
+                            lab.error(format!(
+                                "Import failed: {} could not be read. Nothing was changed.",
+                                file.name()
+                            ));
+                            return;
+                        }
                     }
                 }
+                apply_import(lab, &contents);
             });
         }
         #[cfg(not(target_arch = "wasm32"))]
@@ -179,7 +211,7 @@ pub fn Toolbar() -> impl IntoView {
             <button on:click=export>"Export JSON"</button>
             <label class="toolbar__import button">
                 "Import JSON"
-                <input type="file" class="visually-hidden" accept=".json,.txt,.sse,application/json,text/event-stream"
+                <input type="file" multiple class="visually-hidden" accept=".json,.jsonl,.txt,.sse,application/json,text/event-stream"
                     on:change=on_file/>
             </label>
             <button on:click=copy_link>"Copy link"</button>

@@ -57,7 +57,7 @@ test('every class of bad input gets a message naming it and changes nothing', as
     ['types.json', cli('trace', '').replace('"chunks": "3"', '"chunks": true'), /chunks/],
     ['deep.json', '['.repeat(5000) + ']'.repeat(5000), /nested deeper/],
     ['binary.bin', '\u0000\u0001\u0002\uFFFD', /A2A event|export|SSE/],
-    ['unknown.json', '[{"kind":"status-update"}]', /event 0 is not an A2A event/],
+    ['unknown.json', '[{"kind":"status-update"}]', /event 0: status-update has no taskId/],
   ];
   for (const [name, body, pattern] of cases) {
     await page.setInputFiles('input[type=file]', { name, mimeType: 'application/json', buffer: Buffer.from(body) });

@@ -22,6 +22,11 @@ use crate::model::evidence::json_array;
 use crate::model::ledger::artifacts::Part;
 use crate::model::ledger::{Body, Decision, LedgerEvent, Outcome, Reason, TaskLedger};
 use crate::model::state::TaskState;
+use crate::model::trace::{Disposition, Entry, Row, Source};
+
+/// The longest line (or SSE event) the reader takes; a longer one is
+/// refused rather than held in memory.
+pub const MAX_LINE_BYTES: usize = 16 << 20;
 
 /// An A2A wire version.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -91,7 +96,7 @@ pub struct TaskSummary {
 }
 
 /// What a capture breaks, task by task (SPEC §8's `--json`).
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct CaptureReport {
     /// `1.0`, `0.3`, `mixed`, or `none` when no event was read.
     pub wire: &'static str,
@@ -104,6 +109,11 @@ pub struct CaptureReport {
     /// Elements read (events and errors).
     #[serde(skip)]
     pub read: usize,
+    /// Each task's events as trace rows, in the order of `tasks`, when the
+    /// reader was asked to keep them (the page shows them; the CLI does not
+    /// keep them, so that its memory does not grow with the file).
+    #[serde(skip)]
+    pub rows: Vec<Vec<Row>>,
 }
 
 impl CaptureReport {
@@ -188,6 +198,10 @@ struct TaskJudge {
     findings: u32,
     last_index: usize,
     wire: Wire,
+    /// The task's events as trace rows, when kept.
+    rows: Vec<Row>,
+    /// Milliseconds of the first status timestamp, the origin of `t_ms`.
+    origin_ms: Option<u64>,
 }
 
 impl TaskJudge {
@@ -201,6 +215,7 @@ impl TaskJudge {
 /// Reads captures file by file and judges them as one.
 pub struct CaptureReader {
     forced: Option<Wire>,
+    keep_rows: bool,
     tasks: Vec<TaskJudge>,
     by_id: HashMap<String, usize>,
     findings: Vec<CaptureFinding>,
@@ -215,6 +230,7 @@ impl CaptureReader {
     pub fn new(forced: Option<Wire>) -> CaptureReader {
         CaptureReader {
             forced,
+            keep_rows: false,
             tasks: Vec::new(),
             by_id: HashMap::new(),
             findings: Vec::new(),
@@ -223,6 +239,13 @@ impl CaptureReader {
             seen_1_0: false,
             seen_0_3: false,
         }
+    }
+
+    /// Also keeps every task's events as trace rows (for the page, which
+    /// shows them; memory then grows with the capture).
+    pub fn keeping_rows(mut self) -> CaptureReader {
+        self.keep_rows = true;
+        self
     }
 
     /// Reads one file of the capture: a JSON array, JSON Lines or an SSE
@@ -278,10 +301,16 @@ impl CaptureReader {
         let mut number = 0u64;
         loop {
             line.clear();
-            let n = input
+            let n = (&mut input)
+                .take(MAX_LINE_BYTES as u64 + 1)
                 .read_until(b'\n', &mut line)
                 .map_err(|e| e.to_string())?;
             number += 1;
+            if line.len() > MAX_LINE_BYTES || data.len() > MAX_LINE_BYTES {
+                return Err(format!(
+                    "line {number} is longer than {MAX_LINE_BYTES} bytes: no A2A event is that large"
+                ));
+            }
             let text = trim_eol(&line);
             if n == 0 || text.is_empty() {
                 if has_data {
@@ -347,17 +376,19 @@ impl CaptureReader {
         } else {
             &value
         };
-        let event = read_event(event, self.forced).map_err(|e| format!("event {index}: {e}"))?;
+        let parsed = read_event(event, self.forced).map_err(|e| format!("event {index}: {e}"))?;
+        let wire_json = self.keep_rows.then(|| event.clone());
+        let event = parsed;
         match event.wire {
             Wire::V1_0 => self.seen_1_0 = true,
             Wire::V0_3 => self.seen_0_3 = true,
         }
         let id = sha256_hex(serde_json::to_string(&value).unwrap_or_default().as_bytes());
-        self.judge(index, event, id);
+        self.judge(index, event, id, wire_json);
         Ok(())
     }
 
-    fn judge(&mut self, index: usize, event: WireEvent, id: String) {
+    fn judge(&mut self, index: usize, event: WireEvent, id: String, wire_json: Option<Value>) {
         let slot = match self.by_id.get(&event.task_id) {
             Some(&slot) => slot,
             None => {
@@ -371,6 +402,8 @@ impl CaptureReader {
                     findings: 0,
                     last_index: index,
                     wire: event.wire,
+                    rows: Vec::new(),
+                    origin_ms: None,
                 });
                 self.tasks.len() - 1
             }
@@ -381,6 +414,11 @@ impl CaptureReader {
         task.wire = event.wire;
         let before = task.state();
         let mut found: Vec<(FindingCode, String)> = Vec::new();
+        let label = label_of(&event.what);
+        let target = match &event.what {
+            What::Task { state, .. } | What::Status { state } => TaskState::from_kebab(state),
+            _ => None,
+        };
         let body = match event.what {
             What::Message => None,
             What::Task { state, held } => {
@@ -481,6 +519,34 @@ impl CaptureReader {
                 }
             }
         }
+        if let Some(wire) = wire_json {
+            let t_ms = match (timestamp_ms(&wire), task.origin_ms) {
+                (Some(ms), Some(origin)) => ms.saturating_sub(origin),
+                (Some(ms), None) => {
+                    task.origin_ms = Some(ms);
+                    0
+                }
+                (None, _) => task.rows.last().map_or(0, |r| r.t_ms),
+            };
+            let disposition =
+                found
+                    .first()
+                    .map_or(Disposition::Delivered, |(code, _)| match code {
+                        FindingCode::Duplicate => Disposition::Duplicate,
+                        FindingCode::AfterTerminal => Disposition::AfterTerminal,
+                        FindingCode::ConflictingCoordinate => Disposition::Incident,
+                        _ => Disposition::Rejected,
+                    });
+            let label = match found.first() {
+                Some((code, _)) => format!("{label}: {code}"),
+                None => label,
+            };
+            let row = Entry::event(Source::Server, label, disposition)
+                .wire(Some(wire))
+                .target(target)
+                .row(task.rows.len(), t_ms, Some(task.state()));
+            task.rows.push(row);
+        }
         for (code, message) in found {
             task.findings += 1;
             self.findings.push(CaptureFinding {
@@ -503,6 +569,7 @@ impl CaptureReader {
             (false, false) => "none",
         };
         let mut tasks = Vec::with_capacity(self.tasks.len());
+        let mut rows = Vec::with_capacity(if self.keep_rows { self.tasks.len() } else { 0 });
         for task in &mut self.tasks {
             let state = task.state();
             if !state.is_terminal() && !state.is_interrupted() {
@@ -517,6 +584,7 @@ impl CaptureReader {
                     ),
                 });
             }
+            rows.push(std::mem::take(&mut task.rows));
             tasks.push(TaskSummary {
                 id: task.id.clone(),
                 events: task.events,
@@ -531,6 +599,7 @@ impl CaptureReader {
             findings: self.findings,
             errors: self.errors,
             read: self.index,
+            rows: if self.keep_rows { rows } else { Vec::new() },
         }
     }
 }
@@ -542,6 +611,100 @@ pub fn read_capture(files: &[&[u8]], forced: Option<Wire>) -> Result<CaptureRepo
         reader.read(*bytes)?;
     }
     Ok(reader.finish())
+}
+
+/// A row's label for an event (the task id is the list's, not the row's).
+fn label_of(what: &What) -> String {
+    let state = |s: &str| {
+        TaskState::from_kebab(s).map_or_else(|| s.to_string(), |st| st.short().to_string())
+    };
+    match what {
+        What::Task { state: s, held } => {
+            let parts: usize = held.iter().map(|(_, p)| p.len()).sum();
+            format!("Task {} ({parts} part(s) held)", state(s))
+        }
+        What::Status { state: s } => format!("status {}", state(s)),
+        What::Artifact {
+            artifact_id,
+            append,
+            last,
+            ..
+        } => {
+            let how = match (append, last) {
+                (false, false) => "first chunk",
+                (false, true) => "only chunk",
+                (true, false) => "chunk, append",
+                (true, true) => "last chunk, append",
+            };
+            format!("artifact {artifact_id}: {how}")
+        }
+        What::Message => "message".into(),
+    }
+}
+
+/// A status timestamp in Unix milliseconds, where the event has one.
+fn timestamp_ms(event: &Value) -> Option<u64> {
+    let text = [
+        "/statusUpdate/status/timestamp",
+        "/task/status/timestamp",
+        "/status/timestamp",
+    ]
+    .iter()
+    .find_map(|p| event.pointer(p))?
+    .as_str()?;
+    parse_rfc3339_ms(text)
+}
+
+/// `YYYY-MM-DDTHH:MM:SS[.fff…](Z|±HH:MM)` to Unix milliseconds.
+fn parse_rfc3339_ms(text: &str) -> Option<u64> {
+    let b = text.as_bytes();
+    let num = |from: usize, len: usize| -> Option<i64> {
+        let s = text.get(from..from + len)?;
+        s.bytes()
+            .all(|c| c.is_ascii_digit())
+            .then(|| s.parse().ok())?
+    };
+    if b.len() < 20 || b[4] != b'-' || b[7] != b'-' || b[10] != b'T' {
+        return None;
+    }
+    let (y, mo, d) = (num(0, 4)?, num(5, 2)?, num(8, 2)?);
+    let (h, mi, sec) = (num(11, 2)?, num(14, 2)?, num(17, 2)?);
+    let mut i = 19;
+    let mut millis = 0i64;
+    if b.get(i) == Some(&b'.') {
+        let start = i + 1;
+        i = start;
+        while b.get(i).is_some_and(u8::is_ascii_digit) {
+            i += 1;
+        }
+        let frac = text.get(start..i)?;
+        millis = format!("{frac:0<3}").get(..3)?.parse().ok()?;
+    }
+    let offset_min = match b.get(i)? {
+        b'Z' | b'z' => 0,
+        sign @ (b'+' | b'-') => {
+            let m = num(i + 1, 2)? * 60 + num(i + 4, 2)?;
+            if *sign == b'+' {
+                m
+            } else {
+                -m
+            }
+        }
+        _ => return None,
+    };
+    // Days from 1970-01-01 (proleptic Gregorian).
+    let (y2, m2) = if mo <= 2 {
+        (y - 1, mo + 9)
+    } else {
+        (y, mo - 3)
+    };
+    let era = y2.div_euclid(400);
+    let yoe = y2 - era * 400;
+    let doy = (153 * m2 + 2) / 5 + d - 1;
+    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+    let days = era * 146_097 + doe - 719_468;
+    let ms = ((days * 86_400 + h * 3600 + mi * 60 + sec - offset_min * 60) * 1000) + millis;
+    u64::try_from(ms).ok()
 }
 
 fn status_body(state: &str) -> Body {

@@ -5,7 +5,7 @@
 use serde::Serialize;
 use serde_json::Value;
 
-use crate::model::evidence::capture::{read_capture, CaptureReport};
+use crate::model::evidence::capture::{CaptureReader, CaptureReport};
 use crate::model::evidence::export::{Export, FORMAT, MAX_FILE_BYTES, VERSION};
 use crate::model::ledger::Reason;
 use crate::model::sim::scenario::Scenario;
@@ -137,6 +137,27 @@ pub enum Imported {
     Capture(CaptureReport),
 }
 
+/// Reads files the page was given: one export, or a capture of one or more
+/// files read in order, whose tasks keep their rows for the views.
+pub fn import_files(files: &[&[u8]]) -> Result<Imported, String> {
+    if let [bytes] = files {
+        return import_bytes(bytes);
+    }
+    let total: usize = files.iter().map(|f| f.len()).sum();
+    if total > MAX_FILE_BYTES {
+        return Err(format!(
+            "the files have {total} bytes together; the lab reads at most {MAX_FILE_BYTES}"
+        ));
+    }
+    let mut reader = CaptureReader::new(None).keeping_rows();
+    for (i, bytes) in files.iter().enumerate() {
+        reader
+            .read(*bytes)
+            .map_err(|e| format!("file {}: {e}", i + 1))?;
+    }
+    Ok(Imported::Capture(reader.finish()))
+}
+
 /// Reads a file of any kind the lab accepts.
 pub fn import_bytes(bytes: &[u8]) -> Result<Imported, String> {
     if bytes.len() > MAX_FILE_BYTES {
@@ -171,7 +192,9 @@ pub fn import_bytes(bytes: &[u8]) -> Result<Imported, String> {
             }
         }
     }
-    read_capture(&[bytes], None).map(Imported::Capture)
+    let mut reader = CaptureReader::new(None).keeping_rows();
+    reader.read(bytes)?;
+    Ok(Imported::Capture(reader.finish()))
 }
 
 /// `check` of one exported file: its differences from a fresh simulation.

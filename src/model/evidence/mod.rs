@@ -5,6 +5,7 @@
 //! ([`seed_form`], [`json_array`]).
 
 pub mod capture;
+pub mod capture_run;
 pub mod check;
 pub mod compare;
 pub mod export;
