@@ -97,18 +97,22 @@ test('Export JSON downloads exactly what the CLI prints', async () => {
   assert.equal(text, cli('trace', query));
 });
 
-test('Import JSON restores an export, classifies a raw log and refuses a bad file', async () => {
+test('Import JSON restores an export, reads a capture and refuses a bad file', async () => {
   const { page, log } = await open(context, server.url);
   const exported = cli('trace', 'late=0&client=block');
   await page.setInputFiles('input[type=file]', { name: 'e.json', mimeType: 'application/json', buffer: Buffer.from(exported) });
   await page.waitForFunction(() => location.search.includes('late=0'));
   assert.match(await page.textContent('.lab-message'), /matches/);
   assert.equal(await metric(page, 'blocking_result_artifacts'), '1');
+  // A capture of wire events is shown instead of the simulation.
   const raw = JSON.parse(cli('trace', 'late=0')).trace.filter((r) => r.wire).map((r) => r.wire);
   await page.setInputFiles('input[type=file]', { name: 'raw.json', mimeType: 'application/json', buffer: Buffer.from(JSON.stringify(raw)) });
   await page.waitForFunction(() => document.querySelector('.lab-message')?.textContent.includes('after-terminal'));
+  assert.ok(await page.$('.capture__tasks'), 'the capture is shown');
   await page.setInputFiles('input[type=file]', { name: 'bad.json', mimeType: 'application/json', buffer: Buffer.from('{"format": "a2a-lifecycle-lab/trace", "version": 9') });
   await page.waitForFunction(() => document.querySelector('.lab-message')?.textContent.includes('Nothing was changed'));
+  assert.ok(await page.$('.capture__tasks'), 'a bad file leaves the capture shown');
+  await page.click('.capture__back');
   assert.equal(await metric(page, 'blocking_result_artifacts'), '1', 'the imported scenario is kept');
   assert.deepEqual(log.errors, []);
 });
