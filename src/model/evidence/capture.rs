@@ -17,7 +17,7 @@ use serde::Serialize;
 use serde_json::Value;
 
 use crate::model::digest::sha256_hex;
-use crate::model::evidence::check::{FindingCode, MAX_DEPTH};
+use crate::model::evidence::check::{check_depth, FindingCode};
 use crate::model::evidence::json_array;
 use crate::model::ledger::artifacts::Part;
 use crate::model::ledger::{Body, Decision, LedgerEvent, Outcome, Reason, TaskLedger};
@@ -738,31 +738,7 @@ fn is_sse_field(line: &[u8]) -> bool {
 
 /// Parses one element, refusing nesting deeper than the lab reads.
 fn parse(bytes: &[u8]) -> Result<Value, String> {
-    let mut depth = 0usize;
-    let mut in_string = false;
-    let mut escaped = false;
-    for &b in bytes {
-        if in_string {
-            match (escaped, b) {
-                (true, _) => escaped = false,
-                (false, b'\\') => escaped = true,
-                (false, b'"') => in_string = false,
-                _ => {}
-            }
-            continue;
-        }
-        match b {
-            b'"' => in_string = true,
-            b'{' | b'[' => {
-                depth += 1;
-                if depth > MAX_DEPTH {
-                    return Err(format!("JSON nested deeper than {MAX_DEPTH} levels"));
-                }
-            }
-            b'}' | b']' => depth = depth.saturating_sub(1),
-            _ => {}
-        }
-    }
+    check_depth(bytes)?;
     serde_json::from_slice(bytes).map_err(|e| format!("malformed JSON: {e}"))
 }
 

@@ -175,7 +175,7 @@ pub fn import_bytes(bytes: &[u8]) -> Result<Imported, String> {
     if trimmed.starts_with('{') {
         // One JSON document is an export, or a capture of a single event;
         // anything else starting with `{` is JSON Lines.
-        check_depth(trimmed)?;
+        check_depth(trimmed.as_bytes())?;
         if let Ok(value) = serde_json::from_str::<Value>(trimmed) {
             let Value::Object(ref map) = value else {
                 unreachable!("a document starting with {{ is an object")
@@ -207,11 +207,11 @@ pub fn check_bytes(bytes: &[u8]) -> Result<Report, String> {
 
 /// Refuses nesting deeper than [`MAX_DEPTH`] before parsing, so hostile
 /// input cannot exhaust the stack.
-fn check_depth(text: &str) -> Result<(), String> {
+pub fn check_depth(text: &[u8]) -> Result<(), String> {
     let mut depth = 0usize;
     let mut in_string = false;
     let mut escaped = false;
-    for b in text.bytes() {
+    for &b in text {
         if in_string {
             match (escaped, b) {
                 (true, _) => escaped = false,

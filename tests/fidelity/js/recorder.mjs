@@ -14,6 +14,7 @@
  * Usage (normally through ./run.sh, which runs `npm ci` first when needed):
  *   node recorder.mjs record [--runs 3] [--only QUERY ...] [--out DIR]
  *                            [--watchdog S] [--no-probes] [--long-probes]
+ *   node recorder.mjs captures [--runs 2] [--wire 1.0|0.3 ...] [--out DIR]   (raw bodies, see README)
  *   node recorder.mjs list
  *   node recorder.mjs serve CONFIG_JSON      (internal: the server child process)
  *
@@ -517,10 +518,23 @@ async function serve(configJson) {
     storeName = 'InMemoryTaskStore';
   }
 
+  // captures only (recorder.mjs captures --wire 0.3): the SDK's A2A 0.3 compatibility
+  // mode, which needs a card interface of protocolVersion 0.3; the fixtures never set it.
+  const v03Compat = Boolean(conf.v03_compat);
+  if (v03Compat) {
+    card.supportedInterfaces.push({ url: `http://127.0.0.1:${port}/`, protocolBinding: 'JSONRPC', protocolVersion: '0.3' });
+  }
   const handler = new DefaultRequestHandler(card, store, new OrderStatusExecutor());
   const app = express();
   app.use('/.well-known/agent-card.json', agentCardHandler({ agentCardProvider: handler }));
-  app.use('/', jsonRpcHandler({ requestHandler: handler, userBuilder: UserBuilder.noAuthentication }));
+  app.use(
+    '/',
+    jsonRpcHandler({
+      requestHandler: handler,
+      userBuilder: UserBuilder.noAuthentication,
+      ...(v03Compat ? { legacyCompat: { enabled: true } } : {}),
+    }),
+  );
   const server = app.listen(port, '127.0.0.1', (err) => {
     if (err) {
       console.error(`listen failed: ${err}`);
@@ -1524,6 +1538,434 @@ async function record(argv) {
   return 0;
 }
 
+// ---------------------------------------------------------------------------
+// Captures (recorder.mjs captures): raw bodies as a user captures them
+// ---------------------------------------------------------------------------
+//
+// Not fixtures of the lab's scenarios but raw traffic for the capture reader
+// (SPEC section 8): the exact response bodies of a real @a2a-js/sdk server, on the
+// A2A 1.0 wire (the SDK's own client, bodies recorded by the teeing fetch) and on the
+// A2A 0.3 wire (jsonRpcHandler({..., legacyCompat: {enabled: true}}) with a card
+// interface of protocolVersion 0.3, driven by raw fetch with 0.3 method names and no
+// A2A-Version header). Bodies are written exactly as sent.
+
+const CAPTURE_SCENARIOS = ['defaults', 'late=0', 'ending=return', 'ending=fail', 'cancel=1', 'interrupt=auth', 'chunks=10'];
+const CAPTURE_OUT = path.resolve(HERE, '..', 'captures', 'js');
+const V03_TERMINAL = new Set(['completed', 'failed', 'canceled', 'rejected']);
+const isTerminalState = (s) => TERMINAL.has(s) || V03_TERMINAL.has(s);
+
+function captureEvent(result) {
+  if (!result || typeof result !== 'object') return { kind: 'unknown' };
+  const [kind, body] = kindAndBody(result);
+  const ev = { kind };
+  if (kind === 'task' || kind === 'statusUpdate') {
+    ev.state = body?.status?.state ?? null;
+    if ('final' in body) ev.final = body.final;
+  }
+  if (kind === 'task') {
+    ev.artifacts = (body.artifacts ?? []).length;
+    ev.parts = (body.artifacts ?? []).reduce((n, a) => n + (a.parts ?? []).length, 0);
+  }
+  if (kind === 'artifactUpdate') {
+    ev.artifact_id = body?.artifact?.artifactId ?? null;
+    ev.append = Boolean(body.append);
+    ev.last_chunk = Boolean(body.lastChunk);
+    ev.parts = (body?.artifact?.parts ?? []).map((p) => p.text);
+  }
+  return ev;
+}
+
+function observeBody(raw, contentType) {
+  let items = [];
+  if ((contentType ?? '').includes('text/event-stream')) items = parseSse(raw).map((e) => e.data);
+  else {
+    try {
+      items = [JSON.parse(raw.toString('utf8'))];
+    } catch {
+      items = [];
+    }
+  }
+  const events = [];
+  const errors = [];
+  for (const it of items) {
+    if (it && typeof it === 'object' && 'result' in it) events.push(captureEvent(it.result));
+    else if (it && typeof it === 'object' && it.error) errors.push({ code: it.error.code ?? null, message: it.error.message ?? null });
+    else errors.push({ code: null, message: `not a JSON-RPC response: ${String(JSON.stringify(it)).slice(0, 80)}` });
+  }
+  const states = events.filter((e) => e.state).map((e) => e.state);
+  const statusEvents = events.filter((e) => e.kind === 'task' || e.kind === 'statusUpdate');
+  const lastEv = events[events.length - 1];
+  return {
+    events: events.length,
+    kinds: events.map((e) => e.kind),
+    states,
+    final_state: states.length ? states[states.length - 1] : null,
+    ended_with_terminal_status:
+      Boolean(lastEv) && (lastEv.kind === 'task' || lastEv.kind === 'statusUpdate') && isTerminalState(lastEv.state),
+    terminal_seen: states.some(isTerminalState),
+    final_flags: events.filter((e) => 'final' in e).map((e) => e.final),
+    first_event: events[0] ?? null,
+    artifact_parts: events.filter((e) => e.kind === 'artifactUpdate').flatMap((e) => e.parts),
+    errors,
+    error_code: errors.length ? errors[0].code : null,
+    last_status_state: statusEvents.length ? statusEvents[statusEvents.length - 1].state : null,
+  };
+}
+
+const masked = (raw) =>
+  maskIds(raw.toString('utf8')).replace(/\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?(?:Z|[+-]\d\d:\d\d)?/g, '<ts>');
+
+const SUMMARY_KEYS = ['events', 'kinds', 'states', 'final_state', 'ended_with_terminal_status', 'final_flags', 'errors'];
+const summarizeObs = (o) => Object.fromEntries(SUMMARY_KEYS.map((k) => [k, o[k]]));
+
+class CaptureRun extends Run {
+  constructor(query, workdir, wire, sdk) {
+    super(query, parseScenario(query), workdir, WATCHDOG_S, sdk);
+    this.wire = wire;
+    this.rpcId = 0;
+  }
+
+  serverConf() {
+    return { ...super.serverConf(), v03_compat: this.wire === '0.3' };
+  }
+
+  get url() {
+    return `http://127.0.0.1:${this.port}/`;
+  }
+
+  /** Runs a reader under the watchdog (3 s after the executor went quiet); the reader gets an abort signal. */
+  async watched(readFn) {
+    const ac = new AbortController();
+    let done = false;
+    let failure = null;
+    let end = null;
+    const body = readFn(ac.signal).then(
+      (e) => {
+        done = true;
+        end = e;
+      },
+      (e) => {
+        done = true;
+        failure = e;
+      },
+    );
+    const start = performance.now();
+    while (!done) {
+      await Promise.race([body, sleep(50)]);
+      if (done) break;
+      const recs = readSide(this.sidePath);
+      const last = recs.length ? Math.max(...recs.map((r) => r.t)) : Date.now() / 1000;
+      if (Date.now() / 1000 - last > this.watchdogS && (performance.now() - start) / 1000 > this.watchdogS) {
+        ac.abort(new Error('watchdog'));
+        await body;
+        return { end: 'hung', error: null };
+      }
+    }
+    if (failure) return { end: 'closed', error: errText(failure) + (failure?.cause ? ` (cause: ${errText(failure.cause)})` : '') };
+    return { end: end ?? 'closed', error: null };
+  }
+
+  // --- A2A 0.3: raw JSON-RPC over fetch, no A2A-Version header ---------------
+  v03Request(method, params) {
+    this.rpcId += 1;
+    return { jsonrpc: '2.0', id: this.rpcId, method, params };
+  }
+
+  static v03Message(taskId = null, contextId = null, text = USER_TEXT, metadata = null) {
+    const msg = { kind: 'message', messageId: `msg-${randomUUID()}`, role: 'user', parts: [{ kind: 'text', text }] };
+    if (taskId) msg.taskId = taskId;
+    if (contextId) msg.contextId = contextId;
+    if (metadata) msg.metadata = metadata;
+    return msg;
+  }
+
+  async v03Stream(body, dropAfterArtifact = false) {
+    const rec = { method: body.method, chunks: [], contentType: '', status: null };
+    const r = await this.watched(async (signal) => {
+      const resp = await fetch(this.url, {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/json', Accept: 'text/event-stream' },
+        body: JSON.stringify(body),
+        signal,
+      });
+      rec.status = resp.status;
+      rec.contentType = resp.headers.get('content-type') || '';
+      const reader = resp.body.getReader();
+      try {
+        for (;;) {
+          const { done, value } = await reader.read();
+          if (done) return null;
+          rec.chunks.push(Buffer.from(value));
+          for (const ev of parseSse(Buffer.concat(rec.chunks))) {
+            const res = ev.data?.result;
+            if (!res || typeof res !== 'object') continue;
+            if (res.kind === 'task' && !this.taskId) {
+              this.taskId = res.id;
+              this.contextId = res.contextId;
+            }
+            if (dropAfterArtifact && res.kind === 'artifact-update') {
+              await reader.cancel(); // the client drops the connection
+              return 'dropped_by_client';
+            }
+          }
+        }
+      } finally {
+        reader.releaseLock();
+      }
+    });
+    return { ...rec, raw: Buffer.concat(rec.chunks), ...r };
+  }
+
+  async v03Call(body) {
+    const resp = await fetch(this.url, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json' },
+      body: JSON.stringify(body),
+      signal: AbortSignal.timeout(10000),
+    });
+    const raw = Buffer.from(await resp.arrayBuffer());
+    return { method: body.method, raw, status: resp.status, contentType: resp.headers.get('content-type') || '', end: 'returned', error: null };
+  }
+
+  // --- A2A 1.0: the SDK client, bodies from the teeing fetch ---------------
+  async sdkStream(tee, genFn, dropAfterArtifact = false) {
+    const nBefore = tee.exchanges.length;
+    const r = await this.watched(async (signal) => {
+      for await (const resp of genFn({ signal })) {
+        const p = resp?.payload;
+        if (p?.$case === 'task' && !this.taskId) {
+          this.taskId = p.value.id;
+          this.contextId = p.value.contextId;
+        }
+        if (dropAfterArtifact && p?.$case === 'artifactUpdate') return 'dropped_by_client';
+      }
+      return null;
+    });
+    const ex = tee.exchanges[nBefore] ?? { method: null, chunks: [], contentType: '', status: null };
+    return { method: ex.method, raw: rawOf(ex), contentType: ex.contentType, status: ex.status, ...r };
+  }
+
+  async session(kind) {
+    this.port = await freePort();
+    await this.startServer();
+    this.t0 = performance.now();
+    this.t0Wall = Date.now() / 1000;
+    const bodies = [];
+    const cancelInfo = {};
+    try {
+      let stream;
+      let subscribe;
+      let cancel;
+      let first;
+      let followUp;
+      if (this.wire === '1.0') {
+        const { ClientFactory, ClientFactoryOptions, DefaultAgentCardResolver, JsonRpcTransportFactory } = this.sdk;
+        const tee = new Tee();
+        const factory = new ClientFactory(
+          ClientFactoryOptions.createFrom(ClientFactoryOptions.default, {
+            transports: [new JsonRpcTransportFactory({ fetchImpl: tee.fetch })],
+            cardResolver: new DefaultAgentCardResolver({ fetchImpl: tee.fetch }),
+          }),
+        );
+        const client = await factory.createFromUrl(`http://127.0.0.1:${this.port}`);
+        first = this.makeRequest(`msg-${randomUUID()}`);
+        stream = (req, drop = false) => this.sdkStream(tee, (opts) => client.sendMessageStream(req, opts), drop);
+        subscribe = (tid) =>
+          this.sdkStream(tee, (opts) => client.resubscribeTask(this.sdk.SubscribeToTaskRequest.fromJSON({ id: tid }), opts));
+        cancel = async (tid) => {
+          const n = tee.exchanges.length;
+          try {
+            await client.cancelTask(this.sdk.CancelTaskRequest.fromJSON({ id: tid }), { signal: AbortSignal.timeout(10000) });
+          } catch {
+            // the body is what we keep
+          }
+          const ex = tee.exchanges[n];
+          return { method: ex.method, raw: rawOf(ex), status: ex.status, contentType: ex.contentType, end: 'returned', error: null };
+        };
+        followUp = () =>
+          this.makeRequest(`msg-${randomUUID()}`, {
+            taskId: this.taskId,
+            contextId: this.contextId,
+            text: 'Signed in (authz:7).',
+            metadata: { authorizationReceipt: 'authz:7' },
+          });
+      } else {
+        first = this.v03Request('message/stream', { message: CaptureRun.v03Message() });
+        stream = (req, drop = false) => this.v03Stream(req, drop);
+        subscribe = (tid) => this.v03Stream(this.v03Request('tasks/resubscribe', { id: tid }));
+        cancel = (tid) => this.v03Call(this.v03Request('tasks/cancel', { id: tid }));
+        followUp = () =>
+          this.v03Request('message/stream', {
+            message: CaptureRun.v03Message(this.taskId, this.contextId, 'Signed in (authz:7).', {
+              authorizationReceipt: 'authz:7',
+            }),
+          });
+      }
+      const side = [];
+      if (kind === 'stream' && this.cfg.cancel !== 'none') {
+        side.push(
+          (async () => {
+            if (await this.triggerAfterChunk(Number.parseInt(this.cfg.cancel, 10))) {
+              const r = await cancel(this.taskId ?? this.taskIdFromSide());
+              Object.assign(cancelInfo, observeBody(r.raw, r.contentType), { raw: r.raw.toString('utf8') });
+            }
+          })(),
+        );
+      }
+      if (kind === 'stream') {
+        const b = await stream(first);
+        b.role = 'stream';
+        bodies.push(b);
+        if (this.cfg.interrupt !== 'none') {
+          const obs = observeBody(b.raw, b.contentType);
+          if (['TASK_STATE_AUTH_REQUIRED', 'auth-required'].includes(obs.last_status_state)) {
+            const b2 = await stream(followUp());
+            b2.role = 'resumed';
+            bodies.push(b2);
+          }
+        }
+      } else if (kind === 'resubscribe') {
+        const b = await stream(first, true);
+        b.role = 'dropped';
+        bodies.push(b);
+        const b2 = await subscribe(this.taskId);
+        b2.role = 'resubscribed';
+        bodies.push(b2);
+      } else if (kind === 'cancel-finished') {
+        const b = await stream(first);
+        await sleep(300);
+        const b2 = await cancel(this.taskId);
+        b2.role = 'error';
+        b2.streamBefore = observeBody(b.raw, b.contentType);
+        bodies.push(b2);
+      }
+      await Promise.all(side);
+      for (const b of bodies) b.cancel = Object.keys(cancelInfo).length ? cancelInfo : null;
+    } finally {
+      await this.server.kill();
+    }
+    return bodies;
+  }
+}
+
+function captureName(wire, kind, query, role, nBodies, i) {
+  if (kind === 'resubscribe') return `v${wire}_resubscribe-${role}.sse`;
+  if (kind === 'cancel-finished') return `v${wire}_cancel-finished-task.json`;
+  const stem = fileStem(query);
+  return nBodies > 1 ? `v${wire}_${stem}.turn-${i + 1}.sse` : `v${wire}_${stem}.sse`;
+}
+
+async function captures(argv) {
+  let runs = 2;
+  let out = CAPTURE_OUT;
+  const wires = [];
+  for (let i = 0; i < argv.length; i += 1) {
+    const a = argv[i];
+    if (a === '--runs') runs = Number.parseInt(argv[++i], 10);
+    else if (a === '--out') out = path.resolve(argv[++i]);
+    else if (a === '--wire') wires.push(argv[++i]);
+    else throw new Error(`unknown argument ${a}`);
+  }
+  if (!wires.length) wires.push('1.0', '0.3');
+  const sdkRoot = await import('@a2a-js/sdk');
+  const sdkClient = await import('@a2a-js/sdk/client');
+  const sdk = { ...sdkRoot, ...sdkClient };
+  fs.mkdirSync(out, { recursive: true });
+  const items = [];
+  for (const wire of wires) {
+    for (const q of CAPTURE_SCENARIOS) items.push([wire, 'stream', q]);
+    items.push([wire, 'resubscribe', 'defaults'], [wire, 'cancel-finished', 'defaults']);
+  }
+  const entries = [];
+  const started = performance.now();
+  for (const [wire, kind, query] of items) {
+    const all = [];
+    for (let r = 0; r < runs; r += 1) {
+      const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'a2a-capture-js-'));
+      try {
+        all.push(await new CaptureRun(query, dir, wire, sdk).session(kind));
+      } finally {
+        fs.rmSync(dir, { recursive: true, force: true });
+      }
+    }
+    const firstRun = all[0];
+    firstRun.forEach((b, i) => {
+      const name = captureName(wire, kind, query, b.role, firstRun.length, i);
+      fs.writeFileSync(path.join(out, name), b.raw);
+      const obs = observeBody(b.raw, b.contentType);
+      const perRun = all.map((r) => (r[i] ? { end: r[i].end, ...summarizeObs(observeBody(r[i].raw, r[i].contentType)) } : null));
+      const same = (x, y) => maskIds(JSON.stringify(x)) === maskIds(JSON.stringify(y)); // error messages may name the task
+      const sameObs = perRun.every((p) => p && same(p, perRun[0]));
+      const sameMasked = all.every((r) => r[i] && masked(r[i].raw) === masked(b.raw));
+      const sameBytes = all.every((r) => r[i] && Buffer.compare(r[i].raw, b.raw) === 0);
+      const kindName = { stream: 'stream', resumed: 'stream', dropped: 'dropped', resubscribed: 'resubscribed', error: 'error' }[b.role];
+      const entry = {
+        file: name,
+        sdk: `@a2a-js/sdk ${SDK_VERSION}`,
+        wire,
+        scenario: query,
+        kind: kindName,
+        request_method: b.method,
+        http_status: b.status,
+        content_type: b.contentType,
+        bytes: b.raw.length,
+        observed: {
+          end: b.end,
+          end_error: b.error,
+          ...summarizeObs(obs),
+          last_status_state: obs.last_status_state,
+          error_code: obs.error_code,
+          first_event: obs.first_event,
+          artifact_parts: obs.artifact_parts,
+        },
+        runs,
+        stable_observation: sameObs,
+        stable_bytes_masked: sameMasked,
+        identical_bytes: sameBytes,
+      };
+      if (!sameObs) entry.observations_per_run = perRun;
+      if (b.cancel) {
+        let answerState = null;
+        try {
+          answerState = JSON.parse(b.cancel.raw)?.result?.status?.state ?? null;
+        } catch {
+          answerState = null;
+        }
+        entry.cancel_during_stream = {
+          answer_state: answerState,
+          error_code: b.cancel.error_code,
+          errors: b.cancel.errors,
+          raw: b.cancel.raw,
+        };
+      }
+      if (b.streamBefore) entry.stream_before = summarizeObs(b.streamBefore);
+      if (firstRun.length > 1 && kind === 'stream') {
+        entry.session = `v${wire}_${fileStem(query)}: turn ${i + 1} of ${firstRun.length} (read the turns in order as one capture)`;
+      }
+      if (kind === 'resubscribe') entry.session = `v${wire}_resubscribe: read -dropped then -resubscribed as one capture`;
+      entries.push(entry);
+      const secs = ((performance.now() - started) / 1000).toFixed(1).padStart(6);
+      console.log(
+        `[${secs}s] ${name}: ${obs.events} events, final ${obs.final_state}, end ${b.end}, errors ${JSON.stringify(obs.errors.map((e) => e.code))}, stable=${sameObs}, masked-bytes-stable=${sameMasked}`,
+      );
+    });
+  }
+  const index = {
+    sdk: `@a2a-js/sdk ${SDK_VERSION}`,
+    node: process.versions.node,
+    packages: packageVersions(),
+    step_ms: RECORD_STEP_MS,
+    watchdog_ms: Math.round(WATCHDOG_S * 1000),
+    'wire_1.0': 'the SDK ClientFactory client (JsonRpcTransport, sendMessageStream / resubscribeTask / cancelTask; sends A2A-Version: 1.0); bodies recorded byte for byte by its teeing fetch',
+    'wire_0.3':
+      "jsonRpcHandler({requestHandler, userBuilder, legacyCompat: {enabled: true}}) with a card interface {protocolBinding: 'JSONRPC', protocolVersion: '0.3'} added; raw fetch sends 0.3 method names (message/stream, tasks/resubscribe, tasks/cancel) without an A2A-Version header",
+    files: entries,
+  };
+  fs.writeFileSync(path.join(out, 'index.json'), `${JSON.stringify(index, null, 1)}\n`);
+  console.log(`${entries.length} captures in ${((performance.now() - started) / 1000).toFixed(0)}s -> ${out}`);
+  return 0;
+}
+
 async function main() {
   const [cmd, ...rest] = process.argv.slice(2);
   if (cmd === 'serve') {
@@ -1535,7 +1977,8 @@ async function main() {
     return 0;
   }
   if (cmd === 'record') return record(rest);
-  process.stderr.write('usage: recorder.mjs record|list|serve (see the header of this file)\n');
+  if (cmd === 'captures') return captures(rest);
+  process.stderr.write('usage: recorder.mjs record|captures|list|serve (see the header of this file)\n');
   return 2;
 }
 

@@ -4,6 +4,8 @@
 #   tests/fidelity/js/run.sh                      # whole matrix, 3 runs each, + the 8 s probes
 #   tests/fidelity/js/run.sh --only 'cancel=1'    # one scenario (repeatable), index.json is merged
 #   tests/fidelity/js/run.sh --runs 1 --out /tmp/fx
+#   tests/fidelity/js/run.sh --captures           # raw capture bodies -> tests/fidelity/captures/js/
+#   tests/fidelity/js/run.sh --captures --wire 0.3 --runs 1 --out /tmp/cap
 #   tests/fidelity/js/run.sh --probes-only --long-probes   # also the ~5.5 min Node fetch timeout probes
 #
 # Needs only the npm registry: it runs (idempotently) `npm ci` from package-lock.json
@@ -37,4 +39,8 @@ if [[ ! -f "$stamp" || "$(cat "$stamp")" != "$want" || ! -d "$here/node_modules/
 fi
 
 cd "$here"
+if [[ "${1:-}" == "--captures" ]]; then
+  shift
+  exec "$node" "$here/recorder.mjs" captures "$@"
+fi
 exec "$node" "$here/recorder.mjs" record "$@"

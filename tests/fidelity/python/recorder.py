@@ -11,6 +11,7 @@ of executions are written as JSON fixtures under
 
 Usage (normally through ./run.sh, which prepares the pinned venv):
     recorder.py record [--runs 3] [--only QUERY ...] [--out DIR] [--probes|--no-probes]
+    recorder.py captures [--runs 2] [--wire 1.0|0.3 ...] [--out DIR]   (raw bodies, see README)
     recorder.py serve CONFIG_JSON        (internal: the server child process)
 
 Scenario keys are the lab's own (SPEC section 4); `step_ms` is shortened to
@@ -486,8 +487,20 @@ def serve(config_json: str) -> None:  # noqa: PLR0915
         task_store=store,
         agent_card=card,
     )
+    # captures only (recorder.py captures --wire 0.3): the SDK's A2A 0.3
+    # compatibility mode on the same endpoint; the fixtures never set it.
+    v03_compat = bool(conf.get('v03_compat'))
+    if v03_compat:
+        card.supported_interfaces.append(
+            AgentInterface(
+                url=f'http://127.0.0.1:{port}/',
+                protocol_binding='JSONRPC',
+                protocol_version='0.3',
+            )
+        )
+    jsonrpc_kwargs = {'enable_v0_3_compat': True} if v03_compat else {}
     routes = create_agent_card_routes(card) + create_jsonrpc_routes(
-        handler, rpc_url='/'
+        handler, rpc_url='/', **jsonrpc_kwargs
     )
     app = Starlette(routes=routes)
     side.log('server_start', store=sc['store'], handler=type(handler).__name__)
@@ -1257,6 +1270,418 @@ async def record(args: argparse.Namespace) -> int:
     return 0
 
 
+# ---------------------------------------------------------------------------
+# Captures (recorder.py captures): raw bodies as a user captures them
+# ---------------------------------------------------------------------------
+#
+# Not fixtures of the lab's scenarios but raw traffic for the capture reader
+# (SPEC section 8): the exact response bodies of real SDK servers, on the A2A 1.0
+# wire (the SDK's own client, bodies recorded by the teeing transport) and on the
+# A2A 0.3 wire (the SDK's 0.3 compatibility mode, create_jsonrpc_routes(...,
+# enable_v0_3_compat=True), driven by a raw httpx client with 0.3 method names
+# and no A2A-Version header). Bodies are written exactly as sent.
+
+CAPTURE_SCENARIOS = ['defaults', 'late=0', 'ending=return', 'ending=fail', 'cancel=1',
+                     'interrupt=auth', 'chunks=10']
+CAPTURE_OUT = HERE.parent / 'captures' / 'python'
+V03_KIND = {'task': 'task', 'status-update': 'statusUpdate',
+            'artifact-update': 'artifactUpdate', 'message': 'message'}
+V03_TERMINAL = {'completed', 'failed', 'canceled', 'rejected'}
+V03_INTERRUPTED = {'input-required', 'auth-required'}
+
+
+def capture_event(result: Any) -> dict[str, Any]:
+    """One wire event (1.0 or 0.3) as {kind, state, artifact_id, append, last_chunk, final}."""
+    if not isinstance(result, dict):
+        return {'kind': 'unknown'}
+    if isinstance(result.get('kind'), str):  # A2A 0.3: flat, tagged by kind
+        body, kind = result, V03_KIND.get(result['kind'], 'unknown')
+    else:
+        kind = kind_of(result)
+        body = result.get(kind, {})
+    ev: dict[str, Any] = {'kind': kind}
+    if kind in ('task', 'statusUpdate'):
+        ev['state'] = body.get('status', {}).get('state')
+        if 'final' in body:
+            ev['final'] = body['final']
+    if kind == 'task':
+        ev['artifacts'] = len(body.get('artifacts', []))
+        ev['parts'] = sum(len(a.get('parts', [])) for a in body.get('artifacts', []))
+    if kind == 'artifactUpdate':
+        ev['artifact_id'] = body.get('artifact', {}).get('artifactId')
+        ev['append'] = bool(body.get('append', False))
+        ev['last_chunk'] = bool(body.get('lastChunk', False))
+        ev['parts'] = [p.get('text') for p in body.get('artifact', {}).get('parts', [])]
+    return ev
+
+
+def is_terminal(state: str | None) -> bool:
+    return state in TERMINAL or state in V03_TERMINAL
+
+
+def observe_body(raw: bytes, content_type: str) -> dict[str, Any]:
+    """What a reader sees in one body: events, final state, terminal end, errors."""
+    items: list[Any] = []
+    if 'text/event-stream' in content_type:
+        items = [ev['data'] for ev in parse_sse(raw)]
+    else:
+        with contextlib.suppress(Exception):
+            items = [json.loads(raw)]
+    events, errors = [], []
+    for it in items:
+        if isinstance(it, dict) and 'result' in it:
+            events.append(capture_event(it['result']))
+        elif isinstance(it, dict) and 'error' in it:
+            errors.append({'code': it['error'].get('code'), 'message': it['error'].get('message')})
+        else:
+            errors.append({'code': None, 'message': f'not a JSON-RPC response: {str(it)[:80]}'})
+    states = [e.get('state') for e in events if e.get('state')]
+    last_status = next((e for e in reversed(events) if e['kind'] in ('task', 'statusUpdate')), None)
+    return {
+        'events': len(events),
+        'kinds': [e['kind'] for e in events],
+        'states': states,
+        'final_state': states[-1] if states else None,
+        'ended_with_terminal_status': bool(events) and events[-1]['kind'] in ('task', 'statusUpdate')
+        and is_terminal(events[-1].get('state')),
+        'terminal_seen': any(is_terminal(s) for s in states),
+        'final_flags': [e['final'] for e in events if 'final' in e],
+        'first_event': events[0] if events else None,
+        'artifact_parts': [p for e in events if e['kind'] == 'artifactUpdate' for p in e['parts']],
+        'events_detail': events,
+        'errors': errors,
+        'error_code': errors[0]['code'] if errors else None,
+        'last_status_state': last_status.get('state') if last_status else None,
+    }
+
+
+_UUID = re.compile(r'[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}')
+_TS = re.compile(r'\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?(?:Z|[+-]\d\d:\d\d)?')
+
+
+def masked(raw: bytes) -> str:
+    """The body with uuids and timestamps masked, to see what else differs run to run."""
+    t = raw.decode('utf-8', 'replace')
+    return _TS.sub('<ts>', _UUID.sub('<id>', t))
+
+
+class CaptureRun(Run):
+    """One server (fresh per capture) and one client session on one wire."""
+
+    def __init__(self, query: str, workdir: Path, wire: str) -> None:
+        super().__init__(query, parse_scenario(query), workdir, WATCHDOG_S)
+        self.wire = wire
+        self.rpc_id = 0
+
+    def server_conf(self) -> dict[str, Any]:
+        conf = super().server_conf()
+        conf['v03_compat'] = self.wire == '0.3'
+        return conf
+
+    @property
+    def url(self) -> str:
+        return f'http://127.0.0.1:{self.port}/'
+
+    async def watched(self, coro_fn) -> tuple[str, str | None]:  # noqa: ANN001
+        """Runs a reading coroutine under the recorder's watchdog (3 s after the executor went quiet)."""
+        task = asyncio.ensure_future(coro_fn())
+        start = time.monotonic()
+        while not task.done():
+            await asyncio.wait({task}, timeout=0.05)
+            recs = read_side(self.side_path)
+            last = max([r['t'] for r in recs], default=time.time())
+            if not task.done() and time.time() - last > self.watchdog_s and time.monotonic() - start > self.watchdog_s:
+                task.cancel()
+                with contextlib.suppress(BaseException):
+                    await task
+                return 'hung', None
+        try:
+            end = task.result()
+            return end or 'closed', None
+        except Exception as e:  # noqa: BLE001
+            return 'closed', f'{type(e).__name__}: {e}'
+
+    # --- A2A 0.3: raw JSON-RPC over httpx, no A2A-Version header -----------
+    def v03_request(self, method: str, params: dict[str, Any]) -> dict[str, Any]:
+        self.rpc_id += 1
+        return {'jsonrpc': '2.0', 'id': self.rpc_id, 'method': method, 'params': params}
+
+    @staticmethod
+    def v03_message(task_id: str | None = None, context_id: str | None = None,
+                    text: str = USER_TEXT, metadata: dict[str, Any] | None = None) -> dict[str, Any]:
+        msg: dict[str, Any] = {'kind': 'message', 'messageId': f'msg-{uuid.uuid4()}', 'role': 'user',
+                               'parts': [{'kind': 'text', 'text': text}]}
+        if task_id:
+            msg['taskId'] = task_id
+        if context_id:
+            msg['contextId'] = context_id
+        if metadata:
+            msg['metadata'] = metadata
+        return msg
+
+    async def v03_stream(self, http: Any, body: dict[str, Any], drop_after_artifact: bool = False) -> dict[str, Any]:
+        rec: dict[str, Any] = {'method': body['method'], 'raw': bytearray(), 'content_type': '', 'status': None}
+
+        async def read() -> str | None:
+            async with http.stream('POST', self.url, json=body,
+                                   headers={'Accept': 'text/event-stream'}) as resp:
+                rec['status'] = resp.status_code
+                rec['content_type'] = resp.headers.get('content-type', '')
+                async for chunk in resp.aiter_raw():
+                    rec['raw'].extend(chunk)
+                    for ev in parse_sse(bytes(rec['raw'])):
+                        d = ev['data']
+                        if isinstance(d, dict) and isinstance(d.get('result'), dict):
+                            r = d['result']
+                            if r.get('kind') == 'task' and not self.task_id:
+                                self.task_id, self.context_id = r['id'], r.get('contextId')
+                            if drop_after_artifact and r.get('kind') == 'artifact-update':
+                                return 'dropped_by_client'  # leaving the block closes the connection
+            return None
+
+        rec['end'], rec['error'] = await self.watched(read)
+        return rec
+
+    async def v03_call(self, http: Any, body: dict[str, Any]) -> dict[str, Any]:
+        resp = await http.post(self.url, json=body, timeout=10)
+        return {'method': body['method'], 'raw': bytearray(resp.content), 'status': resp.status_code,
+                'content_type': resp.headers.get('content-type', ''), 'end': 'returned', 'error': None}
+
+    # --- A2A 1.0: the SDK client, bodies from the teeing transport ---------
+    async def sdk_stream(self, client: Any, tee: Any, agen_fn, drop_after_artifact: bool = False) -> dict[str, Any]:  # noqa: ANN001
+        n_before = len(tee.exchanges)
+
+        async def read() -> str | None:
+            gen = agen_fn()
+            try:
+                async for resp in gen:
+                    if resp.HasField('task') and not self.task_id:
+                        self.task_id, self.context_id = resp.task.id, resp.task.context_id
+                    if drop_after_artifact and resp.HasField('artifact_update'):
+                        return 'dropped_by_client'
+            finally:
+                await gen.aclose()
+            return None
+
+        end, error = await self.watched(read)
+        ex = tee.exchanges[n_before] if len(tee.exchanges) > n_before else {'method': None, 'raw': bytearray(), 'content_type': '', 'status': None}
+        return {'method': ex['method'], 'raw': ex['raw'], 'content_type': ex.get('content_type', ''),
+                'status': ex.get('status'), 'end': end, 'error': error}
+
+    async def session(self, kind: str) -> list[dict[str, Any]]:  # noqa: PLR0912, PLR0915
+        """kind: stream (the scenario), resubscribe, cancel-finished. Returns the bodies in order."""
+        import httpx
+
+        from a2a.client import ClientConfig, ClientFactory
+        from a2a.client.card_resolver import A2ACardResolver
+        from a2a.types.a2a_pb2 import CancelTaskRequest, SubscribeToTaskRequest
+
+        await self.start_server()
+        self.t0, self.t0_wall = time.monotonic(), time.time()
+        bodies: list[dict[str, Any]] = []
+        cancel_info: dict[str, Any] = {}
+        try:
+            if self.wire == '1.0':
+                tee = make_tee_transport()
+                http = httpx.AsyncClient(transport=tee)
+                card = await A2ACardResolver(http, self.url.rstrip('/')).get_agent_card()
+                client = ClientFactory(ClientConfig(streaming=True, httpx_client=http)).create(card)
+
+                def send(req):  # noqa: ANN001, ANN202
+                    return lambda: client.send_message(req)
+
+                async def cancel(tid: str) -> dict[str, Any]:
+                    n = len(tee.exchanges)
+                    with contextlib.suppress(Exception):
+                        await asyncio.wait_for(client.cancel_task(CancelTaskRequest(id=tid)), 10)
+                    ex = tee.exchanges[n]
+                    return {'method': ex['method'], 'raw': ex['raw'], 'status': ex.get('status'),
+                            'content_type': ex.get('content_type', ''), 'end': 'returned', 'error': None}
+
+                first = self.make_request(f'msg-{uuid.uuid4()}')
+                stream = lambda req, drop=False: self.sdk_stream(client, tee, send(req), drop)  # noqa: E731
+                subscribe = lambda tid: self.sdk_stream(  # noqa: E731
+                    client, tee, lambda: client.subscribe(SubscribeToTaskRequest(id=tid)))
+                follow_up = lambda: self.make_request(  # noqa: E731
+                    f'msg-{uuid.uuid4()}', self.task_id, self.context_id, text='Signed in (authz:7).',
+                    metadata={'authorizationReceipt': 'authz:7'})
+            else:
+                http = httpx.AsyncClient(timeout=httpx.Timeout(5.0, read=None))
+                client = None
+
+                async def cancel(tid: str) -> dict[str, Any]:
+                    return await self.v03_call(http, self.v03_request('tasks/cancel', {'id': tid}))
+
+                first = self.v03_request('message/stream', {'message': self.v03_message()})
+                stream = lambda req, drop=False: self.v03_stream(http, req, drop)  # noqa: E731
+                subscribe = lambda tid: self.v03_stream(  # noqa: E731
+                    http, self.v03_request('tasks/resubscribe', {'id': tid}))
+                follow_up = lambda: self.v03_request('message/stream', {'message': self.v03_message(  # noqa: E731
+                    self.task_id, self.context_id, 'Signed in (authz:7).', {'authorizationReceipt': 'authz:7'})})
+
+            side: list[asyncio.Future] = []
+            if kind == 'stream' and self.cfg['cancel'] != 'none':
+                async def do_cancel(k: int) -> None:
+                    if await self.trigger_after_chunk(k):
+                        r = await cancel(self.task_id or self.task_id_from_side())
+                        cancel_info.update(observe_body(bytes(r['raw']), r['content_type']))
+                        cancel_info['raw'] = bytes(r['raw']).decode('utf-8', 'replace')
+                side.append(asyncio.ensure_future(do_cancel(int(self.cfg['cancel']))))
+
+            if kind == 'stream':
+                b = await stream(first)
+                b['role'] = 'stream'
+                bodies.append(b)
+                if self.cfg['interrupt'] != 'none':
+                    obs = observe_body(bytes(b['raw']), b['content_type'])
+                    if obs['last_status_state'] in ('TASK_STATE_AUTH_REQUIRED', 'auth-required'):
+                        b2 = await stream(follow_up())
+                        b2['role'] = 'resumed'
+                        bodies.append(b2)
+            elif kind == 'resubscribe':
+                b = await stream(first, True)
+                b['role'] = 'dropped'
+                bodies.append(b)
+                b2 = await subscribe(self.task_id)
+                b2['role'] = 'resubscribed'
+                bodies.append(b2)
+            elif kind == 'cancel-finished':
+                b = await stream(first)
+                await asyncio.sleep(0.3)
+                b2 = await cancel(self.task_id)
+                b2['role'] = 'error'
+                b2['stream_before'] = observe_body(bytes(b['raw']), b['content_type'])
+                bodies.append(b2)
+            for t in side:
+                await asyncio.wait_for(t, 15)
+            for b in bodies:
+                b['cancel'] = cancel_info or None
+            with contextlib.suppress(Exception):
+                if client is not None:
+                    await client.close()
+            with contextlib.suppress(Exception):
+                await http.aclose()
+        finally:
+            if self.server:
+                self.server.kill()
+        return bodies
+
+
+def capture_items() -> list[tuple[str, str, str]]:
+    items = []
+    for wire in ('1.0', '0.3'):
+        items += [(wire, 'stream', q) for q in CAPTURE_SCENARIOS]
+        items += [(wire, 'resubscribe', 'defaults'), (wire, 'cancel-finished', 'defaults')]
+    return items
+
+
+def capture_name(wire: str, kind: str, query: str, role: str, n_bodies: int, i: int) -> str:
+    if kind == 'resubscribe':
+        return f'v{wire}_resubscribe-{role}.sse'
+    if kind == 'cancel-finished':
+        return f'v{wire}_cancel-finished-task.json'
+    stem = 'defaults' if query == 'defaults' else file_stem(query)
+    if n_bodies > 1:
+        return f'v{wire}_{stem}.turn-{i + 1}.sse'
+    return f'v{wire}_{stem}.sse'
+
+
+def summarize_obs(obs: dict[str, Any]) -> dict[str, Any]:
+    keep = ('events', 'kinds', 'states', 'final_state', 'ended_with_terminal_status', 'final_flags', 'errors')
+    return {k: obs[k] for k in keep}
+
+
+async def captures(args: argparse.Namespace) -> int:
+    out = Path(args.out)
+    out.mkdir(parents=True, exist_ok=True)
+    wires = args.wire or ['1.0', '0.3']
+    entries: list[dict[str, Any]] = []
+    started = time.monotonic()
+    for wire, kind, query in [it for it in capture_items() if it[0] in wires]:
+        runs = []
+        for _ in range(args.runs):
+            with tempfile.TemporaryDirectory(prefix='a2a-capture-') as d:
+                runs.append(await CaptureRun(query, Path(d), wire).session(kind))
+        first = runs[0]
+        for i, b in enumerate(first):
+            name = capture_name(wire, kind, query, b['role'], len(first), i)
+            raw = bytes(b['raw'])
+            (out / name).write_bytes(raw)
+            obs = observe_body(raw, b['content_type'])
+            per_run = []
+            for r in runs:
+                rb = r[i] if i < len(r) else None
+                if rb is None:
+                    per_run.append(None)
+                    continue
+                o = observe_body(bytes(rb['raw']), rb['content_type'])
+                per_run.append({'end': rb['end'], **summarize_obs(o), 'masked': masked(bytes(rb['raw']))})
+            def obs_key(p: dict[str, Any]) -> str:  # error messages may name the task
+                return _UUID.sub('<id>', json.dumps({k: v for k, v in p.items() if k != 'masked'}, sort_keys=True))
+            same_obs = all(p and obs_key(p) == obs_key(per_run[0]) for p in per_run)
+            same_masked = all(p and p['masked'] == per_run[0]['masked'] for p in per_run)
+            same_bytes = all(i < len(r) and bytes(r[i]['raw']) == raw for r in runs)
+            entry: dict[str, Any] = {
+                'file': name,
+                'sdk': f'a2a-sdk {SDK_VERSION}',
+                'wire': wire,
+                'scenario': query,
+                'kind': {'stream': 'stream', 'resumed': 'stream', 'dropped': 'dropped',
+                         'resubscribed': 'resubscribed', 'error': 'error'}[b['role']],
+                'request_method': b['method'],
+                'http_status': b['status'],
+                'content_type': b['content_type'],
+                'bytes': len(raw),
+                'observed': {
+                    'end': b['end'],
+                    'end_error': b['error'],
+                    **summarize_obs(obs),
+                    'last_status_state': obs['last_status_state'],
+                    'error_code': obs['error_code'],
+                    'first_event': obs['first_event'],
+                    'artifact_parts': obs['artifact_parts'],
+                },
+                'runs': args.runs,
+                'stable_observation': same_obs,
+                'stable_bytes_masked': same_masked,
+                'identical_bytes': same_bytes,
+            }
+            if not same_obs:
+                entry['observations_per_run'] = [{k: v for k, v in p.items() if k != 'masked'} if p else None
+                                                 for p in per_run]
+            if b.get('cancel'):
+                c = b['cancel']
+                answer: Any = None
+                with contextlib.suppress(Exception):
+                    answer = json.loads(c['raw']).get('result', {}).get('status', {}).get('state')
+                entry['cancel_during_stream'] = {'answer_state': answer, 'error_code': c['error_code'],
+                                                 'errors': c['errors'], 'raw': c['raw']}
+            if b.get('stream_before'):
+                entry['stream_before'] = summarize_obs(b['stream_before'])
+            if len(first) > 1 and kind == 'stream':
+                entry['session'] = f'v{wire}_{file_stem(query)}: turn {i + 1} of {len(first)} (read the turns in order as one capture)'
+            if kind == 'resubscribe':
+                entry['session'] = f'v{wire}_resubscribe: read -dropped then -resubscribed as one capture'
+            entries.append(entry)
+            print(f'[{time.monotonic() - started:6.1f}s] {name}: {obs["events"]} events, final {obs["final_state"]}, '
+                  f'end {b["end"]}, errors {[e["code"] for e in obs["errors"]]}, stable={same_obs}, '
+                  f'masked-bytes-stable={same_masked}', flush=True)
+    index_path = out / 'index.json'
+    index = {
+        'sdk': f'a2a-sdk {SDK_VERSION}',
+        'python': platform.python_version(),
+        'packages': sdk_versions(),
+        'step_ms': RECORD_STEP_MS,
+        'watchdog_ms': round(WATCHDOG_S * 1000),
+        'wire_1.0': 'the SDK ClientFactory client (JSON-RPC, streaming; sends A2A-Version: 1.0); bodies recorded byte for byte by its teeing transport',
+        'wire_0.3': 'create_jsonrpc_routes(handler, rpc_url="/", enable_v0_3_compat=True); a raw httpx client sends 0.3 method names (message/stream, tasks/resubscribe, tasks/cancel) without an A2A-Version header',
+        'files': entries,
+    }
+    index_path.write_text(json.dumps(index, indent=1) + '\n', encoding='utf-8')
+    print(f'{len(entries)} captures in {time.monotonic() - started:.0f}s -> {out}')
+    return 0
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     sub = ap.add_subparsers(dest='cmd', required=True)
@@ -1269,6 +1694,10 @@ def main() -> int:
     rec.add_argument('--no-probes', dest='probes', action='store_false')
     srv = sub.add_parser('serve', help='internal: run the A2A server child')
     srv.add_argument('config')
+    cap = sub.add_parser('captures', help='record raw capture bodies (tests/fidelity/captures/python/)')
+    cap.add_argument('--runs', type=int, default=2)
+    cap.add_argument('--out', default=str(CAPTURE_OUT))
+    cap.add_argument('--wire', action='append', choices=['1.0', '0.3'], help='only this wire (repeatable)')
     lst = sub.add_parser('list', help='print the scenario matrix')
     del lst
     args = ap.parse_args()
@@ -1278,6 +1707,8 @@ def main() -> int:
     if args.cmd == 'list':
         print('\n'.join(MATRIX))
         return 0
+    if args.cmd == 'captures':
+        return asyncio.run(captures(args))
     return asyncio.run(record(args))
 
 

@@ -4,6 +4,8 @@
 #   tests/fidelity/python/run.sh                      # whole matrix, 3 runs each, + probes
 #   tests/fidelity/python/run.sh --only 'cancel=1'    # one scenario (repeatable), index.json is merged
 #   tests/fidelity/python/run.sh --runs 1 --out /tmp/fx
+#   tests/fidelity/python/run.sh --captures           # raw capture bodies -> tests/fidelity/captures/python/
+#   tests/fidelity/python/run.sh --captures --wire 0.3 --runs 1 --out /tmp/cap
 #
 # Needs only PyPI: it creates (idempotently) a venv with the pinned packages.
 # Environment:
@@ -59,4 +61,8 @@ if [[ ! -f "$stamp" || "$(cat "$stamp")" != "$want" ]]; then
   echo "$want" > "$stamp"
 fi
 
+if [[ "${1:-}" == "--captures" ]]; then
+  shift
+  exec "$venv/bin/python" "$here/recorder.py" captures "$@"
+fi
 exec "$venv/bin/python" "$here/recorder.py" record "$@"
