@@ -377,13 +377,15 @@ impl CaptureReader {
             &value
         };
         let parsed = read_event(event, self.forced).map_err(|e| format!("event {index}: {e}"))?;
+        // The event's identity is its content, without the JSON-RPC envelope
+        // (a resubscription answers under another request id).
+        let id = sha256_hex(serde_json::to_string(event).unwrap_or_default().as_bytes());
         let wire_json = self.keep_rows.then(|| event.clone());
         let event = parsed;
         match event.wire {
             Wire::V1_0 => self.seen_1_0 = true,
             Wire::V0_3 => self.seen_0_3 = true,
         }
-        let id = sha256_hex(serde_json::to_string(&value).unwrap_or_default().as_bytes());
         self.judge(index, event, id, wire_json);
         Ok(())
     }
