@@ -13,14 +13,16 @@
 use std::collections::HashMap;
 use std::io::{BufRead, BufReader, Read};
 
-use serde::Serialize;
+use std::borrow::Cow;
+
+use serde::{Deserialize, Serialize};
+use serde_json::value::RawValue;
 use serde_json::Value;
 
-use crate::model::digest::sha256_hex;
 use crate::model::evidence::check::{check_depth, FindingCode};
 use crate::model::evidence::json_array;
 use crate::model::ledger::artifacts::Part;
-use crate::model::ledger::{Body, Decision, LedgerEvent, Outcome, Reason, TaskLedger};
+use crate::model::ledger::{BodyRef, Decision, EventRef, Outcome, Reason, TaskLedger};
 use crate::model::state::TaskState;
 use crate::model::trace::{Disposition, Entry, Row, Source};
 
@@ -172,7 +174,7 @@ enum What {
     /// A `task` object: its state and the parts it holds per artifact.
     Task {
         state: String,
-        held: Vec<(String, Vec<String>)>,
+        held: Vec<(String, u32)>,
     },
     Status {
         state: String,
@@ -189,7 +191,7 @@ enum What {
 /// One task's judge: its ledger while open, the parts the client holds.
 struct TaskJudge {
     id: String,
-    ledger: Option<TaskLedger>,
+    ledger: Option<Box<TaskLedger>>,
     /// The state once terminal (the ledger is then dropped).
     closed: Option<TaskState>,
     /// Per artifact, the next part number the client expects.
@@ -207,7 +209,7 @@ struct TaskJudge {
 impl TaskJudge {
     fn state(&self) -> TaskState {
         self.closed
-            .or_else(|| self.ledger.as_ref().map(TaskLedger::state))
+            .or_else(|| self.ledger.as_ref().map(|l| l.state()))
             .unwrap_or(TaskState::Submitted)
     }
 }
@@ -279,13 +281,12 @@ impl CaptureReader {
         json_array::split(input, |buf, elements| {
             for element in elements {
                 let bytes = buf.get(element.start..element.end).unwrap_or_default();
-                let value = parse(bytes).map_err(|e| {
+                self.element(bytes).map_err(|e| {
                     format!(
                         "element {} (line {}, column {}): {e}",
                         element.index, element.line, element.column
                     )
                 })?;
-                self.element(value)?;
             }
             Ok(())
         })
@@ -314,9 +315,8 @@ impl CaptureReader {
             let text = trim_eol(&line);
             if n == 0 || text.is_empty() {
                 if has_data {
-                    let value = parse(&data)
+                    self.element(&data)
                         .map_err(|e| format!("SSE event ending at line {number}: {e}"))?;
-                    self.element(value)?;
                     data.clear();
                     has_data = false;
                 }
@@ -332,8 +332,8 @@ impl CaptureReader {
                 data.extend_from_slice(rest.strip_prefix(b" ").unwrap_or(rest));
                 has_data = true;
             } else if text[0] == b'{' || text[0] == b'[' {
-                let value = parse(text).map_err(|e| format!("line {number}: {e}"))?;
-                self.element(value)?;
+                self.element(text)
+                    .map_err(|e| format!("line {number}: {e}"))?;
             } else if text[0] == b':' || is_sse_field(text) {
                 // A comment, `event:`, `id:` or `retry:`: not an event.
             } else {
@@ -345,59 +345,59 @@ impl CaptureReader {
     }
 
     /// One element: a JSON-RPC response (its result, or its error) or a
-    /// bare event.
-    fn element(&mut self, value: Value) -> Result<(), String> {
+    /// bare event. It is read into borrowed, typed fields; only the page,
+    /// which keeps rows, builds a JSON value of it.
+    fn element(&mut self, bytes: &[u8]) -> Result<(), String> {
         let index = self.index;
         self.index += 1;
-        let rpc = value.as_object().is_some_and(|m| {
-            m.contains_key("jsonrpc") || m.contains_key("result") || m.contains_key("error")
-        });
-        let event = if rpc {
-            if let Some(error) = value.get("error") {
-                self.errors.push(RpcError {
-                    index,
-                    code: error.get("code").and_then(Value::as_i64).unwrap_or(0),
-                    message: error
-                        .get("message")
-                        .and_then(Value::as_str)
-                        .unwrap_or("")
-                        .to_string(),
-                });
-                return Ok(());
-            }
-            match value.get("result") {
-                Some(result) => result,
-                None => {
-                    return Err(format!(
-                        "event {index}: a JSON-RPC response with neither result nor error"
-                    ))
-                }
-            }
+        if bytes.iter().find(|b| !b.is_ascii_whitespace()) != Some(&b'{') {
+            check_depth(bytes)?;
+            return Err(format!("event {index} is not a JSON object"));
+        }
+        let envelope: Envelope = parse(bytes)?;
+        let raw: &[u8] = if let Some(error) = envelope.error {
+            self.errors.push(RpcError {
+                index,
+                code: error.code,
+                message: error.message.into_owned(),
+            });
+            return Ok(());
+        } else if let Some(result) = envelope.result {
+            result.get().as_bytes()
+        } else if envelope.jsonrpc.is_some() {
+            return Err(format!(
+                "event {index}: a JSON-RPC response with neither result nor error"
+            ));
         } else {
-            &value
+            bytes
         };
-        let parsed = read_event(event, self.forced).map_err(|e| format!("event {index}: {e}"))?;
-        // The event's identity is its content, without the JSON-RPC envelope
-        // (a resubscription answers under another request id).
-        let id = sha256_hex(serde_json::to_string(event).unwrap_or_default().as_bytes());
-        let wire_json = self.keep_rows.then(|| event.clone());
-        let event = parsed;
+        let typed: RawEvent = parse(raw).map_err(|e| format!("event {index}: {e}"))?;
+        let event = read_event(&typed, self.forced).map_err(|e| format!("event {index}: {e}"))?;
         match event.wire {
             Wire::V1_0 => self.seen_1_0 = true,
             Wire::V0_3 => self.seen_0_3 = true,
         }
-        self.judge(index, event, id, wire_json);
+        // The event's identity is its content, without the JSON-RPC
+        // envelope (a resubscription answers under another request id);
+        // ids only need to tell one task's events apart.
+        let id = content_id(raw);
+        let wire_json = if self.keep_rows {
+            Some(parse::<Value>(raw)?)
+        } else {
+            None
+        };
+        self.judge(index, event, &id, wire_json);
         Ok(())
     }
 
-    fn judge(&mut self, index: usize, event: WireEvent, id: String, wire_json: Option<Value>) {
+    fn judge(&mut self, index: usize, event: WireEvent, id: &str, wire_json: Option<Value>) {
         let slot = match self.by_id.get(&event.task_id) {
             Some(&slot) => slot,
             None => {
                 self.by_id.insert(event.task_id.clone(), self.tasks.len());
                 self.tasks.push(TaskJudge {
                     id: event.task_id.clone(),
-                    ledger: Some(TaskLedger::new(&event.task_id)),
+                    ledger: Some(Box::new(TaskLedger::new(&event.task_id))),
                     closed: None,
                     held: HashMap::new(),
                     events: 0,
@@ -421,25 +421,25 @@ impl CaptureReader {
             What::Task { state, .. } | What::Status { state } => TaskState::from_kebab(state),
             _ => None,
         };
-        let body = match event.what {
+        let offer = match event.what {
             What::Message => None,
             What::Task { state, held } => {
                 // A snapshot is the client's new view: its parts are what
                 // the client holds, and its state is a transition only
                 // when it differs.
-                task.held = held
-                    .iter()
-                    .map(|(artifact, parts)| (artifact.clone(), parts.len() as u32))
-                    .collect();
+                task.held = held.into_iter().collect();
                 match TaskState::from_kebab(&state) {
                     Some(s) if s == before => None,
                     Some(TaskState::Submitted) if task.events == 1 => {
-                        Some((Body::Submit, format!("submit:{index}")))
+                        Some((Offer::Submit, Cow::Owned(format!("submit:{index}"))))
                     }
-                    _ => Some((status_body(&state), format!("snapshot:{index}"))),
+                    _ => Some((
+                        Offer::Status(state),
+                        Cow::Owned(format!("snapshot:{index}")),
+                    )),
                 }
             }
-            What::Status { state } => Some((status_body(&state), id.clone())),
+            What::Status { state } => Some((Offer::Status(state), Cow::Borrowed(id))),
             What::Artifact {
                 artifact_id,
                 append,
@@ -449,6 +449,8 @@ impl CaptureReader {
                 let number = match (append, task.held.get(&artifact_id)) {
                     (false, _) => 0,
                     (true, Some(&next)) => next,
+                    // After the end the event is after-terminal; no gap.
+                    (true, None) if task.closed.is_some() => 0,
                     (true, None) => {
                         found.push((
                             FindingCode::ArtifactGap,
@@ -459,34 +461,41 @@ impl CaptureReader {
                         0
                     }
                 };
-                task.held.insert(artifact_id.clone(), number + 1);
-                Some((
-                    Body::Part(Part::text(&artifact_id, number, &parts, last)),
-                    id.clone(),
-                ))
+                let part = Part::text(&artifact_id, number, &parts, last);
+                task.held.insert(artifact_id, number + 1);
+                Some((Offer::Part(part), Cow::Borrowed(id)))
             }
         };
-        if let Some((body, event_id)) = body {
-            let described = describe(&body);
+        if let Some((offer, event_id)) = offer {
             if let Some(state) = task.closed {
                 found.push((
                     FindingCode::AfterTerminal,
                     format!(
-                        "{described} after the task was already {}",
+                        "{} after the task was already {}",
+                        offer.describe(),
                         event.wire.spell(state)
                     ),
                 ));
             } else if let Some(ledger) = task.ledger.as_mut() {
-                let ledger_event = LedgerEvent {
-                    task_id: task.id.clone(),
-                    digest: event_id.clone(),
-                    event_id,
-                    producer: "server".into(),
+                let body = match &offer {
+                    Offer::Submit => BodyRef::Submit,
+                    Offer::Status(state) => BodyRef::Status {
+                        status: state,
+                        // A capture carries no authorization decisions to check.
+                        authorization_receipt: Some("capture"),
+                        manifest: None,
+                    },
+                    Offer::Part(part) => BodyRef::Part(part),
+                };
+                let view = EventRef {
+                    event_id: &event_id,
+                    producer: "server",
                     source_seq: None,
+                    digest: &event_id,
                     observed_ms: index as u64,
                     body,
                 };
-                match ledger.apply(&ledger_event) {
+                match ledger.apply_view(view) {
                     Decision::Duplicate(_) | Decision::New(Outcome::Replayed { .. }) => {
                         found.push((
                             FindingCode::Duplicate,
@@ -501,8 +510,9 @@ impl CaptureReader {
                         Reason::IllegalTransition => (
                             FindingCode::IllegalTransition,
                             format!(
-                                "{} → {described} is outside the allowlist",
-                                event.wire.spell(before)
+                                "{} → {} is outside the allowlist",
+                                event.wire.spell(before),
+                                offer.describe()
                             ),
                         ),
                         other => (
@@ -622,7 +632,7 @@ fn label_of(what: &What) -> String {
     };
     match what {
         What::Task { state: s, held } => {
-            let parts: usize = held.iter().map(|(_, p)| p.len()).sum();
+            let parts: u32 = held.iter().map(|(_, n)| n).sum();
             format!("Task {} ({parts} part(s) held)", state(s))
         }
         What::Status { state: s } => format!("status {}", state(s)),
@@ -709,21 +719,21 @@ fn parse_rfc3339_ms(text: &str) -> Option<u64> {
     u64::try_from(ms).ok()
 }
 
-fn status_body(state: &str) -> Body {
-    Body::Status {
-        status: state.to_string(),
-        // A capture carries no authorization decisions to check.
-        authorization_receipt: Some("capture".into()),
-        manifest: None,
-    }
+/// What an event offers its task's ledger.
+enum Offer {
+    Submit,
+    Status(String),
+    Part(Part),
 }
 
-fn describe(body: &Body) -> String {
-    match body {
-        Body::Status { status, .. } => status.clone(),
-        Body::Part(part) => format!("artifact part {}", part.coordinate()),
-        Body::Submit => "submitted".into(),
-        Body::CancelRequest => "cancel".into(),
+impl Offer {
+    /// For a finding's message (built only when there is one).
+    fn describe(&self) -> String {
+        match self {
+            Offer::Submit => "submitted".into(),
+            Offer::Status(state) => state.clone(),
+            Offer::Part(part) => format!("artifact part {}", part.coordinate()),
+        }
     }
 }
 
@@ -738,21 +748,97 @@ fn is_sse_field(line: &[u8]) -> bool {
         .any(|f| line.starts_with(f) && (line.len() == f.len() || f.ends_with(b":")))
 }
 
-/// Parses one element, refusing nesting deeper than the lab reads.
-fn parse(bytes: &[u8]) -> Result<Value, String> {
-    check_depth(bytes)?;
-    serde_json::from_slice(bytes).map_err(|e| format!("malformed JSON: {e}"))
+/// Parses JSON into `T`; serde_json's own recursion limit refuses hostile
+/// nesting, and says so in the lab's words.
+fn parse<'a, T: Deserialize<'a>>(bytes: &'a [u8]) -> Result<T, String> {
+    serde_json::from_slice(bytes).map_err(|e| {
+        if e.to_string().contains("recursion limit") {
+            "JSON nested deeper than 128 levels".to_string()
+        } else {
+            format!("malformed JSON: {e}")
+        }
+    })
+}
+
+/// A short id for an event's content (64 bits: ids need only tell one
+/// task's events apart).
+fn content_id(raw: &[u8]) -> String {
+    use std::hash::Hasher;
+    let mut hasher = std::collections::hash_map::DefaultHasher::new();
+    hasher.write(raw);
+    format!("{:016x}", hasher.finish())
+}
+
+/// A JSON-RPC response, or a bare event (both fields absent).
+#[derive(Deserialize)]
+struct Envelope<'a> {
+    #[serde(default)]
+    jsonrpc: Option<serde::de::IgnoredAny>,
+    #[serde(default, borrow)]
+    result: Option<&'a RawValue>,
+    #[serde(default, borrow)]
+    error: Option<RawError<'a>>,
+}
+
+#[derive(Deserialize)]
+struct RawError<'a> {
+    #[serde(default)]
+    code: i64,
+    #[serde(default, borrow)]
+    message: Cow<'a, str>,
+}
+
+/// An event of either wire, its fields borrowed from the input: the 0.3
+/// fields at the top, or one 1.0 wrapper holding the same fields.
+#[derive(Deserialize, Default)]
+struct RawEvent<'a> {
+    #[serde(default, borrow)]
+    kind: Option<Cow<'a, str>>,
+    #[serde(default, borrow)]
+    id: Option<Cow<'a, str>>,
+    #[serde(default, borrow, rename = "taskId")]
+    task_id: Option<Cow<'a, str>>,
+    #[serde(default, borrow)]
+    status: Option<RawStatus<'a>>,
+    #[serde(default, borrow)]
+    artifact: Option<RawArtifact<'a>>,
+    #[serde(default)]
+    append: Option<bool>,
+    #[serde(default, rename = "lastChunk")]
+    last_chunk: Option<bool>,
+    #[serde(default, borrow)]
+    artifacts: Option<Vec<RawArtifact<'a>>>,
+    #[serde(default, borrow)]
+    task: Option<Box<RawEvent<'a>>>,
+    #[serde(default, borrow, rename = "statusUpdate")]
+    status_update: Option<Box<RawEvent<'a>>>,
+    #[serde(default, borrow, rename = "artifactUpdate")]
+    artifact_update: Option<Box<RawEvent<'a>>>,
+    #[serde(default, borrow)]
+    message: Option<Box<RawEvent<'a>>>,
+}
+
+#[derive(Deserialize)]
+struct RawStatus<'a> {
+    #[serde(borrow)]
+    state: Cow<'a, str>,
+}
+
+#[derive(Deserialize)]
+struct RawArtifact<'a> {
+    #[serde(borrow, rename = "artifactId")]
+    artifact_id: Cow<'a, str>,
+    #[serde(default, borrow)]
+    parts: Vec<&'a RawValue>,
 }
 
 /// Reads a wire event of either version (or the forced one).
-fn read_event(event: &Value, forced: Option<Wire>) -> Result<WireEvent, String> {
-    let map = event.as_object().ok_or("not a JSON object")?;
-    let wire = forced.unwrap_or(if map.contains_key("kind") {
+fn read_event(event: &RawEvent, forced: Option<Wire>) -> Result<WireEvent, String> {
+    match forced.unwrap_or(if event.kind.is_some() {
         Wire::V0_3
     } else {
         Wire::V1_0
-    });
-    match wire {
+    }) {
         Wire::V1_0 => read_1_0(event),
         Wire::V0_3 => read_0_3(event),
     }
@@ -761,45 +847,55 @@ fn read_event(event: &Value, forced: Option<Wire>) -> Result<WireEvent, String> 
 const NOT_AN_EVENT_1_0: &str =
     "not an A2A 1.0 event (exactly one of task, statusUpdate, artifactUpdate, message) nor a 0.3 one (kind)";
 
-fn read_1_0(event: &Value) -> Result<WireEvent, String> {
-    let map = event.as_object().ok_or(NOT_AN_EVENT_1_0)?;
-    if map.len() != 1 {
+fn required(field: &Option<Cow<str>>, what: &str, name: &str) -> Result<String, String> {
+    field
+        .as_deref()
+        .map(String::from)
+        .ok_or_else(|| format!("{what} has no {name}"))
+}
+
+fn state_of(event: &RawEvent, what: &str) -> Result<String, String> {
+    event
+        .status
+        .as_ref()
+        .map(|s| s.state.to_string())
+        .ok_or_else(|| format!("{what} has no status.state"))
+}
+
+fn read_1_0(event: &RawEvent) -> Result<WireEvent, String> {
+    let wrappers = [
+        ("task", &event.task),
+        ("statusUpdate", &event.status_update),
+        ("artifactUpdate", &event.artifact_update),
+        ("message", &event.message),
+    ];
+    let mut present = wrappers.iter().filter(|(_, w)| w.is_some());
+    let (Some((key, Some(inner))), None) = (present.next(), present.next()) else {
         return Err(NOT_AN_EVENT_1_0.into());
-    }
-    let (key, inner) = map.iter().next().ok_or(NOT_AN_EVENT_1_0)?;
-    let text = |v: Option<&Value>, what: &str| -> Result<String, String> {
-        v.and_then(Value::as_str)
-            .map(String::from)
-            .ok_or_else(|| format!("{key} has no {what}"))
     };
-    let state_1_0 = |v: Option<&Value>| -> Result<String, String> {
-        let s = text(v, "status.state")?;
-        Ok(TaskState::from_wire(&s).map_or(s, |st| st.kebab().to_string()))
-    };
-    let (task_id, what) = match key.as_str() {
+    let spelled = |s: String| TaskState::from_wire(&s).map_or(s, |st| st.kebab().to_string());
+    let (task_id, what) = match *key {
         "task" => (
-            text(inner.get("id"), "id")?,
+            required(&inner.id, key, "id")?,
             What::Task {
-                state: state_1_0(inner.pointer("/status/state"))?,
-                held: held_parts(inner.get("artifacts")),
+                state: spelled(state_of(inner, key)?),
+                held: held_parts(&inner.artifacts),
             },
         ),
         "statusUpdate" => (
-            text(inner.get("taskId"), "taskId")?,
+            required(&inner.task_id, key, "taskId")?,
             What::Status {
-                state: state_1_0(inner.pointer("/status/state"))?,
+                state: spelled(state_of(inner, key)?),
             },
         ),
-        "artifactUpdate" => (text(inner.get("taskId"), "taskId")?, artifact(inner, key)?),
-        "message" => (
-            inner
-                .get("taskId")
-                .and_then(Value::as_str)
-                .unwrap_or("(no task)")
-                .to_string(),
+        "artifactUpdate" => (
+            required(&inner.task_id, key, "taskId")?,
+            artifact(inner, key)?,
+        ),
+        _ => (
+            inner.task_id.as_deref().unwrap_or("(no task)").to_string(),
             What::Message,
         ),
-        _ => return Err(NOT_AN_EVENT_1_0.into()),
     };
     Ok(WireEvent {
         wire: Wire::V1_0,
@@ -808,41 +904,28 @@ fn read_1_0(event: &Value) -> Result<WireEvent, String> {
     })
 }
 
-fn read_0_3(event: &Value) -> Result<WireEvent, String> {
-    let kind = event
-        .get("kind")
-        .and_then(Value::as_str)
-        .ok_or("an A2A 0.3 event has a kind")?;
-    let text = |key: &str| -> Result<String, String> {
-        event
-            .get(key)
-            .and_then(Value::as_str)
-            .map(String::from)
-            .ok_or_else(|| format!("{kind} has no {key}"))
-    };
-    let state = || -> Result<String, String> {
-        event
-            .pointer("/status/state")
-            .and_then(Value::as_str)
-            .map(String::from)
-            .ok_or_else(|| format!("{kind} has no status.state"))
-    };
+fn read_0_3(event: &RawEvent) -> Result<WireEvent, String> {
+    let kind = event.kind.as_deref().ok_or("an A2A 0.3 event has a kind")?;
     let (task_id, what) = match kind {
         "task" => (
-            text("id")?,
+            required(&event.id, kind, "id")?,
             What::Task {
-                state: state()?,
-                held: held_parts(event.get("artifacts")),
+                state: state_of(event, kind)?,
+                held: held_parts(&event.artifacts),
             },
         ),
-        "status-update" => (text("taskId")?, What::Status { state: state()? }),
-        "artifact-update" => (text("taskId")?, artifact(event, kind)?),
+        "status-update" => (
+            required(&event.task_id, kind, "taskId")?,
+            What::Status {
+                state: state_of(event, kind)?,
+            },
+        ),
+        "artifact-update" => (
+            required(&event.task_id, kind, "taskId")?,
+            artifact(event, kind)?,
+        ),
         "message" => (
-            event
-                .get("taskId")
-                .and_then(Value::as_str)
-                .unwrap_or("(no task)")
-                .to_string(),
+            event.task_id.as_deref().unwrap_or("(no task)").to_string(),
             What::Message,
         ),
         other => return Err(format!("`{other}` is not an A2A 0.3 event kind")),
@@ -854,69 +937,37 @@ fn read_0_3(event: &Value) -> Result<WireEvent, String> {
     })
 }
 
-fn artifact(inner: &Value, what: &str) -> Result<What, String> {
-    let artifact = inner
-        .get("artifact")
+fn artifact(event: &RawEvent, what: &str) -> Result<What, String> {
+    let artifact = event
+        .artifact
+        .as_ref()
         .ok_or_else(|| format!("{what} has no artifact"))?;
-    let artifact_id = artifact
-        .get("artifactId")
-        .and_then(Value::as_str)
-        .ok_or_else(|| format!("{what} has no artifact.artifactId"))?
-        .to_string();
     Ok(What::Artifact {
-        artifact_id,
-        append: inner
-            .get("append")
-            .and_then(Value::as_bool)
-            .unwrap_or(false),
-        last: inner
-            .get("lastChunk")
-            .and_then(Value::as_bool)
-            .unwrap_or(false),
-        parts: parts_text(artifact.get("parts")),
+        artifact_id: artifact.artifact_id.to_string(),
+        append: event.append.unwrap_or(false),
+        last: event.last_chunk.unwrap_or(false),
+        parts: parts_text(&artifact.parts),
     })
 }
 
-/// The parts a `task` snapshot holds, per artifact.
-fn held_parts(artifacts: Option<&Value>) -> Vec<(String, Vec<String>)> {
+/// How many parts a `task` snapshot holds, per artifact.
+fn held_parts(artifacts: &Option<Vec<RawArtifact>>) -> Vec<(String, u32)> {
     artifacts
-        .and_then(Value::as_array)
-        .map(|list| {
-            list.iter()
-                .filter_map(|a| {
-                    let id = a.get("artifactId")?.as_str()?.to_string();
-                    let parts = a
-                        .get("parts")
-                        .and_then(Value::as_array)
-                        .map(|ps| {
-                            ps.iter()
-                                .map(|p| parts_text(Some(&Value::Array(vec![p.clone()]))))
-                                .collect()
-                        })
-                        .unwrap_or_default();
-                    Some((id, parts))
-                })
-                .collect()
-        })
-        .unwrap_or_default()
+        .iter()
+        .flatten()
+        .map(|a| (a.artifact_id.to_string(), a.parts.len() as u32))
+        .collect()
 }
 
-/// A chunk's parts as text, the same for both wires (0.3 adds `kind` to
-/// each part, which says nothing about the bytes).
-fn parts_text(parts: Option<&Value>) -> String {
-    let Some(Value::Array(parts)) = parts else {
-        return String::new();
-    };
-    let cleaned: Vec<Value> = parts
-        .iter()
-        .map(|p| match p {
-            Value::Object(m) => {
-                let mut m = m.clone();
-                m.remove("kind");
-                Value::Object(m)
-            }
-            other => other.clone(),
-        })
-        .collect();
-    serde_json::to_string(&cleaned).unwrap_or_default()
+/// A chunk's parts as they were sent: the bytes its checksum is taken of.
+fn parts_text(parts: &[&RawValue]) -> String {
+    let mut text = String::from("[");
+    for (i, part) in parts.iter().enumerate() {
+        if i > 0 {
+            text.push(',');
+        }
+        text.push_str(part.get());
+    }
+    text.push(']');
+    text
 }
