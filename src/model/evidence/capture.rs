@@ -164,23 +164,23 @@ impl CaptureReport {
 }
 
 /// A wire event, read.
-struct WireEvent {
+struct WireEvent<'a> {
     wire: Wire,
-    task_id: String,
-    what: What,
+    task_id: Cow<'a, str>,
+    what: What<'a>,
 }
 
-enum What {
+enum What<'a> {
     /// A `task` object: its state and the parts it holds per artifact.
     Task {
-        state: String,
-        held: Vec<(String, u32)>,
+        state: Cow<'a, str>,
+        held: Vec<(Cow<'a, str>, u32)>,
     },
     Status {
-        state: String,
+        state: Cow<'a, str>,
     },
     Artifact {
-        artifact_id: String,
+        artifact_id: Cow<'a, str>,
         append: bool,
         last: bool,
         parts: String,
@@ -354,35 +354,39 @@ impl CaptureReader {
             check_depth(bytes)?;
             return Err(format!("event {index} is not a JSON object"));
         }
-        let envelope: Envelope = parse(bytes)?;
-        let raw: &[u8] = if let Some(error) = envelope.error {
+        // One pass: the line is a JSON-RPC response whose result is the
+        // event, or the event itself.
+        let line: RawEvent = parse(bytes)?;
+        let typed: &RawEvent = if let Some(error) = &line.error {
             self.errors.push(RpcError {
                 index,
                 code: error.code,
-                message: error.message.into_owned(),
+                message: error.message.to_string(),
             });
             return Ok(());
-        } else if let Some(result) = envelope.result {
-            result.get().as_bytes()
-        } else if envelope.jsonrpc.is_some() {
+        } else if let Some(result) = &line.result {
+            result
+        } else if line.jsonrpc.is_some() {
             return Err(format!(
                 "event {index}: a JSON-RPC response with neither result nor error"
             ));
         } else {
-            bytes
+            &line
         };
-        let typed: RawEvent = parse(raw).map_err(|e| format!("event {index}: {e}"))?;
-        let event = read_event(&typed, self.forced).map_err(|e| format!("event {index}: {e}"))?;
+        let event = read_event(typed, self.forced).map_err(|e| format!("event {index}: {e}"))?;
         match event.wire {
             Wire::V1_0 => self.seen_1_0 = true,
             Wire::V0_3 => self.seen_0_3 = true,
         }
-        // The event's identity is its content, without the JSON-RPC
-        // envelope (a resubscription answers under another request id);
-        // ids only need to tell one task's events apart.
-        let id = content_id(raw);
+        // The event's identity is its A2A content, without the JSON-RPC
+        // envelope (a resubscription answers under another request id).
+        let id = typed.content_id();
         let wire_json = if self.keep_rows {
-            Some(parse::<Value>(raw)?)
+            let value: Value = parse(bytes)?;
+            Some(match value.get("result") {
+                Some(result) if line.result.is_some() => result.clone(),
+                _ => value,
+            })
         } else {
             None
         };
@@ -391,12 +395,13 @@ impl CaptureReader {
     }
 
     fn judge(&mut self, index: usize, event: WireEvent, id: &str, wire_json: Option<Value>) {
-        let slot = match self.by_id.get(&event.task_id) {
+        let slot = match self.by_id.get(event.task_id.as_ref()) {
             Some(&slot) => slot,
             None => {
-                self.by_id.insert(event.task_id.clone(), self.tasks.len());
+                self.by_id
+                    .insert(event.task_id.to_string(), self.tasks.len());
                 self.tasks.push(TaskJudge {
-                    id: event.task_id.clone(),
+                    id: event.task_id.to_string(),
                     ledger: Some(Box::new(TaskLedger::new(&event.task_id))),
                     closed: None,
                     held: HashMap::new(),
@@ -427,7 +432,10 @@ impl CaptureReader {
                 // A snapshot is the client's new view: its parts are what
                 // the client holds, and its state is a transition only
                 // when it differs.
-                task.held = held.into_iter().collect();
+                task.held = held
+                    .into_iter()
+                    .map(|(artifact, n)| (artifact.into_owned(), n))
+                    .collect();
                 match TaskState::from_kebab(&state) {
                     Some(s) if s == before => None,
                     Some(TaskState::Submitted) if task.events == 1 => {
@@ -446,7 +454,7 @@ impl CaptureReader {
                 last,
                 parts,
             } => {
-                let number = match (append, task.held.get(&artifact_id)) {
+                let number = match (append, task.held.get(artifact_id.as_ref())) {
                     (false, _) => 0,
                     (true, Some(&next)) => next,
                     // After the end the event is after-terminal; no gap.
@@ -462,7 +470,12 @@ impl CaptureReader {
                     }
                 };
                 let part = Part::text(&artifact_id, number, &parts, last);
-                task.held.insert(artifact_id, number + 1);
+                match task.held.get_mut(artifact_id.as_ref()) {
+                    Some(next) => *next = number + 1,
+                    None => {
+                        task.held.insert(artifact_id.into_owned(), number + 1);
+                    }
+                }
                 Some((Offer::Part(part), Cow::Borrowed(id)))
             }
         };
@@ -720,18 +733,18 @@ fn parse_rfc3339_ms(text: &str) -> Option<u64> {
 }
 
 /// What an event offers its task's ledger.
-enum Offer {
+enum Offer<'a> {
     Submit,
-    Status(String),
+    Status(Cow<'a, str>),
     Part(Part),
 }
 
-impl Offer {
+impl Offer<'_> {
     /// For a finding's message (built only when there is one).
     fn describe(&self) -> String {
         match self {
             Offer::Submit => "submitted".into(),
-            Offer::Status(state) => state.clone(),
+            Offer::Status(state) => state.to_string(),
             Offer::Part(part) => format!("artifact part {}", part.coordinate()),
         }
     }
@@ -760,26 +773,6 @@ fn parse<'a, T: Deserialize<'a>>(bytes: &'a [u8]) -> Result<T, String> {
     })
 }
 
-/// A short id for an event's content (64 bits: ids need only tell one
-/// task's events apart).
-fn content_id(raw: &[u8]) -> String {
-    use std::hash::Hasher;
-    let mut hasher = std::collections::hash_map::DefaultHasher::new();
-    hasher.write(raw);
-    format!("{:016x}", hasher.finish())
-}
-
-/// A JSON-RPC response, or a bare event (both fields absent).
-#[derive(Deserialize)]
-struct Envelope<'a> {
-    #[serde(default)]
-    jsonrpc: Option<serde::de::IgnoredAny>,
-    #[serde(default, borrow)]
-    result: Option<&'a RawValue>,
-    #[serde(default, borrow)]
-    error: Option<RawError<'a>>,
-}
-
 #[derive(Deserialize)]
 struct RawError<'a> {
     #[serde(default)]
@@ -788,14 +781,22 @@ struct RawError<'a> {
     message: Cow<'a, str>,
 }
 
-/// An event of either wire, its fields borrowed from the input: the 0.3
-/// fields at the top, or one 1.0 wrapper holding the same fields.
+/// A line of a capture, its fields borrowed from the input: a JSON-RPC
+/// response (`result` is the event, `error` an error), or the event itself:
+/// the 0.3 fields at the top, or one 1.0 wrapper holding the same fields.
 #[derive(Deserialize, Default)]
 struct RawEvent<'a> {
+    #[serde(default)]
+    jsonrpc: Option<serde::de::IgnoredAny>,
+    #[serde(default, borrow)]
+    result: Option<Box<RawEvent<'a>>>,
+    #[serde(default, borrow)]
+    error: Option<RawError<'a>>,
     #[serde(default, borrow)]
     kind: Option<Cow<'a, str>>,
+    /// A task's id, or a JSON-RPC response's (which may be a number).
     #[serde(default, borrow)]
-    id: Option<Cow<'a, str>>,
+    id: Option<&'a RawValue>,
     #[serde(default, borrow, rename = "taskId")]
     task_id: Option<Cow<'a, str>>,
     #[serde(default, borrow)]
@@ -822,6 +823,65 @@ struct RawEvent<'a> {
 struct RawStatus<'a> {
     #[serde(borrow)]
     state: Cow<'a, str>,
+    #[serde(default, borrow)]
+    timestamp: Option<Cow<'a, str>>,
+    #[serde(default, borrow)]
+    message: Option<&'a RawValue>,
+}
+
+impl RawEvent<'_> {
+    /// A short id for the event's A2A content (64 bits: ids need only tell
+    /// one task's events apart): every field the lab reads, each part's
+    /// bytes and a status's message, tagged so that no two fields blur.
+    fn content_id(&self) -> String {
+        use std::hash::Hasher;
+        let mut h = FoldHasher(0x9e37_79b9_7f4a_7c15);
+        self.hash_into(&mut h);
+        format!("{:016x}", h.finish())
+    }
+
+    fn hash_into(&self, h: &mut impl std::hash::Hasher) {
+        let text = |h: &mut dyn std::hash::Hasher, tag: u8, v: Option<&str>| {
+            h.write_u8(tag);
+            if let Some(v) = v {
+                h.write(v.as_bytes());
+                h.write_u8(0xff);
+            }
+        };
+        text(h, 1, self.kind.as_deref());
+        text(h, 2, self.id.map(RawValue::get));
+        text(h, 3, self.task_id.as_deref());
+        if let Some(status) = &self.status {
+            text(h, 4, Some(&status.state));
+            text(h, 5, status.timestamp.as_deref());
+            text(h, 6, status.message.map(RawValue::get));
+        }
+        if let Some(artifact) = &self.artifact {
+            text(h, 7, Some(&artifact.artifact_id));
+            for part in &artifact.parts {
+                text(h, 8, Some(part.get()));
+            }
+        }
+        h.write_u8(match (self.append, self.last_chunk) {
+            (None, None) => 9,
+            (a, l) => 10 + u8::from(a == Some(true)) * 2 + u8::from(l == Some(true)),
+        });
+        for artifact in self.artifacts.iter().flatten() {
+            text(h, 14, Some(&artifact.artifact_id));
+            h.write_usize(artifact.parts.len());
+        }
+        for (tag, inner) in [
+            (15, &self.task),
+            (16, &self.status_update),
+            (17, &self.artifact_update),
+            (18, &self.message),
+        ] {
+            if let Some(inner) = inner {
+                h.write_u8(tag);
+                inner.hash_into(h);
+            }
+        }
+    }
 }
 
 #[derive(Deserialize)]
@@ -833,7 +893,7 @@ struct RawArtifact<'a> {
 }
 
 /// Reads a wire event of either version (or the forced one).
-fn read_event(event: &RawEvent, forced: Option<Wire>) -> Result<WireEvent, String> {
+fn read_event<'a>(event: &RawEvent<'a>, forced: Option<Wire>) -> Result<WireEvent<'a>, String> {
     match forced.unwrap_or(if event.kind.is_some() {
         Wire::V0_3
     } else {
@@ -847,22 +907,53 @@ fn read_event(event: &RawEvent, forced: Option<Wire>) -> Result<WireEvent, Strin
 const NOT_AN_EVENT_1_0: &str =
     "not an A2A 1.0 event (exactly one of task, statusUpdate, artifactUpdate, message) nor a 0.3 one (kind)";
 
-fn required(field: &Option<Cow<str>>, what: &str, name: &str) -> Result<String, String> {
-    field
-        .as_deref()
-        .map(String::from)
-        .ok_or_else(|| format!("{what} has no {name}"))
+/// A fast 64-bit hasher for event content: eight bytes at a time, folded
+/// with a multiply (ids only need to tell one task's events apart; this is
+/// no defence against crafted collisions, which could only hide a duplicate).
+struct FoldHasher(u64);
+
+impl std::hash::Hasher for FoldHasher {
+    fn write(&mut self, bytes: &[u8]) {
+        let mut chunks = bytes.chunks_exact(8);
+        for chunk in &mut chunks {
+            let word = u64::from_le_bytes(chunk.try_into().unwrap_or_default());
+            self.0 = (self.0.rotate_left(23) ^ word).wrapping_mul(0x2d35_8dcc_aa6c_78a5);
+        }
+        let mut tail = [0u8; 8];
+        let rest = chunks.remainder();
+        tail[..rest.len()].copy_from_slice(rest);
+        self.0 = (self.0.rotate_left(23) ^ u64::from_le_bytes(tail) ^ (rest.len() as u64) << 56)
+            .wrapping_mul(0x2d35_8dcc_aa6c_78a5);
+    }
+
+    fn finish(&self) -> u64 {
+        let x = self.0 ^ (self.0 >> 31);
+        x.wrapping_mul(0x9e37_79b9_7f4a_7c15) ^ (x >> 29)
+    }
 }
 
-fn state_of(event: &RawEvent, what: &str) -> Result<String, String> {
+/// A JSON string's text (`None` for another type).
+fn text_of<'a>(raw: Option<&'a RawValue>) -> Option<Cow<'a, str>> {
+    serde_json::from_str(raw?.get()).ok()
+}
+
+fn required<'a>(
+    field: &Option<Cow<'a, str>>,
+    what: &str,
+    name: &str,
+) -> Result<Cow<'a, str>, String> {
+    field.clone().ok_or_else(|| format!("{what} has no {name}"))
+}
+
+fn state_of<'a>(event: &RawEvent<'a>, what: &str) -> Result<Cow<'a, str>, String> {
     event
         .status
         .as_ref()
-        .map(|s| s.state.to_string())
+        .map(|s| s.state.clone())
         .ok_or_else(|| format!("{what} has no status.state"))
 }
 
-fn read_1_0(event: &RawEvent) -> Result<WireEvent, String> {
+fn read_1_0<'a>(event: &RawEvent<'a>) -> Result<WireEvent<'a>, String> {
     let wrappers = [
         ("task", &event.task),
         ("statusUpdate", &event.status_update),
@@ -873,10 +964,11 @@ fn read_1_0(event: &RawEvent) -> Result<WireEvent, String> {
     let (Some((key, Some(inner))), None) = (present.next(), present.next()) else {
         return Err(NOT_AN_EVENT_1_0.into());
     };
-    let spelled = |s: String| TaskState::from_wire(&s).map_or(s, |st| st.kebab().to_string());
+    let spelled =
+        |s: Cow<'a, str>| TaskState::from_wire(&s).map_or(s, |st| Cow::Borrowed(st.kebab()));
     let (task_id, what) = match *key {
         "task" => (
-            required(&inner.id, key, "id")?,
+            required(&text_of(inner.id), key, "id")?,
             What::Task {
                 state: spelled(state_of(inner, key)?),
                 held: held_parts(&inner.artifacts),
@@ -893,7 +985,7 @@ fn read_1_0(event: &RawEvent) -> Result<WireEvent, String> {
             artifact(inner, key)?,
         ),
         _ => (
-            inner.task_id.as_deref().unwrap_or("(no task)").to_string(),
+            inner.task_id.clone().unwrap_or(Cow::Borrowed("(no task)")),
             What::Message,
         ),
     };
@@ -904,11 +996,11 @@ fn read_1_0(event: &RawEvent) -> Result<WireEvent, String> {
     })
 }
 
-fn read_0_3(event: &RawEvent) -> Result<WireEvent, String> {
+fn read_0_3<'a>(event: &RawEvent<'a>) -> Result<WireEvent<'a>, String> {
     let kind = event.kind.as_deref().ok_or("an A2A 0.3 event has a kind")?;
     let (task_id, what) = match kind {
         "task" => (
-            required(&event.id, kind, "id")?,
+            required(&text_of(event.id), kind, "id")?,
             What::Task {
                 state: state_of(event, kind)?,
                 held: held_parts(&event.artifacts),
@@ -925,7 +1017,7 @@ fn read_0_3(event: &RawEvent) -> Result<WireEvent, String> {
             artifact(event, kind)?,
         ),
         "message" => (
-            event.task_id.as_deref().unwrap_or("(no task)").to_string(),
+            event.task_id.clone().unwrap_or(Cow::Borrowed("(no task)")),
             What::Message,
         ),
         other => return Err(format!("`{other}` is not an A2A 0.3 event kind")),
@@ -937,13 +1029,13 @@ fn read_0_3(event: &RawEvent) -> Result<WireEvent, String> {
     })
 }
 
-fn artifact(event: &RawEvent, what: &str) -> Result<What, String> {
+fn artifact<'a>(event: &RawEvent<'a>, what: &str) -> Result<What<'a>, String> {
     let artifact = event
         .artifact
         .as_ref()
         .ok_or_else(|| format!("{what} has no artifact"))?;
     Ok(What::Artifact {
-        artifact_id: artifact.artifact_id.to_string(),
+        artifact_id: artifact.artifact_id.clone(),
         append: event.append.unwrap_or(false),
         last: event.last_chunk.unwrap_or(false),
         parts: parts_text(&artifact.parts),
@@ -951,11 +1043,11 @@ fn artifact(event: &RawEvent, what: &str) -> Result<What, String> {
 }
 
 /// How many parts a `task` snapshot holds, per artifact.
-fn held_parts(artifacts: &Option<Vec<RawArtifact>>) -> Vec<(String, u32)> {
+fn held_parts<'a>(artifacts: &Option<Vec<RawArtifact<'a>>>) -> Vec<(Cow<'a, str>, u32)> {
     artifacts
         .iter()
         .flatten()
-        .map(|a| (a.artifact_id.to_string(), a.parts.len() as u32))
+        .map(|a| (a.artifact_id.clone(), a.parts.len() as u32))
         .collect()
 }
 
