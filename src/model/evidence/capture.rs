@@ -219,7 +219,7 @@ pub struct CaptureReader {
     forced: Option<Wire>,
     keep_rows: bool,
     tasks: Vec<TaskJudge>,
-    by_id: HashMap<String, usize>,
+    by_id: HashMap<String, usize, std::hash::BuildHasherDefault<FoldHasher>>,
     findings: Vec<CaptureFinding>,
     errors: Vec<RpcError>,
     index: usize,
@@ -234,7 +234,7 @@ impl CaptureReader {
             forced,
             keep_rows: false,
             tasks: Vec::new(),
-            by_id: HashMap::new(),
+            by_id: HashMap::default(),
             findings: Vec::new(),
             errors: Vec::new(),
             index: 0,
@@ -390,7 +390,7 @@ impl CaptureReader {
         } else {
             None
         };
-        self.judge(index, event, &id, wire_json);
+        self.judge(index, event, id.as_str(), wire_json);
         Ok(())
     }
 
@@ -808,7 +808,7 @@ struct RawEvent<'a> {
     #[serde(default, rename = "lastChunk")]
     last_chunk: Option<bool>,
     #[serde(default, borrow)]
-    artifacts: Option<Vec<RawArtifact<'a>>>,
+    artifacts: Option<Vec<RawHeld<'a>>>,
     #[serde(default, borrow)]
     task: Option<Box<RawEvent<'a>>>,
     #[serde(default, borrow, rename = "statusUpdate")]
@@ -833,11 +833,17 @@ impl RawEvent<'_> {
     /// A short id for the event's A2A content (64 bits: ids need only tell
     /// one task's events apart): every field the lab reads, each part's
     /// bytes and a status's message, tagged so that no two fields blur.
-    fn content_id(&self) -> String {
+    fn content_id(&self) -> ContentId {
         use std::hash::Hasher;
-        let mut h = FoldHasher(0x9e37_79b9_7f4a_7c15);
+        let mut h = FoldHasher::default();
         self.hash_into(&mut h);
-        format!("{:016x}", h.finish())
+        let mut hex = [0u8; 16];
+        let digits = b"0123456789abcdef";
+        for (i, byte) in h.finish().to_be_bytes().iter().enumerate() {
+            hex[2 * i] = digits[usize::from(byte >> 4)];
+            hex[2 * i + 1] = digits[usize::from(byte & 15)];
+        }
+        ContentId(hex)
     }
 
     fn hash_into(&self, h: &mut impl std::hash::Hasher) {
@@ -858,9 +864,7 @@ impl RawEvent<'_> {
         }
         if let Some(artifact) = &self.artifact {
             text(h, 7, Some(&artifact.artifact_id));
-            for part in &artifact.parts {
-                text(h, 8, Some(part.get()));
-            }
+            text(h, 8, artifact.parts.map(RawValue::get));
         }
         h.write_u8(match (self.append, self.last_chunk) {
             (None, None) => 9,
@@ -888,8 +892,19 @@ impl RawEvent<'_> {
 struct RawArtifact<'a> {
     #[serde(borrow, rename = "artifactId")]
     artifact_id: Cow<'a, str>,
+    /// The parts as sent: the bytes a chunk's checksum is taken of.
     #[serde(default, borrow)]
-    parts: Vec<&'a RawValue>,
+    parts: Option<&'a RawValue>,
+}
+
+/// An artifact a `task` snapshot holds: only how many parts it has.
+#[derive(Deserialize)]
+struct RawHeld<'a> {
+    #[serde(borrow, rename = "artifactId")]
+    artifact_id: Cow<'a, str>,
+    /// Counted, not kept (an empty type: the vector never allocates).
+    #[serde(default)]
+    parts: Vec<serde::de::IgnoredAny>,
 }
 
 /// Reads a wire event of either version (or the forced one).
@@ -911,6 +926,21 @@ const NOT_AN_EVENT_1_0: &str =
 /// with a multiply (ids only need to tell one task's events apart; this is
 /// no defence against crafted collisions, which could only hide a duplicate).
 struct FoldHasher(u64);
+
+impl Default for FoldHasher {
+    fn default() -> Self {
+        FoldHasher(0x9e37_79b9_7f4a_7c15)
+    }
+}
+
+/// An event's content id as 16 hex digits, kept on the stack.
+struct ContentId([u8; 16]);
+
+impl ContentId {
+    fn as_str(&self) -> &str {
+        std::str::from_utf8(&self.0).unwrap_or("")
+    }
+}
 
 impl std::hash::Hasher for FoldHasher {
     fn write(&mut self, bytes: &[u8]) {
@@ -1038,28 +1068,15 @@ fn artifact<'a>(event: &RawEvent<'a>, what: &str) -> Result<What<'a>, String> {
         artifact_id: artifact.artifact_id.clone(),
         append: event.append.unwrap_or(false),
         last: event.last_chunk.unwrap_or(false),
-        parts: parts_text(&artifact.parts),
+        parts: artifact.parts.map_or("[]", RawValue::get).to_string(),
     })
 }
 
 /// How many parts a `task` snapshot holds, per artifact.
-fn held_parts<'a>(artifacts: &Option<Vec<RawArtifact<'a>>>) -> Vec<(Cow<'a, str>, u32)> {
+fn held_parts<'a>(artifacts: &Option<Vec<RawHeld<'a>>>) -> Vec<(Cow<'a, str>, u32)> {
     artifacts
         .iter()
         .flatten()
         .map(|a| (a.artifact_id.clone(), a.parts.len() as u32))
         .collect()
-}
-
-/// A chunk's parts as they were sent: the bytes its checksum is taken of.
-fn parts_text(parts: &[&RawValue]) -> String {
-    let mut text = String::from("[");
-    for (i, part) in parts.iter().enumerate() {
-        if i > 0 {
-            text.push(',');
-        }
-        text.push_str(part.get());
-    }
-    text.push(']');
-    text
 }
