@@ -295,3 +295,19 @@ fn the_binary_reads_a_capture_larger_than_the_page_limit_a_line_at_a_time() {
     let v: Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(v["tasks"].as_array().unwrap().len(), n);
 }
+
+#[test]
+fn a_chunk_resent_after_the_end_is_after_terminal_and_nothing_else() {
+    let path = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/tests/fixtures/captures/doctor/after-terminal-resent-chunk.jsonl"
+    );
+    let report = read(&[std::fs::read(path).unwrap()]);
+    let found: Vec<&str> = report.findings.iter().map(|f| f.code.code()).collect();
+    assert_eq!(found, ["after-terminal"]);
+    assert!(
+        report.findings[0].message.contains("artifact update of"),
+        "{}",
+        report.findings[0].message
+    );
+}

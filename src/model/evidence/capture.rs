@@ -481,11 +481,15 @@ impl CaptureReader {
         };
         if let Some((offer, event_id)) = offer {
             if let Some(state) = task.closed {
+                // A finished task keeps no part numbers: name the artifact.
+                let what = match &offer {
+                    Offer::Part(part) => format!("an artifact update of {}", part.artifact_id),
+                    other => other.describe(),
+                };
                 found.push((
                     FindingCode::AfterTerminal,
                     format!(
-                        "{} after the task was already {}",
-                        offer.describe(),
+                        "{what} after the task was already {}",
                         event.wire.spell(state)
                     ),
                 ));
