@@ -20,6 +20,7 @@ use serde_json::value::RawValue;
 use serde_json::Value;
 
 use crate::model::evidence::check::{check_depth, FindingCode};
+use crate::model::evidence::export::pretty_json;
 use crate::model::evidence::json_array;
 use crate::model::ledger::artifacts::Part;
 use crate::model::ledger::{BodyRef, Decision, EventRef, Outcome, Reason, TaskLedger};
@@ -121,9 +122,7 @@ pub struct CaptureReport {
 impl CaptureReport {
     /// The report as pretty JSON and a newline.
     pub fn to_json(&self) -> String {
-        let mut text = serde_json::to_string_pretty(self).unwrap_or_default();
-        text.push('\n');
-        text
+        pretty_json(self)
     }
 
     /// A table per task, then the errors and a summary line.

@@ -6,7 +6,7 @@ use serde::Serialize;
 use serde_json::Value;
 
 use crate::model::evidence::capture::{CaptureReader, CaptureReport};
-use crate::model::evidence::export::{Export, FORMAT, MAX_FILE_BYTES, VERSION};
+use crate::model::evidence::export::{pretty_json, Export, FORMAT, MAX_FILE_BYTES, VERSION};
 use crate::model::ledger::Reason;
 use crate::model::sim::scenario::Scenario;
 use crate::model::sim::simulate;
@@ -90,9 +90,7 @@ pub struct Report {
 impl Report {
     /// `{"findings":[{"code","index","message"}]}` and a newline.
     pub fn to_json(&self) -> String {
-        let mut text = serde_json::to_string_pretty(self).unwrap_or_default();
-        text.push('\n');
-        text
+        pretty_json(self)
     }
 
     /// One line per finding, then a summary line.

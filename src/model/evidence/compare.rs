@@ -4,7 +4,7 @@
 use serde::Serialize;
 use serde_json::Value;
 
-use crate::model::evidence::export::Export;
+use crate::model::evidence::export::{pretty_json, Export};
 use crate::model::sim::scenario::Scenario;
 use crate::model::sim::simulate;
 use crate::model::trace::Row;
@@ -101,8 +101,6 @@ impl Comparison {
             differences: &self.differences,
             first_divergence: self.first_divergence,
         };
-        let mut text = serde_json::to_string_pretty(&doc).unwrap_or_default();
-        text.push('\n');
-        text
+        pretty_json(&doc)
     }
 }

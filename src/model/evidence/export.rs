@@ -81,10 +81,16 @@ impl Export {
     /// Pretty JSON with a trailing newline: the bytes the page downloads and
     /// the CLI prints.
     pub fn to_json(&self) -> String {
-        let mut text = serde_json::to_string_pretty(self).unwrap_or_default();
-        text.push('\n');
-        text
+        pretty_json(self)
     }
+}
+
+/// Pretty JSON with a trailing newline: how every document the lab prints
+/// or downloads is written.
+pub fn pretty_json(value: &impl Serialize) -> String {
+    let mut text = serde_json::to_string_pretty(value).unwrap_or_default();
+    text.push('\n');
+    text
 }
 
 /// Simulates `scenario` and returns its export JSON.
