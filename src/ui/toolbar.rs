@@ -32,49 +32,24 @@ pub fn import_summary(imported: &Imported) -> String {
             }
         }
         Imported::Capture(report) => {
-            let tasks: Vec<String> = report
-                .tasks
-                .iter()
-                .take(8)
-                .map(|t| {
-                    format!(
-                        "{} ({} events, {}, {} finding(s))",
-                        t.id, t.events, t.final_state, t.findings
-                    )
-                })
-                .collect();
-            let more = report.tasks.len().saturating_sub(8);
-            let more = if more > 0 {
-                format!(" and {more} more")
-            } else {
-                String::new()
-            };
-            let findings: Vec<String> = report
+            // The task list and the findings are in the capture panel;
+            // the message says what was read and names the findings.
+            let codes: Vec<String> = report
                 .findings
                 .iter()
                 .take(8)
-                .map(|f| {
-                    format!(
-                        "{} at event {} of {}: {}",
-                        f.code, f.index, f.task, f.message
-                    )
-                })
+                .map(|f| format!("{} at event {} of {}", f.code, f.index, f.task))
                 .collect();
-            let verdict = if findings.is_empty() {
-                "nothing broken".to_string()
-            } else {
-                findings.join("; ")
-            };
             format!(
-                "Checked a capture on the A2A {} wire: {} events, {} task(s): {}{more}. {verdict}.{}",
+                "Read a capture on the A2A {} wire: {} events, {} task(s), {} JSON-RPC error(s): {}.",
                 report.wire,
                 report.read,
                 report.tasks.len(),
-                tasks.join(", "),
-                if report.errors.is_empty() {
-                    String::new()
+                report.errors.len(),
+                if codes.is_empty() {
+                    "nothing broken".to_string()
                 } else {
-                    format!(" {} JSON-RPC error(s).", report.errors.len())
+                    codes.join("; ")
                 }
             )
         }

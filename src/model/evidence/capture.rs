@@ -218,7 +218,7 @@ pub struct CaptureReader {
     forced: Option<Wire>,
     keep_rows: bool,
     tasks: Vec<TaskJudge>,
-    by_id: HashMap<String, usize, std::hash::BuildHasherDefault<FoldHasher>>,
+    by_id: HashMap<String, usize>,
     findings: Vec<CaptureFinding>,
     errors: Vec<RpcError>,
     index: usize,
@@ -233,7 +233,7 @@ impl CaptureReader {
             forced,
             keep_rows: false,
             tasks: Vec::new(),
-            by_id: HashMap::default(),
+            by_id: HashMap::new(),
             findings: Vec::new(),
             errors: Vec::new(),
             index: 0,
@@ -273,6 +273,25 @@ impl CaptureReader {
             None => Ok(()),
             Some(b'[') => self.read_array(input),
             Some(_) => self.read_lines(input),
+        }
+    }
+
+    /// Reads one file already in memory (the page's Import): the same as
+    /// [`CaptureReader::read`], without the streaming array splitter, which
+    /// the page's bundle then need not carry.
+    pub fn read_bytes(&mut self, bytes: &[u8]) -> Result<(), String> {
+        let start = bytes.iter().position(|b| !b" \t\r\n".contains(b));
+        match start.map(|at| (at, bytes[at])) {
+            None => Ok(()),
+            Some((at, b'[')) => {
+                let elements: Vec<&RawValue> = parse(&bytes[at..])?;
+                for (i, element) in elements.iter().enumerate() {
+                    self.element(element.get().as_bytes())
+                        .map_err(|e| format!("element {i}: {e}"))?;
+                }
+                Ok(())
+            }
+            Some((at, _)) => self.read_lines(&bytes[at..]),
         }
     }
 
@@ -636,7 +655,7 @@ impl CaptureReader {
 pub fn read_capture(files: &[&[u8]], forced: Option<Wire>) -> Result<CaptureReport, String> {
     let mut reader = CaptureReader::new(forced);
     for bytes in files {
-        reader.read(*bytes)?;
+        reader.read_bytes(bytes)?;
     }
     Ok(reader.finish())
 }
@@ -672,25 +691,22 @@ fn label_of(what: &What) -> String {
 
 /// A status timestamp in Unix milliseconds, where the event has one.
 fn timestamp_ms(event: &Value) -> Option<u64> {
-    let text = [
-        "/statusUpdate/status/timestamp",
-        "/task/status/timestamp",
-        "/status/timestamp",
-    ]
-    .iter()
-    .find_map(|p| event.pointer(p))?
-    .as_str()?;
+    let inner = ["statusUpdate", "task"]
+        .iter()
+        .find_map(|k| event.get(*k))
+        .unwrap_or(event);
+    let text = inner.get("status")?.get("timestamp")?.as_str()?;
     parse_rfc3339_ms(text)
 }
 
-/// `YYYY-MM-DDTHH:MM:SS[.fff…](Z|±HH:MM)` to Unix milliseconds.
+/// `YYYY-MM-DDTHH:MM:SS[.fff…](Z|±HH:MM)` to Unix milliseconds. Digits
+/// are read by hand: the page's bundle then carries no number parser.
 fn parse_rfc3339_ms(text: &str) -> Option<u64> {
     let b = text.as_bytes();
     let num = |from: usize, len: usize| -> Option<i64> {
-        let s = text.get(from..from + len)?;
-        s.bytes()
-            .all(|c| c.is_ascii_digit())
-            .then(|| s.parse().ok())?
+        b.get(from..from + len)?.iter().try_fold(0i64, |n, &c| {
+            c.is_ascii_digit().then(|| n * 10 + i64::from(c - b'0'))
+        })
     };
     if b.len() < 20 || b[4] != b'-' || b[7] != b'-' || b[10] != b'T' {
         return None;
@@ -700,24 +716,18 @@ fn parse_rfc3339_ms(text: &str) -> Option<u64> {
     let mut i = 19;
     let mut millis = 0i64;
     if b.get(i) == Some(&b'.') {
-        let start = i + 1;
-        i = start;
-        while b.get(i).is_some_and(u8::is_ascii_digit) {
+        i += 1;
+        let mut scale = 100;
+        while let Some(c) = b.get(i).filter(|c| c.is_ascii_digit()) {
+            millis += i64::from(c - b'0') * scale;
+            scale /= 10;
             i += 1;
         }
-        let frac = text.get(start..i)?;
-        millis = format!("{frac:0<3}").get(..3)?.parse().ok()?;
     }
     let offset_min = match b.get(i)? {
         b'Z' | b'z' => 0,
-        sign @ (b'+' | b'-') => {
-            let m = num(i + 1, 2)? * 60 + num(i + 4, 2)?;
-            if *sign == b'+' {
-                m
-            } else {
-                -m
-            }
-        }
+        b'+' => num(i + 1, 2)? * 60 + num(i + 4, 2)?,
+        b'-' => -(num(i + 1, 2)? * 60 + num(i + 4, 2)?),
         _ => return None,
     };
     // Days from 1970-01-01 (proleptic Gregorian).
@@ -767,7 +777,11 @@ fn is_sse_field(line: &[u8]) -> bool {
 /// Parses JSON into `T`; serde_json's own recursion limit refuses hostile
 /// nesting, and says so in the lab's words.
 fn parse<'a, T: Deserialize<'a>>(bytes: &'a [u8]) -> Result<T, String> {
-    serde_json::from_slice(bytes).map_err(|e| {
+    // From text, as the rest of the page parses JSON, so that the bundle
+    // carries one instance of serde_json's reader, not two.
+    let text = std::str::from_utf8(bytes)
+        .map_err(|e| format!("not UTF-8 text (byte {})", e.valid_up_to()))?;
+    serde_json::from_str(text).map_err(|e| {
         if e.to_string().contains("recursion limit") {
             "JSON nested deeper than 128 levels".to_string()
         } else {
@@ -1082,4 +1096,30 @@ fn held_parts<'a>(artifacts: &Option<Vec<RawHeld<'a>>>) -> Vec<(Cow<'a, str>, u3
         .flatten()
         .map(|a| (a.artifact_id.clone(), a.parts.len() as u32))
         .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::parse_rfc3339_ms;
+    use crate::model::wire::{timestamp, EPOCH_UNIX_MS};
+
+    #[test]
+    fn rfc3339_timestamps_read_as_the_wire_writes_them() {
+        assert_eq!(parse_rfc3339_ms(&timestamp(0)), Some(EPOCH_UNIX_MS));
+        assert_eq!(
+            parse_rfc3339_ms(&timestamp(1234)),
+            Some(EPOCH_UNIX_MS + 1234)
+        );
+        // Microseconds (a2a-sdk) keep their milliseconds; an offset counts.
+        assert_eq!(
+            parse_rfc3339_ms("2026-11-02T10:00:00.123456Z"),
+            Some(EPOCH_UNIX_MS + 123)
+        );
+        assert_eq!(
+            parse_rfc3339_ms("2026-11-02T11:00:00+01:00"),
+            Some(EPOCH_UNIX_MS)
+        );
+        assert_eq!(parse_rfc3339_ms("2026-11-02 10:00:00Z"), None);
+        assert_eq!(parse_rfc3339_ms("soon"), None);
+    }
 }

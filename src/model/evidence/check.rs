@@ -150,7 +150,7 @@ pub fn import_files(files: &[&[u8]]) -> Result<Imported, String> {
     let mut reader = CaptureReader::new(None).keeping_rows();
     for (i, bytes) in files.iter().enumerate() {
         reader
-            .read(*bytes)
+            .read_bytes(bytes)
             .map_err(|e| format!("file {}: {e}", i + 1))?;
     }
     Ok(Imported::Capture(reader.finish()))
@@ -191,7 +191,7 @@ pub fn import_bytes(bytes: &[u8]) -> Result<Imported, String> {
         }
     }
     let mut reader = CaptureReader::new(None).keeping_rows();
-    reader.read(bytes)?;
+    reader.read_bytes(bytes)?;
     Ok(Imported::Capture(reader.finish()))
 }
 
