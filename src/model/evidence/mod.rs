@@ -6,6 +6,7 @@
 
 pub mod capture;
 pub mod capture_run;
+mod capture_wire;
 pub mod check;
 pub mod compare;
 pub mod export;

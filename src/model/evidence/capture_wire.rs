@@ -1,0 +1,421 @@
+//! How the capture reader reads one line: a JSON-RPC response or a bare
+//! event, A2A 1.0 or 0.3, into borrowed, typed fields ([`RawEvent`]), then
+//! into the one shape the reader judges ([`WireEvent`]); an event's content
+//! id; and the timestamps of status events.
+
+use std::borrow::Cow;
+
+use serde::Deserialize;
+use serde_json::value::RawValue;
+use serde_json::Value;
+
+use super::capture::Wire;
+use crate::model::state::TaskState;
+
+/// A wire event, read.
+pub(super) struct WireEvent<'a> {
+    pub(super) wire: Wire,
+    pub(super) task_id: Cow<'a, str>,
+    pub(super) what: What<'a>,
+}
+
+pub(super) enum What<'a> {
+    /// A `task` object: its state and the parts it holds per artifact.
+    Task {
+        state: Cow<'a, str>,
+        held: Vec<(Cow<'a, str>, u32)>,
+    },
+    Status {
+        state: Cow<'a, str>,
+    },
+    Artifact {
+        artifact_id: Cow<'a, str>,
+        append: bool,
+        last: bool,
+        parts: String,
+    },
+    Message,
+}
+
+/// Parses JSON into `T`; serde_json's own recursion limit refuses hostile
+/// nesting, and says so in the lab's words.
+pub(super) fn parse<'a, T: Deserialize<'a>>(bytes: &'a [u8]) -> Result<T, String> {
+    // From text, as the rest of the page parses JSON, so that the bundle
+    // carries one instance of serde_json's reader, not two.
+    let text = std::str::from_utf8(bytes)
+        .map_err(|e| format!("not UTF-8 text (byte {})", e.valid_up_to()))?;
+    serde_json::from_str(text).map_err(|e| {
+        if e.to_string().contains("recursion limit") {
+            "JSON nested deeper than 128 levels".to_string()
+        } else {
+            format!("malformed JSON: {e}")
+        }
+    })
+}
+
+#[derive(Deserialize)]
+pub(super) struct RawError<'a> {
+    #[serde(default)]
+    pub(super) code: i64,
+    #[serde(default, borrow)]
+    pub(super) message: Cow<'a, str>,
+}
+
+/// A line of a capture, its fields borrowed from the input: a JSON-RPC
+/// response (`result` is the event, `error` an error), or the event itself:
+/// the 0.3 fields at the top, or one 1.0 wrapper holding the same fields.
+#[derive(Deserialize, Default)]
+pub(super) struct RawEvent<'a> {
+    #[serde(default)]
+    pub(super) jsonrpc: Option<serde::de::IgnoredAny>,
+    #[serde(default, borrow)]
+    pub(super) result: Option<Box<RawEvent<'a>>>,
+    #[serde(default, borrow)]
+    pub(super) error: Option<RawError<'a>>,
+    #[serde(default, borrow)]
+    kind: Option<Cow<'a, str>>,
+    /// A task's id, or a JSON-RPC response's (which may be a number).
+    #[serde(default, borrow)]
+    id: Option<&'a RawValue>,
+    #[serde(default, borrow, rename = "taskId")]
+    task_id: Option<Cow<'a, str>>,
+    #[serde(default, borrow)]
+    status: Option<RawStatus<'a>>,
+    #[serde(default, borrow)]
+    artifact: Option<RawArtifact<'a>>,
+    #[serde(default)]
+    append: Option<bool>,
+    #[serde(default, rename = "lastChunk")]
+    last_chunk: Option<bool>,
+    #[serde(default, borrow)]
+    artifacts: Option<Vec<RawHeld<'a>>>,
+    #[serde(default, borrow)]
+    task: Option<Box<RawEvent<'a>>>,
+    #[serde(default, borrow, rename = "statusUpdate")]
+    status_update: Option<Box<RawEvent<'a>>>,
+    #[serde(default, borrow, rename = "artifactUpdate")]
+    artifact_update: Option<Box<RawEvent<'a>>>,
+    #[serde(default, borrow)]
+    message: Option<Box<RawEvent<'a>>>,
+}
+
+#[derive(Deserialize)]
+struct RawStatus<'a> {
+    #[serde(borrow)]
+    state: Cow<'a, str>,
+    #[serde(default, borrow)]
+    timestamp: Option<Cow<'a, str>>,
+    #[serde(default, borrow)]
+    message: Option<&'a RawValue>,
+}
+
+impl RawEvent<'_> {
+    /// A short id for the event's A2A content (64 bits: ids need only tell
+    /// one task's events apart): every field the lab reads, each part's
+    /// bytes and a status's message, tagged so that no two fields blur.
+    pub(super) fn content_id(&self) -> ContentId {
+        use std::hash::Hasher;
+        let mut h = FoldHasher::default();
+        self.hash_into(&mut h);
+        let mut hex = [0u8; 16];
+        let digits = b"0123456789abcdef";
+        for (i, byte) in h.finish().to_be_bytes().iter().enumerate() {
+            hex[2 * i] = digits[usize::from(byte >> 4)];
+            hex[2 * i + 1] = digits[usize::from(byte & 15)];
+        }
+        ContentId(hex)
+    }
+
+    fn hash_into(&self, h: &mut impl std::hash::Hasher) {
+        let text = |h: &mut dyn std::hash::Hasher, tag: u8, v: Option<&str>| {
+            h.write_u8(tag);
+            if let Some(v) = v {
+                h.write(v.as_bytes());
+                h.write_u8(0xff);
+            }
+        };
+        text(h, 1, self.kind.as_deref());
+        text(h, 2, self.id.map(RawValue::get));
+        text(h, 3, self.task_id.as_deref());
+        if let Some(status) = &self.status {
+            text(h, 4, Some(&status.state));
+            text(h, 5, status.timestamp.as_deref());
+            text(h, 6, status.message.map(RawValue::get));
+        }
+        if let Some(artifact) = &self.artifact {
+            text(h, 7, Some(&artifact.artifact_id));
+            text(h, 8, artifact.parts.map(RawValue::get));
+        }
+        h.write_u8(match (self.append, self.last_chunk) {
+            (None, None) => 9,
+            (a, l) => 10 + u8::from(a == Some(true)) * 2 + u8::from(l == Some(true)),
+        });
+        for artifact in self.artifacts.iter().flatten() {
+            text(h, 14, Some(&artifact.artifact_id));
+            h.write_usize(artifact.parts.len());
+        }
+        for (tag, inner) in [
+            (15, &self.task),
+            (16, &self.status_update),
+            (17, &self.artifact_update),
+            (18, &self.message),
+        ] {
+            if let Some(inner) = inner {
+                h.write_u8(tag);
+                inner.hash_into(h);
+            }
+        }
+    }
+}
+
+#[derive(Deserialize)]
+struct RawArtifact<'a> {
+    #[serde(borrow, rename = "artifactId")]
+    artifact_id: Cow<'a, str>,
+    /// The parts as sent: the bytes a chunk's checksum is taken of.
+    #[serde(default, borrow)]
+    parts: Option<&'a RawValue>,
+}
+
+/// An artifact a `task` snapshot holds: only how many parts it has.
+#[derive(Deserialize)]
+struct RawHeld<'a> {
+    #[serde(borrow, rename = "artifactId")]
+    artifact_id: Cow<'a, str>,
+    /// Counted, not kept (an empty type: the vector never allocates).
+    #[serde(default)]
+    parts: Vec<serde::de::IgnoredAny>,
+}
+
+/// Reads a wire event of either version (or the forced one).
+pub(super) fn read_event<'a>(
+    event: &RawEvent<'a>,
+    forced: Option<Wire>,
+) -> Result<WireEvent<'a>, String> {
+    match forced.unwrap_or(if event.kind.is_some() {
+        Wire::V0_3
+    } else {
+        Wire::V1_0
+    }) {
+        Wire::V1_0 => read_1_0(event),
+        Wire::V0_3 => read_0_3(event),
+    }
+}
+
+const NOT_AN_EVENT_1_0: &str =
+    "not an A2A 1.0 event (exactly one of task, statusUpdate, artifactUpdate, message) nor a 0.3 one (kind)";
+
+/// A fast 64-bit hasher for event content: eight bytes at a time, folded
+/// with a multiply (ids only need to tell one task's events apart; this is
+/// no defence against crafted collisions, which could only hide a duplicate).
+struct FoldHasher(u64);
+
+impl Default for FoldHasher {
+    fn default() -> Self {
+        FoldHasher(0x9e37_79b9_7f4a_7c15)
+    }
+}
+
+/// An event's content id as 16 hex digits, kept on the stack.
+pub(super) struct ContentId([u8; 16]);
+
+impl ContentId {
+    pub(super) fn as_str(&self) -> &str {
+        std::str::from_utf8(&self.0).unwrap_or("")
+    }
+}
+
+impl std::hash::Hasher for FoldHasher {
+    fn write(&mut self, bytes: &[u8]) {
+        let mut chunks = bytes.chunks_exact(8);
+        for chunk in &mut chunks {
+            let word = u64::from_le_bytes(chunk.try_into().unwrap_or_default());
+            self.0 = (self.0.rotate_left(23) ^ word).wrapping_mul(0x2d35_8dcc_aa6c_78a5);
+        }
+        let mut tail = [0u8; 8];
+        let rest = chunks.remainder();
+        tail[..rest.len()].copy_from_slice(rest);
+        self.0 = (self.0.rotate_left(23) ^ u64::from_le_bytes(tail) ^ (rest.len() as u64) << 56)
+            .wrapping_mul(0x2d35_8dcc_aa6c_78a5);
+    }
+
+    fn finish(&self) -> u64 {
+        let x = self.0 ^ (self.0 >> 31);
+        x.wrapping_mul(0x9e37_79b9_7f4a_7c15) ^ (x >> 29)
+    }
+}
+
+/// A JSON string's text (`None` for another type).
+fn text_of<'a>(raw: Option<&'a RawValue>) -> Option<Cow<'a, str>> {
+    serde_json::from_str(raw?.get()).ok()
+}
+
+fn required<'a>(
+    field: &Option<Cow<'a, str>>,
+    what: &str,
+    name: &str,
+) -> Result<Cow<'a, str>, String> {
+    field.clone().ok_or_else(|| format!("{what} has no {name}"))
+}
+
+fn state_of<'a>(event: &RawEvent<'a>, what: &str) -> Result<Cow<'a, str>, String> {
+    event
+        .status
+        .as_ref()
+        .map(|s| s.state.clone())
+        .ok_or_else(|| format!("{what} has no status.state"))
+}
+
+fn read_1_0<'a>(event: &RawEvent<'a>) -> Result<WireEvent<'a>, String> {
+    let wrappers = [
+        ("task", &event.task),
+        ("statusUpdate", &event.status_update),
+        ("artifactUpdate", &event.artifact_update),
+        ("message", &event.message),
+    ];
+    let mut present = wrappers.iter().filter(|(_, w)| w.is_some());
+    let (Some((key, Some(inner))), None) = (present.next(), present.next()) else {
+        return Err(NOT_AN_EVENT_1_0.into());
+    };
+    let spelled =
+        |s: Cow<'a, str>| TaskState::from_wire(&s).map_or(s, |st| Cow::Borrowed(st.kebab()));
+    let (task_id, what) = match *key {
+        "task" => (
+            required(&text_of(inner.id), key, "id")?,
+            What::Task {
+                state: spelled(state_of(inner, key)?),
+                held: held_parts(&inner.artifacts),
+            },
+        ),
+        "statusUpdate" => (
+            required(&inner.task_id, key, "taskId")?,
+            What::Status {
+                state: spelled(state_of(inner, key)?),
+            },
+        ),
+        "artifactUpdate" => (
+            required(&inner.task_id, key, "taskId")?,
+            artifact(inner, key)?,
+        ),
+        _ => (
+            inner.task_id.clone().unwrap_or(Cow::Borrowed("(no task)")),
+            What::Message,
+        ),
+    };
+    Ok(WireEvent {
+        wire: Wire::V1_0,
+        task_id,
+        what,
+    })
+}
+
+fn read_0_3<'a>(event: &RawEvent<'a>) -> Result<WireEvent<'a>, String> {
+    let kind = event.kind.as_deref().ok_or("an A2A 0.3 event has a kind")?;
+    let (task_id, what) = match kind {
+        "task" => (
+            required(&text_of(event.id), kind, "id")?,
+            What::Task {
+                state: state_of(event, kind)?,
+                held: held_parts(&event.artifacts),
+            },
+        ),
+        "status-update" => (
+            required(&event.task_id, kind, "taskId")?,
+            What::Status {
+                state: state_of(event, kind)?,
+            },
+        ),
+        "artifact-update" => (
+            required(&event.task_id, kind, "taskId")?,
+            artifact(event, kind)?,
+        ),
+        "message" => (
+            event.task_id.clone().unwrap_or(Cow::Borrowed("(no task)")),
+            What::Message,
+        ),
+        other => return Err(format!("`{other}` is not an A2A 0.3 event kind")),
+    };
+    Ok(WireEvent {
+        wire: Wire::V0_3,
+        task_id,
+        what,
+    })
+}
+
+fn artifact<'a>(event: &RawEvent<'a>, what: &str) -> Result<What<'a>, String> {
+    let artifact = event
+        .artifact
+        .as_ref()
+        .ok_or_else(|| format!("{what} has no artifact"))?;
+    Ok(What::Artifact {
+        artifact_id: artifact.artifact_id.clone(),
+        append: event.append.unwrap_or(false),
+        last: event.last_chunk.unwrap_or(false),
+        parts: artifact.parts.map_or("[]", RawValue::get).to_string(),
+    })
+}
+
+/// How many parts a `task` snapshot holds, per artifact.
+fn held_parts<'a>(artifacts: &Option<Vec<RawHeld<'a>>>) -> Vec<(Cow<'a, str>, u32)> {
+    artifacts
+        .iter()
+        .flatten()
+        .map(|a| (a.artifact_id.clone(), a.parts.len() as u32))
+        .collect()
+}
+
+/// A status timestamp in Unix milliseconds, where the event has one.
+pub(super) fn timestamp_ms(event: &Value) -> Option<u64> {
+    let inner = ["statusUpdate", "task"]
+        .iter()
+        .find_map(|k| event.get(*k))
+        .unwrap_or(event);
+    let text = inner.get("status")?.get("timestamp")?.as_str()?;
+    parse_rfc3339_ms(text)
+}
+
+/// `YYYY-MM-DDTHH:MM:SS[.fff…](Z|±HH:MM)` to Unix milliseconds. Digits
+/// are read by hand: the page's bundle then carries no number parser.
+pub(super) fn parse_rfc3339_ms(text: &str) -> Option<u64> {
+    let b = text.as_bytes();
+    let num = |from: usize, len: usize| -> Option<i64> {
+        b.get(from..from + len)?.iter().try_fold(0i64, |n, &c| {
+            c.is_ascii_digit().then(|| n * 10 + i64::from(c - b'0'))
+        })
+    };
+    if b.len() < 20 || b[4] != b'-' || b[7] != b'-' || b[10] != b'T' {
+        return None;
+    }
+    let (y, mo, d) = (num(0, 4)?, num(5, 2)?, num(8, 2)?);
+    let (h, mi, sec) = (num(11, 2)?, num(14, 2)?, num(17, 2)?);
+    let mut i = 19;
+    let mut millis = 0i64;
+    if b.get(i) == Some(&b'.') {
+        i += 1;
+        let mut scale = 100;
+        while let Some(c) = b.get(i).filter(|c| c.is_ascii_digit()) {
+            millis += i64::from(c - b'0') * scale;
+            scale /= 10;
+            i += 1;
+        }
+    }
+    let offset_min = match b.get(i)? {
+        b'Z' | b'z' => 0,
+        b'+' => num(i + 1, 2)? * 60 + num(i + 4, 2)?,
+        b'-' => -(num(i + 1, 2)? * 60 + num(i + 4, 2)?),
+        _ => return None,
+    };
+    // Days from 1970-01-01 (proleptic Gregorian).
+    let (y2, m2) = if mo <= 2 {
+        (y - 1, mo + 9)
+    } else {
+        (y, mo - 3)
+    };
+    let era = y2.div_euclid(400);
+    let yoe = y2 - era * 400;
+    let doy = (153 * m2 + 2) / 5 + d - 1;
+    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+    let days = era * 146_097 + doe - 719_468;
+    let ms = ((days * 86_400 + h * 3600 + mi * 60 + sec - offset_min * 60) * 1000) + millis;
+    u64::try_from(ms).ok()
+}
