@@ -10,12 +10,14 @@
 # --from-scratch (as root) Debian's chromium and chromium-driver and the
 # wasm32 target are removed first, so they are installed again too. What
 # cannot be hidden: crates already downloaded to ~/.cargo/registry.
-#   bash scripts/first-run-timing.sh [--from-scratch] [OUT_DIR]
+#   bash scripts/first-run-timing.sh [--from-scratch] [--only test|serve] [OUT_DIR]
 set -euo pipefail
 cd "$(dirname "$0")/.."
 repo="$PWD"
 scratch=0
 [ "${1:-}" = --from-scratch ] && { scratch=1; shift; }
+only=both
+[ "${1:-}" = --only ] && { only="$2"; shift 2; }
 out="${1:-$(mktemp -d /tmp/a2a-lab-first-run.XXXXXX)}"
 mkdir -p "$out"
 cargo_home="${CARGO_HOME:-$HOME/.cargo}"
@@ -72,10 +74,18 @@ time_serve() { # time_serve NAME LABEL: until the lab's page and module answer
 
 : >"$out/times.txt"
 echo "machine: $(nproc) cores, $(free -g | awk '/Mem:/ {print $2}') GiB, $(. /etc/os-release && echo "$PRETTY_NAME"), $(rustc --version)" | tee -a "$out/times.txt"
-fresh test-first
-time_test test-first "test.sh, first run"
-time_test test-first "test.sh, later run"
-fresh serve-first
-time_serve serve-first "serve.sh, first run (lab answers)"
-time_serve serve-first "serve.sh, later run (lab answers)"
+if curl -sf -o /dev/null http://127.0.0.1:8080/; then
+  echo "something already answers on 127.0.0.1:8080: stop it first" >&2
+  exit 1
+fi
+if [ "$only" != serve ]; then
+  fresh test-first
+  time_test test-first "test.sh, first run"
+  time_test test-first "test.sh, later run"
+fi
+if [ "$only" != test ]; then
+  fresh serve-first
+  time_serve serve-first "serve.sh, first run (lab answers)"
+  time_serve serve-first "serve.sh, later run (lab answers)"
+fi
 echo "logs and times: $out"
