@@ -74,13 +74,10 @@ pub struct Finding {
     pub message: String,
 }
 
-/// The result of a check.
+/// The result of checking an export against a fresh simulation.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct Report {
-    /// What was checked: `export` or `raw-log`.
-    #[serde(skip)]
-    pub kind: &'static str,
-    /// How many events or rows were read.
+    /// How many trace rows were read.
     #[serde(skip)]
     pub read: usize,
     /// What is broken, in file order.
@@ -100,11 +97,7 @@ impl Report {
             let at = f.index.map_or(String::new(), |i| format!(" #{i}"));
             out.push_str(&format!("{}{at}: {}\n", f.code, f.message));
         }
-        let what = if self.kind == "export" {
-            "trace rows"
-        } else {
-            "events"
-        };
+        let what = "trace rows";
         if self.findings.is_empty() {
             out.push_str(&format!(
                 "ok: {} {what} checked, nothing broken\n",
@@ -319,7 +312,6 @@ pub fn compare(file: &Value, fresh: &Value) -> Report {
         findings.push(differs(None, format!("unknown field `{extra}`")));
     }
     Report {
-        kind: "export",
         read: rows_a.len(),
         findings,
     }

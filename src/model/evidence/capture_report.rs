@@ -1,0 +1,110 @@
+//! What the capture reader reports (SPEC §8): findings and JSON-RPC errors
+//! by their place in the capture, and each task's end, as `--json` prints
+//! them or as a table per task.
+
+use serde::Serialize;
+
+use crate::model::evidence::check::FindingCode;
+use crate::model::evidence::export::pretty_json;
+use crate::model::trace::Row;
+
+/// One thing a capture breaks.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct CaptureFinding {
+    /// What is broken.
+    pub code: FindingCode,
+    /// The task it concerns.
+    pub task: String,
+    /// The event's position in the capture, from 0, over all files.
+    pub index: usize,
+    /// For people.
+    pub message: String,
+}
+
+/// A JSON-RPC error found in a capture: listed, never a finding.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct RpcError {
+    /// Its position in the capture.
+    pub index: usize,
+    /// The JSON-RPC error code.
+    pub code: i64,
+    /// Its message.
+    pub message: String,
+}
+
+/// One task of a capture, judged.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct TaskSummary {
+    /// The task id.
+    pub id: String,
+    /// Events of this task in the capture.
+    pub events: u32,
+    /// Its state at the end of the capture, spelled as on the wire.
+    pub final_state: String,
+    /// How many findings concern it.
+    pub findings: u32,
+}
+
+/// What a capture breaks, task by task (SPEC §8's `--json`).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct CaptureReport {
+    /// `1.0`, `0.3`, `mixed`, or `none` when no event was read.
+    pub wire: &'static str,
+    /// Every task, in the order it first appeared.
+    pub tasks: Vec<TaskSummary>,
+    /// Every finding, in capture order.
+    pub findings: Vec<CaptureFinding>,
+    /// JSON-RPC errors in the capture.
+    pub errors: Vec<RpcError>,
+    /// Elements read (events and errors).
+    #[serde(skip)]
+    pub read: usize,
+    /// Each task's events as trace rows, in the order of `tasks`, when the
+    /// reader was asked to keep them (the page shows them; the CLI does not
+    /// keep them, so that its memory does not grow with the file).
+    #[serde(skip)]
+    pub rows: Vec<Vec<Row>>,
+}
+
+impl CaptureReport {
+    /// The report as pretty JSON and a newline.
+    pub fn to_json(&self) -> String {
+        pretty_json(self)
+    }
+
+    /// A table per task, then the errors and a summary line.
+    pub fn to_text(&self) -> String {
+        let mut out = String::new();
+        for task in &self.tasks {
+            out.push_str(&format!(
+                "task {}: {} events, final {}\n",
+                task.id, task.events, task.final_state
+            ));
+            for f in self.findings.iter().filter(|f| f.task == task.id) {
+                out.push_str(&format!("  {} #{}: {}\n", f.code, f.index, f.message));
+            }
+        }
+        for e in &self.errors {
+            out.push_str(&format!(
+                "JSON-RPC error #{}: {} {}\n",
+                e.index, e.code, e.message
+            ));
+        }
+        if self.findings.is_empty() {
+            out.push_str(&format!(
+                "ok: {} events of {} task(s) on the {} wire, nothing broken\n",
+                self.read,
+                self.tasks.len(),
+                self.wire
+            ));
+        } else {
+            out.push_str(&format!(
+                "{} finding(s) in {} events of {} task(s)\n",
+                self.findings.len(),
+                self.read,
+                self.tasks.len()
+            ));
+        }
+        out
+    }
+}
