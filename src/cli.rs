@@ -46,6 +46,10 @@ usage:
                                re-simulate an export and report differences, or judge a capture of real
                                traffic (SSE, JSON Lines or a JSON array; A2A 1.0 or 0.3; files read in
                                order as one capture) task by task through the ledger
+  a2a-lab probe URL [--json] [--wire 1.0|0.3] [--out DIR] [--message TEXT] [--timeout-ms N]
+                               put a running agent through its lifecycle (stream, get, cancel,
+                               cancel-terminal, resubscribe, subscribe-terminal) and judge what it
+                               answers; each probe creates a task: probe your own or a test deployment
   a2a-lab --version
 exit codes: 0 nothing broken, 1 something broken, 2 bad input
 ";
@@ -78,6 +82,10 @@ pub fn run(args: &[String], files: &mut dyn Files, stdout: &mut dyn Write) -> Ou
         ["check", rest @ ..] => match CheckArgs::parse(rest) {
             Ok(args) => check(&args, files, stdout),
             Err(e) => return Output::bad(format!("check: {e}\n{USAGE}")),
+        },
+        ["probe", rest @ ..] => match ProbeArgs::parse(rest) {
+            Ok(args) => probe(&args, stdout),
+            Err(e) => return Output::bad(format!("probe: {e}\n{USAGE}")),
         },
         [] => return Output::bad(format!("no command\n{USAGE}")),
         [cmd, ..] => {
@@ -272,4 +280,103 @@ fn check_export(
         }
         Err(e) => Ok(Output::bad(format!("check: {e}"))),
     }
+}
+
+/// `probe`'s arguments.
+struct ProbeArgs {
+    json: bool,
+    url: String,
+    wire: Option<Wire>,
+    out: Option<String>,
+    message: Option<String>,
+    timeout_ms: Option<u64>,
+}
+
+impl ProbeArgs {
+    fn parse(args: &[&str]) -> Result<ProbeArgs, String> {
+        let mut out = ProbeArgs {
+            json: false,
+            url: String::new(),
+            wire: None,
+            out: None,
+            message: None,
+            timeout_ms: None,
+        };
+        let mut args = args.iter();
+        while let Some(&arg) = args.next() {
+            let mut value = |what: &str| {
+                args.next()
+                    .map(|v| v.to_string())
+                    .ok_or_else(|| format!("{arg} needs {what}"))
+            };
+            match arg {
+                "--json" => out.json = true,
+                "--wire" => {
+                    let text = value("1.0 or 0.3")?;
+                    out.wire = Some(
+                        Wire::parse(&text)
+                            .ok_or_else(|| format!("--wire `{text}` is not 1.0 or 0.3"))?,
+                    );
+                }
+                "--out" => out.out = Some(value("a directory")?),
+                "--message" => out.message = Some(value("a text")?),
+                "--timeout-ms" => {
+                    let text = value("a number of milliseconds")?;
+                    let ms: u64 = text
+                        .parse()
+                        .ok()
+                        .filter(|ms| (1..=3_600_000).contains(ms))
+                        .ok_or_else(|| {
+                            format!("--timeout-ms `{text}` is not a number of milliseconds from 1 to 3600000")
+                        })?;
+                    out.timeout_ms = Some(ms);
+                }
+                flag if flag.starts_with("--") => return Err(format!("unknown flag `{flag}`")),
+                url if out.url.is_empty() => out.url = url.to_string(),
+                extra => return Err(format!("one URL only (`{extra}` is a second)")),
+            }
+        }
+        if out.url.is_empty() {
+            return Err("no URL to probe".into());
+        }
+        if !(out.url.starts_with("http://") || out.url.starts_with("https://")) {
+            return Err(format!("`{}` is not an http:// or https:// URL", out.url));
+        }
+        Ok(out)
+    }
+}
+
+/// `probe`: only natively, where the lab can talk HTTP.
+#[cfg(not(target_arch = "wasm32"))]
+fn probe(args: &ProbeArgs, stdout: &mut dyn Write) -> std::io::Result<Output> {
+    use crate::probe::{Options, DEFAULT_MESSAGE, DEFAULT_TIMEOUT_MS};
+    let options = Options {
+        url: args.url.clone(),
+        wire: args.wire,
+        out: args.out.as_ref().map(std::path::PathBuf::from),
+        message: args
+            .message
+            .clone()
+            .unwrap_or_else(|| DEFAULT_MESSAGE.into()),
+        timeout: std::time::Duration::from_millis(args.timeout_ms.unwrap_or(DEFAULT_TIMEOUT_MS)),
+    };
+    match crate::probe::probe(&options) {
+        Ok(report) => {
+            let text = if args.json {
+                report.to_json()
+            } else {
+                report.to_text()
+            };
+            print(stdout, &text, u8::from(!report.findings.is_empty()))
+        }
+        Err(e) => Ok(Output::bad(format!(
+            "probe: cannot probe {}: {e}",
+            args.url
+        ))),
+    }
+}
+
+#[cfg(target_arch = "wasm32")]
+fn probe(_: &ProbeArgs, _: &mut dyn Write) -> std::io::Result<Output> {
+    Ok(Output::bad("probe: only the native CLI talks HTTP"))
 }

@@ -7,4 +7,6 @@
 
 pub mod cli;
 pub mod model;
+#[cfg(not(target_arch = "wasm32"))]
+pub mod probe;
 pub mod ui;

@@ -12,4 +12,5 @@ pub mod check;
 pub mod compare;
 pub mod export;
 pub mod json_array;
+pub mod probe_report;
 pub mod seed_form;

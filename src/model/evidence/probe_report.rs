@@ -1,0 +1,332 @@
+//! What `a2a-lab probe` found out about a live agent (SPEC §10): each
+//! probe's outcome and findings, and, in the `probe.json` it keeps, the
+//! events each probe received, so that the page's Import can show every
+//! probe as a trace. Pure data: the probing itself is native only
+//! (`crate::probe`).
+
+use serde::{Deserialize, Serialize};
+
+use crate::model::evidence::capture::{CaptureReader, CaptureReport, Wire};
+use crate::model::evidence::check::FindingCode;
+use crate::model::evidence::export::pretty_json;
+
+/// The `format` of a `probe.json`.
+pub const PROBE_FORMAT: &str = "a2a-lifecycle-lab/probe";
+
+/// The six probes, in the order they run.
+pub const PROBES: [&str; 6] = [
+    "stream",
+    "get",
+    "cancel",
+    "cancel-terminal",
+    "resubscribe",
+    "subscribe-terminal",
+];
+
+/// What a probe can find: a stream finding of SPEC §8, or one of the
+/// probe's own (SPEC §10).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ProbeCode {
+    /// A finding of the capture reader on what a probe received.
+    Stream(FindingCode),
+    /// A wait ran out: a stream that did not close, a call that did not
+    /// answer.
+    Hung,
+    /// GetTask disagrees with what was streamed.
+    GetTaskMismatch,
+    /// A task canceled mid-stream did not end CANCELED with nothing after.
+    CancelNotCanceled,
+    /// CancelTask on a finished task did not fail with -32002.
+    CancelTerminalAccepted,
+    /// SubscribeToTask on a finished task did not fail.
+    SubscribeTerminalAccepted,
+}
+
+/// The stream codes a `probe.json` may hold, for reading one back.
+const STREAM_CODES: [FindingCode; 6] = [
+    FindingCode::AfterTerminal,
+    FindingCode::MissingTerminal,
+    FindingCode::ConflictingCoordinate,
+    FindingCode::IllegalTransition,
+    FindingCode::Duplicate,
+    FindingCode::ArtifactGap,
+];
+
+impl ProbeCode {
+    /// The kebab-case code.
+    pub fn code(self) -> &'static str {
+        match self {
+            ProbeCode::Stream(code) => code.code(),
+            ProbeCode::Hung => "hung",
+            ProbeCode::GetTaskMismatch => "get-task-mismatch",
+            ProbeCode::CancelNotCanceled => "cancel-not-canceled",
+            ProbeCode::CancelTerminalAccepted => "cancel-terminal-accepted",
+            ProbeCode::SubscribeTerminalAccepted => "subscribe-terminal-accepted",
+        }
+    }
+
+    /// The code spelled `text`, if it is one.
+    pub fn parse(text: &str) -> Option<ProbeCode> {
+        [
+            ProbeCode::Hung,
+            ProbeCode::GetTaskMismatch,
+            ProbeCode::CancelNotCanceled,
+            ProbeCode::CancelTerminalAccepted,
+            ProbeCode::SubscribeTerminalAccepted,
+        ]
+        .into_iter()
+        .chain(STREAM_CODES.map(ProbeCode::Stream))
+        .find(|c| c.code() == text)
+    }
+
+    /// What to fix, in a sentence, for the README's table and the page.
+    pub fn advice(self) -> &'static str {
+        match self {
+            ProbeCode::Stream(FindingCode::AfterTerminal) => {
+                "An event came after the task's terminal status: stop emitting once the task is \
+                 final (a terminal-state guard), and emit the last artifact before complete()."
+            }
+            ProbeCode::Stream(FindingCode::MissingTerminal) => {
+                "The stream ended while the task was still working: end every path of execute() \
+                 with a final status (complete, fail, or an interruption)."
+            }
+            ProbeCode::Stream(FindingCode::ArtifactGap) => {
+                "An append arrived for an artifact the client holds no start of: send the first \
+                 chunk without append, and never skip a chunk."
+            }
+            ProbeCode::Stream(FindingCode::Duplicate) => {
+                "The same event came twice: a client must treat a re-delivered event as already \
+                 applied (a replay-safe ledger)."
+            }
+            ProbeCode::Stream(_) => {
+                "The stream breaks the task lifecycle: see the finding's message for the event."
+            }
+            ProbeCode::Hung => {
+                "A wait ran out: make execute() end with a final status on every path, and give \
+                 blocking work a way to stop."
+            }
+            ProbeCode::GetTaskMismatch => {
+                "GetTask disagrees with the stream: store every status and artifact you stream, \
+                 and stream everything you store."
+            }
+            ProbeCode::CancelNotCanceled => {
+                "A canceled task must end CANCELED: make cancel() write the canceled status and \
+                 not raise, and stop the work it cancels."
+            }
+            ProbeCode::CancelTerminalAccepted => {
+                "A finished task cannot be canceled: answer CancelTask with -32002 \
+                 (TaskNotCancelableError)."
+            }
+            ProbeCode::SubscribeTerminalAccepted => {
+                "A finished task has nothing to subscribe to: answer SubscribeToTask with an \
+                 error (-32004 in A2A 1.0)."
+            }
+        }
+    }
+}
+
+impl std::fmt::Display for ProbeCode {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.code())
+    }
+}
+
+impl Serialize for ProbeCode {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(self.code())
+    }
+}
+
+impl<'de> Deserialize<'de> for ProbeCode {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let text = String::deserialize(d)?;
+        ProbeCode::parse(&text)
+            .ok_or_else(|| serde::de::Error::custom(format!("`{text}` is not a probe finding")))
+    }
+}
+
+/// The agent probed.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ProbedAgent {
+    /// The name on its agent card.
+    pub name: String,
+    /// The URL given to `probe`.
+    pub url: String,
+    /// The wire spoken to it: `1.0` or `0.3`.
+    pub wire: String,
+}
+
+/// How a probe ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Outcome {
+    /// Nothing broken.
+    Clean,
+    /// Something broken: see its findings.
+    Broken,
+    /// Not run, because what it needs did not happen (say, the first task
+    /// never finished, so there is no finished task to cancel).
+    Skipped,
+}
+
+/// One probe's result.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ProbeResult {
+    /// One of [`PROBES`].
+    pub name: String,
+    /// How it ended.
+    pub outcome: Outcome,
+    /// What happened, in a sentence.
+    pub summary: String,
+    /// The codes of its findings, in order.
+    pub findings: Vec<ProbeCode>,
+    /// The raw captures it kept under `--out`, by file name.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub captures: Vec<String>,
+    /// What it received, each element as the capture reader reads it (a
+    /// JSON-RPC response or an event); only in `probe.json`.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub events: Vec<serde_json::Value>,
+}
+
+/// One finding of a probe.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ProbeFinding {
+    /// What is broken.
+    pub code: ProbeCode,
+    /// The probe that found it.
+    pub probe: String,
+    /// For people.
+    pub message: String,
+}
+
+/// Everything `probe` found (SPEC §10's `--json`, and `probe.json` with
+/// each probe's events).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ProbeReport {
+    /// [`PROBE_FORMAT`].
+    pub format: String,
+    /// The agent.
+    pub agent: ProbedAgent,
+    /// Every probe, in order.
+    pub probes: Vec<ProbeResult>,
+    /// Every finding, in order.
+    pub findings: Vec<ProbeFinding>,
+}
+
+impl ProbeReport {
+    /// An empty report on `agent`.
+    pub fn new(agent: ProbedAgent) -> ProbeReport {
+        ProbeReport {
+            format: PROBE_FORMAT.to_string(),
+            agent,
+            probes: Vec::new(),
+            findings: Vec::new(),
+        }
+    }
+
+    /// Adds a probe's result with its findings.
+    pub fn push(&mut self, mut result: ProbeResult, findings: Vec<(ProbeCode, String)>) {
+        result.findings = findings.iter().map(|(code, _)| *code).collect();
+        if result.outcome != Outcome::Skipped {
+            result.outcome = if findings.is_empty() {
+                Outcome::Clean
+            } else {
+                Outcome::Broken
+            };
+        }
+        for (code, message) in findings {
+            self.findings.push(ProbeFinding {
+                code,
+                probe: result.name.clone(),
+                message,
+            });
+        }
+        self.probes.push(result);
+    }
+
+    /// The report without the events (what `--json` prints).
+    pub fn to_json(&self) -> String {
+        let mut lean = self.clone();
+        for probe in &mut lean.probes {
+            probe.events.clear();
+        }
+        pretty_json(&lean)
+    }
+
+    /// The report with each probe's events: `probe.json`.
+    pub fn to_file_json(&self) -> String {
+        pretty_json(self)
+    }
+
+    /// A table per probe, then a summary line.
+    pub fn to_text(&self) -> String {
+        let mut out = format!(
+            "agent {} at {} (A2A {})\n",
+            self.agent.name, self.agent.url, self.agent.wire
+        );
+        for probe in &self.probes {
+            let outcome = match probe.outcome {
+                Outcome::Clean => "clean",
+                Outcome::Broken => "BROKEN",
+                Outcome::Skipped => "skipped",
+            };
+            out.push_str(&format!(
+                "{:<20} {:<8} {}\n",
+                probe.name, outcome, probe.summary
+            ));
+            for f in self.findings.iter().filter(|f| f.probe == probe.name) {
+                out.push_str(&format!("    {}: {}\n", f.code, f.message));
+            }
+        }
+        if self.findings.is_empty() {
+            out.push_str("ok: nothing broken\n");
+        } else {
+            out.push_str(&format!(
+                "{} finding(s); what to fix:\n",
+                self.findings.len()
+            ));
+            let mut seen: Vec<ProbeCode> = Vec::new();
+            for f in &self.findings {
+                if !seen.contains(&f.code) {
+                    seen.push(f.code);
+                    out.push_str(&format!("  {}: {}\n", f.code, f.code.advice()));
+                }
+            }
+        }
+        out
+    }
+
+    /// Reads a `probe.json` back (the page's Import).
+    pub fn from_json(text: &str) -> Result<ProbeReport, String> {
+        let report: ProbeReport =
+            serde_json::from_str(text).map_err(|e| format!("not a probe.json: {e}"))?;
+        if report.format != PROBE_FORMAT {
+            return Err(format!(
+                "format `{}` is not `{PROBE_FORMAT}`",
+                report.format
+            ));
+        }
+        Ok(report)
+    }
+}
+
+/// Judges what a probe received, one list of elements per call, read in
+/// order as one capture (SPEC §8: a dropped stream and its resubscription
+/// are one session), keeping each task's rows for the views. `wire` is
+/// the wire the agent was spoken to in.
+pub fn judge_streams(
+    streams: &[&[serde_json::Value]],
+    wire: Option<Wire>,
+) -> Result<CaptureReport, String> {
+    let mut reader = CaptureReader::new(wire).keeping_rows();
+    for elements in streams {
+        let mut lines = String::new();
+        for element in elements.iter() {
+            lines.push_str(&element.to_string());
+            lines.push('\n');
+        }
+        reader.read_bytes(lines.as_bytes())?;
+    }
+    Ok(reader.finish())
+}

@@ -1,0 +1,272 @@
+//! The probe's HTTP: one host only, every call with a deadline, every
+//! answer bounded in size. Redirects are not followed by the client: one
+//! to the same host is followed here, one to another host is refused.
+
+use std::io::Read;
+use std::time::{Duration, Instant};
+
+use ureq::http::Response;
+use ureq::Body;
+
+/// The largest agent card or JSON answer read.
+pub const MAX_JSON_BYTES: u64 = 4 << 20;
+/// The most a stream may send before the probe stops reading it.
+pub const MAX_STREAM_BYTES: u64 = 16 << 20;
+/// Redirects followed on the same host before giving up.
+const MAX_REDIRECTS: usize = 3;
+
+/// Why a call gave no answer.
+#[derive(Debug)]
+pub enum CallError {
+    /// The deadline ran out after this long.
+    TimedOut(Duration),
+    /// Anything else, said for people.
+    Failed(String),
+}
+
+impl std::fmt::Display for CallError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            CallError::TimedOut(waited) => write!(f, "no answer in {} ms", waited.as_millis()),
+            CallError::Failed(why) => f.write_str(why),
+        }
+    }
+}
+
+/// An answer: its status, content type and the open body.
+pub struct Answer {
+    /// The HTTP status.
+    pub status: u16,
+    /// The `Content-Type`, lower case, without parameters.
+    pub content_type: String,
+    /// The body, not yet read.
+    pub body: Box<dyn Read + Send>,
+    /// When the call started, for the time a wait took.
+    pub started: Instant,
+}
+
+impl Answer {
+    /// Reads the whole body, up to [`MAX_JSON_BYTES`].
+    pub fn bytes(self) -> Result<Vec<u8>, CallError> {
+        let started = self.started;
+        let mut out = Vec::new();
+        self.body
+            .take(MAX_JSON_BYTES + 1)
+            .read_to_end(&mut out)
+            .map_err(|e| read_error(&e, started))?;
+        if out.len() as u64 > MAX_JSON_BYTES {
+            return Err(CallError::Failed(format!(
+                "the answer is larger than {MAX_JSON_BYTES} bytes"
+            )));
+        }
+        Ok(out)
+    }
+}
+
+/// A read error as a [`CallError`]: a timeout says how long it waited.
+pub fn read_error(e: &std::io::Error, started: Instant) -> CallError {
+    let timed_out = e.kind() == std::io::ErrorKind::TimedOut
+        || e.get_ref()
+            .and_then(|inner| inner.downcast_ref::<ureq::Error>())
+            .is_some_and(|inner| matches!(inner, ureq::Error::Timeout(_)));
+    if timed_out {
+        CallError::TimedOut(started.elapsed())
+    } else {
+        CallError::Failed(format!("reading the answer: {e}"))
+    }
+}
+
+/// The client for one agent.
+pub struct Client {
+    agent: ureq::Agent,
+    host: String,
+    /// `A2A-Version` sent with every JSON-RPC call, when set.
+    pub version_header: Option<&'static str>,
+}
+
+impl Client {
+    /// A client that talks only to the host (and port) of `base`.
+    pub fn new(base: &str) -> Result<Client, String> {
+        let host = host_of(base).ok_or_else(|| format!("`{base}` is not an http(s) URL"))?;
+        let agent = ureq::Agent::config_builder()
+            .max_redirects(0)
+            .max_redirects_will_error(false)
+            .http_status_as_error(false)
+            .user_agent(concat!("a2a-lab/", env!("CARGO_PKG_VERSION")))
+            .build()
+            .new_agent();
+        Ok(Client {
+            agent,
+            host,
+            version_header: None,
+        })
+    }
+
+    /// `GET url`, within `deadline`.
+    pub fn get(&self, url: &str, deadline: Duration) -> Result<Answer, CallError> {
+        self.call(url, None, "application/json", deadline)
+    }
+
+    /// `POST url` with a JSON body, within `deadline` (for a stream, the
+    /// deadline covers reading it to the end).
+    pub fn post(
+        &self,
+        url: &str,
+        body: &serde_json::Value,
+        accept: &str,
+        deadline: Duration,
+    ) -> Result<Answer, CallError> {
+        self.call(url, Some(body.to_string()), accept, deadline)
+    }
+
+    fn call(
+        &self,
+        url: &str,
+        body: Option<String>,
+        accept: &str,
+        deadline: Duration,
+    ) -> Result<Answer, CallError> {
+        let started = Instant::now();
+        let mut url = url.to_string();
+        for _ in 0..=MAX_REDIRECTS {
+            self.same_host(&url)?;
+            let left = deadline.saturating_sub(started.elapsed());
+            let answer = self.once(&url, body.as_deref(), accept, left, started)?;
+            let status = answer.status().as_u16();
+            if !(300..400).contains(&status) {
+                return Ok(into_answer(answer, started));
+            }
+            let location = answer
+                .headers()
+                .get("location")
+                .and_then(|v| v.to_str().ok())
+                .ok_or_else(|| {
+                    CallError::Failed(format!("{url}: redirect {status} without a Location"))
+                })?;
+            url = resolve(&url, location);
+        }
+        Err(CallError::Failed(format!(
+            "more than {MAX_REDIRECTS} redirects"
+        )))
+    }
+
+    fn once(
+        &self,
+        url: &str,
+        body: Option<&str>,
+        accept: &str,
+        left: Duration,
+        started: Instant,
+    ) -> Result<Response<Body>, CallError> {
+        let timeout = Some(left.max(Duration::from_millis(1)));
+        let result = match body {
+            None => self
+                .agent
+                .get(url)
+                .config()
+                .timeout_global(timeout)
+                .build()
+                .header("Accept", accept)
+                .call(),
+            Some(body) => {
+                let mut request = self
+                    .agent
+                    .post(url)
+                    .config()
+                    .timeout_global(timeout)
+                    .build()
+                    .header("Accept", accept)
+                    .header("Content-Type", "application/json");
+                if let Some(version) = self.version_header {
+                    request = request.header("A2A-Version", version);
+                }
+                request.send(body)
+            }
+        };
+        result.map_err(|e| match e {
+            ureq::Error::Timeout(_) => CallError::TimedOut(started.elapsed()),
+            ureq::Error::Io(io) => CallError::Failed(format!("{url}: {io}")),
+            other => CallError::Failed(format!("{url}: {other}")),
+        })
+    }
+
+    fn same_host(&self, url: &str) -> Result<(), CallError> {
+        match host_of(url) {
+            Some(host) if host == self.host => Ok(()),
+            Some(host) => Err(CallError::Failed(format!(
+                "refusing to follow {url}: {host} is not the host probed ({})",
+                self.host
+            ))),
+            None => Err(CallError::Failed(format!("`{url}` is not an http(s) URL"))),
+        }
+    }
+}
+
+fn into_answer(answer: Response<Body>, started: Instant) -> Answer {
+    let status = answer.status().as_u16();
+    let content_type = answer
+        .headers()
+        .get("content-type")
+        .and_then(|v| v.to_str().ok())
+        .unwrap_or("")
+        .split(';')
+        .next()
+        .unwrap_or("")
+        .trim()
+        .to_ascii_lowercase();
+    Answer {
+        status,
+        content_type,
+        body: Box::new(answer.into_body().into_reader()),
+        started,
+    }
+}
+
+/// `scheme://host[:port]` of an http(s) URL, lower case.
+pub fn host_of(url: &str) -> Option<String> {
+    let (scheme, rest) = url.split_once("://")?;
+    let scheme = scheme.to_ascii_lowercase();
+    if scheme != "http" && scheme != "https" {
+        return None;
+    }
+    let authority = rest.split(['/', '?', '#']).next()?;
+    if authority.is_empty() || authority.contains('@') {
+        return None;
+    }
+    Some(format!("{scheme}://{}", authority.to_ascii_lowercase()))
+}
+
+/// `location` made absolute against `base`.
+pub fn resolve(base: &str, location: &str) -> String {
+    if location.contains("://") {
+        return location.to_string();
+    }
+    let origin = host_of(base).unwrap_or_default();
+    if let Some(path) = location.strip_prefix('/') {
+        return format!("{origin}/{path}");
+    }
+    let dir = match base.rfind('/') {
+        Some(cut) if cut > origin.len() => &base[..=cut],
+        _ => return format!("{origin}/{location}"),
+    };
+    format!("{dir}{location}")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn hosts_and_redirect_targets() {
+        assert_eq!(
+            host_of("http://127.0.0.1:9/a/b").as_deref(),
+            Some("http://127.0.0.1:9")
+        );
+        assert_eq!(host_of("ftp://x/"), None);
+        assert_eq!(host_of("http://user@evil/"), None);
+        assert_eq!(resolve("http://h:1/a/b", "/c"), "http://h:1/c");
+        assert_eq!(resolve("http://h:1/a/b", "c"), "http://h:1/a/c");
+        assert_eq!(resolve("http://h:1", "c"), "http://h:1/c");
+        assert_eq!(resolve("http://h:1/a", "http://o/"), "http://o/");
+    }
+}

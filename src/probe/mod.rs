@@ -1,0 +1,98 @@
+//! `a2a-lab probe URL` (SPEC §10): the IO around the model. It finds the
+//! agent's JSON-RPC endpoint on its card, runs the six probes over HTTP,
+//! and hands what came back to the model's capture reader and ledger, which
+//! judge it exactly as `check` judges a capture. Native only: nothing here
+//! enters the page.
+
+mod call;
+pub mod card;
+mod http;
+mod probes;
+mod rpc;
+mod sse;
+
+use std::path::PathBuf;
+use std::time::Duration;
+
+use serde_json::Value;
+
+use crate::model::evidence::capture::Wire;
+use crate::model::evidence::probe_report::{ProbeReport, ProbedAgent};
+
+use http::{CallError, Client};
+
+/// What `probe` was asked to do.
+#[derive(Debug, Clone)]
+pub struct Options {
+    /// The agent's base URL (its card is under it).
+    pub url: String,
+    /// The wire to speak, overriding the card's.
+    pub wire: Option<Wire>,
+    /// Where to keep the raw captures and `probe.json`.
+    pub out: Option<PathBuf>,
+    /// The text of the messages sent.
+    pub message: String,
+    /// Each probe's wait.
+    pub timeout: Duration,
+}
+
+/// The message a probe sends when none is given.
+pub const DEFAULT_MESSAGE: &str = "Where is my order BBS-1042?";
+/// Each probe's wait when none is given.
+pub const DEFAULT_TIMEOUT_MS: u64 = 10_000;
+
+/// Probes the agent. `Err` says why it cannot be probed (exit 2).
+pub fn probe(options: &Options) -> Result<ProbeReport, String> {
+    let base = options.url.trim_end_matches('/');
+    let mut client = Client::new(base)?;
+    let endpoint = discover(&client, base, options)?;
+    if endpoint.wire == Wire::V1_0 {
+        client.version_header = Some("1.0");
+    }
+    if let Some(dir) = &options.out {
+        std::fs::create_dir_all(dir).map_err(|e| format!("--out {}: {e}", dir.display()))?;
+    }
+    let agent = ProbedAgent {
+        name: endpoint.name.clone(),
+        url: options.url.clone(),
+        wire: wire_name(endpoint.wire).to_string(),
+    };
+    let report = probes::run(&client, &endpoint, options, ProbeReport::new(agent))?;
+    if let Some(dir) = &options.out {
+        let path = dir.join("probe.json");
+        std::fs::write(&path, report.to_file_json())
+            .map_err(|e| format!("{}: {e}", path.display()))?;
+    }
+    Ok(report)
+}
+
+fn wire_name(wire: Wire) -> &'static str {
+    match wire {
+        Wire::V1_0 => "1.0",
+        Wire::V0_3 => "0.3",
+    }
+}
+
+/// Reads the card (the first of [`card::CARD_PATHS`] that answers 200)
+/// and picks the endpoint.
+fn discover(client: &Client, base: &str, options: &Options) -> Result<card::Endpoint, String> {
+    let wait = options.timeout.min(Duration::from_secs(10));
+    let mut tried = Vec::new();
+    for path in card::CARD_PATHS {
+        let url = format!("{base}{path}");
+        let answer = client.get(&url, wait).map_err(|e| match e {
+            CallError::TimedOut(_) => format!("{url}: {e}"),
+            CallError::Failed(why) => format!("cannot reach the agent: {why}"),
+        })?;
+        if answer.status != 200 {
+            tried.push(format!("{url} answered HTTP {}", answer.status));
+            continue;
+        }
+        let bytes = answer.bytes().map_err(|e| format!("{url}: {e}"))?;
+        let card: Value = serde_json::from_slice(&bytes).map_err(|_| {
+            format!("{url} is not an A2A agent card: it is not JSON (is this an A2A agent?)")
+        })?;
+        return card::endpoint(&card, options.wire).map_err(|e| format!("{url}: {e}"));
+    }
+    Err(format!("no agent card: {}", tried.join("; ")))
+}
