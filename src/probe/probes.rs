@@ -107,10 +107,10 @@ impl Prober<'_> {
         kept: &[(&str, &Received)],
     ) -> Result<ProbeResult, String> {
         let mut captures = Vec::new();
-        let mut events = Vec::new();
+        let mut calls = Vec::new();
         for (file, received) in kept {
             captures.extend(self.keep(file, received)?);
-            events.extend(received.elements.iter().cloned());
+            calls.push(received.elements.clone());
         }
         Ok(ProbeResult {
             name: name.to_string(),
@@ -118,7 +118,7 @@ impl Prober<'_> {
             summary,
             findings: Vec::new(),
             captures,
-            events,
+            calls,
         })
     }
 
@@ -129,7 +129,7 @@ impl Prober<'_> {
             summary: why.to_string(),
             findings: Vec::new(),
             captures: Vec::new(),
-            events: Vec::new(),
+            calls: Vec::new(),
         };
         (result, Vec::new())
     }

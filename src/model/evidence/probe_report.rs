@@ -183,10 +183,11 @@ pub struct ProbeResult {
     /// The raw captures it kept under `--out`, by file name.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub captures: Vec<String>,
-    /// What it received, each element as the capture reader reads it (a
-    /// JSON-RPC response or an event); only in `probe.json`.
+    /// What each of its calls received, one list per call in order, each
+    /// element as the capture reader reads it (a JSON-RPC response or an
+    /// event); only in `probe.json`.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub events: Vec<serde_json::Value>,
+    pub calls: Vec<Vec<serde_json::Value>>,
 }
 
 /// One finding of a probe.
@@ -249,12 +250,12 @@ impl ProbeReport {
     pub fn to_json(&self) -> String {
         let mut lean = self.clone();
         for probe in &mut lean.probes {
-            probe.events.clear();
+            probe.calls.clear();
         }
         pretty_json(&lean)
     }
 
-    /// The report with each probe's events: `probe.json`.
+    /// The report with what each probe's calls received: `probe.json`.
     pub fn to_file_json(&self) -> String {
         pretty_json(self)
     }

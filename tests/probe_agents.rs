@@ -1,0 +1,177 @@
+//! `a2a-lab probe` against real agents on 127.0.0.1 (SPEC §10): the
+//! fidelity recorders' order-status agent on a2a-sdk 1.3.0 and on
+//! @a2a-js/sdk 1.3.0, on the 1.0 and the 0.3 wire, healthy and with one
+//! defect at a time, and servers that are not A2A agents.
+//!
+//! These tests need the SDKs installed (`tests/agents/setup.sh`, which
+//! `scripts/test.sh` runs through `scripts/install.sh`), so a plain
+//! `cargo test` lists them as ignored; `scripts/test.sh` runs them with
+//! `--include-ignored` once the installs are done, and a missing install
+//! fails them with a message rather than skipping them.
+
+use std::io::{BufRead, BufReader};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Output, Stdio};
+
+use a2a_lab::model::evidence::probe_report::{Outcome, ProbeReport};
+
+/// One agent or server, stopped when dropped.
+struct Agent {
+    child: Child,
+    url: String,
+}
+
+impl Agent {
+    fn start(script: &str, args: &[&str]) -> Agent {
+        let path = root().join("tests/agents").join(script);
+        let mut child = Command::new(&path)
+            .args(args)
+            .env("A2A_AGENT_STEP_MS", "150")
+            .stdout(Stdio::piped())
+            .stderr(Stdio::inherit())
+            .spawn()
+            .unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+        let mut line = String::new();
+        let stdout = child.stdout.take().expect("piped");
+        BufReader::new(stdout)
+            .read_line(&mut line)
+            .expect("the launcher's first line");
+        let url = line.trim().to_string();
+        assert!(
+            url.starts_with("http://127.0.0.1:"),
+            "{script} {args:?} did not start (run tests/agents/setup.sh): printed {url:?}"
+        );
+        Agent { child, url }
+    }
+}
+
+impl Drop for Agent {
+    fn drop(&mut self) {
+        let _ = Command::new("kill")
+            .arg(self.child.id().to_string())
+            .status();
+        let _ = self.child.wait();
+    }
+}
+
+fn root() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+fn lab(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_a2a-lab"))
+        .args(args)
+        .output()
+        .expect("a2a-lab runs")
+}
+
+/// Probes `url`, keeping everything under `out`; returns the exit code and
+/// the report `probe.json` holds.
+fn probe(url: &str, wire: &str, out: &Path, timeout_ms: &str) -> (i32, ProbeReport) {
+    let output = lab(&[
+        "probe",
+        url,
+        "--wire",
+        wire,
+        "--timeout-ms",
+        timeout_ms,
+        "--out",
+        out.to_str().expect("utf-8 path"),
+    ]);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(stderr.is_empty(), "probe {url}: {stderr}");
+    let text = std::fs::read_to_string(out.join("probe.json")).expect("probe.json");
+    let report = ProbeReport::from_json(&text).expect("probe.json reads back");
+    (output.status.code().unwrap_or(-1), report)
+}
+
+/// `probe:code` for every finding, in order.
+fn found(report: &ProbeReport) -> Vec<String> {
+    report
+        .findings
+        .iter()
+        .map(|f| format!("{}:{}", f.probe, f.code))
+        .collect()
+}
+
+fn scratch(name: &str) -> PathBuf {
+    let dir = root().join("target/tmp/probe").join(name);
+    let _ = std::fs::remove_dir_all(&dir);
+    dir
+}
+
+/// What the probe must report for each defect on one SDK and wire:
+/// exactly these findings and nothing else.
+fn expect(sdk: &str, defect: &str) -> &'static [&'static str] {
+    match (sdk, defect) {
+        (_, "none") => &[],
+        // The executor returns without a final status: the stream closes
+        // with the task WORKING; a subscriber's stream never closes.
+        ("python", "no-final") => &["stream:missing-terminal", "resubscribe:hung"],
+        // An artifact after complete() is delivered and stored.
+        ("python", "late-artifact") => &["stream:after-terminal", "resubscribe:after-terminal"],
+        // cancel() raises: CancelTask fails and the task ends FAILED.
+        ("python", "cancel-raises") => &["cancel:cancel-not-canceled"],
+        // execute() never returns: the streams stay open.
+        ("python", "never-returns") => &["stream:hung", "resubscribe:hung"],
+        (sdk, defect) => panic!("no expectation for {sdk} {defect}"),
+    }
+}
+
+const DEFECTS: [&str; 5] = [
+    "none",
+    "no-final",
+    "late-artifact",
+    "cancel-raises",
+    "never-returns",
+];
+
+/// Every defect on one SDK and wire: the findings are exactly the
+/// expected ones, the exit code says whether anything broke, and the kept
+/// stream capture reads back through `check` with the same verdict (a
+/// stream that hung is, in a capture, one that stopped while working).
+fn probe_all(sdk: &str, wire: &str) {
+    let mut failures = Vec::new();
+    for defect in DEFECTS {
+        let agent = Agent::start("start.sh", &[sdk, wire, defect]);
+        let out = scratch(&format!("{sdk}-{wire}-{defect}"));
+        let (code, report) = probe(&agent.url, wire, &out, "2500");
+        drop(agent);
+        let want = expect(sdk, defect);
+        let got = found(&report);
+        if got != want {
+            failures.push(format!(
+                "{sdk} {wire} {defect}: found {got:?}, want {want:?}"
+            ));
+        }
+        assert_eq!(report.agent.wire, wire);
+        assert_eq!(
+            code,
+            i32::from(!want.is_empty()),
+            "{sdk} {wire} {defect}: exit"
+        );
+        assert_eq!(report.probes.len(), 6);
+        let stream = out.join("stream.sse");
+        let check = lab(&["check", "--wire", wire, stream.to_str().expect("utf-8")]);
+        let stream_broken = report.probes[0].outcome == Outcome::Broken;
+        assert_eq!(
+            check.status.code(),
+            Some(i32::from(stream_broken)),
+            "{sdk} {wire} {defect}: check of the kept stream: {}",
+            String::from_utf8_lossy(&check.stdout)
+        );
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+#[test]
+#[ignore = "needs the real SDK agents: scripts/test.sh runs it after tests/agents/setup.sh"]
+fn python_agents_on_the_1_0_wire() {
+    probe_all("python", "1.0");
+}
+
+#[test]
+#[ignore = "needs the real SDK agents: scripts/test.sh runs it after tests/agents/setup.sh"]
+fn python_agents_on_the_0_3_wire() {
+    probe_all("python", "0.3");
+}

@@ -1,0 +1,149 @@
+//! The probe's report (SPEC §10) without an agent: its codes, outcomes and
+//! JSON, and `probe`'s arguments, which are refused before anything is
+//! contacted.
+
+use a2a_lab::cli::{run, Files};
+use a2a_lab::model::evidence::probe_report::{
+    judge_streams, Outcome, ProbeCode, ProbeReport, ProbeResult, ProbedAgent, PROBES,
+};
+use serde_json::json;
+
+struct NoFiles;
+
+impl Files for NoFiles {
+    fn read(&mut self, path: &str) -> Result<Vec<u8>, String> {
+        Err(format!("{path}: no files here"))
+    }
+    fn open(&mut self, path: &str) -> Result<Box<dyn std::io::Read>, String> {
+        Err(format!("{path}: no files here"))
+    }
+}
+
+fn cli(args: &[&str]) -> (String, String, u8) {
+    let args: Vec<String> = args.iter().map(|s| s.to_string()).collect();
+    let mut stdout = Vec::new();
+    let out = run(&args, &mut NoFiles, &mut stdout);
+    (String::from_utf8(stdout).unwrap(), out.stderr, out.code)
+}
+
+fn result(name: &str) -> ProbeResult {
+    ProbeResult {
+        name: name.into(),
+        outcome: Outcome::Clean,
+        summary: "s".into(),
+        findings: Vec::new(),
+        captures: vec![format!("{name}.sse")],
+        calls: vec![vec![
+            json!({"jsonrpc": "2.0", "id": 1, "result": {"kind": "task", "id": "t", "status": {"state": "working"}}}),
+        ]],
+    }
+}
+
+fn report() -> ProbeReport {
+    let mut report = ProbeReport::new(ProbedAgent {
+        name: "A".into(),
+        url: "http://127.0.0.1:1".into(),
+        wire: "0.3".into(),
+    });
+    report.push(
+        result("stream"),
+        vec![(ProbeCode::Hung, "open after 5 ms".into())],
+    );
+    report.push(result("get"), Vec::new());
+    report
+}
+
+#[test]
+fn outcomes_follow_the_findings_and_every_code_reads_back() {
+    let report = report();
+    assert_eq!(report.probes[0].outcome, Outcome::Broken);
+    assert_eq!(report.probes[0].findings, [ProbeCode::Hung]);
+    assert_eq!(report.probes[1].outcome, Outcome::Clean);
+    assert_eq!(report.findings[0].probe, "stream");
+    for code in [
+        "hung",
+        "get-task-mismatch",
+        "cancel-not-canceled",
+        "cancel-terminal-accepted",
+        "subscribe-terminal-accepted",
+        "after-terminal",
+        "missing-terminal",
+        "artifact-gap",
+    ] {
+        assert_eq!(ProbeCode::parse(code).map(|c| c.code()), Some(code));
+    }
+    assert_eq!(ProbeCode::parse("nope"), None);
+    assert_eq!(PROBES.len(), 6);
+}
+
+#[test]
+fn json_has_no_calls_and_probe_json_reads_back_whole() {
+    let report = report();
+    let lean: serde_json::Value = serde_json::from_str(&report.to_json()).unwrap();
+    assert_eq!(lean["agent"]["wire"], "0.3");
+    assert_eq!(lean["findings"][0]["code"], "hung");
+    assert_eq!(lean["probes"][0]["findings"], json!(["hung"]));
+    assert!(lean["probes"][0].get("calls").is_none());
+    let back = ProbeReport::from_json(&report.to_file_json()).unwrap();
+    assert_eq!(back, report);
+    let wrong = report
+        .to_file_json()
+        .replace("a2a-lifecycle-lab/probe", "x");
+    assert!(ProbeReport::from_json(&wrong)
+        .unwrap_err()
+        .contains("format"));
+    assert!(ProbeReport::from_json("{}").is_err());
+}
+
+#[test]
+fn text_names_each_probe_and_what_to_fix() {
+    let text = report().to_text();
+    assert!(text.contains("stream               BROKEN"), "{text}");
+    assert!(text.contains("hung: open after 5 ms"), "{text}");
+    assert!(text.contains(ProbeCode::Hung.advice()), "{text}");
+}
+
+#[test]
+fn a_dropped_stream_and_its_resubscription_are_judged_as_one_session() {
+    let dropped = [json!({"kind": "task", "id": "t", "status": {"state": "working"}})];
+    let subscribed = [
+        json!({"kind": "task", "id": "t", "status": {"state": "working"}}),
+        json!({"kind": "status-update", "taskId": "t", "status": {"state": "completed"}, "final": true}),
+    ];
+    let session = judge_streams(&[&dropped, &subscribed], None).unwrap();
+    assert!(session.findings.is_empty(), "{:?}", session.findings);
+    let alone = judge_streams(&[&dropped], None).unwrap();
+    assert_eq!(alone.findings[0].code.code(), "missing-terminal");
+}
+
+#[test]
+fn bad_arguments_are_refused_before_anything_is_contacted() {
+    for (args, says) in [
+        (&["probe"][..], "no URL"),
+        (&["probe", "ftp://x"], "not an http"),
+        (&["probe", "http://a", "http://b"], "one URL only"),
+        (&["probe", "http://a", "--wire", "2"], "not 1.0 or 0.3"),
+        (&["probe", "http://a", "--timeout-ms", "0"], "milliseconds"),
+        (&["probe", "http://a", "--timeout-ms"], "needs"),
+        (&["probe", "http://a", "--bogus"], "unknown flag"),
+    ] {
+        let (stdout, stderr, code) = cli(args);
+        assert_eq!(code, 2, "{args:?}");
+        assert!(stdout.is_empty());
+        assert!(stderr.contains(says), "{args:?}: {stderr}");
+    }
+}
+
+#[test]
+fn an_unreachable_agent_is_exit_2_with_a_message() {
+    // A port that was free a moment ago: nothing listens on it now.
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .and_then(|l| l.local_addr())
+        .map(|a| a.port())
+        .unwrap();
+    let url = format!("http://127.0.0.1:{port}");
+    let (stdout, stderr, code) = cli(&["probe", &url, "--timeout-ms", "2000"]);
+    assert_eq!(code, 2);
+    assert!(stdout.is_empty());
+    assert!(stderr.contains("cannot reach the agent"), "{stderr}");
+}
