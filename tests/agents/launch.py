@@ -1,0 +1,220 @@
+#!/usr/bin/env python3
+"""Starts one real A2A SDK agent for the probe's tests and keeps it running.
+
+    launch.py SDK WIRE DEFECT [KEY=VALUE ...]      (normally through start.sh)
+
+SDK     python (a2a-sdk 1.3.0, PyPI) | js (@a2a-js/sdk 1.3.0, npm)
+WIRE    1.0 | 0.3   (0.3: the SDK's A2A 0.3 compatibility mode on the same endpoint,
+                     and the card gets a second JSON-RPC interface of protocol version 0.3)
+DEFECT  none | no-final | late-artifact | cancel-raises | never-returns
+KEY=VALUE  optional extra scenario keys of the fidelity recorders (e.g. ending=fail,
+           cancel_impl=noop, chunks=5); they win over the defect's.
+
+The agent is the fidelity recorders' own `serve` child (tests/fidelity/python/recorder.py,
+tests/fidelity/js/recorder.mjs), unchanged: the BBS-1042 order-status executor, which
+streams a tracking artifact in CHUNKS chunks STEP_MS apart, then a final status.
+
+Prints one line, the agent's base URL (http://127.0.0.1:PORT), once its agent card
+answers, then runs until SIGTERM/SIGINT/SIGHUP, which stop the agent too; if this
+process is killed outright (SIGKILL) the kernel kills the agent (PR_SET_PDEATHSIG).
+Exit 2 when the agent cannot be started (missing setup, bad arguments, not ready).
+
+Environment:
+  A2A_AGENT_STEP_MS   time per chunk (default 200: a stream of 3 chunks ends in ~0.6 s)
+  A2A_AGENT_CHUNKS    chunks (default 3; at least 3 so the first artifact comes well
+                      before the end)
+  A2A_AGENT_DIR       keep the agent's log (server.log) and its executor's side channel
+                      (side.jsonl, one JSON line per executor step) in this directory;
+                      default: a temporary directory removed at exit
+  A2A_AGENT_READY_S   seconds to wait for the card (default 30)
+  A2A_FIDELITY_VENV, A2A_FIDELITY_NODE   as for tests/agents/setup.sh
+"""
+
+from __future__ import annotations
+
+import ctypes
+import json
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.request
+
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+FIDELITY = HERE.parent / 'fidelity'
+
+# The recorders' scenario defaults (DEFAULTS in recorder.py / recorder.mjs).
+SCENARIO = {
+    'chunks': '3',
+    'ending': 'complete',
+    'client': 'stream',
+    'timeout_ms': 'none',
+    'cancel': 'none',
+    'work': 'await',
+    'cancel_impl': 'write',
+    'late': 'off',
+    'restart': 'none',
+    'store': 'memory',
+    'retry': 'off',
+    'interrupt': 'none',
+}
+DEFECTS = {
+    'none': {},
+    'no-final': {'ending': 'return'},  # execute() returns after the last chunk, no final status
+    'late-artifact': {'late': '0'},  # an artifact right after complete()
+    'cancel-raises': {'cancel_impl': 'raise'},  # cancel() raises
+    'never-returns': {'ending': 'never'},  # execute() awaits forever after the last chunk
+}
+USAGE = 'usage: start.sh python|js 1.0|0.3 ' + '|'.join(DEFECTS) + ' [KEY=VALUE ...]'
+
+
+def die(msg: str, code: int = 2) -> None:
+    print(f'a2a-agents: {msg}', file=sys.stderr, flush=True)
+    sys.exit(code)
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(('127.0.0.1', 0))
+        return s.getsockname()[1]
+
+
+def die_with_parent() -> None:
+    # Runs in the child between fork and exec: the kernel sends SIGKILL to the
+    # agent when this launcher dies, however it dies.
+    try:
+        libc = ctypes.CDLL('libc.so.6', use_errno=True)
+        libc.prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
+    except OSError:
+        pass
+    if os.getppid() == 1:  # the launcher is already gone
+        os._exit(1)
+
+
+def command(sdk: str, conf: dict) -> tuple[list[str], str]:
+    if sdk == 'python':
+        venv = Path(os.environ.get('A2A_FIDELITY_VENV') or FIDELITY / 'python' / '.venv')
+        py = venv / 'bin' / 'python'
+        if not py.exists() or not (venv / '.fidelity-stamp').exists():
+            die(f'no a2a-sdk venv at {venv}: run tests/agents/setup.sh python first')
+        recorder = FIDELITY / 'python' / 'recorder.py'
+        return [str(py), str(recorder), 'serve', json.dumps(conf)], str(FIDELITY / 'python')
+    node = os.environ.get('A2A_FIDELITY_NODE') or shutil.which('node')
+    if not node:
+        die('node not found (set A2A_FIDELITY_NODE)')
+    jsd = FIDELITY / 'js'
+    if not (jsd / 'node_modules' / '@a2a-js' / 'sdk').is_dir():
+        die(f'no @a2a-js/sdk in {jsd}/node_modules: run tests/agents/setup.sh js first')
+    return [node, str(jsd / 'recorder.mjs'), 'serve', json.dumps(conf)], str(jsd)
+
+
+def card_ready(port: int) -> bool:
+    url = f'http://127.0.0.1:{port}/.well-known/agent-card.json'
+    try:
+        with urllib.request.urlopen(url, timeout=0.5) as r:  # noqa: S310 (our own 127.0.0.1)
+            json.loads(r.read())
+            return r.status == 200
+    except Exception:  # noqa: BLE001
+        return False
+
+
+def main() -> int:
+    args = sys.argv[1:]
+    if len(args) < 3 or args[0] not in ('python', 'js') or args[1] not in ('1.0', '0.3') or args[2] not in DEFECTS:
+        die(USAGE)
+    sdk, wire, defect = args[:3]
+    scenario = dict(SCENARIO)
+    scenario['chunks'] = os.environ.get('A2A_AGENT_CHUNKS', '3')
+    scenario.update(DEFECTS[defect])
+    for pair in args[3:]:
+        key, sep, value = pair.partition('=')
+        if not sep or key not in SCENARIO:
+            die(f'bad scenario pair {pair!r} (keys: {", ".join(SCENARIO)})\n{USAGE}')
+        scenario[key] = value
+    try:
+        step_ms = int(os.environ.get('A2A_AGENT_STEP_MS', '200'))
+        ready_s = float(os.environ.get('A2A_AGENT_READY_S', '30'))
+        int(scenario['chunks'])
+    except ValueError as e:
+        die(f'bad number: {e}')
+
+    keep = os.environ.get('A2A_AGENT_DIR')
+    if keep:
+        workdir = Path(keep)
+        workdir.mkdir(parents=True, exist_ok=True)
+    else:
+        workdir = Path(tempfile.mkdtemp(prefix=f'a2a-agent-{sdk}-'))
+
+    proc: subprocess.Popen | None = None
+
+    class Stop(Exception):  # noqa: N818
+        pass
+
+    def on_signal(signum, frame) -> None:  # noqa: ANN001, ARG001
+        # Unwinds whatever the main flow is doing (a `with` lock held by
+        # Popen.wait included) and lets `finally` stop the agent.
+        raise Stop
+
+    def cleanup() -> None:
+        for s in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP):
+            signal.signal(s, signal.SIG_IGN)
+        if proc is not None and proc.poll() is None:
+            proc.terminate()
+            try:
+                proc.wait(timeout=1.0)
+            except subprocess.TimeoutExpired:
+                proc.kill()  # uvicorn waits for open streams on SIGTERM
+                proc.wait()
+        if not keep:
+            shutil.rmtree(workdir, ignore_errors=True)
+
+    for s in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP):
+        signal.signal(s, on_signal)
+
+    try:
+        for attempt in range(3):  # a free port can be taken between choosing and binding it
+            port = free_port()
+            conf = {
+                'scenario': scenario,
+                'step_ms': step_ms,
+                'side': str(workdir / 'side.jsonl'),
+                'db': str(workdir / 'tasks.sqlite'),
+                'port': port,
+                'v03_compat': wire == '0.3',
+            }
+            argv, cwd = command(sdk, conf)
+            with open(workdir / 'server.log', 'a', encoding='utf-8') as log:
+                proc = subprocess.Popen(  # noqa: S603
+                    argv, cwd=cwd, stdin=subprocess.DEVNULL, stdout=log, stderr=log,
+                    preexec_fn=die_with_parent,  # noqa: PLW1509
+                )
+            deadline = time.monotonic() + ready_s
+            while time.monotonic() < deadline and proc.poll() is None and not card_ready(port):
+                time.sleep(0.05)
+            if proc.poll() is None and card_ready(port):
+                break
+            if proc.poll() is None:
+                proc.kill()
+                proc.wait()
+            if attempt == 2 or time.monotonic() >= deadline:
+                tail = (workdir / 'server.log').read_text(encoding='utf-8', errors='replace')[-2000:]
+                die(f'the {sdk} agent did not become ready (log {workdir}/server.log):\n{tail}')
+        print(f'http://127.0.0.1:{port}', flush=True)
+        code = proc.wait()
+        tail = (workdir / 'server.log').read_text(encoding='utf-8', errors='replace')[-2000:]
+        print(f'a2a-agents: the agent exited with {code}; its log ends:\n{tail}', file=sys.stderr, flush=True)
+        return 1
+    except Stop:
+        return 0
+    finally:
+        cleanup()
+
+
+if __name__ == '__main__':
+    sys.exit(main())
