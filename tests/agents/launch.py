@@ -25,7 +25,8 @@ Environment:
                       before the end)
   A2A_AGENT_DIR       keep the agent's log (server.log) and its executor's side channel
                       (side.jsonl, one JSON line per executor step) in this directory;
-                      default: a temporary directory removed at exit
+                      default: a temporary directory removed at exit (and, if this
+                      launcher was SIGKILLed, by the next launcher)
   A2A_AGENT_READY_S   seconds to wait for the card (default 30)
   A2A_FIDELITY_VENV, A2A_FIDELITY_NODE   as for tests/agents/setup.sh
 """
@@ -114,6 +115,18 @@ def command(sdk: str, conf: dict) -> tuple[list[str], str]:
     return [node, str(jsd / 'recorder.mjs'), 'serve', json.dumps(conf)], str(jsd)
 
 
+def remove_stale_workdirs() -> None:
+    """Removes the temporary directories of launchers that were killed outright."""
+    for d in Path(tempfile.gettempdir()).glob('a2a-agent-*-*-*'):
+        try:
+            pid = int(d.name.split('-')[3])
+            os.kill(pid, 0)
+        except ProcessLookupError:
+            shutil.rmtree(d, ignore_errors=True)
+        except (ValueError, IndexError, PermissionError):
+            pass
+
+
 def card_ready(port: int) -> bool:
     url = f'http://127.0.0.1:{port}/.well-known/agent-card.json'
     try:
@@ -149,7 +162,8 @@ def main() -> int:
         workdir = Path(keep)
         workdir.mkdir(parents=True, exist_ok=True)
     else:
-        workdir = Path(tempfile.mkdtemp(prefix=f'a2a-agent-{sdk}-'))
+        remove_stale_workdirs()
+        workdir = Path(tempfile.mkdtemp(prefix=f'a2a-agent-{sdk}-{os.getpid()}-'))
 
     proc: subprocess.Popen | None = None
 
