@@ -2,7 +2,8 @@
 # Installs what the lab needs to build and test, skipping what is present.
 # Only package registries are used: crates.io, npm, Debian's apt.
 #   install.sh build   -> wasm32 target, trunk, wasm-bindgen-cli, npm tools
-#   install.sh test    -> the above plus chromium and chromium-driver
+#   install.sh test    -> the above plus chromium and chromium-driver, and the
+#                         real SDK agents the probe is tested against
 # The installs are independent, so they run side by side: the apt download
 # and unpacking overlap the compiles. Each one's output goes to
 # target/install/NAME.log and is shown only if it fails.
@@ -47,6 +48,20 @@ if ! rustup target list --installed 2>/dev/null | grep -qx wasm32-unknown-unknow
   rustup target add wasm32-unknown-unknown >"$LOGS/wasm32-target.log" 2>&1 || { cat "$LOGS/wasm32-target.log"; exit 1; }
 fi
 
+# The small apt installs the jobs below need (node for the npm tools and the
+# JS agent; Python's venv module for the Python agent) come first and in one
+# go, so that apt never runs twice at once.
+base=()
+command -v npm >/dev/null || base+=(nodejs npm)
+if [ "$what" = test ] && ! python3 -c 'import venv, ensurepip' >/dev/null 2>&1; then
+  base+=(python3 python3-venv)
+fi
+if [ "${#base[@]}" -gt 0 ]; then
+  command -v apt-get >/dev/null || { echo "${base[*]} missing and apt-get is not here to install them" >&2; exit 1; }
+  say "installing ${base[*]} from apt"
+  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${base[@]}"
+fi
+
 if [ "$what" = test ] && { ! command -v chromium >/dev/null || ! command -v chromedriver >/dev/null; }; then
   command -v apt-get >/dev/null || { echo "chromium and chromedriver are missing and apt-get is not here to install them" >&2; exit 1; }
   # Without the recommended extras (printing, notification daemons, perl
@@ -55,11 +70,13 @@ if [ "$what" = test ] && { ! command -v chromium >/dev/null || ! command -v chro
 fi
 
 if [ ! -x node_modules/.bin/wasm-opt ] || [ ! -d node_modules/playwright-core ] || [ ! -d node_modules/axe-core ]; then
-  if ! command -v npm >/dev/null; then
-    say "installing node and npm from apt"
-    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends nodejs npm
-  fi
   job npm-tools npm ci --no-audit --no-fund
+fi
+
+# The probe's tests run real agents: a2a-sdk in a venv (PyPI) and
+# @a2a-js/sdk (npm ci).
+if [ "$what" = test ]; then
+  job agents bash tests/agents/setup.sh
 fi
 
 WBG_OPT_LEVEL=1

@@ -28,9 +28,12 @@ cargo clippy --target wasm32-unknown-unknown --lib --bins --tests --all-features
 step "model tests (native)"
 cargo test --quiet
 
-step "waiting for the installs (Chromium, trunk, wasm-bindgen-cli)"
+step "waiting for the installs (Chromium, trunk, wasm-bindgen-cli, the SDK agents)"
 wait "$installs"
 trap - EXIT
+
+step "a2a-lab probe against real a2a-sdk and @a2a-js/sdk agents on 127.0.0.1"
+cargo test --quiet --test probe_agents -- --include-ignored
 
 step "component tests in headless Chromium (wasm-bindgen-test)"
 CARGO_TARGET_WASM32_UNKNOWN_UNKNOWN_RUNNER=wasm-bindgen-test-runner \
