@@ -180,8 +180,8 @@ impl Prober<'_> {
             elements: received.elements.clone(),
         };
         let summary = format!(
-            "{} events, {}, the task {}",
-            received.elements.len(),
+            "{}, {}, the task {}",
+            count(received.elements.len()),
             end_text(&received.end),
             state_text(self.endpoint.wire, streamed.state)
         );
@@ -403,9 +403,9 @@ impl Prober<'_> {
         let found = self.judge(&[&dropped, &subscribed])?;
         let state = last_state(&subscribed.elements);
         let summary = format!(
-            "dropped after {} events, resubscribed: {} events, {}, the task {}",
-            dropped.elements.len(),
-            subscribed.elements.len(),
+            "dropped after {}, resubscribed: {}, {}, the task {}",
+            count(dropped.elements.len()),
+            count(subscribed.elements.len()),
             end_text(&subscribed.end),
             state_text(self.endpoint.wire, state)
         );
@@ -503,6 +503,14 @@ fn end_text(end: &End) -> String {
         End::Closed => "the stream closed".to_string(),
         End::Dropped => "the probe dropped the stream".to_string(),
         End::TimedOut(waited) => format!("still open after {} ms", waited.as_millis()),
+    }
+}
+
+/// `1 event`, `5 events`.
+fn count(events: usize) -> String {
+    match events {
+        1 => "1 event".to_string(),
+        n => format!("{n} events"),
     }
 }
 
