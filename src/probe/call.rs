@@ -31,6 +31,18 @@ pub struct Received {
     pub end: End,
 }
 
+impl Received {
+    /// No answer within `waited`.
+    fn nothing(waited: Duration) -> Received {
+        Received {
+            raw: Vec::new(),
+            ext: "json",
+            elements: Vec::new(),
+            end: End::TimedOut(waited),
+        }
+    }
+}
+
 /// What a probe does with an element as it arrives.
 pub enum Flow {
     /// Read on.
@@ -51,14 +63,7 @@ pub fn call(
 ) -> Result<Received, String> {
     let answer = match client.post(url, request, "text/event-stream, application/json", timeout) {
         Ok(answer) => answer,
-        Err(CallError::TimedOut(waited)) => {
-            return Ok(Received {
-                raw: Vec::new(),
-                ext: "json",
-                elements: Vec::new(),
-                end: End::TimedOut(waited),
-            })
-        }
+        Err(CallError::TimedOut(waited)) => return Ok(Received::nothing(waited)),
         Err(CallError::Failed(why)) => return Err(why),
     };
     let method = request.get("method").and_then(Value::as_str).unwrap_or("?");
@@ -74,14 +79,7 @@ fn read_json(answer: Answer, method: &str) -> Result<Received, String> {
     let content_type = answer.content_type.clone();
     let raw = match answer.bytes() {
         Ok(raw) => raw,
-        Err(CallError::TimedOut(waited)) => {
-            return Ok(Received {
-                raw: Vec::new(),
-                ext: "json",
-                elements: Vec::new(),
-                end: End::TimedOut(waited),
-            })
-        }
+        Err(CallError::TimedOut(waited)) => return Ok(Received::nothing(waited)),
         Err(CallError::Failed(why)) => return Err(format!("{method}: {why}")),
     };
     let element: Value = serde_json::from_slice(&raw).map_err(|_| {

@@ -95,57 +95,46 @@ fn wire_of(version: &str) -> Option<Wire> {
 
 fn interfaces(card: &Value) -> Vec<Interface<'_>> {
     let mut out = Vec::new();
-    for i in card
-        .get("supportedInterfaces")
-        .and_then(Value::as_array)
-        .into_iter()
-        .flatten()
-    {
+    let listed = |key: &str| {
+        card.get(key)
+            .and_then(Value::as_array)
+            .into_iter()
+            .flatten()
+    };
+    for i in listed("supportedInterfaces") {
         if let Some(url) = i.get("url").and_then(Value::as_str) {
             out.push(Interface {
                 url,
-                binding: i
-                    .get("protocolBinding")
-                    .and_then(Value::as_str)
-                    .unwrap_or(""),
-                version: i
-                    .get("protocolVersion")
-                    .and_then(Value::as_str)
-                    .unwrap_or(""),
+                binding: text(i, "protocolBinding", ""),
+                version: text(i, "protocolVersion", ""),
             });
         }
     }
     // An A2A 0.3 card: its own url with its preferred transport (JSON-RPC
     // when it names none), then its additional interfaces.
-    let version = card
-        .get("protocolVersion")
-        .and_then(Value::as_str)
-        .unwrap_or("0.3");
+    let version = text(card, "protocolVersion", "0.3");
     if let Some(url) = card.get("url").and_then(Value::as_str) {
         out.push(Interface {
             url,
-            binding: card
-                .get("preferredTransport")
-                .and_then(Value::as_str)
-                .unwrap_or("JSONRPC"),
+            binding: text(card, "preferredTransport", "JSONRPC"),
             version,
         });
     }
-    for i in card
-        .get("additionalInterfaces")
-        .and_then(Value::as_array)
-        .into_iter()
-        .flatten()
-    {
+    for i in listed("additionalInterfaces") {
         if let Some(url) = i.get("url").and_then(Value::as_str) {
             out.push(Interface {
                 url,
-                binding: i.get("transport").and_then(Value::as_str).unwrap_or(""),
+                binding: text(i, "transport", ""),
                 version,
             });
         }
     }
     out
+}
+
+/// The string at `key`, or `or`.
+fn text<'a>(v: &'a Value, key: &str, or: &'a str) -> &'a str {
+    v.get(key).and_then(Value::as_str).unwrap_or(or)
 }
 
 #[cfg(test)]

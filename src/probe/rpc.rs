@@ -181,20 +181,23 @@ pub fn artifacts_of(task: &Value) -> Vec<(String, Vec<Value>)> {
         .and_then(Value::as_array)
         .into_iter()
         .flatten()
-        .map(|a| {
-            let id = a
-                .get("artifactId")
-                .and_then(Value::as_str)
-                .unwrap_or("")
-                .to_string();
-            let parts = a
-                .get("parts")
-                .and_then(Value::as_array)
-                .cloned()
-                .unwrap_or_default();
-            (id, parts)
-        })
+        .map(id_and_parts)
         .collect()
+}
+
+/// An artifact's id and parts.
+fn id_and_parts(artifact: &Value) -> (String, Vec<Value>) {
+    let id = artifact
+        .get("artifactId")
+        .and_then(Value::as_str)
+        .unwrap_or("")
+        .to_string();
+    let parts = artifact
+        .get("parts")
+        .and_then(Value::as_array)
+        .cloned()
+        .unwrap_or_default();
+    (id, parts)
 }
 
 /// The artifacts a client holds after `events`, as it would build them:
@@ -210,16 +213,7 @@ pub fn streamed_artifacts(events: &[Value]) -> Vec<(String, Vec<Value>)> {
                 let Some(artifact) = update.get("artifact") else {
                     continue;
                 };
-                let id = artifact
-                    .get("artifactId")
-                    .and_then(Value::as_str)
-                    .unwrap_or("")
-                    .to_string();
-                let parts = artifact
-                    .get("parts")
-                    .and_then(Value::as_array)
-                    .cloned()
-                    .unwrap_or_default();
+                let (id, parts) = id_and_parts(artifact);
                 let append = update.get("append").and_then(Value::as_bool) == Some(true);
                 match held.iter_mut().find(|(held_id, _)| *held_id == id) {
                     Some((_, held_parts)) if append => held_parts.extend(parts),
