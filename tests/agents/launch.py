@@ -50,21 +50,11 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 FIDELITY = HERE.parent / 'fidelity'
 
-# The recorders' scenario defaults (DEFAULTS in recorder.py / recorder.mjs).
-SCENARIO = {
-    'chunks': '3',
-    'ending': 'complete',
-    'client': 'stream',
-    'timeout_ms': 'none',
-    'cancel': 'none',
-    'work': 'await',
-    'cancel_impl': 'write',
-    'late': 'off',
-    'restart': 'none',
-    'store': 'memory',
-    'retry': 'off',
-    'interrupt': 'none',
-}
+# The recorders' scenario defaults, from the Python recorder itself (its
+# top level needs only the standard library).
+sys.path.insert(0, str(FIDELITY / 'python'))
+from recorder import DEFAULTS as SCENARIO  # noqa: E402
+
 DEFECTS = {
     'none': {},
     'no-final': {'ending': 'return'},  # execute() returns after the last chunk, no final status
