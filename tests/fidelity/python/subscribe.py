@@ -76,12 +76,13 @@ V03_METHOD = {'SendStreamingMessage': 'message/stream', 'SendMessage': 'message/
 def parse_query(query: str) -> tuple[dict[str, str], dict[str, str]]:
     """The lab's keys (recorder.parse_scenario) plus SPEC section 9's three."""
     extra = dict(SUB_DEFAULTS)
-    rest = []
+    rest, seen = [], set()
     for pair in ([] if query in ('', 'defaults') else query.split('&')):
         key, _, value = pair.partition('=')
         if key in SUB_DEFAULTS:
-            if key in rest or (key != 'wire' and extra[key] != 'none') or (key == 'wire' and value != '1.0' and extra['wire'] != '1.0'):
+            if key in seen:
                 raise ValueError(f'repeated key {key!r}')
+            seen.add(key)
             extra[key] = value
         else:
             rest.append(pair)
@@ -184,16 +185,6 @@ def is_timeout(e: BaseException) -> bool:
 
     while e is not None:
         if isinstance(e, (A2AClientTimeoutError, httpx.TimeoutException)):
-            return True
-        e = e.__cause__ or e.__context__
-    return False
-
-
-def is_refused(e: BaseException) -> bool:
-    import httpx
-
-    while e is not None:
-        if isinstance(e, httpx.ConnectError):
             return True
         e = e.__cause__ or e.__context__
     return False
@@ -397,7 +388,8 @@ class Client:
                 end = 'timed_out'
             else:
                 end = 'broken'
-            rec['refused'] = is_refused(error) and not raw
+            # no HTTP answer at all: the connection failed (refused, or reset by a dying server)
+            rec['no_response'] = rec['http_status'] is None and not raw
         elif end == 'closed' and err is not None:
             end = 'error'
         if end == 'closed' and method == 'SendMessage':
@@ -454,13 +446,13 @@ class SubRun(R.Run):
             return 'closed', e
 
     async def subscribe(self, client: Client, role: str, streams: list[dict[str, Any]]) -> dict[str, Any]:
-        """SubscribeToTask; a refused connection (the server is restarting) is retried."""
+        """SubscribeToTask; a call without any HTTP answer (the server is restarting) is retried."""
         deadline = time.monotonic() + RECONNECT_FOR_S
         attempts = 0
         while True:
             attempts += 1
             rec = await client.call(role, 'SubscribeToTask', self.task_id)
-            if not (rec['end'] == 'broken' and rec.get('refused')) or time.monotonic() > deadline:
+            if not (rec['end'] == 'broken' and rec.get('no_response')) or time.monotonic() > deadline:
                 break
             await asyncio.sleep(0.1)
         rec['connect_attempts'] = attempts
@@ -472,6 +464,11 @@ class SubRun(R.Run):
         await self.start_server()
         c1 = Client(self, 1, cfg['client'] == 'stream')
         await c1.open()
+        c2 = None
+        if extra['second_client'] != 'none':
+            # ready before the run starts, so its setup does not delay the run's triggers
+            c2 = Client(self, 2, True)
+            await c2.open()
         self.t0, self.t0_wall = time.monotonic(), time.time()
         streams: list[dict[str, Any]] = []
         side_tasks: list[asyncio.Future] = []
@@ -516,8 +513,6 @@ class SubRun(R.Run):
                 waiter.cancel()
                 second['skipped'] = f'the first stream ended after {delivered1["n"]} events, before event {k}'
                 return
-            c2 = Client(self, 2, True)
-            await c2.open()
             try:
                 rec = await self.subscribe(c2, 'second_client', streams)
                 rec['after_event'] = k
@@ -673,8 +668,7 @@ class SubRun(R.Run):
             orphaned = []
         run: dict[str, Any] = {
             'streams': out_streams,
-            'events': events,
-            'wire': wire1,
+            'events': events,  # client 1's events across its streams (each stream holds its own `wire`)
             'stream': top_end if is_stream else None,
             'call': top_end if not is_stream else None,
             'end_error': last1['end_error'] if last1 else None,
