@@ -797,7 +797,7 @@ function shortEvent(e) {
   return s + (e.after_terminal ? '!' : '');
 }
 
-function describe(run) {
+export function describe(run) {
   const out = run.streams.map((s) => {
     const ev = s.events.map(shortEvent).join(' ') || '(none)';
     return `c${s.client} ${s.role}: ${ev} -> ${s.end}${s.rpc_error ? ` ${s.rpc_error.code}` : ''}`;
@@ -805,12 +805,14 @@ function describe(run) {
   const g = run.get_task_settled;
   out.push(`GetTask ${typeof g === 'string' ? g : `${String(g.state).replace(/^TASK_STATE_/, '')}/${g.artifacts}`}`);
   const ead = run.executor_after_drop;
-  if (ead) {
-    out.push(
-      `executor ${ead.executor_finished_before_drop ? 'had finished before the drop' : ead.kept_running ? 'kept running after the drop' : 'did nothing after the drop'}`,
-    );
-  }
+  if (ead) out.push(`executor ${executorPhrase(ead)}`);
   return out.join('; ');
+}
+
+function executorPhrase(ead) {
+  if (ead.executor_finished_before_drop) return 'had finished before the drop';
+  if (ead.kept_running) return `kept running after the drop${ead.cancelled ? ' until cancelled' : ''}`;
+  return ead.cancelled ? 'was cancelled after the drop' : 'did nothing after the drop';
 }
 
 async function recordOne(query, runs, sdk) {

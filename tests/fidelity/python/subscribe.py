@@ -775,6 +775,14 @@ def short_event(e: dict[str, Any]) -> str:
     return s + ('!' if e['after_terminal'] else '')
 
 
+def executor_phrase(ead: dict[str, Any]) -> str:
+    if ead['executor_finished_before_drop']:
+        return 'had finished before the drop'
+    if ead['kept_running']:
+        return 'kept running after the drop' + (' until cancelled' if ead['cancelled'] else '')
+    return 'was cancelled after the drop' if ead['cancelled'] else 'did nothing after the drop'
+
+
 def describe(run: dict[str, Any]) -> str:
     """One line per stream: `c1 send: T:SUBMITTED S:WORKING A -> dropped_by_client`."""
     out = []
@@ -786,8 +794,7 @@ def describe(run: dict[str, Any]) -> str:
     out.append('GetTask ' + (g if isinstance(g, str) else f'{str(g.get("state")).removeprefix("TASK_STATE_")}/{g.get("artifacts")}'))
     ead = run.get('executor_after_drop')
     if ead:
-        out.append('executor ' + ('had finished before the drop' if ead['executor_finished_before_drop']
-                                  else 'kept running after the drop' if ead['kept_running'] else 'did nothing after the drop'))
+        out.append('executor ' + executor_phrase(ead))
     return '; '.join(out)
 
 
