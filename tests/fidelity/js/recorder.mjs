@@ -1984,6 +1984,14 @@ async function main() {
   return 2;
 }
 
+function isEntryPoint() {
+  try {
+    return fs.realpathSync(path.resolve(process.argv[1])) === fs.realpathSync(THIS_FILE);
+  } catch {
+    return false;
+  }
+}
+
 // For subscribe.mjs (which imports this file; main() runs only when this file is the entry point).
 export {
   HERE,
@@ -2019,7 +2027,7 @@ export {
 
 if (!isMainThread) {
   if (workerData?.role === 'steps') stepsWorker(workerData);
-} else if (process.argv[1] && fs.realpathSync(path.resolve(process.argv[1])) === fs.realpathSync(THIS_FILE)) {
+} else if (isEntryPoint()) {
   main().then(
     (code) => {
       if (code != null) process.exit(code);
