@@ -5,7 +5,9 @@ For every fixture of every SDK profile (tests/fidelity/fixtures/<sdk>/), the
 table gives the seed's or spec's claim where it makes one, what the SDK did
 (stable over all recorded runs or not), what the lab's model does (run
 through the `a2a-lab` CLI with the fixture's step time), and whether they
-agree on order and counts.
+agree on order and counts. The measured matrix of SPEC §9's keys (fixtures/<sdk>/subscribe/:
+resubscribe, second_client, wire=0.3) follows, both SDKs side by side, without the model (which
+does not have those keys yet).
 
     python3 tests/fidelity/report.py [--cli target/release/a2a-lab]
 """
@@ -158,6 +160,140 @@ def differences():
     return rows
 
 
+SUB_ROLE = {"send": "send", "resubscribe": "resub", "second_client": "2nd", "resume": "resume", "retry": "retry"}
+SUB_END = {"dropped_by_client": "dropped", "returned": "returned"}
+
+
+def sub_event(e):
+    s = SHORT.get(e["kind"], e["kind"])
+    if e["state"]:
+        s += ":" + e["state"].replace("TASK_STATE_", "")
+    if e["kind"] == "task" and e.get("parts"):
+        s += f"[{len(e['parts'])}]"
+    if e["kind"] == "artifactUpdate" and e["artifact_id"] != "BBS-1042-tracking":
+        s += "(receipt)" if e["artifact_id"] == "BBS-1042-receipt" else f"({e['artifact_id']})"
+    if e.get("final") is True:
+        s += "^"
+    return s + ("!" if e["after_terminal"] else "")
+
+
+def sub_outcome(run):
+    """One subscribe-fixture run in a line: every stream of every client, GetTask, the executor."""
+    parts = []
+    for st in run["streams"]:
+        ev = " ".join(sub_event(e) for e in st["events"]) or "(none)"
+        end = SUB_END.get(st["end"], st["end"]) + (f" {st['rpc_error']['code']}" if st["rpc_error"] else "")
+        parts.append(f"c{st['client']} {SUB_ROLE.get(st['role'], st['role'])}: {ev} → {end}")
+    g = run["get_task_settled"]
+    parts.append("GetTask " + (g if isinstance(g, str) else f"{g['state'].replace('TASK_STATE_', '')}/{g['artifacts']}"))
+    ead = run.get("executor_after_drop")
+    if ead:
+        if ead["executor_finished_before_drop"]:
+            parts.append("executor had finished")
+        elif ead["kept_running"]:
+            parts.append("executor ran on" + (" until cancelled" if ead["cancelled"] else ""))
+        else:
+            parts.append("executor cancelled" if ead["cancelled"] else "executor idle")
+    return "; ".join(parts)
+
+
+def same_as_v10(sdk, fx):
+    """Whether a wire=0.3 fixture has the outcome of the same scenario's 1.0 fixture."""
+    q = fx["scenario"].removesuffix("wire=0.3").rstrip("&") or "defaults"
+    path = FIXTURES / sdk / (("defaults" if q == "defaults" else q.replace("&", "_").replace("=", "-")) + ".json")
+    if not path.exists():
+        return None
+    v10 = json.loads(path.read_text())
+    if not v10.get("runs"):
+        return None
+    return {from_fixture(r) for r in fx["runs"]} == {from_fixture(r) for r in v10["runs"]}
+
+
+def subscribe_section():
+    """The measured matrix of SPEC §9's keys (fixtures/<sdk>/subscribe/), both SDKs side by side."""
+    sets = {}
+    for sdk in ("python", "js"):
+        index = FIXTURES / sdk / "subscribe" / "index.json"
+        if index.exists():
+            idx = json.loads(index.read_text())
+            sets[sdk] = (idx, {e["scenario"]: json.loads((index.parent / e["file"]).read_text()) for e in idx["scenarios"]})
+    if not sets:
+        return []
+    order = []
+    for idx, fxs in sets.values():
+        order += [q for q in fxs if q not in order]
+    runs = " / ".join(f"{sdk} {idx['runs_per_scenario']}" for sdk, (idx, _) in sets.items())
+    out = [
+        "## Subscribers and the A2A 0.3 wire (measured; not in the model yet)",
+        "",
+        "Generated from `tests/fidelity/fixtures/python/subscribe/` and `tests/fidelity/fixtures/js/subscribe/`",
+        "(`tests/fidelity/python/run.sh --subscribe`, `tests/fidelity/js/run.sh --subscribe`), the keys of",
+        "SPEC §9: `resubscribe=k` (client 1 drops its stream after delivered event k and calls SubscribeToTask;",
+        "it subscribes again when the server breaks a stream, as in a restart), `second_client=k` (a second",
+        "client calls SubscribeToTask after client 1's event k) and `wire=0.3` (the SDK's 0.3 compatibility",
+        f"mode). Runs per scenario: {runs}. `cargo test` does not compare these with the model yet.",
+        "",
+        "Legend: `c1`/`c2` the client; `send` its SendStreamingMessage (0.3: `message/stream`), `resub` its",
+        "SubscribeToTask (0.3: `tasks/resubscribe`), `2nd` the second client's; `T:WORKING[2]` a task snapshot",
+        "holding 2 artifact parts; `^` a 0.3 status update with `final: true`; after → how the stream ended:",
+        "`closed` by the server, `dropped` by the client, `hung` still open at the watchdog, `broken` by the",
+        "server going away, `error CODE` a JSON-RPC error instead of a stream. After client 1's drop the",
+        "executor \"ran on\" (the side channel shows steps after it), \"had finished\" (`execute()` had",
+        "returned before it), was \"idle\" (waiting forever) or \"cancelled\" (by the CancelTask).",
+        "",
+        "### Re-subscription and a second client",
+        "",
+        "| scenario | a2a-sdk 1.3.0 (Python) | @a2a-js/sdk 1.3.0 | same |",
+        "|---|---|---|---|",
+    ]
+    wire03 = []
+    for q in order:
+        cells = []
+        for sdk in ("python", "js"):
+            fx = sets.get(sdk, (None, {}))[1].get(q)
+            cells.append(" / ".join(sorted({sub_outcome(r) for r in fx["runs"]})) if fx else "not recorded")
+        if "resubscribe=" not in q and "second_client=" not in q:
+            wire03.append(q)
+            continue
+        out.append(f"| `{q}` | {cells[0]} | {cells[1]} | {'yes' if cells[0] == cells[1] else '**no**'} |")
+    out += [
+        "",
+        "### Every recorded scenario on the 0.3 wire",
+        "",
+        "Each scenario of the 1.0 fixtures again, on the 0.3 wire. \"as 1.0\" compares with that SDK's 1.0",
+        "fixture what the tables above compare with the model (kinds, states, after-terminal marks, how the",
+        "stream or call ended, GetTask, cancel, orphaned steps, executions); `^` marks `final: true`.",
+        "",
+    ]
+    totals = []
+    rows = ["| scenario | a2a-sdk 1.3.0 (Python), 0.3 | as 1.0 | @a2a-js/sdk 1.3.0, 0.3 | as 1.0 |", "|---|---|---|---|---|"]
+    count = {sdk: [0, 0] for sdk in sets}
+    for q in wire03:
+        cells = []
+        for sdk in ("python", "js"):
+            fx = sets.get(sdk, (None, {}))[1].get(q)
+            if not fx:
+                cells += ["not recorded", ""]
+                continue
+            evs = " / ".join(sorted({" ".join(sub_event(e) for e in r["events"]) or "(none)" for r in fx["runs"]}))
+            same = same_as_v10(sdk, fx)
+            count[sdk][0] += same is True
+            count[sdk][1] += same is not None
+            cells += [evs, {True: "yes", False: "**no**", None: ""}[same]]
+        rows.append(f"| `{q}` | " + " | ".join(cells) + " |")
+    for sdk, (a, b) in count.items():
+        totals.append(f"{'a2a-sdk' if sdk == 'python' else '@a2a-js/sdk'}: {a} of {b} scenarios as on 1.0.")
+    out += [" ".join(totals), ""] + rows + [""]
+    unstable = [(sdk, e) for sdk, (idx, _) in sets.items() for e in idx.get("unstable", [])]
+    out += ["### Unstable outcomes", ""]
+    if unstable:
+        out += [f"- {sdk}: `{e['scenario']}`: " + " / ".join(f"{v['summary']} ({v['runs']} runs)" for v in e["variants"])
+                for sdk, e in unstable]
+    else:
+        out.append("None: every scenario of both SDKs gave the same outcome in every run (no fixture left out).")
+    return out + [""]
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--cli", default=str(ROOT / "target" / "release" / "a2a-lab"))
@@ -181,6 +317,7 @@ def main():
         "```sh",
         "tests/fidelity/python/run.sh          # a2a-sdk (Python), about 4 minutes",
         "tests/fidelity/js/run.sh              # @a2a-js/sdk, if recorded",
+        "tests/fidelity/python/run.sh --subscribe && tests/fidelity/js/run.sh --subscribe   # SPEC §9 keys",
         "cargo build --release --bin a2a-lab && python3 tests/fidelity/report.py",
         "cargo test --test fidelity            # fails where the model no longer matches",
         "```",
@@ -197,6 +334,7 @@ def main():
         agree, total, lines = result
         out += [f"## {title}", "", f"{agree} of {total} measured scenarios agree with the model.", ""] + lines + [""]
     out += differences()
+    out += subscribe_section()
     notes = ROOT / "tests" / "fidelity" / "NOTES.md"
     if notes.exists():
         out += [notes.read_text().rstrip(), ""]

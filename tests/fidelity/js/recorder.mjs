@@ -15,6 +15,7 @@
  *   node recorder.mjs record [--runs 3] [--only QUERY ...] [--out DIR]
  *                            [--watchdog S] [--no-probes] [--long-probes]
  *   node recorder.mjs captures [--runs 2] [--wire 1.0|0.3 ...] [--out DIR]   (raw bodies, see README)
+ *   node recorder.mjs subscribe [--runs 3] [--only QUERY ...] [--out DIR] [--list]   (SPEC section 9: subscribe.mjs)
  *   node recorder.mjs list
  *   node recorder.mjs serve CONFIG_JSON      (internal: the server child process)
  *
@@ -1978,13 +1979,55 @@ async function main() {
   }
   if (cmd === 'record') return record(rest);
   if (cmd === 'captures') return captures(rest);
-  process.stderr.write('usage: recorder.mjs record|captures|list|serve (see the header of this file)\n');
+  if (cmd === 'subscribe') return (await import('./subscribe.mjs')).record(rest);
+  process.stderr.write('usage: recorder.mjs record|captures|subscribe|list|serve (see the header of this file)\n');
   return 2;
 }
 
+function isEntryPoint() {
+  try {
+    return fs.realpathSync(path.resolve(process.argv[1])) === fs.realpathSync(THIS_FILE);
+  } catch {
+    return false;
+  }
+}
+
+// For subscribe.mjs (which imports this file; main() runs only when this file is the entry point).
+export {
+  HERE,
+  KEY_ORDER,
+  MATRIX,
+  RECORD_STEP_MS,
+  Run,
+  SDK_VERSION,
+  ServerProc,
+  TERMINAL,
+  TRACKING_ID,
+  Tee,
+  USER_TEXT,
+  WATCHDOG_S,
+  databaseAvailable,
+  errText,
+  fileStem,
+  freePort,
+  kindAndBody,
+  maskIds,
+  normState,
+  outcomeKey,
+  packageVersions,
+  parseScenario,
+  parseSse,
+  rawOf,
+  readSide,
+  rpcErrorOf,
+  sortKeys,
+  stepText,
+  taskSummary,
+};
+
 if (!isMainThread) {
   if (workerData?.role === 'steps') stepsWorker(workerData);
-} else {
+} else if (isEntryPoint()) {
   main().then(
     (code) => {
       if (code != null) process.exit(code);

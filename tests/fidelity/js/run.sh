@@ -6,6 +6,8 @@
 #   tests/fidelity/js/run.sh --runs 1 --out /tmp/fx
 #   tests/fidelity/js/run.sh --captures           # raw capture bodies -> tests/fidelity/captures/js/
 #   tests/fidelity/js/run.sh --captures --wire 0.3 --runs 1 --out /tmp/cap
+#   tests/fidelity/js/run.sh --subscribe          # resubscribe / second_client / wire=0.3 -> tests/fidelity/fixtures/js/subscribe/
+#   tests/fidelity/js/run.sh --subscribe --only 'ending=input&resubscribe=3' --runs 1 --out /tmp/sub
 #   tests/fidelity/js/run.sh --probes-only --long-probes   # also the ~5.5 min Node fetch timeout probes
 #
 # Needs only the npm registry: it runs (idempotently) `npm ci` from package-lock.json
@@ -42,5 +44,9 @@ cd "$here"
 if [[ "${1:-}" == "--captures" ]]; then
   shift
   exec "$node" "$here/recorder.mjs" captures "$@"
+fi
+if [[ "${1:-}" == "--subscribe" ]]; then
+  shift
+  exec "$node" "$here/recorder.mjs" subscribe "$@"
 fi
 exec "$node" "$here/recorder.mjs" record "$@"

@@ -12,6 +12,7 @@ of executions are written as JSON fixtures under
 Usage (normally through ./run.sh, which prepares the pinned venv):
     recorder.py record [--runs 3] [--only QUERY ...] [--out DIR] [--probes|--no-probes]
     recorder.py captures [--runs 2] [--wire 1.0|0.3 ...] [--out DIR]   (raw bodies, see README)
+    recorder.py subscribe [--runs 3] [--only QUERY ...] [--out DIR]   (SPEC section 9: subscribe.py)
     recorder.py serve CONFIG_JSON        (internal: the server child process)
 
 Scenario keys are the lab's own (SPEC section 4); `step_ms` is shortened to
@@ -1698,6 +1699,12 @@ def main() -> int:
     cap.add_argument('--runs', type=int, default=2)
     cap.add_argument('--out', default=str(CAPTURE_OUT))
     cap.add_argument('--wire', action='append', choices=['1.0', '0.3'], help='only this wire (repeatable)')
+    sb = sub.add_parser('subscribe', help='record the resubscribe / second_client / wire=0.3 fixtures '
+                        '(tests/fidelity/fixtures/python/subscribe/, see subscribe.py)')
+    sb.add_argument('--runs', type=int, default=3)
+    sb.add_argument('--only', action='append', help='record only this scenario (repeatable; merges into index.json)')
+    sb.add_argument('--out', default=None)
+    sb.add_argument('--list', action='store_true', help='print the matrix and exit')
     lst = sub.add_parser('list', help='print the scenario matrix')
     del lst
     args = ap.parse_args()
@@ -1709,6 +1716,14 @@ def main() -> int:
         return 0
     if args.cmd == 'captures':
         return asyncio.run(captures(args))
+    if args.cmd == 'subscribe':
+        import subscribe  # noqa: PLC0415 (imports this file as `recorder`)
+
+        if args.list:
+            print('\n'.join(subscribe.MATRIX))
+            return 0
+        args.out = args.out or str(subscribe.SUB_OUT)
+        return asyncio.run(subscribe.record(args))
     return asyncio.run(record(args))
 
 

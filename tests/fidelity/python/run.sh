@@ -6,6 +6,8 @@
 #   tests/fidelity/python/run.sh --runs 1 --out /tmp/fx
 #   tests/fidelity/python/run.sh --captures           # raw capture bodies -> tests/fidelity/captures/python/
 #   tests/fidelity/python/run.sh --captures --wire 0.3 --runs 1 --out /tmp/cap
+#   tests/fidelity/python/run.sh --subscribe          # resubscribe / second_client / wire=0.3 -> tests/fidelity/fixtures/python/subscribe/
+#   tests/fidelity/python/run.sh --subscribe --only 'ending=input&resubscribe=3' --runs 1 --out /tmp/sub
 #
 # Needs only PyPI: it creates (idempotently) a venv with the pinned packages.
 # Environment:
@@ -64,5 +66,9 @@ fi
 if [[ "${1:-}" == "--captures" ]]; then
   shift
   exec "$venv/bin/python" "$here/recorder.py" captures "$@"
+fi
+if [[ "${1:-}" == "--subscribe" ]]; then
+  shift
+  exec "$venv/bin/python" "$here/recorder.py" subscribe "$@"
 fi
 exec "$venv/bin/python" "$here/recorder.py" record "$@"

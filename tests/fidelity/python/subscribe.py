@@ -1,0 +1,895 @@
+"""Subscribers and the A2A 0.3 wire (SPEC section 9), measured on a2a-sdk 1.3.0.
+
+`recorder.py subscribe [--runs 3] [--only QUERY ...] [--out DIR]` runs the same
+server, executor and side channel as `recorder.py record`, with a client driver
+that can also
+
+* drop its stream after delivered event k and call SubscribeToTask
+  (0.3: `tasks/resubscribe`) on the task (`resubscribe=k`),
+* let a second client call SubscribeToTask after the first client's delivered
+  event k and read that stream beside the first (`second_client=k`),
+* speak A2A 0.3 to the SDK's 0.3 compatibility mode (`wire=0.3`:
+  `create_jsonrpc_routes(handler, rpc_url='/', enable_v0_3_compat=True)` plus a
+  card interface of protocol_version 0.3; a raw httpx client with the 0.3 method
+  names, no A2A-Version header, httpx's default 5 s timeouts like the SDK client).
+
+The fixtures go to tests/fidelity/fixtures/python/subscribe/ (own index.json), one
+file per stable scenario; the existing fixtures and their index are untouched.
+Every stream of every client is kept: its events in order, how it ended, the
+JSON-RPC error it answered with, the raw SSE text (first run). See the README.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import platform
+import tempfile
+import time
+import traceback
+import uuid
+
+from pathlib import Path
+from typing import Any
+
+import recorder as R
+
+
+SUB_OUT = R.HERE.parent / 'fixtures' / 'python' / 'subscribe'
+SUB_DEFAULTS = {'resubscribe': 'none', 'second_client': 'none', 'wire': '1.0'}
+MAX_SUBSCRIPTIONS = 2  # a client re-subscribes at most this often in one run
+RECONNECT_FOR_S = 15.0  # how long a re-subscribing client retries a refused connection
+
+# The defaults deliver 6 events: T(SUBMITTED) S(WORKING) A A A S(COMPLETED).
+_DEFAULT_EVENTS = 6
+_ENDING_LAST = {'fail': 6, 'input': 6, 'auth': 6, 'return': 5, 'never': 5}
+
+MATRIX: list[str] = (
+    [f'resubscribe={k}' for k in range(1, _DEFAULT_EVENTS + 1)]
+    + [f'ending={e}&resubscribe={k}' for e, last in _ENDING_LAST.items() for k in (3, last)]
+    + [f'restart=2&store={s}&resubscribe={k}' for s in ('memory', 'database') for k in (3, 5)]
+    + ['cancel=1&resubscribe=3', 'cancel=1&resubscribe=4', 'cancel=2&resubscribe=3',
+       'late=0&resubscribe=3', 'late=0&resubscribe=6', 'late=300&resubscribe=6']
+    + [f'second_client={k}' for k in range(1, _DEFAULT_EVENTS + 1)]
+    + ['ending=input&second_client=3', 'ending=auth&second_client=3', 'ending=return&second_client=3',
+       'ending=never&second_client=3', 'late=0&second_client=3', 'cancel=1&second_client=3']
+    # every scenario of the existing matrix on the A2A 0.3 wire
+    + [('wire=0.3' if q == 'defaults' else f'{q}&wire=0.3') for q in R.MATRIX]
+    + ['resubscribe=3&wire=0.3', 'resubscribe=6&wire=0.3', 'second_client=3&wire=0.3',
+       'second_client=6&wire=0.3', 'ending=auth&resubscribe=6&wire=0.3',
+       'restart=2&store=memory&resubscribe=5&wire=0.3', 'restart=2&store=database&resubscribe=5&wire=0.3']
+)
+
+V03_STATE = {
+    'submitted': 'TASK_STATE_SUBMITTED', 'working': 'TASK_STATE_WORKING',
+    'input-required': 'TASK_STATE_INPUT_REQUIRED', 'auth-required': 'TASK_STATE_AUTH_REQUIRED',
+    'completed': 'TASK_STATE_COMPLETED', 'failed': 'TASK_STATE_FAILED',
+    'canceled': 'TASK_STATE_CANCELED', 'rejected': 'TASK_STATE_REJECTED', 'unknown': 'TASK_STATE_UNKNOWN',
+}
+V03_KIND = {'task': 'task', 'status-update': 'statusUpdate', 'artifact-update': 'artifactUpdate',
+            'message': 'message'}
+V03_METHOD = {'SendStreamingMessage': 'message/stream', 'SendMessage': 'message/send',
+              'SubscribeToTask': 'tasks/resubscribe', 'GetTask': 'tasks/get', 'CancelTask': 'tasks/cancel'}
+
+
+def parse_query(query: str) -> tuple[dict[str, str], dict[str, str]]:
+    """The lab's keys (recorder.parse_scenario) plus SPEC section 9's three."""
+    extra = dict(SUB_DEFAULTS)
+    rest, seen = [], set()
+    for pair in ([] if query in ('', 'defaults') else query.split('&')):
+        key, _, value = pair.partition('=')
+        if key in SUB_DEFAULTS:
+            if key in seen:
+                raise ValueError(f'repeated key {key!r}')
+            seen.add(key)
+            extra[key] = value
+        else:
+            rest.append(pair)
+    cfg = R.parse_scenario('&'.join(rest) or 'defaults')
+    for key in ('resubscribe', 'second_client'):
+        if extra[key] != 'none' and not (extra[key].isdigit() and int(extra[key]) >= 1):
+            raise ValueError(f'{key} must be none or k >= 1')
+        if extra[key] != 'none' and cfg['client'] != 'stream':
+            raise ValueError(f'{key} needs client=stream')
+    if extra['wire'] not in ('1.0', '0.3'):
+        raise ValueError("wire must be '1.0' or '0.3'")
+    return cfg, extra
+
+
+def norm_state(s: Any) -> Any:
+    if isinstance(s, str) and not s.startswith('TASK_STATE_'):
+        return V03_STATE.get(s, s)
+    return s
+
+
+def texts(parts: list[dict[str, Any]]) -> list[Any]:
+    return [p.get('text') for p in parts]
+
+
+def norm_event(result: Any, terminal_seen: bool) -> dict[str, Any]:
+    """One wire event (1.0 or 0.3) in the fixtures' form; states in the 1.0 spelling."""
+    if isinstance(result, dict) and isinstance(result.get('kind'), str):  # A2A 0.3: flat, tagged
+        kind, body = V03_KIND.get(result['kind'], 'unknown'), result
+    elif isinstance(result, dict):
+        kind = R.kind_of(result)
+        body = result.get(kind, {})
+    else:
+        kind, body = 'unknown', {}
+    state = norm_state(body.get('status', {}).get('state')) if kind in ('task', 'statusUpdate') else None
+    ev: dict[str, Any] = {
+        'kind': kind,
+        'state': state,
+        'artifact_id': body.get('artifact', {}).get('artifactId') if kind == 'artifactUpdate' else None,
+        'append': bool(body.get('append', False)) if kind == 'artifactUpdate' else False,
+        'last_chunk': bool(body.get('lastChunk', False)) if kind == 'artifactUpdate' else False,
+        'after_terminal': terminal_seen,
+    }
+    if 'final' in body:
+        ev['final'] = body['final']
+    if kind == 'artifactUpdate':
+        ev['parts'] = texts(body.get('artifact', {}).get('parts', []))
+    if kind == 'task':
+        arts = body.get('artifacts', [])
+        ev['artifacts'] = len(arts)
+        ev['parts'] = [t for a in arts for t in texts(a.get('parts', []))]
+        ev['history'] = len(body.get('history', []))
+    return ev
+
+
+def events_of(results: list[Any]) -> list[dict[str, Any]]:
+    out, seen = [], False
+    for r in results:
+        ev = norm_event(r, seen)
+        out.append(ev)
+        seen = seen or ev['state'] in R.TERMINAL
+    return out
+
+
+def task_summary(task: dict[str, Any]) -> dict[str, Any]:
+    s = R.task_summary(task)
+    s['state'] = norm_state(s['state'])
+    return s
+
+
+def rpc_error_in(raw: bytes, content_type: str) -> dict[str, Any] | None:
+    """The JSON-RPC error of a body: a JSON answer, or an SSE event holding one."""
+    items: list[Any] = []
+    if 'text/event-stream' in content_type:
+        items = [ev['data'] for ev in R.parse_sse(raw)]
+    else:
+        with contextlib.suppress(Exception):
+            items = [json.loads(raw)]
+    for it in items:
+        if isinstance(it, dict) and isinstance(it.get('error'), dict):
+            e = it['error']
+            return {'code': e.get('code'), 'message': e.get('message'), 'data': e.get('data')}
+    return None
+
+
+def results_in(raw: bytes, content_type: str) -> list[Any]:
+    if 'text/event-stream' in content_type:
+        return [ev['data']['result'] for ev in R.parse_sse(raw)
+                if isinstance(ev['data'], dict) and 'result' in ev['data']]
+    with contextlib.suppress(Exception):
+        obj = json.loads(raw)
+        if isinstance(obj, dict) and 'result' in obj:
+            return [obj['result']]
+    return []
+
+
+def is_timeout(e: BaseException) -> bool:
+    import httpx
+
+    from a2a.client import A2AClientTimeoutError
+
+    while e is not None:
+        if isinstance(e, (A2AClientTimeoutError, httpx.TimeoutException)):
+            return True
+        e = e.__cause__ or e.__context__
+    return False
+
+
+class Client:
+    """One A2A client on one wire: the SDK's own client (1.0) or raw httpx (0.3)."""
+
+    def __init__(self, run: SubRun, name: int, streaming: bool) -> None:
+        self.run, self.name, self.streaming = run, name, streaming
+        self.wire = run.extra['wire']
+        self.rpc_id = 0
+
+    async def open(self) -> None:
+        import httpx
+
+        timeout = self.run.timeout
+        if self.wire == '1.0':
+            from a2a.client import ClientConfig, ClientFactory
+            from a2a.client.card_resolver import A2ACardResolver
+
+            self.tee = R.make_tee_transport()
+            self.http = httpx.AsyncClient(transport=self.tee)
+            card = await A2ACardResolver(self.http, self.run.base_url).get_agent_card()
+            self.sdk = ClientFactory(ClientConfig(streaming=self.streaming, httpx_client=self.http)).create(card)
+            from a2a.client import ClientCallContext
+
+            self.ctx = ClientCallContext(timeout=timeout) if timeout is not None else None
+        else:
+            # httpx's defaults (5 s), the timeouts the SDK's factory gives its own client
+            self.http = httpx.AsyncClient(timeout=httpx.Timeout(timeout) if timeout is not None else httpx.Timeout(5.0))
+            self.sdk = None
+
+    async def close(self) -> None:
+        with contextlib.suppress(Exception):
+            if self.sdk is not None:
+                await self.sdk.close()
+        with contextlib.suppress(Exception):
+            await self.http.aclose()
+
+    # --- requests ------------------------------------------------------------
+    def message(self, message_id: str, task_id: str | None = None, context_id: str | None = None,
+                text: str = R.USER_TEXT, metadata: dict[str, Any] | None = None) -> Any:
+        if self.wire == '1.0':
+            return self.run.make_request(message_id, task_id, context_id, text, metadata)
+        msg: dict[str, Any] = {'kind': 'message', 'messageId': message_id, 'role': 'user',
+                               'parts': [{'kind': 'text', 'text': text}]}
+        if task_id:
+            msg['taskId'] = task_id
+        if context_id:
+            msg['contextId'] = context_id
+        if metadata:
+            msg['metadata'] = metadata
+        return msg
+
+    def v03(self, method: str, params: dict[str, Any]) -> dict[str, Any]:
+        self.rpc_id += 1
+        return {'jsonrpc': '2.0', 'id': self.rpc_id, 'method': method, 'params': params}
+
+    async def unary(self, method: str, task_id: str) -> tuple[Any, dict[str, Any] | None]:
+        """GetTask / CancelTask: (result dict or None, JSON-RPC error or None); raises on transport errors."""
+        if self.wire == '1.0':
+            from a2a.types.a2a_pb2 import CancelTaskRequest, GetTaskRequest
+
+            n = len(self.tee.exchanges)
+            call = self.sdk.get_task(GetTaskRequest(id=task_id)) if method == 'GetTask' \
+                else self.sdk.cancel_task(CancelTaskRequest(id=task_id))
+            try:
+                await asyncio.wait_for(call, 10)
+            except Exception:
+                if len(self.tee.exchanges) <= n:
+                    raise
+                err = R.rpc_error_of(self.tee.exchanges[n])
+                if err is None:
+                    raise
+                return None, err
+            return json.loads(bytes(self.tee.exchanges[n]['raw']))['result'], None
+        body = self.v03(V03_METHOD[method], {'id': task_id})
+        resp = await self.http.post(self.run.base_url + '/', json=body, timeout=10)
+        obj = resp.json()
+        return obj.get('result'), obj.get('error')
+
+    async def get_task(self, task_id: str | None) -> tuple[Any, Any]:
+        if not task_id:
+            return {'error': 'no task id known'}, None
+        try:
+            res, err = await self.unary('GetTask', task_id)
+        except Exception as e:  # noqa: BLE001
+            return {'error': f'{type(e).__name__}: {e}', 'code': None}, None
+        if err is not None:
+            if err.get('code') == -32001:
+                return 'lost', {'error': err}
+            return {'error': err.get('message'), 'code': err.get('code')}, {'error': err}
+        return task_summary(res), res
+
+    async def cancel(self, task_id: str) -> dict[str, Any]:
+        out: dict[str, Any] = {'sent_at_ms': self.run.ms()}
+        try:
+            res, err = await self.unary('CancelTask', task_id)
+            if err is None:
+                st = norm_state(res.get('status', {}).get('state'))
+                out.update(result='canceled' if st == 'TASK_STATE_CANCELED' else 'returned',
+                           returned_state=st, code=None, message=None, wire=res)
+            else:
+                code = err.get('code')
+                out.update(result='not_cancelable' if code == -32002 else 'error', code=code,
+                           message=err.get('message'), wire_error=err)
+        except TimeoutError:
+            out.update(result='hung', code=None, message='CancelTask did not answer in 10 s')
+        except Exception as e:  # noqa: BLE001
+            out.update(result='error', code=None, message=f'{type(e).__name__}: {e}')
+        out['answered_at_ms'] = self.run.ms()
+        return out
+
+    # --- streams -------------------------------------------------------------
+    async def call(self, role: str, method: str, arg: Any, drop_after: int | None = None,
+                   on_event=None) -> dict[str, Any]:  # noqa: ANN001
+        """One SendStreamingMessage / SendMessage / SubscribeToTask under the watchdog.
+
+        Delivers events one by one (on_event(count)); with drop_after=k the client
+        drops the connection right after delivered event k."""
+        rec: dict[str, Any] = {
+            'client': self.name, 'role': role,
+            'method': method if self.wire == '1.0' else V03_METHOD[method],
+            'started_ms': self.run.ms(), 'http_status': None, 'content_type': '',
+            'results': [], 'event_ms': [], 'raw': bytearray(),
+            'end': None, 'end_error': None, 'dropped_wall': None,
+        }
+
+        def deliver(result: Any) -> bool:
+            rec['results'].append(result)
+            rec['event_ms'].append(self.run.ms())
+            if isinstance(result, dict):
+                self.run.note_task(result)
+            if on_event is not None:
+                on_event(len(rec['results']))
+            if drop_after is not None and (drop_after(result) if callable(drop_after)
+                                           else len(rec['results']) >= drop_after):
+                rec['dropped_wall'] = time.time()
+                return True
+            return False
+
+        async def read_sdk() -> str | None:
+            from a2a.types.a2a_pb2 import SubscribeToTaskRequest
+
+            n = len(self.tee.exchanges)
+            gen = self.sdk.subscribe(SubscribeToTaskRequest(id=arg), context=self.ctx) if method == 'SubscribeToTask' \
+                else self.sdk.send_message(arg, context=self.ctx)
+            try:
+                async for _resp in gen:
+                    ex = self.tee.exchanges[n]
+                    got = results_in(bytes(ex['raw']), ex.get('content_type', ''))
+                    if len(got) <= len(rec['results']):  # cannot happen: the SDK parsed it from these bytes
+                        raise RuntimeError('event not found in the raw body')
+                    if deliver(got[len(rec['results'])]):
+                        return 'dropped_by_client'
+            finally:
+                await gen.aclose()
+            return None
+
+        async def read_v03() -> str | None:
+            body = self.v03(rec['method'], {'id': arg} if method == 'SubscribeToTask' else {
+                'message': arg, **({'configuration': {'blocking': True}} if method == 'SendMessage' else {})})
+            if method == 'SendMessage':
+                resp = await self.http.post(self.run.base_url + '/', json=body)
+                rec['http_status'], rec['content_type'] = resp.status_code, resp.headers.get('content-type', '')
+                rec['raw'].extend(resp.content)
+                for r in results_in(bytes(rec['raw']), rec['content_type']):
+                    deliver(r)
+                return None
+            async with self.http.stream('POST', self.run.base_url + '/', json=body,
+                                        headers={'Accept': 'text/event-stream'}) as resp:
+                rec['http_status'], rec['content_type'] = resp.status_code, resp.headers.get('content-type', '')
+                async for chunk in resp.aiter_raw():
+                    rec['raw'].extend(chunk)
+                    got = results_in(bytes(rec['raw']), rec['content_type'])
+                    while len(rec['results']) < len(got):
+                        if deliver(got[len(rec['results'])]):
+                            return 'dropped_by_client'  # leaving the block closes the connection
+                if 'text/event-stream' not in rec['content_type']:
+                    for r in results_in(bytes(rec['raw']), rec['content_type']):
+                        deliver(r)
+            return None
+
+        n_before = len(self.tee.exchanges) if self.wire == '1.0' else 0
+        end, error = await self.run.watched(read_sdk if self.wire == '1.0' else read_v03)
+        if self.wire == '1.0' and len(self.tee.exchanges) > n_before:
+            ex = self.tee.exchanges[n_before]
+            rec['raw'], rec['http_status'] = ex['raw'], ex.get('status')
+            rec['content_type'] = ex.get('content_type', '')
+        raw = bytes(rec['raw'])
+        err = rpc_error_in(raw, rec['content_type'])
+        rec['rpc_error'] = err
+        rec['buffered_after_drop'] = 0
+        if end == 'dropped_by_client':
+            rec['buffered_after_drop'] = len(results_in(raw, rec['content_type'])) - len(rec['results'])
+        if end == 'closed' and error is not None:
+            if err is not None:
+                end = 'error'
+            elif is_timeout(error):
+                end = 'timed_out'
+            else:
+                end = 'broken'
+            # no HTTP answer at all: the connection failed (refused, or reset by a dying server)
+            rec['no_response'] = rec['http_status'] is None and not raw
+        elif end == 'closed' and err is not None:
+            end = 'error'
+        if end == 'closed' and method == 'SendMessage':
+            end = 'returned'
+        rec['end'], rec['end_error'] = end, (f'{type(error).__name__}: {error}' if error else None)
+        rec['ended_ms'] = self.run.ms()
+        return rec
+
+
+class SubRun(R.Run):
+    """One run of one scenario with the keys of SPEC section 9."""
+
+    def __init__(self, query: str, cfg: dict[str, str], extra: dict[str, str], workdir: Path) -> None:
+        super().__init__(query, cfg, workdir, R.WATCHDOG_S)
+        self.extra = extra
+        self.timeout = None if cfg['timeout_ms'] == 'none' else int(cfg['timeout_ms']) / 1000.0
+        self.t0 = time.monotonic()
+        self.t0_wall = time.time()
+
+    def server_conf(self) -> dict[str, Any]:
+        conf = super().server_conf()
+        if self.extra['wire'] == '0.3':
+            conf['v03_compat'] = True
+        return conf
+
+    @property
+    def base_url(self) -> str:
+        return f'http://127.0.0.1:{self.port}'
+
+    def ms(self) -> int:
+        return round((time.monotonic() - self.t0) * 1000)
+
+    def note_task(self, result: dict[str, Any]) -> None:
+        body = result if result.get('kind') == 'task' else result.get('task')
+        if isinstance(body, dict) and body.get('id') and not self.task_id:
+            self.task_id, self.context_id = body['id'], body.get('contextId')
+
+    async def watched(self, fn) -> tuple[str, BaseException | None]:  # noqa: ANN001
+        """The recorder's watchdog: open 3 s after the executor went quiet = hung."""
+        task = asyncio.ensure_future(fn())
+        start = time.monotonic()
+        while not task.done():
+            await asyncio.wait({task}, timeout=0.05)
+            recs = R.read_side(self.side_path)
+            last = max([r['t'] for r in recs], default=time.time())
+            if not task.done() and time.time() - last > self.watchdog_s and time.monotonic() - start > self.watchdog_s:
+                task.cancel()
+                with contextlib.suppress(BaseException):
+                    await task
+                return 'hung', None
+        try:
+            return task.result() or 'closed', None
+        except Exception as e:  # noqa: BLE001
+            return 'closed', e
+
+    async def subscribe(self, client: Client, role: str, streams: list[dict[str, Any]]) -> dict[str, Any]:
+        """SubscribeToTask; a call without any HTTP answer (the server is restarting) is retried."""
+        deadline = time.monotonic() + RECONNECT_FOR_S
+        attempts = 0
+        while True:
+            attempts += 1
+            rec = await client.call(role, 'SubscribeToTask', self.task_id)
+            if not (rec['end'] == 'broken' and rec.get('no_response')) or time.monotonic() > deadline:
+                break
+            await asyncio.sleep(0.1)
+        rec['connect_attempts'] = attempts
+        streams.append(rec)
+        return rec
+
+    async def execute(self) -> dict[str, Any]:  # noqa: PLR0912, PLR0915
+        cfg, extra = self.cfg, self.extra
+        await self.start_server()
+        c1 = Client(self, 1, cfg['client'] == 'stream')
+        await c1.open()
+        c2 = None
+        if extra['second_client'] != 'none':
+            # ready before the run starts, so its setup does not delay the run's triggers
+            c2 = Client(self, 2, True)
+            await c2.open()
+        self.t0, self.t0_wall = time.monotonic(), time.time()
+        streams: list[dict[str, Any]] = []
+        side_tasks: list[asyncio.Future] = []
+        cancel_info: dict[str, Any] = {}
+        restart_info: dict[str, Any] = {}
+        attempts: list[dict[str, Any]] = []
+        delivered1 = {'n': 0}
+        reached: dict[int, asyncio.Event] = {}
+
+        def on_first_stream(count: int) -> None:
+            delivered1['n'] = count
+            for k, ev in reached.items():
+                if count >= k:
+                    ev.set()
+
+        async def do_cancel(k: int) -> None:
+            if not await self.trigger_after_chunk(k):
+                cancel_info['result'] = 'not_sent'
+                return
+            cancel_info.update(await c1.cancel(self.task_id or self.task_id_from_side()))
+
+        async def do_restart(k: int) -> None:
+            if not await self.trigger_after_chunk(k):
+                restart_info['done'] = False
+                return
+            self.server.kill()
+            restart_info['killed_at_ms'] = self.ms()
+            self.server = R.ServerProc(self.server_conf(), self.log_path)
+            self.server.start()
+            await self.server.wait_ready()
+            restart_info['back_at_ms'] = self.ms()
+            restart_info['done'] = True
+
+        second: dict[str, Any] = {}
+
+        async def do_second(k: int) -> None:
+            ev = reached.setdefault(k, asyncio.Event())
+            first_done = second['first_done']
+            waiter = asyncio.ensure_future(ev.wait())
+            await asyncio.wait({waiter, first_done}, return_when=asyncio.FIRST_COMPLETED)
+            if not ev.is_set():
+                waiter.cancel()
+                second['skipped'] = f'the first stream ended after {delivered1["n"]} events, before event {k}'
+                return
+            try:
+                rec = await self.subscribe(c2, 'second_client', streams)
+                rec['after_event'] = k
+            finally:
+                await c2.close()
+
+        if cfg['cancel'] != 'none':
+            side_tasks.append(asyncio.ensure_future(do_cancel(int(cfg['cancel']))))
+        restart_task = None
+        if cfg['restart'] != 'none':
+            restart_task = asyncio.ensure_future(do_restart(int(cfg['restart'])))
+            side_tasks.append(restart_task)
+        second_task = None
+        if extra['second_client'] != 'none':
+            second['first_done'] = asyncio.get_running_loop().create_future()
+            second_task = asyncio.ensure_future(do_second(int(extra['second_client'])))
+        if self.timeout is not None:
+            self.notes.append(
+                f'timeout_ms={cfg["timeout_ms"]}: ' + (
+                    f'ClientCallContext(timeout={self.timeout}), httpx per-read timeouts' if extra['wire'] == '1.0'
+                    else f'httpx.Timeout({self.timeout}) on the raw 0.3 client, per read as the SDK client'))
+
+        send = 'SendStreamingMessage' if cfg['client'] == 'stream' else 'SendMessage'
+        message_id = f'msg-{uuid.uuid4()}'
+        resub = None if extra['resubscribe'] == 'none' else int(extra['resubscribe'])
+
+        def first_artifact(result: Any) -> bool:
+            return norm_event(result, False)['kind'] == 'artifactUpdate'
+        if cfg['retry'] == 'on':
+            # attempt 1: the connection drops after the first artifact event; the
+            # client then re-sends the very same submission (same messageId)
+            a1 = await c1.call('send', send, c1.message(message_id), drop_after=first_artifact)
+            streams.append(a1)
+            attempts.append({'task_id': self.task_id, 'end': a1['end']})
+            self.task_id = None
+            a2 = await c1.call('retry', send, c1.message(message_id))
+            streams.append(a2)
+            attempts.append({'task_id': self.task_id, 'end': a2['end']})
+            self.notes.append('retry: attempt 1 dropped by the client after its first artifact event, then the '
+                              f'identical request (same messageId {message_id}) was sent again')
+        elif cfg['interrupt'] != 'none':
+            rec = await c1.call('send', send, c1.message(message_id), on_event=on_first_stream)
+            streams.append(rec)
+            attempts.append({'task_id': self.task_id, 'end': rec['end']})
+            for _round in range(3):
+                got, _ = await c1.get_task(self.task_id)
+                st = got['state'] if isinstance(got, dict) else None
+                if st == 'TASK_STATE_AUTH_REQUIRED':
+                    follow = c1.message(f'msg-{uuid.uuid4()}', self.task_id, self.context_id,
+                                        text='Signed in (authz:7).', metadata={'authorizationReceipt': 'authz:7'})
+                elif st == 'TASK_STATE_INPUT_REQUIRED':
+                    follow = c1.message(f'msg-{uuid.uuid4()}', self.task_id, self.context_id, text='Home, please.')
+                else:
+                    break
+                rec = await c1.call('resume', send, follow)
+                streams.append(rec)
+                attempts.append({'task_id': self.task_id, 'end': rec['end'], 'resumed_from': st})
+        else:
+            rec = await c1.call('send', send, c1.message(message_id), drop_after=resub, on_event=on_first_stream)
+            streams.append(rec)
+            if second:
+                second['first_done'].set_result(True)
+            if resub is not None:
+                subs = 0
+                last = rec
+                # the client re-subscribes after its own drop, and after a stream the
+                # server broke (a restart); never after a stream the server closed
+                while subs < MAX_SUBSCRIPTIONS and last['end'] in ('dropped_by_client', 'broken'):
+                    if self.task_id is None:
+                        self.task_id = self.task_id_from_side()
+                    subs += 1
+                    last = await self.subscribe(c1, 'resubscribe', streams)
+                if rec['end'] != 'dropped_by_client':
+                    self.notes.append(f'resubscribe={resub}: the first stream ended ({rec["end"]}) after '
+                                      f'{len(rec["results"])} events, before event {resub}')
+        if second and not second['first_done'].done():
+            second['first_done'].set_result(True)
+        call_end_ms = self.ms()
+
+        if self.task_id is None:
+            self.task_id = self.task_id_from_side()
+        if restart_task is not None:
+            with contextlib.suppress(Exception):
+                await asyncio.wait_for(asyncio.shield(restart_task), 30)
+        get_after, _ = await c1.get_task(self.task_id)
+        for t in side_tasks + ([second_task] if second_task else []):
+            try:
+                await asyncio.wait_for(t, 20)
+            except Exception as e:  # noqa: BLE001
+                self.notes.append(f'side task failed: {e!r}')
+        n = int(cfg['chunks'])
+        late = 0 if cfg['late'] == 'off' else int(cfg['late'])
+        await asyncio.sleep(max(0.6, (n * R.RECORD_STEP_MS + late) / 1000.0 + 0.4))
+        get_settled, settled_wire = await c1.get_task(self.task_id)
+        first_attempt = None
+        if cfg['retry'] == 'on' and attempts and attempts[0]['task_id']:
+            first_attempt, _ = await c1.get_task(attempts[0]['task_id'])
+        await c1.close()
+        if self.server:
+            self.server.kill()
+        return self.assemble(streams, get_after, get_settled, settled_wire, cancel_info, restart_info,
+                             attempts, first_attempt, call_end_ms, second)
+
+    def assemble(self, streams, get_after, get_settled, settled_wire, cancel_info, restart_info,  # noqa: ANN001, PLR0913
+                 attempts, first_attempt, call_end_ms, second) -> dict[str, Any]:  # noqa: ANN001
+        cfg = self.cfg
+        side = R.read_side(self.side_path)
+        is_stream = cfg['client'] == 'stream'
+        out_streams = []
+        streams = sorted(streams, key=lambda s: (s['started_ms'], s['client']))
+        for s in streams:
+            evs = events_of(s['results'])
+            for ev, t in zip(evs, s['event_ms'], strict=True):
+                ev['ms'] = t
+            o = {k: s[k] for k in ('client', 'role', 'method', 'started_ms', 'ended_ms', 'http_status', 'content_type')}
+            if 'after_event' in s:
+                o['after_event'] = s['after_event']
+            o['events'] = evs
+            o['end'] = s['end']
+            o['end_error'] = s['end_error']
+            o['rpc_error'] = s['rpc_error']
+            if s.get('buffered_after_drop'):
+                o['buffered_after_drop'] = s['buffered_after_drop']
+            if s.get('connect_attempts', 1) > 1:
+                o['connect_attempts'] = s['connect_attempts']
+            o['wire'] = s['results']
+            o['_raw'] = bytes(s['raw']).decode('utf-8', 'replace')
+            out_streams.append(o)
+        # client 1's events, across its streams, in order (the existing fixtures' `events`)
+        c1 = [s for s in streams if s['client'] == 1]
+        wire1 = [r for s in c1 for r in s['results']]
+        events = events_of(wire1)
+        last1 = c1[-1] if c1 else None
+        top_end = None
+        if last1 is not None:
+            top_end = {'broken': 'closed', 'error': 'closed'}.get(last1['end'], last1['end'])
+            if not is_stream and top_end == 'closed':
+                top_end = 'returned'
+        delivered = set()
+        for s in streams:
+            for r in s['results']:
+                ev = norm_event(r, False)
+                delivered.update(ev.get('parts', []))
+        if isinstance(settled_wire, dict):
+            for a in settled_wire.get('artifacts', []):
+                delivered.update(texts(a.get('parts', [])))
+        n = int(cfg['chunks'])
+        done_steps = sorted({r['i'] for r in side if r['ev'] == 'work_done'})
+        orphaned = [i for i in done_steps if R.step_text(i, n) not in delivered]
+        if cfg['restart'] != 'none':
+            if orphaned:
+                self.notes.append(f'steps lost with the killed process: {orphaned}')
+            orphaned = []
+        run: dict[str, Any] = {
+            'streams': out_streams,
+            'events': events,  # client 1's events across its streams (each stream holds its own `wire`)
+            'stream': top_end if is_stream else None,
+            'call': top_end if not is_stream else None,
+            'end_error': last1['end_error'] if last1 else None,
+            'blocking_result_artifacts': None,
+            'blocking_result_state': None,
+            'get_task_after': get_after,
+            'get_task_settled': get_settled,
+            'get_task_settled_wire': settled_wire,
+            'cancel_result': cancel_info.get('result'),
+            'cancel_error_code': cancel_info.get('code'),
+            'cancel': cancel_info or None,
+            'orphaned_steps': len(orphaned),
+            'orphaned_step_numbers': orphaned,
+            'executions': sum(1 for r in side if r['ev'] == 'execute_start'),
+            'steps_done': done_steps,
+            'chunks_enqueued': sorted({r['i'] for r in side if r['ev'] == 'enqueued_chunk'}),
+            'call_end_ms': call_end_ms,
+        }
+        if not is_stream:
+            tasks = [norm_event(r, False) for r in wire1]
+            tasks = [(r, e) for r, e in zip(wire1, tasks, strict=True) if e['kind'] == 'task']
+            if tasks:
+                body = tasks[-1][0].get('task', tasks[-1][0])
+                run['blocking_result_artifacts'] = len(body.get('artifacts', []))
+                run['blocking_result_state'] = tasks[-1][1]['state']
+        if restart_info:
+            run['restart'] = restart_info
+        if attempts:
+            run['attempts'] = attempts
+            ids = []
+            for a in attempts:
+                if a['task_id'] and a['task_id'] not in ids:
+                    ids.append(a['task_id'])
+            run['distinct_tasks'] = len(ids)
+            if first_attempt is not None:
+                run['first_attempt_task_settled'] = first_attempt
+        if cfg['interrupt'] != 'none':
+            resumes = [r for r in side if r['ev'] == 'resume']
+            run['resumed'] = bool(resumes)
+            run['resumes'] = [{'from_state': r['from_state'], 'receipt': r.get('receipt')} for r in resumes]
+            run['states'] = [e['state'] for e in events if e['state']]
+        drop = next((s for s in streams if s['client'] == 1 and s['dropped_wall']), None)
+        if drop is not None and self.extra['resubscribe'] != 'none':
+            run['executor_after_drop'] = executor_after(side, drop['dropped_wall'], self.t0_wall)
+        if second.get('skipped'):
+            self.notes.append('second_client: ' + second['skipped'])
+        run['side_channel'] = [
+            {k: v for k, v in r.items() if k not in ('t', 'pid')} | {'ms': round((r['t'] - self.t0_wall) * 1000)}
+            for r in side
+        ]
+        log = Path(self.log_path).read_text(encoding='utf-8', errors='replace') if Path(self.log_path).exists() else ''
+        run['server_log'] = [R._UUID.sub('<id>', line) for line in log.splitlines()
+                             if line.split(' ', 1)[0] in ('WARNING', 'ERROR', 'CRITICAL')][:30]
+        run['notes'] = '; '.join(self.notes)
+        return run
+
+
+def executor_after(side: list[dict[str, Any]], dropped_wall: float, t0_wall: float) -> dict[str, Any]:
+    """What the executor did after client 1 dropped its stream (from the side channel)."""
+    before = [r for r in side if r['t'] <= dropped_wall]
+    after = [r for r in side if r['t'] > dropped_wall]
+    finished_before = any(r['ev'] == 'execute_end' for r in before)
+    work = [r for r in after if r['ev'] in ('work_done', 'enqueued_chunk', 'ending', 'ended', 'enqueued_late')]
+    return {
+        'dropped_at_ms': round((dropped_wall - t0_wall) * 1000),
+        'executor_finished_before_drop': finished_before,
+        'kept_running': (not finished_before) and bool(work),
+        'cancelled': any(r['ev'] == 'execute_cancelled' for r in after),
+        'after_drop': [r['ev'] + (f' {r["i"]}' if 'i' in r else '') for r in after],
+    }
+
+
+# ---------------------------------------------------------------------------
+# Stability, files, index
+# ---------------------------------------------------------------------------
+
+
+def stream_key(s: dict[str, Any]) -> dict[str, Any]:
+    return {
+        'client': s['client'], 'role': s['role'], 'method': s['method'], 'after_event': s.get('after_event'),
+        'events': [{k: v for k, v in e.items() if k != 'ms'} for e in s['events']],
+        'end': s['end'], 'rpc_error_code': (s['rpc_error'] or {}).get('code'),
+    }
+
+
+def outcome_key(run: dict[str, Any]) -> str:
+    o = json.loads(R.outcome_key(run))
+    o['streams'] = [stream_key(s) for s in run['streams']]
+    ead = run.get('executor_after_drop')
+    o['executor_kept_running'] = None if ead is None else (ead['executor_finished_before_drop'], ead['kept_running'])
+    return json.dumps(o, sort_keys=True)
+
+
+def short_event(e: dict[str, Any]) -> str:
+    s = {'task': 'T', 'statusUpdate': 'S', 'artifactUpdate': 'A', 'message': 'M'}.get(e['kind'], e['kind'])
+    if e['state']:
+        s += ':' + e['state'].removeprefix('TASK_STATE_')
+    if e['kind'] == 'task' and e.get('parts'):
+        s += f'[{len(e["parts"])} parts]'
+    if e['kind'] == 'artifactUpdate' and e['artifact_id'] != R.TRACKING_ID:
+        s += '(' + str(e['artifact_id']) + ')'
+    if e.get('final') is True:
+        s += '^'
+    return s + ('!' if e['after_terminal'] else '')
+
+
+def executor_phrase(ead: dict[str, Any]) -> str:
+    if ead['executor_finished_before_drop']:
+        return 'had finished before the drop'
+    if ead['kept_running']:
+        return 'kept running after the drop' + (' until cancelled' if ead['cancelled'] else '')
+    return 'was cancelled after the drop' if ead['cancelled'] else 'did nothing after the drop'
+
+
+def describe(run: dict[str, Any]) -> str:
+    """One line per stream: `c1 send: T:SUBMITTED S:WORKING A -> dropped_by_client`."""
+    out = []
+    for s in run['streams']:
+        ev = ' '.join(short_event(e) for e in s['events']) or '(none)'
+        end = s['end'] + (f' {s["rpc_error"]["code"]}' if s['rpc_error'] else '')
+        out.append(f'c{s["client"]} {s["role"]}: {ev} -> {end}')
+    g = run['get_task_settled']
+    out.append('GetTask ' + (g if isinstance(g, str) else f'{str(g.get("state")).removeprefix("TASK_STATE_")}/{g.get("artifacts")}'))
+    ead = run.get('executor_after_drop')
+    if ead:
+        out.append('executor ' + executor_phrase(ead))
+    return '; '.join(out)
+
+
+async def record_one(query: str, runs: int) -> tuple[dict[str, Any], bool]:
+    cfg, extra = parse_query(query)
+    results = []
+    for i in range(runs):
+        with tempfile.TemporaryDirectory(prefix='a2a-subscribe-') as d:
+            run = SubRun(query, cfg, extra, Path(d))
+            try:
+                results.append(await run.execute())
+            except Exception as e:  # noqa: BLE001
+                if run.server:
+                    run.server.kill()
+                log = Path(run.log_path).read_text(errors='replace') if Path(run.log_path).exists() else ''
+                raise RuntimeError(f'{query} run {i + 1} failed: {e!r}\n{traceback.format_exc()}\n{log[-3000:]}') from e
+    keys = [outcome_key(r) for r in results]
+    stable = all(k == keys[0] for k in keys)
+    for j, r in enumerate(results):
+        for s in r['streams']:
+            raw = s.pop('_raw')
+            if j == 0:
+                s['raw'] = raw  # the body exactly as received (SSE or one JSON answer), first run only
+    fx = {
+        'sdk': f'a2a-sdk {R.SDK_VERSION}',
+        'python': platform.python_version(),
+        'scenario': query,
+        'inputs': {**{k: cfg[k] for k in R.KEY_ORDER}, **extra},
+        'step_ms': R.RECORD_STEP_MS,
+        'watchdog_ms': round(R.WATCHDOG_S * 1000),
+        'stable': stable,
+        'summary': describe(results[0]),
+        'runs': results,
+    }
+    if not stable:
+        variants: dict[str, dict[str, Any]] = {}
+        for k, r in zip(keys, results, strict=True):
+            variants.setdefault(k, {'runs': 0, 'summary': describe(r)})['runs'] += 1
+        fx['variants'] = list(variants.values())
+    return fx, stable
+
+
+async def record(args: Any) -> int:
+    out = Path(args.out)
+    out.mkdir(parents=True, exist_ok=True)
+    queries = args.only or MATRIX
+    for q in queries:
+        parse_query(q)
+    index_path = out / 'index.json'
+    old = json.loads(index_path.read_text()) if index_path.exists() and args.only else {}
+    entries = {e['scenario']: e for e in old.get('scenarios', [])}
+    unstable = {e['scenario']: e for e in old.get('unstable', [])}
+    started = time.monotonic()
+    for q in queries:
+        t = time.monotonic()
+        fx, stable = await record_one(q, args.runs)
+        name = R.file_stem(q) + '.json'
+        entries.pop(q, None)
+        unstable.pop(q, None)
+        if stable:
+            (out / name).write_text(json.dumps(fx, indent=1) + '\n', encoding='utf-8')
+            entries[q] = {'scenario': q, 'file': name, 'summary': fx['summary']}
+        else:
+            (out / name).unlink(missing_ok=True)  # only stable outcomes are fixtures
+            unstable[q] = {'scenario': q, 'runs': args.runs, 'variants': fx['variants']}
+        print(f'[{time.monotonic() - t:5.1f}s] {q}: stable={stable} {fx["summary"] if stable else fx["variants"]}',
+              flush=True)
+    order = {q: i for i, q in enumerate(MATRIX)}
+    index = {
+        'sdk': f'a2a-sdk {R.SDK_VERSION}',
+        'python': platform.python_version(),
+        'packages': R.sdk_versions(),
+        'handler': 'a2a.server.request_handlers.DefaultRequestHandler (= DefaultRequestHandlerV2 in 1.3.0)',
+        'wire_1.0': 'the SDK ClientFactory client (JSON-RPC; send_message / subscribe / get_task / cancel_task), '
+                    'bodies teed byte for byte; a second client is a second ClientFactory client on its own httpx client',
+        'wire_0.3': 'create_jsonrpc_routes(handler, rpc_url="/", enable_v0_3_compat=True) plus a card interface '
+                    'protocol_version 0.3; a raw httpx client (5 s default timeouts) sends message/stream, '
+                    'message/send (configuration.blocking true), tasks/resubscribe, tasks/get, tasks/cancel '
+                    'without an A2A-Version header',
+        'keys': {
+            'resubscribe': 'k: client 1 drops its stream right after delivered event k and calls SubscribeToTask '
+                           '(0.3: tasks/resubscribe) on the task; it subscribes again when a stream is broken by '
+                           'the server going away (a restart; refused connections retried until the fresh server '
+                           f'answers), at most {MAX_SUBSCRIPTIONS} subscriptions, never after a stream the server closed',
+            'second_client': 'k: after client 1 received event k, a second client calls SubscribeToTask and reads '
+                             'its stream while client 1 reads on',
+            'wire': '1.0 or 0.3 (see wire_1.0 / wire_0.3)',
+        },
+        'step_ms': R.RECORD_STEP_MS,
+        'watchdog_ms': round(R.WATCHDOG_S * 1000),
+        'runs_per_scenario': args.runs,
+        'scenarios': sorted(entries.values(), key=lambda e: order.get(e['scenario'], 1_000)),
+        'unstable': sorted(unstable.values(), key=lambda e: order.get(e['scenario'], 1_000)),
+    }
+    index_path.write_text(json.dumps(index, indent=1) + '\n', encoding='utf-8')
+    print(f'recorded {len(queries)} scenarios in {time.monotonic() - started:.0f}s -> {out} '
+          f'({len(index["scenarios"])} stable, {len(index["unstable"])} unstable)')
+    return 0
