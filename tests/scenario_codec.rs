@@ -1,6 +1,6 @@
 //! The scenario codec: one parser for the URL, the CLI and the export.
 
-use a2a_lab::model::sim::scenario::{Scenario, KEYS};
+use a2a_lab::model::sim::scenario::{Scenario, KEYS, SINCE_FORMAT};
 
 #[test]
 fn defaults_round_trip_to_an_empty_query() {
@@ -17,9 +17,12 @@ fn query_inputs_and_canonical_form_agree() {
     let inputs = s.to_inputs();
     assert_eq!(
         inputs.as_object().unwrap().len(),
-        KEYS.len() - 1,
-        "every key but preset"
+        KEYS.len() - 1 - SINCE_FORMAT.len(),
+        "every key but preset and, at their defaults, the keys newer than the format"
     );
+    let on_0_3 = Scenario::from_query("wire=0.3").unwrap();
+    assert_eq!(on_0_3.to_inputs()["wire"], "0.3");
+    assert_eq!(Scenario::from_inputs(&on_0_3.to_inputs()).unwrap(), on_0_3);
 }
 
 #[test]

@@ -10,10 +10,11 @@ use serde_json::{Map, Value};
 
 use crate::model::state::TaskState;
 
-/// The 1.0 `event` as the 0.3 wire carries it; `is_final` says which
-/// states a status update marks `final` (an SDK's rule, from its profile).
-/// A value that is not one of the four 1.0 events is returned unchanged.
-pub fn to_v03(event: &Value, is_final: fn(TaskState) -> bool) -> Value {
+/// The 1.0 `event` as the 0.3 wire carries it. A status update is `final`
+/// only at a terminal state: both SDKs write `final: false` at
+/// input-required and auth-required too (measured). A value that is not
+/// one of the four 1.0 events is returned unchanged.
+pub fn to_v03(event: &Value) -> Value {
     let Some((key, body)) = event.as_object().and_then(|m| m.iter().next()) else {
         return event.clone();
     };
@@ -44,12 +45,22 @@ pub fn to_v03(event: &Value, is_final: fn(TaskState) -> bool) -> Value {
                 .and_then(|s| s.get("state"))
                 .and_then(Value::as_str)
                 .and_then(TaskState::from_wire);
-            out.insert("final".into(), Value::Bool(state.is_some_and(is_final)));
+            out.insert(
+                "final".into(),
+                Value::Bool(state.is_some_and(TaskState::is_terminal)),
+            );
         }
         "artifactUpdate" => {
             out.insert("kind".into(), "artifact-update".into());
             for (k, v) in body {
-                out.insert(k.clone(), if k == "artifact" { artifact(v) } else { v.clone() });
+                out.insert(
+                    k.clone(),
+                    if k == "artifact" {
+                        artifact(v)
+                    } else {
+                        v.clone()
+                    },
+                );
             }
             for flag in ["append", "lastChunk"] {
                 out.entry(flag).or_insert(Value::Bool(false));
@@ -128,31 +139,30 @@ mod tests {
 
     #[test]
     fn each_event_kind_is_written_as_the_0_3_wire_writes_it() {
-        let terminal = TaskState::is_terminal as fn(TaskState) -> bool;
         let status = json!({"statusUpdate": {"taskId": "t", "contextId": "c",
             "status": {"state": "TASK_STATE_COMPLETED", "timestamp": "x"}}});
         assert_eq!(
-            to_v03(&status, terminal),
+            to_v03(&status),
             json!({"kind": "status-update", "taskId": "t", "contextId": "c",
                    "status": {"state": "completed", "timestamp": "x"}, "final": true})
         );
         let chunk = json!({"artifactUpdate": {"taskId": "t", "append": true,
             "artifact": {"artifactId": "a", "parts": [{"text": "p"}]}}});
         assert_eq!(
-            to_v03(&chunk, terminal),
+            to_v03(&chunk),
             json!({"kind": "artifact-update", "taskId": "t", "append": true, "lastChunk": false,
                    "artifact": {"artifactId": "a", "parts": [{"kind": "text", "text": "p"}]}})
         );
         let task = json!({"task": {"id": "t", "status": {"state": "TASK_STATE_SUBMITTED"},
             "history": [{"messageId": "m", "role": "ROLE_USER", "parts": [{"text": "q"}]}]}});
         assert_eq!(
-            to_v03(&task, terminal),
+            to_v03(&task),
             json!({"kind": "task", "id": "t", "status": {"state": "submitted"},
                    "history": [{"kind": "message", "messageId": "m", "role": "user",
                                 "parts": [{"kind": "text", "text": "q"}]}]})
         );
         let working = json!({"statusUpdate": {"status": {"state": "TASK_STATE_WORKING"}}});
-        assert_eq!(to_v03(&working, terminal)["final"], json!(false));
-        assert_eq!(to_v03(&json!(7), terminal), json!(7));
+        assert_eq!(to_v03(&working)["final"], json!(false));
+        assert_eq!(to_v03(&json!(7)), json!(7));
     }
 }

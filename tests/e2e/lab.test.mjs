@@ -88,13 +88,18 @@ test('playback: Start trace, Next step, slider, Show all, keyboard, Reset', asyn
   assert.equal(await metric(page, 'events_delivered'), '6');
 });
 
-test('Export JSON downloads exactly what the CLI prints', async () => {
-  const query = 'ending=never&cancel=3&guard=on';
-  const { page } = await open(context, `${server.url}?${query}`);
-  const [download] = await Promise.all([page.waitForEvent('download'), page.click('button:text-is("Export JSON")')]);
-  assert.equal(download.suggestedFilename(), 'a2a-lab-ending-never_cancel-3_guard-on.json');
-  const text = await readFile(await download.path(), 'utf8');
-  assert.equal(text, cli('trace', query));
+test('Export JSON downloads exactly what the CLI prints, on both wires', async () => {
+  for (const [query, file] of [
+    ['ending=never&cancel=3&guard=on', 'a2a-lab-ending-never_cancel-3_guard-on.json'],
+    ['late=0&sdk=js&wire=0.3', 'a2a-lab-late-0_sdk-js_wire-0.3.json'],
+  ]) {
+    const { page } = await open(context, `${server.url}?${query}`);
+    const [download] = await Promise.all([page.waitForEvent('download'), page.click('button:text-is("Export JSON")')]);
+    assert.equal(download.suggestedFilename(), file);
+    const text = await readFile(await download.path(), 'utf8');
+    assert.equal(text, cli('trace', query), query);
+    await page.close();
+  }
 });
 
 test('Import JSON restores an export, reads a capture and refuses a bad file', async () => {

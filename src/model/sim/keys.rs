@@ -140,6 +140,16 @@ named_values! {
     }
 }
 
+named_values! {
+    /// The A2A wire the trace and the export are written in.
+    Wire {
+        /// A2A 1.0: ProtoJSON wrappers, `TASK_STATE_*`.
+        V1_0 = "1.0",
+        /// A2A 0.3, as the SDKs' compatibility modes write it.
+        V0_3 = "0.3",
+    }
+}
+
 /// The spellings of an on/off key.
 pub const SWITCH: &[&str] = &["off", "on"];
 
@@ -182,6 +192,8 @@ pub enum Key {
     Retry,
     /// `sdk`
     Sdk,
+    /// `wire`
+    Wire,
     /// `preset`
     Preset,
 }
@@ -284,6 +296,7 @@ pub const KEYS: &[KeySpec] = &[
     spec(Key::Conflict, "conflict", "faults", "off, on", "the resent part has different bytes at the same coordinate", Values::Choice(SWITCH)),
     spec(Key::Retry, "retry", "client", "off, on", "retry the submission with the same idempotency key", Values::Choice(SWITCH)),
     spec(Key::Sdk, "sdk", "client", "python, js", "which SDK's behaviour to model: a2a-sdk 1.3.0 or @a2a-js/sdk 1.3.0", Values::Choice(Sdk::NAMES)),
+    spec(Key::Wire, "wire", "client", "1.0, 0.3", "the A2A wire of the trace and export: 1.0, or the SDKs' 0.3 compatibility mode", Values::Choice(Wire::NAMES)),
     spec(Key::Preset, "preset", "policy", "t42, t43, drill", "play a seed-000 worked ledger instead of the executor", Values::Choice(Preset::NAMES)),
 ];
 

@@ -9,7 +9,7 @@ use serde_json::{Map, Value};
 
 pub use super::keys::{
     CancelImpl, Client, Ending, Interrupt, Key, KeySpec, Preset, ReceiptMode, ScenarioError, Sdk,
-    Store, Values, Work, KEYS,
+    Store, Values, Wire, Work, KEYS,
 };
 pub use super::query::{parse_pairs, split_view_keys, Pairs, MAX_QUERY_BYTES, VIEW_KEYS};
 
@@ -56,7 +56,13 @@ pub struct Scenario {
     pub preset: Option<Preset>,
     /// SDK profile.
     pub sdk: Sdk,
+    /// The wire the trace and the export are written in.
+    pub wire: Wire,
 }
+
+/// Keys added after the export format was fixed (SPEC §9): written only
+/// when they differ from their default.
+pub const SINCE_FORMAT: &[Key] = &[Key::Wire];
 
 impl Default for Scenario {
     fn default() -> Self {
@@ -80,6 +86,7 @@ impl Default for Scenario {
             retry: false,
             preset: None,
             sdk: Sdk::Python,
+            wire: Wire::V1_0,
         }
     }
 }
@@ -136,6 +143,7 @@ impl Scenario {
             Key::Conflict => self.conflict = spec.switch(value)?,
             Key::Retry => self.retry = spec.switch(value)?,
             Key::Sdk => self.sdk = spec.choice(value, Sdk::ALL)?,
+            Key::Wire => self.wire = spec.choice(value, Wire::ALL)?,
             Key::Preset => self.preset = Some(spec.choice(value, Preset::ALL)?),
         }
         Ok(())
@@ -168,6 +176,7 @@ impl Scenario {
             Key::Conflict => switch(self.conflict),
             Key::Retry => switch(self.retry),
             Key::Sdk => self.sdk.name().into(),
+            Key::Wire => self.wire.name().into(),
             Key::Preset => self.preset.map_or(String::new(), |p| p.name().into()),
         }
     }
@@ -263,21 +272,29 @@ impl Scenario {
     }
 
     /// Every key with its value as text, in the table's order (a preset:
-    /// only `sdk` and `preset`).
+    /// only `sdk` and `preset`). A key newer than the export format
+    /// ([`SINCE_FORMAT`]) is left out at its default, so that an export made
+    /// before it existed still reads as itself.
     pub fn pairs(&self) -> Vec<(&'static str, String)> {
         let keys: &mut dyn Iterator<Item = Key> = match self.preset {
             Some(_) => &mut [Key::Sdk, Key::Preset].into_iter(),
             None => &mut KEYS.iter().map(|k| k.key).filter(|k| *k != Key::Preset),
         };
-        keys.map(|k| (k.name(), self.value(k))).collect()
+        let defaults = Scenario::default();
+        keys.filter(|k| !SINCE_FORMAT.contains(k) || self.value(*k) != defaults.value(*k))
+            .map(|k| (k.name(), self.value(k)))
+            .collect()
     }
 
-    /// The value of one key as text.
+    /// The value of one key as text (`None` for a key the scenario does
+    /// not list: `preset` without one, any other key with one).
     pub fn get(&self, key: &str) -> Option<String> {
-        self.pairs()
-            .into_iter()
-            .find(|(k, _)| *k == key)
-            .map(|(_, v)| v)
+        let key = Key::from_name(key)?;
+        let listed = match self.preset {
+            Some(_) => matches!(key, Key::Sdk | Key::Preset),
+            None => key != Key::Preset,
+        };
+        listed.then(|| self.value(key))
     }
 
     /// A copy with one key changed, checked like any other input.

@@ -23,6 +23,7 @@ use std::collections::BinaryHeap;
 use state::{Call, ClientCall, Executor, Handler, Stage};
 use store::TaskSlot;
 
+use crate::model::sim::keys::Wire;
 use crate::model::sim::presets;
 use crate::model::sim::profile::Profile;
 use crate::model::sim::scenario::{Client, Scenario};
@@ -31,6 +32,7 @@ use crate::model::trace::{
     CallEnd, Disposition, Entry, Metrics, Row, RowKind, Run, Source, StreamEnd as Ended, Trace,
 };
 use crate::model::wire::TASK_ID;
+use crate::model::wire_v03::to_v03;
 
 /// Simulates a scenario to completion.
 pub fn simulate(scenario: &Scenario) -> Run {
@@ -39,7 +41,15 @@ pub fn simulate(scenario: &Scenario) -> Run {
     }
     let mut sim = Sim::new(scenario);
     sim.run();
-    sim.finish()
+    let mut run = sim.finish();
+    if scenario.wire == Wire::V0_3 {
+        for row in &mut run.trace.rows {
+            if let Some(wire) = &row.wire {
+                row.wire = Some(to_v03(wire));
+            }
+        }
+    }
+    run
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
