@@ -29,7 +29,7 @@ fn fixtures(sdk: &str) -> PathBuf {
 /// recorder's agent and the seed's (texts, names) become `·`; the fields a
 /// message carries about its task are the server's addition to the
 /// history, which the model does not write on either wire.
-fn shape(v: &Value, in_message: bool) -> Value {
+fn shape(v: &Value) -> Value {
     match v {
         Value::Object(map) => {
             let is_message = map.get("kind").and_then(Value::as_str) == Some("message");
@@ -43,26 +43,19 @@ fn shape(v: &Value, in_message: bool) -> Value {
                 }
                 if k == "history" {
                     let first = v.as_array().and_then(|h| h.first()).cloned();
-                    out.insert(
-                        k.clone(),
-                        Value::Array(first.iter().map(|m| shape(m, true)).collect()),
-                    );
+                    out.insert(k.clone(), Value::Array(first.iter().map(shape).collect()));
                     continue;
                 }
                 let free = matches!(
                     k.as_str(),
                     "id" | "contextId" | "taskId" | "messageId" | "text" | "name"
                 );
-                let v = if free {
-                    Value::from("·")
-                } else {
-                    shape(v, is_message)
-                };
+                let v = if free { Value::from("·") } else { shape(v) };
                 out.insert(k.clone(), v);
             }
             Value::Object(out)
         }
-        Value::Array(items) => Value::Array(items.iter().map(|i| shape(i, in_message)).collect()),
+        Value::Array(items) => Value::Array(items.iter().map(shape).collect()),
         other => other.clone(),
     }
 }
@@ -76,7 +69,7 @@ fn model_stream(query: &str) -> Vec<Value> {
         .unwrap()
         .iter()
         .filter(|r| r["wire"].is_object())
-        .map(|r| shape(&r["wire"], false))
+        .map(|r| shape(&r["wire"]))
         .collect()
 }
 
@@ -110,7 +103,7 @@ fn every_recorded_0_3_stream_has_the_models_shape_event_for_event() {
                 .unwrap_or_else(|| panic!("{sdk} {name}: no streams"))
                 .iter()
                 .flat_map(|s| s["wire"].as_array().cloned().unwrap_or_default())
-                .map(|e| shape(&e, false))
+                .map(|e| shape(&e))
                 .collect();
             let query = format!("{scenario}&sdk={sdk}");
             let modelled = model_stream(&query);
