@@ -22,23 +22,9 @@ set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 node="${A2A_FIDELITY_NODE:-node}"
 
-if ! command -v "$node" >/dev/null 2>&1; then
-  echo "node not found (set A2A_FIDELITY_NODE)" >&2
-  exit 2
-fi
-major="$("$node" -p 'process.versions.node.split(".")[0]')"
-if (( major < 20 )); then
-  echo "node >= 20 needed, found $("$node" --version)" >&2
-  exit 2
-fi
-
-want="$(cat "$here/package.json" "$here/package-lock.json" | sha256sum | cut -d' ' -f1)"
-stamp="$here/node_modules/.fidelity-stamp"
-if [[ ! -f "$stamp" || "$(cat "$stamp")" != "$want" || ! -d "$here/node_modules/@a2a-js/sdk" ]]; then
-  echo "installing pinned packages into $here/node_modules (npm ci)" >&2
-  (cd "$here" && npm ci --no-audit --no-fund --loglevel=error)
-  echo "$want" > "$stamp"
-fi
+# node >= 20 and the pinned packages, installed idempotently
+# (tests/agents/setup.sh installs the same for the probe's test agents).
+bash "$here/../../agents/setup.sh" js
 
 cd "$here"
 if [[ "${1:-}" == "--captures" ]]; then

@@ -18,50 +18,9 @@ set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 venv="${A2A_FIDELITY_VENV:-$here/.venv}"
 
-pick_python() {
-  if [[ -n "${A2A_FIDELITY_PYTHON:-}" ]]; then echo "$A2A_FIDELITY_PYTHON"; return; fi
-  # newest first; the seed's measurements were taken with Python 3.13
-  local m c root=""
-  command -v pyenv >/dev/null 2>&1 && root="$(pyenv root 2>/dev/null || true)"
-  for m in 13 12 11 10; do
-    for c in "python3.$m" ${root:+$root/versions/3.$m.*/bin/python3.$m}; do
-      if [[ "$c" != *'*'* ]] && command -v "$c" >/dev/null 2>&1 && "$c" -c 'import sys' 2>/dev/null; then
-        echo "$c"; return
-      fi
-    done
-  done
-  if command -v python3 >/dev/null 2>&1 &&
-     python3 -c 'import sys; sys.exit(0 if sys.version_info >= (3, 10) else 1)' 2>/dev/null; then
-    echo python3; return
-  fi
-  echo "no Python >= 3.10 found (set A2A_FIDELITY_PYTHON)" >&2
-  exit 2
-}
-
-want="$(cat "$here/requirements.txt" "$here/constraints.txt" | sha256sum | cut -d' ' -f1)"
-stamp="$venv/.fidelity-stamp"
-
-if [[ ! -x "$venv/bin/python" ]] || ! "$venv/bin/python" -c 'import sys' 2>/dev/null; then
-  py="$(pick_python)"
-  echo "creating venv $venv with $("$py" --version 2>&1)" >&2
-  if ! "$py" -m venv --clear "$venv"; then
-    # Debian's python3 ships venv/ensurepip separately
-    if [[ "$(id -u)" == 0 ]] && command -v apt-get >/dev/null 2>&1; then
-      apt-get update -qq && apt-get install -y -qq python3-venv >/dev/null
-      "$py" -m venv --clear "$venv"
-    else
-      echo "python -m venv failed; install python3-venv" >&2
-      exit 2
-    fi
-  fi
-fi
-
-if [[ ! -f "$stamp" || "$(cat "$stamp")" != "$want" ]]; then
-  echo "installing pinned packages into $venv" >&2
-  "$venv/bin/python" -m pip install --disable-pip-version-check -q \
-    -r "$here/requirements.txt" -c "$here/constraints.txt"
-  echo "$want" > "$stamp"
-fi
+# The venv and its pinned packages, made idempotently (tests/agents/setup.sh
+# makes the same venv for the probe's test agents).
+bash "$here/../../agents/setup.sh" python
 
 if [[ "${1:-}" == "--captures" ]]; then
   shift
