@@ -32,7 +32,8 @@ pub(super) enum What<'a> {
         artifact_id: Cow<'a, str>,
         append: bool,
         last: bool,
-        parts: String,
+        /// The parts as sent.
+        parts: &'a str,
     },
     Message,
 }
@@ -114,16 +115,9 @@ impl RawEvent<'_> {
     /// one task's events apart): every field the lab reads, each part's
     /// bytes and a status's message, tagged so that no two fields blur.
     pub(super) fn content_id(&self) -> ContentId {
-        use std::hash::Hasher;
         let mut h = FoldHasher::default();
         self.hash_into(&mut h);
-        let mut hex = [0u8; 16];
-        let digits = b"0123456789abcdef";
-        for (i, byte) in h.finish().to_be_bytes().iter().enumerate() {
-            hex[2 * i] = digits[usize::from(byte >> 4)];
-            hex[2 * i + 1] = digits[usize::from(byte & 15)];
-        }
-        ContentId(hex)
+        ContentId::from_hasher(&h)
     }
 
     fn hash_into(&self, h: &mut impl std::hash::Hasher) {
@@ -220,6 +214,25 @@ impl Default for FoldHasher {
 pub(super) struct ContentId([u8; 16]);
 
 impl ContentId {
+    /// The id of some bytes (a chunk's parts as sent: its checksum).
+    pub(super) fn of(bytes: &[u8]) -> ContentId {
+        use std::hash::Hasher;
+        let mut h = FoldHasher::default();
+        h.write(bytes);
+        ContentId::from_hasher(&h)
+    }
+
+    fn from_hasher(h: &FoldHasher) -> ContentId {
+        use std::hash::Hasher;
+        let mut hex = [0u8; 16];
+        let digits = b"0123456789abcdef";
+        for (i, byte) in h.finish().to_be_bytes().iter().enumerate() {
+            hex[2 * i] = digits[usize::from(byte >> 4)];
+            hex[2 * i + 1] = digits[usize::from(byte & 15)];
+        }
+        ContentId(hex)
+    }
+
     pub(super) fn as_str(&self) -> &str {
         std::str::from_utf8(&self.0).unwrap_or("")
     }
@@ -351,7 +364,7 @@ fn artifact<'a>(event: &RawEvent<'a>, what: &str) -> Result<What<'a>, String> {
         artifact_id: artifact.artifact_id.clone(),
         append: event.append.unwrap_or(false),
         last: event.last_chunk.unwrap_or(false),
-        parts: artifact.parts.map_or("[]", RawValue::get).to_string(),
+        parts: artifact.parts.map_or("[]", RawValue::get),
     })
 }
 

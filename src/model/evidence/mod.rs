@@ -5,6 +5,7 @@
 //! ([`seed_form`], [`json_array`]).
 
 pub mod capture;
+mod capture_judge;
 mod capture_report;
 pub mod capture_run;
 mod capture_wire;
