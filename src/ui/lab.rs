@@ -51,7 +51,7 @@ impl CaptureView {
     /// A judged capture made ready for the views.
     pub fn new(mut report: CaptureReport) -> CaptureView {
         let rows = std::mem::take(&mut report.rows);
-        let runs = rows.iter().map(|r| Arc::new(task_run(r))).collect();
+        let runs = rows.into_iter().map(|r| Arc::new(task_run(r))).collect();
         CaptureView { report, runs }
     }
 }

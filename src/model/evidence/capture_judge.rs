@@ -9,11 +9,9 @@
 use std::borrow::Cow;
 use std::collections::{BTreeMap, HashMap};
 
-use serde_json::Value;
-
 use super::capture::Wire;
 use super::capture_report::{CaptureFinding, CaptureReport, RpcError, TaskSummary};
-use super::capture_wire::{parse, read_event, timestamp_ms, ContentId, RawEvent, What, WireEvent};
+use super::capture_wire::{parse, read_event, ContentId, RawEvent, What, WireEvent};
 use super::check::{check_depth, FindingCode};
 use crate::model::ledger::artifacts::Part;
 use crate::model::ledger::{BodyRef, Decision, EventRef, Outcome, Reason, TaskLedger};
@@ -97,8 +95,7 @@ impl CaptureJudge {
     }
 
     /// One element: a JSON-RPC response (its result, or its error) or a
-    /// bare event. It is read into borrowed, typed fields; only the page,
-    /// which keeps rows, builds a JSON value of it.
+    /// bare event, read into borrowed, typed fields.
     pub(super) fn element(&mut self, bytes: &[u8]) -> Result<(), String> {
         let index = self.index;
         self.index += 1;
@@ -133,16 +130,15 @@ impl CaptureJudge {
         // The event's identity is its A2A content, without the JSON-RPC
         // envelope (a resubscription answers under another request id).
         let id = typed.content_id();
-        let wire_json = if self.keep_rows {
-            let value: Value = parse(bytes)?;
-            Some(match value.get("result") {
-                Some(result) if line.result.is_some() => result.clone(),
-                _ => value,
-            })
+        // The page's rows keep the time each event carries, not the event:
+        // the capture is the record, and a copy of each event would make
+        // the page's memory several times the file.
+        let timestamp = if self.keep_rows {
+            typed.timestamp_ms()
         } else {
             None
         };
-        self.judge(index, event, id.as_str(), wire_json);
+        self.judge(index, event, id.as_str(), timestamp);
         Ok(())
     }
 
@@ -176,7 +172,7 @@ impl CaptureJudge {
         self.tasks.len() - 1
     }
 
-    fn judge(&mut self, index: usize, event: WireEvent, id: &str, wire_json: Option<Value>) {
+    fn judge(&mut self, index: usize, event: WireEvent, id: &str, timestamp: Option<u64>) {
         let slot = self.slot(index, &event);
         let task = &mut self.tasks[slot];
         task.events += 1;
@@ -185,7 +181,7 @@ impl CaptureJudge {
         let before = task.state();
         let mut found: Vec<(FindingCode, String)> = Vec::new();
         // Rows only: the page's table reads them, the CLI never does.
-        let shown = wire_json.is_some().then(|| {
+        let shown = self.keep_rows.then(|| {
             let target = match &event.what {
                 What::Task { state, .. } | What::Status { state } => TaskState::from_kebab(state),
                 _ => None,
@@ -327,8 +323,8 @@ impl CaptureJudge {
                 }
             }
         }
-        if let (Some(wire), Some((label, target))) = (wire_json, shown) {
-            let t_ms = match (timestamp_ms(&wire), task.origin_ms) {
+        if let Some((label, target)) = shown {
+            let t_ms = match (timestamp, task.origin_ms) {
                 (Some(ms), Some(origin)) => ms.saturating_sub(origin),
                 (Some(ms), None) => {
                     task.origin_ms = Some(ms);
@@ -350,7 +346,6 @@ impl CaptureJudge {
                 None => label,
             };
             let row = Entry::event(Source::Server, label, disposition)
-                .wire(Some(wire))
                 .target(target)
                 .row(task.rows.len(), t_ms, Some(task.state()));
             task.rows.push(row);

@@ -7,7 +7,6 @@ use std::borrow::Cow;
 
 use serde::Deserialize;
 use serde_json::value::RawValue;
-use serde_json::Value;
 
 use super::capture::Wire;
 use crate::model::state::TaskState;
@@ -377,14 +376,17 @@ fn held_parts<'a>(artifacts: &Option<Vec<RawHeld<'a>>>) -> Vec<(Cow<'a, str>, u3
         .collect()
 }
 
-/// A status timestamp in Unix milliseconds, where the event has one.
-pub(super) fn timestamp_ms(event: &Value) -> Option<u64> {
-    let inner = ["statusUpdate", "task"]
-        .iter()
-        .find_map(|k| event.get(*k))
-        .unwrap_or(event);
-    let text = inner.get("status")?.get("timestamp")?.as_str()?;
-    parse_rfc3339_ms(text)
+impl RawEvent<'_> {
+    /// A status timestamp in Unix milliseconds, where the event has one
+    /// (a 1.0 status update's or task's, or a 0.3 event's own).
+    pub(super) fn timestamp_ms(&self) -> Option<u64> {
+        let inner = self
+            .status_update
+            .as_deref()
+            .or(self.task.as_deref())
+            .unwrap_or(self);
+        parse_rfc3339_ms(inner.status.as_ref()?.timestamp.as_deref()?)
+    }
 }
 
 /// `YYYY-MM-DDTHH:MM:SS[.fff…](Z|±HH:MM)` to Unix milliseconds. Digits
