@@ -77,7 +77,7 @@ impl CaptureReport {
     /// A table per task, then the errors and a summary line.
     pub fn to_text(&self) -> String {
         use std::fmt::Write;
-        let mut out = String::new();
+        let mut out = String::with_capacity(self.tasks.len() * 64 + 256);
         // Each task's findings, in capture order, found without a pass
         // over every finding per task.
         let position: HashMap<&str, usize> = if self.findings.is_empty() {
