@@ -243,8 +243,10 @@ fn import_export(value: Value) -> Result<Imported, String> {
     }
     let inputs = value.get("inputs").ok_or("`inputs` is missing")?;
     let scenario = Scenario::from_inputs(inputs).map_err(|e| format!("inputs: {e}"))?;
-    let fresh = Export::of(&scenario, &simulate(&scenario));
-    let fresh = serde_json::to_value(&fresh).map_err(|e| format!("export: {e}"))?;
+    // The fresh export as the very bytes the lab writes, read back: the
+    // page then carries one serializer of the export (to text), not two.
+    let fresh = Export::of(&scenario, &simulate(&scenario)).to_json();
+    let fresh: Value = serde_json::from_str(&fresh).map_err(|e| format!("export: {e}"))?;
     let report = compare(&value, &fresh);
     Ok(Imported::Export { scenario, report })
 }
