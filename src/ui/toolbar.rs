@@ -8,7 +8,8 @@ use super::examples::Examples;
 use super::lab::{CaptureView, Lab};
 use std::sync::Arc;
 
-use crate::model::evidence::check::{import_files, Imported};
+use crate::model::evidence::check::Imported;
+use crate::model::evidence::import::import_files;
 use crate::model::evidence::export::{Export, MAX_FILE_BYTES};
 use crate::model::sim::simulate;
 
