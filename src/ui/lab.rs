@@ -5,6 +5,7 @@ use std::sync::Arc;
 
 use leptos::prelude::*;
 
+use super::import::ImportProgress;
 use crate::model::evidence::capture::CaptureReport;
 use crate::model::evidence::capture_run::task_run;
 use crate::model::sim::scenario::Scenario;
@@ -36,6 +37,10 @@ pub struct Lab {
     pub capture: RwSignal<Option<Arc<CaptureView>>>,
     /// Which of the capture's tasks the views show.
     pub capture_task: RwSignal<usize>,
+    /// An import under way, read a slice at a time.
+    pub import: RwSignal<Option<ImportProgress>>,
+    /// Files are being dragged over the page.
+    pub dragging: RwSignal<bool>,
 }
 
 /// An imported capture, judged, with each task as a run for the views.
