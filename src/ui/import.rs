@@ -123,10 +123,10 @@ pub fn import(lab: Lab, files: Vec<web_sys::File>) {
         ));
         return;
     }
-    let run = lab
-        .import
-        .with_untracked(|p| p.as_ref().map_or(0, |p| p.run))
-        + 1;
+    // Never reused: an import that was cancelled must not take a later one
+    // for itself.
+    static RUNS: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+    let run = RUNS.fetch_add(1, std::sync::atomic::Ordering::Relaxed) + 1;
     let progress = ImportProgress {
         run,
         read: 0,
@@ -208,10 +208,15 @@ async fn read(
 /// keyboard's way in, and the drop is announced by [`ImportStatus`].
 pub fn on_drag(lab: Lab, depth: StoredValue<i32>, ev: &web_sys::DragEvent) {
     let kind = ev.type_();
+    let files = carries_files(ev);
     if kind == "drop" {
-        ev.prevent_default();
         depth.set_value(0);
         lab.dragging.set(false);
+        if !files {
+            // Text dropped into a field is the browser's to handle.
+            return;
+        }
+        ev.prevent_default();
         #[cfg(target_arch = "wasm32")]
         {
             let files = ev.data_transfer().and_then(|d| d.files());
@@ -222,7 +227,7 @@ pub fn on_drag(lab: Lab, depth: StoredValue<i32>, ev: &web_sys::DragEvent) {
         }
         return;
     }
-    if !carries_files(ev) {
+    if !files {
         return;
     }
     // A drop is allowed only where dragover was cancelled.

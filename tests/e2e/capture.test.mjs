@@ -193,12 +193,39 @@ test('files dropped on the page are imported in order as one capture; the drop z
   await drag('drop', files.toReversed());
   await page.waitForFunction(() => /after-terminal/.test(document.querySelector('.lab-message')?.textContent));
   // A drag of text, not files, is left to the browser.
-  assert.equal(await page.evaluate(() => {
-    const data = new DataTransfer();
-    data.setData('text/plain', 'hello');
-    const event = new DragEvent('dragover', { bubbles: true, cancelable: true, dataTransfer: data });
-    document.querySelector('.event-table').dispatchEvent(event);
-    return event.defaultPrevented;
-  }), false);
+  for (const type of ['dragenter', 'dragover', 'drop']) {
+    assert.equal(await page.evaluate((type) => {
+      const data = new DataTransfer();
+      data.setData('text/plain', 'hello');
+      const event = new DragEvent(type, { bubbles: true, cancelable: true, dataTransfer: data });
+      document.querySelector('#key-chunks').dispatchEvent(event);
+      return event.defaultPrevented;
+    }, type), false, type);
+  }
+  assert.deepEqual(log.errors, []);
+});
+
+test('Cancel stops an import under way and changes nothing; the next import runs', async () => {
+  const { page, log } = await open(context, server.url);
+  await page.evaluate(() => {
+    const arrayBuffer = Blob.prototype.arrayBuffer;
+    Blob.prototype.arrayBuffer = function () {
+      return new Promise((ok) => setTimeout(ok, 200)).then(() => arrayBuffer.call(this));
+    };
+  });
+  const rows = (await tableRows(page)).length;
+  await page.setInputFiles('input[type=file]', { name: 'big.jsonl', mimeType: 'application/json', buffer: generated(2000, 7) });
+  await page.waitForFunction(() => document.querySelector('progress')?.value > 0);
+  await page.click('.import__cancel');
+  assert.equal(await page.$('progress'), null);
+  assert.match(await page.textContent('.lab-message'), /Import canceled\. Nothing was changed\./);
+  await page.waitForTimeout(1500);
+  assert.equal(await page.$('.capture__tasks'), null, 'the cancelled import never lands');
+  assert.equal((await tableRows(page)).length, rows);
+  await page.setInputFiles('input[type=file]', { name: 'small.sse', mimeType: 'text/event-stream', buffer: Buffer.from(sse(stream(''))) });
+  await page.waitForSelector('.capture__tasks');
+  assert.match(await page.textContent('.capture__summary'), /1 task\(s\)/);
+  await page.waitForTimeout(1500);
+  assert.match(await page.textContent('.capture__summary'), /1 task\(s\)/, 'still the second import');
   assert.deepEqual(log.errors, []);
 });
