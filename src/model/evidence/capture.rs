@@ -123,11 +123,6 @@ impl CaptureReader {
         self
     }
 
-    /// Elements read so far (events and errors), over all files.
-    pub fn read_so_far(&self) -> usize {
-        self.judge.read()
-    }
-
     /// Reads one file of the capture from `input`, a chunk at a time.
     pub fn read(&mut self, mut input: impl Read) -> Result<(), String> {
         let mut buf = vec![0u8; READ_CHUNK];

@@ -361,11 +361,6 @@ impl CaptureJudge {
         }
     }
 
-    /// Elements read so far (events and errors).
-    pub(super) fn read(&self) -> usize {
-        self.index
-    }
-
     /// The report: every task's end state, and `missing-terminal` for a
     /// task whose last stream ended while it was neither terminal nor
     /// interrupted.
