@@ -10,7 +10,7 @@
 //! replayed on every run.
 #![cfg(not(target_arch = "wasm32"))]
 
-use a2a_lab::model::evidence::capture::{read_capture, Wire, MAX_LINE_BYTES};
+use a2a_lab::model::evidence::capture::{read_capture, CaptureReader, Wire, MAX_LINE_BYTES};
 use a2a_lab::model::evidence::check::import_bytes;
 use a2a_lab::model::evidence::export::export_json;
 use a2a_lab::model::evidence::json_array;
@@ -292,6 +292,36 @@ proptest! {
             }
             Err(e) => prop_assert!(!e.is_empty()),
         }
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: cases(), failure_persistence: None, ..ProptestConfig::default() })]
+
+    /// A capture fed in chunks of any size, as the page reads a file, is
+    /// read exactly as the whole file is: the same report or the same error.
+    #[test]
+    fn capture_fed_in_chunks_reads_as_a_whole(
+        files in prop::collection::vec(stitched(CAPTURE_PARTS).prop_map(String::into_bytes), 1..4),
+        cuts in prop::collection::vec(1usize..64, 1..16),
+    ) {
+        let slices: Vec<&[u8]> = files.iter().map(Vec::as_slice).collect();
+        let whole = read_capture(&slices, None);
+        let mut reader = CaptureReader::new(None);
+        let mut sizes = cuts.iter().cycle();
+        let chunked = slices
+            .iter()
+            .try_for_each(|file| {
+                let mut rest = *file;
+                while !rest.is_empty() {
+                    let (chunk, after) = rest.split_at((*sizes.next().unwrap_or(&1)).min(rest.len()));
+                    reader.feed(chunk)?;
+                    rest = after;
+                }
+                reader.end_file()
+            })
+            .map(|()| reader.finish());
+        prop_assert_eq!(chunked, whole);
     }
 }
 

@@ -549,3 +549,26 @@ fn partial_artifacts_are_visible_before_terminal_without_being_a_result() {
     assert!(!panel.artifacts[0].complete);
     assert!(panel.terminal_receipt.is_none());
 }
+
+#[test]
+fn a_reset_ledger_is_a_new_one_and_decides_as_one() {
+    let events = [
+        status("s1", "working", 1),
+        part("p0", "a", 0, "x", false),
+        part("p0b", "a", 0, "y", false),
+        status("s2", "completed", 2),
+        status("s3", "working", 3),
+    ];
+    let mut used = TaskLedger::new("T");
+    for e in &events {
+        used.apply(e);
+    }
+    used.reset("U");
+    assert_eq!(used, TaskLedger::new("U"));
+    let mut fresh = TaskLedger::new("U");
+    for e in &events {
+        assert_eq!(used.apply(e), fresh.apply(e), "{}", e.event_id);
+    }
+    assert_eq!(used, fresh);
+    assert_eq!(used.panel(9), fresh.panel(9));
+}

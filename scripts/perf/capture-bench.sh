@@ -12,6 +12,7 @@
 #   TASKS        tasks in a generated capture (default 100000, 10 events each)
 #   LAB_RUNS     runs of a2a-lab per input (default 5, at least 3)
 #   DOCTOR_RUNS  runs of a2a-doctor (default 3; each takes about 30 s and 2.4 GiB)
+#   CARGO_TARGET_DIR  where cargo builds (default LAB_REPO/target)
 #   LAB_REPO     the checkout whose a2a-lab is built and measured (default this
 #                repository; e.g. an export of a commit, `git archive HEAD | tar -x -C DIR`,
 #                to measure committed code while the work tree changes)
@@ -32,7 +33,8 @@ LAB_RUNS=${LAB_RUNS:-5}
 DOCTOR_RUNS=${DOCTOR_RUNS:-3}
 DOCTOR=${DOCTOR:-/tmp/a2a-doctor-venv/bin/a2a-doctor}
 LAB_REPO=$(cd "${LAB_REPO:-.}" && pwd)
-LAB=$LAB_REPO/target/release/a2a-lab
+# Where `cargo build` puts the binary: CARGO_TARGET_DIR when set.
+LAB=${CARGO_TARGET_DIR:-$LAB_REPO/target}/release/a2a-lab
 TIME=/usr/bin/time
 (( LAB_RUNS >= 3 )) || LAB_RUNS=3
 (( DOCTOR_RUNS >= 1 )) || DOCTOR_RUNS=1

@@ -11,6 +11,7 @@ use super::compare::Compare;
 use super::controls::Controls;
 use super::diagram::StateDiagram;
 use super::event_table::EventTable;
+use super::import::{on_drag, ImportStatus};
 use super::lab::{CaptureView, Lab, Level, Message};
 use super::ledger_panel::LedgerPanel;
 use super::metrics::MetricsPanel;
@@ -85,7 +86,12 @@ pub fn App() -> impl IntoView {
         pinned: RwSignal::new(None),
         capture,
         capture_task,
+        import: RwSignal::new(None),
+        dragging: RwSignal::new(false),
     };
+    // Drag enters and leaves every element on the way; files are over the
+    // lab while more enters than leaves were seen.
+    let depth = StoredValue::new(0i32);
     provide_context(lab);
 
     // The URL mirrors the inputs and the slider.
@@ -120,7 +126,11 @@ pub fn App() -> impl IntoView {
     };
 
     view! {
-        <div class="lab" class:lab--embed=embed>
+        <div class="lab" class:lab--embed=embed
+            on:dragenter=move |ev| on_drag(lab, depth, &ev)
+            on:dragover=move |ev| on_drag(lab, depth, &ev)
+            on:dragleave=move |ev| on_drag(lab, depth, &ev)
+            on:drop=move |ev| on_drag(lab, depth, &ev)>
             <Show when=move || !embed>
                 <header class="lab-header">
                     <h1>"A2A Lifecycle Lab"</h1>
@@ -129,6 +139,7 @@ pub fn App() -> impl IntoView {
             </Show>
             <Toolbar/>
             {message}
+            <ImportStatus/>
             <div class="lab-body">
                 <Controls/>
                 <main class="lab-main">

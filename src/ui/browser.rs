@@ -87,6 +87,15 @@ mod imp {
         .forget();
     }
 
+    pub async fn next_task() {
+        let promise = js_sys::Promise::new(&mut |resolve, _| {
+            if let Some(w) = window() {
+                let _ = w.set_timeout_with_callback(&resolve);
+            }
+        });
+        let _ = wasm_bindgen_futures::JsFuture::from(promise).await;
+    }
+
     pub fn field_owns_key(target: Option<web_sys::EventTarget>, key: &str) -> bool {
         let Some(el) = target.and_then(|t| t.dyn_into::<web_sys::Element>().ok()) else {
             return false;
@@ -116,6 +125,7 @@ mod imp {
     }
     pub fn copy(_text: &str) {}
     pub fn post_height_soon() {}
+    pub async fn next_task() {}
     pub fn field_owns_key(_target: Option<web_sys::EventTarget>, _key: &str) -> bool {
         false
     }
@@ -132,6 +142,9 @@ pub use imp::download;
 pub use imp::field_owns_key;
 /// A phone-sized viewport, where the controls start folded as a drawer.
 pub use imp::is_narrow;
+/// Resolves in a later task of the event loop, once the page could paint
+/// and answer input.
+pub use imp::next_task;
 /// Tells an embedding page the lab's height (`postMessage`).
 pub use imp::post_height_soon;
 /// The page URL's query string (with its `?`).

@@ -7,17 +7,37 @@ use leptos::prelude::*;
 
 use super::lab::Lab;
 
+/// Tasks listed before the user asks for all of them: a big capture's list
+/// would otherwise take the page a noticeable moment to build.
+const LISTED: usize = 200;
+
 /// The capture panel; empty while the simulation is shown.
 #[component]
 pub fn CaptureTasks() -> impl IntoView {
     let lab = expect_context::<Lab>();
+    let all = RwSignal::new(false);
+    // Each new capture starts with the short list.
+    Effect::new(move |_| {
+        lab.capture.track();
+        all.set(false);
+    });
     move || {
         let view = lab.capture.get()?;
         let report = &view.report;
         let chosen = lab.capture_task.get();
+        let listed = if all.get() { usize::MAX } else { LISTED };
+        let more = (report.tasks.len() > listed).then(|| {
+            view! {
+                <p class="capture__more">
+                    {format!("The first {listed} of {} tasks. ", report.tasks.len())}
+                    <button on:click=move |_| all.set(true)>"List all tasks"</button>
+                </p>
+            }
+        });
         let rows = report
             .tasks
             .iter()
+            .take(listed)
             .enumerate()
             .map(|(i, t)| {
                 let current = i == chosen;
@@ -74,6 +94,7 @@ pub fn CaptureTasks() -> impl IntoView {
                         <thead><tr><th scope="col">"task"</th><th scope="col">"events"</th><th scope="col">"final state"</th><th scope="col">"findings"</th></tr></thead>
                         <tbody>{rows}</tbody>
                     </table>
+                    {more}
                 </div>
                 <h2 class="capture__title">{format!("Findings for {task_id}")}</h2>
                 <ul class="capture__findings">{findings}</ul>

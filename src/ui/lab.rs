@@ -5,6 +5,7 @@ use std::sync::Arc;
 
 use leptos::prelude::*;
 
+use super::import::ImportProgress;
 use crate::model::evidence::capture::CaptureReport;
 use crate::model::evidence::capture_run::task_run;
 use crate::model::sim::scenario::Scenario;
@@ -36,6 +37,10 @@ pub struct Lab {
     pub capture: RwSignal<Option<Arc<CaptureView>>>,
     /// Which of the capture's tasks the views show.
     pub capture_task: RwSignal<usize>,
+    /// An import under way, read a slice at a time.
+    pub import: RwSignal<Option<ImportProgress>>,
+    /// Files are being dragged over the page.
+    pub dragging: RwSignal<bool>,
 }
 
 /// An imported capture, judged, with each task as a run for the views.
@@ -51,7 +56,7 @@ impl CaptureView {
     /// A judged capture made ready for the views.
     pub fn new(mut report: CaptureReport) -> CaptureView {
         let rows = std::mem::take(&mut report.rows);
-        let runs = rows.iter().map(|r| Arc::new(task_run(r))).collect();
+        let runs = rows.into_iter().map(|r| Arc::new(task_run(r))).collect();
         CaptureView { report, runs }
     }
 }

@@ -12,6 +12,7 @@ pub mod controls;
 pub mod diagram;
 pub mod event_table;
 pub mod examples;
+pub mod import;
 pub mod lab;
 pub mod ledger_panel;
 pub mod metrics;

@@ -1,11 +1,13 @@
 // End-to-end: the page's Import reads captures of real traffic (SPEC §8): a
 // multi-task A2A 0.3 capture shows a task list, and the chosen task's events
-// fill the table, the timeline and the state diagram.
+// fill the table, the timeline and the state diagram; a big capture is read
+// in slices behind a progress bar; files dropped on the page are imported.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { mkdirSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { serve, launch, open, tableRows } from './harness.mjs';
+import { generateCapture } from '../../scripts/perf/gen-capture.mjs';
 
 const ROOT = new URL('../../', import.meta.url).pathname;
 const DIST = process.env.DIST || `${ROOT}dist`;
@@ -94,4 +96,136 @@ test('a dropped stream and its resubscription, imported as two files, are one cl
   const cells = await page.$$eval('.capture__tasks tbody tr td', (tds) => tds.map((t) => t.textContent.trim()));
   assert.deepEqual(cells, ['task-bbs-1042', String(dropped.length + resubscribed.length), 'TASK_STATE_COMPLETED', '0']);
   assert.match(await page.textContent('.lab-message'), /nothing broken/);
+});
+
+/** The capture of `tasks` generated tasks (10 events each, 0.3 JSON-RPC lines), as bytes. */
+function generated(tasks, seed) {
+  const lines = [];
+  generateCapture(tasks, seed, (line) => lines.push(line));
+  return Buffer.from(lines.join(''));
+}
+
+test('a multi-MB capture is read in slices behind a labelled progress bar, and judged as the CLI judges it', async () => {
+  const bytes = generated(2000, 7);
+  assert.ok(bytes.length > 4 * 1024 * 1024, `${bytes.length} bytes`);
+  const dir = mkdtempSync(`${OUT}/capture-`);
+  writeFileSync(`${dir}/big.jsonl`, bytes);
+  const cli = JSON.parse(execFileSync(CLI, ['check', '--json', `${dir}/big.jsonl`], { encoding: 'utf8', maxBuffer: 1 << 26 }));
+  for (const [width, height, name] of [[1280, 900, 'desktop'], [390, 844, 'phone']]) {
+    const { page, log } = await open(context, server.url, { width, height });
+    // Each slice of the file is handed over a little later than the browser
+    // would, so that the progress can be seen and photographed; the page
+    // itself is unchanged.
+    await page.evaluate(() => {
+      const arrayBuffer = Blob.prototype.arrayBuffer;
+      Blob.prototype.arrayBuffer = function () {
+        return new Promise((ok) => setTimeout(ok, 150)).then(() => arrayBuffer.call(this));
+      };
+      window.seen = [];
+      new MutationObserver(() => {
+        const bar = document.querySelector('progress');
+        if (bar) window.seen.push({ value: bar.value, max: bar.max, label: bar.labels[0]?.textContent, status: bar.closest('.import').querySelector('[role=status]')?.textContent });
+      }).observe(document.body, { subtree: true, childList: true, attributes: true, characterData: true });
+    });
+    await page.setInputFiles('input[type=file]', { name: 'big.jsonl', mimeType: 'application/json', buffer: bytes });
+    await page.waitForFunction(() => document.querySelector('progress')?.value > 0);
+    await page.screenshot({ path: `${OUT}/capture-import-progress-${name}.png` });
+    await page.waitForSelector('.capture__tasks');
+    await page.screenshot({ path: `${OUT}/capture-import-result-${name}.png` });
+    const seen = await page.evaluate(() => window.seen);
+    const values = [...new Set(seen.map((s) => s.value))];
+    assert.ok(values.length >= 4, `the bar moved slice by slice: ${values}`);
+    assert.deepEqual(values, [...values].sort((a, b) => a - b), 'never backwards');
+    assert.ok(seen.every((s) => s.max === bytes.length), 'max is the file size');
+    assert.ok(seen.every((s) => s.label === 'Reading big.jsonl (file 1 of 1)' && s.status === s.label), JSON.stringify(seen[0]));
+    assert.equal(await page.$('progress'), null, 'the bar goes once read');
+    // The result is the CLI's.
+    assert.match(await page.textContent('.capture__summary'), /0\.3 wire: 20000 events, 2000 task\(s\), 0 finding\(s\)/);
+    assert.match(await page.textContent('.lab-message'), /nothing broken/);
+    const listed = await page.$$eval('.capture__tasks tbody tr', (trs) => trs.map((tr) => [...tr.cells].map((c) => c.textContent.trim())));
+    assert.equal(listed.length, 200, 'a long list starts short');
+    assert.deepEqual(listed, cli.tasks.slice(0, 200).map((t) => [t.id, String(t.events), t.final_state, String(t.findings)]));
+    await page.click('.capture__more button');
+    await page.waitForFunction(() => document.querySelectorAll('.capture__tasks tbody tr').length === 2000);
+    assert.deepEqual(log.errors, []);
+    await page.close();
+  }
+  rmSync(dir, { recursive: true });
+});
+
+test('files dropped on the page are imported in order as one capture; the drop zone is announced and takes no focus', async () => {
+  const { page, log } = await open(context, server.url);
+  const events = stream('');
+  const dropped = sse(events.slice(0, 3));
+  const snapshot = JSON.parse(JSON.stringify(events[0]));
+  snapshot.task.status = { state: 'TASK_STATE_WORKING' };
+  snapshot.task.artifacts = [{ artifactId: 'BBS-1042-tracking', name: 'courier-tracking', parts: events[2].artifactUpdate.artifact.parts }];
+  const resubscribed = sse([snapshot, ...events.slice(3)]);
+  const drag = (type, files) => page.evaluate(([type, files]) => {
+    const data = new DataTransfer();
+    for (const [name, text] of files) data.items.add(new File([text], name, { type: 'text/event-stream' }));
+    const event = new DragEvent(type, { bubbles: true, cancelable: true, dataTransfer: data });
+    document.querySelector('.event-table').dispatchEvent(event);
+    return event.defaultPrevented;
+  }, [type, files]);
+  const files = [['dropped.sse', dropped], ['resubscribed.sse', resubscribed]];
+  await page.focus('.event-table__scroll');
+  await page.evaluate(() => { window.focusedBefore = document.activeElement; });
+  assert.equal(await drag('dragenter', files), true, 'the page takes files');
+  assert.equal(await drag('dragover', files), true);
+  assert.ok(await page.isVisible('.dropzone'), 'the drop zone shows');
+  assert.match(await page.textContent('[role=status]:has-text("drop them")'), /drop them to import them, in order, as one capture/);
+  assert.equal(await page.$$eval('.dropzone, .dropzone *', (els) => els.filter((e) => e.tabIndex >= 0 || e.matches('button, a, input')).length), 0, 'nothing in it to focus');
+  assert.equal(await page.getAttribute('.dropzone', 'aria-hidden'), 'true');
+  assert.ok(await page.evaluate(() => document.activeElement === window.focusedBefore), 'focus stays where it was');
+  await page.screenshot({ path: `${OUT}/capture-drop-zone.png` });
+  assert.equal(await drag('drop', files), true);
+  await page.waitForSelector('.capture__tasks');
+  assert.ok(!(await page.isVisible('.dropzone')), 'the drop zone goes');
+  const cells = await page.$$eval('.capture__tasks tbody tr td', (tds) => tds.map((t) => t.textContent.trim()));
+  // The dropped stream's three events, then the snapshot and the rest.
+  assert.deepEqual(cells, ['task-bbs-1042', String(events.length + 1), 'TASK_STATE_COMPLETED', '0']);
+  assert.match(await page.textContent('.lab-message'), /nothing broken/);
+  assert.equal((await tableRows(page)).length, events.length + 1);
+  // The other order is another session: the snapshot first, then the
+  // dropped stream's events after the task completed.
+  await drag('dragenter', files.toReversed());
+  await drag('drop', files.toReversed());
+  await page.waitForFunction(() => /after-terminal/.test(document.querySelector('.lab-message')?.textContent));
+  // A drag of text, not files, is left to the browser.
+  for (const type of ['dragenter', 'dragover', 'drop']) {
+    assert.equal(await page.evaluate((type) => {
+      const data = new DataTransfer();
+      data.setData('text/plain', 'hello');
+      const event = new DragEvent(type, { bubbles: true, cancelable: true, dataTransfer: data });
+      document.querySelector('#key-chunks').dispatchEvent(event);
+      return event.defaultPrevented;
+    }, type), false, type);
+  }
+  assert.deepEqual(log.errors, []);
+});
+
+test('Cancel stops an import under way and changes nothing; the next import runs', async () => {
+  const { page, log } = await open(context, server.url);
+  await page.evaluate(() => {
+    const arrayBuffer = Blob.prototype.arrayBuffer;
+    Blob.prototype.arrayBuffer = function () {
+      return new Promise((ok) => setTimeout(ok, 200)).then(() => arrayBuffer.call(this));
+    };
+  });
+  const rows = (await tableRows(page)).length;
+  await page.setInputFiles('input[type=file]', { name: 'big.jsonl', mimeType: 'application/json', buffer: generated(2000, 7) });
+  await page.waitForFunction(() => document.querySelector('progress')?.value > 0);
+  await page.click('.import__cancel');
+  assert.equal(await page.$('progress'), null);
+  assert.match(await page.textContent('.lab-message'), /Import canceled\. Nothing was changed\./);
+  await page.waitForTimeout(1500);
+  assert.equal(await page.$('.capture__tasks'), null, 'the cancelled import never lands');
+  assert.equal((await tableRows(page)).length, rows);
+  await page.setInputFiles('input[type=file]', { name: 'small.sse', mimeType: 'text/event-stream', buffer: Buffer.from(sse(stream(''))) });
+  await page.waitForSelector('.capture__tasks');
+  assert.match(await page.textContent('.capture__summary'), /1 task\(s\)/);
+  await page.waitForTimeout(1500);
+  assert.match(await page.textContent('.capture__summary'), /1 task\(s\)/, 'still the second import');
+  assert.deepEqual(log.errors, []);
 });

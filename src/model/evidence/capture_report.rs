@@ -2,6 +2,8 @@
 //! by their place in the capture, and each task's end, as `--json` prints
 //! them or as a table per task.
 
+use std::collections::HashMap;
+
 use serde::Serialize;
 
 use crate::model::evidence::check::FindingCode;
@@ -74,14 +76,34 @@ impl CaptureReport {
 
     /// A table per task, then the errors and a summary line.
     pub fn to_text(&self) -> String {
-        let mut out = String::new();
-        for task in &self.tasks {
-            out.push_str(&format!(
-                "task {}: {} events, final {}\n",
+        use std::fmt::Write;
+        let mut out = String::with_capacity(self.tasks.len() * 64 + 256);
+        // Each task's findings, in capture order, found without a pass
+        // over every finding per task.
+        let position: HashMap<&str, usize> = if self.findings.is_empty() {
+            HashMap::new()
+        } else {
+            self.tasks
+                .iter()
+                .enumerate()
+                .map(|(i, t)| (t.id.as_str(), i))
+                .collect()
+        };
+        let mut by_task: Vec<(usize, &CaptureFinding)> = self
+            .findings
+            .iter()
+            .filter_map(|f| Some((*position.get(f.task.as_str())?, f)))
+            .collect();
+        by_task.sort_by_key(|&(task, _)| task);
+        let mut by_task = by_task.into_iter().peekable();
+        for (i, task) in self.tasks.iter().enumerate() {
+            let _ = writeln!(
+                out,
+                "task {}: {} events, final {}",
                 task.id, task.events, task.final_state
-            ));
-            for f in self.findings.iter().filter(|f| f.task == task.id) {
-                out.push_str(&format!("  {} #{}: {}\n", f.code, f.index, f.message));
+            );
+            while let Some((_, f)) = by_task.next_if(|&(t, _)| t == i) {
+                let _ = writeln!(out, "  {} #{}: {}", f.code, f.index, f.message);
             }
         }
         for e in &self.errors {

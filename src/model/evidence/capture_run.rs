@@ -4,7 +4,7 @@
 use crate::model::trace::{Disposition, Metrics, Row, RowKind, Run, StreamEnd, Trace};
 
 /// The run of one captured task, from the rows the reader kept for it.
-pub fn task_run(rows: &[Row]) -> Run {
+pub fn task_run(rows: Vec<Row>) -> Run {
     let count = |ds: &[Disposition]| {
         rows.iter()
             .filter(|r| r.kind == RowKind::Event && ds.contains(&r.disposition))
@@ -31,10 +31,7 @@ pub fn task_run(rows: &[Row]) -> Run {
         incidents: count(&[Disposition::Incident]),
     };
     Run {
-        trace: Trace {
-            rows: rows.to_vec(),
-            metrics,
-        },
+        trace: Trace { rows, metrics },
         ledgers: Vec::new(),
         call_end: None,
     }

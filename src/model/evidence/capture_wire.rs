@@ -7,7 +7,6 @@ use std::borrow::Cow;
 
 use serde::Deserialize;
 use serde_json::value::RawValue;
-use serde_json::Value;
 
 use super::capture::Wire;
 use crate::model::state::TaskState;
@@ -32,7 +31,8 @@ pub(super) enum What<'a> {
         artifact_id: Cow<'a, str>,
         append: bool,
         last: bool,
-        parts: String,
+        /// The parts as sent.
+        parts: &'a str,
     },
     Message,
 }
@@ -114,16 +114,9 @@ impl RawEvent<'_> {
     /// one task's events apart): every field the lab reads, each part's
     /// bytes and a status's message, tagged so that no two fields blur.
     pub(super) fn content_id(&self) -> ContentId {
-        use std::hash::Hasher;
         let mut h = FoldHasher::default();
         self.hash_into(&mut h);
-        let mut hex = [0u8; 16];
-        let digits = b"0123456789abcdef";
-        for (i, byte) in h.finish().to_be_bytes().iter().enumerate() {
-            hex[2 * i] = digits[usize::from(byte >> 4)];
-            hex[2 * i + 1] = digits[usize::from(byte & 15)];
-        }
-        ContentId(hex)
+        ContentId::from_hasher(&h)
     }
 
     fn hash_into(&self, h: &mut impl std::hash::Hasher) {
@@ -220,6 +213,25 @@ impl Default for FoldHasher {
 pub(super) struct ContentId([u8; 16]);
 
 impl ContentId {
+    /// The id of some bytes (a chunk's parts as sent: its checksum).
+    pub(super) fn of(bytes: &[u8]) -> ContentId {
+        use std::hash::Hasher;
+        let mut h = FoldHasher::default();
+        h.write(bytes);
+        ContentId::from_hasher(&h)
+    }
+
+    fn from_hasher(h: &FoldHasher) -> ContentId {
+        use std::hash::Hasher;
+        let mut hex = [0u8; 16];
+        let digits = b"0123456789abcdef";
+        for (i, byte) in h.finish().to_be_bytes().iter().enumerate() {
+            hex[2 * i] = digits[usize::from(byte >> 4)];
+            hex[2 * i + 1] = digits[usize::from(byte & 15)];
+        }
+        ContentId(hex)
+    }
+
     pub(super) fn as_str(&self) -> &str {
         std::str::from_utf8(&self.0).unwrap_or("")
     }
@@ -351,7 +363,7 @@ fn artifact<'a>(event: &RawEvent<'a>, what: &str) -> Result<What<'a>, String> {
         artifact_id: artifact.artifact_id.clone(),
         append: event.append.unwrap_or(false),
         last: event.last_chunk.unwrap_or(false),
-        parts: artifact.parts.map_or("[]", RawValue::get).to_string(),
+        parts: artifact.parts.map_or("[]", RawValue::get),
     })
 }
 
@@ -364,14 +376,17 @@ fn held_parts<'a>(artifacts: &Option<Vec<RawHeld<'a>>>) -> Vec<(Cow<'a, str>, u3
         .collect()
 }
 
-/// A status timestamp in Unix milliseconds, where the event has one.
-pub(super) fn timestamp_ms(event: &Value) -> Option<u64> {
-    let inner = ["statusUpdate", "task"]
-        .iter()
-        .find_map(|k| event.get(*k))
-        .unwrap_or(event);
-    let text = inner.get("status")?.get("timestamp")?.as_str()?;
-    parse_rfc3339_ms(text)
+impl RawEvent<'_> {
+    /// A status timestamp in Unix milliseconds, where the event has one
+    /// (a 1.0 status update's or task's, or a 0.3 event's own).
+    pub(super) fn timestamp_ms(&self) -> Option<u64> {
+        let inner = self
+            .status_update
+            .as_deref()
+            .or(self.task.as_deref())
+            .unwrap_or(self);
+        parse_rfc3339_ms(inner.status.as_ref()?.timestamp.as_deref()?)
+    }
 }
 
 /// `YYYY-MM-DDTHH:MM:SS[.fff…](Z|±HH:MM)` to Unix milliseconds. Digits

@@ -128,27 +128,6 @@ pub enum Imported {
     Capture(CaptureReport),
 }
 
-/// Reads files the page was given: one export, or a capture of one or more
-/// files read in order, whose tasks keep their rows for the views.
-pub fn import_files(files: &[&[u8]]) -> Result<Imported, String> {
-    if let [bytes] = files {
-        return import_bytes(bytes);
-    }
-    let total: usize = files.iter().map(|f| f.len()).sum();
-    if total > MAX_FILE_BYTES {
-        return Err(format!(
-            "the files have {total} bytes together; the lab reads at most {MAX_FILE_BYTES}"
-        ));
-    }
-    let mut reader = CaptureReader::new(None).keeping_rows();
-    for (i, bytes) in files.iter().enumerate() {
-        reader
-            .read_bytes(bytes)
-            .map_err(|e| format!("file {}: {e}", i + 1))?;
-    }
-    Ok(Imported::Capture(reader.finish()))
-}
-
 /// Reads a file of any kind the lab accepts.
 pub fn import_bytes(bytes: &[u8]) -> Result<Imported, String> {
     if bytes.len() > MAX_FILE_BYTES {
@@ -243,8 +222,10 @@ fn import_export(value: Value) -> Result<Imported, String> {
     }
     let inputs = value.get("inputs").ok_or("`inputs` is missing")?;
     let scenario = Scenario::from_inputs(inputs).map_err(|e| format!("inputs: {e}"))?;
-    let fresh = Export::of(&scenario, &simulate(&scenario));
-    let fresh = serde_json::to_value(&fresh).map_err(|e| format!("export: {e}"))?;
+    // The fresh export as the very bytes the lab writes, read back: the
+    // page then carries one serializer of the export (to text), not two.
+    let fresh = Export::of(&scenario, &simulate(&scenario)).to_json();
+    let fresh: Value = serde_json::from_str(&fresh).map_err(|e| format!("export: {e}"))?;
     let report = compare(&value, &fresh);
     Ok(Imported::Export { scenario, report })
 }

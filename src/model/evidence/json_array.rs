@@ -7,16 +7,19 @@
 //! escapes and nesting); the caller parses each element, which is where a
 //! malformed element is refused. Between elements it accepts exactly what
 //! JSON does: whitespace, one comma, and the closing bracket.
+//!
+//! [`Splitter`] takes the input in chunks of any size, as they arrive (the
+//! page reads a file a slice at a time); [`split`] drives it from a reader.
 
 use std::io::Read;
 
 /// How much input is read at a time.
 const CHUNK: usize = 1 << 20;
 
-/// One element of the array, as a range of the buffer handed to the caller.
+/// One element of the array, as a range of the bytes handed to the caller.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Element {
-    /// First byte in the buffer.
+    /// First byte in the bytes handed over.
     pub start: usize,
     /// One past the last byte (trailing whitespace may be included).
     pub end: usize,
@@ -28,9 +31,10 @@ pub struct Element {
     pub column: u64,
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 enum Expect {
     /// `[`, after optional whitespace.
+    #[default]
     Open,
     /// The first element or `]`.
     FirstOrClose,
@@ -40,10 +44,12 @@ enum Expect {
     Trailing,
 }
 
-/// An element being scanned, possibly across buffer refills.
+/// An element being scanned, possibly across chunks.
 #[derive(Debug, Clone, Copy)]
 struct Scan {
-    start: usize,
+    /// Where it starts in the current chunk; `None` once its first bytes
+    /// have been moved to the splitter's carry.
+    start: Option<usize>,
     line: u64,
     column: u64,
     depth: u64,
@@ -54,11 +60,21 @@ struct Scan {
 /// Where the splitter is in the input.
 #[derive(Debug, Clone, Copy)]
 struct Position {
-    /// Input offset of the buffer's first byte.
+    /// Input offset of the current chunk's first byte.
     base: u64,
     line: u64,
     /// Input offset where the current line starts.
     line_start: u64,
+}
+
+impl Default for Position {
+    fn default() -> Self {
+        Position {
+            base: 0,
+            line: 1,
+            line_start: 0,
+        }
+    }
 }
 
 impl Position {
@@ -76,147 +92,223 @@ impl Position {
     }
 }
 
-/// Reads a JSON array from `reader` and calls `each` with the buffer and
-/// the elements completed in it, in order, as they become available.
-/// Returns how many elements there were. An error names the line and
-/// column; an error from `each` stops the split and is returned as is.
+/// A JSON array split as it arrives: [`Splitter::feed`] it the input in
+/// chunks of any size, then [`Splitter::finish`]. Memory holds the one
+/// element that straddles two chunks, never the array.
+#[derive(Debug, Default)]
+pub struct Splitter {
+    expect: Expect,
+    scan: Option<Scan>,
+    pos: Position,
+    count: u64,
+    /// The first bytes of an element that began in an earlier chunk.
+    carry: Vec<u8>,
+    batch: Vec<Element>,
+}
+
+impl Splitter {
+    /// A splitter before the array's `[`.
+    pub fn new() -> Splitter {
+        Splitter::default()
+    }
+
+    /// A splitter for input of which whitespace was already read: `read`
+    /// bytes, in which line `line` (from 1) starts at offset `line_start`.
+    pub fn after_whitespace(read: u64, line: u64, line_start: u64) -> Splitter {
+        Splitter {
+            pos: Position {
+                base: read,
+                line,
+                line_start,
+            },
+            ..Splitter::default()
+        }
+    }
+
+    /// Bytes of an unfinished element held from earlier chunks (a caller
+    /// that bounds an element's size reads it here).
+    pub fn pending(&self) -> usize {
+        self.carry.len()
+    }
+
+    /// Splits the next chunk of input and calls `each` with bytes and the
+    /// elements completed in them, in order: the chunk and its whole
+    /// elements, or the carried bytes of one element that began earlier.
+    /// An error names the line and column; an error from `each` stops the
+    /// split and is returned as is.
+    pub fn feed(
+        &mut self,
+        chunk: &[u8],
+        each: &mut impl FnMut(&[u8], &[Element]) -> Result<(), String>,
+    ) -> Result<(), String> {
+        self.batch.clear();
+        let mut i = 0;
+        while i < chunk.len() {
+            if let Some(s) = self.scan.as_mut() {
+                let Some(end) = scan_element(s, chunk, &mut i, &mut self.pos) else {
+                    break;
+                };
+                let s = *s;
+                self.scan = None;
+                // scan_element stopped on the `,` or `]` that ended the element.
+                self.expect = if chunk.get(end) == Some(&b']') {
+                    Expect::Trailing
+                } else {
+                    Expect::Element
+                };
+                i = end + 1;
+                let blank = |text: &[u8]| {
+                    text.iter().all(u8::is_ascii_whitespace).then(|| {
+                        format!("expected an element at line {} column {}", s.line, s.column)
+                    })
+                };
+                let index = self.count;
+                self.count += 1;
+                match s.start {
+                    Some(start) => {
+                        if let Some(err) = blank(chunk.get(start..end).unwrap_or_default()) {
+                            return self.fail(chunk, each, err);
+                        }
+                        self.batch.push(Element {
+                            start,
+                            end,
+                            index,
+                            line: s.line,
+                            column: s.column,
+                        });
+                    }
+                    None => {
+                        // It began in an earlier chunk, so it is the first
+                        // element completed in this one: nothing is batched.
+                        let mut carry = std::mem::take(&mut self.carry);
+                        carry.extend_from_slice(chunk.get(..end).unwrap_or_default());
+                        let element = Element {
+                            start: 0,
+                            end: carry.len(),
+                            index,
+                            line: s.line,
+                            column: s.column,
+                        };
+                        let result = match blank(&carry) {
+                            Some(err) => Err(err),
+                            None => each(&carry, &[element]),
+                        };
+                        carry.clear();
+                        self.carry = carry;
+                        result?;
+                    }
+                }
+                continue;
+            }
+            let b = chunk.get(i).copied().unwrap_or(0);
+            if b == b'\n' {
+                self.pos.newline_at(i);
+                i += 1;
+                continue;
+            }
+            if matches!(b, b' ' | b'\t' | b'\r') {
+                i += 1;
+                continue;
+            }
+            match (self.expect, b) {
+                (Expect::Open, b'[') => {
+                    self.expect = Expect::FirstOrClose;
+                    i += 1;
+                }
+                (Expect::FirstOrClose, b']') => {
+                    self.expect = Expect::Trailing;
+                    i += 1;
+                }
+                (Expect::FirstOrClose | Expect::Element, _) => {
+                    self.scan = Some(Scan {
+                        start: Some(i),
+                        line: self.pos.line,
+                        column: self.pos.column(i),
+                        depth: 0,
+                        in_string: false,
+                        escaped: false,
+                    });
+                }
+                (Expect::Open, _) => {
+                    return Err(format!("expected `[` at {}", self.pos.at(i)));
+                }
+                (Expect::Trailing, _) => {
+                    let err = format!(
+                        "unexpected characters after the array at {}",
+                        self.pos.at(i)
+                    );
+                    return self.fail(chunk, each, err);
+                }
+            }
+        }
+        if !self.batch.is_empty() {
+            each(chunk, &self.batch)?;
+            self.batch.clear();
+        }
+        // Keep what the next chunk continues.
+        if let Some(s) = self.scan.as_mut() {
+            if let Some(start) = s.start.take() {
+                self.carry
+                    .extend_from_slice(chunk.get(start..).unwrap_or_default());
+            } else {
+                self.carry.extend_from_slice(chunk);
+            }
+        }
+        self.pos.base += chunk.len() as u64;
+        Ok(())
+    }
+
+    /// The input ended: how many elements there were, or why the input is
+    /// not one whole array.
+    pub fn finish(&self) -> Result<u64, String> {
+        match self.expect {
+            Expect::Trailing => Ok(self.count),
+            Expect::Open => Err("empty input: expected `[`".to_string()),
+            _ => Err(format!(
+                "the input ends inside the array (at {}): expected `]`",
+                self.pos.at(0)
+            )),
+        }
+    }
+
+    /// Hands over the elements before a structural error first, so that
+    /// the first problem in the input is the one reported.
+    fn fail(
+        &mut self,
+        chunk: &[u8],
+        each: &mut impl FnMut(&[u8], &[Element]) -> Result<(), String>,
+        err: String,
+    ) -> Result<(), String> {
+        if !self.batch.is_empty() {
+            each(chunk, &self.batch)?;
+            self.batch.clear();
+        }
+        Err(err)
+    }
+}
+
+/// Reads a JSON array from `reader` and calls `each` with bytes and the
+/// elements completed in them, in order, as they become available (see
+/// [`Splitter::feed`]). Returns how many elements there were. An error
+/// names the line and column; an error from `each` stops the split and is
+/// returned as is.
 pub fn split(
     mut reader: impl Read,
     mut each: impl FnMut(&[u8], &[Element]) -> Result<(), String>,
 ) -> Result<u64, String> {
+    let mut splitter = Splitter::new();
     let mut buf = vec![0u8; CHUNK];
-    let mut len = 0;
-    let mut i = 0;
-    let mut pos = Position {
-        base: 0,
-        line: 1,
-        line_start: 0,
-    };
-    let mut expect = Expect::Open;
-    let mut scan: Option<Scan> = None;
-    let mut batch: Vec<Element> = Vec::new();
-    let mut count = 0u64;
     loop {
-        if i == len {
-            if !batch.is_empty() {
-                each(buf.get(..len).unwrap_or_default(), &batch)?;
-                batch.clear();
-            }
-            // Keep only the element in progress; read more after it.
-            let keep = scan.map_or(i, |s| s.start);
-            buf.copy_within(keep..len, 0);
-            pos.base += keep as u64;
-            len -= keep;
-            i -= keep;
-            if let Some(s) = scan.as_mut() {
-                s.start = 0;
-            }
-            if len == buf.len() {
-                buf.resize(buf.len() * 2, 0);
-            }
-            let n = read_some(&mut reader, buf.get_mut(len..).unwrap_or_default())?;
-            if n == 0 {
-                return match (expect, scan) {
-                    (Expect::Trailing, _) => Ok(count),
-                    (Expect::Open, _) => Err("empty input: expected `[`".to_string()),
-                    _ => Err(format!(
-                        "the input ends inside the array (at {}): expected `]`",
-                        pos.at(i)
-                    )),
-                };
-            }
-            len += n;
-            continue;
+        let n = read_some(&mut reader, &mut buf)?;
+        if n == 0 {
+            return splitter.finish();
         }
-        if let Some(s) = scan.as_mut() {
-            let Some(end) = scan_element(s, buf.get(..len).unwrap_or_default(), &mut i, &mut pos)
-            else {
-                continue;
-            };
-            let element = Element {
-                start: s.start,
-                end,
-                index: count,
-                line: s.line,
-                column: s.column,
-            };
-            if buf
-                .get(element.start..element.end)
-                .unwrap_or_default()
-                .iter()
-                .all(u8::is_ascii_whitespace)
-            {
-                let err = format!("expected an element at line {} column {}", s.line, s.column);
-                return fail(&mut each, &buf[..len], &batch, err);
-            }
-            batch.push(element);
-            count += 1;
-            scan = None;
-            // scan_element stopped on the `,` or `]` that ended the element.
-            expect = if buf.get(end) == Some(&b']') {
-                Expect::Trailing
-            } else {
-                Expect::Element
-            };
-            i = end + 1;
-            continue;
-        }
-        let b = buf.get(i).copied().unwrap_or(0);
-        if b == b'\n' {
-            pos.newline_at(i);
-            i += 1;
-            continue;
-        }
-        if matches!(b, b' ' | b'\t' | b'\r') {
-            i += 1;
-            continue;
-        }
-        match (expect, b) {
-            (Expect::Open, b'[') => {
-                expect = Expect::FirstOrClose;
-                i += 1;
-            }
-            (Expect::FirstOrClose, b']') => {
-                expect = Expect::Trailing;
-                i += 1;
-            }
-            (Expect::FirstOrClose | Expect::Element, _) => {
-                scan = Some(Scan {
-                    start: i,
-                    line: pos.line,
-                    column: pos.column(i),
-                    depth: 0,
-                    in_string: false,
-                    escaped: false,
-                });
-            }
-            (Expect::Open, _) => {
-                return Err(format!("expected `[` at {}", pos.at(i)));
-            }
-            (Expect::Trailing, _) => {
-                let err = format!("unexpected characters after the array at {}", pos.at(i));
-                return fail(&mut each, &buf[..len], &batch, err);
-            }
-        }
+        splitter.feed(buf.get(..n).unwrap_or_default(), &mut each)?;
     }
-}
-
-/// Hands over the elements before a structural error first, so that the
-/// first problem in the input is the one reported.
-fn fail(
-    each: &mut impl FnMut(&[u8], &[Element]) -> Result<(), String>,
-    buf: &[u8],
-    batch: &[Element],
-    err: String,
-) -> Result<u64, String> {
-    if !batch.is_empty() {
-        each(buf, batch)?;
-    }
-    Err(err)
 }
 
 /// Advances through an element; returns the index of the `,` or `]` that
-/// ends it, or `None` when the buffer ran out first.
+/// ends it, or `None` when the chunk ran out first.
 fn scan_element(s: &mut Scan, buf: &[u8], i: &mut usize, pos: &mut Position) -> Option<usize> {
     while let Some(&b) = buf.get(*i) {
         if s.in_string {

@@ -189,7 +189,11 @@ impl ArtifactStore {
     pub fn commit(&mut self, part: &Part, outcome: &PartOutcome) {
         match outcome {
             PartOutcome::Stored => {
-                let record = self.artifacts.entry(part.artifact_id.clone()).or_default();
+                // The id is copied only for an artifact's first part.
+                let record = match self.artifacts.get_mut(&part.artifact_id) {
+                    Some(record) => record,
+                    None => self.artifacts.entry(part.artifact_id.clone()).or_default(),
+                };
                 if part.last {
                     record.final_part = Some(part.part);
                 }

@@ -219,6 +219,22 @@ impl TaskLedger {
         }
     }
 
+    /// Makes this ledger a fresh one for `task_id`, equal to
+    /// [`TaskLedger::new`], keeping the memory its receipts used (a reader
+    /// of many short tasks reuses a finished task's ledger for the next).
+    pub fn reset(&mut self, task_id: &str) {
+        self.task_id.clear();
+        self.task_id.push_str(task_id);
+        self.state = TaskState::Submitted;
+        self.sequence = 0;
+        self.receipts.clear();
+        self.last_source_seq.clear();
+        self.cancel_requests.clear();
+        self.artifacts = ArtifactStore::default();
+        self.entered_state_ms = 0;
+        self.owner = None;
+    }
+
     /// Decides one event: [`TaskLedger::judge`], then
     /// [`TaskLedger::commit`]. Every new event id gets exactly one
     /// receipt, rejected ones included, so a repeat of a rejected event is
@@ -293,7 +309,7 @@ impl TaskLedger {
             digest: event.digest,
             authorization_receipt,
         };
-        self.receipts.push(vacancy, fields, outcome.clone());
+        self.receipts.push(vacancy, fields, &outcome);
         outcome
     }
 

@@ -151,6 +151,13 @@ impl IdTable {
         self.overflow.insert(id_at(pos).into(), pos as u32);
     }
 
+    /// Forgets every id and keeps the buckets' memory.
+    pub(super) fn clear(&mut self) {
+        self.entries.fill(0);
+        self.len = 0;
+        self.overflow.clear();
+    }
+
     /// Doubles the table.
     fn grow<'a>(&mut self, id_at: &impl Fn(usize) -> &'a str) {
         self.resize((self.bits + 1).max(4), id_at);

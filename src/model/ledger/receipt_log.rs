@@ -12,6 +12,7 @@
 //! lookup each, never a quadratic run. The answer is always exact: a tag
 //! only selects which ids to compare.
 
+use super::artifacts::Coordinate;
 use super::id_index::{id_hash, same_text, tag_of, IdTable, Lookup, Vacancy};
 use super::verdict::{Outcome, Reason, Receipt};
 use crate::model::state::TaskState;
@@ -52,7 +53,27 @@ struct Extra {
     digest: Span,
     authorization_receipt: Option<Span>,
     observed_ms: u64,
-    outcome: Option<Outcome>,
+    outcome: Option<Kept>,
+}
+
+/// An outcome a slot cannot pack: a part's, with its coordinate's artifact
+/// id in the text buffer (so that storing a part allocates nothing here),
+/// or any other whole.
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum Kept {
+    Part {
+        kind: PartKind,
+        artifact: Span,
+        part: u32,
+    },
+    Whole(Outcome),
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum PartKind {
+    Stored,
+    Replayed,
+    Incident,
 }
 
 /// The fields of a receipt as offered to [`ReceiptLog::push`].
@@ -98,6 +119,15 @@ impl ReceiptLog {
         self.slots.len()
     }
 
+    /// Forgets every receipt and keeps the memory, for the next task.
+    pub fn clear(&mut self) {
+        self.ids.clear();
+        self.slots.clear();
+        self.extras.clear();
+        self.text.clear();
+        self.table.clear();
+    }
+
     /// The receipt for `id`, or where a new one would go.
     pub fn find(&self, id: &str) -> Lookup {
         self.find_hashed(id, id_hash(id))
@@ -135,10 +165,16 @@ impl ReceiptLog {
 
     /// Appends a receipt for an id that [`ReceiptLog::find`] reported
     /// vacant; returns its position.
-    pub fn push(&mut self, vacancy: Vacancy, fields: NewReceipt<'_>, outcome: Outcome) -> usize {
+    pub fn push(
+        &mut self,
+        vacancy: Vacancy,
+        fields: NewReceipt<'_>,
+        outcome: impl std::borrow::Borrow<Outcome>,
+    ) -> usize {
+        let outcome = outcome.borrow();
         let at = self.slots.len();
         self.ids.push_str(fields.event_id);
-        let packed = pack(&outcome);
+        let packed = pack(outcome);
         let needs_extra = !fields.producer.is_empty()
             || !fields.digest.is_empty()
             || fields.observed_ms != 0
@@ -165,7 +201,7 @@ impl ReceiptLog {
     /// The side-table entry for these fields, shared with the previous
     /// receipt's when they are the same (a run of resumes carrying one
     /// authorization receipt costs one entry).
-    fn extra_for(&mut self, fields: NewReceipt<'_>, outcome: Option<Outcome>) -> u32 {
+    fn extra_for(&mut self, fields: NewReceipt<'_>, outcome: Option<&Outcome>) -> u32 {
         if let Some(last) = self.extras.last() {
             let same = outcome.is_none()
                 && last.outcome.is_none()
@@ -189,6 +225,17 @@ impl ReceiptLog {
                 end: self.text.len(),
             }
         };
+        let part = |kind, c: &Coordinate, keep: &mut dyn FnMut(&str) -> Span| Kept::Part {
+            kind,
+            artifact: keep(&c.artifact_id),
+            part: c.part,
+        };
+        let outcome = outcome.map(|outcome| match outcome {
+            Outcome::Stored { coordinate } => part(PartKind::Stored, coordinate, &mut keep),
+            Outcome::Replayed { coordinate } => part(PartKind::Replayed, coordinate, &mut keep),
+            Outcome::Incident { coordinate } => part(PartKind::Incident, coordinate, &mut keep),
+            other => Kept::Whole(other.clone()),
+        });
         let extra = Extra {
             producer: keep(fields.producer),
             digest: keep(fields.digest),
@@ -234,12 +281,29 @@ impl ReceiptLog {
             Some(Packed::CancelRequested) => Outcome::CancelRequested,
             Some(Packed::Submitted) => Outcome::Submitted,
             Some(Packed::Rejected(reason)) => Outcome::Rejected { reason },
-            Some(Packed::InExtra) | None => self
-                .extra(pos)
-                .and_then(|e| e.outcome.clone())
-                .unwrap_or(Outcome::Rejected {
-                    reason: Reason::IllegalTransition,
-                }),
+            Some(Packed::InExtra) | None => {
+                match self.extra(pos).and_then(|e| e.outcome.as_ref()) {
+                    Some(Kept::Whole(outcome)) => outcome.clone(),
+                    Some(&Kept::Part {
+                        kind,
+                        artifact,
+                        part,
+                    }) => {
+                        let coordinate = Coordinate {
+                            artifact_id: self.text_at(artifact).into(),
+                            part,
+                        };
+                        match kind {
+                            PartKind::Stored => Outcome::Stored { coordinate },
+                            PartKind::Replayed => Outcome::Replayed { coordinate },
+                            PartKind::Incident => Outcome::Incident { coordinate },
+                        }
+                    }
+                    None => Outcome::Rejected {
+                        reason: Reason::IllegalTransition,
+                    },
+                }
+            }
         }
     }
 
@@ -249,7 +313,7 @@ impl ReceiptLog {
         match self.slots.get(pos)?.outcome {
             Packed::Accepted { sequence, .. } => Some(u64::from(sequence)),
             Packed::InExtra => match self.extra(pos)?.outcome {
-                Some(Outcome::Accepted { sequence, .. }) => Some(sequence),
+                Some(Kept::Whole(Outcome::Accepted { sequence, .. })) => Some(sequence),
                 _ => None,
             },
             _ => None,
@@ -261,7 +325,7 @@ impl ReceiptLog {
         match self.slots.get(pos)?.outcome {
             Packed::Rejected(reason) => Some(reason),
             Packed::InExtra => match self.extra(pos)?.outcome {
-                Some(Outcome::Rejected { reason }) => Some(reason),
+                Some(Kept::Whole(Outcome::Rejected { reason })) => Some(reason),
                 _ => None,
             },
             _ => None,

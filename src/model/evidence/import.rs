@@ -1,0 +1,183 @@
+//! The page's Import, a chunk at a time: the files the user chose or
+//! dropped arrive in slices (so that a big capture never freezes the page),
+//! and each slice is read as it comes. One file that opens like a lab
+//! export is kept whole and read as one at the end; anything else is a
+//! capture, streamed through the capture reader.
+
+use super::capture::CaptureReader;
+use super::check::{import_bytes, Imported};
+use super::export::MAX_FILE_BYTES;
+
+/// How far into a file the reader looks to tell an export from a capture:
+/// an export's first line is `{`, or names its `format`.
+const HEAD_BYTES: usize = 4096;
+
+/// Files read in order as one import: [`Importer::feed`] each file's bytes
+/// in chunks, [`Importer::end_file`] after each file, then
+/// [`Importer::finish`]. After an error the import is over.
+pub struct Importer {
+    files: usize,
+    /// Files ended so far.
+    ended: usize,
+    /// Bytes fed so far, over all files.
+    bytes: usize,
+    /// Whether any byte but whitespace was fed.
+    content: bool,
+    mode: Mode,
+}
+
+enum Mode {
+    /// One file whose first bytes do not yet tell an export from a capture.
+    Head(Vec<u8>),
+    /// One file kept whole: an export (or too short to tell).
+    Document(Vec<u8>),
+    /// A capture, read as it arrives.
+    Capture(Box<CaptureReader>),
+}
+
+impl Importer {
+    /// An import of `files` files.
+    pub fn new(files: usize) -> Importer {
+        let mode = if files == 1 {
+            Mode::Head(Vec::new())
+        } else {
+            Mode::Capture(Box::new(capture_reader()))
+        };
+        Importer {
+            files,
+            ended: 0,
+            bytes: 0,
+            content: false,
+            mode,
+        }
+    }
+
+    /// The next bytes of the current file.
+    pub fn feed(&mut self, chunk: &[u8]) -> Result<(), String> {
+        self.bytes = self.bytes.saturating_add(chunk.len());
+        if self.bytes > MAX_FILE_BYTES {
+            return Err(format!(
+                "more than {MAX_FILE_BYTES} bytes; the page reads at most that (the a2a-lab CLI reads captures of any size)"
+            ));
+        }
+        self.content = self.content || chunk.iter().any(|b| !b.is_ascii_whitespace());
+        match &mut self.mode {
+            Mode::Head(head) => {
+                // Blanks before the first character tell nothing and are
+                // not kept (a file of blanks must not fill the memory).
+                let chunk = if head.is_empty() {
+                    chunk.trim_ascii_start()
+                } else {
+                    chunk
+                };
+                head.extend_from_slice(chunk);
+                match looks_like_export(head) {
+                    None => Ok(()),
+                    Some(true) => {
+                        self.mode = Mode::Document(std::mem::take(head));
+                        Ok(())
+                    }
+                    Some(false) => {
+                        let head = std::mem::take(head);
+                        let mut reader = Box::new(capture_reader());
+                        let fed = reader.feed(&head);
+                        self.mode = Mode::Capture(reader);
+                        fed
+                    }
+                }
+            }
+            Mode::Document(all) => {
+                all.extend_from_slice(chunk);
+                Ok(())
+            }
+            Mode::Capture(reader) => {
+                let fed = reader.feed(chunk);
+                fed.map_err(|e| self.in_file(e))
+            }
+        }
+    }
+
+    /// The current file ended.
+    pub fn end_file(&mut self) -> Result<(), String> {
+        let ended = match &mut self.mode {
+            Mode::Head(head) => {
+                // Too short to tell: read whole, as an export or not.
+                self.mode = Mode::Document(std::mem::take(head));
+                Ok(())
+            }
+            Mode::Document(_) => Ok(()),
+            Mode::Capture(reader) => reader.end_file(),
+        };
+        let ended = ended.map_err(|e| self.in_file(e));
+        self.ended += 1;
+        ended
+    }
+
+    /// What the files were: an export re-simulated, or a capture judged.
+    pub fn finish(self) -> Result<Imported, String> {
+        match self.mode {
+            Mode::Head(bytes) | Mode::Document(bytes) => import_bytes(&bytes),
+            Mode::Capture(_) if self.files == 1 && !self.content => Err("the file is empty".into()),
+            Mode::Capture(reader) => Ok(Imported::Capture(reader.finish())),
+        }
+    }
+
+    /// Names the file an error is in, when there are several.
+    fn in_file(&self, e: String) -> String {
+        if self.files > 1 {
+            format!("file {}: {e}", self.ended + 1)
+        } else {
+            e
+        }
+    }
+}
+
+/// The page's capture reader: it keeps each task's rows for the views.
+fn capture_reader() -> CaptureReader {
+    CaptureReader::new(None).keeping_rows()
+}
+
+/// Whether a file starting with `head` (from its first non-blank byte) is
+/// a lab export: pretty-printed, so its first line is `{`, or one line
+/// naming its `format` early. `None` until the first line is in or enough
+/// was read to tell.
+fn looks_like_export(head: &[u8]) -> Option<bool> {
+    let bom = "\u{feff}".as_bytes();
+    if bom.starts_with(head) {
+        // Nothing, or part of a byte-order mark: wait for more.
+        return None;
+    }
+    let text = head.strip_prefix(bom).unwrap_or(head);
+    let text = text.trim_ascii_start();
+    match text.first() {
+        Some(b'{') => {}
+        Some(_) => return Some(false),
+        None => return (head.len() >= HEAD_BYTES).then_some(false),
+    }
+    let line_end = text.iter().position(|&b| b == b'\n');
+    if line_end.is_none() && text.len() < HEAD_BYTES {
+        return None;
+    }
+    let first = text
+        .get(..line_end.unwrap_or(text.len()).min(HEAD_BYTES))
+        .unwrap_or_default();
+    Some(first.trim_ascii() == b"{" || first.windows(8).any(|w| w == b"\"format\""))
+}
+
+/// Reads files the page was given, each whole: one export, or a capture of
+/// one or more files read in order, whose tasks keep their rows for the
+/// views. The same as feeding them to an [`Importer`] in any chunks.
+pub fn import_files(files: &[&[u8]]) -> Result<Imported, String> {
+    let total: usize = files.iter().map(|f| f.len()).sum();
+    if total > MAX_FILE_BYTES {
+        return Err(format!(
+            "the files have {total} bytes together; the lab reads at most {MAX_FILE_BYTES}"
+        ));
+    }
+    let mut importer = Importer::new(files.len());
+    for bytes in files {
+        importer.feed(bytes)?;
+        importer.end_file()?;
+    }
+    importer.finish()
+}

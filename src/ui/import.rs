@@ -1,0 +1,312 @@
+//! Import: files chosen with the picker or dropped onto the page, read in
+//! order as one import a slice at a time, with a progress bar, so that a
+//! big capture never freezes the page; then an export restores its
+//! scenario and a capture is shown instead of the simulation.
+
+use std::sync::Arc;
+
+use leptos::prelude::*;
+
+use super::lab::{CaptureView, Lab};
+use crate::model::evidence::check::Imported;
+use crate::model::evidence::export::MAX_FILE_BYTES;
+
+/// How much of a file is read and judged between two chances for the page
+/// to paint and answer input.
+#[cfg(target_arch = "wasm32")]
+const SLICE_BYTES: f64 = (1 << 20) as f64;
+
+/// An import under way.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ImportProgress {
+    /// Which import this is: a newer one, or Cancel, ends it.
+    pub run: u64,
+    /// Bytes read so far, over all the files.
+    pub read: u64,
+    /// Bytes of all the files.
+    pub total: u64,
+    /// The file being read.
+    pub file: String,
+    /// Its place among the files, from 1.
+    pub index: usize,
+    /// How many files.
+    pub files: usize,
+}
+
+/// The most the page reads, as the page states it.
+pub fn limit_text() -> String {
+    format!("{} MiB", MAX_FILE_BYTES >> 20)
+}
+
+/// What an import did, for the inline message.
+pub fn import_summary(imported: &Imported) -> String {
+    match imported {
+        Imported::Export { scenario, report } => {
+            let which = if scenario.to_query().is_empty() {
+                "defaults".to_string()
+            } else {
+                scenario.to_query()
+            };
+            if report.findings.is_empty() {
+                format!("Imported an export of `{which}`: the re-simulated trace matches the file.")
+            } else {
+                format!(
+                    "Imported an export of `{which}`: it does NOT match the model ({} difference(s); first: {}).",
+                    report.findings.len(),
+                    report.findings[0].message
+                )
+            }
+        }
+        Imported::Capture(report) => {
+            // The task list and the findings are in the capture panel;
+            // the message says what was read and names the findings.
+            let codes: Vec<String> = report
+                .findings
+                .iter()
+                .take(8)
+                .map(|f| format!("{} at event {} of {}", f.code, f.index, f.task))
+                .collect();
+            format!(
+                "Read a capture on the A2A {} wire: {} events, {} task(s), {} JSON-RPC error(s): {}.",
+                report.wire,
+                report.read,
+                report.tasks.len(),
+                report.errors.len(),
+                if codes.is_empty() {
+                    "nothing broken".to_string()
+                } else {
+                    codes.join("; ")
+                }
+            )
+        }
+    }
+}
+
+/// Applies what was imported to the lab: an export restores its inputs; a
+/// capture replaces the simulation in the views until the user goes back.
+pub fn apply_imported(lab: Lab, imported: Imported) {
+    let summary = import_summary(&imported);
+    let clean = match imported {
+        Imported::Export { scenario, report } => {
+            lab.leave_capture();
+            lab.scenario.set(scenario);
+            lab.step.set(None);
+            report.findings.is_empty()
+        }
+        Imported::Capture(report) => {
+            let clean = report.findings.is_empty();
+            lab.capture_task.set(0);
+            lab.step.set(None);
+            lab.capture.set(Some(Arc::new(CaptureView::new(report))));
+            clean
+        }
+    };
+    if clean {
+        lab.info(summary);
+    } else {
+        lab.error(summary);
+    }
+}
+
+/// Reads `files` in order as one import, a slice at a time, showing the
+/// progress; anything unreadable is an inline error and changes nothing.
+#[cfg(target_arch = "wasm32")]
+pub fn import(lab: Lab, files: Vec<web_sys::File>) {
+    if files.is_empty() {
+        return;
+    }
+    let total = files.iter().map(|f| f.size()).sum::<f64>() as u64;
+    if total > MAX_FILE_BYTES as u64 {
+        lab.error(format!(
+            "Import failed: {total} bytes; the page reads at most {} (the a2a-lab CLI reads captures of any size). Nothing was changed.",
+            limit_text()
+        ));
+        return;
+    }
+    // Never reused: an import that was cancelled must not take a later one
+    // for itself.
+    static RUNS: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+    let run = RUNS.fetch_add(1, std::sync::atomic::Ordering::Relaxed) + 1;
+    let progress = ImportProgress {
+        run,
+        read: 0,
+        total,
+        file: files.first().map(web_sys::File::name).unwrap_or_default(),
+        index: 1,
+        files: files.len(),
+    };
+    lab.import.set(Some(progress.clone()));
+    // The progress bar says what is read; the last result is stale now.
+    lab.message.set(None);
+    leptos::task::spawn_local(async move {
+        match read(lab, progress, &files).await {
+            Ok(Some(imported)) => apply_imported(lab, imported),
+            Ok(None) => return,
+            Err(e) => lab.error(format!("Import failed: {e}. Nothing was changed.")),
+        }
+        if is_current(lab, run) {
+            lab.import.set(None);
+        }
+    });
+}
+
+/// Whether import `run` is still the one under way.
+#[cfg(target_arch = "wasm32")]
+fn is_current(lab: Lab, run: u64) -> bool {
+    lab.import
+        .with_untracked(|p| p.as_ref().is_some_and(|p| p.run == run))
+}
+
+/// The files, slice by slice, through the model's importer; `None` when a
+/// newer import or Cancel ended this one.
+#[cfg(target_arch = "wasm32")]
+async fn read(
+    lab: Lab,
+    mut progress: ImportProgress,
+    files: &[web_sys::File],
+) -> Result<Option<Imported>, String> {
+    use crate::model::evidence::import::Importer;
+    let mut importer = Importer::new(files.len());
+    let mut buf = Vec::new();
+    for (i, file) in files.iter().enumerate() {
+        let unreadable = || format!("{} could not be read", file.name());
+        let size = file.size();
+        let mut at = 0.0;
+        while at < size {
+            let end = (at + SLICE_BYTES).min(size);
+            let blob = file
+                .slice_with_f64_and_f64(at, end)
+                .map_err(|_| unreadable())?;
+            let buffer = wasm_bindgen_futures::JsFuture::from(blob.array_buffer())
+                .await
+                .map_err(|_| unreadable())?;
+            if !is_current(lab, progress.run) {
+                return Ok(None);
+            }
+            let bytes = js_sys::Uint8Array::new(&buffer);
+            buf.resize(bytes.length() as usize, 0);
+            bytes.copy_to(&mut buf);
+            importer.feed(&buf)?;
+            at = end;
+            progress.read += buf.len() as u64;
+            progress.file = file.name();
+            progress.index = i + 1;
+            lab.import.set(Some(progress.clone()));
+            // Let the page paint the progress and answer input.
+            super::browser::next_task().await;
+            if !is_current(lab, progress.run) {
+                return Ok(None);
+            }
+        }
+        importer.end_file()?;
+    }
+    importer.finish().map(Some)
+}
+
+/// Files dragged over the page and dropped onto it are imported as the
+/// picker's are. Nothing here takes focus or a key: the picker is the
+/// keyboard's way in, and the drop is announced by [`ImportStatus`].
+pub fn on_drag(lab: Lab, depth: StoredValue<i32>, ev: &web_sys::DragEvent) {
+    let kind = ev.type_();
+    let files = carries_files(ev);
+    if kind == "drop" {
+        depth.set_value(0);
+        lab.dragging.set(false);
+        if !files {
+            // Text dropped into a field is the browser's to handle.
+            return;
+        }
+        ev.prevent_default();
+        #[cfg(target_arch = "wasm32")]
+        {
+            let files = ev.data_transfer().and_then(|d| d.files());
+            let files = files.map_or_else(Vec::new, |list| {
+                (0..list.length()).filter_map(|i| list.get(i)).collect()
+            });
+            import(lab, files);
+        }
+        return;
+    }
+    if !files {
+        return;
+    }
+    // A drop is allowed only where dragover was cancelled.
+    ev.prevent_default();
+    match kind.as_str() {
+        "dragenter" => {
+            depth.update_value(|d| *d += 1);
+            lab.dragging.set(true);
+        }
+        "dragleave" => {
+            depth.update_value(|d| *d -= 1);
+            if depth.get_value() <= 0 {
+                depth.set_value(0);
+                lab.dragging.set(false);
+            }
+        }
+        _ => {}
+    }
+}
+
+/// Whether a drag holds files (not text or a link dragged within the page).
+fn carries_files(ev: &web_sys::DragEvent) -> bool {
+    #[cfg(target_arch = "wasm32")]
+    {
+        ev.data_transfer()
+            .is_some_and(|d| d.types().includes(&"Files".into(), 0))
+    }
+    #[cfg(not(target_arch = "wasm32"))]
+    {
+        let _ = ev;
+        false
+    }
+}
+
+/// The import under way (a labelled progress bar and Cancel), and the drop
+/// zone's outline and announcement while files are dragged over the page.
+#[component]
+pub fn ImportStatus() -> impl IntoView {
+    let lab = expect_context::<Lab>();
+    let cancel = move |_| {
+        lab.import.set(None);
+        lab.info("Import canceled. Nothing was changed.");
+    };
+    let importing = move || lab.import.with(Option::is_some);
+    // A memo, so that the announcement changes when a file starts, not at
+    // every slice.
+    let reading = Memo::new(move |_| {
+        lab.import.with(|p| {
+            p.as_ref().map_or_else(String::new, |p| {
+                format!("Reading {} (file {} of {})", p.file, p.index, p.files)
+            })
+        })
+    });
+    let read = move || lab.import.with(|p| p.as_ref().map_or(0, |p| p.read));
+    let total = move || {
+        lab.import
+            .with(|p| p.as_ref().map_or(1, |p| p.total.max(1)))
+    };
+    let count = move || format!("{} of {} KiB", read() >> 10, total() >> 10);
+    let progress = view! {
+        <Show when=importing>
+            <div class="import">
+                <p class="import__label" role="status">
+                    <label for="import-progress">{move || reading.get()}</label>
+                </p>
+                <progress id="import-progress" class="import__bar" max=total value=read></progress>
+                <span class="import__count" aria-hidden="true">{count}</span>
+                <button class="import__cancel" on:click=cancel>"Cancel"</button>
+            </div>
+        </Show>
+    };
+    let dragging = move || lab.dragging.get();
+    view! {
+        {progress}
+        <div class="dropzone" class:dropzone--active=dragging aria-hidden="true">
+            <p class="dropzone__text">"Drop the files to import them, in order, as one capture"</p>
+        </div>
+        <p class="visually-hidden" role="status">
+            {move || dragging().then_some("Files are over the lab: drop them to import them, in order, as one capture.")}
+        </p>
+    }
+}

@@ -1,0 +1,144 @@
+//! The page's Import read a slice at a time (`Importer`): whatever the
+//! slices, it reads what the whole files read, an export is told from a
+//! capture by its first line, and a bad file says which it is.
+#![cfg(not(target_arch = "wasm32"))]
+
+use a2a_lab::model::evidence::check::{import_bytes, Imported};
+use a2a_lab::model::evidence::export::export_json;
+use a2a_lab::model::evidence::import::{import_files, Importer};
+use a2a_lab::model::sim::scenario::Scenario;
+use proptest::prelude::*;
+use serde_json::Value;
+
+/// Feeds `files` to an importer `step` bytes at a time.
+fn sliced(files: &[&[u8]], step: usize) -> Result<Imported, String> {
+    let mut importer = Importer::new(files.len());
+    for file in files {
+        for chunk in file.chunks(step.max(1)) {
+            importer.feed(chunk)?;
+        }
+        importer.end_file()?;
+    }
+    importer.finish()
+}
+
+/// The events a streaming client of the simulated agent received, as SSE.
+fn sse(query: &str) -> String {
+    let export: Value =
+        serde_json::from_str(&export_json(&Scenario::from_query(query).unwrap())).unwrap();
+    export["trace"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|r| r["wire"].is_object())
+        .map(|r| format!("data: {}\n\n", r["wire"]))
+        .collect()
+}
+
+#[test]
+fn an_export_in_slices_restores_its_scenario_as_the_whole_file_does() {
+    let export = export_json(&Scenario::from_query("late=0&cancel=1").unwrap());
+    let whole = import_bytes(export.as_bytes()).unwrap();
+    assert!(matches!(whole, Imported::Export { .. }));
+    for step in [1, 7, 4096, 1 << 20] {
+        assert_eq!(sliced(&[export.as_bytes()], step).unwrap(), whole, "{step}");
+    }
+    // On one line, too.
+    let line = serde_json::to_string(&serde_json::from_str::<Value>(&export).unwrap()).unwrap();
+    assert_eq!(sliced(&[line.as_bytes()], 100).unwrap(), whole);
+}
+
+#[test]
+fn a_capture_in_slices_is_judged_as_the_whole_file_is() {
+    let capture = sse("late=0");
+    let whole = import_bytes(capture.as_bytes()).unwrap();
+    let Imported::Capture(report) = &whole else {
+        panic!("a capture")
+    };
+    assert_eq!(report.findings.len(), 1, "{:?}", report.findings);
+    for step in [1, 3, 64, 4095, 4096, 1 << 20] {
+        assert_eq!(
+            sliced(&[capture.as_bytes()], step).unwrap(),
+            whole,
+            "{step}"
+        );
+    }
+}
+
+#[test]
+fn bad_files_are_refused_with_the_file_named_when_there_are_several() {
+    assert_eq!(sliced(&[b"  \n "], 1).unwrap_err(), "the file is empty");
+    assert_eq!(
+        sliced(&[&vec![b' '; 10_000]], 512).unwrap_err(),
+        "the file is empty"
+    );
+    let good = sse("");
+    let e = sliced(&[good.as_bytes(), b"data: {\"kind\":\n\n"], 5).unwrap_err();
+    assert!(e.starts_with("file 2: SSE event ending at line 2"), "{e}");
+    let e = sliced(&[b"not a capture\n", good.as_bytes()], 5).unwrap_err();
+    assert!(e.starts_with("file 1: line 1 is neither JSON"), "{e}");
+    let e = sliced(&[b"{\"format\": "], 3).unwrap_err();
+    assert!(e.contains("malformed JSON"), "{e}");
+}
+
+#[test]
+fn more_than_the_page_reads_is_refused_as_it_arrives() {
+    let mut importer = Importer::new(2);
+    let slice = vec![b'\n'; 1 << 20];
+    let mut fed = Ok(());
+    for _ in 0..60 {
+        fed = importer.feed(&slice);
+        if fed.is_err() {
+            break;
+        }
+    }
+    let e = fed.unwrap_err();
+    assert!(e.contains("the page reads at most"), "{e}");
+}
+
+/// Cases per property; a soak sets `FUZZ_CASES` as for `fuzz_parsers`.
+fn cases() -> u32 {
+    std::env::var("FUZZ_CASES")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(2000)
+}
+
+/// Fragments of exports and captures.
+const PARTS: &[&str] = &[
+    "{",
+    "}",
+    "[",
+    "]",
+    ",",
+    "\n",
+    " ",
+    "\u{feff}",
+    "\"format\"",
+    ": \"a2a-lifecycle-lab/trace\"",
+    "\"version\": 1",
+    "data: ",
+    ": ping\n",
+    "{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":",
+    "{\"kind\":\"task\",\"id\":\"t\",\"status\":{\"state\":\"submitted\"}}",
+    "{\"kind\":\"status-update\",\"taskId\":\"t\",\"status\":{\"state\":\"completed\"},\"final\":true}",
+    "{\"statusUpdate\":{\"taskId\":\"t\",\"status\":{\"state\":\"TASK_STATE_WORKING\"}}}",
+];
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: cases(), failure_persistence: None, ..ProptestConfig::default() })]
+
+    /// Any slicing reads what the whole files read, as `import_files`
+    /// (which the page used to call on whole files) does.
+    #[test]
+    fn any_slices_read_as_the_whole_files(
+        files in prop::collection::vec(
+            prop::collection::vec(prop::sample::select(PARTS), 0..24).prop_map(|v| v.concat()),
+            1..4,
+        ),
+        step in 1usize..40,
+    ) {
+        let slices: Vec<&[u8]> = files.iter().map(|f| f.as_bytes()).collect();
+        prop_assert_eq!(sliced(&slices, step), import_files(&slices));
+    }
+}
