@@ -55,7 +55,7 @@ pub fn probe(options: &Options) -> Result<ProbeReport, String> {
     let agent = ProbedAgent {
         name: endpoint.name.clone(),
         url: options.url.clone(),
-        wire: wire_name(endpoint.wire).to_string(),
+        wire: endpoint.wire.name().to_string(),
     };
     let report = probes::run(&client, &endpoint, options, ProbeReport::new(agent))?;
     if let Some(dir) = &options.out {
@@ -64,13 +64,6 @@ pub fn probe(options: &Options) -> Result<ProbeReport, String> {
             .map_err(|e| format!("{}: {e}", path.display()))?;
     }
     Ok(report)
-}
-
-fn wire_name(wire: Wire) -> &'static str {
-    match wire {
-        Wire::V1_0 => "1.0",
-        Wire::V0_3 => "0.3",
-    }
 }
 
 /// Reads the card (the first of [`card::CARD_PATHS`] that answers 200)

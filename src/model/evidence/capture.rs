@@ -15,46 +15,16 @@
 use std::io::Read;
 
 use memchr::memchr;
-use serde::Serialize;
 
 use super::capture_judge::CaptureJudge;
 pub use super::capture_report::{CaptureFinding, CaptureReport, RpcError, TaskSummary};
 use super::json_array::{Element, Splitter};
-use crate::model::state::TaskState;
 
 /// The longest line (or SSE event) the reader takes; a longer one is
 /// refused rather than held in memory.
 pub const MAX_LINE_BYTES: usize = 16 << 20;
 
-/// An A2A wire version.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-pub enum Wire {
-    /// A2A 1.0: ProtoJSON wrappers, `TASK_STATE_*`.
-    #[serde(rename = "1.0")]
-    V1_0,
-    /// A2A 0.3: flat events tagged `kind`, kebab-case states, `final`.
-    #[serde(rename = "0.3")]
-    V0_3,
-}
-
-impl Wire {
-    /// Reads `1.0` or `0.3` (the CLI's `--wire`).
-    pub fn parse(text: &str) -> Option<Wire> {
-        match text {
-            "1.0" => Some(Wire::V1_0),
-            "0.3" => Some(Wire::V0_3),
-            _ => None,
-        }
-    }
-
-    /// How a state is spelled on this wire.
-    pub fn spell(self, state: TaskState) -> &'static str {
-        match self {
-            Wire::V1_0 => state.wire(),
-            Wire::V0_3 => state.kebab(),
-        }
-    }
-}
+pub use crate::model::sim::keys::Wire;
 
 /// How much of a file the reader takes at a time from a [`Read`].
 const READ_CHUNK: usize = 1 << 18;

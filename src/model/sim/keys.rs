@@ -150,6 +150,21 @@ named_values! {
     }
 }
 
+impl Wire {
+    /// Reads `1.0` or `0.3` (the CLI's `--wire`).
+    pub fn parse(text: &str) -> Option<Wire> {
+        Wire::ALL.iter().copied().find(|w| w.name() == text)
+    }
+
+    /// How a state is spelled on this wire.
+    pub fn spell(self, state: crate::model::state::TaskState) -> &'static str {
+        match self {
+            Wire::V1_0 => state.wire(),
+            Wire::V0_3 => state.kebab(),
+        }
+    }
+}
+
 /// The spellings of an on/off key.
 pub const SWITCH: &[&str] = &["off", "on"];
 
