@@ -248,7 +248,7 @@ fn probe_json_holds_every_call_for_the_page() {
     for file in report.probes.iter().flat_map(|p| &p.captures) {
         assert!(out.join(file).is_file(), "{file}");
     }
-    let calls: Vec<&[serde_json::Value]> = resubscribe.calls.iter().map(Vec::as_slice).collect();
+    let calls: Vec<&str> = resubscribe.calls.iter().map(String::as_str).collect();
     let judged =
         a2a_lab::model::evidence::probe_report::judge_streams(&calls, None).expect("reads");
     assert_eq!(judged.tasks.len(), 1);

@@ -33,9 +33,10 @@ fn result(name: &str) -> ProbeResult {
         summary: "s".into(),
         findings: Vec::new(),
         captures: vec![format!("{name}.sse")],
-        calls: vec![vec![
-            json!({"jsonrpc": "2.0", "id": 1, "result": {"kind": "task", "id": "t", "status": {"state": "working"}}}),
-        ]],
+        calls: vec![format!(
+            "data: {}\n\n",
+            json!({"jsonrpc": "2.0", "id": 1, "result": {"kind": "task", "id": "t", "status": {"state": "working"}}})
+        )],
     }
 }
 
@@ -105,14 +106,16 @@ fn text_names_each_probe_and_what_to_fix() {
 
 #[test]
 fn a_dropped_stream_and_its_resubscription_are_judged_as_one_session() {
-    let dropped = [json!({"kind": "task", "id": "t", "status": {"state": "working"}})];
-    let subscribed = [
+    let dropped =
+        "data: {\"kind\": \"task\", \"id\": \"t\", \"status\": {\"state\": \"working\"}}\r\n\r\n";
+    let subscribed = format!(
+        "{}{}\n",
         json!({"kind": "task", "id": "t", "status": {"state": "working"}}),
-        json!({"kind": "status-update", "taskId": "t", "status": {"state": "completed"}, "final": true}),
-    ];
-    let session = judge_streams(&[&dropped, &subscribed], None).unwrap();
+        "\n{\"kind\": \"status-update\", \"taskId\": \"t\", \"status\": {\"state\": \"completed\"}, \"final\": true}"
+    );
+    let session = judge_streams(&[dropped, &subscribed], None).unwrap();
     assert!(session.findings.is_empty(), "{:?}", session.findings);
-    let alone = judge_streams(&[&dropped], None).unwrap();
+    let alone = judge_streams(&[dropped], None).unwrap();
     assert_eq!(alone.findings[0].code.code(), "missing-terminal");
 }
 

@@ -110,7 +110,7 @@ impl Prober<'_> {
         let mut calls = Vec::new();
         for (file, received) in kept {
             captures.extend(self.keep(file, received)?);
-            calls.push(received.elements.clone());
+            calls.push(String::from_utf8_lossy(&received.raw).into_owned());
         }
         Ok(ProbeResult {
             name: name.to_string(),
@@ -137,8 +137,12 @@ impl Prober<'_> {
     /// The stream findings of one or more streams read as one session;
     /// a stream that hung is `hung`, not also `missing-terminal`.
     fn judge(&self, streams: &[&Received]) -> Result<Found, String> {
-        let lists: Vec<&[Value]> = streams.iter().map(|r| r.elements.as_slice()).collect();
-        let report = judge_streams(&lists, Some(self.endpoint.wire))?;
+        let bodies: Vec<String> = streams
+            .iter()
+            .map(|r| String::from_utf8_lossy(&r.raw).into_owned())
+            .collect();
+        let bodies: Vec<&str> = bodies.iter().map(String::as_str).collect();
+        let report = judge_streams(&bodies, Some(self.endpoint.wire))?;
         let mut found: Found = Vec::new();
         let last = streams.last();
         for f in report.findings {

@@ -12,7 +12,7 @@ use super::controls::Controls;
 use super::diagram::StateDiagram;
 use super::event_table::EventTable;
 use super::import::{on_drag, ImportStatus};
-use super::lab::{CaptureView, Lab, Level, Message};
+use super::lab::{arc_changed, CaptureView, Lab, Level, Message};
 use super::ledger_panel::LedgerPanel;
 use super::metrics::MetricsPanel;
 use super::outcome::{CarriesOver, Outcome};
@@ -21,6 +21,7 @@ use super::timeline::Timeline;
 use super::toolbar::Toolbar;
 use crate::model::sim::scenario::{split_view_keys, Scenario};
 use crate::model::sim::simulate;
+use crate::model::trace::Run;
 
 /// Reads the scenario and view keys from the page's URL.
 fn from_url() -> (Scenario, Option<usize>, bool, Option<String>) {
@@ -64,14 +65,17 @@ pub fn App() -> impl IntoView {
     let capture = RwSignal::new(None::<Arc<CaptureView>>);
     let capture_task = RwSignal::new(0usize);
     // The views show the simulation, or the chosen task of an imported capture.
-    let run = Memo::new(move |_| match capture.get() {
-        Some(view) => view
-            .runs
-            .get(capture_task.get())
-            .cloned()
-            .unwrap_or_else(|| Arc::new(scenario.with(simulate))),
-        None => Arc::new(scenario.with(simulate)),
-    });
+    let run = Memo::new_with_compare(
+        move |_| match capture.get() {
+            Some(view) => view
+                .runs
+                .get(capture_task.get())
+                .cloned()
+                .unwrap_or_else(|| Arc::new(scenario.with(simulate))),
+            None => Arc::new(scenario.with(simulate)),
+        },
+        arc_changed::<Run>,
+    );
     let lab = Lab {
         scenario,
         step: RwSignal::new(step),
@@ -88,6 +92,8 @@ pub fn App() -> impl IntoView {
         capture_task,
         import: RwSignal::new(None),
         dragging: RwSignal::new(false),
+        probe: RwSignal::new(None),
+        probe_pick: RwSignal::new(0),
     };
     // Drag enters and leaves every element on the way; files are over the
     // lab while more enters than leaves were seen.

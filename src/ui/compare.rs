@@ -56,16 +56,36 @@ fn rows_view(rows: &[Row], from: Option<usize>) -> impl IntoView {
         .collect_view()
 }
 
+/// Whether a comparison changed: its runs follow from its two scenarios,
+/// so comparing those says enough (and keeps a deep equality of runs out of
+/// the page's bundle).
+fn scenarios_changed(old: Option<&Option<Comparison>>, new: Option<&Option<Comparison>>) -> bool {
+    fn key(
+        c: Option<&Option<Comparison>>,
+    ) -> Option<
+        Option<(
+            &crate::model::sim::scenario::Scenario,
+            &crate::model::sim::scenario::Scenario,
+        )>,
+    > {
+        c.map(|c| c.as_ref().map(|c| (&c.a, &c.b)))
+    }
+    key(old) != key(new)
+}
+
 /// The comparison, shown while a scenario is pinned.
 #[component]
 pub fn Compare() -> impl IntoView {
     let lab = expect_context::<Lab>();
-    let comparison = Memo::new(move |_| {
-        let a = lab.pinned.get()?;
-        let b = lab.scenario.get();
-        let run_b = lab.run.with(|r| (**r).clone());
-        Some(compare_runs(&a, simulate(&a), &b, run_b))
-    });
+    let comparison = Memo::new_with_compare(
+        move |_| {
+            let a = lab.pinned.get()?;
+            let b = lab.scenario.get();
+            let run_b = lab.run.with(|r| (**r).clone());
+            Some(compare_runs(&a, simulate(&a), &b, run_b))
+        },
+        scenarios_changed,
+    );
     let export = move |_| {
         if let Some(c) = comparison.get_untracked() {
             let name = format!("a2a-lab-compare-{}-vs-{}.json", c.a.slug(), c.b.slug());

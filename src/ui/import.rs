@@ -7,7 +7,7 @@ use std::sync::Arc;
 
 use leptos::prelude::*;
 
-use super::lab::{CaptureView, Lab};
+use super::lab::{CaptureView, Lab, ProbeView};
 use crate::model::evidence::check::Imported;
 use crate::model::evidence::export::MAX_FILE_BYTES;
 
@@ -57,6 +57,20 @@ pub fn import_summary(imported: &Imported) -> String {
                 )
             }
         }
+        Imported::Probe(report) => {
+            let broken = report
+                .probes
+                .iter()
+                .filter(|p| !p.findings.is_empty())
+                .count();
+            format!(
+                "Read a probe of {} on the A2A {} wire: {} probes, {} found something broken.",
+                report.agent.name,
+                report.agent.wire,
+                report.probes.len(),
+                broken
+            )
+        }
         Imported::Capture(report) => {
             // The task list and the findings are in the capture panel;
             // the message says what was read and names the findings.
@@ -93,8 +107,15 @@ pub fn apply_imported(lab: Lab, imported: Imported) {
             lab.step.set(None);
             report.findings.is_empty()
         }
+        Imported::Probe(report) => {
+            let clean = report.findings.is_empty();
+            lab.probe.set(Some(Arc::new(ProbeView::new(report))));
+            lab.show_probe(0);
+            clean
+        }
         Imported::Capture(report) => {
             let clean = report.findings.is_empty();
+            lab.probe.set(None);
             lab.capture_task.set(0);
             lab.step.set(None);
             lab.capture.set(Some(Arc::new(CaptureView::new(report))));

@@ -6,8 +6,9 @@ use std::sync::Arc;
 use leptos::prelude::*;
 
 use super::import::ImportProgress;
-use crate::model::evidence::capture::CaptureReport;
+use crate::model::evidence::capture::{CaptureReader, CaptureReport, Wire};
 use crate::model::evidence::capture_run::task_run;
+use crate::model::evidence::probe_report::{judge_streams, ProbeReport};
 use crate::model::sim::scenario::Scenario;
 use crate::model::trace::{Metrics, Run};
 
@@ -41,6 +42,48 @@ pub struct Lab {
     pub import: RwSignal<Option<ImportProgress>>,
     /// Files are being dragged over the page.
     pub dragging: RwSignal<bool>,
+    /// An imported `probe.json`; the chosen probe's calls are shown as
+    /// [`Lab::capture`].
+    pub probe: RwSignal<Option<Arc<ProbeView>>>,
+    /// Which probe is shown.
+    pub probe_pick: RwSignal<usize>,
+}
+
+/// Whether a memo of an `Arc` changed. Each new value is a new
+/// computation, so comparing pointers says enough, and keeps a deep
+/// equality of runs out of the page's bundle.
+pub fn arc_changed<T>(old: Option<&Arc<T>>, new: Option<&Arc<T>>) -> bool {
+    !matches!((old, new), (Some(a), Some(b)) if Arc::ptr_eq(a, b))
+}
+
+/// An imported `probe.json`: the report, and each probe's calls judged as
+/// one capture for the views.
+#[derive(Debug)]
+pub struct ProbeView {
+    /// What the probe found.
+    pub report: ProbeReport,
+    /// Each probe's calls as a capture, in the order of `report.probes`.
+    pub captures: Vec<Arc<CaptureView>>,
+}
+
+impl ProbeView {
+    /// Judges each probe's calls (on the wire the agent was spoken to in).
+    pub fn new(report: ProbeReport) -> ProbeView {
+        let wire = Wire::parse(&report.agent.wire);
+        let captures = report
+            .probes
+            .iter()
+            .map(|p| {
+                let calls: Vec<&str> = p.calls.iter().map(String::as_str).collect();
+                // A call whose answer the reader cannot take is shown as
+                // nothing received; the probe's own findings still say why.
+                let judged = judge_streams(&calls, wire)
+                    .unwrap_or_else(|_| CaptureReader::new(wire).keeping_rows().finish());
+                Arc::new(CaptureView::new(judged))
+            })
+            .collect();
+        ProbeView { report, captures }
+    }
 }
 
 /// An imported capture, judged, with each task as a run for the views.
@@ -131,6 +174,23 @@ impl Lab {
             self.capture.set(None);
             self.step.set(None);
         }
+        if self.probe.with_untracked(Option::is_some) {
+            self.probe.set(None);
+        }
+    }
+
+    /// Shows probe `i` of an imported `probe.json`: its calls in the views.
+    pub fn show_probe(&self, i: usize) {
+        let Some(capture) = self
+            .probe
+            .with_untracked(|p| p.as_ref().and_then(|p| p.captures.get(i).cloned()))
+        else {
+            return;
+        };
+        self.probe_pick.set(i);
+        self.capture_task.set(0);
+        self.step.set(None);
+        self.capture.set(Some(capture));
     }
 
     /// Changes one scenario key; a bad value leaves the scenario as it was.

@@ -9,7 +9,7 @@ use std::sync::Arc;
 use leptos::prelude::*;
 use wasm_bindgen::JsCast;
 
-use super::lab::Lab;
+use super::lab::{arc_changed, Lab};
 use crate::model::pictures::diagram::num;
 use crate::model::pictures::timeline::{
     lanes, Glyph, Mark, Timeline as Geometry, AXIS_HEIGHT, HEIGHT, LANE_HEIGHT, MARK_RADIUS,
@@ -101,7 +101,10 @@ impl Drawn {
 #[component]
 pub fn Timeline() -> impl IntoView {
     let lab = expect_context::<Lab>();
-    let drawn = Memo::new(move |_| lab.run.with(|run| Arc::new(Drawn::new(&run.trace.rows))));
+    let drawn = Memo::new_with_compare(
+        move |_| lab.run.with(|run| Arc::new(Drawn::new(&run.trace.rows))),
+        arc_changed::<Drawn>,
+    );
     let inspected = RwSignal::new(None::<usize>);
 
     let playback = move || {

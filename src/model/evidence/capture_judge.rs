@@ -373,19 +373,24 @@ impl CaptureJudge {
         };
         let mut tasks = Vec::with_capacity(self.tasks.len());
         let mut rows = Vec::with_capacity(if self.keep_rows { self.tasks.len() } else { 0 });
+        let mut late = std::collections::BTreeMap::new();
         for task in &mut self.tasks {
             let state = task.state();
             if !state.is_terminal() && !state.is_interrupted() {
                 task.findings += 1;
-                self.findings.push(CaptureFinding {
-                    code: FindingCode::MissingTerminal,
-                    task: task.id.clone(),
-                    index: task.last_index,
-                    message: format!(
-                        "the task's last stream ended while it was {}",
-                        task.wire.spell(state)
-                    ),
-                });
+                let arrival = late.len();
+                late.insert(
+                    (task.last_index, arrival),
+                    CaptureFinding {
+                        code: FindingCode::MissingTerminal,
+                        task: task.id.clone(),
+                        index: task.last_index,
+                        message: format!(
+                            "the task's last stream ended while it was {}",
+                            task.wire.spell(state)
+                        ),
+                    },
+                );
             }
             rows.push(std::mem::take(&mut task.rows));
             tasks.push(TaskSummary {
@@ -395,11 +400,22 @@ impl CaptureJudge {
                 findings: task.findings,
             });
         }
-        self.findings.sort_by_key(|f| f.index);
+        // The findings met while reading are in capture order already; the
+        // ones found now are merged in by their place (keyed, not sorted:
+        // a sort would be one more copy of the sorting code in the page).
+        let mut findings = Vec::with_capacity(self.findings.len() + late.len());
+        let mut late = late.into_values().peekable();
+        for found in self.findings {
+            while let Some(earlier) = late.next_if(|l| l.index < found.index) {
+                findings.push(earlier);
+            }
+            findings.push(found);
+        }
+        findings.extend(late);
         CaptureReport {
             wire,
             tasks,
-            findings: self.findings,
+            findings,
             errors: self.errors,
             read: self.index,
             rows: if self.keep_rows { rows } else { Vec::new() },

@@ -7,6 +7,7 @@ use serde_json::Value;
 
 use crate::model::evidence::capture::{CaptureReader, CaptureReport};
 use crate::model::evidence::export::{pretty_json, Export, FORMAT, MAX_FILE_BYTES, VERSION};
+use crate::model::evidence::probe_report::{ProbeReport, PROBE_FORMAT};
 use crate::model::ledger::Reason;
 use crate::model::sim::scenario::Scenario;
 use crate::model::sim::simulate;
@@ -126,6 +127,8 @@ pub enum Imported {
     },
     /// A capture of real traffic, judged task by task (SPEC §8).
     Capture(CaptureReport),
+    /// What `a2a-lab probe` found, with what each probe received (SPEC §10).
+    Probe(ProbeReport),
 }
 
 /// Reads a file of any kind the lab accepts.
@@ -150,6 +153,11 @@ pub fn import_bytes(bytes: &[u8]) -> Result<Imported, String> {
             let Value::Object(ref map) = value else {
                 unreachable!("a document starting with {{ is an object")
             };
+            if map.get("format").and_then(Value::as_str) == Some(PROBE_FORMAT) {
+                return ProbeReport::from_value(value)
+                    .map(Imported::Probe)
+                    .map_err(|e| format!("a probe.json that cannot be read: {e}"));
+            }
             if map.contains_key("format") {
                 return import_export(value);
             }
@@ -172,6 +180,9 @@ pub fn check_bytes(bytes: &[u8]) -> Result<Report, String> {
     match import_bytes(bytes)? {
         Imported::Export { report, .. } => Ok(report),
         Imported::Capture(_) => Err("not a lab export: a capture, read by `check` as one".into()),
+        Imported::Probe(_) => {
+            Err("not a lab export: a probe.json (the page's Import shows it)".into())
+        }
     }
 }
 

@@ -4,7 +4,8 @@
 //! probe as a trace. Pure data: the probing itself is native only
 //! (`crate::probe`).
 
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
+use serde_json::Value;
 
 use crate::model::evidence::capture::{CaptureReader, CaptureReport, Wire};
 use crate::model::evidence::check::FindingCode;
@@ -137,16 +138,8 @@ impl Serialize for ProbeCode {
     }
 }
 
-impl<'de> Deserialize<'de> for ProbeCode {
-    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        let text = String::deserialize(d)?;
-        ProbeCode::parse(&text)
-            .ok_or_else(|| serde::de::Error::custom(format!("`{text}` is not a probe finding")))
-    }
-}
-
 /// The agent probed.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct ProbedAgent {
     /// The name on its agent card.
     pub name: String,
@@ -157,7 +150,7 @@ pub struct ProbedAgent {
 }
 
 /// How a probe ended.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum Outcome {
     /// Nothing broken.
@@ -170,7 +163,7 @@ pub enum Outcome {
 }
 
 /// One probe's result.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct ProbeResult {
     /// One of [`PROBES`].
     pub name: String,
@@ -181,17 +174,17 @@ pub struct ProbeResult {
     /// The codes of its findings, in order.
     pub findings: Vec<ProbeCode>,
     /// The raw captures it kept under `--out`, by file name.
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    #[serde(skip_serializing_if = "Vec::is_empty")]
     pub captures: Vec<String>,
-    /// What each of its calls received, one list per call in order, each
-    /// element as the capture reader reads it (a JSON-RPC response or an
-    /// event); only in `probe.json`.
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub calls: Vec<Vec<serde_json::Value>>,
+    /// What each of its calls received, in order, as it came (an SSE body
+    /// or a JSON-RPC response: what the capture reader reads); only in
+    /// `probe.json`.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub calls: Vec<String>,
 }
 
 /// One finding of a probe.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct ProbeFinding {
     /// What is broken.
     pub code: ProbeCode,
@@ -203,7 +196,7 @@ pub struct ProbeFinding {
 
 /// Everything `probe` found (SPEC §10's `--json`, and `probe.json` with
 /// each probe's events).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct ProbeReport {
     /// [`PROBE_FORMAT`].
     pub format: String,
@@ -298,36 +291,103 @@ impl ProbeReport {
         out
     }
 
-    /// Reads a `probe.json` back (the page's Import).
+    /// Reads a `probe.json` back.
     pub fn from_json(text: &str) -> Result<ProbeReport, String> {
-        let report: ProbeReport =
-            serde_json::from_str(text).map_err(|e| format!("not a probe.json: {e}"))?;
-        if report.format != PROBE_FORMAT {
-            return Err(format!(
-                "format `{}` is not `{PROBE_FORMAT}`",
-                report.format
-            ));
+        let value = serde_json::from_str(text).map_err(|e| format!("not a probe.json: {e}"))?;
+        ProbeReport::from_value(value).map_err(|e| format!("not a probe.json: {e}"))
+    }
+
+    /// Reads a parsed `probe.json` (the page's Import). Read by hand
+    /// rather than derived: the page already parses JSON into values, and a
+    /// derived reader would add a second JSON reader to its bundle.
+    pub fn from_value(value: Value) -> Result<ProbeReport, String> {
+        let format = text(&value, "format")?;
+        if format != PROBE_FORMAT {
+            return Err(format!("format `{format}` is not `{PROBE_FORMAT}`"));
         }
-        Ok(report)
+        let agent = value.get("agent").ok_or("`agent` is missing")?;
+        let agent = ProbedAgent {
+            name: text(agent, "name")?,
+            url: text(agent, "url")?,
+            wire: text(agent, "wire")?,
+        };
+        let mut probes = Vec::new();
+        for p in list(&value, "probes")? {
+            probes.push(probe_result(p)?);
+        }
+        let mut findings = Vec::new();
+        for f in list(&value, "findings")? {
+            findings.push(ProbeFinding {
+                code: code(f.get("code"))?,
+                probe: text(f, "probe")?,
+                message: text(f, "message")?,
+            });
+        }
+        Ok(ProbeReport {
+            format,
+            agent,
+            probes,
+            findings,
+        })
     }
 }
 
-/// Judges what a probe received, one list of elements per call, read in
-/// order as one capture (SPEC §8: a dropped stream and its resubscription
-/// are one session), keeping each task's rows for the views. `wire` is
-/// the wire the agent was spoken to in.
-pub fn judge_streams(
-    streams: &[&[serde_json::Value]],
-    wire: Option<Wire>,
-) -> Result<CaptureReport, String> {
+fn probe_result(p: &Value) -> Result<ProbeResult, String> {
+    let outcome = match text(p, "outcome")?.as_str() {
+        "clean" => Outcome::Clean,
+        "broken" => Outcome::Broken,
+        "skipped" => Outcome::Skipped,
+        other => return Err(format!("outcome `{other}` is not clean, broken or skipped")),
+    };
+    let mut findings = Vec::new();
+    for c in list(p, "findings")? {
+        findings.push(code(Some(c))?);
+    }
+    // Strings only: anything else in these optional lists is left out.
+    let strings = |key: &str| -> Vec<String> {
+        p.get(key)
+            .and_then(Value::as_array)
+            .into_iter()
+            .flatten()
+            .filter_map(|v| v.as_str().map(String::from))
+            .collect()
+    };
+    Ok(ProbeResult {
+        name: text(p, "name")?,
+        outcome,
+        summary: text(p, "summary")?,
+        findings,
+        captures: strings("captures"),
+        calls: strings("calls"),
+    })
+}
+
+fn text(v: &Value, key: &str) -> Result<String, String> {
+    v.get(key)
+        .and_then(Value::as_str)
+        .map(String::from)
+        .ok_or_else(|| format!("`{key}` is missing or not text"))
+}
+
+fn list<'a>(v: &'a Value, key: &str) -> Result<&'a Vec<Value>, String> {
+    v.get(key)
+        .and_then(Value::as_array)
+        .ok_or_else(|| format!("`{key}` is missing or not a list"))
+}
+
+fn code(v: Option<&Value>) -> Result<ProbeCode, String> {
+    let text = v.and_then(Value::as_str).unwrap_or("");
+    ProbeCode::parse(text).ok_or_else(|| format!("`{text}` is not a probe finding"))
+}
+
+/// Judges what a probe received, one body per call, read in order as one
+/// capture (SPEC §8: a dropped stream and its resubscription are one
+/// session), keeping each task's rows for the views. `wire` is the wire
+/// the agent was spoken to in.
+pub fn judge_streams(calls: &[&str], wire: Option<Wire>) -> Result<CaptureReport, String> {
     let mut reader = CaptureReader::new(wire).keeping_rows();
-    for elements in streams {
-        let mut lines = String::new();
-        for element in elements.iter() {
-            lines.push_str(&element.to_string());
-            lines.push('\n');
-        }
-        reader.read_bytes(lines.as_bytes())?;
+    for body in calls {
+        reader.read_bytes(body.as_bytes())?;
     }
     Ok(reader.finish())
 }

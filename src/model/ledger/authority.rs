@@ -154,6 +154,12 @@ struct LedgerRecord {
 impl From<TaskLedger> for LedgerRecord {
     fn from(l: TaskLedger) -> Self {
         let receipts = l.receipts().collect();
+        // Inserted one by one: collecting into a map sorts first, and that
+        // sort would be one more copy of the sorting code in the page.
+        let mut producer_sequences = std::collections::BTreeMap::new();
+        for (producer, seq) in l.last_source_seq {
+            producer_sequences.insert(producer, seq);
+        }
         LedgerRecord {
             task_id: l.task_id,
             state: l.state,
@@ -163,7 +169,7 @@ impl From<TaskLedger> for LedgerRecord {
             artifacts: l.artifacts,
             entered_state_ms: l.entered_state_ms,
             owner: l.owner,
-            producer_sequences: l.last_source_seq.into_iter().collect(),
+            producer_sequences,
         }
     }
 }
