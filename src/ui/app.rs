@@ -63,14 +63,19 @@ pub fn App() -> impl IntoView {
     let capture = RwSignal::new(None::<Arc<CaptureView>>);
     let capture_task = RwSignal::new(0usize);
     // The views show the simulation, or the chosen task of an imported capture.
-    let run = Memo::new(move |_| match capture.get() {
-        Some(view) => view
-            .runs
-            .get(capture_task.get())
-            .cloned()
-            .unwrap_or_else(|| Arc::new(scenario.with(simulate))),
-        None => Arc::new(scenario.with(simulate)),
-    });
+    // A new run is a change even when it equals the last one: comparing
+    // whole runs would cost the page's WebAssembly more than the redraw.
+    let run = Memo::new_with_compare(
+        move |_| match capture.get() {
+            Some(view) => view
+                .runs
+                .get(capture_task.get())
+                .cloned()
+                .unwrap_or_else(|| Arc::new(scenario.with(simulate))),
+            None => Arc::new(scenario.with(simulate)),
+        },
+        |old, new| !matches!((old, new), (Some(a), Some(b)) if Arc::ptr_eq(a, b)),
+    );
     let lab = Lab {
         scenario,
         step: RwSignal::new(step),

@@ -60,12 +60,17 @@ fn rows_view(rows: &[Row], from: Option<usize>) -> impl IntoView {
 #[component]
 pub fn Compare() -> impl IntoView {
     let lab = expect_context::<Lab>();
-    let comparison = Memo::new(move |_| {
-        let a = lab.pinned.get()?;
-        let b = lab.scenario.get();
-        let run_b = lab.run.with(|r| (**r).clone());
-        Some(compare_runs(&a, simulate(&a), &b, run_b))
-    });
+    // Every new comparison counts as a change (comparing two pairs of runs
+    // costs the page's WebAssembly more than the redraw).
+    let comparison = Memo::new_with_compare(
+        move |_| {
+            let a = lab.pinned.get()?;
+            let b = lab.scenario.get();
+            let run_b = lab.run.with(|r| (**r).clone());
+            Some(compare_runs(&a, simulate(&a), &b, run_b))
+        },
+        |_, _| true,
+    );
     let export = move |_| {
         if let Some(c) = comparison.get_untracked() {
             let name = format!("a2a-lab-compare-{}-vs-{}.json", c.a.slug(), c.b.slug());
