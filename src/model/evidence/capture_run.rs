@@ -37,5 +37,6 @@ pub fn task_run(rows: &[Row]) -> Run {
         },
         ledgers: Vec::new(),
         call_end: None,
+        streams: Vec::new(),
     }
 }

@@ -26,6 +26,30 @@ pub enum RaisingCancel {
     ErrorOnly,
 }
 
+/// When a SubscribeToTask stream, opened while the executor runs, ends
+/// (SPEC §9; measured in `tests/fidelity/fixtures/*/subscribe/`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SubscriptionEnd {
+    /// Only when the queue closes with the task terminal: a queue that
+    /// closes at an interruption, or when `execute()` returns without a
+    /// final status, leaves the subscription open with nothing to come.
+    AtTerminal,
+    /// Wherever the message stream ends ([`StreamEnd`]).
+    WithTheStream,
+}
+
+/// What a subscription opened when nothing runs for the task any more
+/// (`execute()` returned, or a fresh server after a restart) does after the
+/// task snapshot.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum IdleSubscription {
+    /// It stays open with nothing to come.
+    Hangs,
+    /// The SDK finds no event bus for the task and closes the stream, unless
+    /// the task is interrupted (its bus is kept): then it stays open.
+    ClosesUnlessInterrupted,
+}
+
 /// The behaviour of one SDK's default request handler.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Profile {
@@ -57,12 +81,33 @@ pub struct Profile {
     pub resume_publishes_task: bool,
     /// What the executor's blocking work runs on, for trace labels.
     pub thread_name: &'static str,
+    /// When a subscription opened while the executor runs ends.
+    pub subscription_end: SubscriptionEnd,
+    /// What a subscription opened when nothing runs for the task does.
+    pub idle_subscription: IdleSubscription,
+    /// How the SDK names the state in its -32004 answer to SubscribeToTask
+    /// on a finished task (`TASK_STATE_COMPLETED`, or the enum number 3).
+    pub terminal_state_in_error: StateSpelling,
+}
+
+/// How an error message spells a task state.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum StateSpelling {
+    /// The wire name, `TASK_STATE_COMPLETED`.
+    WireName,
+    /// The protobuf enum number, `3`.
+    EnumNumber,
 }
 
 /// JSON-RPC code of `TaskNotCancelableError`.
 pub const TASK_NOT_CANCELABLE: i32 = -32002;
 /// JSON-RPC internal error.
 pub const INTERNAL_ERROR: i32 = -32603;
+/// JSON-RPC code of `TaskNotFoundError`.
+pub const TASK_NOT_FOUND: i32 = -32001;
+/// JSON-RPC code of `UnsupportedOperationError` (SubscribeToTask on a
+/// finished task).
+pub const UNSUPPORTED_OPERATION: i32 = -32004;
 
 const PYTHON: Profile = Profile {
     sdk: Sdk::Python,
@@ -77,6 +122,9 @@ const PYTHON: Profile = Profile {
     timeout_is_inactivity: true,
     resume_publishes_task: false,
     thread_name: "asyncio.to_thread",
+    subscription_end: SubscriptionEnd::AtTerminal,
+    idle_subscription: IdleSubscription::Hangs,
+    terminal_state_in_error: StateSpelling::WireName,
 };
 
 const JS: Profile = Profile {
@@ -92,6 +140,9 @@ const JS: Profile = Profile {
     timeout_is_inactivity: false,
     resume_publishes_task: true,
     thread_name: "a worker thread",
+    subscription_end: SubscriptionEnd::WithTheStream,
+    idle_subscription: IdleSubscription::ClosesUnlessInterrupted,
+    terminal_state_in_error: StateSpelling::EnumNumber,
 };
 
 impl Profile {

@@ -56,6 +56,12 @@ pub struct Scenario {
     pub preset: Option<Preset>,
     /// SDK profile.
     pub sdk: Sdk,
+    /// Client 1's stream drops after delivered event k; it then calls
+    /// SubscribeToTask.
+    pub resubscribe: Option<u32>,
+    /// After client 1's delivered event k a second client calls
+    /// SubscribeToTask.
+    pub second_client: Option<u32>,
 }
 
 impl Default for Scenario {
@@ -80,6 +86,8 @@ impl Default for Scenario {
             retry: false,
             preset: None,
             sdk: Sdk::Python,
+            resubscribe: None,
+            second_client: None,
         }
     }
 }
@@ -136,6 +144,8 @@ impl Scenario {
             Key::Conflict => self.conflict = spec.switch(value)?,
             Key::Retry => self.retry = spec.switch(value)?,
             Key::Sdk => self.sdk = spec.choice(value, Sdk::ALL)?,
+            Key::Resubscribe => self.resubscribe = spec.optional(value)?,
+            Key::SecondClient => self.second_client = spec.optional(value)?,
             Key::Preset => self.preset = Some(spec.choice(value, Preset::ALL)?),
         }
         Ok(())
@@ -168,6 +178,8 @@ impl Scenario {
             Key::Conflict => switch(self.conflict),
             Key::Retry => switch(self.retry),
             Key::Sdk => self.sdk.name().into(),
+            Key::Resubscribe => optional(self.resubscribe),
+            Key::SecondClient => optional(self.second_client),
             Key::Preset => self.preset.map_or(String::new(), |p| p.name().into()),
         }
     }
@@ -192,6 +204,7 @@ impl Scenario {
             Key::Dup if self.client == Client::Block => {
                 Err("a blocking call has no stream to break")
             }
+            Key::Resubscribe | Key::SecondClient => self.subscribers_apply(),
             _ => Ok(()),
         }
     }
@@ -238,6 +251,7 @@ impl Scenario {
                 ));
             }
         }
+        self.validate_subscribers()?;
         if self.conflict {
             let chunk_range = 3..=self.chunks + 2;
             match self.dup {
@@ -318,7 +332,15 @@ impl Scenario {
     /// The export's `inputs`: every key with its value as text.
     pub fn to_inputs(&self) -> Value {
         let mut map = Map::new();
+        let defaults = Scenario::default();
         for (k, v) in self.pairs() {
+            // SPEC §9's keys are listed only when set, so that every export
+            // made before them keeps its bytes.
+            let newer =
+                Key::from_name(k).filter(|k| matches!(k, Key::Resubscribe | Key::SecondClient));
+            if newer.is_some_and(|key| v == defaults.value(key)) {
+                continue;
+            }
             map.insert(k.to_string(), Value::String(v));
         }
         Value::Object(map)
