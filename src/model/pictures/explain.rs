@@ -2,10 +2,13 @@
 //! seed's "what carries over" advice that applies to this scenario, both
 //! computed from the trace, naming the SDK whose behaviour they describe.
 
-use crate::model::sim::profile::Profile;
+use crate::model::sim::profile::{Profile, TASK_NOT_FOUND};
 use crate::model::sim::scenario::{CancelImpl, Client, Ending, ReceiptMode, Scenario, Store, Work};
 use crate::model::state::TaskState;
-use crate::model::trace::{CallEnd, CancelResult, Metrics, Run, StreamEnd};
+use crate::model::trace::{
+    CallEnd, CancelResult, Disposition, Metrics, Row, Run, StreamEnd, StreamOutcome, StreamRecord,
+    StreamRole,
+};
 
 /// One piece of advice that carries over to production.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -38,6 +41,9 @@ pub fn outcome(scenario: &Scenario, run: &Run) -> String {
             plural(m.duplicates, "duplicate was a lookup hit", "duplicates were lookup hits"),
             plural(m.rejected, "event was rejected with a reason", "events were rejected with a reason"),
         );
+    }
+    if let Some(sentence) = subscriber_outcome(scenario, run) {
+        return sentence;
     }
     if let Some(k) = scenario.restart {
         return match scenario.store {
@@ -134,6 +140,105 @@ pub fn outcome(scenario: &Scenario, run: &Run) -> String {
     format!("The executor {client} and the task ended {state}, as {sdk} does with these inputs.")
 }
 
+/// The outcome of a scenario with SPEC §9's subscribers, told from the
+/// stream that matters most: client 1's last SubscribeToTask, else the
+/// second client's.
+fn subscriber_outcome(scenario: &Scenario, run: &Run) -> Option<String> {
+    let sdk = Profile::of(scenario.sdk).name;
+    let streams = &run.streams;
+    let last = streams
+        .iter()
+        .rposition(|s| s.role == StreamRole::Resubscribe);
+    let who = match last {
+        Some(i) => {
+            let before = streams[..i].iter().rfind(|s| s.client == 1);
+            let again = streams[..i]
+                .iter()
+                .any(|s| s.role == StreamRole::Resubscribe);
+            match (before.map(|s| s.end), again) {
+                (Some(StreamOutcome::Broken), true) => "After the restart broke its subscription, the client called SubscribeToTask again".to_string(),
+                (Some(StreamOutcome::Broken), false) => "The restart broke the client's stream and it called SubscribeToTask".to_string(),
+                _ => format!(
+                    "The connection dropped after event {} and the client called SubscribeToTask",
+                    scenario.resubscribe.unwrap_or_default()
+                ),
+            }
+        }
+        None => format!(
+            "A second client called SubscribeToTask after event {}",
+            scenario.second_client.unwrap_or_default()
+        ),
+    };
+    let stream = match last {
+        Some(i) => &streams[i],
+        None => streams
+            .iter()
+            .find(|s| s.role == StreamRole::SecondClient)?,
+    };
+    let m = &run.trace.metrics;
+    let state = state_label(m);
+    let sentence = match stream.end {
+        StreamOutcome::Error(TASK_NOT_FOUND) => format!("{who}: the restart had lost the task with the server's memory, so it got TaskNotFoundError (-32001) ({sdk})."),
+        StreamOutcome::Error(code) => format!("{who}, but the task was already {state}: it got UnsupportedOperationError ({code}) and no event, so only GetTask can tell it how the task ended ({sdk})."),
+        _ => format!("{who}: {} ({sdk}).", describe_subscription(stream, &run.trace.rows, m)),
+    };
+    Some(sentence)
+}
+
+/// What a subscription received and how it ended, for the outcome.
+fn describe_subscription(stream: &StreamRecord, rows: &[Row], m: &Metrics) -> String {
+    let snapshot = stream.rows.first().and_then(|&i| rows[i].wire.as_ref());
+    let snapshot_state = snapshot
+        .and_then(|w| w.pointer("/task/status/state"))
+        .and_then(|v| v.as_str())
+        .and_then(TaskState::from_wire)
+        .map_or("?", TaskState::short);
+    let parts: usize = snapshot
+        .and_then(|w| w.pointer("/task/artifacts"))
+        .and_then(|a| a.as_array())
+        .map_or(0, |a| {
+            a.iter()
+                .map(|x| x["parts"].as_array().map_or(0, Vec::len))
+                .sum()
+        });
+    let held = match parts {
+        0 => "no artifact part yet".to_string(),
+        n => format!("the {} stored so far", plural(n as u32, "part", "parts")),
+    };
+    let later = match stream.rows.len().saturating_sub(1) as u32 {
+        0 => "nothing more".to_string(),
+        n => format!("only the {} after it", plural(n, "event", "events")),
+    };
+    let late = stream
+        .rows
+        .iter()
+        .filter(|&&i| rows[i].disposition == Disposition::AfterTerminal)
+        .count() as u32;
+    let late = match late {
+        0 => String::new(),
+        n => format!(" ({n} of them after the terminal status)"),
+    };
+    let state = state_label(m);
+    let end = match stream.end {
+        StreamOutcome::Closed if m.final_state.is_some_and(TaskState::is_terminal) => {
+            format!("and the stream closed at {state}")
+        }
+        StreamOutcome::Closed if m.final_state.is_some_and(TaskState::is_interrupted) => {
+            format!("and the stream closed at {state}, where the task waits for the client")
+        }
+        StreamOutcome::Closed => {
+            format!("and the stream closed although the task is {state} and nothing resumes it")
+        }
+        StreamOutcome::Hung => format!(
+            "and the subscription stays open at {state} with nothing to come: {}",
+            plural(m.hung_streams, "hung stream", "hung streams")
+        ),
+        StreamOutcome::TimedOut => "until the client's own timeout gave up on it".to_string(),
+        _ => "until a restart broke it".to_string(),
+    };
+    format!("it got a task snapshot in {snapshot_state} holding {held}, then {later}{late}, {end}")
+}
+
 /// The "what carries over" advice that applies to this scenario.
 pub fn advice(scenario: &Scenario, run: &Run) -> Vec<Advice> {
     let m = &run.trace.metrics;
@@ -178,6 +283,24 @@ pub fn advice(scenario: &Scenario, run: &Run) -> Vec<Advice> {
     if scenario.retry {
         add("Reuse the idempotency key and return the existing task", "A retry is not permission to execute again: decide it from the durable key, not the connection.".into());
     }
+    if run.streams.iter().any(|s| s.role != StreamRole::Send) {
+        add("Replace your view with the snapshot after SubscribeToTask", "A subscription starts with the task as stored — WORKING while the executor runs, never SUBMITTED — holding every part stored so far, and then sends only later events: take the snapshot's artifacts as your state and apply the appends to them; adding it to what you hold doubles the parts.".into());
+        let refused = run
+            .streams
+            .iter()
+            .any(|s| matches!(s.end, StreamOutcome::Error(_)));
+        if refused {
+            add("Call GetTask when SubscribeToTask is refused", "A finished task answers -32004 and a lost one -32001: the terminal status you missed is only in GetTask, if anywhere.".into());
+        }
+        let closed_open_task = run
+            .streams
+            .iter()
+            .any(|s| s.role != StreamRole::Send && s.end == StreamOutcome::Closed)
+            && m.final_state.is_some_and(|s| !s.is_terminal());
+        if closed_open_task || m.hung_streams > 0 {
+            add("Judge the end by the last status, not by the stream", "A subscription may close while the task is still WORKING or stay open at an interruption, and the SDKs differ; read the task's state (GetTask) before you treat either as the end.".into());
+        }
+    }
     if scenario.dup.is_some() {
         add("Reconnect by cursor, not by replay", "Ask for the absent suffix after the status and artifact cursors; an event id already decided is a lookup hit.".into());
     }
@@ -205,6 +328,7 @@ pub fn advice(scenario: &Scenario, run: &Run) -> Vec<Advice> {
 /// Why a metric differs between the two SDK profiles for the same scenario,
 /// in plain words (for compare mode's "Python vs JS").
 pub fn sdk_difference(metric: &str, scenario: &Scenario) -> &'static str {
+    let subscribers = scenario.resubscribe.is_some() || scenario.second_client.is_some();
     match metric {
         "events_delivered" | "events_after_terminal" | "get_task_artifacts" if scenario.late.is_some() => {
             "@a2a-js/sdk ends the stream at the first terminal status and silently drops what the executor publishes afterwards; a2a-sdk delivers and stores it until execute() returns."
@@ -217,6 +341,18 @@ pub fn sdk_difference(metric: &str, scenario: &Scenario) -> &'static str {
         }
         "final_state" | "events_delivered" | "cancel_result" if scenario.cancel_impl == CancelImpl::Noop => {
             "With a cancel() that writes nothing, a2a-sdk stores CANCELED itself; @a2a-js/sdk waits for the executor, which completes, and answers -32002."
+        }
+        "stream" | "hung_streams" if subscribers && scenario.restart.is_some() => {
+            "After a restart with a database store, a2a-sdk answers SubscribeToTask with the stored WORKING task and then keeps the stream open (hung); @a2a-js/sdk finds no running execution and closes it, a clean end for a task nothing resumes."
+        }
+        "stream" | "hung_streams" if subscribers && matches!(scenario.ending, Ending::Input | Ending::Return) => {
+            "a2a-sdk ends a subscription only at a terminal status, so it stays open at INPUT_REQUIRED and after execute() returns without one; @a2a-js/sdk closes it where its message stream closes (it hangs only when opened after the task became input-required)."
+        }
+        "stream" | "hung_streams" if subscribers && scenario.ending == Ending::Auth => {
+            "At AUTH_REQUIRED @a2a-js/sdk keeps the task's channel open, so its message stream hangs as well as any subscription; a2a-sdk closes the message stream when execute() returns, while its subscriptions stay open (it ends them only at a terminal status)."
+        }
+        "events_delivered" | "events_after_terminal" | "get_task_artifacts" if subscribers && scenario.late.is_some() => {
+            "a2a-sdk delivers the late artifact after the terminal status to every open stream, subscribers included, and stores it; @a2a-js/sdk drops it silently for everyone."
         }
         "stream" | "hung_streams" if scenario.ending == Ending::Auth => {
             "@a2a-js/sdk keeps an auth-required task's channel open, so the stream hangs; a2a-sdk closes it when execute() returns."
