@@ -102,16 +102,18 @@ fn a_subscription_reads_as_one_sentence_from_its_stream() {
     for (query, expected) in [
         (
             "resubscribe=3",
-            "The connection dropped after event 3 and the client called SubscribeToTask: it got a task snapshot in WORKING holding the 1 part stored so far, then only the 3 events after it, and the stream closed at COMPLETED",
+            "The connection dropped after event 3 and the client called SubscribeToTask and got a task snapshot in WORKING holding 1 part stored so far, then only the 3 events after it; the stream closed at COMPLETED",
         ),
-        ("resubscribe=5", "the task was already COMPLETED: it got UnsupportedOperationError (-32004)"),
-        ("second_client=6", "A second client called SubscribeToTask after event 6, but"),
+        ("second_client=2", "snapshot in WORKING holding no artifact part yet, then only the 4 events"),
+        ("resubscribe=5", "got UnsupportedOperationError (-32004): the task was already COMPLETED, so only GetTask"),
+        ("second_client=6", "A second client, after event 6, called SubscribeToTask and got UnsupportedOperationError"),
         ("ending=input&resubscribe=3", "the subscription stays open at INPUT_REQUIRED with nothing to come: 1 hung stream"),
         ("ending=input&resubscribe=3&sdk=js", "the stream closed at INPUT_REQUIRED, where the task waits for the client"),
-        ("restart=2&store=memory&resubscribe=3", "called SubscribeToTask again: the restart had lost the task"),
+        ("restart=2&store=memory&resubscribe=3", "After a restart broke its stream, the client called SubscribeToTask and got TaskNotFoundError (-32001)"),
         ("restart=2&store=database&resubscribe=5&sdk=js", "the stream closed although the task is WORKING and nothing resumes it"),
-        ("late=0&second_client=3", "then only the 4 events after it (1 of them after the terminal status)"),
+        ("late=0&second_client=3", "then only the 4 events after it (1 after the terminal status)"),
         ("ending=never&second_client=3", "2 hung streams"),
+        ("ending=never&second_client=3&timeout_ms=700", "the client's own timeout gave up on it"),
     ] {
         let sentence = say(query);
         assert!(sentence.contains(expected), "{query}: {sentence}");

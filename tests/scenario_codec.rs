@@ -39,16 +39,17 @@ fn subscriber_keys_are_listed_in_inputs_only_when_set() {
 fn a_subscriber_key_out_of_range_says_how_many_events_the_stream_carries() {
     let e = Scenario::from_query("resubscribe=7").unwrap_err();
     assert_eq!(e.key, "resubscribe");
-    assert_eq!(
-        e.message,
-        "7 is out of range (1 – 6): client 1's stream carries at most 6 events here (the Task, WORKING, 3 chunks, the ending's status)"
+    assert!(
+        e.message.starts_with(
+            "7 is out of range (1 – 6): with these keys client 1's stream carries at most 6 events"
+        ),
+        "{e}"
     );
     // A late artifact is one event more; no final status one fewer.
     assert!(Scenario::from_query("resubscribe=7&late=0").is_ok());
     let e = Scenario::from_query("second_client=6&ending=return").unwrap_err();
     assert_eq!(e.key, "second_client");
     assert!(e.message.contains("at most 5 events"), "{e}");
-    assert!(e.message.contains("no final status (ending=return)"), "{e}");
     let e = Scenario::from_query("resubscribe=0").unwrap_err();
     assert_eq!(e.message, "0 is out of range (1 – 10004), or `none`");
 }

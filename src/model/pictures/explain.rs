@@ -6,8 +6,7 @@ use crate::model::sim::profile::{Profile, TASK_NOT_FOUND};
 use crate::model::sim::scenario::{CancelImpl, Client, Ending, ReceiptMode, Scenario, Store, Work};
 use crate::model::state::TaskState;
 use crate::model::trace::{
-    CallEnd, CancelResult, Disposition, Metrics, Row, Run, StreamEnd, StreamOutcome, StreamRecord,
-    StreamRole,
+    CallEnd, CancelResult, Disposition, Metrics, Run, StreamEnd, StreamOutcome, StreamRole,
 };
 
 /// One piece of advice that carries over to production.
@@ -140,103 +139,82 @@ pub fn outcome(scenario: &Scenario, run: &Run) -> String {
     format!("The executor {client} and the task ended {state}, as {sdk} does with these inputs.")
 }
 
-/// The outcome of a scenario with SPEC §9's subscribers, told from the
-/// stream that matters most: client 1's last SubscribeToTask, else the
-/// second client's.
+/// The outcome of a scenario with SPEC §9's subscribers, told from client
+/// 1's last SubscribeToTask, else the second client's.
 fn subscriber_outcome(scenario: &Scenario, run: &Run) -> Option<String> {
-    let sdk = Profile::of(scenario.sdk).name;
     let streams = &run.streams;
-    let last = streams
+    let (stream, who) = match streams
         .iter()
-        .rposition(|s| s.role == StreamRole::Resubscribe);
-    let who = match last {
-        Some(i) => {
-            let before = streams[..i].iter().rfind(|s| s.client == 1);
-            let again = streams[..i]
-                .iter()
-                .any(|s| s.role == StreamRole::Resubscribe);
-            match (before.map(|s| s.end), again) {
-                (Some(StreamOutcome::Broken), true) => "After the restart broke its subscription, the client called SubscribeToTask again".to_string(),
-                (Some(StreamOutcome::Broken), false) => "The restart broke the client's stream and it called SubscribeToTask".to_string(),
-                _ => format!(
-                    "The connection dropped after event {} and the client called SubscribeToTask",
-                    scenario.resubscribe.unwrap_or_default()
-                ),
-            }
+        .rposition(|s| s.role == StreamRole::Resubscribe)
+    {
+        Some(i)
+            if streams[..i].iter().rfind(|s| s.client == 1).map(|s| s.end)
+                == Some(StreamOutcome::Broken) =>
+        {
+            (
+                &streams[i],
+                "After a restart broke its stream, the client".to_string(),
+            )
         }
-        None => format!(
-            "A second client called SubscribeToTask after event {}",
-            scenario.second_client.unwrap_or_default()
+        Some(i) => (
+            &streams[i],
+            format!(
+                "The connection dropped after event {} and the client",
+                scenario.resubscribe.unwrap_or_default()
+            ),
+        ),
+        None => (
+            streams
+                .iter()
+                .find(|s| s.role == StreamRole::SecondClient)?,
+            format!(
+                "A second client, after event {},",
+                scenario.second_client.unwrap_or_default()
+            ),
         ),
     };
-    let stream = match last {
-        Some(i) => &streams[i],
-        None => streams
-            .iter()
-            .find(|s| s.role == StreamRole::SecondClient)?,
-    };
+    let sdk = Profile::of(scenario.sdk).name;
     let m = &run.trace.metrics;
     let state = state_label(m);
-    let sentence = match stream.end {
-        StreamOutcome::Error(TASK_NOT_FOUND) => format!("{who}: the restart had lost the task with the server's memory, so it got TaskNotFoundError (-32001) ({sdk})."),
-        StreamOutcome::Error(code) => format!("{who}, but the task was already {state}: it got UnsupportedOperationError ({code}) and no event, so only GetTask can tell it how the task ended ({sdk})."),
-        _ => format!("{who}: {} ({sdk}).", describe_subscription(stream, &run.trace.rows, m)),
-    };
-    Some(sentence)
-}
-
-/// What a subscription received and how it ended, for the outcome.
-fn describe_subscription(stream: &StreamRecord, rows: &[Row], m: &Metrics) -> String {
-    let snapshot = stream.rows.first().and_then(|&i| rows[i].wire.as_ref());
-    let snapshot_state = snapshot
-        .and_then(|w| w.pointer("/task/status/state"))
-        .and_then(|v| v.as_str())
-        .and_then(TaskState::from_wire)
-        .map_or("?", TaskState::short);
-    let parts: usize = snapshot
-        .and_then(|w| w.pointer("/task/artifacts"))
-        .and_then(|a| a.as_array())
-        .map_or(0, |a| {
-            a.iter()
-                .map(|x| x["parts"].as_array().map_or(0, Vec::len))
-                .sum()
-        });
-    let held = match parts {
-        0 => "no artifact part yet".to_string(),
-        n => format!("the {} stored so far", plural(n as u32, "part", "parts")),
-    };
-    let later = match stream.rows.len().saturating_sub(1) as u32 {
-        0 => "nothing more".to_string(),
-        n => format!("only the {} after it", plural(n, "event", "events")),
-    };
-    let late = stream
-        .rows
-        .iter()
-        .filter(|&&i| rows[i].disposition == Disposition::AfterTerminal)
-        .count() as u32;
-    let late = match late {
-        0 => String::new(),
-        n => format!(" ({n} of them after the terminal status)"),
-    };
-    let state = state_label(m);
-    let end = match stream.end {
-        StreamOutcome::Closed if m.final_state.is_some_and(TaskState::is_terminal) => {
-            format!("and the stream closed at {state}")
+    let rows = &run.trace.rows;
+    let got = match stream.end {
+        StreamOutcome::Error(TASK_NOT_FOUND) => {
+            "got TaskNotFoundError (-32001): the restart had lost the task".to_string()
         }
-        StreamOutcome::Closed if m.final_state.is_some_and(TaskState::is_interrupted) => {
-            format!("and the stream closed at {state}, where the task waits for the client")
+        StreamOutcome::Error(code) => format!("got UnsupportedOperationError ({code}): the task was already {state}, so only GetTask can tell how it ended"),
+        end => {
+            let first = &rows[stream.rows[0]];
+            let parts = first.wire.as_ref().map_or(0, |w| {
+                w["task"]["artifacts"]
+                    .as_array()
+                    .map_or(0, |a| a.iter().map(|x| x["parts"].as_array().map_or(0, Vec::len)).sum())
+            });
+            let late = stream
+                .rows
+                .iter()
+                .filter(|&&i| rows[i].disposition == Disposition::AfterTerminal)
+                .count();
+            let late = if late > 0 { format!(" ({late} after the terminal status)") } else { String::new() };
+            let ended = match (end, m.final_state) {
+                (StreamOutcome::Closed, Some(s)) if s.is_terminal() => format!("the stream closed at {state}"),
+                (StreamOutcome::Closed, Some(s)) if s.is_interrupted() => format!("the stream closed at {state}, where the task waits for the client"),
+                (StreamOutcome::Closed, _) => format!("the stream closed although the task is {state} and nothing resumes it"),
+                (StreamOutcome::Hung, _) => format!("the subscription stays open at {state} with nothing to come: {}", plural(m.hung_streams, "hung stream", "hung streams")),
+                (StreamOutcome::TimedOut, _) => "the client's own timeout gave up on it".to_string(),
+                _ => "a restart broke it".to_string(),
+            };
+            format!(
+                "got a task snapshot in {} holding {}, then only the {} after it{late}; {ended}",
+                first.state_after.map_or("?", TaskState::short),
+                match parts {
+                    0 => "no artifact part yet".to_string(),
+                    n => plural(n as u32, "part stored so far", "parts stored so far"),
+                },
+                plural(stream.rows.len() as u32 - 1, "event", "events"),
+            )
         }
-        StreamOutcome::Closed => {
-            format!("and the stream closed although the task is {state} and nothing resumes it")
-        }
-        StreamOutcome::Hung => format!(
-            "and the subscription stays open at {state} with nothing to come: {}",
-            plural(m.hung_streams, "hung stream", "hung streams")
-        ),
-        StreamOutcome::TimedOut => "until the client's own timeout gave up on it".to_string(),
-        _ => "until a restart broke it".to_string(),
     };
-    format!("it got a task snapshot in {snapshot_state} holding {held}, then {later}{late}, {end}")
+    Some(format!("{who} called SubscribeToTask and {got} ({sdk})."))
 }
 
 /// The "what carries over" advice that applies to this scenario.
@@ -284,13 +262,13 @@ pub fn advice(scenario: &Scenario, run: &Run) -> Vec<Advice> {
         add("Reuse the idempotency key and return the existing task", "A retry is not permission to execute again: decide it from the durable key, not the connection.".into());
     }
     if run.streams.iter().any(|s| s.role != StreamRole::Send) {
-        add("Replace your view with the snapshot after SubscribeToTask", "A subscription starts with the task as stored — WORKING while the executor runs, never SUBMITTED — holding every part stored so far, and then sends only later events: take the snapshot's artifacts as your state and apply the appends to them; adding it to what you hold doubles the parts.".into());
+        add("Replace your view with the snapshot after SubscribeToTask", "A subscription starts with the task as stored (never SUBMITTED), with every part so far, then sends only later events: take its artifacts as your state; adding them to what you hold doubles the parts.".into());
         let refused = run
             .streams
             .iter()
             .any(|s| matches!(s.end, StreamOutcome::Error(_)));
         if refused {
-            add("Call GetTask when SubscribeToTask is refused", "A finished task answers -32004 and a lost one -32001: the terminal status you missed is only in GetTask, if anywhere.".into());
+            add("Call GetTask when SubscribeToTask is refused", "A finished task answers -32004, a lost one -32001: a missed terminal status is only in GetTask.".into());
         }
         let closed_open_task = run
             .streams
@@ -298,7 +276,7 @@ pub fn advice(scenario: &Scenario, run: &Run) -> Vec<Advice> {
             .any(|s| s.role != StreamRole::Send && s.end == StreamOutcome::Closed)
             && m.final_state.is_some_and(|s| !s.is_terminal());
         if closed_open_task || m.hung_streams > 0 {
-            add("Judge the end by the last status, not by the stream", "A subscription may close while the task is still WORKING or stay open at an interruption, and the SDKs differ; read the task's state (GetTask) before you treat either as the end.".into());
+            add("Judge the end by the last status, not by the stream", "A subscription may close on a WORKING task or stay open at an interruption, by SDK: read the task's state first.".into());
         }
     }
     if scenario.dup.is_some() {
@@ -343,16 +321,16 @@ pub fn sdk_difference(metric: &str, scenario: &Scenario) -> &'static str {
             "With a cancel() that writes nothing, a2a-sdk stores CANCELED itself; @a2a-js/sdk waits for the executor, which completes, and answers -32002."
         }
         "stream" | "hung_streams" if subscribers && scenario.restart.is_some() => {
-            "After a restart with a database store, a2a-sdk answers SubscribeToTask with the stored WORKING task and then keeps the stream open (hung); @a2a-js/sdk finds no running execution and closes it, a clean end for a task nothing resumes."
+            "After a restart (database store) both SDKs send the stored WORKING task; a2a-sdk then keeps the subscription open, @a2a-js/sdk closes it."
         }
         "stream" | "hung_streams" if subscribers && matches!(scenario.ending, Ending::Input | Ending::Return) => {
-            "a2a-sdk ends a subscription only at a terminal status, so it stays open at INPUT_REQUIRED and after execute() returns without one; @a2a-js/sdk closes it where its message stream closes (it hangs only when opened after the task became input-required)."
+            "a2a-sdk ends a subscription only at a terminal status; @a2a-js/sdk where it ends the message stream (at INPUT_REQUIRED, or when execute() returns)."
         }
         "stream" | "hung_streams" if subscribers && scenario.ending == Ending::Auth => {
-            "At AUTH_REQUIRED @a2a-js/sdk keeps the task's channel open, so its message stream hangs as well as any subscription; a2a-sdk closes the message stream when execute() returns, while its subscriptions stay open (it ends them only at a terminal status)."
+            "At AUTH_REQUIRED @a2a-js/sdk leaves every stream open; a2a-sdk closes the message stream but not a subscription (only a terminal status ends one)."
         }
         "events_delivered" | "events_after_terminal" | "get_task_artifacts" if subscribers && scenario.late.is_some() => {
-            "a2a-sdk delivers the late artifact after the terminal status to every open stream, subscribers included, and stores it; @a2a-js/sdk drops it silently for everyone."
+            "a2a-sdk delivers and stores the late artifact, subscribers included; @a2a-js/sdk drops it for everyone."
         }
         "stream" | "hung_streams" if scenario.ending == Ending::Auth => {
             "@a2a-js/sdk keeps an auth-required task's channel open, so the stream hangs; a2a-sdk closes it when execute() returns."

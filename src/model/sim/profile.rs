@@ -85,18 +85,6 @@ pub struct Profile {
     pub subscription_end: SubscriptionEnd,
     /// What a subscription opened when nothing runs for the task does.
     pub idle_subscription: IdleSubscription,
-    /// How the SDK names the state in its -32004 answer to SubscribeToTask
-    /// on a finished task (`TASK_STATE_COMPLETED`, or the enum number 3).
-    pub terminal_state_in_error: StateSpelling,
-}
-
-/// How an error message spells a task state.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum StateSpelling {
-    /// The wire name, `TASK_STATE_COMPLETED`.
-    WireName,
-    /// The protobuf enum number, `3`.
-    EnumNumber,
 }
 
 /// JSON-RPC code of `TaskNotCancelableError`.
@@ -124,7 +112,6 @@ const PYTHON: Profile = Profile {
     thread_name: "asyncio.to_thread",
     subscription_end: SubscriptionEnd::AtTerminal,
     idle_subscription: IdleSubscription::Hangs,
-    terminal_state_in_error: StateSpelling::WireName,
 };
 
 const JS: Profile = Profile {
@@ -142,7 +129,6 @@ const JS: Profile = Profile {
     thread_name: "a worker thread",
     subscription_end: SubscriptionEnd::WithTheStream,
     idle_subscription: IdleSubscription::ClosesUnlessInterrupted,
-    terminal_state_in_error: StateSpelling::EnumNumber,
 };
 
 impl Profile {

@@ -55,26 +55,9 @@ impl Scenario {
             }
             let most = self.stream_events_at_most();
             if k > most {
-                let chunks = match self.chunks {
-                    1 => "1 chunk".to_string(),
-                    n => format!("{n} chunks"),
-                };
-                let ending = match self.ending {
-                    Ending::Return | Ending::Never => {
-                        format!(", no final status (ending={})", self.ending.name())
-                    }
-                    _ => ", the ending's status".to_string(),
-                };
-                let late = if self.late.is_some() {
-                    ", the late artifact"
-                } else {
-                    ""
-                };
                 return Err(err(
                     key.name(),
-                    format!(
-                        "{k} is out of range (1 – {most}): client 1's stream carries at most {most} events here (the Task, WORKING, {chunks}{ending}{late})"
-                    ),
+                    format!("{k} is out of range (1 – {most}): with these keys client 1's stream carries at most {most} events (the Task, WORKING, a chunk each, the ending's status, a late artifact)"),
                 ));
             }
         }

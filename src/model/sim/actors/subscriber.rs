@@ -8,7 +8,7 @@
 use super::state::{Call, Exec, SecondClient};
 use super::{Act, Sim};
 use crate::model::sim::profile::{
-    IdleSubscription, StateSpelling, SubscriptionEnd, TASK_NOT_FOUND, UNSUPPORTED_OPERATION,
+    IdleSubscription, SubscriptionEnd, TASK_NOT_FOUND, UNSUPPORTED_OPERATION,
 };
 use crate::model::state::TaskState;
 use crate::model::trace::{Disposition, Entry, Source, StreamOutcome, StreamRole};
@@ -59,28 +59,21 @@ impl Sim<'_> {
     /// what comes later.
     pub(super) fn subscribe(&mut self, client: u8) {
         let task = self.client.task;
-        let task_id = wire::task_id(task);
-        let label = if client == 1 {
+        let (role, label, call) = if client == 1 {
             self.client.subscriptions += 1;
-            format!("client calls SubscribeToTask on {task_id} to read on")
-        } else {
-            let k = self.client.received;
-            format!("second client calls SubscribeToTask on {task_id} (client 1 has {k} events)")
-        };
-        let role = if client == 1 {
-            StreamRole::Resubscribe
-        } else {
-            StreamRole::SecondClient
-        };
-        let stream = self.open_stream(client, role);
-        self.record(Entry::action(Source::Client, label).client(client));
-        let call = if client == 1 {
-            self.client.stream = Some(stream);
             self.client.subscribed = true;
             self.client.call = Call::Open;
             self.client.number += 1;
             self.client.last_activity = self.now;
-            self.client.number
+            let label = "client calls SubscribeToTask to read on";
+            (StreamRole::Resubscribe, label, self.client.number)
+        } else {
+            let label = "second client calls SubscribeToTask";
+            (StreamRole::SecondClient, label, 0)
+        };
+        let stream = self.open_stream(client, role);
+        if client == 1 {
+            self.client.stream = Some(stream);
         } else {
             self.second = Some(SecondClient {
                 call: Call::Open,
@@ -88,50 +81,29 @@ impl Sim<'_> {
                 last_activity: self.now,
                 stream,
             });
-            0
-        };
+        }
+        self.record(Entry::action(Source::Client, label).client(client));
         if let Some(ms) = self.sc.timeout_ms {
             self.schedule(self.now + u64::from(ms), Act::Timeout { client, call });
         }
-        let stored = self.tasks[task]
-            .stored
-            .as_ref()
-            .map(|t| (t.state, t.since_ms, t.artifacts.clone()));
-        let refusal = match stored.as_ref().map(|t| t.0) {
-            None => Some((
-                TASK_NOT_FOUND,
-                "SubscribeToTask → TaskNotFoundError (-32001): the server has no such task (lost with its memory)".to_string(),
-            )),
-            Some(state) if state.is_terminal() => Some((
-                UNSUPPORTED_OPERATION,
-                format!(
-                    "SubscribeToTask → UnsupportedOperationError ({UNSUPPORTED_OPERATION}): the task is in a terminal state ({}); only GetTask tells how it ended",
-                    self.spelled_in_error(state)
-                ),
-            )),
-            Some(_) => None,
+        let Some(stored) = self.tasks[task].stored.as_ref() else {
+            let text = "SubscribeToTask → TaskNotFoundError (-32001): the task was lost";
+            return self.refuse(client, stream, TASK_NOT_FOUND, text.into());
         };
-        if let Some((code, text)) = refusal {
-            self.set_call(client, Call::Closed);
-            self.end_stream(Some(stream), StreamOutcome::Error(code));
-            let entry = Entry::action(Source::Handler, text).disposition(Disposition::NotDelivered);
-            self.record(entry.client(client));
-            return;
+        let state = stored.state;
+        if state.is_terminal() {
+            let text = format!(
+                "SubscribeToTask → UnsupportedOperationError (-32004): the task is already {}",
+                state.label()
+            );
+            return self.refuse(client, stream, UNSUPPORTED_OPERATION, text);
         }
-        let Some((state, since, artifacts)) = stored else {
-            return;
-        };
-        let parts: usize = artifacts.iter().map(|a| a.parts.len()).sum();
-        let held = match parts {
-            0 => "no artifact part yet".to_string(),
-            1 => "the 1 artifact part stored so far".to_string(),
-            n => format!("the {n} artifact parts stored so far"),
-        };
+        let parts: usize = stored.artifacts.iter().map(|a| a.parts.len()).sum();
+        let snapshot = wire::task_snapshot(task, state, stored.since_ms, &stored.artifacts);
         let label = format!(
-            "Task snapshot {}: the task as stored, with {held} (parts are not sent again as events)",
+            "Task snapshot {}: the task as stored, holding {parts} artifact part(s); none is sent again",
             state.label()
         );
-        let snapshot = wire::task_snapshot(task, state, since, &artifacts);
         self.record_on(
             Some(stream),
             Entry::event(Source::Handler, label, Disposition::Delivered)
@@ -149,24 +121,30 @@ impl Sim<'_> {
         if running && !self.tasks[task].bus_closed {
             return;
         }
-        let sdk = self.profile.name;
         let closes = self.profile.idle_subscription == IdleSubscription::ClosesUnlessInterrupted
             && !state.is_interrupted();
-        if closes {
-            self.set_call(client, Call::Closed);
+        let (call, label) = if closes {
             self.end_stream(Some(stream), StreamOutcome::Closed);
-            let label = format!("nothing runs for the task any more: {sdk} sends the stored task and closes the stream");
-            self.record(Entry::action(Source::Handler, label).client(client));
+            (
+                Call::Closed,
+                "nothing runs for the task: the SDK closes the stream after the snapshot",
+            )
         } else {
-            self.set_call(client, Call::Stranded);
-            let why = if state.is_interrupted() {
-                format!("the task waits, {}", state.label())
-            } else {
-                "nothing runs for the task any more".to_string()
-            };
-            let label = format!("{why}: {sdk} keeps the subscription open with nothing to come");
-            self.record(Entry::action(Source::Handler, label).client(client));
-        }
+            (
+                Call::Stranded,
+                "nothing runs for the task: the subscription stays open with nothing to come",
+            )
+        };
+        self.set_call(client, call);
+        self.record(Entry::action(Source::Handler, label).client(client));
+    }
+
+    /// SubscribeToTask answered with a JSON-RPC error instead of a stream.
+    fn refuse(&mut self, client: u8, stream: usize, code: i32, text: String) {
+        self.set_call(client, Call::Closed);
+        self.end_stream(Some(stream), StreamOutcome::Error(code));
+        let entry = Entry::action(Source::Handler, text).disposition(Disposition::NotDelivered);
+        self.record(entry.client(client));
     }
 
     /// A subscription's queue closes (the executor returned, a cancel, or
@@ -181,10 +159,7 @@ impl Sim<'_> {
         };
         let terminal = self.task_state().is_some_and(TaskState::is_terminal);
         if self.profile.subscription_end == SubscriptionEnd::AtTerminal && !terminal {
-            let label = format!(
-                "{label}; the subscription stays open: {} ends a subscription only at a terminal status",
-                self.profile.name
-            );
+            let label = format!("{label}; the subscription stays open until a terminal status");
             self.record(Entry::action(Source::Handler, label).client(client));
             return Call::Stranded;
         }
@@ -292,21 +267,6 @@ impl Sim<'_> {
             self.client.call = call;
         } else if let Some(second) = self.second.as_mut() {
             second.call = call;
-        }
-    }
-
-    /// A terminal state as the SDK's -32004 message spells it.
-    fn spelled_in_error(&self, state: TaskState) -> String {
-        match self.profile.terminal_state_in_error {
-            StateSpelling::WireName => state.wire().to_string(),
-            // The protobuf enum's numbers of the terminal states.
-            StateSpelling::EnumNumber => match state {
-                TaskState::Completed => "3",
-                TaskState::Failed => "4",
-                TaskState::Canceled => "5",
-                _ => "7",
-            }
-            .to_string(),
         }
     }
 }
