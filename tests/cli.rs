@@ -95,6 +95,88 @@ fn bad_query_is_exit_2_naming_the_key() {
 }
 
 #[test]
+fn trace_takes_the_subscriber_keys_and_says_which_client_received_each_event() {
+    let (out, _, code) = cli(&["trace", "resubscribe=3"], None);
+    assert_eq!(code, 0);
+    let v: Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(v["inputs"]["resubscribe"], "3");
+    let kinds: Vec<&str> = v["trace"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|r| r["wire"].as_object()?.keys().next().map(String::as_str))
+        .collect();
+    // The stream drops after chunk 1; the subscription starts with the task.
+    assert_eq!(
+        kinds,
+        [
+            "task",
+            "statusUpdate",
+            "artifactUpdate",
+            "task",
+            "artifactUpdate",
+            "artifactUpdate",
+            "statusUpdate"
+        ]
+    );
+    assert!(out.contains("the connection drops after event 3"));
+    assert!(
+        !out.contains("\"client\": 1"),
+        "client 1 is the default, never written"
+    );
+
+    let (out, _, code) = cli(&["trace", "second_client=2"], None);
+    assert_eq!(code, 0);
+    let v: Value = serde_json::from_str(&out).unwrap();
+    let second: Vec<&Value> = v["trace"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|r| r["client"] == 2 && r["wire"].is_object())
+        .collect();
+    assert_eq!(second.len(), 5, "the snapshot, three chunks and COMPLETED");
+    assert!(second[0]["wire"]["task"].is_object());
+    assert_eq!(cli(&["check", "trace.json"], Some(out.as_bytes())).2, 0);
+
+    let (out, err, code) = cli(&["trace", "resubscribe=9"], None);
+    assert_eq!((out.as_str(), code), ("", 2));
+    assert!(
+        err.contains("resubscribe") && err.contains("at most 6 events"),
+        "{err}"
+    );
+}
+
+#[test]
+fn a_resubscribed_session_read_as_a_capture_is_clean() {
+    // Client 1's events over both streams, as a capture: the snapshot is its
+    // new view, so nothing is a duplicate and the session ends COMPLETED.
+    // Each client's own events are a clean capture too.
+    for (query, client) in [
+        ("resubscribe=3", 1),
+        ("resubscribe=1", 1),
+        ("second_client=3", 1),
+        ("second_client=3", 2),
+    ] {
+        let export: Value =
+            serde_json::from_str(&export_json(&Scenario::from_query(query).unwrap())).unwrap();
+        let events: Vec<&Value> = export["trace"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|r| r["client"].as_u64().unwrap_or(1) == client && r["wire"].is_object())
+            .map(|r| &r["wire"])
+            .collect();
+        let raw = serde_json::to_vec(&events).unwrap();
+        let (out, _, code) = cli(&["check", "--json", "raw.json"], Some(&raw));
+        assert_eq!(
+            (code, findings(&out)),
+            (0, vec![]),
+            "{query}, client {client}"
+        );
+    }
+}
+
+#[test]
 fn reduce_answers_like_the_seed() {
     let file = br#"[{"id":"w","status":"working"},{"id":"a","status":"auth-required"},{"id":"a","status":"auth-required"},
         {"id":"resume","status":"working","authorizationReceipt":"authz:7"},{"id":"i","status":"input-required"},

@@ -73,3 +73,27 @@ fn the_controlled_comparisons_come_in_the_seeds_order_and_reproduce_its_numbers(
         Some("TASK_STATE_REJECTED")
     );
 }
+
+#[test]
+fn the_subscriber_examples_show_what_the_sdks_were_measured_to_do() {
+    use a2a_lab::model::trace::StreamEnd;
+    // Client 1: 3 events, then the snapshot, two chunks and COMPLETED.
+    assert_eq!(
+        metrics_of("Connection drops after chunk 1").events_delivered,
+        7
+    );
+    assert_eq!(
+        metrics_of("…at input-required: a2a-sdk").stream,
+        Some(StreamEnd::Hung)
+    );
+    assert_eq!(
+        metrics_of("…@a2a-js/sdk closes it").stream,
+        Some(StreamEnd::Closed)
+    );
+    // Both clients get COMPLETED and the late receipt on a2a-sdk.
+    assert_eq!(metrics_of("…and a late artifact").events_after_terminal, 2);
+    assert_eq!(
+        metrics_of("…@a2a-js/sdk drops the late artifact").events_after_terminal,
+        0
+    );
+}

@@ -96,3 +96,69 @@ fn python_vs_js_differences_are_explained_in_plain_words() {
     );
     assert!(outcome(&js_cancel, &simulate(&js_cancel)).contains("@a2a-js/sdk 1.3.0"));
 }
+
+#[test]
+fn a_subscription_reads_as_one_sentence_from_its_stream() {
+    for (query, expected) in [
+        (
+            "resubscribe=3",
+            "The connection dropped after event 3 and the client called SubscribeToTask and got a task snapshot in WORKING holding 1 part stored so far, then only the 3 events after it; the stream closed at COMPLETED",
+        ),
+        ("second_client=2", "snapshot in WORKING holding no artifact part yet, then only the 4 events"),
+        ("resubscribe=5", "got UnsupportedOperationError (-32004): the task was already COMPLETED, so only GetTask"),
+        ("second_client=6", "A second client, after event 6, called SubscribeToTask and got UnsupportedOperationError"),
+        ("ending=input&resubscribe=3", "the subscription stays open at INPUT_REQUIRED with nothing to come: 1 hung stream"),
+        ("ending=input&resubscribe=3&sdk=js", "the stream closed at INPUT_REQUIRED, where the task waits for the client"),
+        ("restart=2&store=memory&resubscribe=3", "After a restart broke its stream, the client called SubscribeToTask and got TaskNotFoundError (-32001)"),
+        ("restart=2&store=database&resubscribe=5&sdk=js", "the stream closed although the task is WORKING and nothing resumes it"),
+        ("late=0&second_client=3", "then only the 4 events after it (1 after the terminal status)"),
+        ("ending=never&second_client=3", "2 hung streams"),
+        ("ending=never&second_client=3&timeout_ms=700", "the client's own timeout gave up on it"),
+    ] {
+        let sentence = say(query);
+        assert!(sentence.contains(expected), "{query}: {sentence}");
+    }
+}
+
+#[test]
+fn after_a_reconnect_the_advice_is_to_replace_the_view_with_the_snapshot() {
+    let replace = "Replace your view with the snapshot after SubscribeToTask";
+    assert!(titles("resubscribe=3").contains(&replace));
+    assert!(titles("second_client=2").contains(&replace));
+    assert!(!titles("").contains(&replace));
+    // A drop that never came leaves no subscription to advise on.
+    assert!(!titles("cancel=1&resubscribe=6").contains(&replace));
+    assert!(titles("resubscribe=6").contains(&"Call GetTask when SubscribeToTask is refused"));
+    let judge = "Judge the end by the last status, not by the stream";
+    assert!(titles("restart=2&store=database&resubscribe=5&sdk=js").contains(&judge));
+    assert!(titles("ending=input&second_client=3").contains(&judge));
+    assert!(!titles("second_client=3").contains(&judge));
+}
+
+#[test]
+fn python_vs_js_explains_every_measured_subscriber_difference() {
+    use a2a_lab::model::evidence::compare::compare;
+    use a2a_lab::model::pictures::explain::sdk_difference;
+    let generic = sdk_difference("no such metric", &Scenario::default());
+    let index: serde_json::Value = serde_json::from_str(include_str!(
+        "fidelity/fixtures/python/subscribe/index.json"
+    ))
+    .unwrap();
+    let mut explained = 0;
+    for entry in index["scenarios"].as_array().unwrap() {
+        let query = entry["scenario"].as_str().unwrap();
+        if query.contains("wire=0.3") {
+            continue;
+        }
+        let a = Scenario::from_query(query).unwrap();
+        let b = a.with("sdk", "js").unwrap();
+        for d in compare(&a, &b).differences {
+            let why = sdk_difference(d.name, &b);
+            assert_ne!(why, generic, "{query}: {} differs without a reason", d.name);
+            explained += 1;
+        }
+    }
+    assert!(explained >= 10, "only {explained} differences");
+    let input = Scenario::from_query("ending=input&second_client=3&sdk=js").unwrap();
+    assert!(sdk_difference("hung_streams", &input).contains("only at a terminal status"));
+}

@@ -293,3 +293,26 @@ fn the_drawn_timeline_labels_each_mark_with_its_row() {
     );
     assert_eq!(svg.matches("timeline__terminal").count(), 1);
 }
+
+#[test]
+fn a_second_client_gets_its_own_lane_below_the_first() {
+    let r = run("second_client=2");
+    let timeline = Timeline::new(&r.trace.rows);
+    let labels: Vec<String> = timeline.lanes().iter().map(|l| l.label()).collect();
+    assert_eq!(
+        labels,
+        ["executor", "cancel()", "handler", "client 1", "client 2", "server"]
+    );
+    let second = timeline.lanes()[4].y;
+    for row in &r.trace.rows {
+        let mark = timeline.mark(row.index).unwrap();
+        assert_eq!(mark.y == second, row.client == 2, "row {}", row.index);
+    }
+    assert!(timeline.height() > a2a_lab::model::pictures::timeline::HEIGHT);
+    let svg =
+        a2a_lab::ui::timeline::markup(&timeline, &r.trace.rows, &timeline.marks(None, MAX_MARKS));
+    assert!(svg.contains(r#"data-client="2""#) && svg.contains(">client 2</text>"));
+    // One client, reconnecting: the lanes stay one per source.
+    let r = run("resubscribe=3");
+    assert_eq!(Timeline::new(&r.trace.rows).lanes(), lanes().as_slice());
+}

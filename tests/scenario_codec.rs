@@ -26,6 +26,88 @@ fn query_inputs_and_canonical_form_agree() {
 }
 
 #[test]
+fn subscriber_keys_are_listed_in_inputs_only_when_set() {
+    let s = Scenario::from_query("resubscribe=3&second_client=2").unwrap();
+    assert_eq!(s.to_query(), "resubscribe=3&second_client=2");
+    let inputs = s.to_inputs();
+    assert_eq!(inputs["resubscribe"], "3");
+    assert_eq!(inputs["second_client"], "2");
+    // Every key but preset, and wire, at its default.
+    assert_eq!(inputs.as_object().unwrap().len(), KEYS.len() - 2);
+    assert_eq!(Scenario::from_inputs(&inputs).unwrap(), s);
+    let plain = Scenario::default().to_inputs();
+    assert!(plain.get("resubscribe").is_none() && plain.get("second_client").is_none());
+}
+
+#[test]
+fn a_subscriber_key_out_of_range_says_how_many_events_the_stream_carries() {
+    let e = Scenario::from_query("resubscribe=7").unwrap_err();
+    assert_eq!(e.key, "resubscribe");
+    assert!(
+        e.message.starts_with(
+            "7 is out of range (1 – 6): with these keys client 1's stream carries at most 6 events"
+        ),
+        "{e}"
+    );
+    // A late artifact is one event more; no final status one fewer.
+    assert!(Scenario::from_query("resubscribe=7&late=0").is_ok());
+    let e = Scenario::from_query("second_client=6&ending=return").unwrap_err();
+    assert_eq!(e.key, "second_client");
+    assert!(e.message.contains("at most 5 events"), "{e}");
+    let e = Scenario::from_query("resubscribe=0").unwrap_err();
+    assert_eq!(e.message, "0 is out of range (1 – 10004), or `none`");
+}
+
+#[test]
+fn subscriber_keys_refuse_what_was_not_measured_and_say_why() {
+    for (q, key, says) in [
+        (
+            "resubscribe=2&client=block",
+            "resubscribe",
+            "needs client=stream",
+        ),
+        (
+            "second_client=2&client=block",
+            "second_client",
+            "a blocking call has none",
+        ),
+        (
+            "resubscribe=3&dup=2",
+            "resubscribe",
+            "both break client 1's stream",
+        ),
+        (
+            "second_client=3&retry=on",
+            "second_client",
+            "the retry drops the stream",
+        ),
+        (
+            "resubscribe=3&interrupt=auth",
+            "resubscribe",
+            "uninterrupted task only",
+        ),
+        ("preset=t42&resubscribe=3", "resubscribe", "preset"),
+    ] {
+        let e = Scenario::from_query(q).expect_err(q);
+        assert_eq!(e.key, key, "{q}: {e}");
+        assert!(e.message.contains(says), "{q}: {e}");
+    }
+}
+
+#[test]
+fn subscriber_controls_are_disabled_for_a_blocking_client_or_a_preset() {
+    use a2a_lab::model::sim::scenario::Key;
+    let block = Scenario::from_query("client=block").unwrap();
+    let preset = Scenario::from_query("preset=t43").unwrap();
+    let stream = Scenario::default();
+    for key in [Key::Resubscribe, Key::SecondClient] {
+        assert!(block.applies(key).is_err(), "{key:?}");
+        assert!(preset.applies(key).is_err(), "{key:?}");
+        assert_eq!(stream.applies(key), Ok(()), "{key:?}");
+    }
+}
+
+#[test]
 fn unknown_repeated_and_out_of_range_keys_are_errors_naming_the_key() {
     for (q, key) in [
         ("color=red", "color"),
@@ -42,6 +124,8 @@ fn unknown_repeated_and_out_of_range_keys_are_errors_naming_the_key() {
         ("conflict=on", "conflict"),
         ("preset=t42&chunks=3", "chunks"),
         ("guard=yes", "guard"),
+        ("resubscribe=7", "resubscribe"),
+        ("second_client=x", "second_client"),
     ] {
         let e = Scenario::from_query(q).expect_err(q);
         assert_eq!(e.key, key, "{q}: {e}");

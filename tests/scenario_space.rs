@@ -9,7 +9,7 @@ use a2a_lab::model::evidence::export::export_json;
 use a2a_lab::model::sim::scenario::Scenario;
 use a2a_lab::model::sim::simulate;
 use a2a_lab::model::state::TaskState;
-use a2a_lab::model::trace::{Disposition, Row, RowKind, StreamEnd};
+use a2a_lab::model::trace::{Disposition, Row, RowKind, StreamEnd, StreamOutcome, StreamRole};
 use proptest::prelude::*;
 use serde_json::Value;
 
@@ -203,11 +203,18 @@ fn hold_invariants(query: &str) {
     assert_eq!(m.incidents, count(rows, false, &[Incident]), "{query}");
     if scenario.preset.is_none() {
         assert_eq!(m.orphaned_steps, count(rows, false, &[Orphaned]), "{query}");
-        assert_eq!(
-            m.hung_streams,
-            u32::from(m.stream == Some(StreamEnd::Hung)),
-            "{query}"
-        );
+        let hung = run
+            .streams
+            .iter()
+            .filter(|s| s.end == StreamOutcome::Hung)
+            .count() as u32;
+        assert_eq!(m.hung_streams, hung, "{query}");
+        let first_hung = run
+            .streams
+            .iter()
+            .rfind(|s| s.client == 1)
+            .is_some_and(|s| s.end == StreamOutcome::Hung);
+        assert_eq!(m.stream == Some(StreamEnd::Hung), first_hung, "{query}");
         // The stored state at the end is the last row's.
         let last = rows.last().and_then(|r| r.state_after);
         assert_eq!(
@@ -264,12 +271,131 @@ fn hold_invariants(query: &str) {
     }
 }
 
+/// The scenarios SPEC §9's subscriber keys combine with: a streaming
+/// client without dup, retry or interruptions, every other key free.
+fn subscriber_query() -> impl Strategy<Value = String> {
+    (
+        (
+            prop_oneof![4 => 0u32..=4, 1 => 5u32..=12],
+            prop::sample::select(vec![1u32, 50, 200]),
+            prop::sample::select(vec!["complete", "fail", "input", "auth", "return", "never"]),
+            prop::option::of(prop::sample::select(vec![0u32, 300])),
+            prop::option::of(prop::sample::select(vec![150u32, 700])),
+            prop::sample::select(vec!["python", "js"]),
+            any::<bool>(),
+        ),
+        (
+            prop::option::of(any::<prop::sample::Index>()),
+            prop::option::of(any::<prop::sample::Index>()),
+            prop::option::of(any::<prop::sample::Index>()),
+            prop::sample::select(vec!["memory", "database"]),
+            prop::option::of(any::<prop::sample::Index>()),
+            prop::sample::select(vec!["await", "to_thread", "flag"]),
+            prop::sample::select(vec!["write", "raise", "noop"]),
+        ),
+    )
+        .prop_map(|(a, b)| {
+            let (chunks, step_ms, ending, late, timeout, sdk, guard) = a;
+            let (resub, second, restart, store, cancel, work, cancel_impl) = b;
+            let mut q = vec![
+                format!("chunks={chunks}"),
+                format!("step_ms={step_ms}"),
+                format!("ending={ending}"),
+                format!("sdk={sdk}"),
+                format!("store={store}"),
+                format!("work={work}"),
+                format!("cancel_impl={cancel_impl}"),
+                format!("guard={}", if guard { "on" } else { "off" }),
+            ];
+            let events = 2 + chunks as usize + usize::from(!matches!(ending, "return" | "never"));
+            let events = events + usize::from(late.is_some());
+            if let Some(ms) = late {
+                q.push(format!("late={ms}"));
+            }
+            if let Some(ms) = timeout {
+                q.push(format!("timeout_ms={ms}"));
+            }
+            if let Some(k) = restart {
+                q.push(format!("restart={}", k.index(chunks as usize + 1)));
+            }
+            if let Some(k) = cancel {
+                q.push(format!("cancel={}", k.index(chunks as usize + 1)));
+            }
+            if let Some(k) = resub {
+                q.push(format!("resubscribe={}", 1 + k.index(events)));
+            }
+            if let Some(k) = second {
+                q.push(format!("second_client={}", 1 + k.index(events)));
+            }
+            q.join("&")
+        })
+}
+
+/// What SPEC §9's streams must keep: each stream's rows are its client's
+/// and carry wire JSON; a subscription starts with the task as stored (or
+/// is an error without events), never SUBMITTED; and no artifact part
+/// reaches a client twice as an event.
+fn hold_stream_invariants(query: &str) {
+    hold_invariants(query);
+    let run = simulate(&Scenario::from_query(query).unwrap());
+    let rows = &run.trace.rows;
+    let mut carried = vec![false; rows.len()];
+    for s in &run.streams {
+        for &i in &s.rows {
+            assert!(!carried[i], "{query}: row {i} on two streams");
+            carried[i] = true;
+            assert_eq!(rows[i].client, s.client, "{query}: row {i}");
+            assert!(rows[i].wire.is_some(), "{query}: row {i} has no wire");
+        }
+        if s.role != StreamRole::Send {
+            match s.end {
+                StreamOutcome::Error(_) => assert!(s.rows.is_empty(), "{query}"),
+                _ => {
+                    let first = s.rows.first().map(|&i| rows[i].wire.as_ref().unwrap());
+                    let state = first.and_then(|w| w.pointer("/task/status/state"));
+                    assert!(
+                        state.is_some(),
+                        "{query}: a subscription starts with the task"
+                    );
+                    assert_ne!(state.unwrap(), "TASK_STATE_SUBMITTED", "{query}");
+                }
+            }
+        }
+    }
+    for (i, row) in rows.iter().enumerate() {
+        if row.wire.is_some() && row.kind == RowKind::Event {
+            assert!(carried[i], "{query}: row {i} was received on no stream");
+        }
+    }
+    for client in [1u8, 2] {
+        let mut seen = Vec::new();
+        for s in run.streams.iter().filter(|s| s.client == client) {
+            for &i in &s.rows {
+                let Some(a) = rows[i].wire.as_ref().and_then(|w| w.get("artifactUpdate")) else {
+                    continue;
+                };
+                let text = a.pointer("/artifact/parts/0/text").cloned();
+                assert!(
+                    !seen.contains(&text),
+                    "{query}: client {client} got {text:?} twice"
+                );
+                seen.push(text);
+            }
+        }
+    }
+}
+
 proptest! {
     #![proptest_config(ProptestConfig { cases: ProptestConfig::default().cases.max(300), ..ProptestConfig::default() })]
 
     #[test]
     fn every_combination_of_keys_keeps_the_trace_invariants(query in scenario_query()) {
         hold_invariants(&query);
+    }
+
+    #[test]
+    fn every_subscriber_scenario_keeps_the_stream_invariants(query in subscriber_query()) {
+        hold_stream_invariants(&query);
     }
 }
 

@@ -123,6 +123,11 @@ pub struct Row {
     pub t_ms: u64,
     /// Who produced it.
     pub source: Source,
+    /// Which client received it or acted (SPEC §9): 1, or 2 for the second
+    /// client. Written only when it is not 1, so traces without a second
+    /// client keep their bytes.
+    #[serde(default = "first_client", skip_serializing_if = "is_first_client")]
+    pub client: u8,
     /// A short label for people.
     pub event: String,
     /// What happened to it.
@@ -142,11 +147,20 @@ pub struct Row {
     pub assumed: bool,
 }
 
+fn first_client() -> u8 {
+    1
+}
+
+fn is_first_client(client: &u8) -> bool {
+    *client == 1
+}
+
 /// A row as an actor describes it: the trace numbers it and stamps its
 /// time and the state after it ([`Entry::row`]).
 #[derive(Debug, Clone, PartialEq)]
 pub struct Entry {
     source: Source,
+    client: u8,
     event: String,
     disposition: Disposition,
     kind: RowKind,
@@ -160,6 +174,7 @@ impl Entry {
     pub fn action(source: Source, event: impl Into<String>) -> Entry {
         Entry {
             source,
+            client: 1,
             event: event.into(),
             disposition: Disposition::Delivered,
             kind: RowKind::Action,
@@ -196,6 +211,11 @@ impl Entry {
         Entry { target, ..self }
     }
 
+    /// Which client received it or acted (1 unless said).
+    pub fn client(self, client: u8) -> Entry {
+        Entry { client, ..self }
+    }
+
     /// Modelled without a measurement behind it.
     pub fn assumed(self, assumed: bool) -> Entry {
         Entry { assumed, ..self }
@@ -208,6 +228,7 @@ impl Entry {
             index,
             t_ms,
             source: self.source,
+            client: self.client,
             event: self.event,
             disposition: self.disposition,
             state_after,
@@ -364,4 +385,66 @@ pub struct Run {
     /// How a blocking client's last call ended; `None` for a streaming
     /// client.
     pub call_end: Option<CallEnd>,
+    /// Every stream a client read, in the order they opened (empty for a
+    /// blocking client and a preset).
+    pub streams: Vec<StreamRecord>,
+}
+
+/// Why a client opened a stream.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum StreamRole {
+    /// Client 1's SendStreamingMessage (a resume or a retry continues it).
+    Send,
+    /// Client 1's SubscribeToTask after its stream dropped or broke.
+    Resubscribe,
+    /// The second client's SubscribeToTask.
+    SecondClient,
+}
+
+/// How one stream ended, in the words of the fidelity recordings.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum StreamOutcome {
+    /// The server ended it.
+    Closed,
+    /// Nothing will ever end it.
+    Hung,
+    /// The client's own timeout gave up on it.
+    TimedOut,
+    /// The client dropped the connection (`resubscribe`).
+    DroppedByClient,
+    /// The server went away (a restart).
+    Broken,
+    /// A JSON-RPC error with this code instead of any event.
+    Error(i32),
+}
+
+impl StreamOutcome {
+    /// `closed`, `hung`, `timed_out`, `dropped_by_client`, `broken` or
+    /// `error`, as the recorders write a stream's `end`.
+    pub fn label(self) -> &'static str {
+        match self {
+            StreamOutcome::Closed => "closed",
+            StreamOutcome::Hung => "hung",
+            StreamOutcome::TimedOut => "timed_out",
+            StreamOutcome::DroppedByClient => "dropped_by_client",
+            StreamOutcome::Broken => "broken",
+            StreamOutcome::Error(_) => "error",
+        }
+    }
+}
+
+/// One stream a client read: who, why, the rows it carried and its end.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct StreamRecord {
+    /// 1, or 2 for the second client.
+    pub client: u8,
+    /// Why it was opened.
+    pub role: StreamRole,
+    /// When it was opened, virtual ms.
+    pub opened_ms: u64,
+    /// The rows of the events it carried, in order.
+    pub rows: Vec<usize>,
+    /// How it ended ([`StreamOutcome::Hung`] until something ends it).
+    pub end: StreamOutcome,
 }

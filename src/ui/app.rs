@@ -65,6 +65,8 @@ pub fn App() -> impl IntoView {
     let capture = RwSignal::new(None::<Arc<CaptureView>>);
     let capture_task = RwSignal::new(0usize);
     // The views show the simulation, or the chosen task of an imported capture.
+    // A new run is a change even when it equals the last one: comparing
+    // whole runs would cost the page's WebAssembly more than the redraw.
     let run = Memo::new_with_compare(
         move |_| match capture.get() {
             Some(view) => view

@@ -56,27 +56,12 @@ fn rows_view(rows: &[Row], from: Option<usize>) -> impl IntoView {
         .collect_view()
 }
 
-/// Whether a comparison changed: its runs follow from its two scenarios,
-/// so comparing those says enough (and keeps a deep equality of runs out of
-/// the page's bundle).
-fn scenarios_changed(old: Option<&Option<Comparison>>, new: Option<&Option<Comparison>>) -> bool {
-    fn key(
-        c: Option<&Option<Comparison>>,
-    ) -> Option<
-        Option<(
-            &crate::model::sim::scenario::Scenario,
-            &crate::model::sim::scenario::Scenario,
-        )>,
-    > {
-        c.map(|c| c.as_ref().map(|c| (&c.a, &c.b)))
-    }
-    key(old) != key(new)
-}
-
 /// The comparison, shown while a scenario is pinned.
 #[component]
 pub fn Compare() -> impl IntoView {
     let lab = expect_context::<Lab>();
+    // Every new comparison counts as a change (comparing two pairs of runs
+    // costs the page's WebAssembly more than the redraw).
     let comparison = Memo::new_with_compare(
         move |_| {
             let a = lab.pinned.get()?;
@@ -84,7 +69,7 @@ pub fn Compare() -> impl IntoView {
             let run_b = lab.run.with(|r| (**r).clone());
             Some(compare_runs(&a, simulate(&a), &b, run_b))
         },
-        scenarios_changed,
+        |_, _| true,
     );
     let export = move |_| {
         if let Some(c) = comparison.get_untracked() {

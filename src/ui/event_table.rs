@@ -1,10 +1,12 @@
 //! The decision trace as a table: one row per revealed trace row, the
-//! current one marked; a long trace renders only a window around it.
+//! current one marked; a long trace renders only a window around it. When
+//! a client subscribes (SPEC §9), each row a client received or sent is
+//! labelled with that client.
 
 use leptos::prelude::*;
 
 use super::lab::Lab;
-use crate::model::trace::Row;
+use crate::model::trace::{Row, Run, Source, StreamRole};
 
 /// Rows kept in the DOM at once, so a 10,000-row trace stays smooth.
 pub const WINDOW: usize = 60;
@@ -22,9 +24,10 @@ pub fn EventTable() -> impl IntoView {
         let revealed = lab.revealed();
         let (from, to) = window(revealed);
         lab.run.with(|run| {
+            let labelled = has_subscribers(run);
             run.trace.rows[from..to]
                 .iter()
-                .map(|row| render_row(lab, row, row.index + 1 == revealed))
+                .map(|row| render_row(lab, row, row.index + 1 == revealed, labelled))
                 .collect_view()
         })
     };
@@ -62,7 +65,18 @@ pub fn EventTable() -> impl IntoView {
     }
 }
 
-fn render_row(lab: Lab, row: &Row, current: bool) -> impl IntoView {
+/// Whether a client subscribed in this run, so rows say which client.
+fn has_subscribers(run: &Run) -> bool {
+    run.streams.iter().any(|s| s.role != StreamRole::Send)
+}
+
+/// The client a row's label names: one that received it or acted.
+pub fn client_label(row: &Row, labelled: bool) -> Option<String> {
+    let names_a_client = row.wire.is_some() || row.source == Source::Client || row.client != 1;
+    (labelled && names_a_client).then(|| format!("client {}", row.client))
+}
+
+fn render_row(lab: Lab, row: &Row, current: bool, labelled: bool) -> impl IntoView {
     let index = row.index;
     let disposition = row.disposition.label();
     // A zero-width space after the underscore lets a narrow column wrap
@@ -71,13 +85,16 @@ fn render_row(lab: Lab, row: &Row, current: bool) -> impl IntoView {
         .state_after
         .map_or("lost".to_string(), |s| s.short().replace('_', "_\u{200b}"));
     let assumed = row.assumed.then_some(" (assumed)");
+    // Always there, empty when the row names no client (one shape per row
+    // keeps the page's WebAssembly small).
+    let client = client_label(row, labelled).unwrap_or_default();
     view! {
         <tr class=format!("event-table__row disp-{disposition}") class:event-table__row--current=current
             aria-current=current.then_some("step") on:click=move |_| lab.step.set(Some(index + 1))>
             <td>{index}</td>
             <td>{row.t_ms}</td>
             <td>{row.source.label()}</td>
-            <td>{row.event.clone()}{assumed}</td>
+            <td><span class="event-table__client" data-client=row.client>{client}</span>{row.event.clone()}{assumed}</td>
             <td><span class=format!("badge disp-{disposition}")>{disposition}</span></td>
             <td>{state}</td>
         </tr>

@@ -9,21 +9,24 @@ use std::sync::Arc;
 use leptos::prelude::*;
 use wasm_bindgen::JsCast;
 
-use super::lab::{arc_changed, Lab};
+use super::lab::Lab;
 use crate::model::pictures::diagram::num;
 use crate::model::pictures::timeline::{
-    lanes, Glyph, Mark, Timeline as Geometry, AXIS_HEIGHT, HEIGHT, LANE_HEIGHT, MARK_RADIUS,
-    MAX_MARKS, PLOT_LEFT, PLOT_RIGHT, TOP, WIDTH,
+    Glyph, Mark, Timeline as Geometry, AXIS_HEIGHT, MARK_RADIUS, MAX_MARKS, PLOT_LEFT, PLOT_RIGHT,
+    TOP, WIDTH,
 };
-use crate::model::trace::{Disposition, Row, Source};
+use crate::model::trace::{Disposition, Row};
 
-/// Where the lanes end and the axis begins.
-const LANES_BOTTOM: f64 = TOP + LANE_HEIGHT * Source::ALL.len() as f64;
-
-/// The row as one line: `#index t ms source event disposition`.
+/// The row as one line: `#index t ms source event disposition`, with the
+/// client when it is the second one.
 pub fn describe(row: &Row) -> String {
+    let client = if row.client == 1 {
+        String::new()
+    } else {
+        format!(" (client {})", row.client)
+    };
     format!(
-        "#{} {} ms {} {} {}",
+        "#{} {} ms {}{client} {} {}",
         row.index,
         row.t_ms,
         row.source.label(),
@@ -67,7 +70,7 @@ impl Drawn {
             num(veil),
             num(TOP),
             num((PLOT_RIGHT + MARK_RADIUS + 2.0 - veil).max(0.0)),
-            num(LANES_BOTTOM - TOP)
+            num(self.geometry.lanes_bottom() - TOP)
         );
         let current = revealed.checked_sub(1);
         if let Some(m) = current.and_then(|c| self.geometry.mark(c)) {
@@ -91,7 +94,7 @@ impl Drawn {
             r#"<line class="timeline__cursor" x1="{0}" x2="{0}" y1="{1}" y2="{2}"/>"#,
             num(x),
             num(TOP - 2.0),
-            num(LANES_BOTTOM + 2.0)
+            num(self.geometry.lanes_bottom() + 2.0)
         );
         out
     }
@@ -101,10 +104,13 @@ impl Drawn {
 #[component]
 pub fn Timeline() -> impl IntoView {
     let lab = expect_context::<Lab>();
+    // Drawn again for every new run, without comparing drawings.
     let drawn = Memo::new_with_compare(
         move |_| lab.run.with(|run| Arc::new(Drawn::new(&run.trace.rows))),
-        arc_changed::<Drawn>,
+        |_, _| true,
     );
+    let view_box =
+        move || drawn.with(|d| format!("0 0 {} {}", num(WIDTH), num(d.geometry.height())));
     let inspected = RwSignal::new(None::<usize>);
 
     let playback = move || {
@@ -141,9 +147,9 @@ pub fn Timeline() -> impl IntoView {
 
     view! {
         <figure class="timeline">
-            <figcaption class="timeline__title">"Timeline: one lane per source"</figcaption>
-            <svg class="timeline__svg" viewBox=format!("0 0 {} {}", num(WIDTH), num(HEIGHT)) role="group"
-                aria-label="Timeline of the trace, one lane per source; each mark is a row: press Enter on one to move the slider there"
+            <figcaption class="timeline__title">"Timeline: one lane per source, the client's one per client"</figcaption>
+            <svg class="timeline__svg" viewBox=view_box role="group"
+                aria-label="Timeline of the trace, one lane per source (and per client); each mark is a row: press Enter on one to move the slider there"
                 on:click=move |e| { select(&e); }
                 on:keydown:capture=move |e: web_sys::KeyboardEvent| {
                     // Caught on the way down, so the page's playback
@@ -173,16 +179,21 @@ pub fn Timeline() -> impl IntoView {
 /// costs the WebAssembly bundle far less than a typed view per element.
 pub fn markup(g: &Geometry, rows: &[Row], marks: &[Mark]) -> String {
     let mut out = String::with_capacity(200 + marks.len() * 220);
+    let lanes_bottom = g.lanes_bottom();
     out.push_str(r#"<g class="timeline__lanes">"#);
-    for lane in lanes() {
+    for lane in g.lanes() {
+        let client = lane
+            .client
+            .map_or(String::new(), |c| format!(r#" data-client="{c}""#));
         let _ = write!(
             out,
-            r#"<g class="timeline__lane" data-source="{0}"><line x1="{1}" x2="{2}" y1="{3}" y2="{3}"/><text x="{4}" y="{3}" text-anchor="end">{0}</text></g>"#,
+            r#"<g class="timeline__lane" data-source="{0}"{client}><line x1="{1}" x2="{2}" y1="{3}" y2="{3}"/><text x="{4}" y="{3}" text-anchor="end">{5}</text></g>"#,
             lane.source.label(),
             num(PLOT_LEFT),
             num(PLOT_RIGHT),
             num(lane.y),
-            num(PLOT_LEFT - 6.0)
+            num(PLOT_LEFT - 6.0),
+            lane.label()
         );
     }
     out.push_str(r#"</g><g class="timeline__axis">"#);
@@ -191,9 +202,9 @@ pub fn markup(g: &Geometry, rows: &[Row], marks: &[Mark]) -> String {
             out,
             r#"<line class="timeline__tick" x1="{0}" x2="{0}" y1="{1}" y2="{2}"/><text class="timeline__tick-label" x="{0}" y="{3}" text-anchor="middle">{4}</text>"#,
             num(t.x),
-            num(LANES_BOTTOM),
-            num(LANES_BOTTOM + 4.0),
-            num(LANES_BOTTOM + AXIS_HEIGHT - 5.0),
+            num(lanes_bottom),
+            num(lanes_bottom + 4.0),
+            num(lanes_bottom + AXIS_HEIGHT - 5.0),
             t.label
         );
     }
@@ -209,7 +220,7 @@ pub fn markup(g: &Geometry, rows: &[Row], marks: &[Mark]) -> String {
             r#"<g class="timeline__terminal"><line x1="{0}" x2="{0}" y1="{1}" y2="{2}"/><text x="{0}" y="{3}" text-anchor="{anchor}">terminal</text></g>"#,
             num(x),
             num(TOP - 2.0),
-            num(LANES_BOTTOM),
+            num(lanes_bottom),
             num(TOP - 5.0)
         );
     }

@@ -6,8 +6,8 @@ table gives the seed's or spec's claim where it makes one, what the SDK did
 (stable over all recorded runs or not), what the lab's model does (run
 through the `a2a-lab` CLI with the fixture's step time), and whether they
 agree on order and counts. The measured matrix of SPEC §9's keys (fixtures/<sdk>/subscribe/:
-resubscribe, second_client, wire=0.3) follows, both SDKs side by side, without the model (which
-does not have those keys yet).
+resubscribe, second_client, wire=0.3) follows, both SDKs side by side; `cargo test --test
+fidelity_subscribe` compares its 1.0 scenarios with the model (the 0.3 wire is not in it yet).
 
     python3 tests/fidelity/report.py [--cli target/release/a2a-lab]
 """
@@ -224,14 +224,16 @@ def subscribe_section():
         order += [q for q in fxs if q not in order]
     runs = " / ".join(f"{sdk} {idx['runs_per_scenario']}" for sdk, (idx, _) in sets.items())
     out = [
-        "## Subscribers and the A2A 0.3 wire (measured; not in the model yet)",
+        "## Subscribers and the A2A 0.3 wire (measured)",
         "",
         "Generated from `tests/fidelity/fixtures/python/subscribe/` and `tests/fidelity/fixtures/js/subscribe/`",
         "(`tests/fidelity/python/run.sh --subscribe`, `tests/fidelity/js/run.sh --subscribe`), the keys of",
         "SPEC §9: `resubscribe=k` (client 1 drops its stream after delivered event k and calls SubscribeToTask;",
         "it subscribes again when the server breaks a stream, as in a restart), `second_client=k` (a second",
         "client calls SubscribeToTask after client 1's event k) and `wire=0.3` (the SDK's 0.3 compatibility",
-        f"mode). Runs per scenario: {runs}. `cargo test` does not compare these with the model yet.",
+        f"mode). Runs per scenario: {runs}. `cargo test --test fidelity_subscribe` compares every 1.0",
+        "scenario of both SDKs with the model, stream by stream (events, parts, how each stream ended, error",
+        "codes, GetTask, cancel, orphaned steps, executions); the 0.3 wire is not in the model yet.",
         "",
         "Legend: `c1`/`c2` the client; `send` its SendStreamingMessage (0.3: `message/stream`), `resub` its",
         "SubscribeToTask (0.3: `tasks/resubscribe`), `2nd` the second client's; `T:WORKING[2]` a task snapshot",
@@ -319,7 +321,7 @@ def main():
         "tests/fidelity/js/run.sh              # @a2a-js/sdk, if recorded",
         "tests/fidelity/python/run.sh --subscribe && tests/fidelity/js/run.sh --subscribe   # SPEC §9 keys",
         "cargo build --release --bin a2a-lab && python3 tests/fidelity/report.py",
-        "cargo test --test fidelity            # fails where the model no longer matches",
+        "cargo test --test fidelity --test fidelity_subscribe   # fails where the model no longer matches",
         "```",
         "",
         "Bump the pinned versions in `tests/fidelity/python/requirements.txt` (and the JS recorder's",

@@ -34,5 +34,6 @@ pub fn task_run(rows: Vec<Row>) -> Run {
         trace: Trace { rows, metrics },
         ledgers: Vec::new(),
         call_end: None,
+        streams: Vec::new(),
     }
 }

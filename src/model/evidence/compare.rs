@@ -41,6 +41,7 @@ pub struct Comparison {
 /// What two rows must share to count as the same step.
 fn same_step(x: &Row, y: &Row) -> bool {
     x.source == y.source
+        && x.client == y.client
         && x.event == y.event
         && x.disposition == y.disposition
         && x.state_after == y.state_after

@@ -46,7 +46,8 @@ pub struct Export {
     pub version: u32,
     /// Who wrote it.
     pub generator: Generator,
-    /// Every scenario key with its value.
+    /// Every scenario key with its value (SPEC §9's subscriber keys only
+    /// when set, so exports made before them keep their bytes).
     pub inputs: Value,
     /// The metrics.
     pub metrics: Metrics,

@@ -1,6 +1,7 @@
 //! The lab's examples: the defaults and each step of the seed's "Run
-//! controlled comparisons" in its order, the disorder of seed 000, and its
-//! worked ledgers. Each is only a scenario query, so each is a URL too.
+//! controlled comparisons" in its order, the disorder of seed 000, SPEC §9's
+//! subscribers, and seed 000's worked ledgers. Each is only a scenario
+//! query, so each is a URL too.
 
 /// One example: a label for people and its scenario query.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -59,6 +60,35 @@ pub const EXAMPLES: &[Example] = &[
         "interrupt=auth&receipt=missing",
     ),
     ex("…guard on", "guard=on&interrupt=auth&receipt=missing"),
+    ex(
+        "Connection drops after chunk 1: SubscribeToTask",
+        "resubscribe=3",
+    ),
+    ex(
+        "…after the last chunk: -32004, only GetTask knows",
+        "resubscribe=5",
+    ),
+    ex(
+        "…at input-required: a2a-sdk's subscription hangs",
+        "ending=input&resubscribe=3",
+    ),
+    ex(
+        "…@a2a-js/sdk closes it",
+        "ending=input&sdk=js&resubscribe=3",
+    ),
+    ex(
+        "…after a restart, database store",
+        "restart=2&store=database&resubscribe=3",
+    ),
+    ex(
+        "A second client subscribes after chunk 1",
+        "second_client=3",
+    ),
+    ex("…and a late artifact", "late=0&second_client=3"),
+    ex(
+        "…@a2a-js/sdk drops the late artifact",
+        "late=0&sdk=js&second_client=3",
+    ),
     ex("Seed 000: T-42 worked ledger", "preset=t42"),
     ex("Seed 000: T-43 declined task", "preset=t43"),
     ex("Seed 000: release drill", "preset=drill"),

@@ -2,10 +2,12 @@
 //! seed's "what carries over" advice that applies to this scenario, both
 //! computed from the trace, naming the SDK whose behaviour they describe.
 
-use crate::model::sim::profile::Profile;
+use crate::model::sim::profile::{Profile, TASK_NOT_FOUND};
 use crate::model::sim::scenario::{CancelImpl, Client, Ending, ReceiptMode, Scenario, Store, Work};
 use crate::model::state::TaskState;
-use crate::model::trace::{CallEnd, CancelResult, Metrics, Run, StreamEnd};
+use crate::model::trace::{
+    CallEnd, CancelResult, Disposition, Metrics, Run, StreamEnd, StreamOutcome, StreamRole,
+};
 
 /// One piece of advice that carries over to production.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -38,6 +40,9 @@ pub fn outcome(scenario: &Scenario, run: &Run) -> String {
             plural(m.duplicates, "duplicate was a lookup hit", "duplicates were lookup hits"),
             plural(m.rejected, "event was rejected with a reason", "events were rejected with a reason"),
         );
+    }
+    if let Some(sentence) = subscriber_outcome(scenario, run) {
+        return sentence;
     }
     if let Some(k) = scenario.restart {
         return match scenario.store {
@@ -134,6 +139,84 @@ pub fn outcome(scenario: &Scenario, run: &Run) -> String {
     format!("The executor {client} and the task ended {state}, as {sdk} does with these inputs.")
 }
 
+/// The outcome of a scenario with SPEC §9's subscribers, told from client
+/// 1's last SubscribeToTask, else the second client's.
+fn subscriber_outcome(scenario: &Scenario, run: &Run) -> Option<String> {
+    let streams = &run.streams;
+    let (stream, who) = match streams
+        .iter()
+        .rposition(|s| s.role == StreamRole::Resubscribe)
+    {
+        Some(i)
+            if streams[..i].iter().rfind(|s| s.client == 1).map(|s| s.end)
+                == Some(StreamOutcome::Broken) =>
+        {
+            (
+                &streams[i],
+                "After a restart broke its stream, the client".to_string(),
+            )
+        }
+        Some(i) => (
+            &streams[i],
+            format!(
+                "The connection dropped after event {} and the client",
+                scenario.resubscribe.unwrap_or_default()
+            ),
+        ),
+        None => (
+            streams
+                .iter()
+                .find(|s| s.role == StreamRole::SecondClient)?,
+            format!(
+                "A second client, after event {},",
+                scenario.second_client.unwrap_or_default()
+            ),
+        ),
+    };
+    let sdk = Profile::of(scenario.sdk).name;
+    let m = &run.trace.metrics;
+    let state = state_label(m);
+    let rows = &run.trace.rows;
+    let got = match stream.end {
+        StreamOutcome::Error(TASK_NOT_FOUND) => {
+            "got TaskNotFoundError (-32001): the restart had lost the task".to_string()
+        }
+        StreamOutcome::Error(code) => format!("got UnsupportedOperationError ({code}): the task was already {state}, so only GetTask can tell how it ended"),
+        end => {
+            let first = &rows[stream.rows[0]];
+            let parts = first.wire.as_ref().map_or(0, |w| {
+                w["task"]["artifacts"]
+                    .as_array()
+                    .map_or(0, |a| a.iter().map(|x| x["parts"].as_array().map_or(0, Vec::len)).sum())
+            });
+            let late = stream
+                .rows
+                .iter()
+                .filter(|&&i| rows[i].disposition == Disposition::AfterTerminal)
+                .count();
+            let late = if late > 0 { format!(" ({late} after the terminal status)") } else { String::new() };
+            let ended = match (end, m.final_state) {
+                (StreamOutcome::Closed, Some(s)) if s.is_terminal() => format!("the stream closed at {state}"),
+                (StreamOutcome::Closed, Some(s)) if s.is_interrupted() => format!("the stream closed at {state}, where the task waits for the client"),
+                (StreamOutcome::Closed, _) => format!("the stream closed although the task is {state} and nothing resumes it"),
+                (StreamOutcome::Hung, _) => format!("the subscription stays open at {state} with nothing to come: {}", plural(m.hung_streams, "hung stream", "hung streams")),
+                (StreamOutcome::TimedOut, _) => "the client's own timeout gave up on it".to_string(),
+                _ => "a restart broke it".to_string(),
+            };
+            format!(
+                "got a task snapshot in {} holding {}, then only the {} after it{late}; {ended}",
+                first.state_after.map_or("?", TaskState::short),
+                match parts {
+                    0 => "no artifact part yet".to_string(),
+                    n => plural(n as u32, "part stored so far", "parts stored so far"),
+                },
+                plural(stream.rows.len() as u32 - 1, "event", "events"),
+            )
+        }
+    };
+    Some(format!("{who} called SubscribeToTask and {got} ({sdk})."))
+}
+
 /// The "what carries over" advice that applies to this scenario.
 pub fn advice(scenario: &Scenario, run: &Run) -> Vec<Advice> {
     let m = &run.trace.metrics;
@@ -178,6 +261,24 @@ pub fn advice(scenario: &Scenario, run: &Run) -> Vec<Advice> {
     if scenario.retry {
         add("Reuse the idempotency key and return the existing task", "A retry is not permission to execute again: decide it from the durable key, not the connection.".into());
     }
+    if run.streams.iter().any(|s| s.role != StreamRole::Send) {
+        add("Replace your view with the snapshot after SubscribeToTask", "A subscription starts with the task as stored (never SUBMITTED), with every part so far, then sends only later events: take its artifacts as your state; adding them to what you hold doubles the parts.".into());
+        let refused = run
+            .streams
+            .iter()
+            .any(|s| matches!(s.end, StreamOutcome::Error(_)));
+        if refused {
+            add("Call GetTask when SubscribeToTask is refused", "A finished task answers -32004, a lost one -32001: a missed terminal status is only in GetTask.".into());
+        }
+        let closed_open_task = run
+            .streams
+            .iter()
+            .any(|s| s.role != StreamRole::Send && s.end == StreamOutcome::Closed)
+            && m.final_state.is_some_and(|s| !s.is_terminal());
+        if closed_open_task || m.hung_streams > 0 {
+            add("Judge the end by the last status, not by the stream", "A subscription may close on a WORKING task or stay open at an interruption, by SDK: read the task's state first.".into());
+        }
+    }
     if scenario.dup.is_some() {
         add("Reconnect by cursor, not by replay", "Ask for the absent suffix after the status and artifact cursors; an event id already decided is a lookup hit.".into());
     }
@@ -205,6 +306,7 @@ pub fn advice(scenario: &Scenario, run: &Run) -> Vec<Advice> {
 /// Why a metric differs between the two SDK profiles for the same scenario,
 /// in plain words (for compare mode's "Python vs JS").
 pub fn sdk_difference(metric: &str, scenario: &Scenario) -> &'static str {
+    let subscribers = scenario.resubscribe.is_some() || scenario.second_client.is_some();
     match metric {
         "events_delivered" | "events_after_terminal" | "get_task_artifacts" if scenario.late.is_some() => {
             "@a2a-js/sdk ends the stream at the first terminal status and silently drops what the executor publishes afterwards; a2a-sdk delivers and stores it until execute() returns."
@@ -217,6 +319,18 @@ pub fn sdk_difference(metric: &str, scenario: &Scenario) -> &'static str {
         }
         "final_state" | "events_delivered" | "cancel_result" if scenario.cancel_impl == CancelImpl::Noop => {
             "With a cancel() that writes nothing, a2a-sdk stores CANCELED itself; @a2a-js/sdk waits for the executor, which completes, and answers -32002."
+        }
+        "stream" | "hung_streams" if subscribers && scenario.restart.is_some() => {
+            "After a restart (database store) both SDKs send the stored WORKING task; a2a-sdk then keeps the subscription open, @a2a-js/sdk closes it."
+        }
+        "stream" | "hung_streams" if subscribers && matches!(scenario.ending, Ending::Input | Ending::Return) => {
+            "a2a-sdk ends a subscription only at a terminal status; @a2a-js/sdk where it ends the message stream (at INPUT_REQUIRED, or when execute() returns)."
+        }
+        "stream" | "hung_streams" if subscribers && scenario.ending == Ending::Auth => {
+            "At AUTH_REQUIRED @a2a-js/sdk leaves every stream open; a2a-sdk closes the message stream but not a subscription (only a terminal status ends one)."
+        }
+        "events_delivered" | "events_after_terminal" | "get_task_artifacts" if subscribers && scenario.late.is_some() => {
+            "a2a-sdk delivers and stores the late artifact, subscribers included; @a2a-js/sdk drops it for everyone."
         }
         "stream" | "hung_streams" if scenario.ending == Ending::Auth => {
             "@a2a-js/sdk keeps an auth-required task's channel open, so the stream hangs; a2a-sdk closes it when execute() returns."

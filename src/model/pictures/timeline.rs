@@ -1,7 +1,8 @@
-//! The timeline's geometry: one lane per [`Source`], one mark per row at its
-//! virtual time, the moment the task first became terminal, the playback
-//! cursor, and the sampling that keeps a 10,000-row trace to a few hundred
-//! marks.
+//! The timeline's geometry: one lane per [`Source`] (the client's split into
+//! one lane per client when a second client takes part, SPEC §9), one mark
+//! per row at its virtual time, the moment the task first became terminal,
+//! the playback cursor, and the sampling that keeps a 10,000-row trace to a
+//! few hundred marks.
 //!
 //! Rows that share a virtual time are spread a little around that time, in
 //! trace order, so that every row has its own x and the cursor moves on every
@@ -34,7 +35,8 @@ pub const TOP: f64 = 16.0;
 pub const LANE_HEIGHT: f64 = 26.0;
 /// Room below the lanes for the time axis.
 pub const AXIS_HEIGHT: f64 = 20.0;
-/// Height of the coordinate space.
+/// Height of the coordinate space with one lane per source (a second
+/// client's lane adds [`LANE_HEIGHT`]: see [`Timeline::height`]).
 pub const HEIGHT: f64 = TOP + LANE_HEIGHT * Source::ALL.len() as f64 + AXIS_HEIGHT;
 /// The most marks drawn at once, so the DOM stays bounded however long the
 /// trace is.
@@ -52,27 +54,72 @@ const PAD: f64 = 10.0;
 /// width, so neighbours in one lane touch rather than hide each other.
 const OFFSET: f64 = 2.0 * MARK_RADIUS;
 
-/// One lane: the rows of one source.
+/// One lane: the rows of one source, or of one client.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Lane {
     /// The source.
     pub source: Source,
+    /// The client whose lane this is, when the client's lane is split per
+    /// client (`None` otherwise).
+    pub client: Option<u8>,
     /// Top of the lane.
     pub top: f64,
     /// The lane's centre line, where its marks sit.
     pub y: f64,
 }
 
+impl Lane {
+    /// The lane's label: its source, or `client 1` / `client 2`.
+    pub fn label(&self) -> String {
+        match self.client {
+            Some(n) => format!("client {n}"),
+            None => self.source.label().to_string(),
+        }
+    }
+
+    /// Whether `row` is drawn in this lane: a second client's rows all go
+    /// to its own lane, whatever their source.
+    fn holds(&self, row: &Row) -> bool {
+        match self.client {
+            Some(2) => row.client == 2,
+            _ => row.client != 2 && row.source == self.source,
+        }
+    }
+}
+
 /// Every lane, in [`Source::ALL`] order; a lane is drawn even when its
 /// source produced nothing, so lanes keep their place between scenarios.
 pub fn lanes() -> Vec<Lane> {
-    Source::ALL
+    place_lanes(Source::ALL.iter().map(|s| (*s, None)).collect())
+}
+
+/// The lanes of a trace: [`lanes`], with the client's lane split into
+/// `client 1` and `client 2` when a second client took part.
+pub fn lanes_for(rows: &[Row]) -> Vec<Lane> {
+    if !rows.iter().any(|r| r.client == 2) {
+        return lanes();
+    }
+    let mut kinds = Vec::new();
+    for source in Source::ALL {
+        if source == Source::Client {
+            kinds.push((source, Some(1)));
+            kinds.push((source, Some(2)));
+        } else {
+            kinds.push((source, None));
+        }
+    }
+    place_lanes(kinds)
+}
+
+fn place_lanes(kinds: Vec<(Source, Option<u8>)>) -> Vec<Lane> {
+    kinds
         .into_iter()
         .enumerate()
-        .map(|(i, source)| {
+        .map(|(i, (source, client))| {
             let top = TOP + LANE_HEIGHT * i as f64;
             Lane {
                 source,
+                client,
                 top,
                 y: top + LANE_HEIGHT / 2.0,
             }
@@ -87,7 +134,7 @@ fn lane_index(source: Source) -> usize {
         .unwrap_or_default()
 }
 
-/// The centre line of a source's lane.
+/// The centre line of a source's lane (with one lane per source).
 pub fn lane_y(source: Source) -> f64 {
     TOP + LANE_HEIGHT * (lane_index(source) as f64 + 0.5)
 }
@@ -234,6 +281,8 @@ pub struct Tick {
 struct Placed {
     x: f64,
     source: Source,
+    /// Its lane, an index into [`Timeline::lanes`].
+    lane: usize,
     disposition: Disposition,
 }
 
@@ -242,6 +291,7 @@ struct Placed {
 #[derive(Debug, Clone, PartialEq)]
 pub struct Timeline {
     placed: Vec<Placed>,
+    lanes: Vec<Lane>,
     t_max: u64,
     terminal: Option<usize>,
 }
@@ -250,11 +300,13 @@ impl Timeline {
     /// Places every row of a trace.
     pub fn new(rows: &[Row]) -> Timeline {
         let t_max = rows.iter().map(|r| r.t_ms).max().unwrap_or(0);
+        let lanes = lanes_for(rows);
         let mut placed: Vec<Placed> = rows
             .iter()
             .map(|r| Placed {
                 x: x_of_time(r.t_ms, t_max),
                 source: r.source,
+                lane: lanes.iter().position(|l| l.holds(r)).unwrap_or_default(),
                 disposition: r.disposition,
             })
             .collect();
@@ -264,9 +316,29 @@ impl Timeline {
             .position(|r| r.state_after.is_some_and(TaskState::is_terminal));
         Timeline {
             placed,
+            lanes,
             t_max,
             terminal,
         }
+    }
+
+    /// The lanes, top to bottom.
+    pub fn lanes(&self) -> &[Lane] {
+        &self.lanes
+    }
+
+    /// Where the lanes end and the time axis begins.
+    pub fn lanes_bottom(&self) -> f64 {
+        TOP + LANE_HEIGHT * self.lanes.len() as f64
+    }
+
+    /// Height of the coordinate space.
+    pub fn height(&self) -> f64 {
+        self.lanes_bottom() + AXIS_HEIGHT
+    }
+
+    fn y(&self, p: &Placed) -> f64 {
+        self.lanes.get(p.lane).map_or(TOP, |l| l.y)
     }
 
     /// Rows placed.
@@ -294,7 +366,7 @@ impl Timeline {
         self.placed.get(index).map(|p| Mark {
             index,
             x: p.x,
-            y: lane_y(p.source),
+            y: self.y(p),
             source: p.source,
             disposition: p.disposition,
             count: 1,
@@ -392,13 +464,13 @@ impl Timeline {
         let width = PLOT_RIGHT - PLOT_LEFT;
         let kinds = Disposition::ALL.len();
         // Where each group's mark is in `marks`, by lane, disposition, bin.
-        let mut slot: Vec<Option<usize>> = vec![None; Source::ALL.len() * kinds * bins];
+        let mut slot: Vec<Option<usize>> = vec![None; self.lanes.len() * kinds * bins];
         let mut marks: Vec<Mark> = Vec::new();
         for (i, p) in self.placed.iter().enumerate() {
             let mark = Mark {
                 index: i,
                 x: p.x,
-                y: lane_y(p.source),
+                y: self.y(p),
                 source: p.source,
                 disposition: p.disposition,
                 count: 1,
@@ -412,7 +484,7 @@ impl Timeline {
                 .position(|d| *d == p.disposition)
                 .unwrap_or_default();
             let bin = (((p.x - PLOT_LEFT) / width * bins as f64) as usize).min(bins - 1);
-            let key = (lane_index(p.source) * kinds + kind) * bins + bin;
+            let key = (p.lane * kinds + kind) * bins + bin;
             match slot[key] {
                 Some(at) => marks[at].count += 1,
                 None => {

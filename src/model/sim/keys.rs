@@ -207,6 +207,10 @@ pub enum Key {
     Retry,
     /// `sdk`
     Sdk,
+    /// `resubscribe`
+    Resubscribe,
+    /// `second_client`
+    SecondClient,
     /// `wire`
     Wire,
     /// `preset`
@@ -285,6 +289,11 @@ const fn number(lo: u32, hi: u32) -> Values {
     Values::Number { lo, hi }
 }
 
+/// The most events one stream can carry (`chunks` at its largest, plus the
+/// Task, WORKING, the ending and a late artifact): the widest range of the
+/// subscriber keys before the scenario's own limit applies.
+const MOST_EVENTS: u32 = 10_004;
+
 const fn or_word(word: &'static str, lo: u32, hi: u32) -> Values {
     Values::WordOrNumber { word, lo, hi }
 }
@@ -311,6 +320,8 @@ pub const KEYS: &[KeySpec] = &[
     spec(Key::Conflict, "conflict", "faults", "off, on", "the resent part has different bytes at the same coordinate", Values::Choice(SWITCH)),
     spec(Key::Retry, "retry", "client", "off, on", "retry the submission with the same idempotency key", Values::Choice(SWITCH)),
     spec(Key::Sdk, "sdk", "client", "python, js", "which SDK's behaviour to model: a2a-sdk 1.3.0 or @a2a-js/sdk 1.3.0", Values::Choice(Sdk::NAMES)),
+    spec(Key::Resubscribe, "resubscribe", "faults", "none or 1 – events", "the stream drops after delivered event k; the client calls SubscribeToTask", or_word("none", 1, MOST_EVENTS)),
+    spec(Key::SecondClient, "second_client", "client", "none or 1 – events", "after delivered event k a second client calls SubscribeToTask", or_word("none", 1, MOST_EVENTS)),
     spec(Key::Wire, "wire", "client", "1.0, 0.3", "the A2A wire of the trace and export: 1.0, or the SDKs' 0.3 compatibility mode", Values::Choice(Wire::NAMES)),
     spec(Key::Preset, "preset", "policy", "t42, t43, drill", "play a seed-000 worked ledger instead of the executor", Values::Choice(Preset::NAMES)),
 ];

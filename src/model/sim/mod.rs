@@ -1,6 +1,6 @@
-//! The executor simulation of seed 004 (SPEC §4, §7): the scenario keys
+//! The executor simulation of seed 004 (SPEC §4, §7, §9): the scenario keys
 //! ([`keys`]) and the scenario they make ([`scenario`], read from a URL
-//! query by [`query`]), what each SDK does differently ([`profile`]), the actors
+//! query by [`query`], the subscriber keys' limits in `subscriber_keys`), what each SDK does differently ([`profile`]), the actors
 //! on one virtual clock (`actors`), and seed 000's worked ledgers played
 //! as scripts ([`presets`]).
 
@@ -10,5 +10,6 @@ pub mod presets;
 pub mod profile;
 pub mod query;
 pub mod scenario;
+mod subscriber_keys;
 
 pub use actors::simulate;

@@ -317,6 +317,7 @@ pub fn play(preset: Preset) -> Run {
         trace: Trace { rows, metrics },
         ledgers,
         call_end: None,
+        streams: Vec::new(),
     }
 }
 

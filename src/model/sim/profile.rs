@@ -26,6 +26,30 @@ pub enum RaisingCancel {
     ErrorOnly,
 }
 
+/// When a SubscribeToTask stream, opened while the executor runs, ends
+/// (SPEC §9; measured in `tests/fidelity/fixtures/*/subscribe/`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SubscriptionEnd {
+    /// Only when the queue closes with the task terminal: a queue that
+    /// closes at an interruption, or when `execute()` returns without a
+    /// final status, leaves the subscription open with nothing to come.
+    AtTerminal,
+    /// Wherever the message stream ends ([`StreamEnd`]).
+    WithTheStream,
+}
+
+/// What a subscription opened when nothing runs for the task any more
+/// (`execute()` returned, or a fresh server after a restart) does after the
+/// task snapshot.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum IdleSubscription {
+    /// It stays open with nothing to come.
+    Hangs,
+    /// The SDK finds no event bus for the task and closes the stream, unless
+    /// the task is interrupted (its bus is kept): then it stays open.
+    ClosesUnlessInterrupted,
+}
+
 /// The behaviour of one SDK's default request handler.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Profile {
@@ -57,12 +81,21 @@ pub struct Profile {
     pub resume_publishes_task: bool,
     /// What the executor's blocking work runs on, for trace labels.
     pub thread_name: &'static str,
+    /// When a subscription opened while the executor runs ends.
+    pub subscription_end: SubscriptionEnd,
+    /// What a subscription opened when nothing runs for the task does.
+    pub idle_subscription: IdleSubscription,
 }
 
 /// JSON-RPC code of `TaskNotCancelableError`.
 pub const TASK_NOT_CANCELABLE: i32 = -32002;
 /// JSON-RPC internal error.
 pub const INTERNAL_ERROR: i32 = -32603;
+/// JSON-RPC code of `TaskNotFoundError`.
+pub const TASK_NOT_FOUND: i32 = -32001;
+/// JSON-RPC code of `UnsupportedOperationError` (SubscribeToTask on a
+/// finished task).
+pub const UNSUPPORTED_OPERATION: i32 = -32004;
 
 const PYTHON: Profile = Profile {
     sdk: Sdk::Python,
@@ -77,6 +110,8 @@ const PYTHON: Profile = Profile {
     timeout_is_inactivity: true,
     resume_publishes_task: false,
     thread_name: "asyncio.to_thread",
+    subscription_end: SubscriptionEnd::AtTerminal,
+    idle_subscription: IdleSubscription::Hangs,
 };
 
 const JS: Profile = Profile {
@@ -92,6 +127,8 @@ const JS: Profile = Profile {
     timeout_is_inactivity: false,
     resume_publishes_task: true,
     thread_name: "a worker thread",
+    subscription_end: SubscriptionEnd::WithTheStream,
+    idle_subscription: IdleSubscription::ClosesUnlessInterrupted,
 };
 
 impl Profile {

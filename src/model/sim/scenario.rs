@@ -56,13 +56,19 @@ pub struct Scenario {
     pub preset: Option<Preset>,
     /// SDK profile.
     pub sdk: Sdk,
+    /// Client 1's stream drops after delivered event k; it then calls
+    /// SubscribeToTask.
+    pub resubscribe: Option<u32>,
+    /// After client 1's delivered event k a second client calls
+    /// SubscribeToTask.
+    pub second_client: Option<u32>,
     /// The wire the trace and the export are written in.
     pub wire: Wire,
 }
 
 /// Keys added after the export format was fixed (SPEC §9): written only
 /// when they differ from their default.
-pub const SINCE_FORMAT: &[Key] = &[Key::Wire];
+pub const SINCE_FORMAT: &[Key] = &[Key::Resubscribe, Key::SecondClient, Key::Wire];
 
 impl Default for Scenario {
     fn default() -> Self {
@@ -86,6 +92,8 @@ impl Default for Scenario {
             retry: false,
             preset: None,
             sdk: Sdk::Python,
+            resubscribe: None,
+            second_client: None,
             wire: Wire::V1_0,
         }
     }
@@ -143,6 +151,8 @@ impl Scenario {
             Key::Conflict => self.conflict = spec.switch(value)?,
             Key::Retry => self.retry = spec.switch(value)?,
             Key::Sdk => self.sdk = spec.choice(value, Sdk::ALL)?,
+            Key::Resubscribe => self.resubscribe = spec.optional(value)?,
+            Key::SecondClient => self.second_client = spec.optional(value)?,
             Key::Wire => self.wire = spec.choice(value, Wire::ALL)?,
             Key::Preset => self.preset = Some(spec.choice(value, Preset::ALL)?),
         }
@@ -176,6 +186,8 @@ impl Scenario {
             Key::Conflict => switch(self.conflict),
             Key::Retry => switch(self.retry),
             Key::Sdk => self.sdk.name().into(),
+            Key::Resubscribe => optional(self.resubscribe),
+            Key::SecondClient => optional(self.second_client),
             Key::Wire => self.wire.name().into(),
             Key::Preset => self.preset.map_or(String::new(), |p| p.name().into()),
         }
@@ -201,6 +213,7 @@ impl Scenario {
             Key::Dup if self.client == Client::Block => {
                 Err("a blocking call has no stream to break")
             }
+            Key::Resubscribe | Key::SecondClient => self.subscribers_apply(),
             _ => Ok(()),
         }
     }
@@ -247,6 +260,7 @@ impl Scenario {
                 ));
             }
         }
+        self.validate_subscribers()?;
         if self.conflict {
             let chunk_range = 3..=self.chunks + 2;
             match self.dup {
@@ -335,6 +349,8 @@ impl Scenario {
     /// The export's `inputs`: every key with its value as text.
     pub fn to_inputs(&self) -> Value {
         let mut map = Map::new();
+        // SPEC §9's keys are listed only when set (`pairs`), so that every
+        // export made before them keeps its bytes.
         for (k, v) in self.pairs() {
             map.insert(k.to_string(), Value::String(v));
         }

@@ -8,7 +8,7 @@ use crate::model::ledger::{authorization_receipt_for, Body, Decision};
 use crate::model::sim::profile::{RaisingCancel, TASK_NOT_CANCELABLE};
 use crate::model::sim::scenario::{CancelImpl, Client, ReceiptMode};
 use crate::model::state::TaskState;
-use crate::model::trace::{CancelResult, Disposition, Entry, Source};
+use crate::model::trace::{CancelResult, Disposition, Entry, Source, StreamOutcome};
 use crate::model::wire::{self};
 
 /// The credential Jenya's client holds; only its receipt reference may reach
@@ -27,12 +27,15 @@ impl Sim<'_> {
 
     pub(super) fn resume(&mut self, stage: Stage) {
         self.client.call = Call::Open;
+        // The resume's stream continues the first one's record, open again
+        // (a stream that nothing ends is hung).
+        self.end_stream(self.client.stream, StreamOutcome::Hung);
         self.client.number += 1;
         self.tasks[0].bus_closed = false;
         self.client.last_activity = self.now;
         if let Some(ms) = self.sc.timeout_ms {
             let call = self.client.number;
-            self.schedule(self.now + u64::from(ms), Act::Timeout { call });
+            self.schedule(self.now + u64::from(ms), Act::Timeout { client: 1, call });
         }
         let receipt = match (stage, self.sc.receipt) {
             (Stage::Auth, ReceiptMode::Valid) => Some(authorization_receipt_for(CLIENT_CREDENTIAL)),
@@ -102,17 +105,19 @@ impl Sim<'_> {
     /// with every event received, as httpx's read timeout does); a blocking
     /// call's runs from the request.
     pub(super) fn timeout(&mut self, call: u32) {
-        if call != self.client.number || self.client.call != Call::Open {
+        let open = matches!(self.client.call, Call::Open | Call::Stranded);
+        if call != self.client.number || !open {
             return;
         }
         let limit = u64::from(self.sc.timeout_ms.unwrap_or(0));
         let inactivity = self.profile.timeout_is_inactivity && self.sc.client == Client::Stream;
         if inactivity && self.now < self.client.last_activity + limit {
             let due = self.client.last_activity + limit;
-            self.schedule(due, Act::Timeout { call });
+            self.schedule(due, Act::Timeout { client: 1, call });
             return;
         }
         self.client.call = Call::TimedOut;
+        self.end_stream(self.client.stream, StreamOutcome::TimedOut);
         let what = match self.sc.client {
             Client::Stream => "stream",
             Client::Block => "call",
@@ -259,15 +264,19 @@ impl Sim<'_> {
         self.record(Entry::action(Source::Handler, label).wire(Some(snapshot)));
     }
 
-    /// The queue closed: a stream ends; a blocking call still waiting returns
-    /// the task as it is.
+    /// The queue closed: a stream ends (a subscription as the profile
+    /// says); a blocking call still waiting returns the task as it is.
     pub(super) fn end_call(&mut self, label: &str) {
         if self.client.call != Call::Open {
             return;
         }
         match self.sc.client {
+            Client::Stream if self.client.subscribed => {
+                self.client.call = self.subscription_ends(1, label);
+            }
             Client::Stream => {
                 self.client.call = Call::Closed;
+                self.end_stream(self.client.stream, StreamOutcome::Closed);
                 self.action(Source::Handler, label);
             }
             Client::Block => self.return_blocking_call("SendMessage returns as the queue closes"),

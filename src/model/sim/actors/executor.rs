@@ -188,10 +188,14 @@ impl Sim<'_> {
             // An auth-required task keeps its channel open in this SDK.
             StreamEnd::FirstFinalStatus => state != Some(TaskState::AuthRequired),
         };
+        let label = format!("{returned}; the handler closes the queue");
         if followed && closes && self.client.call == Call::Open {
-            self.end_call(&format!("{returned}; the handler closes the queue"));
+            self.end_call(&label);
         } else {
             self.action(Source::Executor, returned);
+        }
+        if closes {
+            self.close_second(task, &label);
         }
     }
 
@@ -212,7 +216,9 @@ impl Sim<'_> {
             }
         }
         if interrupts && self.profile.stream_end == StreamEnd::ExecuteReturns {
-            self.end_call("stream closed after the cancel");
+            let label = "stream closed after the cancel";
+            self.end_call(label);
+            self.close_second(self.client.task, label);
         }
     }
 }

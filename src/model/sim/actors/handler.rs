@@ -150,12 +150,16 @@ impl Sim<'_> {
                 if stored.is_none() {
                     self.tasks[task].stored = Some(StoredTask {
                         state: TaskState::Submitted,
+                        since_ms: self.now,
                         artifacts: Vec::new(),
                     });
                 }
             }
             (_, None) => return,
-            (Payload::Status { state, .. }, Some(stored)) => stored.state = *state,
+            (Payload::Status { state, .. }, Some(stored)) => {
+                stored.state = *state;
+                stored.since_ms = self.now;
+            }
             (Payload::Chunk { chunk, part }, Some(stored)) => {
                 store_chunk(stored, chunk, *part as usize)
             }
@@ -166,9 +170,11 @@ impl Sim<'_> {
         self.deliver(event, label, was_terminal, status_change);
         if final_status && self.profile.stream_end == StreamEnd::FirstFinalStatus {
             self.tasks[task].bus_closed = true;
+            let label = "stream closed at the first final status";
             if task == self.client.task {
-                self.end_call("stream closed at the first final status");
+                self.end_call(label);
             }
+            self.close_second(task, label);
         }
     }
 
@@ -246,9 +252,10 @@ impl Sim<'_> {
         }
     }
 
-    /// Hands a stored event to its consumer: the streaming client if it
-    /// follows this task and its stream is open; a blocking call's result
-    /// aggregator consumes everything server-side.
+    /// Hands a stored event to its consumers: the streaming client if it
+    /// follows this task and its stream is open (a blocking call's result
+    /// aggregator consumes everything server-side), and the second client's
+    /// open subscription; one row per client that receives it.
     pub(super) fn deliver(
         &mut self,
         event: Event,
@@ -261,6 +268,11 @@ impl Sim<'_> {
         let received =
             followed && self.sc.client == Client::Stream && self.client.call == Call::Open;
         let consumed = received || (followed && self.sc.client == Client::Block);
+        let second = self
+            .second
+            .as_ref()
+            .filter(|s| s.task == task && s.call == Call::Open)
+            .map(|s| s.stream);
         let disposition = match (consumed, was_terminal) {
             (true, true) => Disposition::AfterTerminal,
             (true, false) => Disposition::Delivered,
@@ -271,16 +283,38 @@ impl Sim<'_> {
         } else {
             format!("{label}: nobody follows this task any more")
         };
-        let wire = received.then(|| event.wire.clone());
-        self.record(
-            Entry::event(event.source, label, disposition)
-                .wire(wire)
-                .target(event.target),
-        );
+        if consumed || second.is_none() {
+            let wire = received.then(|| event.wire.clone());
+            let stream = self.client.stream.filter(|_| received);
+            self.record_on(
+                stream,
+                Entry::event(event.source, label.clone(), disposition)
+                    .wire(wire)
+                    .target(event.target),
+            );
+        }
+        if let Some(stream) = second {
+            let disposition = if was_terminal {
+                Disposition::AfterTerminal
+            } else {
+                Disposition::Delivered
+            };
+            self.record_on(
+                Some(stream),
+                Entry::event(event.source, label, disposition)
+                    .wire(Some(event.wire.clone()))
+                    .target(event.target)
+                    .client(2),
+            );
+            if let Some(s) = self.second.as_mut() {
+                s.last_activity = self.now;
+            }
+        }
         if received {
             self.client.last_activity = self.now;
             self.handler.sent.push(event);
             self.maybe_break_stream();
+            self.after_client_received();
         }
         // A blocking call answers a status change, not a republished task.
         if followed && status_change {

@@ -1,10 +1,13 @@
 //! The executor simulation of seed 004 as actors on one virtual clock: the
 //! agent's `execute()` and `cancel()` ([`executor`]), the SDK's request
 //! handler and its queue ([`handler`]), the task store ([`store`]), the
-//! client and its calls ([`client`]) and the server process ([`server`]).
+//! client and its calls ([`client`]), SubscribeToTask streams of a client
+//! that reconnects and of a second client ([`subscriber`]), and the server
+//! process ([`server`]).
 //!
 //! Nothing here reads a clock: actions are scheduled on an agenda ordered by
-//! (virtual time, scheduling order) and the whole trace is returned at once.
+//! (virtual time, the server's work before a client's new request,
+//! scheduling order) and the whole trace is returned at once.
 //! SDK-specific decisions come from [`Profile`]. Each actor keeps its own
 //! state in a small type ([`state`], [`store`]); the world below holds them
 //! together, each actor's file adds the world's methods for that actor, and
@@ -16,11 +19,12 @@ mod handler;
 mod server;
 mod state;
 mod store;
+mod subscriber;
 
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 
-use state::{Call, ClientCall, Executor, Handler, Stage};
+use state::{Call, ClientCall, Executor, Handler, SecondClient, Stage};
 use store::TaskSlot;
 
 use crate::model::sim::keys::Wire;
@@ -29,7 +33,8 @@ use crate::model::sim::profile::Profile;
 use crate::model::sim::scenario::{Client, Scenario};
 use crate::model::state::TaskState;
 use crate::model::trace::{
-    CallEnd, Disposition, Entry, Metrics, Row, RowKind, Run, Source, StreamEnd as Ended, Trace,
+    CallEnd, Disposition, Entry, Metrics, Row, RowKind, Run, Source, StreamEnd as Ended,
+    StreamOutcome, StreamRecord, StreamRole, Trace,
 };
 use crate::model::wire::TASK_ID;
 use crate::model::wire_v03::to_v03;
@@ -62,13 +67,27 @@ enum Act {
     Resume { stage: Stage },
     Cancel,
     Restart,
-    Timeout { call: u32 },
+    Timeout { client: u8, call: u32 },
+    Subscribe { client: u8 },
 }
 
-/// What is due, ordered by (virtual time, scheduling order).
+/// When, within one virtual instant, an action is due.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+enum Tier {
+    /// The server's own work and anything already on its way.
+    Server,
+    /// A new request from a client: it reaches the server only after
+    /// everything the server does at that instant (an HTTP round trip is
+    /// far longer than the gap between two events the executor enqueues
+    /// together; measured: a subscriber never sees SUBMITTED, nor WORKING
+    /// without the chunk or status enqueued with it).
+    Request,
+}
+
+/// What is due, ordered by (virtual time, tier, scheduling order).
 #[derive(Default)]
 struct Agenda {
-    heap: BinaryHeap<Reverse<(u64, u64, Act)>>,
+    heap: BinaryHeap<Reverse<(u64, Tier, u64, Act)>>,
     scheduled: u64,
 }
 
@@ -86,6 +105,10 @@ struct Sim<'a> {
     executor: Executor,
     client: ClientCall,
     handler: Handler,
+    /// Every stream a client opened, in order.
+    streams: Vec<StreamRecord>,
+    /// The second client, once it has subscribed.
+    second: Option<SecondClient>,
 }
 
 impl<'a> Sim<'a> {
@@ -100,6 +123,8 @@ impl<'a> Sim<'a> {
             executor: Executor::new(sc),
             client: ClientCall::default(),
             handler: Handler::default(),
+            streams: Vec::new(),
+            second: None,
         }
     }
 }
@@ -116,13 +141,44 @@ impl Sim<'_> {
     }
 
     fn schedule(&mut self, t: u64, act: Act) {
+        self.schedule_in(t, Tier::Server, act);
+    }
+
+    /// A client's new request at `t`, due after the server's work then.
+    fn schedule_request(&mut self, t: u64, act: Act) {
+        self.schedule_in(t, Tier::Request, act);
+    }
+
+    fn schedule_in(&mut self, t: u64, tier: Tier, act: Act) {
         self.agenda.scheduled += 1;
         self.agenda
             .heap
-            .push(Reverse((t, self.agenda.scheduled, act)));
+            .push(Reverse((t, tier, self.agenda.scheduled, act)));
+    }
+
+    /// Opens a stream record for `client` and returns its index.
+    fn open_stream(&mut self, client: u8, role: StreamRole) -> usize {
+        self.streams.push(StreamRecord {
+            client,
+            role,
+            opened_ms: self.now,
+            rows: Vec::new(),
+            end: StreamOutcome::Hung,
+        });
+        self.streams.len() - 1
+    }
+
+    /// Records how a stream ended.
+    fn end_stream(&mut self, stream: Option<usize>, end: StreamOutcome) {
+        if let Some(record) = stream.and_then(|i| self.streams.get_mut(i)) {
+            record.end = end;
+        }
     }
 
     fn run(&mut self) {
+        if self.sc.client == Client::Stream {
+            self.client.stream = Some(self.open_stream(1, StreamRole::Send));
+        }
         self.schedule(0, Act::Start);
         if let Some(k) = self.sc.cancel {
             self.schedule(self.after_chunk(k), Act::Cancel);
@@ -131,9 +187,9 @@ impl Sim<'_> {
             self.schedule(self.after_chunk(k), Act::Restart);
         }
         if let Some(ms) = self.sc.timeout_ms {
-            self.schedule(u64::from(ms), Act::Timeout { call: 0 });
+            self.schedule(u64::from(ms), Act::Timeout { client: 1, call: 0 });
         }
-        while let Some(Reverse((t, _, act))) = self.agenda.heap.pop() {
+        while let Some(Reverse((t, _, _, act))) = self.agenda.heap.pop() {
             self.now = t;
             self.handle(act);
         }
@@ -149,7 +205,9 @@ impl Sim<'_> {
             Act::Resume { stage } => self.resume(stage),
             Act::Cancel => self.cancel(),
             Act::Restart => self.restart(),
-            Act::Timeout { call } => self.timeout(call),
+            Act::Timeout { client: 1, call } => self.timeout(call),
+            Act::Timeout { .. } => self.second_timeout(),
+            Act::Subscribe { client } => self.subscribe(client),
         }
     }
 
@@ -166,6 +224,15 @@ impl Sim<'_> {
         self.record(Entry::action(source, label));
     }
 
+    /// Appends a row a stream carried, and notes it in the stream's record.
+    fn record_on(&mut self, stream: Option<usize>, entry: Entry) {
+        let index = self.rows.len();
+        self.record(entry);
+        if let Some(record) = stream.and_then(|i| self.streams.get_mut(i)) {
+            record.rows.push(index);
+        }
+    }
+
     /// Appends a row, stamped with the time and the state after it.
     fn record(&mut self, entry: Entry) {
         let row = entry.row(self.rows.len(), self.now, self.task_state());
@@ -173,14 +240,15 @@ impl Sim<'_> {
     }
 
     fn finish(mut self) -> Run {
-        let (mut hung_streams, mut hung_calls) = (0, 0);
-        if self.client.call == Call::Open {
-            let label = match self.sc.client {
-                Client::Stream => {
-                    hung_streams = 1;
-                    "stream still open: nothing will ever end it (hung)"
+        let mut hung_calls = 0;
+        self.note_subscribers_never_called();
+        if matches!(self.client.call, Call::Open | Call::Stranded) {
+            let label = match (self.sc.client, self.client.subscribed) {
+                (Client::Stream, false) => "stream still open: nothing will ever end it (hung)",
+                (Client::Stream, true) => {
+                    "subscription still open: nothing will ever end it (hung)"
                 }
-                Client::Block => {
+                (Client::Block, _) => {
                     hung_calls = 1;
                     "SendMessage never returns (hung call)"
                 }
@@ -189,6 +257,12 @@ impl Sim<'_> {
                 Entry::action(Source::Client, label).disposition(Disposition::NotDelivered),
             );
         }
+        self.second_hangs();
+        let hung_streams = self
+            .streams
+            .iter()
+            .filter(|s| s.end == StreamOutcome::Hung)
+            .count() as u32;
         let count = |d: Disposition| {
             self.rows
                 .iter()
@@ -201,7 +275,7 @@ impl Sim<'_> {
             (Client::Block, Call::TimedOut) => (None, Some(CallEnd::TimedOut)),
             (Client::Block, Call::Failed) => (None, Some(CallEnd::Failed)),
             (Client::Block, _) => (None, Some(CallEnd::Returned)),
-            (Client::Stream, Call::Open) => (Some(Ended::Hung), None),
+            (Client::Stream, Call::Open | Call::Stranded) => (Some(Ended::Hung), None),
             (Client::Stream, Call::TimedOut) => (Some(Ended::TimedOut), None),
             (Client::Stream, _) => (Some(Ended::Closed), None),
         };
@@ -242,6 +316,7 @@ impl Sim<'_> {
             },
             ledgers: self.tasks.into_iter().map(|t| t.ledger).collect(),
             call_end,
+            streams: self.streams,
         }
     }
 }

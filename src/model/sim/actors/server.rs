@@ -1,10 +1,11 @@
 //! The server process: a restart kills every execution, breaks the
-//! client's connection and keeps or loses the tasks with its store.
+//! clients' connections (a client set to resubscribe calls SubscribeToTask
+//! again) and keeps or loses the tasks with its store.
 
 use super::state::{Call, Exec};
 use super::Sim;
 use crate::model::sim::scenario::{Client, Store};
-use crate::model::trace::{Disposition, Entry, Source};
+use crate::model::trace::{Disposition, Entry, Source, StreamOutcome};
 
 impl Sim<'_> {
     pub(super) fn restart(&mut self) {
@@ -16,17 +17,20 @@ impl Sim<'_> {
         for run in &mut self.executor.runs {
             run.state = Exec::Dead;
         }
-        if self.client.call == Call::Open {
+        let broken = matches!(self.client.call, Call::Open | Call::Stranded);
+        if broken {
             self.client.call = match self.sc.client {
                 Client::Stream => Call::Closed,
                 Client::Block => Call::Failed,
             };
+            self.end_stream(self.client.stream, StreamOutcome::Broken);
             let label = match self.sc.client {
                 Client::Stream => "stream broken by the restart",
                 Client::Block => "SendMessage fails: connection reset by the restart",
             };
             self.record(Entry::action(Source::Client, label).assumed(assumed));
         }
+        self.break_second();
         match self.sc.store {
             Store::Memory => {
                 self.tasks.iter_mut().for_each(|t| t.stored = None);
@@ -50,6 +54,9 @@ impl Sim<'_> {
                         .assumed(assumed),
                 );
             }
+        }
+        if broken {
+            self.resubscribe_after_break();
         }
     }
 }

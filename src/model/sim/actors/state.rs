@@ -73,6 +73,9 @@ impl Executor {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(super) enum Call {
     Open,
+    /// A subscription still open although nothing will come on it any
+    /// more: it hangs unless the client's timeout ends it.
+    Stranded,
     Closed,
     TimedOut,
     Returned,
@@ -94,6 +97,15 @@ pub(super) struct ClientCall {
     pub(super) pending_result: Option<(TaskState, u32, serde_json::Value)>,
     pub(super) blocking_result: Option<u32>,
     pub(super) cancel_result: Option<CancelResult>,
+    /// The record of the stream the client reads now (`None` for a
+    /// blocking client).
+    pub(super) stream: Option<usize>,
+    /// Whether that stream is a SubscribeToTask stream.
+    pub(super) subscribed: bool,
+    /// Events received over all its streams, snapshots included.
+    pub(super) received: u32,
+    /// SubscribeToTask calls made so far.
+    pub(super) subscriptions: u32,
 }
 
 impl Default for ClientCall {
@@ -107,8 +119,23 @@ impl Default for ClientCall {
             pending_result: None,
             blocking_result: None,
             cancel_result: None,
+            stream: None,
+            subscribed: false,
+            received: 0,
+            subscriptions: 0,
         }
     }
+}
+
+/// The second client of `second_client=k`: one SubscribeToTask stream.
+#[derive(Debug)]
+pub(super) struct SecondClient {
+    pub(super) call: Call,
+    /// The task it subscribed to.
+    pub(super) task: usize,
+    pub(super) last_activity: u64,
+    /// The record of its stream.
+    pub(super) stream: usize,
 }
 
 // ----- the handler -----------------------------------------------------

@@ -9,6 +9,8 @@ use crate::model::wire::{Chunk, StoredArtifact};
 #[derive(Debug, Clone)]
 pub(super) struct StoredTask {
     pub(super) state: TaskState,
+    /// When the stored status was written (its timestamp in a snapshot).
+    pub(super) since_ms: u64,
     pub(super) artifacts: Vec<StoredArtifact>,
 }
 

@@ -1,0 +1,66 @@
+//! The limits of SPEC §9's subscriber keys (`resubscribe`, `second_client`)
+//! against the rest of the scenario: which scenarios they apply to, and how
+//! many events client 1's stream can carry for `k` to name one.
+
+use super::keys::{err, Key, ScenarioError};
+use super::scenario::{Client, Ending, Interrupt, Scenario};
+
+impl Scenario {
+    /// The most events client 1's first stream can carry here: the Task,
+    /// WORKING, one per chunk, the ending's status (if it writes one) and
+    /// a late artifact. A stream may end earlier (a cancel, a restart, an
+    /// SDK that drops what comes after the terminal status); then the
+    /// trace says that event k never came.
+    pub fn stream_events_at_most(&self) -> u32 {
+        let ending = match self.ending {
+            Ending::Return | Ending::Never => 0,
+            _ => 1,
+        };
+        2 + self.chunks + ending + u32::from(self.late.is_some())
+    }
+
+    /// Why the subscriber keys do not apply to this scenario, if they do
+    /// not: the combinations the recorders did not measure are refused
+    /// rather than guessed.
+    pub(super) fn subscribers_apply(&self) -> Result<(), &'static str> {
+        if self.client == Client::Block {
+            return Err("counts the events of client 1's stream; a blocking call has none");
+        }
+        if self.dup.is_some() {
+            return Err("cannot be combined with dup: both break client 1's stream");
+        }
+        if self.retry {
+            return Err("cannot be combined with retry: the retry drops the stream itself");
+        }
+        if self.interrupt != Interrupt::None {
+            return Err("cannot be combined with interrupt: SubscribeToTask was measured on an uninterrupted task only");
+        }
+        Ok(())
+    }
+
+    /// Checks `resubscribe` and `second_client` against the other keys and
+    /// against the events client 1's stream can carry.
+    pub(super) fn validate_subscribers(&self) -> Result<(), ScenarioError> {
+        for (key, value) in [
+            (Key::Resubscribe, self.resubscribe),
+            (Key::SecondClient, self.second_client),
+        ] {
+            let Some(k) = value else { continue };
+            if let Err(why) = self.subscribers_apply() {
+                let needs = match self.client {
+                    Client::Block => "needs client=stream: it ".to_string(),
+                    Client::Stream => String::new(),
+                };
+                return Err(err(key.name(), format!("{needs}{why}")));
+            }
+            let most = self.stream_events_at_most();
+            if k > most {
+                return Err(err(
+                    key.name(),
+                    format!("{k} is out of range (1 – {most}): with these keys client 1's stream carries at most {most} events (the Task, WORKING, a chunk each, the ending's status, a late artifact)"),
+                ));
+            }
+        }
+        Ok(())
+    }
+}
