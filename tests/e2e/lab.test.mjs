@@ -160,6 +160,9 @@ test('each select control takes each of its values and the URL and the CLI agree
     const values = await page.$$eval(`#${id} option`, (o) => o.map((e) => e.value).filter((v) => v !== ''));
     for (const value of values) {
       await page.click('.playback__reset');
+      // The control's value at the defaults (a key newer than the export
+      // format is not in a default export's inputs).
+      const initial = await page.$eval(`#${id}`, (e) => e.value);
       // Keys that apply only with another key get it first.
       const needs = { work: 'cancel=1', cancel_impl: 'cancel=1', store: 'restart=1', receipt: 'interrupt=auth', conflict: 'dup=4' }[key];
       if (needs) {
@@ -173,14 +176,10 @@ test('each select control takes each of its values and the URL and the CLI agree
       params.delete('step');
       const expected = JSON.parse(cli('trace', params.toString())).metrics.events_delivered;
       assert.equal(await metric(page, 'events_delivered'), String(expected), `${key}=${value} (${params})`);
-      if (key !== 'preset') assert.equal(params.get(key) ?? '', value === (await defaultOf(key)) ? '' : value, `${key}=${value} in the URL`);
+      if (key !== 'preset') assert.equal(params.get(key) ?? '', value === initial ? '' : value, `${key}=${value} in the URL`);
       checked++;
     }
   }
   assert.ok(checked >= 30, `${checked} control values checked`);
   assert.deepEqual(log.errors, []);
 });
-
-async function defaultOf(key) {
-  return JSON.parse(cli('trace', '')).inputs[key];
-}

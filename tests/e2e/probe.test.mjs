@@ -1,0 +1,51 @@
+// End-to-end: Import shows a probe.json (SPEC §10) probe by probe. The file
+// is what `a2a-lab probe --wire 0.3 --out` wrote against the a2a-sdk 1.3.0
+// order-status agent with an artifact after complete()
+// (tests/fixtures/probe/); choosing a probe fills the table, the timeline
+// and the state diagram with what its calls received.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { readFileSync, mkdirSync } from 'node:fs';
+import { serve, launch, open, tableRows } from './harness.mjs';
+
+const ROOT = new URL('../../', import.meta.url).pathname;
+const DIST = process.env.DIST || `${ROOT}dist`;
+const OUT = `${ROOT}tests/e2e/out`;
+const FILE = `${ROOT}tests/fixtures/probe/python-0.3-late-artifact.json`;
+mkdirSync(OUT, { recursive: true });
+
+let server, context;
+before(async () => { server = await serve(DIST); context = await launch(); });
+after(async () => { await context?.close(); server?.close(); });
+
+test('a probe.json lists every probe and shows each one as a trace', async () => {
+  const report = JSON.parse(readFileSync(FILE, 'utf8'));
+  const { page, log } = await open(context, server.url);
+  await page.setInputFiles('input[type=file]', { name: 'probe.json', mimeType: 'application/json', buffer: readFileSync(FILE) });
+  await page.waitForSelector('.capture__tasks');
+  assert.match(await page.textContent('.capture__summary'), /probe of .* on the A2A 0\.3 wire: 2 of 6 probes/);
+  const probes = await page.$$eval('.capture__tasks tbody tr', (trs) => trs.map((tr) => [...tr.cells].map((c) => c.textContent.trim())));
+  assert.deepEqual(probes.map((p) => [p[0], p[1]]), report.probes.map((p) => [p.name, p.outcome]));
+  // The first probe, the stream, is shown: its events and its finding.
+  let rows = await tableRows(page);
+  assert.equal(rows.length, 7, JSON.stringify(rows));
+  assert.ok(rows.some((r) => r[4] === 'after-terminal'), JSON.stringify(rows));
+  assert.match(await page.textContent('.capture__findings'), /after-terminal/);
+  // The resubscribe probe: the dropped stream and the subscription, one task.
+  await page.click('.capture__pick:text-is("resubscribe")');
+  await page.waitForFunction(() => document.querySelector('.capture__title')?.textContent.includes('resubscribe'));
+  rows = await tableRows(page);
+  assert.equal(rows.length, 8, JSON.stringify(rows));
+  assert.equal(rows.filter((r) => r[4] === 'after-terminal').length, 1);
+  assert.ok(await page.$('.timeline__svg'), 'the timeline is shown');
+  assert.ok(await page.$('.diagram__svg'), 'the state diagram is shown');
+  await page.screenshot({ path: `${OUT}/probe-import.png`, fullPage: true });
+  // A clean probe has no findings.
+  await page.click('.capture__pick:text-is("cancel-terminal")');
+  await page.waitForFunction(() => document.querySelector('.capture__title')?.textContent.includes('cancel-terminal'));
+  assert.equal(await page.$$eval('.capture__findings li', (li) => li.length), 0);
+  // Back to the simulation.
+  await page.click('.capture__back');
+  await page.waitForFunction(() => !document.querySelector('.capture__tasks'));
+  assert.deepEqual(log.errors, []);
+});
