@@ -200,7 +200,7 @@ pub fn CaptureTasks() -> impl IntoView {
             .collect_view();
         let heads = listing.heads.map(|h| view! { <th scope="col">{h}</th> });
         Some(view! {
-            <section class="capture" aria-label=if probes { "Imported probe" } else { "Imported capture" }>
+            <section class="capture" class:capture--probe=probes aria-label=if probes { "Imported probe" } else { "Imported capture" }>
                 <div class="capture__head">
                     <p class="capture__summary">{listing.summary}</p>
                     <button class="capture__back" on:click=move |_| lab.leave_capture()>"Back to the simulation"</button>
