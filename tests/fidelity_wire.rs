@@ -1,8 +1,8 @@
 //! `wire=0.3` against the SDKs' 0.3 compatibility modes (SPEC §9): every
-//! streaming scenario the recorders covered on the 0.3 wire
-//! (tests/fidelity/fixtures/{python,js}/subscribe/*_wire-0.3.json, a
-//! client without a second stream) is streamed by the model event for
-//! event in the same shape — the same kinds, states, `final`, `append`
+//! scenario the recorders covered on the 0.3 wire
+//! (tests/fidelity/fixtures/{python,js}/subscribe/*_wire-0.3.json: streams,
+//! blocking calls, restarts, resubscriptions and second clients) is
+//! written by the model event for event in the same shape — the same kinds, states, `final`, `append`
 //! and `lastChunk`, parts and roles, the same fields written out — with
 //! only ids, timestamps and texts free to differ.
 //!
@@ -60,18 +60,31 @@ fn shape(v: &Value) -> Value {
     }
 }
 
-/// The model's stream for `query`: the rows that carry a wire event.
+/// The model's streams for `query`: the rows that carry a wire event,
+/// client 1's first and then the second client's (the recorder keeps one
+/// stream after another; the trace interleaves them in time).
 fn model_stream(query: &str) -> Vec<Value> {
     let scenario = Scenario::from_query(query).unwrap_or_else(|e| panic!("{query}: {e}"));
     let export: Value = serde_json::from_str(&export_json(&scenario)).unwrap();
-    export["trace"]
+    let mut rows: Vec<&Value> = export["trace"]
         .as_array()
         .unwrap()
         .iter()
         .filter(|r| r["wire"].is_object())
-        .map(|r| shape(&r["wire"]))
-        .collect()
+        .collect();
+    rows.sort_by_key(|r| r["client"].as_u64().unwrap_or(1));
+    rows.iter().map(|r| shape(&r["wire"])).collect()
 }
+
+/// Recordings the model does not reproduce on purpose, and why
+/// (tests/fidelity/NOTES.md). Each must still differ: one that starts to
+/// match is taken off this list.
+const NOT_MODELLED: &[(&str, &str, &str)] = &[(
+    "js",
+    "interrupt-auth_client-block_wire-0.3.json",
+    "@a2a-js/sdk's second listener re-applies appended chunks (5 stored parts, not 3); \
+     the lab counts artifacts, not parts",
+)];
 
 #[test]
 fn every_recorded_0_3_stream_has_the_models_shape_event_for_event() {
@@ -88,14 +101,6 @@ fn every_recorded_0_3_stream_has_the_models_shape_event_for_event() {
             let text = std::fs::read_to_string(fixtures(sdk).join(&name)).unwrap();
             let fixture: Value = serde_json::from_str(&text).unwrap();
             let scenario = fixture["scenario"].as_str().unwrap_or_default();
-            // One streaming client only: the subscribers are modelled by
-            // their own keys, and a blocking call streams nothing.
-            if ["resubscribe", "second_client", "client=block", "restart"]
-                .iter()
-                .any(|k| scenario.contains(k))
-            {
-                continue;
-            }
             // Every call's stream in order: a resume and a retry stream
             // too, as the model's trace does.
             let recorded: Vec<Value> = fixture["runs"][0]["streams"]
@@ -107,7 +112,13 @@ fn every_recorded_0_3_stream_has_the_models_shape_event_for_event() {
                 .collect();
             let query = format!("{scenario}&sdk={sdk}");
             let modelled = model_stream(&query);
-            if recorded != modelled {
+            let set_aside = NOT_MODELLED.iter().any(|(s, n, _)| *s == sdk && *n == name);
+            if set_aside {
+                assert_ne!(
+                    recorded, modelled,
+                    "{sdk} {name} now matches: take it off NOT_MODELLED"
+                );
+            } else if recorded != modelled {
                 failures.push(format!(
                     "{sdk} {name}:\n  recorded {}\n  modelled {}",
                     serde_json::to_string(&recorded).unwrap(),
@@ -118,5 +129,5 @@ fn every_recorded_0_3_stream_has_the_models_shape_event_for_event() {
         }
     }
     assert!(failures.is_empty(), "{}", failures.join("\n"));
-    assert!(checked >= 50, "only {checked} 0.3 streams checked");
+    assert_eq!(checked, 100, "every 0.3 fixture of both SDKs");
 }
