@@ -6,12 +6,11 @@
 //! interleaving two tasks' captures, are judged task by task.
 #![cfg(not(target_arch = "wasm32"))]
 
+mod model_support;
+
 use std::path::{Path, PathBuf};
 
 use a2a_lab::model::evidence::capture::{read_capture, CaptureReport};
-use a2a_lab::model::evidence::export::export_json;
-use a2a_lab::model::sim::scenario::Scenario;
-use serde_json::Value;
 
 const SDKS: [(&str, &str); 2] = [("python", "python"), ("js", "js")];
 const WIRES: [&str; 2] = ["v1.0", "v0.3"];
@@ -44,20 +43,6 @@ fn verdict(report: &CaptureReport) -> (Vec<&'static str>, Vec<String>, Vec<u32>)
     )
 }
 
-/// The model's stream for a scenario, as SSE a client would have captured.
-fn model_stream(query: &str) -> Vec<u8> {
-    let export: Value =
-        serde_json::from_str(&export_json(&Scenario::from_query(query).unwrap())).unwrap();
-    export["trace"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .filter(|r| r["wire"].is_object())
-        .map(|r| format!("data: {}\n\n", r["wire"]))
-        .collect::<String>()
-        .into_bytes()
-}
-
 #[test]
 fn every_recorded_stream_is_judged_as_the_models_stream_for_its_scenario() {
     let mut checked = 0;
@@ -76,7 +61,7 @@ fn every_recorded_stream_is_judged_as_the_models_stream_for_its_scenario() {
                     "{query}{}sdk={sdk}",
                     if query.is_empty() { "" } else { "&" }
                 );
-                let modelled = verdict(&read(&[&model_stream(&query)]));
+                let modelled = verdict(&read(&[&model_support::sse(&query).into_bytes()]));
                 assert_eq!(
                     recorded, modelled,
                     "{folder} {wire} {name} vs the model's {query}"

@@ -1,6 +1,9 @@
 //! `a2a-lab` (SPEC §5): trace, reduce and check, their output and exit
 //! codes, in-process and as a real process.
 
+mod model_support;
+
+use model_support::wire_events;
 use std::process::Command;
 
 use a2a_lab::cli::{run, Files};
@@ -40,17 +43,6 @@ fn findings(stdout: &str) -> Vec<(String, Option<u64>)> {
         .unwrap()
         .iter()
         .map(|f| (f["code"].as_str().unwrap().to_string(), f["index"].as_u64()))
-        .collect()
-}
-
-fn wire_events(query: &str) -> Vec<Value> {
-    let export: Value =
-        serde_json::from_str(&export_json(&Scenario::from_query(query).unwrap())).unwrap();
-    export["trace"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .filter_map(|r| r["wire"].as_object().map(|_| r["wire"].clone()))
         .collect()
 }
 

@@ -3,10 +3,13 @@
 //! capture by its first line, and a bad file says which it is.
 #![cfg(not(target_arch = "wasm32"))]
 
+mod model_support;
+
 use a2a_lab::model::evidence::check::{import_bytes, Imported};
 use a2a_lab::model::evidence::export::export_json;
 use a2a_lab::model::evidence::import::{import_files, Importer};
 use a2a_lab::model::sim::scenario::Scenario;
+use model_support::sse;
 use proptest::prelude::*;
 use serde_json::Value;
 
@@ -20,19 +23,6 @@ fn sliced(files: &[&[u8]], step: usize) -> Result<Imported, String> {
         importer.end_file()?;
     }
     importer.finish()
-}
-
-/// The events a streaming client of the simulated agent received, as SSE.
-fn sse(query: &str) -> String {
-    let export: Value =
-        serde_json::from_str(&export_json(&Scenario::from_query(query).unwrap())).unwrap();
-    export["trace"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .filter(|r| r["wire"].is_object())
-        .map(|r| format!("data: {}\n\n", r["wire"]))
-        .collect()
 }
 
 #[test]
