@@ -5,7 +5,7 @@ import { gzipSync } from 'node:zlib';
 import { join } from 'node:path';
 
 // 250 kB until the page took in real traffic, subscribers and probe
-// reports (256.2 kB with all three); raised to 258 kB, not beyond:
+// reports (257.0 kB with all three); raised to 258 kB, not beyond:
 // docs/performance.md says what grew and what was cut to make room.
 const BUDGET = 258 * 1024;
 const dir = process.argv[2] || 'dist';

@@ -2,7 +2,7 @@
 //! findings) with the chosen one shown in the table, timeline and state
 //! diagram, its findings and JSON-RPC errors, and the way back to the
 //! simulation. An imported `probe.json` is listed the same way, probe by
-//! probe.
+//! probe, each finding with what to fix.
 
 use leptos::prelude::*;
 
@@ -22,8 +22,8 @@ struct Listing {
     /// Each row's four cells, and whether it found something broken.
     rows: Vec<([String; 4], bool)>,
     title: String,
-    /// Each finding: its code and what happened.
-    findings: Vec<(&'static str, String)>,
+    /// Each finding: its code, what happened, and what to fix (probes).
+    findings: Vec<(&'static str, String, &'static str)>,
     probes: bool,
 }
 
@@ -66,6 +66,7 @@ fn capture_listing(view: &CaptureView, chosen: usize, listed: usize) -> Listing 
                 (
                     f.code.code(),
                     format!(" at event {}: {}", f.index, f.message),
+                    "",
                 )
             })
             .collect(),
@@ -118,7 +119,7 @@ fn probe_listing(view: &ProbeView, chosen: usize) -> Listing {
             .findings
             .iter()
             .filter(|f| f.probe == probe)
-            .map(|f| (f.code.code(), format!(": {}", f.message)))
+            .map(|f| (f.code.code(), format!(": {}", f.message), f.code.advice()))
             .collect(),
         title: format!("Findings of the {probe} probe"),
         probes: true,
@@ -190,7 +191,11 @@ pub fn CaptureTasks() -> impl IntoView {
         let findings = listing
             .findings
             .into_iter()
-            .map(|(code, text)| view! { <li><strong>{code}</strong>{text}</li> })
+            .map(|(code, text, advice)| {
+                let advice =
+                    (!advice.is_empty()).then(|| view! { <p class="capture__advice">{advice}</p> });
+                view! { <li><strong>{code}</strong>{text}{advice}</li> }
+            })
             .collect_view();
         let errors = view
             .report

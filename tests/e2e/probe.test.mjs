@@ -31,6 +31,7 @@ test('a probe.json lists every probe and shows each one as a trace', async () =>
   assert.equal(rows.length, 7, JSON.stringify(rows));
   assert.ok(rows.some((r) => r[4] === 'after-terminal'), JSON.stringify(rows));
   assert.match(await page.textContent('.capture__findings'), /after-terminal/);
+  assert.match(await page.textContent('.capture__advice'), /terminal-state guard/);
   // The resubscribe probe: the dropped stream and the subscription, one task.
   await page.click('.capture__pick:text-is("resubscribe")');
   await page.waitForFunction(() => document.querySelector('.capture__title')?.textContent.includes('resubscribe'));
