@@ -50,3 +50,15 @@ test('a probe.json lists every probe and shows each one as a trace', async () =>
   await page.waitForFunction(() => !document.querySelector('.capture__tasks'));
   assert.deepEqual(log.errors, []);
 });
+
+test('on a phone, the probe list fits the width', async () => {
+  const { page, log } = await open(context, server.url, { width: 390, height: 844 });
+  await page.setInputFiles('input[type=file]', { name: 'probe.json', mimeType: 'application/json', buffer: readFileSync(FILE) });
+  await page.waitForSelector('.capture__tasks');
+  await page.click('.capture__pick:text-is("resubscribe")');
+  await page.waitForFunction(() => document.querySelector('.capture__title')?.textContent.includes('resubscribe'));
+  const overflow = await page.evaluate(() => document.documentElement.scrollWidth - innerWidth);
+  assert.ok(overflow <= 0, `the page scrolls sideways by ${overflow} px`);
+  await page.screenshot({ path: `${OUT}/probe-import-phone.png`, fullPage: true });
+  assert.deepEqual(log.errors, []);
+});
