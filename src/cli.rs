@@ -6,6 +6,7 @@ use std::io::{Read, Write};
 
 use crate::model::evidence::capture::{CaptureReader, Wire};
 use crate::model::evidence::export::export_json;
+use crate::model::evidence::import::looks_like_export;
 use crate::model::evidence::json_array;
 use crate::model::evidence::seed_form::{write_answer, SeedEventRef};
 use crate::model::ledger::TaskLedger;
@@ -236,8 +237,8 @@ fn check(
     print(stdout, &text, u8::from(!report.findings.is_empty()))
 }
 
-/// A lab export is one JSON object whose first line opens it (it is
-/// pretty-printed); a capture's lines are whole events.
+/// Whether the file is a lab export rather than a capture, told from its
+/// head as the page's Import tells it.
 fn is_export(path: &str, files: &mut dyn Files) -> Result<bool, String> {
     let mut input = files.open(path)?;
     let mut head = vec![0u8; 4096];
@@ -249,10 +250,13 @@ fn is_export(path: &str, files: &mut dyn Files) -> Result<bool, String> {
             Err(e) => return Err(format!("{path}: {e}")),
         }
     }
-    let text = String::from_utf8_lossy(&head[..got]);
-    let text = text.trim_start_matches('\u{feff}').trim_start();
-    let first = text.lines().next().unwrap_or("").trim();
-    Ok(first == "{" || (first.starts_with('{') && first.contains("\"format\"")))
+    let ended = got < head.len();
+    head.truncate(got);
+    if ended {
+        // The whole file is in: its last line is complete.
+        head.push(b'\n');
+    }
+    Ok(looks_like_export(&head).unwrap_or(false))
 }
 
 fn check_export(

@@ -32,6 +32,12 @@ pub struct Received {
 }
 
 impl Received {
+    /// The body as text: what the capture reader reads and `probe.json`
+    /// keeps.
+    pub fn body(&self) -> String {
+        String::from_utf8_lossy(&self.raw).into_owned()
+    }
+
     /// No answer within `waited`.
     fn nothing(waited: Duration) -> Received {
         Received {

@@ -7,6 +7,7 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 use serde_json::Value;
 
 use crate::model::evidence::capture::Wire;
+use crate::model::evidence::check::FindingCode;
 use crate::model::evidence::probe_report::{
     judge_streams, Outcome, ProbeCode, ProbeReport, ProbeResult,
 };
@@ -110,7 +111,7 @@ impl Prober<'_> {
         let mut calls = Vec::new();
         for (file, received) in kept {
             captures.extend(self.keep(file, received)?);
-            calls.push(String::from_utf8_lossy(&received.raw).into_owned());
+            calls.push(received.body());
         }
         Ok(ProbeResult {
             name: name.to_string(),
@@ -137,10 +138,7 @@ impl Prober<'_> {
     /// The stream findings of one or more streams read as one session;
     /// a stream that hung is `hung`, not also `missing-terminal`.
     fn judge(&self, streams: &[&Received]) -> Result<Found, String> {
-        let bodies: Vec<String> = streams
-            .iter()
-            .map(|r| String::from_utf8_lossy(&r.raw).into_owned())
-            .collect();
+        let bodies: Vec<String> = streams.iter().map(|r| r.body()).collect();
         let bodies: Vec<&str> = bodies.iter().map(String::as_str).collect();
         let report = judge_streams(&bodies, Some(self.endpoint.wire))?;
         let mut found: Found = Vec::new();
@@ -148,7 +146,7 @@ impl Prober<'_> {
         for f in report.findings {
             let code = ProbeCode::Stream(f.code);
             if matches!(last, Some(r) if matches!(r.end, End::TimedOut(_)))
-                && code.code() == "missing-terminal"
+                && code == ProbeCode::Stream(FindingCode::MissingTerminal)
             {
                 continue;
             }
@@ -401,7 +399,7 @@ impl Prober<'_> {
                     ("resubscribe-subscribed", &subscribed),
                 ],
             )?;
-            let found = vec![(ProbeCode::Stream(crate::model::evidence::check::FindingCode::MissingTerminal), format!("the stream was dropped with the task {} and SubscribeToTask failed: {code} {message}", state_text(self.endpoint.wire, last_state(&dropped.elements))))];
+            let found = vec![(ProbeCode::Stream(FindingCode::MissingTerminal), format!("the stream was dropped with the task {} and SubscribeToTask failed: {code} {message}", state_text(self.endpoint.wire, last_state(&dropped.elements))))];
             return Ok((result, found));
         }
         let found = self.judge(&[&dropped, &subscribed])?;

@@ -101,14 +101,9 @@ fn probe_listing(view: &ProbeView, chosen: usize) -> Listing {
             .probes
             .iter()
             .map(|p| {
-                let outcome = match p.outcome {
-                    Outcome::Clean => "clean",
-                    Outcome::Broken => "broken",
-                    Outcome::Skipped => "skipped",
-                };
                 let cells = [
                     p.name.clone(),
-                    outcome.to_string(),
+                    p.outcome.name().to_string(),
                     p.summary.clone(),
                     p.findings.len().to_string(),
                 ];

@@ -141,7 +141,7 @@ fn capture_reader() -> CaptureReader {
 /// a lab export: pretty-printed, so its first line is `{`, or one line
 /// naming its `format` early. `None` until the first line is in or enough
 /// was read to tell.
-fn looks_like_export(head: &[u8]) -> Option<bool> {
+pub fn looks_like_export(head: &[u8]) -> Option<bool> {
     let bom = "\u{feff}".as_bytes();
     if bom.starts_with(head) {
         // Nothing, or part of a byte-order mark: wait for more.

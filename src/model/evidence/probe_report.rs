@@ -150,8 +150,7 @@ pub struct ProbedAgent {
 }
 
 /// How a probe ended.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "kebab-case")]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Outcome {
     /// Nothing broken.
     Clean,
@@ -160,6 +159,30 @@ pub enum Outcome {
     /// Not run, because what it needs did not happen (say, the first task
     /// never finished, so there is no finished task to cancel).
     Skipped,
+}
+
+impl Outcome {
+    const ALL: [Outcome; 3] = [Outcome::Clean, Outcome::Broken, Outcome::Skipped];
+
+    /// `clean`, `broken` or `skipped`, as `probe.json` and the page spell it.
+    pub fn name(self) -> &'static str {
+        match self {
+            Outcome::Clean => "clean",
+            Outcome::Broken => "broken",
+            Outcome::Skipped => "skipped",
+        }
+    }
+
+    /// The outcome spelled `text`, if it is one.
+    pub fn parse(text: &str) -> Option<Outcome> {
+        Outcome::ALL.into_iter().find(|o| o.name() == text)
+    }
+}
+
+impl Serialize for Outcome {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(self.name())
+    }
 }
 
 /// One probe's result.
@@ -260,10 +283,10 @@ impl ProbeReport {
             self.agent.name, self.agent.url, self.agent.wire
         );
         for probe in &self.probes {
+            // Upper case where something broke, so that it stands out.
             let outcome = match probe.outcome {
-                Outcome::Clean => "clean",
                 Outcome::Broken => "BROKEN",
-                Outcome::Skipped => "skipped",
+                other => other.name(),
             };
             out.push_str(&format!(
                 "{:<20} {:<8} {}\n",
@@ -333,12 +356,9 @@ impl ProbeReport {
 }
 
 fn probe_result(p: &Value) -> Result<ProbeResult, String> {
-    let outcome = match text(p, "outcome")?.as_str() {
-        "clean" => Outcome::Clean,
-        "broken" => Outcome::Broken,
-        "skipped" => Outcome::Skipped,
-        other => return Err(format!("outcome `{other}` is not clean, broken or skipped")),
-    };
+    let outcome = text(p, "outcome")?;
+    let outcome = Outcome::parse(&outcome)
+        .ok_or_else(|| format!("outcome `{outcome}` is not clean, broken or skipped"))?;
     let mut findings = Vec::new();
     for c in list(p, "findings")? {
         findings.push(code(Some(c))?);
