@@ -228,7 +228,10 @@ fn check(
             return Ok(Output::bad(format!("check: {path}: {e}")));
         }
     }
-    let report = reader.finish();
+    let report = match reader.finish_checked(&args.paths) {
+        Ok(report) => report,
+        Err(e) => return Ok(Output::bad(format!("check: {e}"))),
+    };
     let text = if args.json {
         report.to_json()
     } else {

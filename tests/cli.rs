@@ -376,3 +376,65 @@ fn the_binary_never_panics_and_uses_exit_codes() {
     }
     assert_eq!(status(&["--version"]).status.code(), Some(0));
 }
+
+#[test]
+fn check_on_input_with_no_a2a_event_is_exit_2_naming_each_file() {
+    let dir = std::env::temp_dir().join(format!("a2a-lab-empty-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let write = |name: &str, bytes: &[u8]| {
+        let path = dir.join(name);
+        std::fs::write(&path, bytes).unwrap();
+        path.to_string_lossy().into_owned()
+    };
+    let empties = [
+        write("empty.sse", b""),
+        write("blanks.jsonl", b"\n\n   \r\n\n"),
+        write("pings.sse", b": ping\n\n: ping\n\n"),
+        write("no-event.json", b"[]"),
+    ];
+    let bin = env!("CARGO_BIN_EXE_a2a-lab");
+    let check = |args: &[&str]| {
+        let out = Command::new(bin).arg("check").args(args).output().unwrap();
+        (
+            out.status.code(),
+            String::from_utf8_lossy(&out.stdout).into_owned(),
+            String::from_utf8_lossy(&out.stderr).into_owned(),
+        )
+    };
+    for path in &empties {
+        for json in [false, true] {
+            let args: Vec<&str> = if json {
+                vec!["--json", path]
+            } else {
+                vec![path]
+            };
+            let (code, stdout, stderr) = check(&args);
+            assert_eq!(code, Some(2), "{path}: {stdout}{stderr}");
+            assert_eq!(stdout, "", "{path}");
+            assert_eq!(stderr, format!("a2a-lab: check: no A2A events in {path}\n"));
+        }
+    }
+    // Several files: each one without an event is named; a file with
+    // events beside them does not hide them.
+    let good = write(
+        "stream.json",
+        &serde_json::to_vec(&wire_events("")).unwrap(),
+    );
+    let (code, _, stderr) = check(&[&good, &empties[0], &empties[2]]);
+    assert_eq!(code, Some(2));
+    assert_eq!(
+        stderr,
+        format!(
+            "a2a-lab: check: no A2A events in {}, {}\n",
+            empties[0], empties[2]
+        )
+    );
+    // Events with some lines that are not events still read as before.
+    let mixed = write(
+        "mixed.sse",
+        format!(": ping\n\n{}", model_support::sse("")).as_bytes(),
+    );
+    let (code, stdout, stderr) = check(&[&mixed]);
+    assert_eq!(code, Some(0), "{stdout}{stderr}");
+    std::fs::remove_dir_all(&dir).ok();
+}

@@ -57,10 +57,13 @@ fn a_capture_in_slices_is_judged_as_the_whole_file_is() {
 
 #[test]
 fn bad_files_are_refused_with_the_file_named_when_there_are_several() {
-    assert_eq!(sliced(&[b"  \n "], 1).unwrap_err(), "the file is empty");
+    assert_eq!(
+        sliced(&[b"  \n "], 1).unwrap_err(),
+        "no A2A events in file 1"
+    );
     assert_eq!(
         sliced(&[&vec![b' '; 10_000]], 512).unwrap_err(),
-        "the file is empty"
+        "no A2A events in file 1"
     );
     let good = sse("");
     let e = sliced(&[good.as_bytes(), b"data: {\"kind\":\n\n"], 5).unwrap_err();
@@ -69,6 +72,57 @@ fn bad_files_are_refused_with_the_file_named_when_there_are_several() {
     assert!(e.starts_with("file 1: line 1 is neither JSON"), "{e}");
     let e = sliced(&[b"{\"format\": "], 3).unwrap_err();
     assert!(e.contains("malformed JSON"), "{e}");
+}
+
+#[test]
+fn input_that_holds_no_a2a_event_is_refused_by_name_not_read_as_clean() {
+    let good = sse("");
+    let empties: [&[u8]; 5] = [
+        b"",
+        b"\n\n  \r\n",
+        b": ping\n\n: ping\n",
+        b"[]",
+        b"{\"jsonrpc\":\"2.0\",\"id\":1,\"error\":{\"code\":-32004,\"message\":\"x\"}}\n",
+    ];
+    for empty in empties {
+        let one = |step| {
+            let mut importer = Importer::named(vec!["capture.sse".into()]);
+            for chunk in empty.chunks(step) {
+                importer.feed(chunk)?;
+            }
+            importer.end_file()?;
+            importer.finish()
+        };
+        for step in [1, 3, 4096] {
+            assert_eq!(
+                one(step).unwrap_err(),
+                "no A2A events in capture.sse",
+                "{:?} in slices of {step}",
+                String::from_utf8_lossy(empty)
+            );
+        }
+        assert_eq!(
+            import_bytes(empty).unwrap_err(),
+            "no A2A events in the file"
+        );
+        // Beside a file with events, the empty one is named.
+        let mut importer = Importer::named(vec!["stream.sse".into(), "resubscribed.sse".into()]);
+        importer.feed(good.as_bytes()).unwrap();
+        importer.end_file().unwrap();
+        importer.feed(empty).unwrap();
+        importer.end_file().unwrap();
+        assert_eq!(
+            importer.finish().unwrap_err(),
+            "no A2A events in resubscribed.sse"
+        );
+    }
+    // Events beside lines that are not events are read as before.
+    let mut with_comments = String::from(": ping\n\n");
+    with_comments.push_str(&good);
+    let Imported::Capture(report) = import_bytes(with_comments.as_bytes()).unwrap() else {
+        panic!("a capture")
+    };
+    assert!(report.findings.is_empty());
 }
 
 #[test]

@@ -187,7 +187,7 @@ async fn read(
     files: &[web_sys::File],
 ) -> Result<Option<Imported>, String> {
     use crate::model::evidence::import::Importer;
-    let mut importer = Importer::new(files.len());
+    let mut importer = Importer::named(files.iter().map(web_sys::File::name).collect());
     let mut buf = Vec::new();
     for (i, file) in files.iter().enumerate() {
         let unreadable = || format!("{} could not be read", file.name());

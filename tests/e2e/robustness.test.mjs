@@ -58,6 +58,11 @@ test('every class of bad input gets a message naming it and changes nothing', as
     ['deep.json', '['.repeat(5000) + ']'.repeat(5000), /nested deeper/],
     ['binary.bin', '\u0000\u0001\u0002\uFFFD', /A2A event|export|SSE/],
     ['unknown.json', '[{"kind":"status-update"}]', /event 0: status-update has no taskId/],
+    // Nothing checked is never "clean": input without an A2A event is refused by name.
+    ['empty.sse', '', /no A2A events in empty\.sse/],
+    ['blanks.jsonl', '\n\n  \r\n', /no A2A events in blanks\.jsonl/],
+    ['pings.sse', ': ping\n\n: ping\n\n', /no A2A events in pings\.sse/],
+    ['no-event.json', '[]', /no A2A events in no-event\.json/],
   ];
   for (const [name, body, pattern] of cases) {
     await page.setInputFiles('input[type=file]', { name, mimeType: 'application/json', buffer: Buffer.from(body) });

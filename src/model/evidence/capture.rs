@@ -38,6 +38,11 @@ const READ_CHUNK: usize = 1 << 18;
 pub struct CaptureReader {
     framing: Framing,
     judge: CaptureJudge,
+    /// Files ended so far, and which of them held no A2A event.
+    files: usize,
+    empty_files: Vec<usize>,
+    /// The judge's event count when the current file began.
+    events_before_file: u64,
 }
 
 /// How the current file is cut into elements, known from its first
@@ -83,6 +88,9 @@ impl CaptureReader {
         CaptureReader {
             framing: Framing::START,
             judge: CaptureJudge::new(forced),
+            files: 0,
+            empty_files: Vec::new(),
+            events_before_file: 0,
         }
     }
 
@@ -118,7 +126,7 @@ impl CaptureReader {
     /// line that is not JSON, by its `data:` lines. Every element completed
     /// in them is judged now; the one still open waits for the next chunk.
     pub fn feed(&mut self, chunk: &[u8]) -> Result<(), String> {
-        let Self { framing, judge } = self;
+        let Self { framing, judge, .. } = self;
         let mut chunk = chunk;
         if let Framing::Start {
             read,
@@ -173,11 +181,18 @@ impl CaptureReader {
     /// The current file ended: its last line or SSE event is judged, and a
     /// JSON array must have been closed. The next chunk starts a new file.
     pub fn end_file(&mut self) -> Result<(), String> {
-        match std::mem::replace(&mut self.framing, Framing::START) {
+        let ended = match std::mem::replace(&mut self.framing, Framing::START) {
             Framing::Start { .. } => Ok(()),
             Framing::Lines(mut lines) => lines.end(&mut self.judge),
             Framing::Array(splitter) => splitter.finish().map(drop),
+        };
+        let events = self.judge.events_read();
+        if events == self.events_before_file {
+            self.empty_files.push(self.files);
         }
+        self.events_before_file = events;
+        self.files += 1;
+        ended
     }
 
     /// The report: every task's end state, and `missing-terminal` for a
@@ -185,6 +200,25 @@ impl CaptureReader {
     /// interrupted.
     pub fn finish(self) -> CaptureReport {
         self.judge.finish()
+    }
+
+    /// The report, unless a file held no A2A event: nothing was checked
+    /// there (an empty file, blanks, SSE comments, JSON without an event,
+    /// JSON-RPC errors alone), and a capture step that failed must not
+    /// read as clean. `names` are the files' names, in the order read.
+    pub fn finish_checked<S: AsRef<str>>(self, names: &[S]) -> Result<CaptureReport, String> {
+        if self.empty_files.is_empty() {
+            return Ok(self.finish());
+        }
+        let named: Vec<String> = self
+            .empty_files
+            .iter()
+            .map(|&i| match names.get(i) {
+                Some(name) => name.as_ref().to_string(),
+                None => format!("file {}", i + 1),
+            })
+            .collect();
+        Err(format!("no A2A events in {}", named.join(", ")))
     }
 }
 

@@ -58,6 +58,8 @@ pub(super) struct CaptureJudge {
     findings: Vec<CaptureFinding>,
     errors: Vec<RpcError>,
     index: usize,
+    /// A2A events read (JSON-RPC errors are not events).
+    events: u64,
     seen_1_0: bool,
     seen_0_3: bool,
     /// Ledgers of finished tasks, reset and reused by new ones; boxed as
@@ -78,6 +80,7 @@ impl CaptureJudge {
             findings: Vec::new(),
             errors: Vec::new(),
             index: 0,
+            events: 0,
             seen_1_0: false,
             seen_0_3: false,
             spare: Vec::new(),
@@ -138,8 +141,14 @@ impl CaptureJudge {
         } else {
             None
         };
+        self.events += 1;
         self.judge(index, event, id.as_str(), timestamp);
         Ok(())
+    }
+
+    /// How many A2A events were read so far.
+    pub(super) fn events_read(&self) -> u64 {
+        self.events
     }
 
     /// The task's slot, opened (with a spare ledger when there is one) on

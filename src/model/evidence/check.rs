@@ -131,7 +131,11 @@ pub enum Imported {
     Probe(ProbeReport),
 }
 
-/// Reads a file of any kind the lab accepts.
+/// What [`import_bytes`] says of a file that holds no A2A event.
+pub const NO_EVENTS: &str = "no A2A events in the file";
+
+/// Reads a file of any kind the lab accepts. A file that is not an export
+/// and holds no A2A event is refused ([`NO_EVENTS`]): nothing was checked.
 pub fn import_bytes(bytes: &[u8]) -> Result<Imported, String> {
     if bytes.len() > MAX_FILE_BYTES {
         return Err(format!(
@@ -143,7 +147,7 @@ pub fn import_bytes(bytes: &[u8]) -> Result<Imported, String> {
         .map_err(|e| format!("the file is not UTF-8 text (byte {})", e.valid_up_to()))?;
     let trimmed = text.trim_start_matches('\u{feff}').trim();
     if trimmed.is_empty() {
-        return Err("the file is empty".into());
+        return Err(NO_EVENTS.into());
     }
     if trimmed.starts_with('{') {
         // One JSON document is an export, or a capture of a single event;
@@ -172,7 +176,10 @@ pub fn import_bytes(bytes: &[u8]) -> Result<Imported, String> {
     }
     let mut reader = CaptureReader::new(None).keeping_rows();
     reader.read_bytes(bytes)?;
-    Ok(Imported::Capture(reader.finish()))
+    match reader.finish_checked(&["the file"]) {
+        Ok(report) => Ok(Imported::Capture(report)),
+        Err(_) => Err(NO_EVENTS.into()),
+    }
 }
 
 /// `check` of one exported file: its differences from a fresh simulation.

@@ -5,7 +5,7 @@
 //! capture, streamed through the capture reader.
 
 use super::capture::CaptureReader;
-use super::check::{import_bytes, Imported};
+use super::check::{import_bytes, Imported, NO_EVENTS};
 use super::export::MAX_FILE_BYTES;
 
 /// How far into a file the reader looks to tell an export from a capture:
@@ -16,7 +16,8 @@ const HEAD_BYTES: usize = 4096;
 /// in chunks, [`Importer::end_file`] after each file, then
 /// [`Importer::finish`]. After an error the import is over.
 pub struct Importer {
-    files: usize,
+    /// The files' names, in the order read, for messages.
+    names: Vec<String>,
     /// Files ended so far.
     ended: usize,
     /// Bytes fed so far, over all files.
@@ -36,15 +37,20 @@ enum Mode {
 }
 
 impl Importer {
-    /// An import of `files` files.
+    /// An import of `files` files, named `file 1`, `file 2`… in messages.
     pub fn new(files: usize) -> Importer {
-        let mode = if files == 1 {
+        Importer::named((1..=files).map(|i| format!("file {i}")).collect())
+    }
+
+    /// An import of the files `names`, in that order.
+    pub fn named(names: Vec<String>) -> Importer {
+        let mode = if names.len() == 1 {
             Mode::Head(Vec::new())
         } else {
             Mode::Capture(Box::new(capture_reader()))
         };
         Importer {
-            files,
+            names,
             ended: 0,
             bytes: 0,
             content: false,
@@ -114,20 +120,28 @@ impl Importer {
     }
 
     /// What the files were: an export re-simulated, or a capture judged.
+    /// A file that holds no A2A event is refused by name: nothing was
+    /// checked in it.
     pub fn finish(self) -> Result<Imported, String> {
+        let no_events = || match self.names.first() {
+            Some(name) => format!("no A2A events in {name}"),
+            None => "no A2A events: no file was given".to_string(),
+        };
         match self.mode {
-            Mode::Head(bytes) | Mode::Document(bytes) => import_bytes(&bytes),
-            Mode::Capture(_) if self.files == 1 && !self.content => Err("the file is empty".into()),
-            Mode::Capture(reader) => Ok(Imported::Capture(reader.finish())),
+            Mode::Head(_) | Mode::Document(_) if !self.content => Err(no_events()),
+            Mode::Head(bytes) | Mode::Document(bytes) => match import_bytes(&bytes) {
+                Err(e) if e == NO_EVENTS => Err(no_events()),
+                imported => imported,
+            },
+            Mode::Capture(reader) => reader.finish_checked(&self.names).map(Imported::Capture),
         }
     }
 
     /// Names the file an error is in, when there are several.
     fn in_file(&self, e: String) -> String {
-        if self.files > 1 {
-            format!("file {}: {e}", self.ended + 1)
-        } else {
-            e
+        match self.names.get(self.ended) {
+            Some(name) if self.names.len() > 1 => format!("{name}: {e}"),
+            _ => e,
         }
     }
 }
