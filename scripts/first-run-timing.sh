@@ -4,23 +4,31 @@
 #   1. a fresh clone with no tools: `bash scripts/test.sh` (first run), then again (later run);
 #   2. another fresh clone with no tools: `bash scripts/serve.sh` until the
 #      lab answers at http://127.0.0.1:8080 (first run), then again (later run).
-# "No tools": each clone gets an empty CARGO_INSTALL_ROOT (so trunk and
-# wasm-bindgen-cli are compiled again), its own node_modules/ and target/,
-# and a PATH that holds only the Rust toolchain and the system. With
-# --from-scratch (as root) Debian's chromium and chromium-driver and the
-# wasm32 target are removed first, so they are installed again too. What
-# cannot be hidden: crates already downloaded to ~/.cargo/registry.
-#   bash scripts/first-run-timing.sh [--from-scratch] [--only test|serve] [OUT_DIR]
+# "No tools": each clone, with nothing beside it (as a user's own clone),
+# gets an empty CARGO_INSTALL_ROOT (so trunk and wasm-bindgen-cli are
+# compiled again), its own node_modules/ and target/, and a PATH that holds
+# only the Rust toolchain and the system. With --from-scratch (as root)
+# Debian's chromium and chromium-driver and the wasm32 target are removed
+# first, so they are installed again too. With --cold-registry the clones
+# get an empty cargo registry (a fresh CARGO_HOME; rustup's toolchains stay
+# where rustup keeps them) and empty npm and pip caches, so every crate and
+# package is downloaded again, as on a machine where only Rust was set up.
+#   bash scripts/first-run-timing.sh [--from-scratch] [--cold-registry] [--only test|serve] [OUT_DIR]
 set -euo pipefail
 cd "$(dirname "$0")/.."
 repo="$PWD"
 scratch=0
 [ "${1:-}" = --from-scratch ] && { scratch=1; shift; }
+cold=0
+[ "${1:-}" = --cold-registry ] && { cold=1; shift; }
 only=both
 [ "${1:-}" = --only ] && { only="$2"; shift 2; }
 out="${1:-$(mktemp -d /tmp/a2a-lab-first-run.XXXXXX)}"
 mkdir -p "$out"
 cargo_home="${CARGO_HOME:-$HOME/.cargo}"
+# The toolchain's proxies live in the real CARGO_HOME; the clones may use another.
+proxies="$cargo_home/bin"
+rustup_home="${RUSTUP_HOME:-$HOME/.rustup}"
 
 if [ "$scratch" = 1 ]; then
   DEBIAN_FRONTEND=noninteractive apt-get purge -y -qq chromium chromium-driver chromium-common >/dev/null 2>&1 || true
@@ -32,19 +40,23 @@ fi
 bin="$out/rust-bin"
 mkdir -p "$bin"
 for tool in cargo rustc rustup rustfmt rustdoc cargo-fmt cargo-clippy clippy-driver; do
-  [ -e "$cargo_home/bin/$tool" ] && ln -sf "$cargo_home/bin/$tool" "$bin/$tool"
+  [ -e "$proxies/$tool" ] && ln -sf "$proxies/$tool" "$bin/$tool"
 done
 clean_path="$bin:/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
 
-fresh() { # fresh NAME: a new clone and an empty tool folder, with shared/ beside the clone as CI has it
+fresh() { # fresh NAME: a new clone with nothing beside it, an empty tool folder, and (cold) empty caches
   rm -rf "$out/$1"
   git clone --quiet "$repo" "$out/$1/repo"
   mkdir -p "$out/$1/tools"
-  [ -d "$repo/../shared" ] && ln -s "$(cd "$repo/../shared" && pwd)" "$out/$1/shared"
+  [ "$cold" = 1 ] && mkdir -p "$out/$1/cargo-home" "$out/$1/npm-cache" "$out/$1/pip-cache"
+  return 0
 }
 in_clone() { # in_clone NAME CMD...: becomes CMD, in the clone with only its own tools (call it in a subshell)
   local name="$1"; shift
-  cd "$out/$name/repo" && exec env -u A2A_LAB_T0 PATH="$clean_path" CARGO_HOME="$cargo_home" \
+  local caches=(CARGO_HOME="$cargo_home")
+  [ "$cold" = 1 ] && caches=(CARGO_HOME="$out/$name/cargo-home" RUSTUP_HOME="$rustup_home"
+    npm_config_cache="$out/$name/npm-cache" PIP_CACHE_DIR="$out/$name/pip-cache")
+  cd "$out/$name/repo" && exec env -u A2A_LAB_T0 PATH="$clean_path" "${caches[@]}" \
      CARGO_INSTALL_ROOT="$out/$name/tools" "$@"
 }
 report() { printf '%-34s %4d:%02d  %s\n' "$1" $(($2 / 60)) $(($2 % 60)) "$3" | tee -a "$out/times.txt"; }
@@ -74,6 +86,7 @@ time_serve() { # time_serve NAME LABEL: until the lab's page and module answer
 
 : >"$out/times.txt"
 echo "machine: $(nproc) cores, $(free -g | awk '/Mem:/ {print $2}') GiB, $(. /etc/os-release && echo "$PRETTY_NAME"), $(rustc --version)" | tee -a "$out/times.txt"
+echo "commit: $(git -C "$repo" rev-parse --short HEAD); cargo registry: $([ "$cold" = 1 ] && echo "empty (a fresh CARGO_HOME, npm and pip cache per clone)" || echo "$cargo_home, as it is")" | tee -a "$out/times.txt"
 if curl -sf -o /dev/null http://127.0.0.1:8080/; then
   echo "something already answers on 127.0.0.1:8080: stop it first" >&2
   exit 1
