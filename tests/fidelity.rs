@@ -8,7 +8,7 @@ use a2a_lab::model::sim::scenario::Scenario;
 use a2a_lab::model::sim::simulate;
 use a2a_lab::model::trace::RowKind;
 use a2a_lab::model::trace::Run;
-use a2a_lab::model::wire::{event_kind, event_state};
+use a2a_lab::model::wire::event::read_value;
 use serde_json::Value;
 
 /// What is compared: event kinds/states/after-terminal in order, how the
@@ -78,11 +78,9 @@ fn from_model(run: &Run) -> Outcome {
         .filter_map(|row| {
             let wire = row.wire.as_ref()?;
             let after = row.kind == RowKind::Event && row.disposition.label() == "after-terminal";
-            Some(signature(
-                event_kind(wire).unwrap(),
-                event_state(wire),
-                after,
-            ))
+            let event = read_value(wire, None).unwrap();
+            let state = event.state.and_then(|s| s.known()).map(|s| s.wire());
+            Some(signature(event.kind.wrapper(), state, after))
         })
         .collect();
     let get_task = match (&m.final_state, m.get_task_artifacts) {

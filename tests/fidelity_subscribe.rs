@@ -10,6 +10,7 @@
 //! names are the `wire` key's, not these keys'.
 #![cfg(not(target_arch = "wasm32"))]
 
+use a2a_lab::model::wire::event::{read_value, EventKind};
 use std::path::Path;
 
 use a2a_lab::model::sim::scenario::Scenario;
@@ -148,29 +149,27 @@ fn spelled<T: serde::Serialize>(value: &T) -> Option<String> {
     serde_json::to_value(value).ok()?.as_str().map(String::from)
 }
 
-/// A wire event of the model as a comparable line.
+/// A wire event of the model as a comparable line, read by the model's
+/// one reader of the wire.
 fn model_line(wire: &Value, after_terminal: bool) -> String {
-    let (kind, inner) = wire.as_object().unwrap().iter().next().unwrap();
-    let state = inner.pointer("/status/state").and_then(Value::as_str);
-    let artifact = inner
-        .pointer("/artifact/artifactId")
-        .and_then(Value::as_str);
-    let flag = |f: &str| inner.get(f).and_then(Value::as_bool).unwrap_or(false);
-    let parts: Vec<String> = match kind.as_str() {
-        "task" => inner["artifacts"]
-            .as_array()
-            .into_iter()
-            .flatten()
-            .flat_map(|a| texts(&a["parts"]))
-            .collect(),
-        _ => texts(&inner["artifact"]["parts"]),
-    };
+    let event = read_value(wire, None).unwrap();
+    let state = event
+        .state
+        .as_ref()
+        .and_then(|s| s.known())
+        .map(|s| s.wire());
+    let update = (event.kind == EventKind::Artifact).then(|| &event.artifacts[0]);
+    let parts: Vec<String> = event
+        .artifacts
+        .iter()
+        .flat_map(|a| texts(&Value::Array(a.parts.clone())))
+        .collect();
     line(
-        kind,
+        event.kind.wrapper(),
         state,
-        artifact,
-        flag("append"),
-        flag("lastChunk"),
+        update.map(|a| a.artifact_id.as_str()),
+        update.is_some_and(|a| a.append),
+        update.is_some_and(|a| a.last),
         after_terminal,
         &parts,
     )

@@ -8,6 +8,7 @@ use a2a_lab::model::trace::CancelResult;
 use a2a_lab::model::trace::Run;
 use a2a_lab::model::trace::StreamEnd;
 use a2a_lab::model::trace::{Disposition, Metrics, RowKind};
+use a2a_lab::model::wire::event::read_value;
 
 fn run(query: &str) -> Run {
     simulate(&Scenario::from_query(query).expect("valid scenario"))
@@ -33,7 +34,7 @@ fn defaults_deliver_6_events_and_complete() {
         .rows
         .iter()
         .filter_map(|row| row.wire.as_ref())
-        .map(|w| a2a_lab::model::wire::event_kind(w).unwrap())
+        .map(|w| read_value(w, None).unwrap().kind.wrapper())
         .collect();
     assert_eq!(
         kinds,
@@ -232,7 +233,13 @@ fn both_interruptions_resume_to_completion_with_a_valid_receipt() {
         .iter()
         .filter(|row| row.kind == RowKind::Event)
         .filter_map(|row| row.wire.as_ref())
-        .filter_map(|w| a2a_lab::model::wire::event_state(w))
+        .filter_map(|w| {
+            read_value(w, None)
+                .unwrap()
+                .state?
+                .known()
+                .map(|s| s.wire())
+        })
         .collect();
     assert_eq!(
         states,

@@ -10,7 +10,6 @@ pub mod digest;
 pub mod state;
 pub mod trace;
 pub mod wire;
-pub mod wire_v03;
 
 pub mod evidence;
 pub mod ledger;

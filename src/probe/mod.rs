@@ -5,7 +5,6 @@
 //! enters the page.
 
 mod call;
-pub mod card;
 mod http;
 mod probes;
 mod rpc;
@@ -14,10 +13,9 @@ mod sse;
 use std::path::PathBuf;
 use std::time::Duration;
 
-use serde_json::Value;
-
-use crate::model::evidence::capture::Wire;
 use crate::model::evidence::probe_report::{ProbeReport, ProbedAgent};
+use crate::model::wire::card::{AgentCard, Endpoint, CARD_PATHS};
+use crate::model::wire::Wire;
 
 use http::{CallError, Client};
 
@@ -66,12 +64,12 @@ pub fn probe(options: &Options) -> Result<ProbeReport, String> {
     Ok(report)
 }
 
-/// Reads the card (the first of [`card::CARD_PATHS`] that answers 200)
+/// Reads the card (the first of [`CARD_PATHS`] that answers 200)
 /// and picks the endpoint.
-fn discover(client: &Client, base: &str, options: &Options) -> Result<card::Endpoint, String> {
+fn discover(client: &Client, base: &str, options: &Options) -> Result<Endpoint, String> {
     let wait = options.timeout.min(Duration::from_secs(10));
     let mut tried = Vec::new();
-    for path in card::CARD_PATHS {
+    for path in CARD_PATHS {
         let url = format!("{base}{path}");
         let answer = client.get(&url, wait).map_err(|e| match e {
             CallError::TimedOut(_) => format!("{url}: {e}"),
@@ -82,10 +80,9 @@ fn discover(client: &Client, base: &str, options: &Options) -> Result<card::Endp
             continue;
         }
         let bytes = answer.bytes().map_err(|e| format!("{url}: {e}"))?;
-        let card: Value = serde_json::from_slice(&bytes).map_err(|_| {
-            format!("{url} is not an A2A agent card: it is not JSON (is this an A2A agent?)")
-        })?;
-        return card::endpoint(&card, options.wire).map_err(|e| format!("{url}: {e}"));
+        return AgentCard::parse(&bytes)
+            .and_then(|card| card.endpoint(options.wire))
+            .map_err(|e| format!("{url}: {e}"));
     }
     Err(format!("no agent card: {}", tried.join("; ")))
 }

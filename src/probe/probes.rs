@@ -14,12 +14,12 @@ use crate::model::evidence::probe_report::{
 use crate::model::state::TaskState;
 
 use super::call::{call, End, Flow, Received};
-use super::card::Endpoint;
 use super::http::Client;
 use super::rpc::{
     error_of, event_of, kind_of, state_of, streamed_artifacts, task_id, Kind, Method, Requests,
 };
 use super::Options;
+use crate::model::wire::card::Endpoint;
 
 /// A finding before it is filed under its probe.
 type Found = Vec<(ProbeCode, String)>;

@@ -1,11 +1,12 @@
-//! Reading a live Server-Sent Events stream one event at a time (LF or
-//! CRLF; an event's `data:` lines joined with a newline; comments and other
-//! fields ignored), keeping the raw bytes as the capture.
+//! Reading a live Server-Sent Events stream one event at a time, keeping
+//! the raw bytes as the capture. The lines are decoded by the model's one
+//! SSE decoder ([`SseDecoder`]); this file only reads them off the socket.
 
 use std::io::{BufRead, BufReader, Read};
 use std::time::Instant;
 
 use super::http::{read_error, CallError, MAX_STREAM_BYTES};
+use crate::model::wire::sse::{trim_eol, SseDecoder, SseLine};
 
 /// One stream being read.
 pub struct SseStream {
@@ -13,6 +14,7 @@ pub struct SseStream {
     started: Instant,
     /// Every byte received so far.
     pub raw: Vec<u8>,
+    decoder: SseDecoder,
 }
 
 /// What reading the next event gave.
@@ -30,12 +32,13 @@ impl SseStream {
             input: BufReader::new(body),
             started,
             raw: Vec::new(),
+            decoder: SseDecoder::new(),
         }
     }
 
-    /// The next event, or the end of the stream.
+    /// The next event, or the end of the stream. What a line means is
+    /// the wire's SSE decoder's to say; this only reads the bytes.
     pub fn next(&mut self) -> Result<Next, CallError> {
-        let mut data: Option<String> = None;
         let mut line = Vec::new();
         loop {
             line.clear();
@@ -51,30 +54,27 @@ impl SseStream {
                 )));
             }
             if got == 0 {
-                return Ok(data.map_or(Next::Closed, Next::Event));
+                return Ok(self.decoder.end().map_or(Next::Closed, event));
             }
-            let text = String::from_utf8_lossy(&line);
-            let text = text.trim_end_matches(['\n', '\r']);
-            if text.is_empty() {
-                if let Some(data) = data.take() {
-                    return Ok(Next::Event(data));
+            match self.decoder.line(&line).map_err(CallError::Failed)? {
+                SseLine::Read => {}
+                SseLine::Event(data) => return Ok(event(data)),
+                SseLine::NotSse => {
+                    return Err(CallError::Failed(format!(
+                        "the stream is not Server-Sent Events: `{}`",
+                        String::from_utf8_lossy(trim_eol(&line))
+                            .chars()
+                            .take(60)
+                            .collect::<String>()
+                    )))
                 }
-                continue;
-            }
-            if let Some(value) = text.strip_prefix("data:") {
-                let value = value.strip_prefix(' ').unwrap_or(value);
-                match &mut data {
-                    Some(joined) => {
-                        joined.push('\n');
-                        joined.push_str(value);
-                    }
-                    None => data = Some(value.to_string()),
-                }
-            } else if text == "data" {
-                data.get_or_insert_with(String::new);
             }
         }
     }
+}
+
+fn event(data: &[u8]) -> Next {
+    Next::Event(String::from_utf8_lossy(data).into_owned())
 }
 
 #[cfg(test)]

@@ -19,12 +19,13 @@ use memchr::memchr;
 use super::capture_judge::CaptureJudge;
 pub use super::capture_report::{CaptureFinding, CaptureReport, RpcError, TaskSummary};
 use super::json_array::{Element, Splitter};
+use crate::model::wire::sse::{trim_eol, SseDecoder, SseLine};
 
 /// The longest line (or SSE event) the reader takes; a longer one is
 /// refused rather than held in memory.
 pub const MAX_LINE_BYTES: usize = 16 << 20;
 
-pub use crate::model::sim::keys::Wire;
+pub use crate::model::wire::Wire;
 
 /// How much of a file the reader takes at a time from a [`Read`].
 const READ_CHUNK: usize = 1 << 18;
@@ -70,14 +71,14 @@ impl Framing {
 }
 
 /// JSON Lines or SSE, a line at a time; a line is read where it lies in
-/// the chunk, and only one that straddles two chunks is copied.
+/// the chunk, and only one that straddles two chunks is copied. What an
+/// SSE line means is the wire's SSE decoder's to say.
 #[derive(Default)]
 struct Lines {
     /// The start of a line begun in an earlier chunk.
     carry: Vec<u8>,
-    /// The `data:` lines of the SSE event being read, joined.
-    data: Vec<u8>,
-    has_data: bool,
+    /// The SSE event being read.
+    sse: SseDecoder,
     /// Lines read, from the file's first non-blank character.
     number: u64,
 }
@@ -268,53 +269,41 @@ impl Lines {
         self.end_event(judge)
     }
 
-    /// One line, with its line end: a JSON Lines element, or an SSE line
-    /// (`data:` lines joined with a newline make one event; a blank line
-    /// ends it; comments and other fields are skipped).
+    /// One line, with its line end: a JSON Lines element, or a line of an
+    /// SSE body (the decoder joins an event's `data` lines; a blank line
+    /// ends the event).
     fn line(&mut self, line: &[u8], judge: &mut CaptureJudge) -> Result<(), String> {
         self.number += 1;
         let text = trim_eol(line);
         if text.len() > MAX_LINE_BYTES {
             return Err(self.too_long(self.number));
         }
-        let Some(&first) = text.first() else {
-            return self.end_event(judge);
-        };
-        if let Some(rest) = text.strip_prefix(b"data:") {
-            if self.has_data {
-                self.data.push(b'\n');
-            }
-            self.data
-                .extend_from_slice(rest.strip_prefix(b" ").unwrap_or(rest));
-            self.has_data = true;
-            if self.data.len() > MAX_LINE_BYTES {
-                return Err(self.too_long(self.number));
-            }
-        } else if first == b'{' || first == b'[' {
-            let number = self.number;
-            judge
+        let number = self.number;
+        if matches!(text.first(), Some(b'{' | b'[')) {
+            return judge
                 .element(text)
-                .map_err(|e| format!("line {number}: {e}"))?;
-        } else if first == b':' || is_sse_field(text) {
-            // A comment, `event:`, `id:` or `retry:`: not an event.
-        } else {
-            return Err(format!(
-                "line {} is neither JSON nor an SSE field: not a capture this lab reads",
-                self.number
-            ));
+                .map_err(|e| format!("line {number}: {e}"));
         }
-        Ok(())
+        match self.sse.line(text)? {
+            SseLine::Read => Ok(()),
+            SseLine::Event(data) => judge
+                .element(data)
+                .map_err(|e| format!("SSE event ending at line {number}: {e}")),
+            SseLine::NotSse => Err(format!(
+                "line {number} is neither JSON nor an SSE field: not a capture this lab reads"
+            )),
+        }
     }
 
-    /// A blank line or the end of the file: the SSE event read so far.
+    /// The end of the file: the SSE event it leaves open.
     fn end_event(&mut self, judge: &mut CaptureJudge) -> Result<(), String> {
-        if !self.has_data {
-            return Ok(());
+        let number = self.number;
+        match self.sse.end() {
+            Some(data) => judge
+                .element(data)
+                .map_err(|e| format!("SSE event ending at line {number}: {e}")),
+            None => Ok(()),
         }
-        self.has_data = false;
-        let result = judge.element(&self.data);
-        self.data.clear();
-        result.map_err(|e| format!("SSE event ending at line {}: {e}", self.number))
     }
 }
 
@@ -327,20 +316,9 @@ pub fn read_capture(files: &[&[u8]], forced: Option<Wire>) -> Result<CaptureRepo
     Ok(reader.finish())
 }
 
-fn trim_eol(line: &[u8]) -> &[u8] {
-    let line = line.strip_suffix(b"\n").unwrap_or(line);
-    line.strip_suffix(b"\r").unwrap_or(line)
-}
-
-fn is_sse_field(line: &[u8]) -> bool {
-    [&b"event:"[..], b"id:", b"retry:", b"event", b"id", b"retry"]
-        .iter()
-        .any(|f| line.starts_with(f) && (line.len() == f.len() || f.ends_with(b":")))
-}
-
 #[cfg(test)]
 mod tests {
-    use super::super::capture_wire::parse_rfc3339_ms;
+    use crate::model::wire::event::parse_rfc3339_ms;
     use crate::model::wire::{timestamp, EPOCH_UNIX_MS};
 
     #[test]

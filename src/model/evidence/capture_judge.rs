@@ -11,12 +11,14 @@ use std::collections::{BTreeMap, HashMap};
 
 use super::capture::Wire;
 use super::capture_report::{CaptureFinding, CaptureReport, RpcError, TaskSummary};
-use super::capture_wire::{parse, read_event, ContentId, RawEvent, What, WireEvent};
 use super::check::{check_depth, FindingCode};
 use crate::model::ledger::artifacts::Part;
 use crate::model::ledger::{BodyRef, Decision, EventRef, Outcome, Reason, TaskLedger};
 use crate::model::state::TaskState;
 use crate::model::trace::{Disposition, Entry, Row, Source};
+use crate::model::wire::event::{
+    parse, read_event, ContentId, Envelope, RawEvent, What, WireEvent,
+};
 
 /// Ledgers of finished tasks kept for the next tasks, at most: about as
 /// many as a server has tasks open at once.
@@ -109,21 +111,16 @@ impl CaptureJudge {
         // One pass: the line is a JSON-RPC response whose result is the
         // event, or the event itself.
         let line: RawEvent = parse(bytes)?;
-        let typed: &RawEvent = if let Some(error) = &line.error {
-            self.errors.push(RpcError {
-                index,
-                code: error.code,
-                message: error.message.to_string(),
-            });
-            return Ok(());
-        } else if let Some(result) = &line.result {
-            result
-        } else if line.jsonrpc.is_some() {
-            return Err(format!(
-                "event {index}: a JSON-RPC response with neither result nor error"
-            ));
-        } else {
-            &line
+        let typed = match line.envelope().map_err(|e| format!("event {index}: {e}"))? {
+            Envelope::Error(error) => {
+                self.errors.push(RpcError {
+                    index,
+                    code: error.code,
+                    message: error.message.to_string(),
+                });
+                return Ok(());
+            }
+            Envelope::Event(typed) => typed,
         };
         let event = read_event(typed, self.forced).map_err(|e| format!("event {index}: {e}"))?;
         match event.wire {
@@ -192,7 +189,9 @@ impl CaptureJudge {
         // Rows only: the page's table reads them, the CLI never does.
         let shown = self.keep_rows.then(|| {
             let target = match &event.what {
-                What::Task { state, .. } | What::Status { state } => TaskState::from_kebab(state),
+                What::Task { state, .. } | What::Status { state } => {
+                    TaskState::from_kebab(&state.ledger_text())
+                }
                 _ => None,
             };
             (label_of(&event.what), target)
@@ -207,18 +206,18 @@ impl CaptureJudge {
                 for (artifact, n) in held {
                     task.held.insert(artifact.into_owned(), n);
                 }
-                match TaskState::from_kebab(&state) {
+                match TaskState::from_kebab(&state.ledger_text()) {
                     Some(s) if s == before => None,
                     Some(TaskState::Submitted) if task.events == 1 => {
                         Some((Offer::Submit, Cow::Owned(format!("submit:{index}"))))
                     }
                     _ => Some((
-                        Offer::Status(state),
+                        Offer::Status(state.ledger_text()),
                         Cow::Owned(format!("snapshot:{index}")),
                     )),
                 }
             }
-            What::Status { state } => Some((Offer::Status(state), Cow::Borrowed(id))),
+            What::Status { state } => Some((Offer::Status(state.ledger_text()), Cow::Borrowed(id))),
             What::Artifact {
                 artifact_id,
                 append,
@@ -440,9 +439,9 @@ fn label_of(what: &What) -> String {
     match what {
         What::Task { state: s, held } => {
             let parts: u32 = held.iter().map(|(_, n)| n).sum();
-            format!("Task {} ({parts} part(s) held)", state(s))
+            format!("Task {} ({parts} part(s) held)", state(&s.ledger_text()))
         }
-        What::Status { state: s } => format!("status {}", state(s)),
+        What::Status { state: s } => format!("status {}", state(&s.ledger_text())),
         What::Artifact {
             artifact_id,
             append,

@@ -8,7 +8,6 @@ pub mod capture;
 mod capture_judge;
 mod capture_report;
 pub mod capture_run;
-mod capture_wire;
 pub mod check;
 pub mod compare;
 pub mod export;

@@ -140,30 +140,7 @@ named_values! {
     }
 }
 
-named_values! {
-    /// The A2A wire the trace and the export are written in.
-    Wire {
-        /// A2A 1.0: ProtoJSON wrappers, `TASK_STATE_*`.
-        V1_0 = "1.0",
-        /// A2A 0.3, as the SDKs' compatibility modes write it.
-        V0_3 = "0.3",
-    }
-}
-
-impl Wire {
-    /// Reads `1.0` or `0.3` (the CLI's `--wire`).
-    pub fn parse(text: &str) -> Option<Wire> {
-        Wire::ALL.iter().copied().find(|w| w.name() == text)
-    }
-
-    /// How a state is spelled on this wire.
-    pub fn spell(self, state: crate::model::state::TaskState) -> &'static str {
-        match self {
-            Wire::V1_0 => state.wire(),
-            Wire::V0_3 => state.kebab(),
-        }
-    }
-}
+pub use crate::model::wire::Wire;
 
 /// The spellings of an on/off key.
 pub const SWITCH: &[&str] = &["off", "on"];

@@ -36,8 +36,8 @@ use crate::model::trace::{
     CallEnd, Disposition, Entry, Metrics, Row, RowKind, Run, Source, StreamEnd as Ended,
     StreamOutcome, StreamRecord, StreamRole, Trace,
 };
+use crate::model::wire::write_v03::to_v03;
 use crate::model::wire::TASK_ID;
-use crate::model::wire_v03::to_v03;
 
 /// Simulates a scenario to completion.
 pub fn simulate(scenario: &Scenario) -> Run {

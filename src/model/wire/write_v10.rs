@@ -160,20 +160,3 @@ fn civil_from_days(z: i64) -> (i64, u32, u32) {
     let y = yoe + era * 400 + i64::from(m <= 2);
     (y, m, d)
 }
-
-/// What kind of wire event a value is, if it is exactly one of the four.
-pub fn event_kind(event: &Value) -> Option<&'static str> {
-    let map = event.as_object()?;
-    if map.len() != 1 {
-        return None;
-    }
-    ["task", "statusUpdate", "artifactUpdate", "message"]
-        .into_iter()
-        .find(|k| map.contains_key(*k))
-}
-
-/// The task state a wire event carries, if any.
-pub fn event_state(event: &Value) -> Option<&str> {
-    let inner = event.get("task").or_else(|| event.get("statusUpdate"))?;
-    inner.get("status")?.get("state")?.as_str()
-}

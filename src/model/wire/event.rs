@@ -1,77 +1,158 @@
-//! How the capture reader reads one line: a JSON-RPC response or a bare
-//! event, A2A 1.0 or 0.3, into borrowed, typed fields ([`RawEvent`]), then
-//! into the one shape the reader judges ([`WireEvent`]); an event's content
-//! id; and the timestamps of status events.
+//! The one reader of an A2A event: a JSON-RPC response or a bare event,
+//! A2A 1.0 or 0.3, read into borrowed, typed fields ([`RawEvent`]), then
+//! into one shape ([`WireEvent`]) carrying a [`TaskState`]; an event's
+//! content id; the timestamps of status events; and, for a client that
+//! steers by what it receives (the probe), an owned [`Answer`].
 
 use std::borrow::Cow;
 
 use serde::Deserialize;
 use serde_json::value::RawValue;
 
-use super::capture::Wire;
+use super::Wire;
 use crate::model::state::TaskState;
 
 /// A wire event, read.
-pub(super) struct WireEvent<'a> {
-    pub(super) wire: Wire,
-    pub(super) task_id: Cow<'a, str>,
-    pub(super) what: What<'a>,
+pub struct WireEvent<'a> {
+    /// The wire it was read on.
+    pub wire: Wire,
+    /// The task it concerns (`(no task)` for a message without one).
+    pub task_id: Cow<'a, str>,
+    /// What it is.
+    pub what: What<'a>,
 }
 
-pub(super) enum What<'a> {
+/// What a wire event is, with the fields the lab reads of it.
+pub enum What<'a> {
     /// A `task` object: its state and the parts it holds per artifact.
     Task {
-        state: Cow<'a, str>,
+        /// The task's state.
+        state: WireState<'a>,
+        /// Per artifact, how many parts the snapshot holds.
         held: Vec<(Cow<'a, str>, u32)>,
     },
+    /// A status update.
     Status {
-        state: Cow<'a, str>,
+        /// The state it moves the task to.
+        state: WireState<'a>,
     },
+    /// An artifact update.
     Artifact {
+        /// The artifact it adds to.
         artifact_id: Cow<'a, str>,
+        /// Whether it appends to the parts sent before.
         append: bool,
+        /// Whether it closes the artifact.
         last: bool,
         /// The parts as sent.
         parts: &'a str,
     },
+    /// A message.
     Message,
+}
+
+/// A task state as an event carries it: one of the eight, spelled as its
+/// wire spells them (`TASK_STATE_WORKING` on 1.0, `working` on 0.3), or
+/// kept as sent.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum WireState<'a> {
+    /// One of the eight.
+    Known(TaskState),
+    /// Anything else (0.3's `unknown`, a misspelling), as sent.
+    Unknown(Cow<'a, str>),
+}
+
+impl<'a> WireState<'a> {
+    fn read(text: Cow<'a, str>, wire: Wire) -> WireState<'a> {
+        let known = match wire {
+            Wire::V1_0 => TaskState::from_wire(&text),
+            Wire::V0_3 => TaskState::from_kebab(&text),
+        };
+        known.map_or(WireState::Unknown(text), WireState::Known)
+    }
+
+    /// The state, when it is one of the eight.
+    pub fn known(&self) -> Option<TaskState> {
+        match self {
+            WireState::Known(state) => Some(*state),
+            WireState::Unknown(_) => None,
+        }
+    }
+
+    /// The seed's form the ledger decides on: a known state's kebab-case
+    /// name, anything else as sent (the ledger refuses what is not one of
+    /// the eight names).
+    pub fn ledger_text(&self) -> Cow<'a, str> {
+        match self {
+            WireState::Known(state) => Cow::Borrowed(state.kebab()),
+            WireState::Unknown(text) => text.clone(),
+        }
+    }
 }
 
 /// Parses JSON into `T`; serde_json's own recursion limit refuses hostile
 /// nesting, and says so in the lab's words.
-pub(super) fn parse<'a, T: Deserialize<'a>>(bytes: &'a [u8]) -> Result<T, String> {
+pub fn parse<'a, T: Deserialize<'a>>(bytes: &'a [u8]) -> Result<T, String> {
     // From text, as the rest of the page parses JSON, so that the bundle
     // carries one instance of serde_json's reader, not two.
     let text = std::str::from_utf8(bytes)
         .map_err(|e| format!("not UTF-8 text (byte {})", e.valid_up_to()))?;
     serde_json::from_str(text).map_err(|e| {
         if e.to_string().contains("recursion limit") {
-            "JSON nested deeper than 128 levels".to_string()
+            "JSON nested deeper than serde_json reads (128 levels)".to_string()
         } else {
             format!("malformed JSON: {e}")
         }
     })
 }
 
+/// A JSON-RPC error, borrowed.
 #[derive(Deserialize)]
-pub(super) struct RawError<'a> {
+pub struct RawError<'a> {
+    /// Its code (0 when it has none).
     #[serde(default)]
-    pub(super) code: i64,
+    pub code: i64,
+    /// Its message.
     #[serde(default, borrow)]
-    pub(super) message: Cow<'a, str>,
+    pub message: Cow<'a, str>,
+}
+
+/// What a line's JSON-RPC envelope holds.
+pub enum Envelope<'r, 'a> {
+    /// An error answer.
+    Error(&'r RawError<'a>),
+    /// An event: a response's `result`, or a bare event.
+    Event(&'r RawEvent<'a>),
+}
+
+impl<'a> RawEvent<'a> {
+    /// Opens the envelope: a JSON-RPC response's error or result, or the
+    /// line itself when it is a bare event. A JSON-RPC response with
+    /// neither is an error.
+    pub fn envelope(&self) -> Result<Envelope<'_, 'a>, String> {
+        if let Some(error) = &self.error {
+            Ok(Envelope::Error(error))
+        } else if let Some(result) = &self.result {
+            Ok(Envelope::Event(result))
+        } else if self.jsonrpc.is_some() {
+            Err("a JSON-RPC response with neither result nor error".into())
+        } else {
+            Ok(Envelope::Event(self))
+        }
+    }
 }
 
 /// A line of a capture, its fields borrowed from the input: a JSON-RPC
 /// response (`result` is the event, `error` an error), or the event itself:
 /// the 0.3 fields at the top, or one 1.0 wrapper holding the same fields.
 #[derive(Deserialize, Default)]
-pub(super) struct RawEvent<'a> {
+pub struct RawEvent<'a> {
     #[serde(default)]
-    pub(super) jsonrpc: Option<serde::de::IgnoredAny>,
+    pub jsonrpc: Option<serde::de::IgnoredAny>,
     #[serde(default, borrow)]
-    pub(super) result: Option<Box<RawEvent<'a>>>,
+    pub result: Option<Box<RawEvent<'a>>>,
     #[serde(default, borrow)]
-    pub(super) error: Option<RawError<'a>>,
+    pub error: Option<RawError<'a>>,
     #[serde(default, borrow)]
     kind: Option<Cow<'a, str>>,
     /// A task's id, or a JSON-RPC response's (which may be a number).
@@ -113,7 +194,7 @@ impl RawEvent<'_> {
     /// A short id for the event's A2A content (64 bits: ids need only tell
     /// one task's events apart): every field the lab reads, each part's
     /// bytes and a status's message, tagged so that no two fields blur.
-    pub(super) fn content_id(&self) -> ContentId {
+    pub fn content_id(&self) -> ContentId {
         let mut h = FoldHasher::default();
         self.hash_into(&mut h);
         ContentId::from_hasher(&h)
@@ -145,7 +226,7 @@ impl RawEvent<'_> {
         });
         for artifact in self.artifacts.iter().flatten() {
             text(h, 14, Some(&artifact.artifact_id));
-            h.write_usize(artifact.parts.len());
+            h.write_usize(artifact.count());
         }
         for (tag, inner) in [
             (15, &self.task),
@@ -170,21 +251,26 @@ struct RawArtifact<'a> {
     parts: Option<&'a RawValue>,
 }
 
-/// An artifact a `task` snapshot holds: only how many parts it has.
+/// An artifact a `task` snapshot holds: its id and its parts as sent.
 #[derive(Deserialize)]
 struct RawHeld<'a> {
     #[serde(borrow, rename = "artifactId")]
     artifact_id: Cow<'a, str>,
-    /// Counted, not kept (an empty type: the vector never allocates).
-    #[serde(default)]
-    parts: Vec<serde::de::IgnoredAny>,
+    #[serde(default, borrow)]
+    parts: Option<&'a RawValue>,
+}
+
+impl RawHeld<'_> {
+    /// How many parts it holds (counted without keeping them).
+    fn count(&self) -> usize {
+        self.parts
+            .and_then(|raw| serde_json::from_str::<Vec<serde::de::IgnoredAny>>(raw.get()).ok())
+            .map_or(0, |parts| parts.len())
+    }
 }
 
 /// Reads a wire event of either version (or the forced one).
-pub(super) fn read_event<'a>(
-    event: &RawEvent<'a>,
-    forced: Option<Wire>,
-) -> Result<WireEvent<'a>, String> {
+pub fn read_event<'a>(event: &RawEvent<'a>, forced: Option<Wire>) -> Result<WireEvent<'a>, String> {
     match forced.unwrap_or(if event.kind.is_some() {
         Wire::V0_3
     } else {
@@ -210,11 +296,11 @@ impl Default for FoldHasher {
 }
 
 /// An event's content id as 16 hex digits, kept on the stack.
-pub(super) struct ContentId([u8; 16]);
+pub struct ContentId([u8; 16]);
 
 impl ContentId {
     /// The id of some bytes (a chunk's parts as sent: its checksum).
-    pub(super) fn of(bytes: &[u8]) -> ContentId {
+    pub fn of(bytes: &[u8]) -> ContentId {
         use std::hash::Hasher;
         let mut h = FoldHasher::default();
         h.write(bytes);
@@ -232,7 +318,7 @@ impl ContentId {
         ContentId(hex)
     }
 
-    pub(super) fn as_str(&self) -> &str {
+    pub fn as_str(&self) -> &str {
         std::str::from_utf8(&self.0).unwrap_or("")
     }
 }
@@ -289,8 +375,7 @@ fn read_1_0<'a>(event: &RawEvent<'a>) -> Result<WireEvent<'a>, String> {
     let (Some((key, Some(inner))), None) = (present.next(), present.next()) else {
         return Err(NOT_AN_EVENT_1_0.into());
     };
-    let spelled =
-        |s: Cow<'a, str>| TaskState::from_wire(&s).map_or(s, |st| Cow::Borrowed(st.kebab()));
+    let spelled = |s: Cow<'a, str>| WireState::read(s, Wire::V1_0);
     let (task_id, what) = match *key {
         "task" => (
             required(&text_of(inner.id), key, "id")?,
@@ -327,14 +412,14 @@ fn read_0_3<'a>(event: &RawEvent<'a>) -> Result<WireEvent<'a>, String> {
         "task" => (
             required(&text_of(event.id), kind, "id")?,
             What::Task {
-                state: state_of(event, kind)?,
+                state: WireState::read(state_of(event, kind)?, Wire::V0_3),
                 held: held_parts(&event.artifacts),
             },
         ),
         "status-update" => (
             required(&event.task_id, kind, "taskId")?,
             What::Status {
-                state: state_of(event, kind)?,
+                state: WireState::read(state_of(event, kind)?, Wire::V0_3),
             },
         ),
         "artifact-update" => (
@@ -372,14 +457,14 @@ fn held_parts<'a>(artifacts: &Option<Vec<RawHeld<'a>>>) -> Vec<(Cow<'a, str>, u3
     artifacts
         .iter()
         .flatten()
-        .map(|a| (a.artifact_id.clone(), a.parts.len() as u32))
+        .map(|a| (a.artifact_id.clone(), a.count() as u32))
         .collect()
 }
 
 impl RawEvent<'_> {
     /// A status timestamp in Unix milliseconds, where the event has one
     /// (a 1.0 status update's or task's, or a 0.3 event's own).
-    pub(super) fn timestamp_ms(&self) -> Option<u64> {
+    pub fn timestamp_ms(&self) -> Option<u64> {
         let inner = self
             .status_update
             .as_deref()
@@ -391,7 +476,7 @@ impl RawEvent<'_> {
 
 /// `YYYY-MM-DDTHH:MM:SS[.fff…](Z|±HH:MM)` to Unix milliseconds. Digits
 /// are read by hand: the page's bundle then carries no number parser.
-pub(super) fn parse_rfc3339_ms(text: &str) -> Option<u64> {
+pub fn parse_rfc3339_ms(text: &str) -> Option<u64> {
     let b = text.as_bytes();
     let num = |from: usize, len: usize| -> Option<i64> {
         b.get(from..from + len)?.iter().try_fold(0i64, |n, &c| {
@@ -433,4 +518,176 @@ pub(super) fn parse_rfc3339_ms(text: &str) -> Option<u64> {
     let days = era * 146_097 + doe - 719_468;
     let ms = ((days * 86_400 + h * 3600 + mi * 60 + sec - offset_min * 60) * 1000) + millis;
     u64::try_from(ms).ok()
+}
+
+/// The kind of an A2A event.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum EventKind {
+    /// A task (a stream's first event, a snapshot, GetTask's answer).
+    Task,
+    /// A status update.
+    Status,
+    /// An artifact update.
+    Artifact,
+    /// A message.
+    Message,
+}
+
+impl EventKind {
+    /// Its A2A 1.0 wrapper's name (`task`, `statusUpdate`, …).
+    pub fn wrapper(self) -> &'static str {
+        match self {
+            EventKind::Task => "task",
+            EventKind::Status => "statusUpdate",
+            EventKind::Artifact => "artifactUpdate",
+            EventKind::Message => "message",
+        }
+    }
+}
+
+/// An artifact as an event carries it, its parts parsed (for comparing
+/// what a client holds with what a store lists).
+#[derive(Debug, Clone, PartialEq)]
+pub struct ArtifactParts {
+    /// The artifact's id.
+    pub artifact_id: String,
+    /// An update: whether it appends to the parts sent before.
+    pub append: bool,
+    /// An update: whether it closes the artifact.
+    pub last: bool,
+    /// The parts.
+    pub parts: Vec<serde_json::Value>,
+}
+
+/// An A2A event, owned: what a client that steers by its answers (the
+/// probe) and the tests read of it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct OwnedEvent {
+    /// The wire it was read on.
+    pub wire: Wire,
+    /// What kind of event.
+    pub kind: EventKind,
+    /// The task it concerns.
+    pub task_id: String,
+    /// The task's state, for a task or a status update.
+    pub state: Option<WireState<'static>>,
+    /// A task's artifacts, or an update's one artifact.
+    pub artifacts: Vec<ArtifactParts>,
+}
+
+/// One answer of a call (a JSON-RPC response or a bare event), owned.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Answer {
+    /// A JSON-RPC error.
+    Error {
+        /// The error's code.
+        code: i64,
+        /// The error's message.
+        message: String,
+    },
+    /// An A2A event.
+    Event(OwnedEvent),
+}
+
+impl Answer {
+    /// The event, if it is one.
+    pub fn event(&self) -> Option<&OwnedEvent> {
+        match self {
+            Answer::Event(event) => Some(event),
+            Answer::Error { .. } => None,
+        }
+    }
+
+    /// The error's code and message, if it is one.
+    pub fn error(&self) -> Option<(i64, &str)> {
+        match self {
+            Answer::Error { code, message } => Some((*code, message)),
+            Answer::Event(_) => None,
+        }
+    }
+}
+
+/// Reads one answer (a JSON-RPC response or a bare event) on `wire` (or
+/// the wire its fields say, when `None`), with the same rules as the
+/// capture reader: one reader, one answer.
+pub fn read_answer(bytes: &[u8], wire: Option<Wire>) -> Result<Answer, String> {
+    let line: RawEvent = parse(bytes)?;
+    let typed = match line.envelope()? {
+        Envelope::Error(error) => {
+            return Ok(Answer::Error {
+                code: error.code,
+                message: error.message.to_string(),
+            })
+        }
+        Envelope::Event(typed) => typed,
+    };
+    let event = read_event(typed, wire)?;
+    let inner = match event.wire {
+        Wire::V0_3 => typed,
+        Wire::V1_0 => [
+            &typed.task,
+            &typed.status_update,
+            &typed.artifact_update,
+            &typed.message,
+        ]
+        .into_iter()
+        .find_map(|w| w.as_deref())
+        .unwrap_or(typed),
+    };
+    let parts = |raw: Option<&RawValue>| -> Vec<serde_json::Value> {
+        raw.and_then(|r| serde_json::from_str(r.get()).ok())
+            .unwrap_or_default()
+    };
+    let (kind, state, artifacts) = match event.what {
+        What::Task { state, .. } => (
+            EventKind::Task,
+            Some(state),
+            inner
+                .artifacts
+                .iter()
+                .flatten()
+                .map(|a| ArtifactParts {
+                    artifact_id: a.artifact_id.to_string(),
+                    append: false,
+                    last: false,
+                    parts: parts(a.parts),
+                })
+                .collect(),
+        ),
+        What::Status { state } => (EventKind::Status, Some(state), Vec::new()),
+        What::Artifact {
+            artifact_id,
+            append,
+            last,
+            ..
+        } => (
+            EventKind::Artifact,
+            None,
+            vec![ArtifactParts {
+                artifact_id: artifact_id.to_string(),
+                append,
+                last,
+                parts: parts(inner.artifact.as_ref().and_then(|a| a.parts)),
+            }],
+        ),
+        What::Message => (EventKind::Message, None, Vec::new()),
+    };
+    Ok(Answer::Event(OwnedEvent {
+        wire: event.wire,
+        kind,
+        task_id: event.task_id.into_owned(),
+        state: state.map(|s| match s {
+            WireState::Known(k) => WireState::Known(k),
+            WireState::Unknown(text) => WireState::Unknown(Cow::Owned(text.into_owned())),
+        }),
+        artifacts,
+    }))
+}
+
+/// Reads a wire event held as a JSON value (the simulator's trace rows).
+pub fn read_value(value: &serde_json::Value, wire: Option<Wire>) -> Result<OwnedEvent, String> {
+    match read_answer(value.to_string().as_bytes(), wire)? {
+        Answer::Event(event) => Ok(event),
+        Answer::Error { code, message } => Err(format!("a JSON-RPC error: {code} {message}")),
+    }
 }

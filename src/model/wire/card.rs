@@ -1,0 +1,218 @@
+//! An agent card, typed (A2A 1.0 `supportedInterfaces`; A2A 0.3 `url`,
+//! `preferredTransport`, `additionalInterfaces`), and the JSON-RPC
+//! endpoint and wire a client speaks to it.
+
+use serde::Deserialize;
+
+use super::Wire;
+
+/// The card's paths, tried in order.
+pub const CARD_PATHS: [&str; 2] = ["/.well-known/agent-card.json", "/.well-known/agent.json"];
+
+/// What the lab reads of a card; fields it does not read are ignored.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct AgentCard {
+    /// The agent's name.
+    #[serde(default)]
+    pub name: Option<String>,
+    /// A 0.3 card's protocol version.
+    #[serde(default)]
+    pub protocol_version: Option<String>,
+    /// A 0.3 card's own URL.
+    #[serde(default)]
+    pub url: Option<String>,
+    /// A 0.3 card's transport at `url` (JSON-RPC when it names none).
+    #[serde(default)]
+    pub preferred_transport: Option<String>,
+    /// A 0.3 card's other interfaces.
+    #[serde(default)]
+    pub additional_interfaces: Vec<CardInterface>,
+    /// A 1.0 card's interfaces.
+    #[serde(default)]
+    pub supported_interfaces: Vec<CardInterface>,
+}
+
+/// One interface as a card lists it (1.0 `protocolBinding` and
+/// `protocolVersion`; 0.3 `transport`).
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct CardInterface {
+    /// Where it is served.
+    #[serde(default)]
+    pub url: Option<String>,
+    /// 1.0: `JSONRPC`, `HTTP+JSON`, `GRPC`.
+    #[serde(default)]
+    pub protocol_binding: Option<String>,
+    /// 1.0: the protocol version spoken there.
+    #[serde(default)]
+    pub protocol_version: Option<String>,
+    /// 0.3: the transport.
+    #[serde(default)]
+    pub transport: Option<String>,
+}
+
+/// What a client needs of a card.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Endpoint {
+    /// The agent's name.
+    pub name: String,
+    /// The JSON-RPC URL.
+    pub url: String,
+    /// The wire to speak there.
+    pub wire: Wire,
+}
+
+/// One interface a card offers, as the lab compares them.
+struct Interface<'a> {
+    url: &'a str,
+    binding: &'a str,
+    version: &'a str,
+}
+
+impl AgentCard {
+    /// Reads a card from its bytes.
+    pub fn parse(bytes: &[u8]) -> Result<AgentCard, String> {
+        let text = std::str::from_utf8(bytes).map_err(|_| "it is not UTF-8 text".to_string())?;
+        let value: serde_json::Value = serde_json::from_str(text).map_err(|_| {
+            "not an A2A agent card: it is not JSON (is this an A2A agent?)".to_string()
+        })?;
+        if !value.is_object() {
+            return Err("the agent card is not a JSON object".into());
+        }
+        serde_json::from_value(value).map_err(|e| format!("the agent card cannot be read: {e}"))
+    }
+
+    /// The JSON-RPC endpoint: the one of the `forced` wire if there is one
+    /// (else the first JSON-RPC one, spoken in that wire), otherwise A2A
+    /// 1.0 before 0.3.
+    pub fn endpoint(&self, forced: Option<Wire>) -> Result<Endpoint, String> {
+        let name = self
+            .name
+            .clone()
+            .unwrap_or_else(|| "(unnamed agent)".into());
+        let interfaces = self.interfaces();
+        let jsonrpc: Vec<&Interface> = interfaces
+            .iter()
+            .filter(|i| i.binding.eq_ignore_ascii_case("JSONRPC"))
+            .collect();
+        if jsonrpc.is_empty() {
+            let offered: Vec<&str> = interfaces.iter().map(|i| i.binding).collect();
+            return Err(if offered.is_empty() {
+                "the agent card names no interface (no supportedInterfaces, no url)".into()
+            } else {
+                format!(
+                    "the agent card offers no JSON-RPC interface (only {})",
+                    offered.join(", ")
+                )
+            });
+        }
+        let chosen = match forced {
+            Some(wire) => jsonrpc
+                .iter()
+                .find(|i| wire_of(i.version) == Some(wire))
+                .or(jsonrpc.first())
+                .map(|i| (i.url, wire)),
+            None => [Wire::V1_0, Wire::V0_3].into_iter().find_map(|wire| {
+                jsonrpc
+                    .iter()
+                    .find(|i| wire_of(i.version) == Some(wire))
+                    .map(|i| (i.url, wire))
+            }),
+        };
+        let Some((url, wire)) = chosen else {
+            let versions: Vec<&str> = jsonrpc.iter().map(|i| i.version).collect();
+            return Err(format!(
+                "the agent's JSON-RPC interface speaks protocol version {}, not 1.0 or 0.3 (--wire forces one)",
+                versions.join(", ")
+            ));
+        };
+        Ok(Endpoint {
+            name,
+            url: url.to_string(),
+            wire,
+        })
+    }
+
+    /// Every interface with a URL: the 1.0 list, then a 0.3 card's own URL
+    /// with its preferred transport, then its additional interfaces.
+    fn interfaces(&self) -> Vec<Interface<'_>> {
+        let mut out: Vec<Interface> = self
+            .supported_interfaces
+            .iter()
+            .filter_map(|i| {
+                Some(Interface {
+                    url: i.url.as_deref()?,
+                    binding: i.protocol_binding.as_deref().unwrap_or(""),
+                    version: i.protocol_version.as_deref().unwrap_or(""),
+                })
+            })
+            .collect();
+        let version = self.protocol_version.as_deref().unwrap_or("0.3");
+        if let Some(url) = &self.url {
+            out.push(Interface {
+                url,
+                binding: self.preferred_transport.as_deref().unwrap_or("JSONRPC"),
+                version,
+            });
+        }
+        out.extend(self.additional_interfaces.iter().filter_map(|i| {
+            Some(Interface {
+                url: i.url.as_deref()?,
+                binding: i.transport.as_deref().unwrap_or(""),
+                version,
+            })
+        }));
+        out
+    }
+}
+
+/// `1.0` for any 1.x, `0.3` for any 0.3.x.
+fn wire_of(version: &str) -> Option<Wire> {
+    if version == "1" || version.starts_with("1.") {
+        Some(Wire::V1_0)
+    } else if version == "0.3" || version.starts_with("0.3.") {
+        Some(Wire::V0_3)
+    } else {
+        None
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::{json, Value};
+
+    fn endpoint(card: &Value, forced: Option<Wire>) -> Result<Endpoint, String> {
+        AgentCard::parse(card.to_string().as_bytes())?.endpoint(forced)
+    }
+
+    #[test]
+    fn a_1_0_card_is_spoken_in_1_0_unless_forced() {
+        let card = json!({"name": "A", "supportedInterfaces": [
+            {"url": "http://h/", "protocolBinding": "JSONRPC", "protocolVersion": "1.0"},
+            {"url": "http://h/v03", "protocolBinding": "JSONRPC", "protocolVersion": "0.3"}]});
+        assert_eq!(endpoint(&card, None).unwrap().url, "http://h/");
+        assert_eq!(endpoint(&card, None).unwrap().wire, Wire::V1_0);
+        let forced = endpoint(&card, Some(Wire::V0_3)).unwrap();
+        assert_eq!(
+            (forced.url.as_str(), forced.wire),
+            ("http://h/v03", Wire::V0_3)
+        );
+    }
+
+    #[test]
+    fn a_0_3_card_and_cards_that_cannot_be_probed() {
+        let card = json!({"name": "B", "protocolVersion": "0.3.0", "url": "http://h/rpc",
+                          "preferredTransport": "JSONRPC"});
+        let got = endpoint(&card, None).unwrap();
+        assert_eq!((got.url.as_str(), got.wire), ("http://h/rpc", Wire::V0_3));
+        let grpc = json!({"name": "C", "supportedInterfaces": [
+            {"url": "http://h/", "protocolBinding": "GRPC", "protocolVersion": "1.0"}]});
+        assert!(endpoint(&grpc, None).unwrap_err().contains("only GRPC"));
+        assert!(endpoint(&json!([1]), None).is_err());
+        assert!(endpoint(&json!({"name": "D"}), None)
+            .unwrap_err()
+            .contains("no interface"));
+    }
+}

@@ -1,0 +1,62 @@
+//! The A2A wire, read and written in one place, at the bottom of the model:
+//! every other part (the simulator, the capture reader, Import, the probe)
+//! hands bytes down here and gets typed values back, or asks here for the
+//! bytes to send.
+//!
+//! - [`sse`]: one Server-Sent Events decoder (CRLF, comments, multi-line
+//!   `data`), fed bytes or lines.
+//! - [`event`]: one typed reader of an A2A event, 1.0 or 0.3, JSON-RPC or
+//!   bare, carrying a [`TaskState`](crate::model::state::TaskState).
+//! - [`write_v10`] and [`write_v03`]: the events the simulator writes.
+//! - [`card`]: an agent card, typed: its name and the interfaces it offers.
+//!
+//! The rules where readers used to disagree are decided once here:
+//! an event carrying several 1.0 wrappers is refused; when the wire is
+//! known (`--wire`, or a card's), an event of the other wire is refused;
+//! a bare `data` line is an empty data line, as the SSE standard reads it.
+
+pub mod card;
+pub mod event;
+pub mod sse;
+pub mod write_v03;
+pub mod write_v10;
+
+pub use write_v10::*;
+
+/// The A2A wire the trace and the export are written in, and a capture is
+/// read in.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Wire {
+    /// A2A 1.0: ProtoJSON wrappers, `TASK_STATE_*`.
+    V1_0,
+    /// A2A 0.3, as the SDKs' compatibility modes write it.
+    V0_3,
+}
+
+impl Wire {
+    /// Every value, in the order of [`Self::NAMES`].
+    pub const ALL: &'static [Wire] = &[Wire::V1_0, Wire::V0_3];
+    /// Every value's spelling.
+    pub const NAMES: &'static [&'static str] = &["1.0", "0.3"];
+
+    /// The value's spelling in URLs, the CLI and exports.
+    pub fn name(self) -> &'static str {
+        match self {
+            Wire::V1_0 => "1.0",
+            Wire::V0_3 => "0.3",
+        }
+    }
+
+    /// Reads `1.0` or `0.3` (the CLI's `--wire`).
+    pub fn parse(text: &str) -> Option<Wire> {
+        Wire::ALL.iter().copied().find(|w| w.name() == text)
+    }
+
+    /// How a state is spelled on this wire.
+    pub fn spell(self, state: crate::model::state::TaskState) -> &'static str {
+        match self {
+            Wire::V1_0 => state.wire(),
+            Wire::V0_3 => state.kebab(),
+        }
+    }
+}
