@@ -272,7 +272,7 @@ fn check_export(
         Ok(bytes) => bytes,
         Err(e) => return Ok(Output::bad(e)),
     };
-    match crate::model::evidence::check::check_bytes(&bytes) {
+    match crate::model::evidence::import::check_bytes(&bytes) {
         Ok(report) => {
             let text = if json {
                 report.to_json()

@@ -11,8 +11,8 @@
 #![cfg(not(target_arch = "wasm32"))]
 
 use a2a_lab::model::evidence::capture::{read_capture, CaptureReader, Wire, MAX_LINE_BYTES};
-use a2a_lab::model::evidence::check::import_bytes;
 use a2a_lab::model::evidence::export::export_json;
+use a2a_lab::model::evidence::import::import_bytes;
 use a2a_lab::model::evidence::json_array;
 use a2a_lab::model::sim::scenario::Scenario;
 use proptest::prelude::*;

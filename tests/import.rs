@@ -5,8 +5,8 @@
 
 mod model_support;
 
-use a2a_lab::model::evidence::check::{import_bytes, Imported};
 use a2a_lab::model::evidence::export::export_json;
+use a2a_lab::model::evidence::import::{import_bytes, Imported};
 use a2a_lab::model::evidence::import::{import_files, Importer};
 use a2a_lab::model::sim::scenario::Scenario;
 use model_support::sse;

@@ -4,8 +4,8 @@
 //! is `PROPTEST_CASES=100000 cargo test --release --test scenario_space`.
 #![cfg(not(target_arch = "wasm32"))]
 
-use a2a_lab::model::evidence::check::check_bytes;
 use a2a_lab::model::evidence::export::export_json;
+use a2a_lab::model::evidence::import::check_bytes;
 use a2a_lab::model::sim::scenario::Scenario;
 use a2a_lab::model::sim::simulate;
 use a2a_lab::model::state::TaskState;

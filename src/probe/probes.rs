@@ -7,7 +7,7 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 use serde_json::Value;
 
 use crate::model::evidence::capture::Wire;
-use crate::model::evidence::check::FindingCode;
+use crate::model::evidence::finding::FindingCode;
 use crate::model::evidence::probe_report::{
     judge_streams, Outcome, ProbeCode, ProbeReport, ProbeResult,
 };

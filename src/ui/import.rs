@@ -8,8 +8,8 @@ use std::sync::Arc;
 use leptos::prelude::*;
 
 use super::lab::{CaptureView, Lab, ProbeView};
-use crate::model::evidence::check::Imported;
 use crate::model::evidence::export::MAX_FILE_BYTES;
+use crate::model::evidence::import::Imported;
 
 /// How much of a file is read and judged between two chances for the page
 /// to paint and answer input.

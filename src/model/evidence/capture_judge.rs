@@ -9,9 +9,8 @@
 use std::borrow::Cow;
 use std::collections::{BTreeMap, HashMap};
 
-use super::capture::Wire;
 use super::capture_report::{CaptureFinding, CaptureReport, RpcError, TaskSummary};
-use super::check::{check_depth, FindingCode};
+use super::finding::{check_depth, FindingCode};
 use crate::model::ledger::artifacts::Part;
 use crate::model::ledger::{BodyRef, Decision, EventRef, Outcome, Reason, TaskLedger};
 use crate::model::state::TaskState;
@@ -19,6 +18,7 @@ use crate::model::trace::{Disposition, Entry, Row, Source};
 use crate::model::wire::event::{
     parse, read_event, ContentId, Envelope, RawEvent, What, WireEvent,
 };
+use crate::model::wire::Wire;
 
 /// Ledgers of finished tasks kept for the next tasks, at most: about as
 /// many as a server has tasks open at once.

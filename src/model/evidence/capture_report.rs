@@ -6,8 +6,8 @@ use std::collections::HashMap;
 
 use serde::Serialize;
 
-use crate::model::evidence::check::FindingCode;
 use crate::model::evidence::export::pretty_json;
+use crate::model::evidence::finding::FindingCode;
 use crate::model::trace::Row;
 
 /// One thing a capture breaks.

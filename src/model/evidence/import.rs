@@ -4,9 +4,14 @@
 //! export is kept whole and read as one at the end; anything else is a
 //! capture, streamed through the capture reader.
 
-use super::capture::CaptureReader;
-use super::check::{import_bytes, Imported, NO_EVENTS};
+use serde_json::Value;
+
+use super::capture::{CaptureReader, CaptureReport};
+use super::check::{import_export, Report};
 use super::export::MAX_FILE_BYTES;
+use super::finding::check_depth;
+use super::probe_report::{ProbeReport, PROBE_FORMAT};
+use crate::model::sim::scenario::Scenario;
 
 /// How far into a file the reader looks to tell an export from a capture:
 /// an export's first line is `{`, or names its `format`.
@@ -194,4 +199,83 @@ pub fn import_files(files: &[&[u8]]) -> Result<Imported, String> {
         importer.end_file()?;
     }
     importer.finish()
+}
+
+/// A file the page or the CLI was given, understood.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Imported {
+    /// A lab export: its scenario and whether it re-simulates to itself.
+    Export {
+        /// The inputs it was made from.
+        scenario: Scenario,
+        /// Differences against a fresh simulation (empty when it matches).
+        report: Report,
+    },
+    /// A capture of real traffic, judged task by task (SPEC §8).
+    Capture(CaptureReport),
+    /// What `a2a-lab probe` found, with what each probe received (SPEC §10).
+    Probe(ProbeReport),
+}
+
+/// What [`import_bytes`] says of a file that holds no A2A event.
+pub const NO_EVENTS: &str = "no A2A events in the file";
+
+/// Reads a file of any kind the lab accepts. A file that is not an export
+/// and holds no A2A event is refused ([`NO_EVENTS`]): nothing was checked.
+pub fn import_bytes(bytes: &[u8]) -> Result<Imported, String> {
+    if bytes.len() > MAX_FILE_BYTES {
+        return Err(format!(
+            "the file has {} bytes; the lab reads at most {MAX_FILE_BYTES}",
+            bytes.len()
+        ));
+    }
+    let text = std::str::from_utf8(bytes)
+        .map_err(|e| format!("the file is not UTF-8 text (byte {})", e.valid_up_to()))?;
+    let trimmed = text.trim_start_matches('\u{feff}').trim();
+    if trimmed.is_empty() {
+        return Err(NO_EVENTS.into());
+    }
+    if trimmed.starts_with('{') {
+        // One JSON document is an export, or a capture of a single event;
+        // anything else starting with `{` is JSON Lines.
+        check_depth(trimmed.as_bytes())?;
+        if let Ok(value) = serde_json::from_str::<Value>(trimmed) {
+            let Value::Object(ref map) = value else {
+                unreachable!("a document starting with {{ is an object")
+            };
+            if map.get("format").and_then(Value::as_str) == Some(PROBE_FORMAT) {
+                return ProbeReport::from_value(value)
+                    .map(Imported::Probe)
+                    .map_err(|e| format!("a probe.json that cannot be read: {e}"));
+            }
+            if map.contains_key("format") {
+                return import_export(value)
+                    .map(|(scenario, report)| Imported::Export { scenario, report });
+            }
+            let event_like = ["jsonrpc", "result", "error", "kind"]
+                .iter()
+                .any(|k| map.contains_key(*k))
+                || map.len() == 1;
+            if !event_like {
+                return Err("a JSON object that is not a lab export (no `format` field)".into());
+            }
+        }
+    }
+    let mut reader = CaptureReader::new(None).keeping_rows();
+    reader.read_bytes(bytes)?;
+    match reader.finish_checked(&["the file"]) {
+        Ok(report) => Ok(Imported::Capture(report)),
+        Err(_) => Err(NO_EVENTS.into()),
+    }
+}
+
+/// `check` of one exported file: its differences from a fresh simulation.
+pub fn check_bytes(bytes: &[u8]) -> Result<Report, String> {
+    match import_bytes(bytes)? {
+        Imported::Export { report, .. } => Ok(report),
+        Imported::Capture(_) => Err("not a lab export: a capture, read by `check` as one".into()),
+        Imported::Probe(_) => {
+            Err("not a lab export: a probe.json (the page's Import shows it)".into())
+        }
+    }
 }

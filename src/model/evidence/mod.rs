@@ -11,6 +11,7 @@ pub mod capture_run;
 pub mod check;
 pub mod compare;
 pub mod export;
+pub mod finding;
 pub mod import;
 pub mod json_array;
 pub mod probe_report;

@@ -8,8 +8,8 @@ use serde::Serialize;
 use serde_json::Value;
 
 use crate::model::evidence::capture::{CaptureReader, CaptureReport, Wire};
-use crate::model::evidence::check::FindingCode;
 use crate::model::evidence::export::pretty_json;
+use crate::model::evidence::finding::FindingCode;
 
 /// The `format` of a `probe.json`.
 pub const PROBE_FORMAT: &str = "a2a-lifecycle-lab/probe";

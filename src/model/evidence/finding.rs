@@ -1,0 +1,90 @@
+//! What the lab's checks can find, and the one limit every reader of
+//! untrusted JSON shares: a leaf that every other evidence file imports and
+//! that imports none of them.
+
+use serde::Serialize;
+
+use crate::model::ledger::Reason;
+
+/// The deepest JSON nesting the lab reads; deeper input is refused.
+pub const MAX_DEPTH: usize = 64;
+
+/// What a finding says is broken.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FindingCode {
+    /// An event after the task was already terminal.
+    AfterTerminal,
+    /// The stream ended while the task was neither terminal nor interrupted.
+    MissingTerminal,
+    /// The same artifact coordinate with other bytes.
+    ConflictingCoordinate,
+    /// A transition outside the allowlist, or a state outside the eight.
+    IllegalTransition,
+    /// The same event again.
+    Duplicate,
+    /// An append to an artifact the client holds no start of.
+    ArtifactGap,
+    /// Any other refusal of the ledger, by its reason.
+    Refused(Reason),
+    /// An export that does not re-simulate to itself.
+    Differs,
+}
+
+impl FindingCode {
+    /// The kebab-case code of SPEC §5 (a refusal's is its reason's).
+    pub fn code(self) -> &'static str {
+        match self {
+            FindingCode::AfterTerminal => "after-terminal",
+            FindingCode::MissingTerminal => "missing-terminal",
+            FindingCode::ConflictingCoordinate => "conflicting-coordinate",
+            FindingCode::IllegalTransition => "illegal-transition",
+            FindingCode::Duplicate => "duplicate",
+            FindingCode::ArtifactGap => "artifact-gap",
+            FindingCode::Refused(reason) => reason.code(),
+            FindingCode::Differs => "differs",
+        }
+    }
+}
+
+impl std::fmt::Display for FindingCode {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.code())
+    }
+}
+
+impl Serialize for FindingCode {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(self.code())
+    }
+}
+
+/// Refuses nesting deeper than [`MAX_DEPTH`] before parsing, so hostile
+/// input cannot exhaust the stack.
+pub fn check_depth(text: &[u8]) -> Result<(), String> {
+    let mut depth = 0usize;
+    let mut in_string = false;
+    let mut escaped = false;
+    for &b in text {
+        if in_string {
+            match (escaped, b) {
+                (true, _) => escaped = false,
+                (false, b'\\') => escaped = true,
+                (false, b'"') => in_string = false,
+                _ => {}
+            }
+            continue;
+        }
+        match b {
+            b'"' => in_string = true,
+            b'{' | b'[' => {
+                depth += 1;
+                if depth > MAX_DEPTH {
+                    return Err(format!("JSON nested deeper than {MAX_DEPTH} levels"));
+                }
+            }
+            b'}' | b']' => depth = depth.saturating_sub(1),
+            _ => {}
+        }
+    }
+    Ok(())
+}
