@@ -13,7 +13,12 @@ use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Output, Stdio};
 
+use a2a_lab::model::evidence::probe_judge::{ProbeJudge, ProbeRecords};
 use a2a_lab::model::evidence::probe_report::{Outcome, ProbeReport};
+use a2a_lab::model::wire::Wire;
+use probe_expect::{expect, DEFECTS};
+
+mod probe_expect;
 
 /// One agent or server, stopped when dropped.
 struct Agent {
@@ -100,41 +105,24 @@ fn scratch(name: &str) -> PathBuf {
     dir
 }
 
-/// What the probe must report for each defect on one SDK and wire:
-/// exactly these findings and nothing else.
-fn expect(sdk: &str, defect: &str) -> &'static [&'static str] {
-    match (sdk, defect) {
-        (_, "none") => &[],
-        // The executor returns without a final status: the stream closes
-        // with the task WORKING; a subscriber's stream never closes.
-        ("python", "no-final") => &["stream:missing-terminal", "resubscribe:hung"],
-        // An artifact after complete() is delivered and stored.
-        ("python", "late-artifact") => &["stream:after-terminal", "resubscribe:after-terminal"],
-        // cancel() raises: CancelTask fails and the task ends FAILED.
-        ("python", "cancel-raises") => &["cancel:cancel-not-canceled"],
-        // execute() never returns: the streams stay open.
-        ("python", "never-returns") => &["stream:hung", "resubscribe:hung"],
-        // @a2a-js/sdk closes a subscriber's stream too when execute()
-        // returns.
-        ("js", "no-final") => &["stream:missing-terminal", "resubscribe:missing-terminal"],
-        // @a2a-js/sdk drops an event after the terminal status before it
-        // reaches the client or the store: nothing to see from outside.
-        ("js", "late-artifact") => &[],
-        // cancel() throws: CancelTask fails (-32603) and the task runs on
-        // to COMPLETED.
-        ("js", "cancel-raises") => &["cancel:cancel-not-canceled"],
-        ("js", "never-returns") => &["stream:hung", "resubscribe:hung"],
-        (sdk, defect) => panic!("no expectation for {sdk} {defect}"),
-    }
+/// The findings the model's judge gives the records a run kept under
+/// `out` (`tests/fixtures/probe/records/` holds such records).
+fn rejudged(out: &Path) -> Vec<String> {
+    let text = std::fs::read_to_string(out.join("records.json")).expect("records.json");
+    let records: ProbeRecords = serde_json::from_str(&text).expect("records.json reads back");
+    let wire = Wire::parse(&records.wire).expect("a wire");
+    ProbeJudge::new(wire)
+        .run(&records)
+        .expect("the records judge")
+        .into_iter()
+        .flat_map(|(probe, judged)| {
+            judged
+                .found
+                .into_iter()
+                .map(move |(code, _)| format!("{probe}:{code}"))
+        })
+        .collect()
 }
-
-const DEFECTS: [&str; 5] = [
-    "none",
-    "no-final",
-    "late-artifact",
-    "cancel-raises",
-    "never-returns",
-];
 
 /// Every defect on one SDK and wire: the findings are exactly the
 /// expected ones, the exit code says whether anything broke, and the kept
@@ -161,6 +149,12 @@ fn probe_all(sdk: &str, wire: &str) {
             "{sdk} {wire} {defect}: exit"
         );
         assert_eq!(report.probes.len(), 6);
+        // The records the probe kept judge the same with no agent running.
+        assert_eq!(
+            rejudged(&out),
+            got,
+            "{sdk} {wire} {defect}: records.json judged again"
+        );
         let stream = out.join("stream.sse");
         let check = lab(&["check", "--wire", wire, stream.to_str().expect("utf-8")]);
         let stream_broken = report.probes[0].outcome == Outcome::Broken;

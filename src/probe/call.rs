@@ -1,34 +1,27 @@
 //! One JSON-RPC call of a probe and everything it received: the raw bytes
-//! (kept as the capture), the elements read from them, and how it ended.
+//! (kept as the capture and handed to the judge as a record), the answers
+//! the model read from them as they came, and how it ended.
 
 use std::time::Duration;
 
 use serde_json::Value;
 
-use super::http::{Answer, CallError, Client};
+use super::http::{Answer as HttpAnswer, CallError, Client};
 use super::sse::{Next, SseStream};
-
-/// How a call's answer ended.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum End {
-    /// A JSON answer, or a stream the server closed.
-    Closed,
-    /// The probe closed the stream on purpose.
-    Dropped,
-    /// The wait ran out after this long.
-    TimedOut(Duration),
-}
+use crate::model::evidence::probe_judge::{CallEnd, CallRecord};
+use crate::model::wire::event::{read_answer, read_response, Answer};
+use crate::model::wire::Wire;
 
 /// What one call received.
 pub struct Received {
     /// The raw body, as the capture file keeps it.
     pub raw: Vec<u8>,
-    /// `sse` or `json`: the capture file's extension.
-    pub ext: &'static str,
-    /// Each JSON-RPC response (or bare event) received, in order.
-    pub elements: Vec<Value>,
+    /// Whether it was an SSE stream (else one JSON answer).
+    pub sse: bool,
+    /// Each answer read, in order.
+    pub answers: Vec<Answer>,
     /// How it ended.
-    pub end: End,
+    pub end: CallEnd,
 }
 
 impl Received {
@@ -38,18 +31,40 @@ impl Received {
         String::from_utf8_lossy(&self.raw).into_owned()
     }
 
+    /// The capture file's extension.
+    pub fn ext(&self) -> &'static str {
+        if self.sse {
+            "sse"
+        } else {
+            "json"
+        }
+    }
+
+    /// What the judge reads of it.
+    pub fn record(&self) -> CallRecord {
+        CallRecord {
+            sse: self.sse,
+            body: self.body(),
+            end: self.end,
+        }
+    }
+
     /// No answer within `waited`.
     fn nothing(waited: Duration) -> Received {
         Received {
             raw: Vec::new(),
-            ext: "json",
-            elements: Vec::new(),
-            end: End::TimedOut(waited),
+            sse: false,
+            answers: Vec::new(),
+            end: CallEnd::TimedOut(millis(waited)),
         }
     }
 }
 
-/// What a probe does with an element as it arrives.
+fn millis(waited: Duration) -> u64 {
+    u64::try_from(waited.as_millis()).unwrap_or(u64::MAX)
+}
+
+/// What a probe does with an answer as it arrives.
 pub enum Flow {
     /// Read on.
     Read,
@@ -57,30 +72,31 @@ pub enum Flow {
     Drop,
 }
 
-/// Posts `request` and reads the answer, JSON or a stream, handing each
-/// element to `on_element` as it arrives. An answer that is neither, or
-/// cannot be read, is an error: the agent cannot be probed.
+/// Posts `request` (the method `method` on `wire`) and reads the answer,
+/// JSON or a stream, handing each answer to `on_answer` as it arrives. An
+/// answer that is neither, or cannot be read, is an error: the agent
+/// cannot be probed.
 pub fn call(
     client: &Client,
     url: &str,
+    (method, wire): (&str, Wire),
     request: &Value,
     timeout: Duration,
-    mut on_element: impl FnMut(&Value) -> Flow,
+    mut on_answer: impl FnMut(&Answer) -> Flow,
 ) -> Result<Received, String> {
     let answer = match client.post(url, request, "text/event-stream, application/json", timeout) {
         Ok(answer) => answer,
         Err(CallError::TimedOut(waited)) => return Ok(Received::nothing(waited)),
         Err(CallError::Failed(why)) => return Err(why),
     };
-    let method = request.get("method").and_then(Value::as_str).unwrap_or("?");
     if answer.content_type == "text/event-stream" {
-        read_stream(answer, method, &mut on_element)
+        read_stream(answer, method, wire, &mut on_answer)
     } else {
-        read_json(answer, method)
+        read_json(answer, method, wire)
     }
 }
 
-fn read_json(answer: Answer, method: &str) -> Result<Received, String> {
+fn read_json(answer: HttpAnswer, method: &str, wire: Wire) -> Result<Received, String> {
     let status = answer.status;
     let content_type = answer.content_type.clone();
     let raw = match answer.bytes() {
@@ -88,9 +104,9 @@ fn read_json(answer: Answer, method: &str) -> Result<Received, String> {
         Err(CallError::TimedOut(waited)) => return Ok(Received::nothing(waited)),
         Err(CallError::Failed(why)) => return Err(format!("{method}: {why}")),
     };
-    let element: Value = serde_json::from_slice(&raw).map_err(|_| {
+    let read = read_response(&raw, wire).map_err(|e| {
         format!(
-            "{method}: the agent answered HTTP {status} with {} that is not JSON-RPC: {}",
+            "{method}: the agent answered HTTP {status} with {} that is not JSON-RPC ({e}): {}",
             if content_type.is_empty() {
                 "a body"
             } else {
@@ -99,59 +115,54 @@ fn read_json(answer: Answer, method: &str) -> Result<Received, String> {
             snippet(&raw)
         )
     })?;
-    if element.get("result").is_none() && element.get("error").is_none() {
-        return Err(format!(
-            "{method}: the agent answered HTTP {status} with JSON that is not a JSON-RPC response: {}",
-            snippet(&raw)
-        ));
-    }
     Ok(Received {
         raw,
-        ext: "json",
-        elements: vec![element],
-        end: End::Closed,
+        sse: false,
+        answers: vec![read],
+        end: CallEnd::Closed,
     })
 }
 
 fn read_stream(
-    answer: Answer,
+    answer: HttpAnswer,
     method: &str,
-    on_element: &mut impl FnMut(&Value) -> Flow,
+    wire: Wire,
+    on_answer: &mut impl FnMut(&Answer) -> Flow,
 ) -> Result<Received, String> {
     let mut stream = SseStream::new(answer.body, answer.started);
-    let mut elements = Vec::new();
+    let mut answers = Vec::new();
     let end = loop {
         match stream.next() {
-            Ok(Next::Closed) => break End::Closed,
+            Ok(Next::Closed) => break CallEnd::Closed,
             Ok(Next::Event(data)) => {
-                let element: Value = serde_json::from_str(&data).map_err(|e| {
+                let read = read_answer(data.as_bytes(), Some(wire)).map_err(|e| {
                     format!(
-                        "{method}: stream event {} is not JSON ({e}): {}",
-                        elements.len(),
+                        "{method}: stream event {} cannot be read ({e}): {}",
+                        answers.len(),
                         snippet(data.as_bytes())
                     )
                 })?;
-                let flow = on_element(&element);
-                elements.push(element);
+                let flow = on_answer(&read);
+                answers.push(read);
                 if let Flow::Drop = flow {
-                    break End::Dropped;
+                    break CallEnd::Dropped;
                 }
             }
-            Err(CallError::TimedOut(waited)) => break End::TimedOut(waited),
+            Err(CallError::TimedOut(waited)) => break CallEnd::TimedOut(millis(waited)),
             Err(CallError::Failed(why)) => return Err(format!("{method}: {why}")),
         }
     };
     Ok(Received {
         raw: stream.raw,
-        ext: "sse",
-        elements,
+        sse: true,
+        answers,
         end,
     })
 }
 
 /// The start of a body, for a message.
 fn snippet(raw: &[u8]) -> String {
-    let text = String::from_utf8_lossy(&raw[..raw.len().min(80)]);
+    let text = String::from_utf8_lossy(raw.get(..raw.len().min(80)).unwrap_or_default());
     let text: String = text
         .chars()
         .map(|c| if c.is_control() { ' ' } else { c })

@@ -13,6 +13,7 @@ mod sse;
 use std::path::PathBuf;
 use std::time::Duration;
 
+use crate::model::evidence::export::pretty_json;
 use crate::model::evidence::probe_report::{ProbeReport, ProbedAgent};
 use crate::model::wire::card::{AgentCard, Endpoint, CARD_PATHS};
 use crate::model::wire::Wire;
@@ -55,11 +56,18 @@ pub fn probe(options: &Options) -> Result<ProbeReport, String> {
         url: options.url.clone(),
         wire: endpoint.wire.name().to_string(),
     };
-    let report = probes::run(&client, &endpoint, options, ProbeReport::new(agent))?;
+    let (report, records) = probes::run(&client, &endpoint, options, ProbeReport::new(agent))?;
     if let Some(dir) = &options.out {
-        let path = dir.join("probe.json");
-        std::fs::write(&path, report.to_file_json())
-            .map_err(|e| format!("{}: {e}", path.display()))?;
+        // What the judge read, so that it can judge the run again with no
+        // agent running (tests/fixtures/probe/ holds such records).
+        let kept = [
+            ("probe.json", report.to_file_json()),
+            ("records.json", pretty_json(&records)),
+        ];
+        for (name, text) in kept {
+            let path = dir.join(name);
+            std::fs::write(&path, text).map_err(|e| format!("{}: {e}", path.display()))?;
+        }
     }
     Ok(report)
 }

@@ -14,5 +14,6 @@ pub mod export;
 pub mod finding;
 pub mod import;
 pub mod json_array;
+pub mod probe_judge;
 pub mod probe_report;
 pub mod seed_form;

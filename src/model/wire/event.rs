@@ -281,6 +281,9 @@ pub fn read_event<'a>(event: &RawEvent<'a>, forced: Option<Wire>) -> Result<Wire
     }
 }
 
+const SEVERAL_WRAPPERS: &str =
+    "an A2A 1.0 event carries exactly one of task, statusUpdate, artifactUpdate, message, not several";
+
 const NOT_AN_EVENT_1_0: &str =
     "not an A2A 1.0 event (exactly one of task, statusUpdate, artifactUpdate, message) nor a 0.3 one (kind)";
 
@@ -371,12 +374,26 @@ fn read_1_0<'a>(event: &RawEvent<'a>) -> Result<WireEvent<'a>, String> {
         ("artifactUpdate", &event.artifact_update),
         ("message", &event.message),
     ];
-    let mut present = wrappers.iter().filter(|(_, w)| w.is_some());
-    let (Some((key, Some(inner))), None) = (present.next(), present.next()) else {
-        return Err(NOT_AN_EVENT_1_0.into());
-    };
     let spelled = |s: Cow<'a, str>| WireState::read(s, Wire::V1_0);
-    let (task_id, what) = match *key {
+    let mut present = wrappers.iter().filter(|(_, w)| w.is_some());
+    let (key, inner) = match (present.next(), present.next()) {
+        (Some((key, Some(inner))), None) => (*key, &**inner),
+        // A Task itself, as GetTask and CancelTask answer with it: no
+        // wrapper, its own id and status.
+        (None, _) if event.kind.is_none() && event.id.is_some() && event.status.is_some() => {
+            return Ok(WireEvent {
+                wire: Wire::V1_0,
+                task_id: required(&text_of(event.id), "a task", "id")?,
+                what: What::Task {
+                    state: spelled(state_of(event, "a task")?),
+                    held: held_parts(&event.artifacts),
+                },
+            });
+        }
+        (Some(_), Some(_)) => return Err(SEVERAL_WRAPPERS.into()),
+        _ => return Err(NOT_AN_EVENT_1_0.into()),
+    };
+    let (task_id, what) = match key {
         "task" => (
             required(&text_of(inner.id), key, "id")?,
             What::Task {
@@ -682,6 +699,16 @@ pub fn read_answer(bytes: &[u8], wire: Option<Wire>) -> Result<Answer, String> {
         }),
         artifacts,
     }))
+}
+
+/// Reads the answer to a JSON-RPC call: a response, never a bare event
+/// (an agent that answers something else does not speak JSON-RPC).
+pub fn read_response(bytes: &[u8], wire: Wire) -> Result<Answer, String> {
+    let line: RawEvent = parse(bytes)?;
+    if line.jsonrpc.is_none() && line.result.is_none() && line.error.is_none() {
+        return Err("JSON that is not a JSON-RPC response".into());
+    }
+    read_answer(bytes, Some(wire))
 }
 
 /// Reads a wire event held as a JSON value (the simulator's trace rows).

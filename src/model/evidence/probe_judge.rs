@@ -1,0 +1,564 @@
+//! The probe's judge (SPEC §10): what each probe's calls received, as
+//! recorded, in; what happened and what is broken, out. No IO: the probe
+//! (`crate::probe`, native only) makes the calls and hands each body here,
+//! so `cargo test` judges recorded answers of real agents with none
+//! running, and every rule is in one place.
+//!
+//! Bodies are read by the wire's one reader ([`read_answer`], the SSE
+//! decoder), and streams are judged by the capture reader, as `check`
+//! judges a capture.
+
+use serde::{Deserialize, Serialize};
+
+use super::capture::CaptureReader;
+use super::finding::FindingCode;
+use super::probe_report::ProbeCode;
+use crate::model::state::TaskState;
+use crate::model::wire::event::{read_answer, Answer, ArtifactParts, EventKind};
+use crate::model::wire::sse::SseDecoder;
+use crate::model::wire::Wire;
+
+/// How a call's answer ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum CallEnd {
+    /// A JSON answer, or a stream the server closed.
+    Closed,
+    /// The probe closed the stream on purpose.
+    Dropped,
+    /// The wait ran out after this many milliseconds.
+    TimedOut(u64),
+}
+
+/// One call of a probe, as recorded: its body as received and how it
+/// ended.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct CallRecord {
+    /// Whether the body is an SSE stream (else one JSON-RPC response, or
+    /// nothing when the call timed out).
+    pub sse: bool,
+    /// The body, as text.
+    pub body: String,
+    /// How it ended.
+    pub end: CallEnd,
+}
+
+impl CallRecord {
+    /// The answers in the body, in order, read on `wire`.
+    pub fn answers(&self, wire: Wire) -> Result<Vec<Answer>, String> {
+        if !self.sse {
+            if self.body.trim().is_empty() {
+                return Ok(Vec::new());
+            }
+            return read_answer(self.body.as_bytes(), Some(wire)).map(|a| vec![a]);
+        }
+        let mut answers = Vec::new();
+        let mut decoder = SseDecoder::new();
+        let mut read = |data: &[u8]| {
+            answers.push(read_answer(data, Some(wire))?);
+            Ok(())
+        };
+        decoder.feed(self.body.as_bytes(), &mut read)?;
+        // A stream cut short (dropped, timed out) leaves its last event
+        // unfinished: only a closed stream's last event counts.
+        if self.end == CallEnd::Closed {
+            decoder.finish(&mut read)?;
+        }
+        Ok(answers)
+    }
+}
+
+/// The calls of one probe, as recorded, in the order made.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ProbeCalls {
+    /// The probe's name (one of [`super::probe_report::PROBES`]).
+    pub probe: String,
+    /// Its calls.
+    pub calls: Vec<CallRecord>,
+}
+
+/// Everything a probe run received: what `probe --out` keeps as
+/// `records.json`, and what the judge reads.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ProbeRecords {
+    /// The wire the agent was spoken to in.
+    pub wire: String,
+    /// Each probe's calls, in the order run.
+    pub probes: Vec<ProbeCalls>,
+}
+
+/// What the judge says of one probe.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Judged {
+    /// What happened, in a sentence.
+    pub summary: String,
+    /// Not run, because what it needs did not happen.
+    pub skipped: bool,
+    /// What is broken, with a message each.
+    pub found: Vec<(ProbeCode, String)>,
+}
+
+impl Judged {
+    fn ran(summary: String, found: Vec<(ProbeCode, String)>) -> Judged {
+        Judged {
+            summary,
+            skipped: false,
+            found,
+        }
+    }
+
+    fn skipped(why: &str) -> Judged {
+        Judged {
+            summary: why.to_string(),
+            skipped: true,
+            found: Vec::new(),
+        }
+    }
+}
+
+/// The task a call's answers first name.
+pub fn first_task(answers: &[Answer]) -> Option<String> {
+    answers
+        .iter()
+        .find_map(|a| a.event().map(|e| e.task_id.clone()))
+}
+
+/// The last known state a call's answers carry.
+pub fn last_state(answers: &[Answer]) -> Option<TaskState> {
+    answers
+        .iter()
+        .rev()
+        .find_map(|a| a.event()?.state.as_ref()?.known())
+}
+
+/// Whether an answer is an artifact update: the moment the `cancel` and
+/// `resubscribe` probes act on.
+pub fn is_artifact(answer: &Answer) -> bool {
+    answer
+        .event()
+        .is_some_and(|e| e.kind == EventKind::Artifact)
+}
+
+/// A call that starts a task and was answered with a JSON-RPC error alone:
+/// the agent does not take the probe's message, so nothing can be probed.
+pub fn refusal(method: &str, answers: &[Answer]) -> Option<String> {
+    match answers {
+        [only] => only.error().map(|(code, message)| {
+            format!("{method} was refused: JSON-RPC error {code} {message}")
+        }),
+        _ => None,
+    }
+}
+
+/// The first probe's task, which the later probes need.
+#[derive(Debug, Clone, Default)]
+pub struct Streamed {
+    task: Option<String>,
+    state: Option<TaskState>,
+    answers: Vec<Answer>,
+}
+
+impl Streamed {
+    /// The task the stream named, for GetTask.
+    pub fn task(&self) -> Option<&str> {
+        self.task.as_deref()
+    }
+
+    /// The task, when the stream saw it finish: what `cancel-terminal` and
+    /// `subscribe-terminal` need.
+    pub fn finished_task(&self) -> Option<&str> {
+        self.state
+            .filter(|s| s.is_terminal())
+            .and(self.task.as_deref())
+    }
+}
+
+/// Judges a probe run's calls, on `wire`.
+pub struct ProbeJudge {
+    wire: Wire,
+}
+
+impl ProbeJudge {
+    /// A judge of answers received on `wire`.
+    pub fn new(wire: Wire) -> ProbeJudge {
+        ProbeJudge { wire }
+    }
+
+    /// `was STATE`, spelled as on the wire.
+    fn state_text(&self, state: Option<TaskState>) -> String {
+        match state {
+            Some(state) => format!("was {}", self.wire.spell(state)),
+            None => "had no state".to_string(),
+        }
+    }
+
+    /// The stream findings of one or more streams read as one session (the
+    /// capture reader's); a stream that hung is `hung`, not also
+    /// `missing-terminal`.
+    fn judge_streams(
+        &self,
+        streams: &[(&CallRecord, &[Answer])],
+    ) -> Result<Vec<(ProbeCode, String)>, String> {
+        let mut reader = CaptureReader::new(Some(self.wire));
+        for (call, _) in streams {
+            reader.read_bytes(call.body.as_bytes())?;
+        }
+        let report = reader.finish();
+        let last = streams.last();
+        let hung = last.and_then(|(call, _)| match call.end {
+            CallEnd::TimedOut(waited) => Some(waited),
+            _ => None,
+        });
+        let mut found = Vec::new();
+        for f in report.findings {
+            let code = ProbeCode::Stream(f.code);
+            if hung.is_some() && f.code == FindingCode::MissingTerminal {
+                continue;
+            }
+            found.push((code, format!("event {}: {}", f.index, f.message)));
+        }
+        if let (Some(waited), Some((_, answers))) = (hung, last) {
+            found.push((
+                ProbeCode::Hung,
+                format!(
+                    "the stream was still open after {waited} ms, the task {}",
+                    self.state_text(last_state(answers))
+                ),
+            ));
+        }
+        Ok(found)
+    }
+
+    /// `stream`: a streaming message, read to the end.
+    pub fn stream(&self, call: &CallRecord) -> Result<(Streamed, Judged), String> {
+        let answers = call.answers(self.wire)?;
+        let found = self.judge_streams(&[(call, &answers)])?;
+        let streamed = Streamed {
+            task: first_task(&answers),
+            state: last_state(&answers),
+            answers,
+        };
+        let summary = format!(
+            "{}, {}, the task {}",
+            count(streamed.answers.len()),
+            end_text(call.end),
+            self.state_text(streamed.state)
+        );
+        Ok((streamed, Judged::ran(summary, found)))
+    }
+
+    /// `get`: GetTask agrees with what was streamed.
+    pub fn get(&self, streamed: &Streamed, call: Option<&CallRecord>) -> Result<Judged, String> {
+        let Some(call) = call.filter(|_| streamed.task.is_some()) else {
+            return Ok(Judged::skipped("the stream named no task"));
+        };
+        let answers = call.answers(self.wire)?;
+        let mut found = Vec::new();
+        let summary = match (answers.first(), call.end) {
+            (_, CallEnd::TimedOut(waited)) => {
+                found.push((
+                    ProbeCode::Hung,
+                    format!("GetTask gave no answer in {waited} ms"),
+                ));
+                "GetTask did not answer".to_string()
+            }
+            (Some(Answer::Error { code, message }), _) => {
+                found.push((
+                    ProbeCode::GetTaskMismatch,
+                    format!("GetTask on the streamed task failed: {code} {message}"),
+                ));
+                format!("GetTask failed: {code} {message}")
+            }
+            (Some(Answer::Event(got)), _) => {
+                let state = got.state.as_ref().and_then(|s| s.known());
+                if state != streamed.state {
+                    found.push((
+                        ProbeCode::GetTaskMismatch,
+                        format!(
+                            "GetTask says the task {}, the stream said {}",
+                            self.state_text(state),
+                            self.state_text(streamed.state)
+                        ),
+                    ));
+                }
+                let held = streamed_artifacts(&streamed.answers);
+                if got.artifacts != held {
+                    found.push((
+                        ProbeCode::GetTaskMismatch,
+                        format!(
+                            "GetTask holds {} artifact(s) with {} part(s), the stream delivered {} with {}",
+                            got.artifacts.len(),
+                            parts(&got.artifacts),
+                            held.len(),
+                            parts(&held)
+                        ),
+                    ));
+                }
+                format!("GetTask: the task {}", self.state_text(state))
+            }
+            (None, _) => return Err("GetTask: an empty answer".into()),
+        };
+        Ok(Judged::ran(summary, found))
+    }
+
+    /// `cancel`: a new task, CancelTask after its first artifact; it must
+    /// end CANCELED with nothing after.
+    pub fn cancel(
+        &self,
+        stream: &CallRecord,
+        cancel: Option<&CallRecord>,
+    ) -> Result<Judged, String> {
+        let Some(cancel) = cancel else {
+            return Ok(Judged::skipped(
+                "the task sent no artifact before it ended, so there was no moment to cancel it",
+            ));
+        };
+        let answers = stream.answers(self.wire)?;
+        let mut found = self.judge_streams(&[(stream, &answers)])?;
+        let state = last_state(&answers);
+        let refused = cancel
+            .answers(self.wire)?
+            .into_iter()
+            .find_map(|a| match a {
+                Answer::Error { code, message } => Some((code, message)),
+                Answer::Event(_) => None,
+            });
+        if let CallEnd::TimedOut(waited) = cancel.end {
+            found.push((
+                ProbeCode::Hung,
+                format!("CancelTask gave no answer in {waited} ms"),
+            ));
+        }
+        if state != Some(TaskState::Canceled) && !matches!(stream.end, CallEnd::TimedOut(_)) {
+            let answered = match refused {
+                Some((code, message)) => format!("CancelTask failed ({code} {message}) and "),
+                None => "CancelTask was accepted, but ".to_string(),
+            };
+            found.push((
+                ProbeCode::CancelNotCanceled,
+                format!("{answered}the task {}", self.state_text(state)),
+            ));
+        }
+        let summary = format!(
+            "CancelTask after the first artifact; {}, the task {}",
+            end_text(stream.end),
+            self.state_text(state)
+        );
+        Ok(Judged::ran(summary, found))
+    }
+
+    /// `cancel-terminal`: CancelTask on the finished task fails with -32002.
+    pub fn cancel_terminal(
+        &self,
+        streamed: &Streamed,
+        call: Option<&CallRecord>,
+    ) -> Result<Judged, String> {
+        let Some(call) = call.filter(|_| streamed.finished_task().is_some()) else {
+            return Ok(Judged::skipped(
+                "the stream probe's task did not finish, so there is no finished task to cancel",
+            ));
+        };
+        let answers = call.answers(self.wire)?;
+        let mut found = Vec::new();
+        let summary = match (answers.first(), call.end) {
+            (_, CallEnd::TimedOut(waited)) => {
+                found.push((
+                    ProbeCode::Hung,
+                    format!("CancelTask gave no answer in {waited} ms"),
+                ));
+                "CancelTask did not answer".to_string()
+            }
+            (
+                Some(Answer::Error {
+                    code: -32002,
+                    message,
+                }),
+                _,
+            ) => {
+                format!("refused: -32002 {message}")
+            }
+            (Some(Answer::Error { code, message }), _) => {
+                found.push((
+                    ProbeCode::CancelTerminalAccepted,
+                    format!("CancelTask on a finished task failed with {code} {message}, not -32002 (TaskNotCancelableError)"),
+                ));
+                format!("refused: {code} {message}")
+            }
+            (Some(Answer::Event(event)), _) => {
+                let state = self.state_text(event.state.as_ref().and_then(|s| s.known()));
+                found.push((
+                    ProbeCode::CancelTerminalAccepted,
+                    format!("CancelTask on a finished task was accepted: the task {state}"),
+                ));
+                format!("accepted: the task {state}")
+            }
+            (None, _) => return Err("CancelTask: an empty answer".into()),
+        };
+        Ok(Judged::ran(summary, found))
+    }
+
+    /// `resubscribe`: a new task, the stream dropped after its first
+    /// artifact, then SubscribeToTask; both streams judged as one session.
+    pub fn resubscribe(
+        &self,
+        dropped: &CallRecord,
+        subscribed: Option<&CallRecord>,
+    ) -> Result<Judged, String> {
+        let answers = dropped.answers(self.wire)?;
+        if dropped.end != CallEnd::Dropped {
+            return Ok(Judged::skipped("the task sent no artifact before it ended, so there was no moment to drop the stream"));
+        }
+        let Some(subscribed) = subscribed.filter(|_| first_task(&answers).is_some()) else {
+            return Ok(Judged::skipped("the stream named no task"));
+        };
+        let again = subscribed.answers(self.wire)?;
+        if let Some((code, message)) = again.first().and_then(Answer::error) {
+            let found = vec![(
+                ProbeCode::Stream(FindingCode::MissingTerminal),
+                format!(
+                    "the stream was dropped with the task {} and SubscribeToTask failed: {code} {message}",
+                    self.state_text(last_state(&answers))
+                ),
+            )];
+            return Ok(Judged::ran(
+                format!("SubscribeToTask failed: {code} {message}"),
+                found,
+            ));
+        }
+        let found = self.judge_streams(&[(dropped, &answers), (subscribed, &again)])?;
+        let summary = format!(
+            "dropped after {}, resubscribed: {}, {}, the task {}",
+            count(answers.len()),
+            count(again.len()),
+            end_text(subscribed.end),
+            self.state_text(last_state(&again))
+        );
+        Ok(Judged::ran(summary, found))
+    }
+
+    /// `subscribe-terminal`: SubscribeToTask on the finished task fails
+    /// (-32004 on A2A 1.0).
+    pub fn subscribe_terminal(
+        &self,
+        streamed: &Streamed,
+        call: Option<&CallRecord>,
+    ) -> Result<Judged, String> {
+        let Some(call) = call.filter(|_| streamed.finished_task().is_some()) else {
+            return Ok(Judged::skipped("the stream probe's task did not finish, so there is no finished task to subscribe to"));
+        };
+        let answers = call.answers(self.wire)?;
+        let mut found = Vec::new();
+        let first = answers.first().and_then(Answer::error);
+        let summary = match (first, call.end) {
+            (Some((code, message)), _) if self.wire == Wire::V0_3 || code == -32004 => {
+                format!("refused: {code} {message}")
+            }
+            (Some((code, message)), _) => {
+                found.push((ProbeCode::SubscribeTerminalAccepted, format!("SubscribeToTask on a finished task failed with {code} {message}, not -32004 (UnsupportedOperationError)")));
+                format!("refused: {code} {message}")
+            }
+            (None, CallEnd::TimedOut(waited)) => {
+                found.push((ProbeCode::SubscribeTerminalAccepted, format!("SubscribeToTask on a finished task was accepted and its stream stayed open for {waited} ms with {} event(s)", answers.len())));
+                "accepted; the stream stayed open".to_string()
+            }
+            (None, _) => {
+                found.push((
+                    ProbeCode::SubscribeTerminalAccepted,
+                    format!(
+                        "SubscribeToTask on a finished task was accepted: {} event(s)",
+                        answers.len()
+                    ),
+                ));
+                format!("accepted: {} event(s)", answers.len())
+            }
+        };
+        Ok(Judged::ran(summary, found))
+    }
+
+    /// Judges a whole recorded run, probe by probe, in the order run.
+    pub fn run(&self, records: &ProbeRecords) -> Result<Vec<(String, Judged)>, String> {
+        let calls = |name: &str| -> &[CallRecord] {
+            records
+                .probes
+                .iter()
+                .find(|p| p.probe == name)
+                .map_or(&[][..], |p| &p.calls[..])
+        };
+        let stream = calls("stream")
+            .first()
+            .ok_or("the records hold no stream probe")?;
+        let (streamed, judged) = self.stream(stream)?;
+        let mut out = vec![("stream".to_string(), judged)];
+        out.push(("get".into(), self.get(&streamed, calls("get").first())?));
+        if let [stream, rest @ ..] = calls("cancel") {
+            out.push(("cancel".into(), self.cancel(stream, rest.first())?));
+        }
+        out.push((
+            "cancel-terminal".into(),
+            self.cancel_terminal(&streamed, calls("cancel-terminal").first())?,
+        ));
+        if let [dropped, rest @ ..] = calls("resubscribe") {
+            out.push((
+                "resubscribe".into(),
+                self.resubscribe(dropped, rest.first())?,
+            ));
+        }
+        out.push((
+            "subscribe-terminal".into(),
+            self.subscribe_terminal(&streamed, calls("subscribe-terminal").first())?,
+        ));
+        Ok(out)
+    }
+}
+
+/// The artifacts a client holds after `answers`, as it would build them:
+/// a task replaces the view, an update without `append` replaces that
+/// artifact, one with `append` extends it.
+fn streamed_artifacts(answers: &[Answer]) -> Vec<ArtifactParts> {
+    let mut held: Vec<ArtifactParts> = Vec::new();
+    for event in answers.iter().filter_map(Answer::event) {
+        match event.kind {
+            EventKind::Task => held.clone_from(&event.artifacts),
+            EventKind::Artifact => {
+                for update in &event.artifacts {
+                    let stored = ArtifactParts {
+                        artifact_id: update.artifact_id.clone(),
+                        append: false,
+                        last: false,
+                        parts: update.parts.clone(),
+                    };
+                    match held
+                        .iter_mut()
+                        .find(|h| h.artifact_id == update.artifact_id)
+                    {
+                        Some(h) if update.append => h.parts.extend(stored.parts),
+                        Some(h) => *h = stored,
+                        None => held.push(stored),
+                    }
+                }
+            }
+            EventKind::Status | EventKind::Message => {}
+        }
+    }
+    held
+}
+
+fn end_text(end: CallEnd) -> String {
+    match end {
+        CallEnd::Closed => "the stream closed".to_string(),
+        CallEnd::Dropped => "the probe dropped the stream".to_string(),
+        CallEnd::TimedOut(waited) => format!("still open after {waited} ms"),
+    }
+}
+
+/// `1 event`, `5 events`.
+fn count(events: usize) -> String {
+    match events {
+        1 => "1 event".to_string(),
+        n => format!("{n} events"),
+    }
+}
+
+fn parts(artifacts: &[ArtifactParts]) -> usize {
+    artifacts.iter().map(|a| a.parts.len()).sum()
+}

@@ -1,0 +1,201 @@
+//! The probe's judge on recorded answers (SPEC §10), with no agent
+//! running: what the real a2a-sdk and @a2a-js/sdk agents answered every
+//! probe, healthy and with each defect, on both wires
+//! (`tests/fixtures/probe/records/`, recorded by
+//! `tests/agents/record-probe.sh`), judged exactly as the live probe judges
+//! them; and answers no SDK gives, made from those records, for the rules
+//! the real agents never break.
+
+mod probe_expect;
+
+use std::path::PathBuf;
+
+use a2a_lab::model::evidence::probe_judge::{
+    refusal, CallEnd, CallRecord, Judged, ProbeJudge, ProbeRecords,
+};
+use a2a_lab::model::wire::event::read_answer;
+use a2a_lab::model::wire::Wire;
+use probe_expect::{expect, DEFECTS};
+
+fn records(name: &str) -> ProbeRecords {
+    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures/probe/records")
+        .join(format!("{name}.json"));
+    let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    serde_json::from_str(&text).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+}
+
+fn judge(records: &ProbeRecords) -> Vec<(String, Judged)> {
+    ProbeJudge::new(Wire::parse(&records.wire).unwrap())
+        .run(records)
+        .unwrap()
+}
+
+/// `probe:code` for every finding, in order.
+fn found(judged: &[(String, Judged)]) -> Vec<String> {
+    judged
+        .iter()
+        .flat_map(|(probe, j)| {
+            j.found
+                .iter()
+                .map(move |(code, _)| format!("{probe}:{code}"))
+        })
+        .collect()
+}
+
+fn call_mut<'a>(records: &'a mut ProbeRecords, probe: &str, n: usize) -> &'a mut CallRecord {
+    &mut records
+        .probes
+        .iter_mut()
+        .find(|p| p.probe == probe)
+        .unwrap()
+        .calls[n]
+}
+
+#[test]
+fn every_recorded_agent_is_judged_as_the_live_probe_judged_it() {
+    let mut failures = Vec::new();
+    let mut judged_runs = 0;
+    for sdk in ["python", "js"] {
+        for wire in ["1.0", "0.3"] {
+            for defect in DEFECTS {
+                let records = records(&format!("{sdk}-{wire}-{defect}"));
+                assert_eq!(records.wire, wire);
+                let judged = judge(&records);
+                assert_eq!(judged.len(), 6, "{sdk} {wire} {defect}: six probes");
+                let got = found(&judged);
+                if got != expect(sdk, defect) {
+                    failures.push(format!(
+                        "{sdk} {wire} {defect}: found {got:?}, want {:?}",
+                        expect(sdk, defect)
+                    ));
+                }
+                // A healthy agent runs every probe: none skipped.
+                if defect == "none" {
+                    assert!(judged.iter().all(|(_, j)| !j.skipped), "{sdk} {wire}");
+                }
+                judged_runs += 1;
+            }
+        }
+    }
+    assert_eq!(judged_runs, 20);
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+#[test]
+fn an_endless_stream_of_pings_is_hung_with_how_long_it_waited() {
+    let judged = judge(&records("endless-ping"));
+    assert_eq!(found(&judged), ["stream:hung"]);
+    let (_, stream) = &judged[0];
+    assert!(
+        stream.found[0].1.contains("still open after 15"),
+        "{:?}",
+        stream.found
+    );
+    // With no finished task, the probes that need one say why they did
+    // not run.
+    let (name, cancel_terminal) = &judged[3];
+    assert_eq!(name, "cancel-terminal");
+    assert!(cancel_terminal.skipped, "{cancel_terminal:?}");
+    assert!(cancel_terminal.summary.contains("did not finish"));
+}
+
+#[test]
+fn a_get_task_that_disagrees_with_the_stream_is_a_mismatch() {
+    for wire in ["1.0", "0.3"] {
+        let mut r = records(&format!("python-{wire}-none"));
+        let (done, working) = match wire {
+            "1.0" => ("TASK_STATE_COMPLETED", "TASK_STATE_WORKING"),
+            _ => ("\"completed\"", "\"working\""),
+        };
+        let get = call_mut(&mut r, "get", 0);
+        assert!(get.body.contains(done), "{}", get.body);
+        get.body = get.body.replacen(done, working, 1);
+        let got = found(&judge(&r));
+        assert_eq!(got, ["get:get-task-mismatch"], "{wire}");
+
+        // A part the stream delivered that the store does not hold.
+        let mut r = records(&format!("python-{wire}-none"));
+        let get = call_mut(&mut r, "get", 0);
+        get.body = get.body.replacen("courier step 1/3", "courier step 9/9", 1);
+        assert_eq!(found(&judge(&r)), ["get:get-task-mismatch"], "{wire}");
+    }
+}
+
+#[test]
+fn cancel_and_subscribe_on_a_finished_task_must_be_refused_with_their_codes() {
+    let mut r = records("python-1.0-none");
+    // An agent that answers CancelTask on a finished task with the task.
+    let get = r.probes[1].calls[0].body.clone();
+    call_mut(&mut r, "cancel-terminal", 0).body = get.clone();
+    // And SubscribeToTask with another error than -32004.
+    let sub = call_mut(&mut r, "subscribe-terminal", 0);
+    sub.body = sub.body.replacen("-32004", "-32603", 1);
+    assert_eq!(
+        found(&judge(&r)),
+        [
+            "cancel-terminal:cancel-terminal-accepted",
+            "subscribe-terminal:subscribe-terminal-accepted"
+        ]
+    );
+    // A SubscribeToTask on a finished task that streams and stays open.
+    let mut r = records("python-1.0-none");
+    let stream = r.probes[0].calls[0].body.clone();
+    *call_mut(&mut r, "subscribe-terminal", 0) = CallRecord {
+        sse: true,
+        body: stream,
+        end: CallEnd::TimedOut(2500),
+    };
+    let judged = judge(&r);
+    assert_eq!(
+        found(&judged),
+        ["subscribe-terminal:subscribe-terminal-accepted"]
+    );
+    assert!(judged[5].1.found[0].1.contains("stayed open for 2500 ms"));
+}
+
+#[test]
+fn a_cancel_that_does_not_end_the_task_canceled_is_found_whatever_cancel_answered() {
+    // The healthy agent's cancel stream, with its CANCELED status turned
+    // into COMPLETED: CancelTask said yes, the task did not stop.
+    let mut r = records("js-1.0-none");
+    let stream = call_mut(&mut r, "cancel", 0);
+    assert!(stream.body.contains("TASK_STATE_CANCELED"));
+    stream.body = stream
+        .body
+        .replace("TASK_STATE_CANCELED", "TASK_STATE_COMPLETED");
+    let judged = judge(&r);
+    assert_eq!(found(&judged), ["cancel:cancel-not-canceled"]);
+    assert!(judged[2].1.found[0]
+        .1
+        .starts_with("CancelTask was accepted, but"));
+}
+
+#[test]
+fn a_task_starting_call_refused_alone_means_nothing_can_be_probed() {
+    let error = br#"{"jsonrpc":"2.0","id":1,"error":{"code":-32601,"message":"Method not found"}}"#;
+    let answer = read_answer(error, Some(Wire::V1_0)).unwrap();
+    let why = refusal("SendStreamingMessage", std::slice::from_ref(&answer)).unwrap();
+    assert_eq!(
+        why,
+        "SendStreamingMessage was refused: JSON-RPC error -32601 Method not found"
+    );
+    // An error after events is the stream's, not a refusal.
+    let r = records("python-1.0-none");
+    let mut answers = r.probes[0].calls[0].answers(Wire::V1_0).unwrap();
+    answers.push(answer);
+    assert_eq!(refusal("SendStreamingMessage", &answers), None);
+}
+
+#[test]
+fn records_are_read_by_the_one_reader_of_the_wire_and_refuse_the_other_wire() {
+    let r = records("python-1.0-none");
+    let stream = &r.probes[0].calls[0];
+    assert_eq!(stream.answers(Wire::V1_0).unwrap().len(), 6);
+    assert!(
+        stream.answers(Wire::V0_3).is_err(),
+        "a 1.0 stream is not 0.3"
+    );
+    let r = records("python-0.3-none");
+    assert!(r.probes[0].calls[0].answers(Wire::V1_0).is_err());
+}
