@@ -126,7 +126,7 @@ pub fn reduce_stream(
     let split = json_array::split(reader, |buf, elements| {
         let mut events = Vec::with_capacity(elements.len());
         for element in elements {
-            let bytes = buf.get(element.start..element.end).unwrap_or_default();
+            let bytes = &buf[element.start..element.end];
             let event: SeedEventRef = serde_json::from_slice(bytes).map_err(|e| {
                 let (message, line, column) = located(&e, element);
                 format!(

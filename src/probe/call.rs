@@ -162,7 +162,7 @@ fn read_stream(
 
 /// The start of a body, for a message.
 fn snippet(raw: &[u8]) -> String {
-    let text = String::from_utf8_lossy(raw.get(..raw.len().min(80)).unwrap_or_default());
+    let text = String::from_utf8_lossy(&raw[..raw.len().min(80)]);
     let text: String = text
         .chars()
         .map(|c| if c.is_control() { ' ' } else { c })

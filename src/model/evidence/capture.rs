@@ -112,7 +112,7 @@ impl CaptureReader {
                 Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
                 Err(e) => return Err(e.to_string()),
             };
-            self.feed(buf.get(..n).unwrap_or_default())?;
+            self.feed(&buf[..n])?;
         }
     }
 
@@ -136,7 +136,7 @@ impl CaptureReader {
         } = framing
         {
             let at = chunk.iter().position(|b| !b" \t\r\n".contains(b));
-            let blank = chunk.get(..at.unwrap_or(chunk.len())).unwrap_or_default();
+            let blank = &chunk[..at.unwrap_or(chunk.len())];
             for (i, _) in blank.iter().enumerate().filter(|(_, &b)| b == b'\n') {
                 *line += 1;
                 *line_start = *read + i as u64 + 1;
@@ -146,7 +146,7 @@ impl CaptureReader {
                 return Ok(());
             };
             let read = *read + at as u64;
-            chunk = chunk.get(at..).unwrap_or_default();
+            chunk = &chunk[at..];
             *framing = if chunk.first() == Some(&b'[') {
                 Framing::Array(Splitter::after_whitespace(read, *line, *line_start))
             } else {
@@ -159,7 +159,8 @@ impl CaptureReader {
             Framing::Array(splitter) => {
                 splitter.feed(chunk, &mut |buf: &[u8], elements: &[Element]| {
                     for element in elements {
-                        let bytes = buf.get(element.start..element.end).unwrap_or_default();
+                        // The splitter hands out spans of the buffer it passes.
+                        let bytes = &buf[element.start..element.end];
                         judge.element(bytes).map_err(|e| {
                             format!(
                                 "element {} (line {}, column {}): {e}",
@@ -232,16 +233,16 @@ impl Lines {
                 return self.keep(chunk);
             };
             let mut line = std::mem::take(&mut self.carry);
-            line.extend_from_slice(chunk.get(..=end).unwrap_or_default());
+            line.extend_from_slice(&chunk[..=end]);
             let result = self.line(&line, judge);
             line.clear();
             self.carry = line;
             result?;
-            chunk = chunk.get(end + 1..).unwrap_or_default();
+            chunk = &chunk[end + 1..];
         }
         while let Some(end) = memchr(b'\n', chunk) {
-            self.line(chunk.get(..=end).unwrap_or_default(), judge)?;
-            chunk = chunk.get(end + 1..).unwrap_or_default();
+            self.line(&chunk[..=end], judge)?;
+            chunk = &chunk[end + 1..];
         }
         self.keep(chunk)
     }

@@ -1,13 +1,11 @@
-//! What the lab's checks can find, and the one limit every reader of
-//! untrusted JSON shares: a leaf that every other evidence file imports and
-//! that imports none of them.
+//! What the lab's checks can find: a leaf that every other evidence file
+//! imports and that imports none of them. The one depth limit every reader
+//! of untrusted JSON shares is the wire's, re-exported here.
 
 use serde::Serialize;
 
 use crate::model::ledger::Reason;
-
-/// The deepest JSON nesting the lab reads; deeper input is refused.
-pub const MAX_DEPTH: usize = 64;
+pub use crate::model::wire::event::{check_depth, MAX_DEPTH};
 
 /// What a finding says is broken.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -56,35 +54,4 @@ impl Serialize for FindingCode {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         s.serialize_str(self.code())
     }
-}
-
-/// Refuses nesting deeper than [`MAX_DEPTH`] before parsing, so hostile
-/// input cannot exhaust the stack.
-pub fn check_depth(text: &[u8]) -> Result<(), String> {
-    let mut depth = 0usize;
-    let mut in_string = false;
-    let mut escaped = false;
-    for &b in text {
-        if in_string {
-            match (escaped, b) {
-                (true, _) => escaped = false,
-                (false, b'\\') => escaped = true,
-                (false, b'"') => in_string = false,
-                _ => {}
-            }
-            continue;
-        }
-        match b {
-            b'"' => in_string = true,
-            b'{' | b'[' => {
-                depth += 1;
-                if depth > MAX_DEPTH {
-                    return Err(format!("JSON nested deeper than {MAX_DEPTH} levels"));
-                }
-            }
-            b'}' | b']' => depth = depth.saturating_sub(1),
-            _ => {}
-        }
-    }
-    Ok(())
 }

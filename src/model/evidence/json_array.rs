@@ -166,7 +166,7 @@ impl Splitter {
                 self.count += 1;
                 match s.start {
                     Some(start) => {
-                        if let Some(err) = blank(chunk.get(start..end).unwrap_or_default()) {
+                        if let Some(err) = blank(&chunk[start..end]) {
                             return self.fail(chunk, each, err);
                         }
                         self.batch.push(Element {
@@ -181,7 +181,7 @@ impl Splitter {
                         // It began in an earlier chunk, so it is the first
                         // element completed in this one: nothing is batched.
                         let mut carry = std::mem::take(&mut self.carry);
-                        carry.extend_from_slice(chunk.get(..end).unwrap_or_default());
+                        carry.extend_from_slice(&chunk[..end]);
                         let element = Element {
                             start: 0,
                             end: carry.len(),
@@ -248,8 +248,7 @@ impl Splitter {
         // Keep what the next chunk continues.
         if let Some(s) = self.scan.as_mut() {
             if let Some(start) = s.start.take() {
-                self.carry
-                    .extend_from_slice(chunk.get(start..).unwrap_or_default());
+                self.carry.extend_from_slice(&chunk[start..]);
             } else {
                 self.carry.extend_from_slice(chunk);
             }
@@ -303,7 +302,7 @@ pub fn split(
         if n == 0 {
             return splitter.finish();
         }
-        splitter.feed(buf.get(..n).unwrap_or_default(), &mut each)?;
+        splitter.feed(&buf[..n], &mut each)?;
     }
 }
 

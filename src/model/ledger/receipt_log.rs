@@ -248,7 +248,8 @@ impl ReceiptLog {
     }
 
     fn text_at(&self, span: Span) -> &str {
-        self.text.get(span.start..span.end).unwrap_or_default()
+        // Spans are cut from this text when the entries are written.
+        &self.text[span.start..span.end]
     }
 
     fn extra(&self, pos: usize) -> Option<&Extra> {
@@ -355,7 +356,8 @@ fn id_in<'a>(ids: &'a str, slots: &[Slot], pos: usize) -> &'a str {
         None => 0,
     };
     let end = slots.get(pos).map_or(start, |s| s.id_end);
-    ids.get(start..end).unwrap_or_default()
+    // Slots record where each id ends in `ids`, in order.
+    &ids[start..end]
 }
 
 fn pack(outcome: &Outcome) -> Packed {

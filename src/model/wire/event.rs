@@ -90,6 +90,42 @@ impl<'a> WireState<'a> {
     }
 }
 
+/// The deepest JSON nesting the lab reads; deeper input is refused. It is
+/// serde_json's own recursion limit, so a check before parsing and a
+/// refusal while parsing say the same.
+pub const MAX_DEPTH: usize = 128;
+
+/// Refuses nesting deeper than [`MAX_DEPTH`] before parsing, so hostile
+/// input cannot exhaust the stack.
+pub fn check_depth(text: &[u8]) -> Result<(), String> {
+    let mut depth = 0usize;
+    let mut in_string = false;
+    let mut escaped = false;
+    for &b in text {
+        if in_string {
+            match (escaped, b) {
+                (true, _) => escaped = false,
+                (false, b'\\') => escaped = true,
+                (false, b'"') => in_string = false,
+                _ => {}
+            }
+            continue;
+        }
+        match b {
+            b'"' => in_string = true,
+            b'{' | b'[' => {
+                depth += 1;
+                if depth > MAX_DEPTH {
+                    return Err(format!("JSON nested deeper than {MAX_DEPTH} levels"));
+                }
+            }
+            b'}' | b']' => depth = depth.saturating_sub(1),
+            _ => {}
+        }
+    }
+    Ok(())
+}
+
 /// Parses JSON into `T`; serde_json's own recursion limit refuses hostile
 /// nesting, and says so in the lab's words.
 pub fn parse<'a, T: Deserialize<'a>>(bytes: &'a [u8]) -> Result<T, String> {
@@ -99,7 +135,7 @@ pub fn parse<'a, T: Deserialize<'a>>(bytes: &'a [u8]) -> Result<T, String> {
         .map_err(|e| format!("not UTF-8 text (byte {})", e.valid_up_to()))?;
     serde_json::from_str(text).map_err(|e| {
         if e.to_string().contains("recursion limit") {
-            "JSON nested deeper than serde_json reads (128 levels)".to_string()
+            format!("JSON nested deeper than {MAX_DEPTH} levels")
         } else {
             format!("malformed JSON: {e}")
         }

@@ -62,11 +62,8 @@ impl SseDecoder {
         }
         let (field, value) = match memchr(b':', line) {
             Some(at) => {
-                let value = line.get(at + 1..).unwrap_or_default();
-                (
-                    line.get(..at).unwrap_or_default(),
-                    value.strip_prefix(b" ").unwrap_or(value),
-                )
+                let value = &line[at + 1..];
+                (&line[..at], value.strip_prefix(b" ").unwrap_or(value))
             }
             None => (line, &b""[..]),
         };
