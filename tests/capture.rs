@@ -116,7 +116,7 @@ fn codes(report: &CaptureReport) -> Vec<(String, &str)> {
 fn an_a2a_0_3_stream_is_read_and_judged_like_its_1_0_twin() {
     let events: Vec<Value> = stream("").iter().map(to_0_3).collect();
     let report = read(&[sse(&events)]);
-    assert_eq!(report.wire, "0.3");
+    assert_eq!(report.wire.name(), "0.3");
     assert_eq!(report.tasks.len(), 1);
     assert_eq!(report.tasks[0].final_state, "completed");
     assert!(report.findings.is_empty(), "{:?}", report.findings);

@@ -12,7 +12,7 @@ fn q(query: &str) -> Scenario {
 #[test]
 fn late_artifact_against_its_guard_differs_in_exactly_the_guarded_metrics() {
     let c = compare(&q("late=0"), &q("late=0&guard=on"));
-    let names: Vec<&str> = c.differences.iter().map(|d| d.name).collect();
+    let names: Vec<&str> = c.differences.iter().map(|d| d.metric.name()).collect();
     assert_eq!(
         names,
         [
@@ -32,7 +32,7 @@ fn late_artifact_against_its_guard_differs_in_exactly_the_guarded_metrics() {
 #[test]
 fn memory_against_database_restart_differs_in_loss() {
     let c = compare(&q("restart=2&store=memory"), &q("restart=2&store=database"));
-    let names: Vec<&str> = c.differences.iter().map(|d| d.name).collect();
+    let names: Vec<&str> = c.differences.iter().map(|d| d.metric.name()).collect();
     assert!(
         names.contains(&"task_lost") && names.contains(&"final_state"),
         "{names:?}"

@@ -3,6 +3,7 @@
 use a2a_lab::model::pictures::explain::{advice, outcome};
 use a2a_lab::model::sim::scenario::Scenario;
 use a2a_lab::model::sim::simulate;
+use a2a_lab::model::trace::Metric;
 
 fn say(query: &str) -> String {
     let s = Scenario::from_query(query).unwrap();
@@ -78,13 +79,13 @@ fn python_vs_js_differences_are_explained_in_plain_words() {
     assert!(!c.differences.is_empty());
     for d in &c.differences {
         assert!(
-            sdk_difference(d.name, &b).contains("@a2a-js/sdk ends the stream"),
+            sdk_difference(d.metric, &b).contains("@a2a-js/sdk ends the stream"),
             "{}",
-            d.name
+            d.metric.name()
         );
     }
     let raise = Scenario::from_query("cancel=1&cancel_impl=raise&sdk=js").unwrap();
-    assert!(sdk_difference("final_state", &raise).contains("-32603"));
+    assert!(sdk_difference(Metric::FinalState, &raise).contains("-32603"));
     let js_cancel = Scenario::from_query("cancel=1&sdk=js").unwrap();
     let titles: Vec<&str> = advice(&js_cancel, &simulate(&js_cancel))
         .iter()
@@ -139,7 +140,7 @@ fn after_a_reconnect_the_advice_is_to_replace_the_view_with_the_snapshot() {
 fn python_vs_js_explains_every_measured_subscriber_difference() {
     use a2a_lab::model::evidence::compare::compare;
     use a2a_lab::model::pictures::explain::sdk_difference;
-    let generic = sdk_difference("no such metric", &Scenario::default());
+    let generic = sdk_difference(Metric::Incidents, &Scenario::default());
     let index: serde_json::Value = serde_json::from_str(include_str!(
         "fidelity/fixtures/python/subscribe/index.json"
     ))
@@ -153,12 +154,17 @@ fn python_vs_js_explains_every_measured_subscriber_difference() {
         let a = Scenario::from_query(query).unwrap();
         let b = a.with("sdk", "js").unwrap();
         for d in compare(&a, &b).differences {
-            let why = sdk_difference(d.name, &b);
-            assert_ne!(why, generic, "{query}: {} differs without a reason", d.name);
+            let why = sdk_difference(d.metric, &b);
+            assert_ne!(
+                why,
+                generic,
+                "{query}: {} differs without a reason",
+                d.metric.name()
+            );
             explained += 1;
         }
     }
     assert!(explained >= 10, "only {explained} differences");
     let input = Scenario::from_query("ending=input&second_client=3&sdk=js").unwrap();
-    assert!(sdk_difference("hung_streams", &input).contains("only at a terminal status"));
+    assert!(sdk_difference(Metric::HungStreams, &input).contains("only at a terminal status"));
 }

@@ -229,7 +229,7 @@ fn probe_json_holds_every_call_for_the_page() {
     let out = scratch("probe-json");
     let (_, report) = probe(&agent.url, "1.0", &out, "2500");
     let resubscribe = &report.probes[4];
-    assert_eq!(resubscribe.name, "resubscribe");
+    assert_eq!(resubscribe.name.name(), "resubscribe");
     assert_eq!(
         resubscribe.calls.len(),
         2,

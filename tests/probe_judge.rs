@@ -13,6 +13,7 @@ use std::path::PathBuf;
 use a2a_lab::model::evidence::probe_judge::{
     refusal, CallEnd, CallRecord, Judged, ProbeJudge, ProbeRecords,
 };
+use a2a_lab::model::evidence::probe_report::Probe;
 use a2a_lab::model::wire::event::read_answer;
 use a2a_lab::model::wire::Wire;
 use probe_expect::{expect, DEFECTS};
@@ -25,14 +26,14 @@ fn records(name: &str) -> ProbeRecords {
     serde_json::from_str(&text).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
 }
 
-fn judge(records: &ProbeRecords) -> Vec<(String, Judged)> {
+fn judge(records: &ProbeRecords) -> Vec<(Probe, Judged)> {
     ProbeJudge::new(Wire::parse(&records.wire).unwrap())
         .run(records)
         .unwrap()
 }
 
 /// `probe:code` for every finding, in order.
-fn found(judged: &[(String, Judged)]) -> Vec<String> {
+fn found(judged: &[(Probe, Judged)]) -> Vec<String> {
     judged
         .iter()
         .flat_map(|(probe, j)| {
@@ -44,6 +45,7 @@ fn found(judged: &[(String, Judged)]) -> Vec<String> {
 }
 
 fn call_mut<'a>(records: &'a mut ProbeRecords, probe: &str, n: usize) -> &'a mut CallRecord {
+    let probe = Probe::parse(probe).unwrap();
     &mut records
         .probes
         .iter_mut()
@@ -95,7 +97,7 @@ fn an_endless_stream_of_pings_is_hung_with_how_long_it_waited() {
     // With no finished task, the probes that need one say why they did
     // not run.
     let (name, cancel_terminal) = &judged[3];
-    assert_eq!(name, "cancel-terminal");
+    assert_eq!(*name, Probe::CancelTerminal);
     assert!(cancel_terminal.skipped, "{cancel_terminal:?}");
     assert!(cancel_terminal.summary.contains("did not finish"));
 }

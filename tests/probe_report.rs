@@ -4,7 +4,7 @@
 
 use a2a_lab::cli::{run, Files};
 use a2a_lab::model::evidence::probe_report::{
-    judge_streams, Outcome, ProbeCode, ProbeReport, ProbeResult, ProbedAgent, PROBES,
+    judge_streams, Outcome, Probe, ProbeCode, ProbeReport, ProbeResult, ProbedAgent,
 };
 use serde_json::json;
 
@@ -26,9 +26,10 @@ fn cli(args: &[&str]) -> (String, String, u8) {
     (String::from_utf8(stdout).unwrap(), out.stderr, out.code)
 }
 
-fn result(name: &str) -> ProbeResult {
+fn result(probe: Probe) -> ProbeResult {
+    let name = probe.name();
     ProbeResult {
-        name: name.into(),
+        name: probe,
         outcome: Outcome::Clean,
         summary: "s".into(),
         findings: Vec::new(),
@@ -47,10 +48,10 @@ fn report() -> ProbeReport {
         wire: "0.3".into(),
     });
     report.push(
-        result("stream"),
+        result(Probe::Stream),
         vec![(ProbeCode::Hung, "open after 5 ms".into())],
     );
-    report.push(result("get"), Vec::new());
+    report.push(result(Probe::Get), Vec::new());
     report
 }
 
@@ -60,7 +61,7 @@ fn outcomes_follow_the_findings_and_every_code_reads_back() {
     assert_eq!(report.probes[0].outcome, Outcome::Broken);
     assert_eq!(report.probes[0].findings, [ProbeCode::Hung]);
     assert_eq!(report.probes[1].outcome, Outcome::Clean);
-    assert_eq!(report.findings[0].probe, "stream");
+    assert_eq!(report.findings[0].probe, Probe::Stream);
     for code in [
         "hung",
         "get-task-mismatch",
@@ -74,7 +75,10 @@ fn outcomes_follow_the_findings_and_every_code_reads_back() {
         assert_eq!(ProbeCode::parse(code).map(|c| c.code()), Some(code));
     }
     assert_eq!(ProbeCode::parse("nope"), None);
-    assert_eq!(PROBES.len(), 6);
+    for probe in Probe::ALL {
+        assert_eq!(Probe::parse(probe.name()), Some(probe));
+    }
+    assert_eq!(Probe::parse("nope"), None);
 }
 
 #[test]

@@ -282,48 +282,119 @@ pub struct Metrics {
 }
 
 impl Metrics {
-    /// Every metric as (name, value as JSON), in the fixed order.
-    pub fn entries(&self) -> Vec<(&'static str, Value)> {
+    /// Every metric with its value as JSON, in the fixed order.
+    pub fn entries(&self) -> Vec<(Metric, Value)> {
         let Value::Object(map) = serde_json::to_value(self).unwrap_or(Value::Null) else {
             return Vec::new();
         };
         METRICS
             .iter()
-            .map(|m| (m.name, map.get(m.name).cloned().unwrap_or(Value::Null)))
+            .map(|&m| (m, map.get(m.name()).cloned().unwrap_or(Value::Null)))
             .collect()
     }
 }
 
-/// One metric of SPEC §4: its fixed name and its label for people.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct MetricSpec {
-    /// The name in the export, the CLI and the page's `data-metric`.
-    pub name: &'static str,
-    /// A short label for the page.
-    pub label: &'static str,
+/// A metric of SPEC §4.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Metric {
+    /// `events_delivered`
+    EventsDelivered,
+    /// `events_after_terminal`
+    EventsAfterTerminal,
+    /// `dropped_by_guard`
+    DroppedByGuard,
+    /// `final_state`
+    FinalState,
+    /// `stream`
+    Stream,
+    /// `hung_streams`
+    HungStreams,
+    /// `hung_calls`
+    HungCalls,
+    /// `tasks_non_terminal`
+    TasksNonTerminal,
+    /// `orphaned_steps`
+    OrphanedSteps,
+    /// `blocking_result_artifacts`
+    BlockingResultArtifacts,
+    /// `get_task_artifacts`
+    GetTaskArtifacts,
+    /// `cancel_result`
+    CancelResult,
+    /// `task_lost`
+    TaskLost,
+    /// `executions`
+    Executions,
+    /// `duplicates`
+    Duplicates,
+    /// `rejected`
+    Rejected,
+    /// `incidents`
+    Incidents,
 }
 
-/// Every metric, in the order of SPEC §4: the one table of names and labels.
+/// Every metric, in the order of SPEC §4, with its fixed name (the
+/// export's, the CLI's and the page's `data-metric`) and its label for
+/// people: the one table of both.
 #[rustfmt::skip]
-pub const METRICS: [MetricSpec; 17] = [
-    MetricSpec { name: "events_delivered", label: "events delivered" },
-    MetricSpec { name: "events_after_terminal", label: "after terminal" },
-    MetricSpec { name: "dropped_by_guard", label: "dropped by guard" },
-    MetricSpec { name: "final_state", label: "final state" },
-    MetricSpec { name: "stream", label: "stream" },
-    MetricSpec { name: "hung_streams", label: "hung streams" },
-    MetricSpec { name: "hung_calls", label: "hung calls" },
-    MetricSpec { name: "tasks_non_terminal", label: "non-terminal tasks" },
-    MetricSpec { name: "orphaned_steps", label: "orphaned steps" },
-    MetricSpec { name: "blocking_result_artifacts", label: "blocking result artifacts" },
-    MetricSpec { name: "get_task_artifacts", label: "GetTask artifacts" },
-    MetricSpec { name: "cancel_result", label: "cancel result" },
-    MetricSpec { name: "task_lost", label: "task lost" },
-    MetricSpec { name: "executions", label: "executions" },
-    MetricSpec { name: "duplicates", label: "duplicates" },
-    MetricSpec { name: "rejected", label: "rejected" },
-    MetricSpec { name: "incidents", label: "incidents" },
+const METRIC_TABLE: [(Metric, &str, &str); 17] = [
+    (Metric::EventsDelivered, "events_delivered", "events delivered"),
+    (Metric::EventsAfterTerminal, "events_after_terminal", "after terminal"),
+    (Metric::DroppedByGuard, "dropped_by_guard", "dropped by guard"),
+    (Metric::FinalState, "final_state", "final state"),
+    (Metric::Stream, "stream", "stream"),
+    (Metric::HungStreams, "hung_streams", "hung streams"),
+    (Metric::HungCalls, "hung_calls", "hung calls"),
+    (Metric::TasksNonTerminal, "tasks_non_terminal", "non-terminal tasks"),
+    (Metric::OrphanedSteps, "orphaned_steps", "orphaned steps"),
+    (Metric::BlockingResultArtifacts, "blocking_result_artifacts", "blocking result artifacts"),
+    (Metric::GetTaskArtifacts, "get_task_artifacts", "GetTask artifacts"),
+    (Metric::CancelResult, "cancel_result", "cancel result"),
+    (Metric::TaskLost, "task_lost", "task lost"),
+    (Metric::Executions, "executions", "executions"),
+    (Metric::Duplicates, "duplicates", "duplicates"),
+    (Metric::Rejected, "rejected", "rejected"),
+    (Metric::Incidents, "incidents", "incidents"),
 ];
+
+/// Every metric, in the order of SPEC §4.
+pub const METRICS: [Metric; 17] = {
+    let mut all = [Metric::EventsDelivered; 17];
+    let mut i = 0;
+    while i < 17 {
+        all[i] = METRIC_TABLE[i].0;
+        i += 1;
+    }
+    all
+};
+
+impl Metric {
+    fn row(self) -> (Metric, &'static str, &'static str) {
+        // The table lists every metric in declaration order.
+        METRIC_TABLE[self as usize]
+    }
+
+    /// The fixed name: the export's, the CLI's, the page's `data-metric`.
+    pub fn name(self) -> &'static str {
+        self.row().1
+    }
+
+    /// A short label for people.
+    pub fn label(self) -> &'static str {
+        self.row().2
+    }
+
+    /// The metric named `name`, if it is one.
+    pub fn parse(name: &str) -> Option<Metric> {
+        METRICS.into_iter().find(|m| m.name() == name)
+    }
+}
+
+impl Serialize for Metric {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(self.name())
+    }
+}
 
 /// How a stream ended.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]

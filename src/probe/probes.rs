@@ -12,7 +12,7 @@ use crate::model::evidence::probe_judge::{
     first_task, is_artifact, refusal, CallRecord, Judged, ProbeCalls, ProbeJudge, ProbeRecords,
     Streamed,
 };
-use crate::model::evidence::probe_report::{Outcome, ProbeReport, ProbeResult};
+use crate::model::evidence::probe_report::{Outcome, Probe, ProbeReport, ProbeResult};
 use crate::model::wire::card::Endpoint;
 
 use super::call::{call, Flow, Received};
@@ -98,7 +98,7 @@ impl Prober<'_> {
     /// judgement added to the report.
     fn file(
         &mut self,
-        name: &str,
+        probe: Probe,
         kept: &[(&str, &Received)],
         judged: Judged,
         report: &mut ProbeReport,
@@ -118,11 +118,11 @@ impl Prober<'_> {
             records.push(received.record());
         }
         self.records.push(ProbeCalls {
-            probe: name.to_string(),
+            probe,
             calls: records,
         });
         let result = ProbeResult {
-            name: name.to_string(),
+            name: probe,
             outcome: if judged.skipped {
                 Outcome::Skipped
             } else {
@@ -143,7 +143,7 @@ impl Prober<'_> {
         let received = self.call(Method::Stream, &request, |_| Flow::Read)?;
         self.refuse(Method::Stream, &received)?;
         let (streamed, judged) = self.judge.stream(&received.record())?;
-        self.file("stream", &[("stream", &received)], judged, report)?;
+        self.file(Probe::Stream, &[("stream", &received)], judged, report)?;
         Ok(streamed)
     }
 
@@ -160,7 +160,7 @@ impl Prober<'_> {
             .judge
             .get(streamed, received.as_ref().map(Received::record).as_ref())?;
         let kept: Vec<(&str, &Received)> = received.iter().map(|r| ("get", r)).collect();
-        self.file("get", &kept, judged, report)
+        self.file(Probe::Get, &kept, judged, report)
     }
 
     /// `cancel`: a new task, CancelTask after its first artifact.
@@ -200,7 +200,7 @@ impl Prober<'_> {
         )?;
         let mut kept = vec![("cancel", &stream)];
         kept.extend(answer.iter().map(|a| ("cancel-call", a)));
-        self.file("cancel", &kept, judged, report)
+        self.file(Probe::Cancel, &kept, judged, report)
     }
 
     /// `cancel-terminal`: CancelTask on the finished task.
@@ -221,7 +221,7 @@ impl Prober<'_> {
             .cancel_terminal(streamed, received.as_ref().map(Received::record).as_ref())?;
         let kept: Vec<(&str, &Received)> =
             received.iter().map(|r| ("cancel-terminal", r)).collect();
-        self.file("cancel-terminal", &kept, judged, report)
+        self.file(Probe::CancelTerminal, &kept, judged, report)
     }
 
     /// `resubscribe`: a new task, the stream dropped after its first
@@ -249,7 +249,7 @@ impl Prober<'_> {
             .resubscribe(&record, subscribed.as_ref().map(Received::record).as_ref())?;
         let mut kept = vec![("resubscribe-dropped", &dropped)];
         kept.extend(subscribed.iter().map(|s| ("resubscribe-subscribed", s)));
-        self.file("resubscribe", &kept, judged, report)
+        self.file(Probe::Resubscribe, &kept, judged, report)
     }
 
     /// `subscribe-terminal`: SubscribeToTask on the finished task.
@@ -270,6 +270,6 @@ impl Prober<'_> {
             .subscribe_terminal(streamed, received.as_ref().map(Received::record).as_ref())?;
         let kept: Vec<(&str, &Received)> =
             received.iter().map(|r| ("subscribe-terminal", r)).collect();
-        self.file("subscribe-terminal", &kept, judged, report)
+        self.file(Probe::SubscribeTerminal, &kept, judged, report)
     }
 }

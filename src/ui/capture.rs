@@ -77,11 +77,7 @@ fn capture_listing(view: &CaptureView, chosen: usize, listed: usize) -> Listing 
 
 fn probe_listing(view: &ProbeView, chosen: usize) -> Listing {
     let report = &view.report;
-    let probe = report
-        .probes
-        .get(chosen)
-        .map(|p| p.name.clone())
-        .unwrap_or_default();
+    let probe = report.probes.get(chosen).map(|p| p.name);
     let broken = report
         .probes
         .iter()
@@ -102,7 +98,7 @@ fn probe_listing(view: &ProbeView, chosen: usize) -> Listing {
             .iter()
             .map(|p| {
                 let cells = [
-                    p.name.clone(),
+                    p.name.name().to_string(),
                     p.outcome.name().to_string(),
                     p.summary.clone(),
                     p.findings.len().to_string(),
@@ -113,10 +109,13 @@ fn probe_listing(view: &ProbeView, chosen: usize) -> Listing {
         findings: report
             .findings
             .iter()
-            .filter(|f| f.probe == probe)
+            .filter(|f| Some(f.probe) == probe)
             .map(|f| (f.code.code(), format!(": {}", f.message), f.code.advice()))
             .collect(),
-        title: format!("Findings of the {probe} probe"),
+        title: match probe {
+            Some(probe) => format!("Findings of the {probe} probe"),
+            None => "Findings".to_string(),
+        },
         probes: true,
     }
 }

@@ -5,9 +5,9 @@ use leptos::prelude::*;
 
 use super::browser;
 use super::lab::Lab;
-use super::metrics::show;
 use crate::model::evidence::compare::{compare_runs, Comparison};
 use crate::model::pictures::explain::sdk_difference;
+use crate::model::pictures::metrics::show;
 use crate::model::sim::simulate;
 use crate::model::trace::Row;
 
@@ -90,11 +90,11 @@ pub fn Compare() -> impl IntoView {
                     .entries()
                     .into_iter()
                     .zip(c.run_b.trace.metrics.entries())
-                    .map(|((name, a), (_, b))| {
+                    .map(|((metric, a), (_, b))| {
                         let differs = a != b;
                         view! {
                             <tr class:compare__diff=differs>
-                                <th scope="row">{name}</th>
+                                <th scope="row">{metric.name()}</th>
                                 <td>{show(&a)}</td>
                                 <td>{show(&b)}</td>
                                 <td>{if differs { "differs" } else { "" }}</td>
@@ -112,7 +112,7 @@ pub fn Compare() -> impl IntoView {
                     )
                 };
                 let why = (c.a.sdk != c.b.sdk).then(|| {
-                    let mut reasons: Vec<&'static str> = c.differences.iter().map(|d| sdk_difference(d.name, &c.b)).collect();
+                    let mut reasons: Vec<&'static str> = c.differences.iter().map(|d| sdk_difference(d.metric, &c.b)).collect();
                     reasons.dedup();
                     reasons.into_iter().map(|r| view! { <li>{r}</li> }).collect_view()
                 });

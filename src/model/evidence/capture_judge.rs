@@ -9,7 +9,7 @@
 use std::borrow::Cow;
 use std::collections::{BTreeMap, HashMap};
 
-use super::capture_report::{CaptureFinding, CaptureReport, RpcError, TaskSummary};
+use super::capture_report::{CaptureFinding, CaptureReport, RpcError, TaskSummary, WiresSeen};
 use super::finding::{check_depth, FindingCode};
 use crate::model::ledger::artifacts::Part;
 use crate::model::ledger::{BodyRef, Decision, EventRef, Outcome, Reason, TaskLedger};
@@ -373,12 +373,7 @@ impl CaptureJudge {
     /// task whose last stream ended while it was neither terminal nor
     /// interrupted.
     pub(super) fn finish(mut self) -> CaptureReport {
-        let wire = match (self.seen_1_0, self.seen_0_3) {
-            (true, true) => "mixed",
-            (true, false) => "1.0",
-            (false, true) => "0.3",
-            (false, false) => "none",
-        };
+        let wire = WiresSeen::of(self.seen_1_0, self.seen_0_3);
         let mut tasks = Vec::with_capacity(self.tasks.len());
         let mut rows = Vec::with_capacity(if self.keep_rows { self.tasks.len() } else { 0 });
         let mut late = std::collections::BTreeMap::new();

@@ -9,6 +9,7 @@ use serde::Serialize;
 use crate::model::evidence::export::pretty_json;
 use crate::model::evidence::finding::FindingCode;
 use crate::model::trace::Row;
+use crate::model::wire::Wire;
 
 /// One thing a capture breaks.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -50,8 +51,8 @@ pub struct TaskSummary {
 /// What a capture breaks, task by task (SPEC §8's `--json`).
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct CaptureReport {
-    /// `1.0`, `0.3`, `mixed`, or `none` when no event was read.
-    pub wire: &'static str,
+    /// The wires its events were on.
+    pub wire: WiresSeen,
     /// Every task, in the order it first appeared.
     pub tasks: Vec<TaskSummary>,
     /// Every finding, in capture order.
@@ -66,6 +67,50 @@ pub struct CaptureReport {
     /// keep them, so that its memory does not grow with the file).
     #[serde(skip)]
     pub rows: Vec<Vec<Row>>,
+}
+
+/// Which wires a capture's events were on.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum WiresSeen {
+    /// No event was read.
+    None,
+    /// Every event on one wire.
+    One(Wire),
+    /// Events on both wires.
+    Mixed,
+}
+
+impl WiresSeen {
+    /// From whether events of each wire were seen.
+    pub fn of(seen_1_0: bool, seen_0_3: bool) -> WiresSeen {
+        match (seen_1_0, seen_0_3) {
+            (true, true) => WiresSeen::Mixed,
+            (true, false) => WiresSeen::One(Wire::V1_0),
+            (false, true) => WiresSeen::One(Wire::V0_3),
+            (false, false) => WiresSeen::None,
+        }
+    }
+
+    /// `1.0`, `0.3`, `mixed` or `none`, as `--json` and the page say it.
+    pub fn name(self) -> &'static str {
+        match self {
+            WiresSeen::None => "none",
+            WiresSeen::One(wire) => wire.name(),
+            WiresSeen::Mixed => "mixed",
+        }
+    }
+}
+
+impl std::fmt::Display for WiresSeen {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+impl Serialize for WiresSeen {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(self.name())
+    }
 }
 
 impl CaptureReport {

@@ -7,14 +7,15 @@ use serde_json::Value;
 use crate::model::evidence::export::{pretty_json, Export};
 use crate::model::sim::scenario::Scenario;
 use crate::model::sim::simulate;
-use crate::model::trace::Row;
 use crate::model::trace::Run;
+use crate::model::trace::{Metric, Row};
 
 /// A metric whose value differs between A and B.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct MetricDiff {
-    /// The metric's fixed name.
-    pub name: &'static str,
+    /// The metric (its fixed name in JSON).
+    #[serde(rename = "name")]
+    pub metric: Metric,
     /// Its value under A.
     pub a: Value,
     /// Its value under B.
@@ -56,7 +57,7 @@ pub fn compare_runs(a: &Scenario, run_a: Run, b: &Scenario, run_b: Run) -> Compa
         .into_iter()
         .zip(run_b.trace.metrics.entries())
         .filter(|((_, x), (_, y))| x != y)
-        .map(|((name, x), (_, y))| MetricDiff { name, a: x, b: y })
+        .map(|((metric, x), (_, y))| MetricDiff { metric, a: x, b: y })
         .collect();
     let rows_a = &run_a.trace.rows;
     let rows_b = &run_b.trace.rows;

@@ -12,7 +12,7 @@ use serde::{Deserialize, Serialize};
 
 use super::capture::CaptureReader;
 use super::finding::FindingCode;
-use super::probe_report::ProbeCode;
+use super::probe_report::{Probe, ProbeCode};
 use crate::model::state::TaskState;
 use crate::model::wire::event::{read_answer, Answer, ArtifactParts, EventKind};
 use crate::model::wire::sse::SseDecoder;
@@ -71,8 +71,8 @@ impl CallRecord {
 /// The calls of one probe, as recorded, in the order made.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ProbeCalls {
-    /// The probe's name (one of [`super::probe_report::PROBES`]).
-    pub probe: String,
+    /// Which probe.
+    pub probe: Probe,
     /// Its calls.
     pub calls: Vec<CallRecord>,
 }
@@ -476,36 +476,33 @@ impl ProbeJudge {
     }
 
     /// Judges a whole recorded run, probe by probe, in the order run.
-    pub fn run(&self, records: &ProbeRecords) -> Result<Vec<(String, Judged)>, String> {
-        let calls = |name: &str| -> &[CallRecord] {
+    pub fn run(&self, records: &ProbeRecords) -> Result<Vec<(Probe, Judged)>, String> {
+        let calls = |probe: Probe| -> &[CallRecord] {
             records
                 .probes
                 .iter()
-                .find(|p| p.probe == name)
+                .find(|p| p.probe == probe)
                 .map_or(&[][..], |p| &p.calls[..])
         };
-        let stream = calls("stream")
+        let stream = calls(Probe::Stream)
             .first()
             .ok_or("the records hold no stream probe")?;
         let (streamed, judged) = self.stream(stream)?;
-        let mut out = vec![("stream".to_string(), judged)];
-        out.push(("get".into(), self.get(&streamed, calls("get").first())?));
-        if let [stream, rest @ ..] = calls("cancel") {
-            out.push(("cancel".into(), self.cancel(stream, rest.first())?));
+        let mut out = vec![(Probe::Stream, judged)];
+        out.push((Probe::Get, self.get(&streamed, calls(Probe::Get).first())?));
+        if let [stream, rest @ ..] = calls(Probe::Cancel) {
+            out.push((Probe::Cancel, self.cancel(stream, rest.first())?));
         }
         out.push((
-            "cancel-terminal".into(),
-            self.cancel_terminal(&streamed, calls("cancel-terminal").first())?,
+            Probe::CancelTerminal,
+            self.cancel_terminal(&streamed, calls(Probe::CancelTerminal).first())?,
         ));
-        if let [dropped, rest @ ..] = calls("resubscribe") {
-            out.push((
-                "resubscribe".into(),
-                self.resubscribe(dropped, rest.first())?,
-            ));
+        if let [dropped, rest @ ..] = calls(Probe::Resubscribe) {
+            out.push((Probe::Resubscribe, self.resubscribe(dropped, rest.first())?));
         }
         out.push((
-            "subscribe-terminal".into(),
-            self.subscribe_terminal(&streamed, calls("subscribe-terminal").first())?,
+            Probe::SubscribeTerminal,
+            self.subscribe_terminal(&streamed, calls(Probe::SubscribeTerminal).first())?,
         ));
         Ok(out)
     }

@@ -14,15 +14,72 @@ use crate::model::evidence::finding::FindingCode;
 /// The `format` of a `probe.json`.
 pub const PROBE_FORMAT: &str = "a2a-lifecycle-lab/probe";
 
-/// The six probes, in the order they run.
-pub const PROBES: [&str; 6] = [
-    "stream",
-    "get",
-    "cancel",
-    "cancel-terminal",
-    "resubscribe",
-    "subscribe-terminal",
-];
+/// The six probes of SPEC §10.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Probe {
+    /// A streaming message, read to its end.
+    Stream,
+    /// GetTask after it.
+    Get,
+    /// A new task, CancelTask after its first artifact.
+    Cancel,
+    /// CancelTask on the finished task.
+    CancelTerminal,
+    /// A new task, its stream dropped, then SubscribeToTask.
+    Resubscribe,
+    /// SubscribeToTask on the finished task.
+    SubscribeTerminal,
+}
+
+impl Probe {
+    /// Every probe, in the order they run.
+    pub const ALL: [Probe; 6] = [
+        Probe::Stream,
+        Probe::Get,
+        Probe::Cancel,
+        Probe::CancelTerminal,
+        Probe::Resubscribe,
+        Probe::SubscribeTerminal,
+    ];
+
+    /// Its name, as reports and `probe.json` spell it.
+    pub fn name(self) -> &'static str {
+        match self {
+            Probe::Stream => "stream",
+            Probe::Get => "get",
+            Probe::Cancel => "cancel",
+            Probe::CancelTerminal => "cancel-terminal",
+            Probe::Resubscribe => "resubscribe",
+            Probe::SubscribeTerminal => "subscribe-terminal",
+        }
+    }
+
+    /// The probe named `text`, if it is one.
+    pub fn parse(text: &str) -> Option<Probe> {
+        Probe::ALL.into_iter().find(|p| p.name() == text)
+    }
+}
+
+impl std::fmt::Display for Probe {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        // `pad`, so that a table's column width applies.
+        f.pad(self.name())
+    }
+}
+
+impl Serialize for Probe {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(self.name())
+    }
+}
+
+impl<'de> serde::Deserialize<'de> for Probe {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Probe, D::Error> {
+        let text = String::deserialize(d)?;
+        Probe::parse(&text)
+            .ok_or_else(|| serde::de::Error::custom(format!("`{text}` is not a probe")))
+    }
+}
 
 /// What a probe can find: a stream finding of SPEC §8, or one of the
 /// probe's own (SPEC §10).
@@ -188,8 +245,8 @@ impl Serialize for Outcome {
 /// One probe's result.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct ProbeResult {
-    /// One of [`PROBES`].
-    pub name: String,
+    /// Which probe.
+    pub name: Probe,
     /// How it ended.
     pub outcome: Outcome,
     /// What happened, in a sentence.
@@ -212,7 +269,7 @@ pub struct ProbeFinding {
     /// What is broken.
     pub code: ProbeCode,
     /// The probe that found it.
-    pub probe: String,
+    pub probe: Probe,
     /// For people.
     pub message: String,
 }
@@ -255,7 +312,7 @@ impl ProbeReport {
         for (code, message) in findings {
             self.findings.push(ProbeFinding {
                 code,
-                probe: result.name.clone(),
+                probe: result.name,
                 message,
             });
         }
@@ -342,7 +399,7 @@ impl ProbeReport {
         for f in list(&value, "findings")? {
             findings.push(ProbeFinding {
                 code: code(f.get("code"))?,
-                probe: text(f, "probe")?,
+                probe: probe(f)?,
                 message: text(f, "message")?,
             });
         }
@@ -373,13 +430,21 @@ fn probe_result(p: &Value) -> Result<ProbeResult, String> {
             .collect()
     };
     Ok(ProbeResult {
-        name: text(p, "name")?,
+        name: {
+            let name = text(p, "name")?;
+            Probe::parse(&name).ok_or_else(|| format!("`{name}` is not a probe"))?
+        },
         outcome,
         summary: text(p, "summary")?,
         findings,
         captures: strings("captures"),
         calls: strings("calls"),
     })
+}
+
+fn probe(v: &Value) -> Result<Probe, String> {
+    let name = text(v, "probe")?;
+    Probe::parse(&name).ok_or_else(|| format!("`{name}` is not a probe"))
 }
 
 fn text(v: &Value, key: &str) -> Result<String, String> {

@@ -5,6 +5,7 @@
 use crate::model::sim::profile::{Profile, TASK_NOT_FOUND};
 use crate::model::sim::scenario::{CancelImpl, Client, Ending, ReceiptMode, Scenario, Store, Work};
 use crate::model::state::TaskState;
+use crate::model::trace::Metric;
 use crate::model::trace::{
     CallEnd, CancelResult, Disposition, Metrics, Run, StreamEnd, StreamOutcome, StreamRole,
 };
@@ -305,40 +306,41 @@ pub fn advice(scenario: &Scenario, run: &Run) -> Vec<Advice> {
 
 /// Why a metric differs between the two SDK profiles for the same scenario,
 /// in plain words (for compare mode's "Python vs JS").
-pub fn sdk_difference(metric: &str, scenario: &Scenario) -> &'static str {
+pub fn sdk_difference(metric: Metric, scenario: &Scenario) -> &'static str {
+    use Metric as M;
     let subscribers = scenario.resubscribe.is_some() || scenario.second_client.is_some();
     match metric {
-        "events_delivered" | "events_after_terminal" | "get_task_artifacts" if scenario.late.is_some() => {
+        M::EventsDelivered | M::EventsAfterTerminal | M::GetTaskArtifacts if scenario.late.is_some() => {
             "@a2a-js/sdk ends the stream at the first terminal status and silently drops what the executor publishes afterwards; a2a-sdk delivers and stores it until execute() returns."
         }
-        "orphaned_steps" => {
+        M::OrphanedSteps => {
             "@a2a-js/sdk never interrupts execute() on a cancel: awaiting code keeps running and its output is dropped; a2a-sdk cancels it at its next await."
         }
-        "final_state" | "events_delivered" | "cancel_result" if scenario.cancel_impl == CancelImpl::Raise => {
+        M::FinalState | M::EventsDelivered | M::CancelResult if scenario.cancel_impl == CancelImpl::Raise => {
             "A throwing cancelTask in @a2a-js/sdk only gives the caller -32603 and the task runs on to COMPLETED; in a2a-sdk a raising cancel() turns the task FAILED."
         }
-        "final_state" | "events_delivered" | "cancel_result" if scenario.cancel_impl == CancelImpl::Noop => {
+        M::FinalState | M::EventsDelivered | M::CancelResult if scenario.cancel_impl == CancelImpl::Noop => {
             "With a cancel() that writes nothing, a2a-sdk stores CANCELED itself; @a2a-js/sdk waits for the executor, which completes, and answers -32002."
         }
-        "stream" | "hung_streams" if subscribers && scenario.restart.is_some() => {
+        M::Stream | M::HungStreams if subscribers && scenario.restart.is_some() => {
             "After a restart (database store) both SDKs send the stored WORKING task; a2a-sdk then keeps the subscription open, @a2a-js/sdk closes it."
         }
-        "stream" | "hung_streams" if subscribers && matches!(scenario.ending, Ending::Input | Ending::Return) => {
+        M::Stream | M::HungStreams if subscribers && matches!(scenario.ending, Ending::Input | Ending::Return) => {
             "a2a-sdk ends a subscription only at a terminal status; @a2a-js/sdk where it ends the message stream (at INPUT_REQUIRED, or when execute() returns)."
         }
-        "stream" | "hung_streams" if subscribers && scenario.ending == Ending::Auth => {
+        M::Stream | M::HungStreams if subscribers && scenario.ending == Ending::Auth => {
             "At AUTH_REQUIRED @a2a-js/sdk leaves every stream open; a2a-sdk closes the message stream but not a subscription (only a terminal status ends one)."
         }
-        "events_delivered" | "events_after_terminal" | "get_task_artifacts" if subscribers && scenario.late.is_some() => {
+        M::EventsDelivered | M::EventsAfterTerminal | M::GetTaskArtifacts if subscribers && scenario.late.is_some() => {
             "a2a-sdk delivers and stores the late artifact, subscribers included; @a2a-js/sdk drops it for everyone."
         }
-        "stream" | "hung_streams" if scenario.ending == Ending::Auth => {
+        M::Stream | M::HungStreams if scenario.ending == Ending::Auth => {
             "@a2a-js/sdk keeps an auth-required task's channel open, so the stream hangs; a2a-sdk closes it when execute() returns."
         }
-        "stream" | "hung_streams" | "events_delivered" if scenario.timeout_ms.is_some() => {
+        M::Stream | M::HungStreams | M::EventsDelivered if scenario.timeout_ms.is_some() => {
             "a2a-sdk's client timeout restarts with every event (an inactivity timeout); @a2a-js/sdk's abort signal is a deadline for the whole call."
         }
-        "events_delivered" if scenario.interrupt != crate::model::sim::scenario::Interrupt::None => {
+        M::EventsDelivered if scenario.interrupt != crate::model::sim::scenario::Interrupt::None => {
             "@a2a-js/sdk makes every execute(), a resume included, publish the task first: one more task event per resume."
         }
         _ => "The two SDKs' request handlers differ here; see docs/fidelity.md for the measured runs.",

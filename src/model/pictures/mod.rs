@@ -5,4 +5,5 @@
 pub mod diagram;
 pub mod examples;
 pub mod explain;
+pub mod metrics;
 pub mod timeline;
