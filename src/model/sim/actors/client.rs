@@ -1,7 +1,7 @@
 //! The A2A client: its streaming or blocking call, the resume after an
 //! interruption, a retried submission, its own timeout and CancelTask.
 
-use super::state::{Call, Exec, Payload, Stage};
+use super::state::{Call, ClientId, Exec, Payload, Stage};
 use super::store::TaskSlot;
 use super::{Act, Sim};
 use crate::model::ledger::{authorization_receipt_for, Body, Decision};
@@ -35,7 +35,8 @@ impl Sim<'_> {
         self.client.last_activity = self.now;
         if let Some(ms) = self.sc.timeout_ms {
             let call = self.client.number;
-            self.schedule(self.now + u64::from(ms), Act::Timeout { client: 1, call });
+            let client = ClientId::First;
+            self.schedule(self.now + u64::from(ms), Act::Timeout { client, call });
         }
         let receipt = match (stage, self.sc.receipt) {
             (Stage::Auth, ReceiptMode::Valid) => Some(authorization_receipt_for(CLIENT_CREDENTIAL)),
@@ -56,16 +57,11 @@ impl Sim<'_> {
         if self.profile.resume_publishes_task {
             self.emit(exec, Source::Executor, Payload::TaskAgain);
         }
-        let before = self.tasks[0].ledger.sequence();
-        self.emit(
-            exec,
-            Source::Executor,
-            Payload::Status {
-                state: TaskState::Working,
-                receipt,
-            },
-        );
-        if self.sc.guard && self.tasks[0].ledger.sequence() == before {
+        let working = Payload::Status {
+            state: TaskState::Working,
+            receipt,
+        };
+        if self.emit(exec, Source::Executor, working).is_some() {
             // The guard refused the resume: the execution does not go on.
             self.executor.runs[exec].state = Exec::Finished;
             self.end_call("stream closed: the guard refused the resume");
@@ -101,30 +97,50 @@ impl Sim<'_> {
         self.start_execution(task);
     }
 
-    /// A client timeout: a stream's is an inactivity timeout (it restarts
-    /// with every event received, as httpx's read timeout does); a blocking
-    /// call's runs from the request.
-    pub(super) fn timeout(&mut self, call: u32) {
-        let open = matches!(self.client.call, Call::Open | Call::Stranded);
-        if call != self.client.number || !open {
+    /// A client's timeout: a stream's (and a subscription's) is an
+    /// inactivity timeout where the profile says so (it restarts with every
+    /// event received, as httpx's read timeout does); a blocking call's runs
+    /// from the request. `call` tells which of client 1's calls set it, so
+    /// that an old call's timeout is ignored.
+    pub(super) fn timeout(&mut self, client: ClientId, call: u32) {
+        let (current, call_state, last_activity, stream, streaming, what) = match client {
+            ClientId::First => {
+                let (streaming, what) = match self.sc.client {
+                    Client::Stream => (true, "stream"),
+                    Client::Block => (false, "call"),
+                };
+                let c = &self.client;
+                let current = call == c.number;
+                (current, c.call, c.last_activity, c.stream, streaming, what)
+            }
+            ClientId::Second => {
+                let Some(s) = self.second.as_ref() else {
+                    return;
+                };
+                (
+                    true,
+                    s.call,
+                    s.last_activity,
+                    Some(s.stream),
+                    true,
+                    "subscription",
+                )
+            }
+        };
+        if !current || !matches!(call_state, Call::Open | Call::Stranded) {
             return;
         }
         let limit = u64::from(self.sc.timeout_ms.unwrap_or(0));
-        let inactivity = self.profile.timeout_is_inactivity && self.sc.client == Client::Stream;
-        if inactivity && self.now < self.client.last_activity + limit {
-            let due = self.client.last_activity + limit;
-            self.schedule(due, Act::Timeout { client: 1, call });
+        let due = last_activity + limit;
+        if self.profile.timeout_is_inactivity && streaming && self.now < due {
+            self.schedule(due, Act::Timeout { client, call });
             return;
         }
-        self.client.call = Call::TimedOut;
-        self.end_stream(self.client.stream, StreamOutcome::TimedOut);
-        let what = match self.sc.client {
-            Client::Stream => "stream",
-            Client::Block => "call",
-        };
+        self.set_call(client, Call::TimedOut);
+        self.end_stream(stream, StreamOutcome::TimedOut);
         let label =
             format!("client timeout after {limit} ms without an answer: gives up on the {what}");
-        self.action(Source::Client, label);
+        self.record(Entry::action(Source::Client, label).client(client.number()));
     }
 
     pub(super) fn cancel(&mut self) {
@@ -272,7 +288,7 @@ impl Sim<'_> {
         }
         match self.sc.client {
             Client::Stream if self.client.subscribed => {
-                self.client.call = self.subscription_ends(1, label);
+                self.client.call = self.subscription_ends(ClientId::First, label);
             }
             Client::Stream => {
                 self.client.call = Call::Closed;

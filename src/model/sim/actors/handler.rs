@@ -3,7 +3,7 @@
 //! is resent from what the client actually received.
 
 use super::executor::tracking_chunk;
-use super::state::{Call, Event, Payload};
+use super::state::{Call, ClientId, Event, Payload};
 use super::store::{store_chunk, StoredTask};
 use super::Sim;
 use crate::model::digest::sha256_fields;
@@ -47,12 +47,18 @@ impl Sim<'_> {
     }
 
     /// One event from the executor, `cancel()` or the handler: through the
-    /// guard (when on), into the store, out to the client.
-    pub(super) fn emit(&mut self, exec: usize, source: Source, payload: Payload) {
+    /// guard (when on), into the store, out to the client. Returns how the
+    /// guard refused it, if it did.
+    pub(super) fn emit(
+        &mut self,
+        exec: usize,
+        source: Source,
+        payload: Payload,
+    ) -> Option<Disposition> {
         self.handler.emitted += 1;
         let event_id = format!("E{}", self.handler.emitted);
         let event = self.prepare(exec, source, payload, event_id);
-        self.process(event, false);
+        self.process(event, false)
     }
 
     /// Describes an event: its label, wire JSON, ledger body and digest.
@@ -86,8 +92,9 @@ impl Sim<'_> {
     }
 
     /// Decides an event in the task's ledger (which refuses it when the
-    /// guard is on), stores it, and delivers it.
-    pub(super) fn process(&mut self, event: Event, resend: bool) {
+    /// guard is on), stores it, and delivers it. Returns how the guard
+    /// refused it, if it did: the ledger's decision, not a count.
+    pub(super) fn process(&mut self, event: Event, resend: bool) -> Option<Disposition> {
         let task = event.task;
         let source = event.source;
         let target = event.target;
@@ -113,7 +120,7 @@ impl Sim<'_> {
                     _ => label,
                 };
                 self.record(Entry::event(source, label, disposition).target(target));
-                return;
+                return Some(disposition);
             }
         }
         let payload = &event.payload;
@@ -138,7 +145,7 @@ impl Sim<'_> {
             self.record(
                 Entry::event(source, format!("{label}: {why}"), disposition).target(target),
             );
-            return;
+            return None;
         }
         let was_terminal = self.tasks[task]
             .stored
@@ -155,7 +162,7 @@ impl Sim<'_> {
                     });
                 }
             }
-            (_, None) => return,
+            (_, None) => return None,
             (Payload::Status { state, .. }, Some(stored)) => {
                 stored.state = *state;
                 stored.since_ms = self.now;
@@ -176,6 +183,7 @@ impl Sim<'_> {
             }
             self.close_second(task, label);
         }
+        None
     }
 
     pub(super) fn describe(
@@ -304,7 +312,7 @@ impl Sim<'_> {
                 Entry::event(event.source, label, disposition)
                     .wire(Some(event.wire.clone()))
                     .target(event.target)
-                    .client(2),
+                    .client(ClientId::Second.number()),
             );
             if let Some(s) = self.second.as_mut() {
                 s.last_activity = self.now;

@@ -24,7 +24,7 @@ mod subscriber;
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 
-use state::{Call, ClientCall, Executor, Handler, SecondClient, Stage};
+use state::{Call, ClientCall, ClientId, Executor, Handler, SecondClient, Stage};
 use store::TaskSlot;
 
 use crate::model::sim::keys::Wire;
@@ -67,8 +67,8 @@ enum Act {
     Resume { stage: Stage },
     Cancel,
     Restart,
-    Timeout { client: u8, call: u32 },
-    Subscribe { client: u8 },
+    Timeout { client: ClientId, call: u32 },
+    Subscribe { client: ClientId },
 }
 
 /// When, within one virtual instant, an action is due.
@@ -157,9 +157,9 @@ impl Sim<'_> {
     }
 
     /// Opens a stream record for `client` and returns its index.
-    fn open_stream(&mut self, client: u8, role: StreamRole) -> usize {
+    fn open_stream(&mut self, client: ClientId, role: StreamRole) -> usize {
         self.streams.push(StreamRecord {
-            client,
+            client: client.number(),
             role,
             opened_ms: self.now,
             rows: Vec::new(),
@@ -177,7 +177,7 @@ impl Sim<'_> {
 
     fn run(&mut self) {
         if self.sc.client == Client::Stream {
-            self.client.stream = Some(self.open_stream(1, StreamRole::Send));
+            self.client.stream = Some(self.open_stream(ClientId::First, StreamRole::Send));
         }
         self.schedule(0, Act::Start);
         if let Some(k) = self.sc.cancel {
@@ -187,7 +187,13 @@ impl Sim<'_> {
             self.schedule(self.after_chunk(k), Act::Restart);
         }
         if let Some(ms) = self.sc.timeout_ms {
-            self.schedule(u64::from(ms), Act::Timeout { client: 1, call: 0 });
+            self.schedule(
+                u64::from(ms),
+                Act::Timeout {
+                    client: ClientId::First,
+                    call: 0,
+                },
+            );
         }
         while let Some(Reverse((t, _, _, act))) = self.agenda.heap.pop() {
             self.now = t;
@@ -205,8 +211,7 @@ impl Sim<'_> {
             Act::Resume { stage } => self.resume(stage),
             Act::Cancel => self.cancel(),
             Act::Restart => self.restart(),
-            Act::Timeout { client: 1, call } => self.timeout(call),
-            Act::Timeout { .. } => self.second_timeout(),
+            Act::Timeout { client, call } => self.timeout(client, call),
             Act::Subscribe { client } => self.subscribe(client),
         }
     }

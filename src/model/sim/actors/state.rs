@@ -9,6 +9,28 @@ use crate::model::state::TaskState;
 use crate::model::trace::{CancelResult, Source};
 use crate::model::wire::Chunk;
 
+// ----- the clients -----------------------------------------------------
+
+/// Which client acts: the one that sends the message, or the second client
+/// of `second_client=k`, which only subscribes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub(super) enum ClientId {
+    /// The client that sends the message (and may subscribe again).
+    First,
+    /// The second client: one SubscribeToTask stream.
+    Second,
+}
+
+impl ClientId {
+    /// How the trace numbers the client (1 or 2).
+    pub(super) fn number(self) -> u8 {
+        match self {
+            ClientId::First => 1,
+            ClientId::Second => 2,
+        }
+    }
+}
+
 // ----- the executor ----------------------------------------------------
 
 /// An interruption the executor asks for after WORKING.

@@ -5,7 +5,7 @@
 //! follow the recordings of both SDKs (`tests/fidelity/fixtures/*/subscribe/`);
 //! where the SDKs differ, the profile says which way.
 
-use super::state::{Call, Exec, SecondClient};
+use super::state::{Call, ClientId, Exec, SecondClient};
 use super::{Act, Sim};
 use crate::model::sim::profile::{
     IdleSubscription, SubscriptionEnd, TASK_NOT_FOUND, UNSUPPORTED_OPERATION,
@@ -37,11 +37,21 @@ impl Sim<'_> {
                     "the connection drops after event {k} (resubscribe={k}); the client will call SubscribeToTask"
                 );
                 self.action(Source::Client, label);
-                self.schedule_request(self.now, Act::Subscribe { client: 1 });
+                self.schedule_request(
+                    self.now,
+                    Act::Subscribe {
+                        client: ClientId::First,
+                    },
+                );
             }
         }
         if self.sc.second_client == Some(self.client.received) {
-            self.schedule_request(self.now, Act::Subscribe { client: 2 });
+            self.schedule_request(
+                self.now,
+                Act::Subscribe {
+                    client: ClientId::Second,
+                },
+            );
         }
     }
 
@@ -49,7 +59,12 @@ impl Sim<'_> {
     /// recorders' client does, while it has subscriptions left.
     pub(super) fn resubscribe_after_break(&mut self) {
         if self.sc.resubscribe.is_some() && self.client.subscriptions < MAX_SUBSCRIPTIONS {
-            self.schedule_request(self.now, Act::Subscribe { client: 1 });
+            self.schedule_request(
+                self.now,
+                Act::Subscribe {
+                    client: ClientId::First,
+                },
+            );
         }
     }
 
@@ -57,32 +72,36 @@ impl Sim<'_> {
     /// for a lost or finished task; otherwise the task as stored (never
     /// SUBMITTED: WORKING is stored before any request gets through), then
     /// what comes later.
-    pub(super) fn subscribe(&mut self, client: u8) {
+    pub(super) fn subscribe(&mut self, client: ClientId) {
         let task = self.client.task;
-        let (role, label, call) = if client == 1 {
-            self.client.subscriptions += 1;
-            self.client.subscribed = true;
-            self.client.call = Call::Open;
-            self.client.number += 1;
-            self.client.last_activity = self.now;
-            let label = "client calls SubscribeToTask to read on";
-            (StreamRole::Resubscribe, label, self.client.number)
-        } else {
-            let label = "second client calls SubscribeToTask";
-            (StreamRole::SecondClient, label, 0)
+        let (role, label, call) = match client {
+            ClientId::First => {
+                self.client.subscriptions += 1;
+                self.client.subscribed = true;
+                self.client.call = Call::Open;
+                self.client.number += 1;
+                self.client.last_activity = self.now;
+                let label = "client calls SubscribeToTask to read on";
+                (StreamRole::Resubscribe, label, self.client.number)
+            }
+            ClientId::Second => {
+                let label = "second client calls SubscribeToTask";
+                (StreamRole::SecondClient, label, 0)
+            }
         };
         let stream = self.open_stream(client, role);
-        if client == 1 {
-            self.client.stream = Some(stream);
-        } else {
-            self.second = Some(SecondClient {
-                call: Call::Open,
-                task,
-                last_activity: self.now,
-                stream,
-            });
+        match client {
+            ClientId::First => self.client.stream = Some(stream),
+            ClientId::Second => {
+                self.second = Some(SecondClient {
+                    call: Call::Open,
+                    task,
+                    last_activity: self.now,
+                    stream,
+                })
+            }
         }
-        self.record(Entry::action(Source::Client, label).client(client));
+        self.record(Entry::action(Source::Client, label).client(client.number()));
         if let Some(ms) = self.sc.timeout_ms {
             self.schedule(self.now + u64::from(ms), Act::Timeout { client, call });
         }
@@ -108,9 +127,9 @@ impl Sim<'_> {
             Some(stream),
             Entry::event(Source::Handler, label, Disposition::Delivered)
                 .wire(Some(snapshot))
-                .client(client),
+                .client(client.number()),
         );
-        if client == 1 {
+        if client == ClientId::First {
             self.after_client_received();
         }
         let running = self
@@ -136,35 +155,34 @@ impl Sim<'_> {
             )
         };
         self.set_call(client, call);
-        self.record(Entry::action(Source::Handler, label).client(client));
+        self.record(Entry::action(Source::Handler, label).client(client.number()));
     }
 
     /// SubscribeToTask answered with a JSON-RPC error instead of a stream.
-    fn refuse(&mut self, client: u8, stream: usize, code: i32, text: String) {
+    fn refuse(&mut self, client: ClientId, stream: usize, code: i32, text: String) {
         self.set_call(client, Call::Closed);
         self.end_stream(Some(stream), StreamOutcome::Error(code));
         let entry = Entry::action(Source::Handler, text).disposition(Disposition::NotDelivered);
-        self.record(entry.client(client));
+        self.record(entry.client(client.number()));
     }
 
     /// A subscription's queue closes (the executor returned, a cancel, or
     /// the first final status where the profile ends streams there): the
     /// profile says whether the subscription ends too. Returns the call's
     /// new state.
-    pub(super) fn subscription_ends(&mut self, client: u8, label: &str) -> Call {
-        let stream = if client == 1 {
-            self.client.stream
-        } else {
-            self.second.as_ref().map(|s| s.stream)
+    pub(super) fn subscription_ends(&mut self, client: ClientId, label: &str) -> Call {
+        let stream = match client {
+            ClientId::First => self.client.stream,
+            ClientId::Second => self.second.as_ref().map(|s| s.stream),
         };
         let terminal = self.task_state().is_some_and(TaskState::is_terminal);
         if self.profile.subscription_end == SubscriptionEnd::AtTerminal && !terminal {
             let label = format!("{label}; the subscription stays open until a terminal status");
-            self.record(Entry::action(Source::Handler, label).client(client));
+            self.record(Entry::action(Source::Handler, label).client(client.number()));
             return Call::Stranded;
         }
         self.end_stream(stream, StreamOutcome::Closed);
-        self.record(Entry::action(Source::Handler, label).client(client));
+        self.record(Entry::action(Source::Handler, label).client(client.number()));
         Call::Closed
     }
 
@@ -176,8 +194,8 @@ impl Sim<'_> {
             .as_ref()
             .is_some_and(|s| s.task == task && s.call == Call::Open);
         if open {
-            let call = self.subscription_ends(2, label);
-            self.set_call(2, call);
+            let call = self.subscription_ends(ClientId::Second, label);
+            self.set_call(ClientId::Second, call);
         }
     }
 
@@ -194,31 +212,7 @@ impl Sim<'_> {
         let stream = Some(second.stream);
         self.end_stream(stream, StreamOutcome::Broken);
         let entry = Entry::action(Source::Client, "subscription broken by the restart");
-        self.record(entry.client(2));
-    }
-
-    /// The second client's own timeout, as client 1's (an inactivity
-    /// timeout or a deadline, by the profile).
-    pub(super) fn second_timeout(&mut self) {
-        let Some(second) = self.second.as_ref() else {
-            return;
-        };
-        if !matches!(second.call, Call::Open | Call::Stranded) {
-            return;
-        }
-        let limit = u64::from(self.sc.timeout_ms.unwrap_or(0));
-        let due = second.last_activity + limit;
-        let stream = Some(second.stream);
-        if self.profile.timeout_is_inactivity && self.now < due {
-            self.schedule(due, Act::Timeout { client: 2, call: 0 });
-            return;
-        }
-        self.set_call(2, Call::TimedOut);
-        self.end_stream(stream, StreamOutcome::TimedOut);
-        let label = format!(
-            "client timeout after {limit} ms without an answer: gives up on the subscription"
-        );
-        self.record(Entry::action(Source::Client, label).client(2));
+        self.record(entry.client(ClientId::Second.number()));
     }
 
     /// At the end: the second client's subscription, if nothing ended it,
@@ -231,7 +225,7 @@ impl Sim<'_> {
         {
             let label = "subscription still open: nothing will ever end it (hung)";
             let entry = Entry::action(Source::Client, label).disposition(Disposition::NotDelivered);
-            self.record(entry.client(2));
+            self.record(entry.client(ClientId::Second.number()));
         }
     }
 
@@ -256,17 +250,24 @@ impl Sim<'_> {
                     "second_client={k}: client 1 received {got} events, never event {k}, so the second client never subscribed"
                 );
                 let entry = Entry::action(Source::Client, label);
-                self.record(entry.disposition(Disposition::NotDelivered).client(2));
+                self.record(
+                    entry
+                        .disposition(Disposition::NotDelivered)
+                        .client(ClientId::Second.number()),
+                );
             }
         }
     }
 
     /// Sets the call state of `client`.
-    fn set_call(&mut self, client: u8, call: Call) {
-        if client == 1 {
-            self.client.call = call;
-        } else if let Some(second) = self.second.as_mut() {
-            second.call = call;
+    pub(super) fn set_call(&mut self, client: ClientId, call: Call) {
+        match client {
+            ClientId::First => self.client.call = call,
+            ClientId::Second => {
+                if let Some(second) = self.second.as_mut() {
+                    second.call = call;
+                }
+            }
         }
     }
 }
