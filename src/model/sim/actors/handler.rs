@@ -276,11 +276,7 @@ impl Sim<'_> {
         let received =
             followed && self.sc.client == Client::Stream && self.client.call == Call::Open;
         let consumed = received || (followed && self.sc.client == Client::Block);
-        let second = self
-            .second
-            .as_ref()
-            .filter(|s| s.task == task && s.call == Call::Open)
-            .map(|s| s.stream);
+        let second = self.second.open_on(task);
         let disposition = match (consumed, was_terminal) {
             (true, true) => Disposition::AfterTerminal,
             (true, false) => Disposition::Delivered,
@@ -314,9 +310,7 @@ impl Sim<'_> {
                     .target(event.target)
                     .client(ClientId::Second.number()),
             );
-            if let Some(s) = self.second.as_mut() {
-                s.last_activity = self.now;
-            }
+            self.second.received(self.now);
         }
         if received {
             self.client.last_activity = self.now;

@@ -13,7 +13,23 @@
 //! together, each actor's file adds the world's methods for that actor, and
 //! every row is written through [`Entry`].
 
+/// The world as an actor may read it ([`View`]), built from the world's
+/// fields one by one so that an actor of the world may be borrowed to
+/// change beside it.
+macro_rules! view {
+    ($sim:expr) => {
+        $crate::model::sim::actors::effect::View {
+            now: $sim.now,
+            sc: $sim.sc,
+            profile: $sim.profile,
+            followed: $sim.client.task,
+            tasks: &$sim.tasks,
+        }
+    };
+}
+
 mod client;
+mod effect;
 mod executor;
 mod handler;
 mod server;
@@ -24,8 +40,11 @@ mod subscriber;
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 
-use state::{Call, ClientCall, ClientId, Executor, Handler, SecondClient, Stage};
+use effect::{Effect, View};
+use server::Server;
+use state::{Call, ClientCall, ClientId, Exec, Executor, Handler, Stage};
 use store::TaskSlot;
+use subscriber::SecondClient;
 
 use crate::model::sim::keys::Wire;
 use crate::model::sim::presets;
@@ -107,8 +126,8 @@ struct Sim<'a> {
     handler: Handler,
     /// Every stream a client opened, in order.
     streams: Vec<StreamRecord>,
-    /// The second client, once it has subscribed.
-    second: Option<SecondClient>,
+    second: SecondClient,
+    server: Server,
 }
 
 impl<'a> Sim<'a> {
@@ -124,7 +143,8 @@ impl<'a> Sim<'a> {
             client: ClientCall::default(),
             handler: Handler::default(),
             streams: Vec::new(),
-            second: None,
+            second: SecondClient::default(),
+            server: Server,
         }
     }
 }
@@ -210,9 +230,76 @@ impl Sim<'_> {
             Act::Return { exec } => self.execute_returns(exec),
             Act::Resume { stage } => self.resume(stage),
             Act::Cancel => self.cancel(),
-            Act::Restart => self.restart(),
-            Act::Timeout { client, call } => self.timeout(client, call),
-            Act::Subscribe { client } => self.subscribe(client),
+            Act::Restart => {
+                let connected = matches!(self.client.call, Call::Open | Call::Stranded);
+                let effects = self.server.restart(&self.view(), connected);
+                self.apply(effects);
+            }
+            Act::Timeout {
+                client: ClientId::First,
+                call,
+            } => self.timeout(call),
+            Act::Timeout {
+                client: ClientId::Second,
+                ..
+            } => {
+                let effects = self.second.timeout(&view!(self));
+                self.apply(effects);
+            }
+            Act::Subscribe {
+                client: ClientId::First,
+            } => self.subscribe(),
+            Act::Subscribe {
+                client: ClientId::Second,
+            } => {
+                let running = self.executor.is_running(self.client.task);
+                let stream = self.streams.len();
+                let effects = self.second.subscribe(&view!(self), stream, running);
+                self.apply(effects);
+            }
+        }
+    }
+
+    /// What an actor may read of the world.
+    fn view(&self) -> View<'_> {
+        view!(self)
+    }
+
+    /// The second client's subscription to `task`, where client 1's queue
+    /// for it closes (`label` says why).
+    fn close_second(&mut self, task: usize, label: &str) {
+        let effects = self.second.queue_closed(&view!(self), task, label);
+        self.apply(effects);
+    }
+
+    /// Carries out an actor's effects in order, each with all it leads to
+    /// before the next.
+    fn apply(&mut self, effects: Vec<Effect>) {
+        for effect in effects {
+            match effect {
+                Effect::Row(entry) => self.record(entry),
+                Effect::Schedule(t, act) => self.schedule(t, act),
+                Effect::EndStream(stream, end) => self.end_stream(stream, end),
+                Effect::KillExecutions => {
+                    for run in &mut self.executor.runs {
+                        run.state = Exec::Dead;
+                    }
+                }
+                Effect::BreakClient { assumed } => self.break_client(assumed),
+                Effect::BreakSecond => {
+                    let effects = self.second.broken();
+                    self.apply(effects);
+                }
+                Effect::OpenStream(client, role) => {
+                    self.open_stream(client, role);
+                }
+                Effect::RowOn(stream, entry) => self.record_on(stream, entry),
+                Effect::SetCall(ClientId::First, call) => self.client.call = call,
+                Effect::SetCall(ClientId::Second, call) => self.second.set_call(call),
+                Effect::ClientReceived => self.after_client_received(),
+                Effect::LoseTasks => self.tasks.iter_mut().for_each(|t| t.stored = None),
+                Effect::ResubscribeAfterBreak => self.resubscribe_after_break(),
+            }
         }
     }
 
@@ -246,7 +333,11 @@ impl Sim<'_> {
 
     fn finish(mut self) -> Run {
         let mut hung_calls = 0;
-        self.note_subscribers_never_called();
+        self.note_never_resubscribed();
+        let effects = self
+            .second
+            .never_subscribed(&view!(self), self.client.received);
+        self.apply(effects);
         if matches!(self.client.call, Call::Open | Call::Stranded) {
             let label = match (self.sc.client, self.client.subscribed) {
                 (Client::Stream, false) => "stream still open: nothing will ever end it (hung)",
@@ -262,7 +353,8 @@ impl Sim<'_> {
                 Entry::action(Source::Client, label).disposition(Disposition::NotDelivered),
             );
         }
-        self.second_hangs();
+        let effects = self.second.hangs();
+        self.apply(effects);
         let hung_streams = self
             .streams
             .iter()

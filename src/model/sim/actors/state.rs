@@ -89,6 +89,15 @@ impl Executor {
     }
 }
 
+impl Executor {
+    /// Whether an execution still works on `task`.
+    pub(super) fn is_running(&self, task: usize) -> bool {
+        self.runs
+            .iter()
+            .any(|r| r.task == task && r.state == Exec::Running)
+    }
+}
+
 // ----- the client ------------------------------------------------------
 
 /// Where the client's current call is.
@@ -147,17 +156,6 @@ impl Default for ClientCall {
             subscriptions: 0,
         }
     }
-}
-
-/// The second client of `second_client=k`: one SubscribeToTask stream.
-#[derive(Debug)]
-pub(super) struct SecondClient {
-    pub(super) call: Call,
-    /// The task it subscribed to.
-    pub(super) task: usize,
-    pub(super) last_activity: u64,
-    /// The record of its stream.
-    pub(super) stream: usize,
 }
 
 // ----- the handler -----------------------------------------------------
