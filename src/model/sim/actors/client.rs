@@ -2,8 +2,8 @@
 //! interruption, a retried submission, its own timeout and CancelTask.
 
 use super::effect::View;
-use super::state::{Call, ClientId, Exec, Payload, Stage};
-use super::store::TaskSlot;
+use super::state::{Call, ClientId, Stage};
+use super::store::{ledger_event, TaskSlot};
 use super::subscriber;
 use super::{Act, Sim};
 use crate::model::ledger::{authorization_receipt_for, Body, Decision};
@@ -24,8 +24,8 @@ const MAX_SUBSCRIPTIONS: u32 = 2;
 impl Sim<'_> {
     /// `retry=on`: right after the first chunk the client drops its stream
     /// and sends the identical request again.
-    pub(super) fn maybe_retry(&mut self, exec: usize) {
-        if self.sc.retry && !self.client.retried && self.executor.runs[exec].task == 0 {
+    pub(super) fn maybe_retry(&mut self, task: usize) {
+        if self.sc.retry && !self.client.retried && task == 0 {
             self.client.retried = true;
             self.retry();
         }
@@ -54,37 +54,13 @@ impl Sim<'_> {
             (Stage::Input, _) => "client supplies the delivery postcode and resumes".into(),
         };
         self.action(Source::Client, label);
-        let exec = 0;
-        if self.executor.runs[exec].state == Exec::Dead || self.tasks[0].stored.is_none() {
-            return;
-        }
-        self.executor.runs[exec].state = Exec::Running;
-        self.executor.executions += 1;
-        if self.profile.resume_publishes_task {
-            self.emit(exec, Source::Executor, Payload::TaskAgain);
-        }
-        let working = Payload::Status {
-            state: TaskState::Working,
-            receipt,
-        };
-        if self.emit(exec, Source::Executor, working).is_some() {
-            // The guard refused the resume: the execution does not go on.
-            self.executor.runs[exec].state = Exec::Finished;
-            self.end_call("stream closed: the guard refused the resume");
-            return;
-        }
-        let done = self
-            .executor
-            .interrupts
-            .iter()
-            .position(|s| *s == stage)
-            .map_or(0, |i| i + 1);
-        self.after_working(exec, done);
+        let effects = self.executor.resume(&view!(self), stage, receipt);
+        self.apply(effects);
     }
 
     pub(super) fn retry(&mut self) {
         let id = format!("submit:{}", wire::MESSAGE_ID);
-        let event = self.ledger_event(Source::Client, id, "submit", Body::Submit);
+        let event = ledger_event(&view!(self), Source::Client, id, "submit", Body::Submit);
         let decision = self.tasks[0].ledger.apply(&event);
         let what = format!(
             "client drops the stream and retries SendMessage with the same messageId {}",
@@ -100,7 +76,7 @@ impl Sim<'_> {
         let task = self.tasks.len();
         self.tasks.push(TaskSlot::new(&wire::task_id(task)));
         self.client.task = task;
-        self.start_execution(task);
+        self.start(task);
     }
 
     /// Client 1's timeout ([`timeout_due`]); `call` tells which of its
@@ -234,7 +210,8 @@ impl Sim<'_> {
     }
 
     pub(super) fn cancel(&mut self) {
-        let event = self.ledger_event(
+        let event = ledger_event(
+            &view!(self),
             Source::Client,
             "cancel:1".into(),
             "cancel",
@@ -309,12 +286,7 @@ impl Sim<'_> {
 
     pub(super) fn emit_cancel_status(&mut self, source: Source, state: TaskState) {
         let client_task = self.client.task;
-        let exec = self
-            .executor
-            .runs
-            .iter()
-            .rposition(|r| r.task == client_task)
-            .unwrap_or(0);
+        let exec = self.executor.latest_on(client_task);
         self.emit_status(exec, source, state);
     }
 

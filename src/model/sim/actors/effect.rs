@@ -3,13 +3,14 @@
 //! with all it leads to, before the next one), and the read-only view an
 //! actor gets of everything it does not own.
 
-use super::state::{Call, ClientId};
+use super::state::{Call, ClientId, Payload, Stage};
 use super::store::TaskSlot;
 use super::Act;
+use crate::model::ledger::LedgerEvent;
 use crate::model::sim::profile::Profile;
 use crate::model::sim::scenario::Scenario;
 use crate::model::state::TaskState;
-use crate::model::trace::{Entry, StreamOutcome, StreamRole};
+use crate::model::trace::{Entry, Source, StreamOutcome, StreamRole};
 
 /// What an actor may read of the world while it handles an input.
 pub(super) struct View<'a> {
@@ -19,6 +20,8 @@ pub(super) struct View<'a> {
     pub(super) profile: &'static Profile,
     /// The task client 1 follows.
     pub(super) followed: usize,
+    /// Where client 1's call stands.
+    pub(super) client_call: Call,
     /// Every task, as the store holds it.
     pub(super) tasks: &'a [TaskSlot],
 }
@@ -49,6 +52,32 @@ pub(super) enum Effect {
     EndStream(Option<usize>, StreamOutcome),
     /// The server process died: every execution with it.
     KillExecutions,
+    /// An event for the handler to send through the guard, the store and
+    /// the streams.
+    Emit {
+        exec: usize,
+        source: Source,
+        payload: Payload,
+    },
+    /// The resumed execution's WORKING (with the client's receipt), whose
+    /// decision the executor waits for.
+    EmitResume {
+        exec: usize,
+        stage: Stage,
+        receipt: Option<String>,
+    },
+    /// An event the task's ledger decides without the handler (a
+    /// submission, a cancel request).
+    Ledger(usize, LedgerEvent),
+    /// The first chunk (or none) went out: client 1 may retry now.
+    MaybeRetry { task: usize },
+    /// `execute()` returns.
+    ExecuteReturns(usize),
+    /// The queue closed: client 1's call ends (`label` says why).
+    EndCall(String),
+    /// The queue of `task` closed: the second client's subscription to it
+    /// ends as the profile says.
+    CloseSecond { task: usize, label: String },
     /// A restart broke client 1's connection.
     BreakClient { assumed: bool },
     /// A restart broke the second client's subscription.

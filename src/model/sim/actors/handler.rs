@@ -16,24 +16,6 @@ use crate::model::trace::{Disposition, Entry, Source};
 use crate::model::wire::{self, RECEIPT_ARTIFACT, TRACKING_ARTIFACT};
 
 impl Sim<'_> {
-    pub(super) fn ledger_event(
-        &self,
-        source: Source,
-        event_id: String,
-        what: &str,
-        body: Body,
-    ) -> LedgerEvent {
-        LedgerEvent {
-            task_id: wire::task_id(self.client.task),
-            digest: sha256_fields(&[what, &event_id]),
-            event_id,
-            producer: source.label().into(),
-            source_seq: None,
-            observed_ms: self.now,
-            body,
-        }
-    }
-
     /// A status event with no authorization receipt.
     pub(super) fn emit_status(&mut self, exec: usize, source: Source, state: TaskState) {
         self.emit(
@@ -69,7 +51,7 @@ impl Sim<'_> {
         payload: Payload,
         event_id: String,
     ) -> Event {
-        let task = self.executor.runs.get(exec).map(|r| r.task).unwrap_or(0);
+        let task = self.executor.task_of(exec);
         let (label, wire, body, digest) = self.describe(exec, task, &payload);
         let target = match payload {
             Payload::Task => Some(TaskState::Submitted),
@@ -129,7 +111,7 @@ impl Sim<'_> {
             // its output reaches nobody and nothing stores it.
             let step = matches!(payload, Payload::Chunk { chunk, .. } if chunk.artifact_id == TRACKING_ARTIFACT);
             if step {
-                self.executor.orphaned += 1;
+                self.executor.count_orphan();
             }
             let (why, disposition) = if step {
                 (

@@ -23,6 +23,7 @@ macro_rules! view {
             sc: $sim.sc,
             profile: $sim.profile,
             followed: $sim.client.task,
+            client_call: $sim.client.call,
             tasks: &$sim.tasks,
         }
     };
@@ -41,8 +42,9 @@ use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 
 use effect::{Effect, View};
+use executor::Executor;
 use server::Server;
-use state::{Call, ClientCall, ClientId, Exec, Executor, Handler, Stage};
+use state::{Call, ClientCall, ClientId, Handler, Payload, Stage};
 use store::TaskSlot;
 use subscriber::SecondClient;
 
@@ -157,7 +159,7 @@ impl Sim<'_> {
     /// When "after chunk k" happens: half a step after chunk k would have
     /// been emitted, so the request lands mid-way through the next step.
     fn after_chunk(&self, k: u32) -> u64 {
-        self.executor.offset_ms + u64::from(k) * self.step_ms() + self.step_ms() / 2
+        self.executor.offset_ms() + u64::from(k) * self.step_ms() + self.step_ms() / 2
     }
 
     fn schedule(&mut self, t: u64, act: Act) {
@@ -223,10 +225,19 @@ impl Sim<'_> {
 
     fn handle(&mut self, act: Act) {
         match act {
-            Act::Start => self.start_execution(0),
-            Act::Step { exec, step } => self.step(exec, step),
-            Act::Ending { exec } => self.ending(exec),
-            Act::Late { exec } => self.late(exec),
+            Act::Start => self.start(0),
+            Act::Step { exec, step } => {
+                let effects = self.executor.step(&view!(self), exec, step);
+                self.apply(effects);
+            }
+            Act::Ending { exec } => {
+                let effects = self.executor.ending(&self.view(), exec);
+                self.apply(effects);
+            }
+            Act::Late { exec } => {
+                let effects = self.executor.late(&self.view(), exec);
+                self.apply(effects);
+            }
             Act::Return { exec } => self.execute_returns(exec),
             Act::Resume { stage } => self.resume(stage),
             Act::Cancel => self.cancel(),
@@ -265,6 +276,25 @@ impl Sim<'_> {
         view!(self)
     }
 
+    /// `execute()` is called for `task`.
+    fn start(&mut self, task: usize) {
+        let effects = self.executor.start(&view!(self), task);
+        self.apply(effects);
+    }
+
+    /// `execute()` call `exec` returns.
+    fn execute_returns(&mut self, exec: usize) {
+        let effects = self.executor.returns(&view!(self), exec);
+        self.apply(effects);
+    }
+
+    /// A cancel stops the executions on client 1's task, as the profile
+    /// and the way the work runs say.
+    fn stop_executions(&mut self) {
+        let effects = self.executor.stop(&view!(self));
+        self.apply(effects);
+    }
+
     /// The second client's subscription to `task`, where client 1's queue
     /// for it closes (`label` says why).
     fn close_second(&mut self, task: usize, label: &str) {
@@ -280,11 +310,35 @@ impl Sim<'_> {
                 Effect::Row(entry) => self.record(entry),
                 Effect::Schedule(t, act) => self.schedule(t, act),
                 Effect::EndStream(stream, end) => self.end_stream(stream, end),
-                Effect::KillExecutions => {
-                    for run in &mut self.executor.runs {
-                        run.state = Exec::Dead;
-                    }
+                Effect::KillExecutions => self.executor.kill(),
+                Effect::Emit {
+                    exec,
+                    source,
+                    payload,
+                } => {
+                    self.emit(exec, source, payload);
                 }
+                Effect::EmitResume {
+                    exec,
+                    stage,
+                    receipt,
+                } => {
+                    let working = Payload::Status {
+                        state: TaskState::Working,
+                        receipt,
+                    };
+                    // The ledger's decision, read where the handler made it.
+                    let refused = self.emit(exec, Source::Executor, working).is_some();
+                    let effects = self.executor.resumed(&view!(self), exec, stage, refused);
+                    self.apply(effects);
+                }
+                Effect::Ledger(task, event) => {
+                    self.tasks[task].ledger.apply(&event);
+                }
+                Effect::MaybeRetry { task } => self.maybe_retry(task),
+                Effect::ExecuteReturns(exec) => self.execute_returns(exec),
+                Effect::EndCall(label) => self.end_call(&label),
+                Effect::CloseSecond { task, label } => self.close_second(task, &label),
                 Effect::BreakClient { assumed } => self.break_client(assumed),
                 Effect::BreakSecond => {
                     let effects = self.second.broken();
@@ -392,7 +446,7 @@ impl Sim<'_> {
                 .filter_map(|t| t.stored.as_ref())
                 .filter(|t| !t.state.is_terminal())
                 .count() as u32,
-            orphaned_steps: self.executor.orphaned,
+            orphaned_steps: self.executor.orphaned(),
             blocking_result_artifacts: if self.sc.client == Client::Block {
                 self.client.blocking_result
             } else {
@@ -401,7 +455,7 @@ impl Sim<'_> {
             get_task_artifacts: client_task.as_ref().map(|t| t.artifacts.len() as u32),
             cancel_result: self.client.cancel_result,
             task_lost: client_task.is_none(),
-            executions: self.executor.executions,
+            executions: self.executor.executions(),
             duplicates: any(Disposition::Duplicate),
             rejected: any(Disposition::Rejected),
             incidents: any(Disposition::Incident),

@@ -4,7 +4,6 @@
 //! (`Sim`), and nothing imports back.
 
 use crate::model::ledger::Body;
-use crate::model::sim::scenario::{Interrupt, Scenario};
 use crate::model::state::TaskState;
 use crate::model::trace::{CancelResult, Source};
 use crate::model::wire::Chunk;
@@ -40,62 +39,6 @@ pub(super) enum Stage {
     Auth,
     /// Input.
     Input,
-}
-
-/// Where one `execute()` call is.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(super) enum Exec {
-    Running,
-    Cancelled { flag_step_done: bool },
-    Finished,
-    Dead,
-}
-
-/// One `execute()` call and the task it works on.
-#[derive(Debug, Clone, Copy)]
-pub(super) struct Execution {
-    pub(super) state: Exec,
-    pub(super) task: usize,
-}
-
-/// The executor's state: every `execute()` call (a retry and a resume call
-/// it again) and what they left behind.
-#[derive(Debug, Default)]
-pub(super) struct Executor {
-    pub(super) runs: Vec<Execution>,
-    /// How many times `execute()` was called.
-    pub(super) executions: u32,
-    /// Lookup steps computed after a cancel, output going nowhere.
-    pub(super) orphaned: u32,
-    /// The interruptions to ask for, in order.
-    pub(super) interrupts: Vec<Stage>,
-    /// How much later the first chunk comes, one step per interruption.
-    pub(super) offset_ms: u64,
-}
-
-impl Executor {
-    pub(super) fn new(sc: &Scenario) -> Executor {
-        let interrupts = match sc.interrupt {
-            Interrupt::None => vec![],
-            Interrupt::Auth => vec![Stage::Auth],
-            Interrupt::Input => vec![Stage::Input],
-            Interrupt::Both => vec![Stage::Auth, Stage::Input],
-        };
-        Executor {
-            offset_ms: interrupts.len() as u64 * u64::from(sc.step_ms),
-            interrupts,
-            ..Executor::default()
-        }
-    }
-}
-
-impl Executor {
-    /// Whether an execution still works on `task`.
-    pub(super) fn is_running(&self, task: usize) -> bool {
-        self.runs
-            .iter()
-            .any(|r| r.task == task && r.state == Exec::Running)
-    }
 }
 
 // ----- the client ------------------------------------------------------
