@@ -8,10 +8,12 @@
 //! Nothing here reads a clock: actions are scheduled on an agenda ordered by
 //! (virtual time, the server's work before a client's new request,
 //! scheduling order) and the whole trace is returned at once.
-//! SDK-specific decisions come from [`Profile`]. Each actor keeps its own
-//! state in a small type ([`state`], [`store`]); the world below holds them
-//! together, each actor's file adds the world's methods for that actor, and
-//! every row is written through [`Entry`].
+//! SDK-specific decisions come from [`Profile`]. The executor, the server
+//! and the second client are types that own their state: the world routes
+//! an act to one of them with a read-only [`View`] and applies the
+//! [`Effect`]s it hands back, in order. Client 1 and the handler are still
+//! the world's methods (`client.rs`, `handler.rs`). Every row is written
+//! through [`Entry`].
 
 /// The world as an actor may read it ([`View`]), built from the world's
 /// fields one by one so that an actor of the world may be borrowed to

@@ -1,7 +1,7 @@
-//! What each actor holds: the executor's `execute()` calls, the client's
-//! call, the handler's queue bookkeeping, and the events that pass between
-//! them. Types only, so that the actors' files import these and the world
-//! (`Sim`), and nothing imports back.
+//! The vocabulary the actors share (which client, where a call stands,
+//! the interruption stages, the events that pass between them) and the
+//! state client 1 and the handler hold. Types only, so that the actors'
+//! files and the world import these and nothing imports back.
 
 use crate::model::ledger::Body;
 use crate::model::state::TaskState;
