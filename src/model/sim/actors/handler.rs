@@ -3,7 +3,7 @@
 //! is resent from what the client actually received.
 
 use super::executor::tracking_chunk;
-use super::state::{Call, Event, Payload};
+use super::state::{Call, ClientId, Event, Payload};
 use super::store::{store_chunk, StoredTask};
 use super::Sim;
 use crate::model::digest::sha256_fields;
@@ -16,24 +16,6 @@ use crate::model::trace::{Disposition, Entry, Source};
 use crate::model::wire::{self, RECEIPT_ARTIFACT, TRACKING_ARTIFACT};
 
 impl Sim<'_> {
-    pub(super) fn ledger_event(
-        &self,
-        source: Source,
-        event_id: String,
-        what: &str,
-        body: Body,
-    ) -> LedgerEvent {
-        LedgerEvent {
-            task_id: wire::task_id(self.client.task),
-            digest: sha256_fields(&[what, &event_id]),
-            event_id,
-            producer: source.label().into(),
-            source_seq: None,
-            observed_ms: self.now,
-            body,
-        }
-    }
-
     /// A status event with no authorization receipt.
     pub(super) fn emit_status(&mut self, exec: usize, source: Source, state: TaskState) {
         self.emit(
@@ -47,12 +29,18 @@ impl Sim<'_> {
     }
 
     /// One event from the executor, `cancel()` or the handler: through the
-    /// guard (when on), into the store, out to the client.
-    pub(super) fn emit(&mut self, exec: usize, source: Source, payload: Payload) {
+    /// guard (when on), into the store, out to the client. Returns how the
+    /// guard refused it, if it did.
+    pub(super) fn emit(
+        &mut self,
+        exec: usize,
+        source: Source,
+        payload: Payload,
+    ) -> Option<Disposition> {
         self.handler.emitted += 1;
         let event_id = format!("E{}", self.handler.emitted);
         let event = self.prepare(exec, source, payload, event_id);
-        self.process(event, false);
+        self.process(event, false)
     }
 
     /// Describes an event: its label, wire JSON, ledger body and digest.
@@ -63,7 +51,7 @@ impl Sim<'_> {
         payload: Payload,
         event_id: String,
     ) -> Event {
-        let task = self.executor.runs.get(exec).map(|r| r.task).unwrap_or(0);
+        let task = self.executor.task_of(exec);
         let (label, wire, body, digest) = self.describe(exec, task, &payload);
         let target = match payload {
             Payload::Task => Some(TaskState::Submitted),
@@ -86,8 +74,9 @@ impl Sim<'_> {
     }
 
     /// Decides an event in the task's ledger (which refuses it when the
-    /// guard is on), stores it, and delivers it.
-    pub(super) fn process(&mut self, event: Event, resend: bool) {
+    /// guard is on), stores it, and delivers it. Returns how the guard
+    /// refused it, if it did: the ledger's decision, not a count.
+    pub(super) fn process(&mut self, event: Event, resend: bool) -> Option<Disposition> {
         let task = event.task;
         let source = event.source;
         let target = event.target;
@@ -113,7 +102,7 @@ impl Sim<'_> {
                     _ => label,
                 };
                 self.record(Entry::event(source, label, disposition).target(target));
-                return;
+                return Some(disposition);
             }
         }
         let payload = &event.payload;
@@ -122,7 +111,7 @@ impl Sim<'_> {
             // its output reaches nobody and nothing stores it.
             let step = matches!(payload, Payload::Chunk { chunk, .. } if chunk.artifact_id == TRACKING_ARTIFACT);
             if step {
-                self.executor.orphaned += 1;
+                self.executor.count_orphan();
             }
             let (why, disposition) = if step {
                 (
@@ -138,7 +127,7 @@ impl Sim<'_> {
             self.record(
                 Entry::event(source, format!("{label}: {why}"), disposition).target(target),
             );
-            return;
+            return None;
         }
         let was_terminal = self.tasks[task]
             .stored
@@ -155,7 +144,7 @@ impl Sim<'_> {
                     });
                 }
             }
-            (_, None) => return,
+            (_, None) => return None,
             (Payload::Status { state, .. }, Some(stored)) => {
                 stored.state = *state;
                 stored.since_ms = self.now;
@@ -176,6 +165,7 @@ impl Sim<'_> {
             }
             self.close_second(task, label);
         }
+        None
     }
 
     pub(super) fn describe(
@@ -268,11 +258,7 @@ impl Sim<'_> {
         let received =
             followed && self.sc.client == Client::Stream && self.client.call == Call::Open;
         let consumed = received || (followed && self.sc.client == Client::Block);
-        let second = self
-            .second
-            .as_ref()
-            .filter(|s| s.task == task && s.call == Call::Open)
-            .map(|s| s.stream);
+        let second = self.second.open_on(task);
         let disposition = match (consumed, was_terminal) {
             (true, true) => Disposition::AfterTerminal,
             (true, false) => Disposition::Delivered,
@@ -304,11 +290,9 @@ impl Sim<'_> {
                 Entry::event(event.source, label, disposition)
                     .wire(Some(event.wire.clone()))
                     .target(event.target)
-                    .client(2),
+                    .client(ClientId::Second.number()),
             );
-            if let Some(s) = self.second.as_mut() {
-                s.last_activity = self.now;
-            }
+            self.second.received(self.now);
         }
         if received {
             self.client.last_activity = self.now;

@@ -8,12 +8,31 @@
 //! Nothing here reads a clock: actions are scheduled on an agenda ordered by
 //! (virtual time, the server's work before a client's new request,
 //! scheduling order) and the whole trace is returned at once.
-//! SDK-specific decisions come from [`Profile`]. Each actor keeps its own
-//! state in a small type ([`state`], [`store`]); the world below holds them
-//! together, each actor's file adds the world's methods for that actor, and
-//! every row is written through [`Entry`].
+//! SDK-specific decisions come from [`Profile`]. The executor, the server
+//! and the second client are types that own their state: the world routes
+//! an act to one of them with a read-only [`View`] and applies the
+//! [`Effect`]s it hands back, in order. Client 1 and the handler are still
+//! the world's methods (`client.rs`, `handler.rs`). Every row is written
+//! through [`Entry`].
+
+/// The world as an actor may read it ([`View`]), built from the world's
+/// fields one by one so that an actor of the world may be borrowed to
+/// change beside it.
+macro_rules! view {
+    ($sim:expr) => {
+        $crate::model::sim::actors::effect::View {
+            now: $sim.now,
+            sc: $sim.sc,
+            profile: $sim.profile,
+            followed: $sim.client.task,
+            client_call: $sim.client.call,
+            tasks: &$sim.tasks,
+        }
+    };
+}
 
 mod client;
+mod effect;
 mod executor;
 mod handler;
 mod server;
@@ -24,8 +43,12 @@ mod subscriber;
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 
-use state::{Call, ClientCall, Executor, Handler, SecondClient, Stage};
+use effect::{Effect, View};
+use executor::Executor;
+use server::Server;
+use state::{Call, ClientCall, ClientId, Handler, Payload, Stage};
 use store::TaskSlot;
+use subscriber::SecondClient;
 
 use crate::model::sim::keys::Wire;
 use crate::model::sim::presets;
@@ -67,8 +90,8 @@ enum Act {
     Resume { stage: Stage },
     Cancel,
     Restart,
-    Timeout { client: u8, call: u32 },
-    Subscribe { client: u8 },
+    Timeout { client: ClientId, call: u32 },
+    Subscribe { client: ClientId },
 }
 
 /// When, within one virtual instant, an action is due.
@@ -107,8 +130,8 @@ struct Sim<'a> {
     handler: Handler,
     /// Every stream a client opened, in order.
     streams: Vec<StreamRecord>,
-    /// The second client, once it has subscribed.
-    second: Option<SecondClient>,
+    second: SecondClient,
+    server: Server,
 }
 
 impl<'a> Sim<'a> {
@@ -124,7 +147,8 @@ impl<'a> Sim<'a> {
             client: ClientCall::default(),
             handler: Handler::default(),
             streams: Vec::new(),
-            second: None,
+            second: SecondClient::default(),
+            server: Server,
         }
     }
 }
@@ -137,7 +161,7 @@ impl Sim<'_> {
     /// When "after chunk k" happens: half a step after chunk k would have
     /// been emitted, so the request lands mid-way through the next step.
     fn after_chunk(&self, k: u32) -> u64 {
-        self.executor.offset_ms + u64::from(k) * self.step_ms() + self.step_ms() / 2
+        self.executor.offset_ms() + u64::from(k) * self.step_ms() + self.step_ms() / 2
     }
 
     fn schedule(&mut self, t: u64, act: Act) {
@@ -157,9 +181,9 @@ impl Sim<'_> {
     }
 
     /// Opens a stream record for `client` and returns its index.
-    fn open_stream(&mut self, client: u8, role: StreamRole) -> usize {
+    fn open_stream(&mut self, client: ClientId, role: StreamRole) -> usize {
         self.streams.push(StreamRecord {
-            client,
+            client: client.number(),
             role,
             opened_ms: self.now,
             rows: Vec::new(),
@@ -177,7 +201,7 @@ impl Sim<'_> {
 
     fn run(&mut self) {
         if self.sc.client == Client::Stream {
-            self.client.stream = Some(self.open_stream(1, StreamRole::Send));
+            self.client.stream = Some(self.open_stream(ClientId::First, StreamRole::Send));
         }
         self.schedule(0, Act::Start);
         if let Some(k) = self.sc.cancel {
@@ -187,7 +211,13 @@ impl Sim<'_> {
             self.schedule(self.after_chunk(k), Act::Restart);
         }
         if let Some(ms) = self.sc.timeout_ms {
-            self.schedule(u64::from(ms), Act::Timeout { client: 1, call: 0 });
+            self.schedule(
+                u64::from(ms),
+                Act::Timeout {
+                    client: ClientId::First,
+                    call: 0,
+                },
+            );
         }
         while let Some(Reverse((t, _, _, act))) = self.agenda.heap.pop() {
             self.now = t;
@@ -197,17 +227,135 @@ impl Sim<'_> {
 
     fn handle(&mut self, act: Act) {
         match act {
-            Act::Start => self.start_execution(0),
-            Act::Step { exec, step } => self.step(exec, step),
-            Act::Ending { exec } => self.ending(exec),
-            Act::Late { exec } => self.late(exec),
+            Act::Start => self.start(0),
+            Act::Step { exec, step } => {
+                let effects = self.executor.step(&view!(self), exec, step);
+                self.apply(effects);
+            }
+            Act::Ending { exec } => {
+                let effects = self.executor.ending(&self.view(), exec);
+                self.apply(effects);
+            }
+            Act::Late { exec } => {
+                let effects = self.executor.late(&self.view(), exec);
+                self.apply(effects);
+            }
             Act::Return { exec } => self.execute_returns(exec),
             Act::Resume { stage } => self.resume(stage),
             Act::Cancel => self.cancel(),
-            Act::Restart => self.restart(),
-            Act::Timeout { client: 1, call } => self.timeout(call),
-            Act::Timeout { .. } => self.second_timeout(),
-            Act::Subscribe { client } => self.subscribe(client),
+            Act::Restart => {
+                let connected = matches!(self.client.call, Call::Open | Call::Stranded);
+                let effects = self.server.restart(&self.view(), connected);
+                self.apply(effects);
+            }
+            Act::Timeout {
+                client: ClientId::First,
+                call,
+            } => self.timeout(call),
+            Act::Timeout {
+                client: ClientId::Second,
+                ..
+            } => {
+                let effects = self.second.timeout(&view!(self));
+                self.apply(effects);
+            }
+            Act::Subscribe {
+                client: ClientId::First,
+            } => self.subscribe(),
+            Act::Subscribe {
+                client: ClientId::Second,
+            } => {
+                let running = self.executor.is_running(self.client.task);
+                let stream = self.streams.len();
+                let effects = self.second.subscribe(&view!(self), stream, running);
+                self.apply(effects);
+            }
+        }
+    }
+
+    /// What an actor may read of the world.
+    fn view(&self) -> View<'_> {
+        view!(self)
+    }
+
+    /// `execute()` is called for `task`.
+    fn start(&mut self, task: usize) {
+        let effects = self.executor.start(&view!(self), task);
+        self.apply(effects);
+    }
+
+    /// `execute()` call `exec` returns.
+    fn execute_returns(&mut self, exec: usize) {
+        let effects = self.executor.returns(&view!(self), exec);
+        self.apply(effects);
+    }
+
+    /// A cancel stops the executions on client 1's task, as the profile
+    /// and the way the work runs say.
+    fn stop_executions(&mut self) {
+        let effects = self.executor.stop(&view!(self));
+        self.apply(effects);
+    }
+
+    /// The second client's subscription to `task`, where client 1's queue
+    /// for it closes (`label` says why).
+    fn close_second(&mut self, task: usize, label: &str) {
+        let effects = self.second.queue_closed(&view!(self), task, label);
+        self.apply(effects);
+    }
+
+    /// Carries out an actor's effects in order, each with all it leads to
+    /// before the next.
+    fn apply(&mut self, effects: Vec<Effect>) {
+        for effect in effects {
+            match effect {
+                Effect::Row(entry) => self.record(entry),
+                Effect::Schedule(t, act) => self.schedule(t, act),
+                Effect::EndStream(stream, end) => self.end_stream(stream, end),
+                Effect::KillExecutions => self.executor.kill(),
+                Effect::Emit {
+                    exec,
+                    source,
+                    payload,
+                } => {
+                    self.emit(exec, source, payload);
+                }
+                Effect::EmitResume {
+                    exec,
+                    stage,
+                    receipt,
+                } => {
+                    let working = Payload::Status {
+                        state: TaskState::Working,
+                        receipt,
+                    };
+                    // The ledger's decision, read where the handler made it.
+                    let refused = self.emit(exec, Source::Executor, working).is_some();
+                    let effects = self.executor.resumed(&view!(self), exec, stage, refused);
+                    self.apply(effects);
+                }
+                Effect::Ledger(task, event) => {
+                    self.tasks[task].ledger.apply(&event);
+                }
+                Effect::MaybeRetry { task } => self.maybe_retry(task),
+                Effect::ExecuteReturns(exec) => self.execute_returns(exec),
+                Effect::EndCall(label) => self.end_call(&label),
+                Effect::CloseSecond { task, label } => self.close_second(task, &label),
+                Effect::BreakClient { assumed } => self.break_client(assumed),
+                Effect::BreakSecond => {
+                    let effects = self.second.broken();
+                    self.apply(effects);
+                }
+                Effect::OpenStream(client, role) => {
+                    self.open_stream(client, role);
+                }
+                Effect::RowOn(stream, entry) => self.record_on(stream, entry),
+                Effect::SetCall(ClientId::First, call) => self.client.call = call,
+                Effect::SetCall(ClientId::Second, call) => self.second.set_call(call),
+                Effect::ClientReceived => self.after_client_received(),
+                Effect::LoseTasks => self.tasks.iter_mut().for_each(|t| t.stored = None),
+                Effect::ResubscribeAfterBreak => self.resubscribe_after_break(),
+            }
         }
     }
 
@@ -241,7 +389,11 @@ impl Sim<'_> {
 
     fn finish(mut self) -> Run {
         let mut hung_calls = 0;
-        self.note_subscribers_never_called();
+        self.note_never_resubscribed();
+        let effects = self
+            .second
+            .never_subscribed(&view!(self), self.client.received);
+        self.apply(effects);
         if matches!(self.client.call, Call::Open | Call::Stranded) {
             let label = match (self.sc.client, self.client.subscribed) {
                 (Client::Stream, false) => "stream still open: nothing will ever end it (hung)",
@@ -257,7 +409,8 @@ impl Sim<'_> {
                 Entry::action(Source::Client, label).disposition(Disposition::NotDelivered),
             );
         }
-        self.second_hangs();
+        let effects = self.second.hangs();
+        self.apply(effects);
         let hung_streams = self
             .streams
             .iter()
@@ -295,7 +448,7 @@ impl Sim<'_> {
                 .filter_map(|t| t.stored.as_ref())
                 .filter(|t| !t.state.is_terminal())
                 .count() as u32,
-            orphaned_steps: self.executor.orphaned,
+            orphaned_steps: self.executor.orphaned(),
             blocking_result_artifacts: if self.sc.client == Client::Block {
                 self.client.blocking_result
             } else {
@@ -304,7 +457,7 @@ impl Sim<'_> {
             get_task_artifacts: client_task.as_ref().map(|t| t.artifacts.len() as u32),
             cancel_result: self.client.cancel_result,
             task_lost: client_task.is_none(),
-            executions: self.executor.executions,
+            executions: self.executor.executions(),
             duplicates: any(Disposition::Duplicate),
             rejected: any(Disposition::Rejected),
             incidents: any(Disposition::Incident),

@@ -1,13 +1,34 @@
-//! What each actor holds: the executor's `execute()` calls, the client's
-//! call, the handler's queue bookkeeping, and the events that pass between
-//! them. Types only, so that the actors' files import these and the world
-//! (`Sim`), and nothing imports back.
+//! The vocabulary the actors share (which client, where a call stands,
+//! the interruption stages, the events that pass between them) and the
+//! state client 1 and the handler hold. Types only, so that the actors'
+//! files and the world import these and nothing imports back.
 
 use crate::model::ledger::Body;
-use crate::model::sim::scenario::{Interrupt, Scenario};
 use crate::model::state::TaskState;
 use crate::model::trace::{CancelResult, Source};
 use crate::model::wire::Chunk;
+
+// ----- the clients -----------------------------------------------------
+
+/// Which client acts: the one that sends the message, or the second client
+/// of `second_client=k`, which only subscribes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub(super) enum ClientId {
+    /// The client that sends the message (and may subscribe again).
+    First,
+    /// The second client: one SubscribeToTask stream.
+    Second,
+}
+
+impl ClientId {
+    /// How the trace numbers the client (1 or 2).
+    pub(super) fn number(self) -> u8 {
+        match self {
+            ClientId::First => 1,
+            ClientId::Second => 2,
+        }
+    }
+}
 
 // ----- the executor ----------------------------------------------------
 
@@ -18,53 +39,6 @@ pub(super) enum Stage {
     Auth,
     /// Input.
     Input,
-}
-
-/// Where one `execute()` call is.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(super) enum Exec {
-    Running,
-    Cancelled { flag_step_done: bool },
-    Finished,
-    Dead,
-}
-
-/// One `execute()` call and the task it works on.
-#[derive(Debug, Clone, Copy)]
-pub(super) struct Execution {
-    pub(super) state: Exec,
-    pub(super) task: usize,
-}
-
-/// The executor's state: every `execute()` call (a retry and a resume call
-/// it again) and what they left behind.
-#[derive(Debug, Default)]
-pub(super) struct Executor {
-    pub(super) runs: Vec<Execution>,
-    /// How many times `execute()` was called.
-    pub(super) executions: u32,
-    /// Lookup steps computed after a cancel, output going nowhere.
-    pub(super) orphaned: u32,
-    /// The interruptions to ask for, in order.
-    pub(super) interrupts: Vec<Stage>,
-    /// How much later the first chunk comes, one step per interruption.
-    pub(super) offset_ms: u64,
-}
-
-impl Executor {
-    pub(super) fn new(sc: &Scenario) -> Executor {
-        let interrupts = match sc.interrupt {
-            Interrupt::None => vec![],
-            Interrupt::Auth => vec![Stage::Auth],
-            Interrupt::Input => vec![Stage::Input],
-            Interrupt::Both => vec![Stage::Auth, Stage::Input],
-        };
-        Executor {
-            offset_ms: interrupts.len() as u64 * u64::from(sc.step_ms),
-            interrupts,
-            ..Executor::default()
-        }
-    }
 }
 
 // ----- the client ------------------------------------------------------
@@ -125,17 +99,6 @@ impl Default for ClientCall {
             subscriptions: 0,
         }
     }
-}
-
-/// The second client of `second_client=k`: one SubscribeToTask stream.
-#[derive(Debug)]
-pub(super) struct SecondClient {
-    pub(super) call: Call,
-    /// The task it subscribed to.
-    pub(super) task: usize,
-    pub(super) last_activity: u64,
-    /// The record of its stream.
-    pub(super) stream: usize,
 }
 
 // ----- the handler -----------------------------------------------------

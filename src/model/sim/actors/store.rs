@@ -1,8 +1,12 @@
 //! The SDK's task store as the lab models it: each task's stored state and
 //! artifacts, beside the ledger that judges its events.
 
-use crate::model::ledger::TaskLedger;
+use super::effect::View;
+use crate::model::digest::sha256_fields;
+use crate::model::ledger::{Body, LedgerEvent, TaskLedger};
 use crate::model::state::TaskState;
+use crate::model::trace::Source;
+use crate::model::wire;
 use crate::model::wire::{Chunk, StoredArtifact};
 
 /// The task as the SDK's store holds it (guard applied).
@@ -53,5 +57,25 @@ pub(super) fn store_chunk(task: &mut StoredTask, chunk: &Chunk, part: usize) {
             name: chunk.name.clone(),
             parts: vec![chunk.text.clone()],
         }),
+    }
+}
+
+/// A ledger event from `source` (a submission, a cancel request) about the
+/// task client 1 follows.
+pub(super) fn ledger_event(
+    view: &View,
+    source: Source,
+    event_id: String,
+    what: &str,
+    body: Body,
+) -> LedgerEvent {
+    LedgerEvent {
+        task_id: wire::task_id(view.followed),
+        digest: sha256_fields(&[what, &event_id]),
+        event_id,
+        producer: source.label().into(),
+        source_seq: None,
+        observed_ms: view.now,
+        body,
     }
 }

@@ -1,12 +1,14 @@
-//! SubscribeToTask (SPEC §9): client 1 reconnecting after its stream dropped
-//! (`resubscribe=k`) or broke in a restart, and a second client subscribing
-//! after client 1's event k (`second_client=k`). What a subscriber receives
-//! first, when its stream ends and what a finished or lost task answers
-//! follow the recordings of both SDKs (`tests/fidelity/fixtures/*/subscribe/`);
-//! where the SDKs differ, the profile says which way.
+//! SubscribeToTask (SPEC §9): the second client of `second_client=k`, and
+//! how the handler answers a subscription and ends it for either client.
+//! What a subscriber receives first, when its stream ends and what a
+//! finished or lost task answers follow the recordings of both SDKs
+//! (`tests/fidelity/fixtures/*/subscribe/`); where the SDKs differ, the
+//! profile says which way.
 
-use super::state::{Call, Exec, SecondClient};
-use super::{Act, Sim};
+use super::client::{timeout_due, Due};
+use super::effect::{Effect, View};
+use super::state::{Call, ClientId};
+use super::Act;
 use crate::model::sim::profile::{
     IdleSubscription, SubscriptionEnd, TASK_NOT_FOUND, UNSUPPORTED_OPERATION,
 };
@@ -14,259 +16,243 @@ use crate::model::state::TaskState;
 use crate::model::trace::{Disposition, Entry, Source, StreamOutcome, StreamRole};
 use crate::model::wire;
 
-/// The most SubscribeToTask calls client 1 makes (as the recorders do: one
-/// after its own drop, one more after a stream the server broke).
-const MAX_SUBSCRIPTIONS: u32 = 2;
+/// The second client's one SubscribeToTask stream.
+#[derive(Debug)]
+struct Subscription {
+    call: Call,
+    /// The task it subscribed to.
+    task: usize,
+    last_activity: u64,
+    /// The record of its stream.
+    stream: usize,
+}
 
-impl Sim<'_> {
-    /// Client 1 received an event (a snapshot included): it may drop its
-    /// first stream here (`resubscribe`), and the second client may
-    /// subscribe now (`second_client`).
-    pub(super) fn after_client_received(&mut self) {
-        self.client.received += 1;
-        if let Some(k) = self.sc.resubscribe {
-            let first = self
-                .client
-                .stream
-                .and_then(|i| self.streams.get(i))
-                .filter(|s| s.role == StreamRole::Send);
-            if first.is_some_and(|s| s.rows.len() == k as usize) {
-                self.client.call = Call::Closed;
-                self.end_stream(self.client.stream, StreamOutcome::DroppedByClient);
+/// The second client of `second_client=k`: it subscribes once, after
+/// client 1's event k, to the task client 1 follows.
+#[derive(Debug, Default)]
+pub(super) struct SecondClient {
+    subscription: Option<Subscription>,
+}
+
+impl SecondClient {
+    /// The stream of its subscription to `task`, while the subscription is
+    /// open to receive.
+    pub(super) fn open_on(&self, task: usize) -> Option<usize> {
+        self.subscription
+            .as_ref()
+            .filter(|s| s.task == task && s.call == Call::Open)
+            .map(|s| s.stream)
+    }
+
+    /// The subscription's call changed.
+    pub(super) fn set_call(&mut self, call: Call) {
+        if let Some(s) = self.subscription.as_mut() {
+            s.call = call;
+        }
+    }
+
+    /// An event reached it: its inactivity timeout starts again.
+    pub(super) fn received(&mut self, now: u64) {
+        if let Some(s) = self.subscription.as_mut() {
+            s.last_activity = now;
+        }
+    }
+
+    /// SubscribeToTask on the task client 1 follows; `stream` is the
+    /// record its stream gets, `running` whether an execution still works
+    /// on that task.
+    pub(super) fn subscribe(&mut self, view: &View, stream: usize, running: bool) -> Vec<Effect> {
+        let client = ClientId::Second;
+        self.subscription = Some(Subscription {
+            call: Call::Open,
+            task: view.followed,
+            last_activity: view.now,
+            stream,
+        });
+        let label = "second client calls SubscribeToTask";
+        let mut effects = vec![
+            Effect::OpenStream(client, StreamRole::SecondClient),
+            Effect::Row(Entry::action(Source::Client, label).client(client.number())),
+        ];
+        if let Some(ms) = view.sc.timeout_ms {
+            let t = view.now + u64::from(ms);
+            effects.push(Effect::Schedule(t, Act::Timeout { client, call: 0 }));
+        }
+        effects.extend(answer(view, client, stream, running));
+        effects
+    }
+
+    /// Its own timeout, by the same rule as client 1's.
+    pub(super) fn timeout(&mut self, view: &View) -> Vec<Effect> {
+        let Some(s) = self.subscription.as_mut() else {
+            return vec![];
+        };
+        let client = ClientId::Second;
+        match timeout_due(view, s.call, s.last_activity, true) {
+            Due::Ignored => vec![],
+            Due::Later(due) => vec![Effect::Schedule(due, Act::Timeout { client, call: 0 })],
+            Due::Now(limit) => {
+                s.call = Call::TimedOut;
                 let label = format!(
-                    "the connection drops after event {k} (resubscribe={k}); the client will call SubscribeToTask"
+                    "client timeout after {limit} ms without an answer: gives up on the subscription"
                 );
-                self.action(Source::Client, label);
-                self.schedule_request(self.now, Act::Subscribe { client: 1 });
+                vec![
+                    Effect::EndStream(Some(s.stream), StreamOutcome::TimedOut),
+                    Effect::Row(Entry::action(Source::Client, label).client(client.number())),
+                ]
             }
         }
-        if self.sc.second_client == Some(self.client.received) {
-            self.schedule_request(self.now, Act::Subscribe { client: 2 });
+    }
+
+    /// A restart breaks its stream; it does not subscribe again.
+    pub(super) fn broken(&mut self) -> Vec<Effect> {
+        let Some(s) = self.subscription.as_mut() else {
+            return vec![];
+        };
+        if !matches!(s.call, Call::Open | Call::Stranded) {
+            return vec![];
+        }
+        s.call = Call::Closed;
+        let entry = Entry::action(Source::Client, "subscription broken by the restart");
+        vec![
+            Effect::EndStream(Some(s.stream), StreamOutcome::Broken),
+            Effect::Row(entry.client(ClientId::Second.number())),
+        ]
+    }
+
+    /// Client 1's queue for `task` closed (`label` says why): the second
+    /// client's subscription to it ends as the profile says.
+    pub(super) fn queue_closed(&self, view: &View, task: usize, label: &str) -> Vec<Effect> {
+        match self.subscription.as_ref() {
+            Some(s) if s.task == task && s.call == Call::Open => {
+                ends(view, ClientId::Second, Some(s.stream), label)
+            }
+            _ => vec![],
         }
     }
 
-    /// After a restart broke client 1's stream: it subscribes again, as the
-    /// recorders' client does, while it has subscriptions left.
-    pub(super) fn resubscribe_after_break(&mut self) {
-        if self.sc.resubscribe.is_some() && self.client.subscriptions < MAX_SUBSCRIPTIONS {
-            self.schedule_request(self.now, Act::Subscribe { client: 1 });
+    /// At the end: a `second_client=k` whose event k never came says so
+    /// (`received`: how many events client 1 got).
+    pub(super) fn never_subscribed(&self, view: &View, received: u32) -> Vec<Effect> {
+        match (&self.subscription, view.sc.second_client) {
+            (None, Some(k)) => {
+                let label = format!(
+                    "second_client={k}: client 1 received {received} events, never event {k}, so the second client never subscribed"
+                );
+                let entry = Entry::action(Source::Client, label);
+                vec![Effect::Row(
+                    entry
+                        .disposition(Disposition::NotDelivered)
+                        .client(ClientId::Second.number()),
+                )]
+            }
+            _ => vec![],
         }
     }
 
-    /// SubscribeToTask by `client` on the task client 1 follows: an error
-    /// for a lost or finished task; otherwise the task as stored (never
-    /// SUBMITTED: WORKING is stored before any request gets through), then
-    /// what comes later.
-    pub(super) fn subscribe(&mut self, client: u8) {
-        let task = self.client.task;
-        let (role, label, call) = if client == 1 {
-            self.client.subscriptions += 1;
-            self.client.subscribed = true;
-            self.client.call = Call::Open;
-            self.client.number += 1;
-            self.client.last_activity = self.now;
-            let label = "client calls SubscribeToTask to read on";
-            (StreamRole::Resubscribe, label, self.client.number)
-        } else {
-            let label = "second client calls SubscribeToTask";
-            (StreamRole::SecondClient, label, 0)
-        };
-        let stream = self.open_stream(client, role);
-        if client == 1 {
-            self.client.stream = Some(stream);
-        } else {
-            self.second = Some(SecondClient {
-                call: Call::Open,
-                task,
-                last_activity: self.now,
-                stream,
-            });
+    /// At the end: a subscription that nothing ended hangs.
+    pub(super) fn hangs(&self) -> Vec<Effect> {
+        match &self.subscription {
+            Some(s) if matches!(s.call, Call::Open | Call::Stranded) => {
+                let label = "subscription still open: nothing will ever end it (hung)";
+                let entry =
+                    Entry::action(Source::Client, label).disposition(Disposition::NotDelivered);
+                vec![Effect::Row(entry.client(ClientId::Second.number()))]
+            }
+            _ => vec![],
         }
-        self.record(Entry::action(Source::Client, label).client(client));
-        if let Some(ms) = self.sc.timeout_ms {
-            self.schedule(self.now + u64::from(ms), Act::Timeout { client, call });
-        }
-        let Some(stored) = self.tasks[task].stored.as_ref() else {
-            let text = "SubscribeToTask → TaskNotFoundError (-32001): the task was lost";
-            return self.refuse(client, stream, TASK_NOT_FOUND, text.into());
-        };
-        let state = stored.state;
-        if state.is_terminal() {
-            let text = format!(
-                "SubscribeToTask → UnsupportedOperationError (-32004): the task is already {}",
-                state.label()
-            );
-            return self.refuse(client, stream, UNSUPPORTED_OPERATION, text);
-        }
-        let parts: usize = stored.artifacts.iter().map(|a| a.parts.len()).sum();
-        let snapshot = wire::task_snapshot(task, state, stored.since_ms, &stored.artifacts);
-        let label = format!(
-            "Task snapshot {}: the task as stored, holding {parts} artifact part(s); none is sent again",
+    }
+}
+
+/// The handler's answer to SubscribeToTask by `client` on the task client
+/// 1 follows: an error for a lost or finished task; otherwise the task as
+/// stored (never SUBMITTED: WORKING is stored before any request gets
+/// through), then what comes later, unless nothing runs for it any more.
+pub(super) fn answer(view: &View, client: ClientId, stream: usize, running: bool) -> Vec<Effect> {
+    let task = view.followed;
+    let number = client.number();
+    let Some(stored) = view.tasks[task].stored.as_ref() else {
+        let text = "SubscribeToTask → TaskNotFoundError (-32001): the task was lost";
+        return refuse(client, stream, TASK_NOT_FOUND, text.into());
+    };
+    let state = stored.state;
+    if state.is_terminal() {
+        let text = format!(
+            "SubscribeToTask → UnsupportedOperationError (-32004): the task is already {}",
             state.label()
         );
-        self.record_on(
-            Some(stream),
-            Entry::event(Source::Handler, label, Disposition::Delivered)
-                .wire(Some(snapshot))
-                .client(client),
-        );
-        if client == 1 {
-            self.after_client_received();
-        }
-        let running = self
-            .executor
-            .runs
-            .iter()
-            .any(|r| r.task == task && r.state == Exec::Running);
-        if running && !self.tasks[task].bus_closed {
-            return;
-        }
-        let closes = self.profile.idle_subscription == IdleSubscription::ClosesUnlessInterrupted
-            && !state.is_interrupted();
-        let (call, label) = if closes {
-            self.end_stream(Some(stream), StreamOutcome::Closed);
-            (
-                Call::Closed,
-                "nothing runs for the task: the SDK closes the stream after the snapshot",
-            )
-        } else {
-            (
-                Call::Stranded,
-                "nothing runs for the task: the subscription stays open with nothing to come",
-            )
-        };
-        self.set_call(client, call);
-        self.record(Entry::action(Source::Handler, label).client(client));
+        return refuse(client, stream, UNSUPPORTED_OPERATION, text);
     }
+    let parts: usize = stored.artifacts.iter().map(|a| a.parts.len()).sum();
+    let snapshot = wire::task_snapshot(task, state, stored.since_ms, &stored.artifacts);
+    let label = format!(
+        "Task snapshot {}: the task as stored, holding {parts} artifact part(s); none is sent again",
+        state.label()
+    );
+    let mut effects = vec![Effect::RowOn(
+        Some(stream),
+        Entry::event(Source::Handler, label, Disposition::Delivered)
+            .wire(Some(snapshot))
+            .client(number),
+    )];
+    if client == ClientId::First {
+        effects.push(Effect::ClientReceived);
+    }
+    if running && !view.tasks[task].bus_closed {
+        return effects;
+    }
+    let closes = view.profile.idle_subscription == IdleSubscription::ClosesUnlessInterrupted
+        && !state.is_interrupted();
+    let (call, label) = if closes {
+        effects.push(Effect::EndStream(Some(stream), StreamOutcome::Closed));
+        (
+            Call::Closed,
+            "nothing runs for the task: the SDK closes the stream after the snapshot",
+        )
+    } else {
+        (
+            Call::Stranded,
+            "nothing runs for the task: the subscription stays open with nothing to come",
+        )
+    };
+    effects.push(Effect::SetCall(client, call));
+    effects.push(Effect::Row(
+        Entry::action(Source::Handler, label).client(number),
+    ));
+    effects
+}
 
-    /// SubscribeToTask answered with a JSON-RPC error instead of a stream.
-    fn refuse(&mut self, client: u8, stream: usize, code: i32, text: String) {
-        self.set_call(client, Call::Closed);
-        self.end_stream(Some(stream), StreamOutcome::Error(code));
-        let entry = Entry::action(Source::Handler, text).disposition(Disposition::NotDelivered);
-        self.record(entry.client(client));
-    }
+/// SubscribeToTask answered with a JSON-RPC error instead of a stream.
+fn refuse(client: ClientId, stream: usize, code: i32, text: String) -> Vec<Effect> {
+    let entry = Entry::action(Source::Handler, text).disposition(Disposition::NotDelivered);
+    vec![
+        Effect::SetCall(client, Call::Closed),
+        Effect::EndStream(Some(stream), StreamOutcome::Error(code)),
+        Effect::Row(entry.client(client.number())),
+    ]
+}
 
-    /// A subscription's queue closes (the executor returned, a cancel, or
-    /// the first final status where the profile ends streams there): the
-    /// profile says whether the subscription ends too. Returns the call's
-    /// new state.
-    pub(super) fn subscription_ends(&mut self, client: u8, label: &str) -> Call {
-        let stream = if client == 1 {
-            self.client.stream
-        } else {
-            self.second.as_ref().map(|s| s.stream)
-        };
-        let terminal = self.task_state().is_some_and(TaskState::is_terminal);
-        if self.profile.subscription_end == SubscriptionEnd::AtTerminal && !terminal {
-            let label = format!("{label}; the subscription stays open until a terminal status");
-            self.record(Entry::action(Source::Handler, label).client(client));
-            return Call::Stranded;
-        }
-        self.end_stream(stream, StreamOutcome::Closed);
-        self.record(Entry::action(Source::Handler, label).client(client));
-        Call::Closed
+/// A subscription's queue closes (the executor returned, a cancel, or the
+/// first final status where the profile ends streams there): the profile
+/// says whether the subscription of `client` on `stream` ends too.
+pub(super) fn ends(
+    view: &View,
+    client: ClientId,
+    stream: Option<usize>,
+    label: &str,
+) -> Vec<Effect> {
+    let number = client.number();
+    let terminal = view.followed_state().is_some_and(TaskState::is_terminal);
+    if view.profile.subscription_end == SubscriptionEnd::AtTerminal && !terminal {
+        let label = format!("{label}; the subscription stays open until a terminal status");
+        return vec![
+            Effect::Row(Entry::action(Source::Handler, label).client(number)),
+            Effect::SetCall(client, Call::Stranded),
+        ];
     }
-
-    /// The second client's stream, where client 1's closes (`label` says
-    /// why) for the same task.
-    pub(super) fn close_second(&mut self, task: usize, label: &str) {
-        let open = self
-            .second
-            .as_ref()
-            .is_some_and(|s| s.task == task && s.call == Call::Open);
-        if open {
-            let call = self.subscription_ends(2, label);
-            self.set_call(2, call);
-        }
-    }
-
-    /// A restart breaks the second client's stream; it does not subscribe
-    /// again.
-    pub(super) fn break_second(&mut self) {
-        let Some(second) = self.second.as_mut() else {
-            return;
-        };
-        if !matches!(second.call, Call::Open | Call::Stranded) {
-            return;
-        }
-        second.call = Call::Closed;
-        let stream = Some(second.stream);
-        self.end_stream(stream, StreamOutcome::Broken);
-        let entry = Entry::action(Source::Client, "subscription broken by the restart");
-        self.record(entry.client(2));
-    }
-
-    /// The second client's own timeout, as client 1's (an inactivity
-    /// timeout or a deadline, by the profile).
-    pub(super) fn second_timeout(&mut self) {
-        let Some(second) = self.second.as_ref() else {
-            return;
-        };
-        if !matches!(second.call, Call::Open | Call::Stranded) {
-            return;
-        }
-        let limit = u64::from(self.sc.timeout_ms.unwrap_or(0));
-        let due = second.last_activity + limit;
-        let stream = Some(second.stream);
-        if self.profile.timeout_is_inactivity && self.now < due {
-            self.schedule(due, Act::Timeout { client: 2, call: 0 });
-            return;
-        }
-        self.set_call(2, Call::TimedOut);
-        self.end_stream(stream, StreamOutcome::TimedOut);
-        let label = format!(
-            "client timeout after {limit} ms without an answer: gives up on the subscription"
-        );
-        self.record(Entry::action(Source::Client, label).client(2));
-    }
-
-    /// At the end: the second client's subscription, if nothing ended it,
-    /// hangs.
-    pub(super) fn second_hangs(&mut self) {
-        if self
-            .second
-            .as_ref()
-            .is_some_and(|s| matches!(s.call, Call::Open | Call::Stranded))
-        {
-            let label = "subscription still open: nothing will ever end it (hung)";
-            let entry = Entry::action(Source::Client, label).disposition(Disposition::NotDelivered);
-            self.record(entry.client(2));
-        }
-    }
-
-    /// At the end: a subscriber key whose event k never came says so.
-    pub(super) fn note_subscribers_never_called(&mut self) {
-        let first_stream = self.streams.first().map_or(0, |s| s.rows.len());
-        if let Some(k) = self.sc.resubscribe {
-            if self.client.subscriptions == 0
-                && self.sc.client == crate::model::sim::scenario::Client::Stream
-            {
-                let label = format!(
-                    "resubscribe={k}: the stream ended after {first_stream} events, before event {k}, so the client never dropped it"
-                );
-                let entry = Entry::action(Source::Client, label);
-                self.record(entry.disposition(Disposition::NotDelivered));
-            }
-        }
-        if let Some(k) = self.sc.second_client {
-            if self.second.is_none() {
-                let got = self.client.received;
-                let label = format!(
-                    "second_client={k}: client 1 received {got} events, never event {k}, so the second client never subscribed"
-                );
-                let entry = Entry::action(Source::Client, label);
-                self.record(entry.disposition(Disposition::NotDelivered).client(2));
-            }
-        }
-    }
-
-    /// Sets the call state of `client`.
-    fn set_call(&mut self, client: u8, call: Call) {
-        if client == 1 {
-            self.client.call = call;
-        } else if let Some(second) = self.second.as_mut() {
-            second.call = call;
-        }
-    }
+    vec![
+        Effect::EndStream(stream, StreamOutcome::Closed),
+        Effect::Row(Entry::action(Source::Handler, label).client(number)),
+        Effect::SetCall(client, Call::Closed),
+    ]
 }
