@@ -12,13 +12,14 @@ use super::controls::Controls;
 use super::diagram::StateDiagram;
 use super::event_table::EventTable;
 use super::import::{on_drag, ImportStatus};
-use super::lab::{arc_changed, CaptureView, Lab, Level, Message};
+use super::lab::{arc_changed, Lab, Level, Message};
 use super::ledger_panel::LedgerPanel;
 use super::metrics::MetricsPanel;
 use super::outcome::{CarriesOver, Outcome};
 use super::playback::Playback;
 use super::timeline::Timeline;
 use super::toolbar::Toolbar;
+use crate::model::pictures::shown::Shown;
 use crate::model::sim::scenario::{split_view_keys, Scenario};
 use crate::model::sim::simulate;
 use crate::model::trace::Run;
@@ -62,19 +63,15 @@ fn from_url() -> (Scenario, Option<usize>, bool, Option<String>) {
 pub fn App() -> impl IntoView {
     let (scenario, step, embed, problem) = from_url();
     let scenario = RwSignal::new(scenario);
-    let capture = RwSignal::new(None::<Arc<CaptureView>>);
-    let capture_task = RwSignal::new(0usize);
-    // The views show the simulation, or the chosen task of an imported capture.
+    let shown = RwSignal::new(Shown::Simulation);
+    // The views show the simulation, or the chosen task of an import.
     // A new run is a change even when it equals the last one: comparing
     // whole runs would cost the page's WebAssembly more than the redraw.
     let run = Memo::new_with_compare(
-        move |_| match capture.get() {
-            Some(view) => view
-                .runs
-                .get(capture_task.get())
-                .cloned()
-                .unwrap_or_else(|| Arc::new(scenario.with(simulate))),
-            None => Arc::new(scenario.with(simulate)),
+        move |_| {
+            shown
+                .with(Shown::run)
+                .unwrap_or_else(|| Arc::new(scenario.with(simulate)))
         },
         arc_changed::<Run>,
     );
@@ -90,12 +87,9 @@ pub fn App() -> impl IntoView {
         baseline: StoredValue::new(simulate(&Scenario::default()).trace.metrics),
         embed,
         pinned: RwSignal::new(None),
-        capture,
-        capture_task,
+        shown,
         import: RwSignal::new(None),
         dragging: RwSignal::new(false),
-        probe: RwSignal::new(None),
-        probe_pick: RwSignal::new(0),
     };
     // Drag enters and leaves every element on the way; files are over the
     // lab while more enters than leaves were seen.

@@ -6,119 +6,13 @@
 
 use leptos::prelude::*;
 
-use super::lab::{CaptureView, Lab, ProbeView};
-use crate::model::evidence::probe_report::Outcome;
+use std::sync::Arc;
+
+use super::lab::Lab;
 
 /// Tasks listed before the user asks for all of them: a big capture's list
 /// would otherwise take the page a noticeable moment to build.
 const LISTED: usize = 200;
-
-/// What the panel lists: a capture's tasks, or the probes of an imported
-/// `probe.json` (one markup for both keeps the page's bundle small).
-struct Listing {
-    summary: String,
-    caption: &'static str,
-    heads: [&'static str; 4],
-    /// Each row's four cells, and whether it found something broken.
-    rows: Vec<([String; 4], bool)>,
-    title: String,
-    /// Each finding: its code, what happened, and what to fix (probes).
-    findings: Vec<(&'static str, String, &'static str)>,
-    probes: bool,
-}
-
-fn capture_listing(view: &CaptureView, chosen: usize, listed: usize) -> Listing {
-    let report = &view.report;
-    let task_id = report
-        .tasks
-        .get(chosen)
-        .map(|t| t.id.clone())
-        .unwrap_or_default();
-    Listing {
-        summary: format!(
-            "A capture on the A2A {} wire: {} events, {} task(s), {} finding(s).",
-            report.wire,
-            report.read,
-            report.tasks.len(),
-            report.findings.len()
-        ),
-        caption: "Tasks in the capture: choose one to see its events",
-        heads: ["task", "events", "final state", "findings"],
-        rows: report
-            .tasks
-            .iter()
-            .take(listed)
-            .map(|t| {
-                let cells = [
-                    t.id.clone(),
-                    t.events.to_string(),
-                    t.final_state.clone(),
-                    t.findings.to_string(),
-                ];
-                (cells, t.findings > 0)
-            })
-            .collect(),
-        findings: report
-            .findings
-            .iter()
-            .filter(|f| f.task == task_id)
-            .map(|f| {
-                (
-                    f.code.code(),
-                    format!(" at event {}: {}", f.index, f.message),
-                    "",
-                )
-            })
-            .collect(),
-        title: format!("Findings for {task_id}"),
-        probes: false,
-    }
-}
-
-fn probe_listing(view: &ProbeView, chosen: usize) -> Listing {
-    let report = &view.report;
-    let probe = report.probes.get(chosen).map(|p| p.name);
-    let broken = report
-        .probes
-        .iter()
-        .filter(|p| p.outcome == Outcome::Broken)
-        .count();
-    Listing {
-        summary: format!(
-            "A probe of {} at {} on the A2A {} wire: {broken} of {} probes found something broken.",
-            report.agent.name,
-            report.agent.url,
-            report.agent.wire,
-            report.probes.len()
-        ),
-        caption: "Probes: choose one to see what it received",
-        heads: ["probe", "outcome", "what happened", "findings"],
-        rows: report
-            .probes
-            .iter()
-            .map(|p| {
-                let cells = [
-                    p.name.name().to_string(),
-                    p.outcome.name().to_string(),
-                    p.summary.clone(),
-                    p.findings.len().to_string(),
-                ];
-                (cells, p.outcome == Outcome::Broken)
-            })
-            .collect(),
-        findings: report
-            .findings
-            .iter()
-            .filter(|f| Some(f.probe) == probe)
-            .map(|f| (f.code.code(), format!(": {}", f.message), f.code.advice()))
-            .collect(),
-        title: match probe {
-            Some(probe) => format!("Findings of the {probe} probe"),
-            None => "Findings".to_string(),
-        },
-        probes: true,
-    }
-}
 
 /// The capture panel; empty while the simulation is shown.
 #[component]
@@ -126,23 +20,22 @@ pub fn CaptureTasks() -> impl IntoView {
     let lab = expect_context::<Lab>();
     let all = RwSignal::new(false);
     // Each new capture starts with the short list.
-    Effect::new(move |_| {
-        lab.capture.track();
-        all.set(false);
+    Effect::new(move |last: Option<Option<usize>>| {
+        // A new import (not another choice in the same one) starts short.
+        let now = lab
+            .shown
+            .with(|s| s.capture_view().map(|v| Arc::as_ptr(v) as usize));
+        if last.is_some_and(|l| l != now) {
+            all.set(false);
+        }
+        now
     });
     move || {
-        let view = lab.capture.get()?;
+        let shown = lab.shown.get();
+        let view = shown.capture_view()?.clone();
         let listed = if all.get() { usize::MAX } else { LISTED };
-        let (listing, chosen) = match lab.probe.get() {
-            Some(probe) => {
-                let chosen = lab.probe_pick.get();
-                (probe_listing(&probe, chosen), chosen)
-            }
-            None => {
-                let chosen = lab.capture_task.get();
-                (capture_listing(&view, chosen, listed), chosen)
-            }
-        };
+        let listing = shown.listing(listed)?;
+        let chosen = shown.chosen();
         let tasks = view.report.tasks.len();
         let more = (!listing.probes && tasks > listed).then(|| {
             view! {
@@ -159,14 +52,7 @@ pub fn CaptureTasks() -> impl IntoView {
             .enumerate()
             .map(|(i, ([label, a, b, c], bad))| {
                 let current = i == chosen;
-                let pick = move |_| {
-                    if probes {
-                        lab.show_probe(i);
-                    } else {
-                        lab.capture_task.set(i);
-                        lab.step.set(None);
-                    }
-                };
+                let pick = move |_| lab.choose(i);
                 view! {
                     <tr class="capture__task" class:capture__task--current=current
                         aria-current=current.then_some("true")>

@@ -33,10 +33,26 @@ pub fn Controls() -> impl IntoView {
             }
         })
         .collect_view();
+    let lab = expect_context::<Lab>();
+    // An import is not a scenario: the controls cannot change what it
+    // shows, and say so while it is shown.
+    let imported = move || lab.showing_capture();
+    let note = move || {
+        imported().then(|| {
+            view! {
+                <p class="controls__imported" id="controls-imported" role="note">
+                    "These controls set the simulated scenario; they do not apply to the import shown now. Changing one goes back to the simulation."
+                </p>
+            }
+        })
+    };
     view! {
         <details class="controls" open=!browser::is_narrow()>
             <summary class="controls__summary">"Scenario controls"</summary>
-            <form class="controls__form" on:submit=|ev| ev.prevent_default()>{groups}</form>
+            {note}
+            <form class="controls__form" class:controls__form--inactive=imported
+                aria-describedby=move || imported().then_some("controls-imported")
+                on:submit=|ev| ev.prevent_default()>{groups}</form>
         </details>
     }
 }
@@ -62,7 +78,7 @@ fn KeyControl(spec: &'static KeySpec) -> impl IntoView {
             <input id=id.clone() name=spec.name type="text" inputmode="numeric" autocomplete="off"
                 class="controls__input" prop:value=value disabled=disabled title=title
                 aria-describedby=note_id.clone()
-                on:change=move |ev| lab.set_key(spec.name, event_target_value(&ev).trim())/>
+                on:change=move |ev| lab.set_key(spec.key, event_target_value(&ev).trim())/>
         }
         .into_any()
     } else {
@@ -81,7 +97,7 @@ fn KeyControl(spec: &'static KeySpec) -> impl IntoView {
         view! {
             <select id=id.clone() name=spec.name class="controls__input" prop:value=value disabled=disabled title=title
                 aria-describedby=note_id.clone()
-                on:change=move |ev| lab.set_key(spec.name, &event_target_value(&ev))>
+                on:change=move |ev| lab.set_key(spec.key, &event_target_value(&ev))>
                 {options}
             </select>
         }

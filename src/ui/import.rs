@@ -3,97 +3,23 @@
 //! big capture never freezes the page; then an export restores its
 //! scenario and a capture is shown instead of the simulation.
 
-use std::sync::Arc;
-
 use leptos::prelude::*;
 
-use super::lab::{CaptureView, Lab, ProbeView};
+#[cfg(target_arch = "wasm32")]
+use super::lab::ImportProgress;
+use super::lab::Lab;
 use crate::model::evidence::export::MAX_FILE_BYTES;
 use crate::model::evidence::import::Imported;
+use crate::model::pictures::shown::{import_summary, Shown};
 
 /// How much of a file is read and judged between two chances for the page
 /// to paint and answer input.
 #[cfg(target_arch = "wasm32")]
 const SLICE_BYTES: f64 = (1 << 20) as f64;
 
-/// An import under way.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct ImportProgress {
-    /// Which import this is: a newer one, or Cancel, ends it.
-    pub run: u64,
-    /// Bytes read so far, over all the files.
-    pub read: u64,
-    /// Bytes of all the files.
-    pub total: u64,
-    /// The file being read.
-    pub file: String,
-    /// Its place among the files, from 1.
-    pub index: usize,
-    /// How many files.
-    pub files: usize,
-}
-
 /// The most the page reads, as the page states it.
 pub fn limit_text() -> String {
     format!("{} MiB", MAX_FILE_BYTES >> 20)
-}
-
-/// What an import did, for the inline message.
-pub fn import_summary(imported: &Imported) -> String {
-    match imported {
-        Imported::Export { scenario, report } => {
-            let which = if scenario.to_query().is_empty() {
-                "defaults".to_string()
-            } else {
-                scenario.to_query()
-            };
-            if report.findings.is_empty() {
-                format!("Imported an export of `{which}`: the re-simulated trace matches the file.")
-            } else {
-                format!(
-                    "Imported an export of `{which}`: it does NOT match the model ({} difference(s); first: {}).",
-                    report.findings.len(),
-                    report.findings[0].message
-                )
-            }
-        }
-        Imported::Probe(report) => {
-            let broken = report
-                .probes
-                .iter()
-                .filter(|p| !p.findings.is_empty())
-                .count();
-            format!(
-                "Read a probe of {} on the A2A {} wire: {} probes, {} found something broken.",
-                report.agent.name,
-                report.agent.wire,
-                report.probes.len(),
-                broken
-            )
-        }
-        Imported::Capture(report) => {
-            // The task list and the findings are in the capture panel;
-            // the message says what was read and names the findings.
-            let codes: Vec<String> = report
-                .findings
-                .iter()
-                .take(8)
-                .map(|f| format!("{} at event {} of {}", f.code, f.index, f.task))
-                .collect();
-            format!(
-                "Read a capture on the A2A {} wire: {} events, {} task(s), {} JSON-RPC error(s): {}.",
-                report.wire,
-                report.read,
-                report.tasks.len(),
-                report.errors.len(),
-                if codes.is_empty() {
-                    "nothing broken".to_string()
-                } else {
-                    codes.join("; ")
-                }
-            )
-        }
-    }
 }
 
 /// Applies what was imported to the lab: an export restores its inputs; a
@@ -109,16 +35,12 @@ pub fn apply_imported(lab: Lab, imported: Imported) {
         }
         Imported::Probe(report) => {
             let clean = report.findings.is_empty();
-            lab.probe.set(Some(Arc::new(ProbeView::new(report))));
-            lab.show_probe(0);
+            lab.show(Shown::probe(report));
             clean
         }
         Imported::Capture(report) => {
             let clean = report.findings.is_empty();
-            lab.probe.set(None);
-            lab.capture_task.set(0);
-            lab.step.set(None);
-            lab.capture.set(Some(Arc::new(CaptureView::new(report))));
+            lab.show(Shown::capture(report));
             clean
         }
     };

@@ -5,10 +5,8 @@ use std::sync::Arc;
 
 use leptos::prelude::*;
 
-use super::import::ImportProgress;
-use crate::model::evidence::capture::{CaptureReader, CaptureReport, Wire};
-use crate::model::evidence::capture_run::task_run;
-use crate::model::evidence::probe_report::{judge_streams, ProbeReport};
+use crate::model::pictures::shown::Shown;
+use crate::model::sim::keys::Key;
 use crate::model::sim::scenario::Scenario;
 use crate::model::trace::{Metrics, Run};
 
@@ -33,20 +31,30 @@ pub struct Lab {
     pub embed: bool,
     /// Scenario A of compare mode, once pinned.
     pub pinned: RwSignal<Option<Scenario>>,
-    /// An imported capture, shown instead of the simulation until the user
-    /// goes back to it.
-    pub capture: RwSignal<Option<Arc<CaptureView>>>,
-    /// Which of the capture's tasks the views show.
-    pub capture_task: RwSignal<usize>,
+    /// What the views show: the simulation, or an imported capture or
+    /// probe report (until the user goes back to the simulation).
+    pub shown: RwSignal<Shown>,
     /// An import under way, read a slice at a time.
     pub import: RwSignal<Option<ImportProgress>>,
     /// Files are being dragged over the page.
     pub dragging: RwSignal<bool>,
-    /// An imported `probe.json`; the chosen probe's calls are shown as
-    /// [`Lab::capture`].
-    pub probe: RwSignal<Option<Arc<ProbeView>>>,
-    /// Which probe is shown.
-    pub probe_pick: RwSignal<usize>,
+}
+
+/// An import under way.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ImportProgress {
+    /// Which import this is: a newer one, or Cancel, ends it.
+    pub run: u64,
+    /// Bytes read so far, over all the files.
+    pub read: u64,
+    /// Bytes of all the files.
+    pub total: u64,
+    /// The file being read.
+    pub file: String,
+    /// Its place among the files, from 1.
+    pub index: usize,
+    /// How many files.
+    pub files: usize,
 }
 
 /// Whether a memo of an `Arc` changed. Each new value is a new
@@ -54,54 +62,6 @@ pub struct Lab {
 /// equality of runs out of the page's bundle.
 pub fn arc_changed<T>(old: Option<&Arc<T>>, new: Option<&Arc<T>>) -> bool {
     !matches!((old, new), (Some(a), Some(b)) if Arc::ptr_eq(a, b))
-}
-
-/// An imported `probe.json`: the report, and each probe's calls judged as
-/// one capture for the views.
-#[derive(Debug)]
-pub struct ProbeView {
-    /// What the probe found.
-    pub report: ProbeReport,
-    /// Each probe's calls as a capture, in the order of `report.probes`.
-    pub captures: Vec<Arc<CaptureView>>,
-}
-
-impl ProbeView {
-    /// Judges each probe's calls (on the wire the agent was spoken to in).
-    pub fn new(report: ProbeReport) -> ProbeView {
-        let wire = Wire::parse(&report.agent.wire);
-        let captures = report
-            .probes
-            .iter()
-            .map(|p| {
-                let calls: Vec<&str> = p.calls.iter().map(String::as_str).collect();
-                // A call whose answer the reader cannot take is shown as
-                // nothing received; the probe's own findings still say why.
-                let judged = judge_streams(&calls, wire)
-                    .unwrap_or_else(|_| CaptureReader::new(wire).keeping_rows().finish());
-                Arc::new(CaptureView::new(judged))
-            })
-            .collect();
-        ProbeView { report, captures }
-    }
-}
-
-/// An imported capture, judged, with each task as a run for the views.
-#[derive(Debug)]
-pub struct CaptureView {
-    /// What the capture breaks, task by task.
-    pub report: CaptureReport,
-    /// Each task's events as a run, in the order of `report.tasks`.
-    pub runs: Vec<Arc<Run>>,
-}
-
-impl CaptureView {
-    /// A judged capture made ready for the views.
-    pub fn new(mut report: CaptureReport) -> CaptureView {
-        let rows = std::mem::take(&mut report.rows);
-        let runs = rows.into_iter().map(|r| Arc::new(task_run(r))).collect();
-        CaptureView { report, runs }
-    }
 }
 
 /// How an inline message is shown and announced.
@@ -163,43 +123,39 @@ impl Lab {
         }));
     }
 
-    /// Whether an imported capture is shown instead of the simulation.
+    /// Whether an imported capture or probe report is shown instead of
+    /// the simulation.
     pub fn showing_capture(&self) -> bool {
-        self.capture.with(Option::is_some)
+        !self.shown.with(Shown::is_simulation)
     }
 
-    /// Back from an imported capture to the simulated scenario.
+    /// Back from an import to the simulated scenario.
     pub fn leave_capture(&self) {
-        if self.capture.with_untracked(Option::is_some) {
-            self.capture.set(None);
+        if !self.shown.with_untracked(Shown::is_simulation) {
+            self.shown.set(Shown::Simulation);
             self.step.set(None);
         }
-        if self.probe.with_untracked(Option::is_some) {
-            self.probe.set(None);
-        }
     }
 
-    /// Shows probe `i` of an imported `probe.json`: its calls in the views.
-    pub fn show_probe(&self, i: usize) {
-        let Some(capture) = self
-            .probe
-            .with_untracked(|p| p.as_ref().and_then(|p| p.captures.get(i).cloned()))
-        else {
-            return;
-        };
-        self.probe_pick.set(i);
-        self.capture_task.set(0);
+    /// Shows what was imported, from its first row.
+    pub fn show(&self, shown: Shown) {
         self.step.set(None);
-        self.capture.set(Some(capture));
+        self.shown.set(shown);
+    }
+
+    /// Chooses row `i` of the import's listing (a task, or a probe).
+    pub fn choose(&self, i: usize) {
+        let next = self.shown.with_untracked(|s| s.choose(i));
+        self.show(next);
     }
 
     /// Changes one scenario key; a bad value leaves the scenario as it was.
-    pub fn set_key(&self, key: &str, value: &str) {
+    pub fn set_key(&self, key: Key, value: &str) {
         self.leave_capture();
-        let next = if key == "preset" && value.is_empty() {
+        let next = if key == Key::Preset && value.is_empty() {
             Ok(Scenario::default())
         } else {
-            self.scenario.with_untracked(|s| s.with(key, value))
+            self.scenario.with_untracked(|s| s.with(key.name(), value))
         };
         match next {
             Ok(s) => {

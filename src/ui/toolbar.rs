@@ -9,6 +9,7 @@ use super::examples::Examples;
 use super::import::import;
 use super::import::limit_text;
 use super::lab::Lab;
+use crate::model::pictures::shown::Shown;
 
 use crate::model::evidence::export::Export;
 use crate::model::sim::simulate;
@@ -20,7 +21,7 @@ pub fn Toolbar() -> impl IntoView {
     let export = move |_| {
         let scenario = lab.scenario.get_untracked();
         // The export is the simulation's, even while a capture is shown.
-        let text = if lab.capture.with_untracked(Option::is_some) {
+        let text = if !lab.shown.with_untracked(Shown::is_simulation) {
             Export::of(&scenario, &simulate(&scenario)).to_json()
         } else {
             lab.run

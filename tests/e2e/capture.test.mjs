@@ -73,9 +73,13 @@ test('a multi-task A2A 0.3 capture shows a task list and each task in the views'
   assert.equal(rows.at(-1)[5], 'CANCELED');
   assert.ok(await page.$('.diagram__svg'), 'the state diagram is shown');
   assert.ok(await page.$('.timeline__svg'), 'the timeline is shown');
+  // The scenario controls say they do not apply to the import.
+  assert.match(await page.textContent('.controls__imported'), /do not apply to the import/);
+  assert.equal(await page.getAttribute('.controls__form', 'aria-describedby'), 'controls-imported');
   // Back to the simulation.
   await page.click('.capture__back');
   await page.waitForFunction(() => !document.querySelector('.capture__tasks'));
+  assert.equal(await page.$('.controls__imported'), null, 'the note goes with the import');
   assert.equal((await tableRows(page)).length, JSON.parse(execFileSync(CLI, ['trace', ''], { encoding: 'utf8' })).trace.length);
   assert.deepEqual(log.errors, []);
 });

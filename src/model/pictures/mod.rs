@@ -6,4 +6,5 @@ pub mod diagram;
 pub mod examples;
 pub mod explain;
 pub mod metrics;
+pub mod shown;
 pub mod timeline;

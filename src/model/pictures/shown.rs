@@ -1,0 +1,419 @@
+//! What the page shows instead of the simulation, as data: an imported
+//! capture (judged, each task as a run) or an imported `probe.json` (each
+//! probe's calls as a capture), the one [`Shown`] value that says which and
+//! which task or probe is chosen, the listing the capture panel draws, and
+//! the sentence an import reports. The page only draws these.
+
+use std::sync::Arc;
+
+use crate::model::evidence::capture::{CaptureReader, CaptureReport};
+use crate::model::evidence::capture_run::task_run;
+use crate::model::evidence::import::Imported;
+use crate::model::evidence::probe_report::{judge_streams, Outcome, ProbeReport};
+use crate::model::trace::Run;
+use crate::model::wire::Wire;
+
+/// An imported capture, judged, with each task as a run for the views.
+#[derive(Debug)]
+pub struct CaptureView {
+    /// What the capture breaks, task by task.
+    pub report: CaptureReport,
+    /// Each task's events as a run, in the order of `report.tasks`.
+    pub runs: Vec<Arc<Run>>,
+}
+
+impl CaptureView {
+    /// A judged capture made ready for the views.
+    pub fn new(mut report: CaptureReport) -> CaptureView {
+        let rows = std::mem::take(&mut report.rows);
+        let runs = rows.into_iter().map(|r| Arc::new(task_run(r))).collect();
+        CaptureView { report, runs }
+    }
+}
+
+/// An imported `probe.json`: the report, and each probe's calls judged as
+/// one capture for the views.
+#[derive(Debug)]
+pub struct ProbeView {
+    /// What the probe found.
+    pub report: ProbeReport,
+    /// Each probe's calls as a capture, in the order of `report.probes`.
+    pub captures: Vec<Arc<CaptureView>>,
+}
+
+impl ProbeView {
+    /// Judges each probe's calls (on the wire the agent was spoken to in).
+    pub fn new(report: ProbeReport) -> ProbeView {
+        let wire = Wire::parse(&report.agent.wire);
+        let captures = report
+            .probes
+            .iter()
+            .map(|p| {
+                let calls: Vec<&str> = p.calls.iter().map(String::as_str).collect();
+                // A call whose answer the reader cannot take is shown as
+                // nothing received; the probe's own findings still say why.
+                let judged = judge_streams(&calls, wire)
+                    .unwrap_or_else(|_| CaptureReader::new(wire).keeping_rows().finish());
+                Arc::new(CaptureView::new(judged))
+            })
+            .collect();
+        ProbeView { report, captures }
+    }
+}
+
+/// What the views show: the simulation, an imported capture with its
+/// chosen task, or an imported probe report with its chosen probe (whose
+/// calls are shown as a capture). One value, so the choices cannot
+/// disagree.
+#[derive(Debug, Clone, Default)]
+pub enum Shown {
+    /// The simulated scenario.
+    #[default]
+    Simulation,
+    /// An imported capture and the task chosen in it.
+    Capture {
+        /// The capture.
+        view: Arc<CaptureView>,
+        /// The chosen task, an index into its tasks.
+        task: usize,
+    },
+    /// An imported probe report and the probe chosen in it.
+    Probe {
+        /// The report.
+        view: Arc<ProbeView>,
+        /// The chosen probe, an index into its probes.
+        probe: usize,
+        /// The chosen task of that probe's calls.
+        task: usize,
+    },
+}
+
+impl Shown {
+    /// A capture, its first task chosen.
+    pub fn capture(report: CaptureReport) -> Shown {
+        Shown::Capture {
+            view: Arc::new(CaptureView::new(report)),
+            task: 0,
+        }
+    }
+
+    /// A probe report, its first probe chosen.
+    pub fn probe(report: ProbeReport) -> Shown {
+        Shown::Probe {
+            view: Arc::new(ProbeView::new(report)),
+            probe: 0,
+            task: 0,
+        }
+    }
+
+    /// Whether the simulation is shown.
+    pub fn is_simulation(&self) -> bool {
+        matches!(self, Shown::Simulation)
+    }
+
+    /// The capture whose task the views show, if any (a probe's is the
+    /// chosen probe's calls).
+    pub fn capture_view(&self) -> Option<&Arc<CaptureView>> {
+        match self {
+            Shown::Simulation => None,
+            Shown::Capture { view, .. } => Some(view),
+            Shown::Probe { view, probe, .. } => view.captures.get(*probe),
+        }
+    }
+
+    /// The chosen task's run, if a capture is shown and has that task.
+    pub fn run(&self) -> Option<Arc<Run>> {
+        let task = match self {
+            Shown::Simulation => return None,
+            Shown::Capture { task, .. } | Shown::Probe { task, .. } => *task,
+        };
+        self.capture_view()?.runs.get(task).cloned()
+    }
+
+    /// The same import with row `i` of its listing chosen: a capture's
+    /// task, or a probe (whose first task is then shown). Out of range, it
+    /// is unchanged.
+    pub fn choose(&self, i: usize) -> Shown {
+        match self {
+            Shown::Capture { view, .. } if i < view.report.tasks.len() => Shown::Capture {
+                view: view.clone(),
+                task: i,
+            },
+            Shown::Probe { view, .. } if i < view.captures.len() => Shown::Probe {
+                view: view.clone(),
+                probe: i,
+                task: 0,
+            },
+            other => other.clone(),
+        }
+    }
+
+    /// What the capture panel lists, the first `listed` tasks of a capture.
+    pub fn listing(&self, listed: usize) -> Option<Listing> {
+        match self {
+            Shown::Simulation => None,
+            Shown::Capture { view, task } => Some(capture_listing(view, *task, listed)),
+            Shown::Probe { view, probe, .. } => Some(probe_listing(view, *probe)),
+        }
+    }
+
+    /// The chosen row of the listing.
+    pub fn chosen(&self) -> usize {
+        match self {
+            Shown::Simulation => 0,
+            Shown::Capture { task, .. } => *task,
+            Shown::Probe { probe, .. } => *probe,
+        }
+    }
+}
+
+/// What the panel lists: a capture's tasks, or the probes of an imported
+/// `probe.json` (one markup for both keeps the page's bundle small).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Listing {
+    /// What was imported, in a sentence.
+    pub summary: String,
+    /// The table's caption.
+    pub caption: &'static str,
+    /// The table's column heads.
+    pub heads: [&'static str; 4],
+    /// Each row's four cells, and whether it found something broken.
+    pub rows: Vec<([String; 4], bool)>,
+    /// The heading over the chosen row's findings.
+    pub title: String,
+    /// Each finding: its code, what happened, and what to fix (probes).
+    pub findings: Vec<(&'static str, String, &'static str)>,
+    /// Whether the rows are probes (else a capture's tasks).
+    pub probes: bool,
+}
+
+/// A capture's tasks, the first `listed` of them, with task `chosen`'s
+/// findings.
+pub fn capture_listing(view: &CaptureView, chosen: usize, listed: usize) -> Listing {
+    let report = &view.report;
+    let task_id = report.tasks.get(chosen).map(|t| t.id.as_str());
+    Listing {
+        summary: format!(
+            "A capture on the A2A {} wire: {} events, {} task(s), {} finding(s).",
+            report.wire,
+            report.read,
+            report.tasks.len(),
+            report.findings.len()
+        ),
+        caption: "Tasks in the capture: choose one to see its events",
+        heads: ["task", "events", "final state", "findings"],
+        rows: report
+            .tasks
+            .iter()
+            .take(listed)
+            .map(|t| {
+                let cells = [
+                    t.id.clone(),
+                    t.events.to_string(),
+                    t.final_state.clone(),
+                    t.findings.to_string(),
+                ];
+                (cells, t.findings > 0)
+            })
+            .collect(),
+        findings: report
+            .findings
+            .iter()
+            .filter(|f| Some(f.task.as_str()) == task_id)
+            .map(|f| {
+                (
+                    f.code.code(),
+                    format!(" at event {}: {}", f.index, f.message),
+                    "",
+                )
+            })
+            .collect(),
+        title: match task_id {
+            Some(task) => format!("Findings for {task}"),
+            None => "Findings".to_string(),
+        },
+        probes: false,
+    }
+}
+
+/// A `probe.json`'s probes, with probe `chosen`'s findings and what to fix.
+pub fn probe_listing(view: &ProbeView, chosen: usize) -> Listing {
+    let report = &view.report;
+    let probe = report.probes.get(chosen).map(|p| p.name);
+    let broken = report
+        .probes
+        .iter()
+        .filter(|p| p.outcome == Outcome::Broken)
+        .count();
+    Listing {
+        summary: format!(
+            "A probe of {} at {} on the A2A {} wire: {broken} of {} probes found something broken.",
+            report.agent.name,
+            report.agent.url,
+            report.agent.wire,
+            report.probes.len()
+        ),
+        caption: "Probes: choose one to see what it received",
+        heads: ["probe", "outcome", "what happened", "findings"],
+        rows: report
+            .probes
+            .iter()
+            .map(|p| {
+                let cells = [
+                    p.name.name().to_string(),
+                    p.outcome.name().to_string(),
+                    p.summary.clone(),
+                    p.findings.len().to_string(),
+                ];
+                (cells, p.outcome == Outcome::Broken)
+            })
+            .collect(),
+        findings: report
+            .findings
+            .iter()
+            .filter(|f| Some(f.probe) == probe)
+            .map(|f| (f.code.code(), format!(": {}", f.message), f.code.advice()))
+            .collect(),
+        title: match probe {
+            Some(probe) => format!("Findings of the {probe} probe"),
+            None => "Findings".to_string(),
+        },
+        probes: true,
+    }
+}
+
+/// What an import did, for the inline message.
+pub fn import_summary(imported: &Imported) -> String {
+    match imported {
+        Imported::Export { scenario, report } => {
+            let which = if scenario.to_query().is_empty() {
+                "defaults".to_string()
+            } else {
+                scenario.to_query()
+            };
+            if report.findings.is_empty() {
+                format!("Imported an export of `{which}`: the re-simulated trace matches the file.")
+            } else {
+                format!(
+                    "Imported an export of `{which}`: it does NOT match the model ({} difference(s); first: {}).",
+                    report.findings.len(),
+                    report.findings[0].message
+                )
+            }
+        }
+        Imported::Probe(report) => {
+            let broken = report
+                .probes
+                .iter()
+                .filter(|p| !p.findings.is_empty())
+                .count();
+            format!(
+                "Read a probe of {} on the A2A {} wire: {} probes, {} found something broken.",
+                report.agent.name,
+                report.agent.wire,
+                report.probes.len(),
+                broken
+            )
+        }
+        Imported::Capture(report) => {
+            // The task list and the findings are in the capture panel;
+            // the message says what was read and names the findings.
+            let codes: Vec<String> = report
+                .findings
+                .iter()
+                .take(8)
+                .map(|f| format!("{} at event {} of {}", f.code, f.index, f.task))
+                .collect();
+            format!(
+                "Read a capture on the A2A {} wire: {} events, {} task(s), {} JSON-RPC error(s): {}.",
+                report.wire,
+                report.read,
+                report.tasks.len(),
+                report.errors.len(),
+                if codes.is_empty() {
+                    "nothing broken".to_string()
+                } else {
+                    codes.join("; ")
+                }
+            )
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::evidence::capture::read_capture;
+    use crate::model::evidence::import::import_bytes;
+
+    /// Two tasks: a clean one and one with an artifact after its terminal
+    /// status.
+    fn two_tasks() -> CaptureReport {
+        let lines = [
+            r#"{"kind":"task","id":"a","contextId":"c","status":{"state":"submitted"}}"#,
+            r#"{"kind":"status-update","taskId":"a","contextId":"c","status":{"state":"completed"},"final":true}"#,
+            r#"{"kind":"task","id":"b","contextId":"c","status":{"state":"submitted"}}"#,
+            r#"{"kind":"status-update","taskId":"b","contextId":"c","status":{"state":"completed"},"final":true}"#,
+            r#"{"kind":"artifact-update","taskId":"b","contextId":"c","artifact":{"artifactId":"x","parts":[]},"append":false,"lastChunk":true}"#,
+        ];
+        let mut reader = CaptureReader::new(None).keeping_rows();
+        reader.read_bytes(lines.join("\n").as_bytes()).unwrap();
+        reader.finish()
+    }
+
+    #[test]
+    fn a_capture_lists_its_tasks_and_shows_the_chosen_ones_findings_and_run() {
+        let shown = Shown::capture(two_tasks());
+        assert!(!shown.is_simulation());
+        let listing = shown.listing(200).unwrap();
+        assert_eq!(listing.rows.len(), 2);
+        assert_eq!(listing.rows[0].0[0], "a");
+        assert!(!listing.rows[0].1 && listing.rows[1].1, "only b is broken");
+        assert!(listing.findings.is_empty(), "a has no findings");
+        assert_eq!(shown.run().unwrap().trace.rows.len(), 2);
+
+        let b = shown.choose(1);
+        assert_eq!(b.chosen(), 1);
+        let listing = b.listing(200).unwrap();
+        assert_eq!(listing.title, "Findings for b");
+        assert_eq!(listing.findings[0].0, "after-terminal");
+        assert_eq!(b.run().unwrap().trace.rows.len(), 3);
+        // A row that is not there changes nothing.
+        assert_eq!(b.choose(7).chosen(), 1);
+        // The listing stops at what was asked for.
+        assert_eq!(shown.listing(1).unwrap().rows.len(), 1);
+    }
+
+    #[test]
+    fn the_simulation_lists_nothing_and_has_no_imported_run() {
+        let shown = Shown::Simulation;
+        assert!(shown.is_simulation());
+        assert!(shown.listing(10).is_none() && shown.run().is_none());
+        assert!(shown.choose(1).is_simulation());
+    }
+
+    #[test]
+    fn an_import_says_what_was_read() {
+        let imported = Imported::Capture(
+            read_capture(
+                &[b"{\"kind\":\"task\",\"id\":\"t\",\"status\":{\"state\":\"working\"}}"],
+                None,
+            )
+            .unwrap(),
+        );
+        let said = import_summary(&imported);
+        assert!(
+            said.starts_with("Read a capture on the A2A 0.3 wire: 1 events, 1 task(s)"),
+            "{said}"
+        );
+        assert!(said.contains("missing-terminal at event 0 of t"), "{said}");
+        let export = crate::model::evidence::export::export_json(
+            &crate::model::sim::scenario::Scenario::default(),
+        );
+        let said = import_summary(&import_bytes(export.as_bytes()).unwrap());
+        assert_eq!(
+            said,
+            "Imported an export of `defaults`: the re-simulated trace matches the file."
+        );
+    }
+}
