@@ -19,49 +19,21 @@ use super::outcome::{CarriesOver, Outcome};
 use super::playback::Playback;
 use super::timeline::Timeline;
 use super::toolbar::Toolbar;
+use crate::model::pictures::page::PageUrl;
 use crate::model::pictures::shown::Shown;
-use crate::model::sim::scenario::{split_view_keys, Scenario};
+use crate::model::sim::scenario::Scenario;
 use crate::model::sim::simulate;
 use crate::model::trace::Run;
-
-/// Reads the scenario and view keys from the page's URL.
-fn from_url() -> (Scenario, Option<usize>, bool, Option<String>) {
-    let query = browser::query();
-    let (scenario_pairs, view) = match split_view_keys(&query) {
-        Ok(split) => split,
-        Err(e) => return (Scenario::default(), None, false, Some(format!("URL: {e}"))),
-    };
-    let embed = view.iter().any(|(k, v)| k == "embed" && v == "1");
-    let mut problem = None;
-    let step = match view.iter().find(|(k, _)| k == "step") {
-        Some((_, v)) => match v.parse::<usize>() {
-            Ok(n) => Some(n),
-            Err(_) => {
-                problem = Some(format!(
-                    "URL: step: `{v}` is not a row number; showing all rows"
-                ));
-                None
-            }
-        },
-        None => None,
-    };
-    let scenario =
-        Scenario::from_pairs(scenario_pairs.iter().map(|(k, v)| (k.as_str(), v.as_str())));
-    match scenario {
-        Ok(s) => (s, step, embed, problem),
-        Err(e) => (
-            Scenario::default(),
-            None,
-            embed,
-            Some(format!("URL: {e}. Showing the defaults instead.")),
-        ),
-    }
-}
 
 /// The page.
 #[component]
 pub fn App() -> impl IntoView {
-    let (scenario, step, embed, problem) = from_url();
+    let PageUrl {
+        scenario,
+        step,
+        embed,
+        problem,
+    } = PageUrl::read(&browser::query());
     let scenario = RwSignal::new(scenario);
     let shown = RwSignal::new(Shown::Simulation);
     // The views show the simulation, or the chosen task of an import.
@@ -98,14 +70,10 @@ pub fn App() -> impl IntoView {
 
     // The URL mirrors the inputs and the slider.
     Effect::new(move |_| {
-        let mut query = lab.scenario.with(Scenario::to_query);
-        let len = lab.run.with(|r| r.trace.rows.len());
-        if let Some(s) = lab.step.get().filter(|s| *s < len) {
-            push_pair(&mut query, "step", &s.to_string());
-        }
-        if lab.embed {
-            push_pair(&mut query, "embed", "1");
-        }
+        let rows = lab.run.with(|r| r.trace.rows.len());
+        let query = lab
+            .scenario
+            .with(|s| PageUrl::write(s, lab.step.get(), rows, lab.embed));
         browser::replace_query(&query);
     });
     if embed {
@@ -162,13 +130,4 @@ pub fn App() -> impl IntoView {
             </div>
         </div>
     }
-}
-
-fn push_pair(query: &mut String, key: &str, value: &str) {
-    if !query.is_empty() {
-        query.push('&');
-    }
-    query.push_str(key);
-    query.push('=');
-    query.push_str(value);
 }

@@ -5,6 +5,7 @@ use std::sync::Arc;
 
 use leptos::prelude::*;
 
+use crate::model::pictures::page::Cursor;
 use crate::model::pictures::shown::Shown;
 use crate::model::sim::keys::Key;
 use crate::model::sim::scenario::Scenario;
@@ -101,10 +102,17 @@ pub struct Message {
 }
 
 impl Lab {
+    /// Where playback is in the trace shown.
+    pub fn cursor(&self) -> Cursor {
+        Cursor {
+            step: self.step.get(),
+            len: self.run.with(|r| r.trace.rows.len()),
+        }
+    }
+
     /// Rows revealed now, clamped to the trace.
     pub fn revealed(&self) -> usize {
-        let len = self.run.with(|r| r.trace.rows.len());
-        self.step.get().map_or(len, |s| s.min(len))
+        self.cursor().revealed()
     }
 
     /// Shows an error inline.

@@ -24,18 +24,13 @@ pub fn Playback() -> impl IntoView {
         lab.playing.set(false);
     };
     let next = move || {
-        let n = lab.revealed();
-        if n < len() {
-            lab.step.set(Some(n + 1));
-        }
-        if lab.revealed() >= len() {
+        lab.step.set(lab.cursor().next());
+        if lab.cursor().at_end() {
             stop();
         }
     };
     let start = move || {
-        if lab.revealed() >= len() {
-            lab.step.set(Some(0));
-        }
+        lab.step.set(lab.cursor().start());
         lab.playing.set(true);
         timer.set_value(Some(Interval::new(1000 / ROWS_PER_SECOND, next)));
     };
@@ -59,7 +54,7 @@ pub fn Playback() -> impl IntoView {
     };
     let jump = move |n: usize| {
         stop();
-        lab.step.set(Some(n.min(len())));
+        lab.step.set(lab.cursor().jump(n));
     };
 
     let handle = window_event_listener(ev::keydown, move |e| {
@@ -81,7 +76,8 @@ pub fn Playback() -> impl IntoView {
                 true
             }
             "ArrowLeft" => {
-                jump(lab.revealed().saturating_sub(1));
+                stop();
+                lab.step.set(lab.cursor().back());
                 true
             }
             "Home" => {

@@ -6,5 +6,6 @@ pub mod diagram;
 pub mod examples;
 pub mod explain;
 pub mod metrics;
+pub mod page;
 pub mod shown;
 pub mod timeline;
