@@ -13,7 +13,9 @@
 # get an empty cargo registry (a fresh CARGO_HOME; rustup's toolchains stay
 # where rustup keeps them) and empty npm and pip caches, so every crate and
 # package is downloaded again, as on a machine where only Rust was set up.
-#   bash scripts/first-run-timing.sh [--from-scratch] [--cold-registry] [--only test|serve] [OUT_DIR]
+# Every clone is of one commit, HEAD when the script starts (or --commit REV),
+# so that all the figures of one run are of the same code.
+#   bash scripts/first-run-timing.sh [--from-scratch] [--cold-registry] [--commit REV] [--only test|serve] [OUT_DIR]
 set -euo pipefail
 cd "$(dirname "$0")/.."
 repo="$PWD"
@@ -21,6 +23,8 @@ scratch=0
 [ "${1:-}" = --from-scratch ] && { scratch=1; shift; }
 cold=0
 [ "${1:-}" = --cold-registry ] && { cold=1; shift; }
+commit="$(git rev-parse HEAD)"
+[ "${1:-}" = --commit ] && { commit="$(git rev-parse "$2")"; shift 2; }
 only=both
 [ "${1:-}" = --only ] && { only="$2"; shift 2; }
 out="${1:-$(mktemp -d /tmp/a2a-lab-first-run.XXXXXX)}"
@@ -47,6 +51,7 @@ clean_path="$bin:/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
 fresh() { # fresh NAME: a new clone with nothing beside it, an empty tool folder, and (cold) empty caches
   rm -rf "$out/$1"
   git clone --quiet "$repo" "$out/$1/repo"
+  git -C "$out/$1/repo" checkout --quiet "$commit"
   mkdir -p "$out/$1/tools"
   [ "$cold" = 1 ] && mkdir -p "$out/$1/cargo-home" "$out/$1/npm-cache" "$out/$1/pip-cache"
   return 0
@@ -86,7 +91,7 @@ time_serve() { # time_serve NAME LABEL: until the lab's page and module answer
 
 : >"$out/times.txt"
 echo "machine: $(nproc) cores, $(free -g | awk '/Mem:/ {print $2}') GiB, $(. /etc/os-release && echo "$PRETTY_NAME"), $(rustc --version)" | tee -a "$out/times.txt"
-echo "commit: $(git -C "$repo" rev-parse --short HEAD); cargo registry: $([ "$cold" = 1 ] && echo "empty (a fresh CARGO_HOME, npm and pip cache per clone)" || echo "$cargo_home, as it is")" | tee -a "$out/times.txt"
+echo "commit: $(git rev-parse --short "$commit"); cargo registry: $([ "$cold" = 1 ] && echo "empty (a fresh CARGO_HOME, npm and pip cache per clone)" || echo "$cargo_home, as it is")" | tee -a "$out/times.txt"
 if curl -sf -o /dev/null http://127.0.0.1:8080/; then
   echo "something already answers on 127.0.0.1:8080: stop it first" >&2
   exit 1
