@@ -1,16 +1,19 @@
 //! The A2A client: its streaming or blocking call, the resume after an
 //! interruption, a retried submission, its own timeout and CancelTask.
 
-use super::effect::View;
+use super::effect::{Effect, View};
 use super::state::{Call, ClientId, Stage};
-use super::store::{ledger_event, TaskSlot};
+use super::store::ledger_event;
 use super::subscriber;
-use super::{Act, Sim};
-use crate::model::ledger::{authorization_receipt_for, Body, Decision};
+use super::Act;
+use crate::model::ledger::{authorization_receipt_for, Body};
 use crate::model::sim::profile::{RaisingCancel, TASK_NOT_CANCELABLE};
 use crate::model::sim::scenario::{CancelImpl, Client, ReceiptMode};
 use crate::model::state::TaskState;
-use crate::model::trace::{CancelResult, Disposition, Entry, Source, StreamOutcome, StreamRole};
+use crate::model::trace::{
+    CallEnd, CancelResult, Disposition, Entry, Source, StreamEnd as Ended, StreamOutcome,
+    StreamRole,
+};
 use crate::model::wire::{self};
 
 /// The credential Jenya's client holds; only its receipt reference may reach
@@ -21,30 +24,129 @@ const CLIENT_CREDENTIAL: &str = "jenya-oauth-access-token";
 /// after its own drop, one more after a stream the server broke).
 const MAX_SUBSCRIPTIONS: u32 = 2;
 
-impl Sim<'_> {
-    /// `retry=on`: right after the first chunk the client drops its stream
-    /// and sends the identical request again.
-    pub(super) fn maybe_retry(&mut self, task: usize) {
-        if self.sc.retry && !self.client.retried && task == 0 {
-            self.client.retried = true;
-            self.retry();
+/// Client 1: which task it follows, how its call stands, and what it got.
+#[derive(Debug)]
+pub(super) struct FirstClient {
+    /// The task the client follows now.
+    task: usize,
+    call: Call,
+    /// Which call this is (a resume makes a new one), so that an old
+    /// call's timeout is ignored.
+    number: u32,
+    last_activity: u64,
+    retried: bool,
+    /// A blocking result captured before the call may return.
+    pending_result: Option<(TaskState, u32, serde_json::Value)>,
+    blocking_result: Option<u32>,
+    cancel_result: Option<CancelResult>,
+    /// The record of the stream the client reads now (`None` for a
+    /// blocking client).
+    stream: Option<usize>,
+    /// Whether that stream is a SubscribeToTask stream.
+    subscribed: bool,
+    /// Events received over all its streams, snapshots included.
+    received: u32,
+    /// SubscribeToTask calls made so far.
+    subscriptions: u32,
+}
+
+impl FirstClient {
+    /// Client 1 before its request: following the first task, its call
+    /// open.
+    pub(super) fn new() -> FirstClient {
+        FirstClient {
+            task: 0,
+            call: Call::Open,
+            number: 0,
+            last_activity: 0,
+            retried: false,
+            pending_result: None,
+            blocking_result: None,
+            cancel_result: None,
+            stream: None,
+            subscribed: false,
+            received: 0,
+            subscriptions: 0,
         }
     }
 
-    pub(super) fn resume(&mut self, stage: Stage) {
-        self.client.call = Call::Open;
+    /// The task it follows.
+    pub(super) fn task(&self) -> usize {
+        self.task
+    }
+
+    /// Where its call stands.
+    pub(super) fn call(&self) -> Call {
+        self.call
+    }
+
+    /// The record of the stream it reads now.
+    pub(super) fn stream(&self) -> Option<usize> {
+        self.stream
+    }
+
+    /// Events it received, snapshots included.
+    pub(super) fn received(&self) -> u32 {
+        self.received
+    }
+
+    /// What CancelTask answered, if it was sent.
+    pub(super) fn cancel_result(&self) -> Option<CancelResult> {
+        self.cancel_result
+    }
+
+    /// The artifacts a blocking call's result listed, if it returned one.
+    pub(super) fn blocking_result(&self) -> Option<u32> {
+        self.blocking_result
+    }
+
+    /// A streaming client's request opens its stream (record `stream`).
+    pub(super) fn opens(&mut self, stream: usize) -> Vec<Effect> {
+        self.stream = Some(stream);
+        vec![Effect::OpenStream(ClientId::First, StreamRole::Send)]
+    }
+
+    /// Follows `task` from now on (the one a retried submission created).
+    pub(super) fn follow(&mut self, task: usize) {
+        self.task = task;
+    }
+
+    /// Its call changed (as the handler's answer to a subscription says).
+    pub(super) fn set_call(&mut self, call: Call) {
+        self.call = call;
+    }
+
+    /// `retry=on`: right after the first chunk the client drops its stream
+    /// and sends the identical request again.
+    pub(super) fn maybe_retry(&mut self, view: &View, task: usize) -> Vec<Effect> {
+        if view.sc.retry && !self.retried && task == 0 {
+            self.retried = true;
+            return self.retry(view);
+        }
+        vec![]
+    }
+
+    /// The client resumes its interrupted task after `stage`: a new call,
+    /// with its own timeout.
+    pub(super) fn resume(&mut self, view: &View, stage: Stage) -> Vec<Effect> {
+        self.call = Call::Open;
+        self.number += 1;
+        self.last_activity = view.now;
         // The resume's stream continues the first one's record, open again
         // (a stream that nothing ends is hung).
-        self.end_stream(self.client.stream, StreamOutcome::Hung);
-        self.client.number += 1;
-        self.tasks[0].bus_closed = false;
-        self.client.last_activity = self.now;
-        if let Some(ms) = self.sc.timeout_ms {
-            let call = self.client.number;
+        let mut effects = vec![
+            Effect::EndStream(self.stream, StreamOutcome::Hung),
+            Effect::ReopenBus(0),
+        ];
+        if let Some(ms) = view.sc.timeout_ms {
+            let call = self.number;
             let client = ClientId::First;
-            self.schedule(self.now + u64::from(ms), Act::Timeout { client, call });
+            effects.push(Effect::Schedule(
+                view.now + u64::from(ms),
+                Act::Timeout { client, call },
+            ));
         }
-        let receipt = match (stage, self.sc.receipt) {
+        let receipt = match (stage, view.sc.receipt) {
             (Stage::Auth, ReceiptMode::Valid) => Some(authorization_receipt_for(CLIENT_CREDENTIAL)),
             _ => None,
         };
@@ -53,313 +155,368 @@ impl Sim<'_> {
             (Stage::Auth, None) => "client resumes without an authorization receipt".into(),
             (Stage::Input, _) => "client supplies the delivery postcode and resumes".into(),
         };
-        self.action(Source::Client, label);
-        let effects = self.executor.resume(&view!(self), stage, receipt);
-        self.apply(effects);
+        effects.push(Effect::Row(Entry::action(Source::Client, label)));
+        effects.push(Effect::Resume { stage, receipt });
+        effects
     }
 
-    pub(super) fn retry(&mut self) {
+    /// The identical SendMessage again: with the guard on, the ledger's
+    /// verdict on the submission (read, not yet committed) says whether it
+    /// is a lookup hit that returns the existing task; otherwise the SDK
+    /// creates a second task and executes again.
+    fn retry(&mut self, view: &View) -> Vec<Effect> {
         let id = format!("submit:{}", wire::MESSAGE_ID);
-        let event = ledger_event(&view!(self), Source::Client, id, "submit", Body::Submit);
-        let decision = self.tasks[0].ledger.apply(&event);
+        let event = ledger_event(view, Source::Client, id, "submit", Body::Submit);
+        let duplicate = view.tasks[0].ledger.judge(event.view()).is_duplicate();
         let what = format!(
             "client drops the stream and retries SendMessage with the same messageId {}",
             wire::MESSAGE_ID
         );
-        if self.sc.guard && matches!(decision, Decision::Duplicate(_)) {
+        let mut effects = vec![Effect::Ledger(0, event)];
+        if view.sc.guard && duplicate {
             let label = format!("{what}: lookup hit, the existing task is returned and followed");
-            self.record(Entry::action(Source::Client, label).disposition(Disposition::Duplicate));
-            return;
+            let entry = Entry::action(Source::Client, label).disposition(Disposition::Duplicate);
+            effects.push(Effect::Row(entry));
+            return effects;
         }
         let label = format!("{what}: the SDK creates a second task and executes again");
-        self.action(Source::Client, label);
-        let task = self.tasks.len();
-        self.tasks.push(TaskSlot::new(&wire::task_id(task)));
-        self.client.task = task;
-        self.start(task);
+        let task = view.tasks.len();
+        // The client follows the new task only once the row about its
+        // request is written (a row shows the followed task's state).
+        effects.extend([
+            Effect::Row(Entry::action(Source::Client, label)),
+            Effect::CreateTask,
+            Effect::Follow(task),
+            Effect::Start(task),
+        ]);
+        effects
     }
 
-    /// Client 1's timeout ([`timeout_due`]); `call` tells which of its
-    /// calls set it, so that an old call's timeout is ignored.
-    pub(super) fn timeout(&mut self, call: u32) {
-        if call != self.client.number {
-            return;
+    /// Its timeout ([`timeout_due`]); `call` tells which of its calls set
+    /// it, so that an old call's timeout is ignored.
+    pub(super) fn timeout(&mut self, view: &View, call: u32) -> Vec<Effect> {
+        if call != self.number {
+            return vec![];
         }
-        let (streaming, what) = match self.sc.client {
+        let (streaming, what) = match view.sc.client {
             Client::Stream => (true, "stream"),
             Client::Block => (false, "call"),
         };
-        let view = view!(self);
-        match timeout_due(
-            &view,
-            self.client.call,
-            self.client.last_activity,
-            streaming,
-        ) {
-            Due::Ignored => {}
+        match timeout_due(view, self.call, self.last_activity, streaming) {
+            Due::Ignored => vec![],
             Due::Later(due) => {
                 let client = ClientId::First;
-                self.schedule(due, Act::Timeout { client, call });
+                vec![Effect::Schedule(due, Act::Timeout { client, call })]
             }
             Due::Now(limit) => {
-                self.client.call = Call::TimedOut;
-                self.end_stream(self.client.stream, StreamOutcome::TimedOut);
+                self.call = Call::TimedOut;
                 let label = format!(
                     "client timeout after {limit} ms without an answer: gives up on the {what}"
                 );
-                self.action(Source::Client, label);
+                vec![
+                    Effect::EndStream(self.stream, StreamOutcome::TimedOut),
+                    Effect::Row(Entry::action(Source::Client, label)),
+                ]
             }
         }
     }
 
-    /// Client 1 received an event (a snapshot included): it may drop its
-    /// first stream here (`resubscribe`), and the second client may
-    /// subscribe now (`second_client`).
-    pub(super) fn after_client_received(&mut self) {
-        self.client.received += 1;
-        if let Some(k) = self.sc.resubscribe {
-            let first = self
-                .client
-                .stream
-                .and_then(|i| self.streams.get(i))
-                .filter(|s| s.role == StreamRole::Send);
-            if first.is_some_and(|s| s.rows.len() == k as usize) {
-                self.client.call = Call::Closed;
-                self.end_stream(self.client.stream, StreamOutcome::DroppedByClient);
+    /// It received an event (a snapshot included): its inactivity timeout
+    /// starts again; it may drop its first stream here (`resubscribe`, when
+    /// that stream, which carried `on_first` rows, is the one it reads),
+    /// and the second client may subscribe now (`second_client`).
+    pub(super) fn received_event(&mut self, view: &View, on_first: Option<usize>) -> Vec<Effect> {
+        self.received += 1;
+        self.last_activity = view.now;
+        let mut effects = vec![];
+        if let Some(k) = view.sc.resubscribe {
+            if on_first == Some(k as usize) {
+                self.call = Call::Closed;
                 let label = format!(
                     "the connection drops after event {k} (resubscribe={k}); the client will call SubscribeToTask"
                 );
-                self.action(Source::Client, label);
-                self.schedule_request(
-                    self.now,
-                    Act::Subscribe {
-                        client: ClientId::First,
-                    },
-                );
+                let client = ClientId::First;
+                effects.extend([
+                    Effect::EndStream(self.stream, StreamOutcome::DroppedByClient),
+                    Effect::Row(Entry::action(Source::Client, label)),
+                    Effect::Request(view.now, Act::Subscribe { client }),
+                ]);
             }
         }
-        if self.sc.second_client == Some(self.client.received) {
-            self.schedule_request(
-                self.now,
-                Act::Subscribe {
-                    client: ClientId::Second,
-                },
-            );
+        if view.sc.second_client == Some(self.received) {
+            let client = ClientId::Second;
+            effects.push(Effect::Request(view.now, Act::Subscribe { client }));
         }
+        effects
     }
 
-    /// After a restart broke client 1's stream: it subscribes again, as the
+    /// After a restart broke its stream: it subscribes again, as the
     /// recorders' client does, while it has subscriptions left.
-    pub(super) fn resubscribe_after_break(&mut self) {
-        if self.sc.resubscribe.is_some() && self.client.subscriptions < MAX_SUBSCRIPTIONS {
-            self.schedule_request(
-                self.now,
-                Act::Subscribe {
-                    client: ClientId::First,
-                },
-            );
+    pub(super) fn resubscribe_after_break(&self, view: &View) -> Vec<Effect> {
+        if view.sc.resubscribe.is_some() && self.subscriptions < MAX_SUBSCRIPTIONS {
+            let client = ClientId::First;
+            return vec![Effect::Request(view.now, Act::Subscribe { client })];
         }
+        vec![]
     }
 
-    /// Client 1 calls SubscribeToTask on the task it follows.
-    pub(super) fn subscribe(&mut self) {
+    /// It calls SubscribeToTask on the task it follows; `stream` is the
+    /// record its stream gets, `running` whether an execution still works
+    /// on that task.
+    pub(super) fn subscribe(&mut self, view: &View, stream: usize, running: bool) -> Vec<Effect> {
         let client = ClientId::First;
-        self.client.subscriptions += 1;
-        self.client.subscribed = true;
-        self.client.call = Call::Open;
-        self.client.number += 1;
-        self.client.last_activity = self.now;
-        let stream = self.open_stream(client, StreamRole::Resubscribe);
-        self.client.stream = Some(stream);
-        self.action(Source::Client, "client calls SubscribeToTask to read on");
-        if let Some(ms) = self.sc.timeout_ms {
-            let call = self.client.number;
-            self.schedule(self.now + u64::from(ms), Act::Timeout { client, call });
+        self.subscriptions += 1;
+        self.subscribed = true;
+        self.call = Call::Open;
+        self.number += 1;
+        self.last_activity = view.now;
+        self.stream = Some(stream);
+        let mut effects = vec![
+            Effect::OpenStream(client, StreamRole::Resubscribe),
+            Effect::Row(Entry::action(
+                Source::Client,
+                "client calls SubscribeToTask to read on",
+            )),
+        ];
+        if let Some(ms) = view.sc.timeout_ms {
+            let call = self.number;
+            let t = view.now + u64::from(ms);
+            effects.push(Effect::Schedule(t, Act::Timeout { client, call }));
         }
-        let running = self.executor.is_running(self.client.task);
-        let effects = subscriber::answer(&view!(self), client, stream, running);
-        self.apply(effects);
+        effects.extend(subscriber::answer(view, client, stream, running));
+        effects
     }
 
-    /// At the end: a `resubscribe=k` whose event k never came says so.
-    pub(super) fn note_never_resubscribed(&mut self) {
-        let first_stream = self.streams.first().map_or(0, |s| s.rows.len());
-        if let Some(k) = self.sc.resubscribe {
-            if self.client.subscriptions == 0 && self.sc.client == Client::Stream {
-                let label = format!(
-                    "resubscribe={k}: the stream ended after {first_stream} events, before event {k}, so the client never dropped it"
-                );
-                let entry = Entry::action(Source::Client, label);
-                self.record(entry.disposition(Disposition::NotDelivered));
-            }
-        }
-    }
-
-    /// A restart broke client 1's connection.
-    pub(super) fn break_client(&mut self, assumed: bool) {
-        self.client.call = match self.sc.client {
+    /// A restart broke its connection.
+    pub(super) fn broken(&mut self, view: &View, assumed: bool) -> Vec<Effect> {
+        self.call = match view.sc.client {
             Client::Stream => Call::Closed,
             Client::Block => Call::Failed,
         };
-        self.end_stream(self.client.stream, StreamOutcome::Broken);
-        let label = match self.sc.client {
+        let label = match view.sc.client {
             Client::Stream => "stream broken by the restart",
             Client::Block => "SendMessage fails: connection reset by the restart",
         };
-        self.record(Entry::action(Source::Client, label).assumed(assumed));
+        vec![
+            Effect::EndStream(self.stream, StreamOutcome::Broken),
+            Effect::Row(Entry::action(Source::Client, label).assumed(assumed)),
+        ]
     }
 
-    pub(super) fn cancel(&mut self) {
+    /// It sends CancelTask: the handler answers from the task as stored,
+    /// and `cancel()` writes a status, raises or does nothing, as the
+    /// scenario says; what CancelTask answers may wait for the status
+    /// ([`FirstClient::cancel_answered`]).
+    pub(super) fn cancel(&mut self, view: &View) -> Vec<Effect> {
         let event = ledger_event(
-            &view!(self),
+            view,
             Source::Client,
             "cancel:1".into(),
             "cancel",
             Body::CancelRequest,
         );
-        self.tasks[self.client.task].ledger.apply(&event);
-        self.action(Source::Client, "client sends CancelTask");
-        let Some(state) = self.task_state() else {
-            self.client.cancel_result = Some(CancelResult::Error);
-            self.action(
-                Source::Handler,
-                "CancelTask → TaskNotFoundError (-32001): the task is gone",
-            );
-            return;
+        let mut effects = vec![
+            Effect::Ledger(view.followed, event),
+            Effect::Row(Entry::action(Source::Client, "client sends CancelTask")),
+        ];
+        let handler = |label: String| Effect::Row(Entry::action(Source::Handler, label));
+        let Some(state) = view.followed_state() else {
+            self.cancel_result = Some(CancelResult::Error);
+            let label = "CancelTask → TaskNotFoundError (-32001): the task is gone";
+            effects.push(handler(label.into()));
+            return effects;
         };
         if state.is_terminal() {
-            self.client.cancel_result = Some(CancelResult::NotCancelable);
+            self.cancel_result = Some(CancelResult::NotCancelable);
             let label = format!("CancelTask → TaskNotCancelableError ({TASK_NOT_CANCELABLE}): the task is already {}", state.label());
-            self.action(Source::Handler, label);
-            return;
+            effects.push(handler(label));
+            return effects;
         }
-        match self.sc.cancel_impl {
-            CancelImpl::Write => {
-                self.emit_cancel_status(Source::Cancel, TaskState::Canceled);
-                self.client.cancel_result =
-                    Some(if self.task_state() == Some(TaskState::Canceled) {
-                        CancelResult::Canceled
-                    } else {
-                        CancelResult::Error
-                    });
-                self.stop_executions();
-            }
+        let status = |source, state| Effect::CancelStatus { source, state };
+        let how = view.sc.cancel_impl;
+        match how {
+            CancelImpl::Write => effects.extend([
+                status(Source::Cancel, TaskState::Canceled),
+                Effect::CancelAnswered(how),
+                Effect::StopExecutions,
+            ]),
             CancelImpl::Raise => {
-                self.action(Source::Cancel, "cancel() raises NotImplementedError");
-                self.client.cancel_result = Some(CancelResult::Error);
-                match self.profile.raising_cancel {
-                    RaisingCancel::FailsTask => {
-                        self.emit_cancel_status(Source::Handler, TaskState::Failed);
-                        self.stop_executions();
-                    }
-                    RaisingCancel::ErrorOnly => {
-                        let label = format!(
-                            "CancelTask → JSON-RPC error {}; the executor runs on",
-                            self.profile.raising_cancel_code
-                        );
-                        self.action(Source::Handler, label);
-                    }
+                let label = "cancel() raises NotImplementedError";
+                effects.push(Effect::Row(Entry::action(Source::Cancel, label)));
+                self.cancel_result = Some(CancelResult::Error);
+                match view.profile.raising_cancel {
+                    RaisingCancel::FailsTask => effects.extend([
+                        status(Source::Handler, TaskState::Failed),
+                        Effect::StopExecutions,
+                    ]),
+                    RaisingCancel::ErrorOnly => effects.push(handler(format!(
+                        "CancelTask → JSON-RPC error {}; the executor runs on",
+                        view.profile.raising_cancel_code
+                    ))),
                 }
             }
             CancelImpl::Noop => {
-                let label = "cancel() returns without writing a status".to_string();
-                self.action(Source::Cancel, label);
-                self.stop_executions();
-                if self.profile.noop_cancel_stores_canceled {
+                let label = "cancel() returns without writing a status";
+                effects.push(Effect::Row(Entry::action(Source::Cancel, label)));
+                effects.push(Effect::StopExecutions);
+                if view.profile.noop_cancel_stores_canceled {
                     // The SDK stores CANCELED itself after the queue closed:
                     // the stream never carries it.
-                    self.emit_cancel_status(Source::Handler, TaskState::Canceled);
+                    effects.push(status(Source::Handler, TaskState::Canceled));
                 }
-                if self.task_state() == Some(TaskState::Canceled) {
-                    self.client.cancel_result = Some(CancelResult::Canceled);
-                } else {
-                    let still = self.task_state().map_or("gone".into(), |s| s.label());
-                    self.client.cancel_result = Some(CancelResult::NotCancelable);
-                    let label = format!(
-                        "CancelTask → TaskNotCancelableError ({TASK_NOT_CANCELABLE}): the task is still {still}"
-                    );
-                    self.action(Source::Handler, label);
-                }
+                effects.push(Effect::CancelAnswered(how));
+            }
+        }
+        effects
+    }
+
+    /// CancelTask's answer, read from the task as stored once `cancel()`
+    /// (implemented as `how`) did its part.
+    pub(super) fn cancel_answered(&mut self, view: &View, how: CancelImpl) -> Vec<Effect> {
+        let canceled = view.followed_state() == Some(TaskState::Canceled);
+        match how {
+            CancelImpl::Noop if !canceled => {
+                let still = view.followed_state().map_or("gone".into(), |s| s.label());
+                self.cancel_result = Some(CancelResult::NotCancelable);
+                let label = format!(
+                    "CancelTask → TaskNotCancelableError ({TASK_NOT_CANCELABLE}): the task is still {still}"
+                );
+                vec![Effect::Row(Entry::action(Source::Handler, label))]
+            }
+            _ if canceled => {
+                self.cancel_result = Some(CancelResult::Canceled);
+                vec![]
+            }
+            _ => {
+                self.cancel_result = Some(CancelResult::Error);
+                vec![]
             }
         }
     }
 
-    pub(super) fn emit_cancel_status(&mut self, source: Source, state: TaskState) {
-        let client_task = self.client.task;
-        let exec = self.executor.latest_on(client_task);
-        self.emit_status(exec, source, state);
-    }
-
-    pub(super) fn maybe_return_blocking_call(&mut self) {
-        if self.sc.client != Client::Block || self.client.call != Call::Open {
-            return;
+    /// A status changed on the task it follows: a blocking call returns
+    /// at a terminal or interrupted state (at FAILED only where the profile
+    /// says so; elsewhere it keeps the result for when `execute()` returns).
+    pub(super) fn status_changed(&mut self, view: &View) -> Vec<Effect> {
+        if view.sc.client != Client::Block || self.call != Call::Open {
+            return vec![];
         }
-        let Some(state) = self.task_state() else {
-            return;
+        let Some(state) = view.followed_state() else {
+            return vec![];
         };
-        if state == TaskState::Failed && !self.profile.blocking_returns_at_failed {
+        if state == TaskState::Failed && !view.profile.blocking_returns_at_failed {
             // Measured: the result is the task as it was at FAILED, but the
             // call only returns once execute() does.
-            if self.client.pending_result.is_none() {
-                self.client.pending_result = self.snapshot();
+            if self.pending_result.is_none() {
+                self.pending_result = self.snapshot(view);
             }
-            return;
+            return vec![];
         }
         if state.is_terminal() || state.is_interrupted() {
-            self.return_blocking_call("SendMessage returns");
+            return self.return_blocking_call(view, "SendMessage returns");
         }
+        vec![]
     }
 
-    /// The client's task as a blocking result lists it: state, artifact
+    /// The followed task as a blocking result lists it: state, artifact
     /// count and wire JSON.
-    pub(super) fn snapshot(&self) -> Option<(TaskState, u32, serde_json::Value)> {
-        let task = self.client.task;
-        let stored = self.tasks[task].stored.as_ref()?;
+    fn snapshot(&self, view: &View) -> Option<(TaskState, u32, serde_json::Value)> {
+        let task = self.task;
+        let stored = view.tasks[task].stored.as_ref()?;
         let count = stored.artifacts.len() as u32;
         Some((
             stored.state,
             count,
-            wire::task_snapshot(task, stored.state, self.now, &stored.artifacts),
+            wire::task_snapshot(task, stored.state, view.now, &stored.artifacts),
         ))
     }
 
-    pub(super) fn return_blocking_call(&mut self, why: &str) {
-        let Some((state, count, snapshot)) = self
-            .client
-            .pending_result
-            .take()
-            .or_else(|| self.snapshot())
+    fn return_blocking_call(&mut self, view: &View, why: &str) -> Vec<Effect> {
+        let Some((state, count, snapshot)) =
+            self.pending_result.take().or_else(|| self.snapshot(view))
         else {
-            return;
+            return vec![];
         };
         let label = format!(
             "{why}: Task {} with {count} artifact{}",
             state.label(),
             plural(count)
         );
-        self.client.blocking_result = Some(count);
-        self.client.call = Call::Returned;
-        self.record(Entry::action(Source::Handler, label).wire(Some(snapshot)));
+        self.blocking_result = Some(count);
+        self.call = Call::Returned;
+        let entry = Entry::action(Source::Handler, label).wire(Some(snapshot));
+        vec![Effect::Row(entry)]
     }
 
     /// The queue closed: a stream ends (a subscription as the profile
     /// says); a blocking call still waiting returns the task as it is.
-    pub(super) fn end_call(&mut self, label: &str) {
-        if self.client.call != Call::Open {
-            return;
+    pub(super) fn end_call(&mut self, view: &View, label: &str) -> Vec<Effect> {
+        if self.call != Call::Open {
+            return vec![];
         }
-        match self.sc.client {
-            Client::Stream if self.client.subscribed => {
-                let view = view!(self);
-                let effects = subscriber::ends(&view, ClientId::First, self.client.stream, label);
-                self.apply(effects);
+        match view.sc.client {
+            Client::Stream if self.subscribed => {
+                subscriber::ends(view, ClientId::First, self.stream, label)
             }
             Client::Stream => {
-                self.client.call = Call::Closed;
-                self.end_stream(self.client.stream, StreamOutcome::Closed);
-                self.action(Source::Handler, label);
+                self.call = Call::Closed;
+                vec![
+                    Effect::EndStream(self.stream, StreamOutcome::Closed),
+                    Effect::Row(Entry::action(Source::Handler, label)),
+                ]
             }
-            Client::Block => self.return_blocking_call("SendMessage returns as the queue closes"),
+            Client::Block => {
+                self.return_blocking_call(view, "SendMessage returns as the queue closes")
+            }
+        }
+    }
+
+    /// At the end: a `resubscribe=k` whose event k never came says so
+    /// (`first_stream`: how many rows its first stream carried).
+    pub(super) fn never_resubscribed(&self, view: &View, first_stream: usize) -> Vec<Effect> {
+        match view.sc.resubscribe {
+            Some(k) if self.subscriptions == 0 && view.sc.client == Client::Stream => {
+                let label = format!(
+                    "resubscribe={k}: the stream ended after {first_stream} events, before event {k}, so the client never dropped it"
+                );
+                let entry = Entry::action(Source::Client, label);
+                vec![Effect::Row(entry.disposition(Disposition::NotDelivered))]
+            }
+            _ => vec![],
+        }
+    }
+
+    /// At the end: a call or stream that nothing ended hangs (a hung
+    /// blocking call is counted: `true`).
+    pub(super) fn hangs(&self, view: &View) -> (Vec<Effect>, bool) {
+        if !matches!(self.call, Call::Open | Call::Stranded) {
+            return (vec![], false);
+        }
+        let (label, hung_call) = match (view.sc.client, self.subscribed) {
+            (Client::Stream, false) => {
+                ("stream still open: nothing will ever end it (hung)", false)
+            }
+            (Client::Stream, true) => (
+                "subscription still open: nothing will ever end it (hung)",
+                false,
+            ),
+            (Client::Block, _) => ("SendMessage never returns (hung call)", true),
+        };
+        let entry = Entry::action(Source::Client, label).disposition(Disposition::NotDelivered);
+        (vec![Effect::Row(entry)], hung_call)
+    }
+
+    /// How its call ended, as the run's metrics and call end say: a
+    /// stream's end, or a blocking call's.
+    pub(super) fn ending(&self, view: &View) -> (Option<Ended>, Option<CallEnd>) {
+        match (view.sc.client, self.call) {
+            (Client::Block, Call::Open) => (None, Some(CallEnd::Hung)),
+            (Client::Block, Call::TimedOut) => (None, Some(CallEnd::TimedOut)),
+            (Client::Block, Call::Failed) => (None, Some(CallEnd::Failed)),
+            (Client::Block, _) => (None, Some(CallEnd::Returned)),
+            (Client::Stream, Call::Open | Call::Stranded) => (Some(Ended::Hung), None),
+            (Client::Stream, Call::TimedOut) => (Some(Ended::TimedOut), None),
+            (Client::Stream, _) => (Some(Ended::Closed), None),
         }
     }
 }

@@ -35,13 +35,13 @@ pub(super) struct SecondClient {
 }
 
 impl SecondClient {
-    /// The stream of its subscription to `task`, while the subscription is
-    /// open to receive.
-    pub(super) fn open_on(&self, task: usize) -> Option<usize> {
+    /// Its subscription while open to receive: the task and the record of
+    /// its stream.
+    pub(super) fn open(&self) -> Option<(usize, usize)> {
         self.subscription
             .as_ref()
-            .filter(|s| s.task == task && s.call == Call::Open)
-            .map(|s| s.stream)
+            .filter(|s| s.call == Call::Open)
+            .map(|s| (s.task, s.stream))
     }
 
     /// The subscription's call changed.
