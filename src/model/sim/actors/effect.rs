@@ -35,7 +35,7 @@ pub(super) struct View<'a> {
 impl View<'_> {
     /// The stored state of the task client 1 follows (`None` once lost).
     pub(super) fn followed_state(&self) -> Option<TaskState> {
-        self.tasks[self.followed].stored.as_ref().map(|t| t.state)
+        self.tasks[self.followed].stored().map(|t| t.state)
     }
 
     /// The stream of the second client's subscription to `task`, while it

@@ -193,7 +193,7 @@ impl Executor {
         receipt: Option<String>,
     ) -> Vec<Effect> {
         let exec = 0;
-        if self.runs[exec].state == Exec::Dead || view.tasks[0].stored.is_none() {
+        if self.runs[exec].state == Exec::Dead || view.tasks[0].stored().is_none() {
             return vec![];
         }
         self.runs[exec].state = Exec::Running;
@@ -352,7 +352,7 @@ impl Executor {
         }
         self.runs[exec].state = Exec::Finished;
         let task = self.runs[exec].task;
-        let state = view.tasks[task].stored.as_ref().map(|t| t.state);
+        let state = view.tasks[task].stored().map(|t| t.state);
         let settled = state.is_some_and(|s| s.is_terminal() || s.is_interrupted());
         let returned = if settled {
             "execute() returned"

@@ -32,12 +32,12 @@ pub(super) fn metrics(end: Ended) -> Metrics {
             .count() as u32
     };
     let any = |d: Disposition| end.rows.iter().filter(|r| r.disposition == d).count() as u32;
-    let client_task = &end.tasks[end.client.task()].stored;
+    let client_task = end.tasks[end.client.task()].stored();
     Metrics {
         events_delivered: count(Disposition::Delivered) + count(Disposition::AfterTerminal),
         events_after_terminal: count(Disposition::AfterTerminal),
         dropped_by_guard: count(Disposition::DroppedByGuard),
-        final_state: client_task.as_ref().map(|t| t.state),
+        final_state: client_task.map(|t| t.state),
         stream: end.stream,
         hung_streams: end
             .streams
@@ -48,7 +48,7 @@ pub(super) fn metrics(end: Ended) -> Metrics {
         tasks_non_terminal: end
             .tasks
             .iter()
-            .filter_map(|t| t.stored.as_ref())
+            .filter_map(|t| t.stored())
             .filter(|t| !t.state.is_terminal())
             .count() as u32,
         orphaned_steps: end.executor.orphaned(),
@@ -57,7 +57,7 @@ pub(super) fn metrics(end: Ended) -> Metrics {
         } else {
             None
         },
-        get_task_artifacts: client_task.as_ref().map(|t| t.artifacts.len() as u32),
+        get_task_artifacts: client_task.map(|t| t.artifacts.len() as u32),
         cancel_result: end.client.cancel_result(),
         task_lost: client_task.is_none(),
         executions: end.executor.executions(),

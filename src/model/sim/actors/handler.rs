@@ -61,7 +61,7 @@ impl Handler {
         let (label, wire, body, digest) = self.describe(view, exec, task, &payload);
         let target = match payload {
             Payload::Task => Some(TaskState::Submitted),
-            Payload::TaskAgain => view.tasks[task].stored.as_ref().map(|t| t.state),
+            Payload::TaskAgain => view.tasks[task].stored().map(|t| t.state),
             Payload::Status { state, .. } => Some(state),
             Payload::Chunk { .. } => None,
         };
@@ -102,8 +102,7 @@ impl Handler {
             ),
             Payload::TaskAgain => {
                 let (state, artifacts) = view.tasks[task]
-                    .stored
-                    .as_ref()
+                    .stored()
                     .map_or((TaskState::Submitted, &[][..]), |t| {
                         (t.state, &t.artifacts[..])
                     });

@@ -29,12 +29,12 @@ pub(super) struct StoredTask {
 pub(super) struct TaskSlot {
     /// Its ledger. With `guard=off` it only observes: it records what the
     /// guard would decide.
-    pub(super) ledger: TaskLedger,
+    ledger: TaskLedger,
     /// The task as the SDK stores it; `None` until created and once lost.
-    pub(super) stored: Option<StoredTask>,
+    stored: Option<StoredTask>,
     /// Set once the SDK stops taking events for this task (profiles that end
     /// the stream at the first final status).
-    pub(super) bus_closed: bool,
+    bus_closed: bool,
 }
 
 impl TaskSlot {
@@ -45,6 +45,21 @@ impl TaskSlot {
             stored: None,
             bus_closed: false,
         }
+    }
+
+    /// Its ledger, to read (a verdict judged, not committed).
+    pub(super) fn ledger(&self) -> &TaskLedger {
+        &self.ledger
+    }
+
+    /// The task as the SDK stores it; `None` until created and once lost.
+    pub(super) fn stored(&self) -> Option<&StoredTask> {
+        self.stored.as_ref()
+    }
+
+    /// Whether the SDK stopped taking events for this task.
+    pub(super) fn bus_closed(&self) -> bool {
+        self.bus_closed
     }
 }
 
