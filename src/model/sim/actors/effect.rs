@@ -16,7 +16,9 @@ use crate::model::trace::{Entry, Source, StreamOutcome, StreamRole};
 pub(super) struct View<'a> {
     /// The virtual time.
     pub(super) now: u64,
+    /// The scenario simulated.
     pub(super) sc: &'a Scenario,
+    /// The SDK's behaviour, as data.
     pub(super) profile: &'static Profile,
     /// The task client 1 follows.
     pub(super) followed: usize,

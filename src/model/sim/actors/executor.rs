@@ -45,6 +45,8 @@ pub(super) struct Executor {
 }
 
 impl Executor {
+    /// The executor before any `execute()` call, with the interruptions
+    /// the scenario asks for.
     pub(super) fn new(sc: &Scenario) -> Executor {
         let interrupts = match sc.interrupt {
             Interrupt::None => vec![],

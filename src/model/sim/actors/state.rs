@@ -46,13 +46,18 @@ pub(super) enum Stage {
 /// Where the client's current call is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(super) enum Call {
+    /// Waiting for what comes next.
     Open,
     /// A subscription still open although nothing will come on it any
     /// more: it hangs unless the client's timeout ends it.
     Stranded,
+    /// Ended by the server, or dropped by the client.
     Closed,
+    /// The client gave up at its timeout.
     TimedOut,
+    /// A blocking call returned its result.
     Returned,
+    /// A blocking call failed (its connection was reset).
     Failed,
 }
 
@@ -61,17 +66,17 @@ pub(super) enum Call {
 /// What the executor (or cancel(), or the handler) puts on the queue.
 #[derive(Debug, Clone)]
 pub(super) enum Payload {
+    /// The Task, SUBMITTED.
     Task,
     /// The task published again at the start of a resumed `execute()`.
     TaskAgain,
+    /// A status update (a resume's WORKING carries the client's receipt).
     Status {
         state: TaskState,
         receipt: Option<String>,
     },
-    Chunk {
-        chunk: Chunk,
-        part: u32,
-    },
+    /// An artifact chunk, part `part` of its artifact.
+    Chunk { chunk: Chunk, part: u32 },
 }
 
 /// One event as the handler processes it: what it is, how it is decided,
@@ -79,14 +84,22 @@ pub(super) enum Payload {
 /// resend repeats exactly what was sent.
 #[derive(Debug, Clone)]
 pub(super) struct Event {
+    /// The execution it comes from.
     pub(super) exec: usize,
+    /// The task it is about.
     pub(super) task: usize,
+    /// Who put it on the queue.
     pub(super) source: Source,
     pub(super) payload: Payload,
+    /// Its id (`E1`, `E2`, …; a resend keeps the id it repeats).
     pub(super) event_id: String,
+    /// What its row says.
     pub(super) label: String,
+    /// The event as the wire carries it.
     pub(super) wire: serde_json::Value,
+    /// What the ledger judges.
     pub(super) body: Body,
+    /// The digest the ledger compares a repeated id by.
     pub(super) digest: String,
     /// The state a status event moves to (or tries to).
     pub(super) target: Option<TaskState>,
