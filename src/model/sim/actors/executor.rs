@@ -45,6 +45,8 @@ pub(super) struct Executor {
 }
 
 impl Executor {
+    /// The executor before any `execute()` call, with the interruptions
+    /// the scenario asks for.
     pub(super) fn new(sc: &Scenario) -> Executor {
         let interrupts = match sc.interrupt {
             Interrupt::None => vec![],
@@ -74,16 +76,6 @@ impl Executor {
         self.orphaned
     }
 
-    /// The task execution `exec` works on (the first task for none).
-    pub(super) fn task_of(&self, exec: usize) -> usize {
-        self.runs.get(exec).map(|r| r.task).unwrap_or(0)
-    }
-
-    /// The latest execution on `task`, where a cancel's status comes from.
-    pub(super) fn latest_on(&self, task: usize) -> usize {
-        self.runs.iter().rposition(|r| r.task == task).unwrap_or(0)
-    }
-
     /// Whether an execution still works on `task`.
     pub(super) fn is_running(&self, task: usize) -> bool {
         self.runs
@@ -92,12 +84,12 @@ impl Executor {
     }
 
     /// A step computed after the stream ended: its output went nowhere.
-    pub(super) fn count_orphan(&mut self) {
+    pub(super) fn orphaned_step(&mut self) {
         self.orphaned += 1;
     }
 
     /// The server process died, and every execution with it.
-    pub(super) fn kill(&mut self) {
+    pub(super) fn killed(&mut self) {
         for run in &mut self.runs {
             run.state = Exec::Dead;
         }
@@ -129,8 +121,32 @@ impl Executor {
     fn emit(&self, exec: usize, payload: Payload) -> Effect {
         Effect::Emit {
             exec,
+            task: self.runs[exec].task,
             source: Source::Executor,
             payload,
+            resume: None,
+        }
+    }
+
+    /// `cancel()` (or the handler in its place, `source`) publishes
+    /// `state` for the latest execution on the task client 1 follows.
+    pub(super) fn cancel_status(&self, view: &View, source: Source, state: TaskState) -> Effect {
+        let task = view.followed;
+        // Every task is created together with its execute() call.
+        let exec = self
+            .runs
+            .iter()
+            .rposition(|r| r.task == task)
+            .expect("the followed task has an execution");
+        Effect::Emit {
+            exec,
+            task,
+            source,
+            payload: Payload::Status {
+                state,
+                receipt: None,
+            },
+            resume: None,
         }
     }
 
@@ -179,7 +195,7 @@ impl Executor {
         receipt: Option<String>,
     ) -> Vec<Effect> {
         let exec = 0;
-        if self.runs[exec].state == Exec::Dead || view.tasks[0].stored.is_none() {
+        if self.runs[exec].state == Exec::Dead || view.tasks[0].stored().is_none() {
             return vec![];
         }
         self.runs[exec].state = Exec::Running;
@@ -188,10 +204,17 @@ impl Executor {
         if view.profile.resume_publishes_task {
             effects.push(self.emit(exec, Payload::TaskAgain));
         }
-        effects.push(Effect::EmitResume {
+        // The executor goes on only once it knows how this was decided
+        // (Effect::Resumed).
+        effects.push(Effect::Emit {
             exec,
-            stage,
-            receipt,
+            task: self.runs[exec].task,
+            source: Source::Executor,
+            payload: Payload::Status {
+                state: TaskState::Working,
+                receipt,
+            },
+            resume: Some(stage),
         });
         effects
     }
@@ -331,7 +354,7 @@ impl Executor {
         }
         self.runs[exec].state = Exec::Finished;
         let task = self.runs[exec].task;
-        let state = view.tasks[task].stored.as_ref().map(|t| t.state);
+        let state = view.tasks[task].stored().map(|t| t.state);
         let settled = state.is_some_and(|s| s.is_terminal() || s.is_interrupted());
         let returned = if settled {
             "execute() returned"

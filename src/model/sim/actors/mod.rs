@@ -8,32 +8,46 @@
 //! Nothing here reads a clock: actions are scheduled on an agenda ordered by
 //! (virtual time, the server's work before a client's new request,
 //! scheduling order) and the whole trace is returned at once.
-//! SDK-specific decisions come from [`Profile`]. The executor, the server
-//! and the second client are types that own their state: the world routes
-//! an act to one of them with a read-only [`View`] and applies the
-//! [`Effect`]s it hands back, in order. Client 1 and the handler are still
-//! the world's methods (`client.rs`, `handler.rs`). Every row is written
-//! through [`Entry`].
+//! SDK-specific decisions come from [`Profile`]. Each actor is a type that
+//! owns its state: the world routes an act to one of them with a
+//! read-only [`View`] and applies the [`Effect`]s it hands back, in order,
+//! each with all it leads to before the next; an effect that is an input
+//! to another actor is routed the same way. Every row is written through
+//! [`Entry`].
 
 /// The world as an actor may read it ([`View`]), built from the world's
 /// fields one by one so that an actor of the world may be borrowed to
 /// change beside it.
 macro_rules! view {
     ($sim:expr) => {
+        view!($sim, $sim.store.tasks())
+    };
+    ($sim:expr, $tasks:expr) => {
         $crate::model::sim::actors::effect::View {
             now: $sim.now,
             sc: $sim.sc,
             profile: $sim.profile,
-            followed: $sim.client.task,
-            client_call: $sim.client.call,
-            tasks: &$sim.tasks,
+            followed: $sim.client.task(),
+            client_call: $sim.client.call(),
+            client_stream: $sim.client.stream(),
+            second_open: $sim.second.open(),
+            tasks: $tasks,
         }
+    };
+}
+
+/// The view the store gets: it reads its own tasks, which it may be
+/// changing, so none are lent to it.
+macro_rules! store_view {
+    ($sim:expr) => {
+        view!($sim, &[])
     };
 }
 
 mod client;
 mod effect;
 mod executor;
+mod finish;
 mod handler;
 mod server;
 mod state;
@@ -43,24 +57,21 @@ mod subscriber;
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 
-use effect::{Effect, View};
+use client::FirstClient;
+use effect::Effect;
 use executor::Executor;
+use handler::Handler;
 use server::Server;
-use state::{Call, ClientCall, ClientId, Handler, Payload, Stage};
-use store::TaskSlot;
+use state::{ClientId, Stage};
+use store::Store;
 use subscriber::SecondClient;
 
 use crate::model::sim::keys::Wire;
 use crate::model::sim::presets;
 use crate::model::sim::profile::Profile;
 use crate::model::sim::scenario::{Client, Scenario};
-use crate::model::state::TaskState;
-use crate::model::trace::{
-    CallEnd, Disposition, Entry, Metrics, Row, RowKind, Run, Source, StreamEnd as Ended,
-    StreamOutcome, StreamRecord, StreamRole, Trace,
-};
+use crate::model::trace::{Entry, Row, Run, StreamOutcome, StreamRecord, StreamRole, Trace};
 use crate::model::wire::write_v03::to_v03;
-use crate::model::wire::TASK_ID;
 
 /// Simulates a scenario to completion.
 pub fn simulate(scenario: &Scenario) -> Run {
@@ -114,8 +125,8 @@ struct Agenda {
     scheduled: u64,
 }
 
-/// The world the actors share: the scenario, the clock, the rows written so
-/// far, every task, and each actor's own state.
+/// The world the actors share: the scenario, the clock, the rows and
+/// streams written so far, and the actors.
 struct Sim<'a> {
     sc: &'a Scenario,
     profile: &'static Profile,
@@ -124,9 +135,9 @@ struct Sim<'a> {
     rows: Vec<Row>,
     /// Every task the scenario creates: its ledger, its stored form and
     /// whether the SDK still reads its events.
-    tasks: Vec<TaskSlot>,
+    store: Store,
     executor: Executor,
-    client: ClientCall,
+    client: FirstClient,
     handler: Handler,
     /// Every stream a client opened, in order.
     streams: Vec<StreamRecord>,
@@ -142,9 +153,9 @@ impl<'a> Sim<'a> {
             agenda: Agenda::default(),
             now: 0,
             rows: Vec::new(),
-            tasks: vec![TaskSlot::new(TASK_ID)],
+            store: Store::new(),
             executor: Executor::new(sc),
-            client: ClientCall::default(),
+            client: FirstClient::new(),
             handler: Handler::default(),
             streams: Vec::new(),
             second: SecondClient::default(),
@@ -168,11 +179,6 @@ impl Sim<'_> {
         self.schedule_in(t, Tier::Server, act);
     }
 
-    /// A client's new request at `t`, due after the server's work then.
-    fn schedule_request(&mut self, t: u64, act: Act) {
-        self.schedule_in(t, Tier::Request, act);
-    }
-
     fn schedule_in(&mut self, t: u64, tier: Tier, act: Act) {
         self.agenda.scheduled += 1;
         self.agenda
@@ -180,8 +186,9 @@ impl Sim<'_> {
             .push(Reverse((t, tier, self.agenda.scheduled, act)));
     }
 
-    /// Opens a stream record for `client` and returns its index.
-    fn open_stream(&mut self, client: ClientId, role: StreamRole) -> usize {
+    /// Opens a stream record for `client` (the next index, which the
+    /// actor that asked for it already knows).
+    fn open_stream(&mut self, client: ClientId, role: StreamRole) {
         self.streams.push(StreamRecord {
             client: client.number(),
             role,
@@ -189,7 +196,6 @@ impl Sim<'_> {
             rows: Vec::new(),
             end: StreamOutcome::Hung,
         });
-        self.streams.len() - 1
     }
 
     /// Records how a stream ended.
@@ -201,7 +207,8 @@ impl Sim<'_> {
 
     fn run(&mut self) {
         if self.sc.client == Client::Stream {
-            self.client.stream = Some(self.open_stream(ClientId::First, StreamRole::Send));
+            let effects = self.client.opens(self.streams.len());
+            self.apply(effects);
         }
         self.schedule(0, Act::Start);
         if let Some(k) = self.sc.cancel {
@@ -225,82 +232,34 @@ impl Sim<'_> {
         }
     }
 
+    /// Routes an act to the actor it is for.
     fn handle(&mut self, act: Act) {
-        match act {
-            Act::Start => self.start(0),
-            Act::Step { exec, step } => {
-                let effects = self.executor.step(&view!(self), exec, step);
-                self.apply(effects);
-            }
-            Act::Ending { exec } => {
-                let effects = self.executor.ending(&self.view(), exec);
-                self.apply(effects);
-            }
-            Act::Late { exec } => {
-                let effects = self.executor.late(&self.view(), exec);
-                self.apply(effects);
-            }
-            Act::Return { exec } => self.execute_returns(exec),
-            Act::Resume { stage } => self.resume(stage),
-            Act::Cancel => self.cancel(),
-            Act::Restart => {
-                let connected = matches!(self.client.call, Call::Open | Call::Stranded);
-                let effects = self.server.restart(&self.view(), connected);
-                self.apply(effects);
-            }
+        let effects = match act {
+            Act::Start => self.executor.start(&view!(self), 0),
+            Act::Step { exec, step } => self.executor.step(&view!(self), exec, step),
+            Act::Ending { exec } => self.executor.ending(&view!(self), exec),
+            Act::Late { exec } => self.executor.late(&view!(self), exec),
+            Act::Return { exec } => self.executor.returns(&view!(self), exec),
+            Act::Resume { stage } => self.client.resume(&view!(self), stage),
+            Act::Cancel => self.client.cancel(&view!(self)),
+            Act::Restart => self.server.restart(&view!(self)),
             Act::Timeout {
                 client: ClientId::First,
                 call,
-            } => self.timeout(call),
+            } => self.client.timeout(&view!(self), call),
             Act::Timeout {
                 client: ClientId::Second,
                 ..
-            } => {
-                let effects = self.second.timeout(&view!(self));
-                self.apply(effects);
-            }
-            Act::Subscribe {
-                client: ClientId::First,
-            } => self.subscribe(),
-            Act::Subscribe {
-                client: ClientId::Second,
-            } => {
-                let running = self.executor.is_running(self.client.task);
+            } => self.second.timeout(&view!(self)),
+            Act::Subscribe { client } => {
+                let running = self.executor.is_running(self.client.task());
                 let stream = self.streams.len();
-                let effects = self.second.subscribe(&view!(self), stream, running);
-                self.apply(effects);
+                match client {
+                    ClientId::First => self.client.subscribe(&view!(self), stream, running),
+                    ClientId::Second => self.second.subscribe(&view!(self), stream, running),
+                }
             }
-        }
-    }
-
-    /// What an actor may read of the world.
-    fn view(&self) -> View<'_> {
-        view!(self)
-    }
-
-    /// `execute()` is called for `task`.
-    fn start(&mut self, task: usize) {
-        let effects = self.executor.start(&view!(self), task);
-        self.apply(effects);
-    }
-
-    /// `execute()` call `exec` returns.
-    fn execute_returns(&mut self, exec: usize) {
-        let effects = self.executor.returns(&view!(self), exec);
-        self.apply(effects);
-    }
-
-    /// A cancel stops the executions on client 1's task, as the profile
-    /// and the way the work runs say.
-    fn stop_executions(&mut self) {
-        let effects = self.executor.stop(&view!(self));
-        self.apply(effects);
-    }
-
-    /// The second client's subscription to `task`, where client 1's queue
-    /// for it closes (`label` says why).
-    fn close_second(&mut self, task: usize, label: &str) {
-        let effects = self.second.queue_closed(&view!(self), task, label);
+        };
         self.apply(effects);
     }
 
@@ -308,68 +267,112 @@ impl Sim<'_> {
     /// before the next.
     fn apply(&mut self, effects: Vec<Effect>) {
         for effect in effects {
-            match effect {
-                Effect::Row(entry) => self.record(entry),
-                Effect::Schedule(t, act) => self.schedule(t, act),
-                Effect::EndStream(stream, end) => self.end_stream(stream, end),
-                Effect::KillExecutions => self.executor.kill(),
-                Effect::Emit {
-                    exec,
-                    source,
-                    payload,
-                } => {
-                    self.emit(exec, source, payload);
-                }
-                Effect::EmitResume {
-                    exec,
-                    stage,
-                    receipt,
-                } => {
-                    let working = Payload::Status {
-                        state: TaskState::Working,
-                        receipt,
-                    };
-                    // The ledger's decision, read where the handler made it.
-                    let refused = self.emit(exec, Source::Executor, working).is_some();
-                    let effects = self.executor.resumed(&view!(self), exec, stage, refused);
-                    self.apply(effects);
-                }
-                Effect::Ledger(task, event) => {
-                    self.tasks[task].ledger.apply(&event);
-                }
-                Effect::MaybeRetry { task } => self.maybe_retry(task),
-                Effect::ExecuteReturns(exec) => self.execute_returns(exec),
-                Effect::EndCall(label) => self.end_call(&label),
-                Effect::CloseSecond { task, label } => self.close_second(task, &label),
-                Effect::BreakClient { assumed } => self.break_client(assumed),
-                Effect::BreakSecond => {
-                    let effects = self.second.broken();
-                    self.apply(effects);
-                }
-                Effect::OpenStream(client, role) => {
-                    self.open_stream(client, role);
-                }
-                Effect::RowOn(stream, entry) => self.record_on(stream, entry),
-                Effect::SetCall(ClientId::First, call) => self.client.call = call,
-                Effect::SetCall(ClientId::Second, call) => self.second.set_call(call),
-                Effect::ClientReceived => self.after_client_received(),
-                Effect::LoseTasks => self.tasks.iter_mut().for_each(|t| t.stored = None),
-                Effect::ResubscribeAfterBreak => self.resubscribe_after_break(),
-            }
+            let next = self.carry_out(effect);
+            self.apply(next);
         }
     }
 
-    /// The state of the task the client follows (`None` once lost).
-    fn task_state(&self) -> Option<TaskState> {
-        self.tasks[self.client.task]
-            .stored
-            .as_ref()
-            .map(|t| t.state)
+    /// Carries out one effect: writes it down, or hands it to the actor it
+    /// is an input to and returns what that actor answers.
+    fn carry_out(&mut self, effect: Effect) -> Vec<Effect> {
+        match effect {
+            // The world's records and agenda.
+            Effect::Row(entry) => self.record(entry),
+            Effect::RowOn(stream, entry) => self.record_on(stream, entry),
+            Effect::OpenStream(client, role) => self.open_stream(client, role),
+            Effect::EndStream(stream, end) => self.end_stream(stream, end),
+            Effect::Schedule(t, act) => self.schedule_in(t, Tier::Server, act),
+            Effect::Request(t, act) => self.schedule_in(t, Tier::Request, act),
+            // The executor.
+            Effect::Start(task) => return self.executor.start(&view!(self), task),
+            Effect::ExecuteReturns(exec) => return self.executor.returns(&view!(self), exec),
+            Effect::Resume { stage, receipt } => {
+                return self.executor.resume(&view!(self), stage, receipt)
+            }
+            Effect::Resumed {
+                exec,
+                stage,
+                refused,
+            } => return self.executor.resumed(&view!(self), exec, stage, refused),
+            Effect::CancelStatus { source, state } => {
+                return vec![self.executor.cancel_status(&view!(self), source, state)]
+            }
+            Effect::StopExecutions => return self.executor.stop(&view!(self)),
+            Effect::OrphanedStep => self.executor.orphaned_step(),
+            Effect::ProcessKilled => self.executor.killed(),
+            // The handler.
+            Effect::Emit {
+                exec,
+                task,
+                source,
+                payload,
+                resume,
+            } => {
+                let at = (exec, task);
+                return self.handler.emit(&view!(self), at, source, payload, resume);
+            }
+            Effect::Deliver {
+                event,
+                label,
+                was_terminal,
+                status_change,
+            } => {
+                let view = view!(self);
+                return self
+                    .handler
+                    .deliver(&view, *event, label, was_terminal, status_change);
+            }
+            // The store.
+            Effect::Ledger(task, event) => self.store.request(task, &event),
+            Effect::Store {
+                event,
+                resend,
+                resume,
+            } => {
+                return self
+                    .store
+                    .decide(&store_view!(self), *event, resend, resume)
+            }
+            Effect::CloseBus(task) => return self.store.close_bus(&store_view!(self), task),
+            Effect::ReopenBus(task) => self.store.reopen_bus(task),
+            Effect::CreateTask => self.store.create_task(),
+            Effect::StoreRestarts { assumed } => {
+                return self.store.restarted(&store_view!(self), assumed)
+            }
+            // Client 1.
+            Effect::MaybeRetry { task } => return self.client.maybe_retry(&view!(self), task),
+            Effect::Follow(task) => self.client.follow(task),
+            Effect::SetCall(ClientId::First, call) => self.client.set_call(call),
+            Effect::ClientReceived => {
+                let on_first = self.first_stream_rows();
+                return self.client.received_event(&view!(self), on_first);
+            }
+            Effect::StatusChanged => return self.client.status_changed(&view!(self)),
+            Effect::CancelAnswered(how) => return self.client.cancel_answered(&view!(self), how),
+            Effect::EndCall(label) => return self.client.end_call(&view!(self), &label),
+            Effect::BreakClient { assumed } => return self.client.broken(&view!(self), assumed),
+            Effect::ResubscribeAfterBreak => {
+                return self.client.resubscribe_after_break(&view!(self))
+            }
+            // The second client.
+            Effect::SetCall(ClientId::Second, call) => self.second.set_call(call),
+            Effect::CloseSecond { task, label } => {
+                return self.second.queue_closed(&view!(self), task, &label)
+            }
+            Effect::BreakSecond => return self.second.broken(),
+            Effect::SecondReceived => self.second.received(self.now),
+        }
+        vec![]
     }
 
-    /// A delivered action row (a request, a stream ending, a returned call).
-    fn action(&mut self, source: Source, label: impl Into<String>) {
-        self.record(Entry::action(source, label));
+    /// How many rows client 1's first stream carried, while that is the
+    /// stream it reads.
+    fn first_stream_rows(&self) -> Option<usize> {
+        self.client
+            .stream()
+            .and_then(|i| self.streams.get(i))
+            .filter(|s| s.role == StreamRole::Send)
+            .map(|s| s.rows.len())
     }
 
     /// Appends a row a stream carried, and notes it in the stream's record.
@@ -381,93 +384,44 @@ impl Sim<'_> {
         }
     }
 
-    /// Appends a row, stamped with the time and the state after it.
+    /// Appends a row, stamped with the time and the state of the task
+    /// client 1 follows after it.
     fn record(&mut self, entry: Entry) {
-        let row = entry.row(self.rows.len(), self.now, self.task_state());
+        let state = view!(self).followed_state();
+        let row = entry.row(self.rows.len(), self.now, state);
         self.rows.push(row);
     }
 
+    /// Ends the run: what never came or never ended says so, then the
+    /// metrics are counted from the rows and the actors.
     fn finish(mut self) -> Run {
-        let mut hung_calls = 0;
-        self.note_never_resubscribed();
-        let effects = self
-            .second
-            .never_subscribed(&view!(self), self.client.received);
+        let first_stream = self.streams.first().map_or(0, |s| s.rows.len());
+        let effects = self.client.never_resubscribed(&view!(self), first_stream);
         self.apply(effects);
-        if matches!(self.client.call, Call::Open | Call::Stranded) {
-            let label = match (self.sc.client, self.client.subscribed) {
-                (Client::Stream, false) => "stream still open: nothing will ever end it (hung)",
-                (Client::Stream, true) => {
-                    "subscription still open: nothing will ever end it (hung)"
-                }
-                (Client::Block, _) => {
-                    hung_calls = 1;
-                    "SendMessage never returns (hung call)"
-                }
-            };
-            self.record(
-                Entry::action(Source::Client, label).disposition(Disposition::NotDelivered),
-            );
-        }
+        let received = self.client.received();
+        let effects = self.second.never_subscribed(&view!(self), received);
+        self.apply(effects);
+        let (effects, hung_call) = self.client.hangs(&view!(self));
+        self.apply(effects);
         let effects = self.second.hangs();
         self.apply(effects);
-        let hung_streams = self
-            .streams
-            .iter()
-            .filter(|s| s.end == StreamOutcome::Hung)
-            .count() as u32;
-        let count = |d: Disposition| {
-            self.rows
-                .iter()
-                .filter(|r| r.kind == RowKind::Event && r.disposition == d)
-                .count() as u32
-        };
-        let any = |d: Disposition| self.rows.iter().filter(|r| r.disposition == d).count() as u32;
-        let (stream, call_end) = match (self.sc.client, self.client.call) {
-            (Client::Block, Call::Open) => (None, Some(CallEnd::Hung)),
-            (Client::Block, Call::TimedOut) => (None, Some(CallEnd::TimedOut)),
-            (Client::Block, Call::Failed) => (None, Some(CallEnd::Failed)),
-            (Client::Block, _) => (None, Some(CallEnd::Returned)),
-            (Client::Stream, Call::Open | Call::Stranded) => (Some(Ended::Hung), None),
-            (Client::Stream, Call::TimedOut) => (Some(Ended::TimedOut), None),
-            (Client::Stream, _) => (Some(Ended::Closed), None),
-        };
-        let client_task = &self.tasks[self.client.task].stored;
-        let final_state = client_task.as_ref().map(|t| t.state);
-        let metrics = Metrics {
-            events_delivered: count(Disposition::Delivered) + count(Disposition::AfterTerminal),
-            events_after_terminal: count(Disposition::AfterTerminal),
-            dropped_by_guard: count(Disposition::DroppedByGuard),
-            final_state,
+        let (stream, call_end) = self.client.ending(&view!(self));
+        let metrics = finish::metrics(finish::Ended {
+            sc: self.sc,
+            rows: &self.rows,
+            streams: &self.streams,
+            tasks: self.store.tasks(),
+            client: &self.client,
+            executor: &self.executor,
             stream,
-            hung_streams,
-            hung_calls,
-            tasks_non_terminal: self
-                .tasks
-                .iter()
-                .filter_map(|t| t.stored.as_ref())
-                .filter(|t| !t.state.is_terminal())
-                .count() as u32,
-            orphaned_steps: self.executor.orphaned(),
-            blocking_result_artifacts: if self.sc.client == Client::Block {
-                self.client.blocking_result
-            } else {
-                None
-            },
-            get_task_artifacts: client_task.as_ref().map(|t| t.artifacts.len() as u32),
-            cancel_result: self.client.cancel_result,
-            task_lost: client_task.is_none(),
-            executions: self.executor.executions(),
-            duplicates: any(Disposition::Duplicate),
-            rejected: any(Disposition::Rejected),
-            incidents: any(Disposition::Incident),
-        };
+            hung_call,
+        });
         Run {
             trace: Trace {
                 rows: self.rows,
                 metrics,
             },
-            ledgers: self.tasks.into_iter().map(|t| t.ledger).collect(),
+            ledgers: self.store.into_ledgers(),
             call_end,
             streams: self.streams,
         }

@@ -3,8 +3,8 @@
 //! again) and keeps or loses the tasks with its store.
 
 use super::effect::{Effect, View};
-use crate::model::sim::scenario::Store;
-use crate::model::trace::{Disposition, Entry, Source};
+use super::state::Call;
+use crate::model::trace::{Entry, Source};
 
 /// The server process. It holds nothing of its own: what a restart does
 /// falls on the executor, the clients and the store.
@@ -12,48 +12,26 @@ use crate::model::trace::{Disposition, Entry, Source};
 pub(super) struct Server;
 
 impl Server {
-    /// The process is killed and starts fresh. `client_connected` says
-    /// whether client 1 still had a call or stream open, which the restart
-    /// breaks.
-    pub(super) fn restart(&self, view: &View, client_connected: bool) -> Vec<Effect> {
+    /// The process is killed and starts fresh: the executions die with
+    /// it, the clients' open calls and streams break, the store keeps or
+    /// loses the tasks.
+    pub(super) fn restart(&self, view: &View) -> Vec<Effect> {
         // No recording measured a restart in every SDK: rows say so.
         let assumed = !view.profile.restart_measured;
+        let connected = matches!(view.client_call, Call::Open | Call::Stranded);
         let mut effects = vec![
             Effect::Row(
                 Entry::action(Source::Server, "server restarts: the process is killed")
                     .assumed(assumed),
             ),
-            Effect::KillExecutions,
+            Effect::ProcessKilled,
         ];
-        if client_connected {
+        if connected {
             effects.push(Effect::BreakClient { assumed });
         }
         effects.push(Effect::BreakSecond);
-        match view.sc.store {
-            Store::Memory => {
-                effects.push(Effect::LoseTasks);
-                effects.push(Effect::Row(
-                    Entry::action(
-                        Source::Server,
-                        "fresh server: the in-memory task store is empty, the task is lost",
-                    )
-                    .disposition(Disposition::Lost)
-                    .assumed(assumed),
-                ));
-            }
-            Store::Database => {
-                let state = view.followed_state().map_or("?".into(), |s| s.label());
-                let label = format!(
-                    "fresh server: the database still holds the task {state}; nothing resumes it"
-                );
-                effects.push(Effect::Row(
-                    Entry::action(Source::Server, label)
-                        .disposition(Disposition::NotDelivered)
-                        .assumed(assumed),
-                ));
-            }
-        }
-        if client_connected {
+        effects.push(Effect::StoreRestarts { assumed });
+        if connected {
             effects.push(Effect::ResubscribeAfterBreak);
         }
         effects

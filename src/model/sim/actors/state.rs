@@ -1,11 +1,11 @@
-//! The vocabulary the actors share (which client, where a call stands,
-//! the interruption stages, the events that pass between them) and the
-//! state client 1 and the handler hold. Types only, so that the actors'
-//! files and the world import these and nothing imports back.
+//! The vocabulary the actors share: which client, where a call stands,
+//! the interruption stages, the events that pass between them. Types only,
+//! so that the actors' files and the world import these and nothing
+//! imports back.
 
 use crate::model::ledger::Body;
 use crate::model::state::TaskState;
-use crate::model::trace::{CancelResult, Source};
+use crate::model::trace::Source;
 use crate::model::wire::Chunk;
 
 // ----- the clients -----------------------------------------------------
@@ -46,59 +46,19 @@ pub(super) enum Stage {
 /// Where the client's current call is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(super) enum Call {
+    /// Waiting for what comes next.
     Open,
     /// A subscription still open although nothing will come on it any
     /// more: it hangs unless the client's timeout ends it.
     Stranded,
+    /// Ended by the server, or dropped by the client.
     Closed,
+    /// The client gave up at its timeout.
     TimedOut,
+    /// A blocking call returned its result.
     Returned,
+    /// A blocking call failed (its connection was reset).
     Failed,
-}
-
-/// The client's state: which task it follows and how its call stands.
-#[derive(Debug)]
-pub(super) struct ClientCall {
-    /// The task the client follows now.
-    pub(super) task: usize,
-    pub(super) call: Call,
-    /// Which call this is (a resume makes a new one), so that an old
-    /// call's timeout is ignored.
-    pub(super) number: u32,
-    pub(super) last_activity: u64,
-    pub(super) retried: bool,
-    /// A blocking result captured before the call may return.
-    pub(super) pending_result: Option<(TaskState, u32, serde_json::Value)>,
-    pub(super) blocking_result: Option<u32>,
-    pub(super) cancel_result: Option<CancelResult>,
-    /// The record of the stream the client reads now (`None` for a
-    /// blocking client).
-    pub(super) stream: Option<usize>,
-    /// Whether that stream is a SubscribeToTask stream.
-    pub(super) subscribed: bool,
-    /// Events received over all its streams, snapshots included.
-    pub(super) received: u32,
-    /// SubscribeToTask calls made so far.
-    pub(super) subscriptions: u32,
-}
-
-impl Default for ClientCall {
-    fn default() -> Self {
-        ClientCall {
-            task: 0,
-            call: Call::Open,
-            number: 0,
-            last_activity: 0,
-            retried: false,
-            pending_result: None,
-            blocking_result: None,
-            cancel_result: None,
-            stream: None,
-            subscribed: false,
-            received: 0,
-            subscriptions: 0,
-        }
-    }
 }
 
 // ----- the handler -----------------------------------------------------
@@ -106,17 +66,17 @@ impl Default for ClientCall {
 /// What the executor (or cancel(), or the handler) puts on the queue.
 #[derive(Debug, Clone)]
 pub(super) enum Payload {
+    /// The Task, SUBMITTED.
     Task,
     /// The task published again at the start of a resumed `execute()`.
     TaskAgain,
+    /// A status update (a resume's WORKING carries the client's receipt).
     Status {
         state: TaskState,
         receipt: Option<String>,
     },
-    Chunk {
-        chunk: Chunk,
-        part: u32,
-    },
+    /// An artifact chunk, part `part` of its artifact.
+    Chunk { chunk: Chunk, part: u32 },
 }
 
 /// One event as the handler processes it: what it is, how it is decided,
@@ -124,26 +84,23 @@ pub(super) enum Payload {
 /// resend repeats exactly what was sent.
 #[derive(Debug, Clone)]
 pub(super) struct Event {
+    /// The execution it comes from.
     pub(super) exec: usize,
+    /// The task it is about.
     pub(super) task: usize,
+    /// Who put it on the queue.
     pub(super) source: Source,
     pub(super) payload: Payload,
+    /// Its id (`E1`, `E2`, …; a resend keeps the id it repeats).
     pub(super) event_id: String,
+    /// What its row says.
     pub(super) label: String,
+    /// The event as the wire carries it.
     pub(super) wire: serde_json::Value,
+    /// What the ledger judges.
     pub(super) body: Body,
+    /// The digest the ledger compares a repeated id by.
     pub(super) digest: String,
     /// The state a status event moves to (or tries to).
     pub(super) target: Option<TaskState>,
-}
-
-/// The handler's state.
-#[derive(Debug, Default)]
-pub(super) struct Handler {
-    /// Events emitted so far (their ids are `E1`, `E2`, …).
-    pub(super) emitted: u32,
-    /// Every event the streaming client received, in order: a resend
-    /// repeats one of these, never an event rebuilt from a numbering.
-    pub(super) sent: Vec<Event>,
-    pub(super) resent: bool,
 }

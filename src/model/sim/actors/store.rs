@@ -1,13 +1,19 @@
 //! The SDK's task store as the lab models it: each task's stored state and
-//! artifacts, beside the ledger that judges its events.
+//! artifacts, beside the ledger that judges its events. The store decides
+//! what becomes of an event (refused by the guard through the ledger's
+//! decision, orphaned on a closed bus, or stored) and hands what it kept
+//! back to the handler for delivery.
 
-use super::effect::View;
+use super::effect::{Effect, View};
+use super::state::{Event, Payload, Stage};
 use crate::model::digest::sha256_fields;
-use crate::model::ledger::{Body, LedgerEvent, TaskLedger};
+use crate::model::ledger::{Body, Decision, LedgerEvent, Outcome, Reason, TaskLedger};
+use crate::model::sim::profile::StreamEnd;
+use crate::model::sim::scenario::Store as Keeping;
 use crate::model::state::TaskState;
-use crate::model::trace::Source;
+use crate::model::trace::{Disposition, Entry, Source};
 use crate::model::wire;
-use crate::model::wire::{Chunk, StoredArtifact};
+use crate::model::wire::{Chunk, StoredArtifact, TRACKING_ARTIFACT};
 
 /// The task as the SDK's store holds it (guard applied).
 #[derive(Debug, Clone)]
@@ -23,15 +29,16 @@ pub(super) struct StoredTask {
 pub(super) struct TaskSlot {
     /// Its ledger. With `guard=off` it only observes: it records what the
     /// guard would decide.
-    pub(super) ledger: TaskLedger,
+    ledger: TaskLedger,
     /// The task as the SDK stores it; `None` until created and once lost.
-    pub(super) stored: Option<StoredTask>,
+    stored: Option<StoredTask>,
     /// Set once the SDK stops taking events for this task (profiles that end
     /// the stream at the first final status).
-    pub(super) bus_closed: bool,
+    bus_closed: bool,
 }
 
 impl TaskSlot {
+    /// A task not yet stored, with an empty ledger.
     pub(super) fn new(task_id: &str) -> TaskSlot {
         TaskSlot {
             ledger: TaskLedger::new(task_id),
@@ -39,12 +46,250 @@ impl TaskSlot {
             bus_closed: false,
         }
     }
+
+    /// Its ledger, to read (a verdict judged, not committed).
+    pub(super) fn ledger(&self) -> &TaskLedger {
+        &self.ledger
+    }
+
+    /// The task as the SDK stores it; `None` until created and once lost.
+    pub(super) fn stored(&self) -> Option<&StoredTask> {
+        self.stored.as_ref()
+    }
+
+    /// Whether the SDK stopped taking events for this task.
+    pub(super) fn bus_closed(&self) -> bool {
+        self.bus_closed
+    }
+}
+
+/// The store: every task the scenario creates, in order (client 1's first
+/// task, then one per retried submission the SDK takes as new).
+#[derive(Debug)]
+pub(super) struct Store {
+    tasks: Vec<TaskSlot>,
+}
+
+impl Store {
+    /// The store as the scenario starts: the first task, not yet stored.
+    pub(super) fn new() -> Store {
+        Store {
+            tasks: vec![TaskSlot::new(wire::TASK_ID)],
+        }
+    }
+
+    /// Every task, for the view.
+    pub(super) fn tasks(&self) -> &[TaskSlot] {
+        &self.tasks
+    }
+
+    /// Every task's ledger, in order, once the run is over.
+    pub(super) fn into_ledgers(self) -> Vec<TaskLedger> {
+        self.tasks.into_iter().map(|t| t.ledger).collect()
+    }
+
+    /// A request the task's ledger decides without the handler (a
+    /// submission, a cancel request): nothing is stored or shown for it.
+    pub(super) fn request(&mut self, task: usize, event: &LedgerEvent) {
+        self.tasks[task].ledger.apply(event);
+    }
+
+    /// A retried submission the SDK takes as new: one more task.
+    pub(super) fn create_task(&mut self) {
+        let task = self.tasks.len();
+        self.tasks.push(TaskSlot::new(&wire::task_id(task)));
+    }
+
+    /// A resumed call reads the task's events again.
+    pub(super) fn reopen_bus(&mut self, task: usize) {
+        self.tasks[task].bus_closed = false;
+    }
+
+    /// An event from the handler (`resend` when the server repeats one the
+    /// client received): decided in the task's ledger, which refuses it
+    /// when the guard is on; dropped if the SDK stopped reading the task;
+    /// otherwise stored and handed back for delivery. A resumed
+    /// execution's WORKING (`resume`) tells the executor how it was
+    /// decided, after all it led to.
+    pub(super) fn decide(
+        &mut self,
+        view: &View,
+        event: Event,
+        resend: bool,
+        resume: Option<Stage>,
+    ) -> Vec<Effect> {
+        let exec = event.exec;
+        let (mut effects, refused) = self.take(view, event, resend);
+        if let Some(stage) = resume {
+            effects.push(Effect::Resumed {
+                exec,
+                stage,
+                refused,
+            });
+        }
+        effects
+    }
+
+    /// [`Store::decide`], and whether the guard refused the event: the
+    /// ledger's decision, not a count.
+    fn take(&mut self, view: &View, event: Event, resend: bool) -> (Vec<Effect>, bool) {
+        let task = event.task;
+        let source = event.source;
+        let target = event.target;
+        let ledger_event = LedgerEvent {
+            task_id: wire::task_id(task),
+            event_id: event.event_id.clone(),
+            producer: source.label().into(),
+            source_seq: None,
+            digest: event.digest.clone(),
+            observed_ms: view.now,
+            body: event.body.clone(),
+        };
+        let slot = &mut self.tasks[task];
+        let decision = slot.ledger.apply(&ledger_event);
+        let label = if resend {
+            format!("{} (resent after reconnect)", event.label)
+        } else {
+            event.label.clone()
+        };
+        if view.sc.guard {
+            if let Some(disposition) = guard_refusal(&decision, slot.ledger.state()) {
+                let label = match decision.outcome() {
+                    Outcome::Rejected { reason } => format!("{label}: {}", reason.code()),
+                    _ => label,
+                };
+                let row = Entry::event(source, label, disposition).target(target);
+                return (vec![Effect::Row(row)], true);
+            }
+        }
+        let payload = &event.payload;
+        if slot.bus_closed {
+            // Work that goes on after the SDK stopped reading is orphaned:
+            // its output reaches nobody and nothing stores it.
+            let step = matches!(payload, Payload::Chunk { chunk, .. } if chunk.artifact_id == TRACKING_ARTIFACT);
+            let (why, disposition) = if step {
+                (
+                    "courier step computed after the stream ended: dropped silently",
+                    Disposition::Orphaned,
+                )
+            } else {
+                (
+                    "dropped silently, the SDK stopped reading this task",
+                    Disposition::NotDelivered,
+                )
+            };
+            let row = Entry::event(source, format!("{label}: {why}"), disposition).target(target);
+            let effects = if step {
+                vec![Effect::OrphanedStep, Effect::Row(row)]
+            } else {
+                vec![Effect::Row(row)]
+            };
+            return (effects, false);
+        }
+        let was_terminal = slot.stored.as_ref().is_some_and(|t| t.state.is_terminal());
+        match (payload, slot.stored.as_mut()) {
+            (Payload::TaskAgain, _) => {}
+            (Payload::Task, stored) => {
+                if stored.is_none() {
+                    slot.stored = Some(StoredTask {
+                        state: TaskState::Submitted,
+                        since_ms: view.now,
+                        artifacts: Vec::new(),
+                    });
+                }
+            }
+            // Lost with the process: nothing stores it, nobody receives it.
+            (_, None) => return (vec![], false),
+            (Payload::Status { state, .. }, Some(stored)) => {
+                stored.state = *state;
+                stored.since_ms = view.now;
+            }
+            (Payload::Chunk { chunk, part }, Some(stored)) => {
+                store_chunk(stored, chunk, *part as usize)
+            }
+        }
+        let final_status = matches!(payload, Payload::Status { state, .. }
+            if state.is_terminal() || *state == TaskState::InputRequired);
+        let status_change = matches!(payload, Payload::Status { .. });
+        let mut effects = vec![Effect::Deliver {
+            event: Box::new(event),
+            label,
+            was_terminal,
+            status_change,
+        }];
+        // The bus closes only after the delivery and all it leads to: a
+        // resend it sets off still passes.
+        if final_status && view.profile.stream_end == StreamEnd::FirstFinalStatus {
+            effects.push(Effect::CloseBus(task));
+        }
+        (effects, false)
+    }
+
+    /// The SDK stops reading `task`'s events: the calls reading its queue
+    /// end.
+    pub(super) fn close_bus(&mut self, view: &View, task: usize) -> Vec<Effect> {
+        self.tasks[task].bus_closed = true;
+        let label = "stream closed at the first final status";
+        let mut effects = vec![];
+        if task == view.followed {
+            effects.push(Effect::EndCall(label.into()));
+        }
+        effects.push(Effect::CloseSecond {
+            task,
+            label: label.into(),
+        });
+        effects
+    }
+
+    /// The process restarted: an in-memory store starts empty, every task
+    /// lost; a database keeps them, with nothing to resume them.
+    pub(super) fn restarted(&mut self, view: &View, assumed: bool) -> Vec<Effect> {
+        let row = match view.sc.store {
+            Keeping::Memory => {
+                for task in &mut self.tasks {
+                    task.stored = None;
+                }
+                Entry::action(
+                    Source::Server,
+                    "fresh server: the in-memory task store is empty, the task is lost",
+                )
+                .disposition(Disposition::Lost)
+            }
+            Keeping::Database => {
+                let state = self.tasks[view.followed]
+                    .stored
+                    .as_ref()
+                    .map_or("?".into(), |t| t.state.label());
+                let label = format!(
+                    "fresh server: the database still holds the task {state}; nothing resumes it"
+                );
+                Entry::action(Source::Server, label).disposition(Disposition::NotDelivered)
+            }
+        };
+        vec![Effect::Row(row.assumed(assumed))]
+    }
+}
+
+/// How the guard's ledger decision shows in the trace, when it stops the
+/// event before delivery and storage.
+fn guard_refusal(decision: &Decision, state: TaskState) -> Option<Disposition> {
+    match decision {
+        Decision::Duplicate(_) => Some(Disposition::Duplicate),
+        Decision::New(Outcome::Incident { .. }) => Some(Disposition::Incident),
+        Decision::New(Outcome::Replayed { .. }) => Some(Disposition::Duplicate),
+        Decision::New(Outcome::Rejected { reason }) => Some(match reason {
+            Reason::AfterTerminal | Reason::ResultSetClosed => Disposition::DroppedByGuard,
+            Reason::IllegalTransition if state.is_terminal() => Disposition::DroppedByGuard,
+            _ => Disposition::Rejected,
+        }),
+        Decision::New(_) => None,
+    }
 }
 
 /// The SDK's store: a chunk appends to its artifact (or replaces the part at
 /// the same position: a conflicting resend silently wins); a new artifact id
 /// adds an artifact.
-pub(super) fn store_chunk(task: &mut StoredTask, chunk: &Chunk, part: usize) {
+fn store_chunk(task: &mut StoredTask, chunk: &Chunk, part: usize) {
     match task
         .artifacts
         .iter_mut()

@@ -35,13 +35,13 @@ pub(super) struct SecondClient {
 }
 
 impl SecondClient {
-    /// The stream of its subscription to `task`, while the subscription is
-    /// open to receive.
-    pub(super) fn open_on(&self, task: usize) -> Option<usize> {
+    /// Its subscription while open to receive: the task and the record of
+    /// its stream.
+    pub(super) fn open(&self) -> Option<(usize, usize)> {
         self.subscription
             .as_ref()
-            .filter(|s| s.task == task && s.call == Call::Open)
-            .map(|s| s.stream)
+            .filter(|s| s.call == Call::Open)
+            .map(|s| (s.task, s.stream))
     }
 
     /// The subscription's call changed.
@@ -171,7 +171,7 @@ impl SecondClient {
 pub(super) fn answer(view: &View, client: ClientId, stream: usize, running: bool) -> Vec<Effect> {
     let task = view.followed;
     let number = client.number();
-    let Some(stored) = view.tasks[task].stored.as_ref() else {
+    let Some(stored) = view.tasks[task].stored() else {
         let text = "SubscribeToTask → TaskNotFoundError (-32001): the task was lost";
         return refuse(client, stream, TASK_NOT_FOUND, text.into());
     };
@@ -198,7 +198,7 @@ pub(super) fn answer(view: &View, client: ClientId, stream: usize, running: bool
     if client == ClientId::First {
         effects.push(Effect::ClientReceived);
     }
-    if running && !view.tasks[task].bus_closed {
+    if running && !view.tasks[task].bus_closed() {
         return effects;
     }
     let closes = view.profile.idle_subscription == IdleSubscription::ClosesUnlessInterrupted

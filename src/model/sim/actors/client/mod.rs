@@ -1,0 +1,467 @@
+//! The A2A client: its streaming or blocking call, the resume after an
+//! interruption, a retried submission, its own timeout and its
+//! SubscribeToTask calls; CancelTask in [`cancel`].
+
+mod cancel;
+
+use super::effect::{Effect, View};
+use super::state::{Call, ClientId, Stage};
+use super::store::ledger_event;
+use super::subscriber;
+use super::Act;
+use crate::model::ledger::{authorization_receipt_for, Body};
+use crate::model::sim::scenario::{Client, ReceiptMode};
+use crate::model::state::TaskState;
+use crate::model::trace::{
+    CallEnd, CancelResult, Disposition, Entry, Source, StreamEnd as Ended, StreamOutcome,
+    StreamRole,
+};
+use crate::model::wire::{self};
+
+/// The credential Jenya's client holds; only its receipt reference may reach
+/// the ledger.
+const CLIENT_CREDENTIAL: &str = "jenya-oauth-access-token";
+
+/// The most SubscribeToTask calls client 1 makes (as the recorders do: one
+/// after its own drop, one more after a stream the server broke).
+const MAX_SUBSCRIPTIONS: u32 = 2;
+
+/// Client 1: which task it follows, how its call stands, and what it got.
+#[derive(Debug)]
+pub(super) struct FirstClient {
+    /// The task the client follows now.
+    task: usize,
+    call: Call,
+    /// Which call this is (a resume makes a new one), so that an old
+    /// call's timeout is ignored.
+    number: u32,
+    last_activity: u64,
+    retried: bool,
+    /// A blocking result captured before the call may return.
+    pending_result: Option<(TaskState, u32, serde_json::Value)>,
+    blocking_result: Option<u32>,
+    cancel_result: Option<CancelResult>,
+    /// The record of the stream the client reads now (`None` for a
+    /// blocking client).
+    stream: Option<usize>,
+    /// Whether that stream is a SubscribeToTask stream.
+    subscribed: bool,
+    /// Events received over all its streams, snapshots included.
+    received: u32,
+    /// SubscribeToTask calls made so far.
+    subscriptions: u32,
+}
+
+impl FirstClient {
+    /// Client 1 before its request: following the first task, its call
+    /// open.
+    pub(super) fn new() -> FirstClient {
+        FirstClient {
+            task: 0,
+            call: Call::Open,
+            number: 0,
+            last_activity: 0,
+            retried: false,
+            pending_result: None,
+            blocking_result: None,
+            cancel_result: None,
+            stream: None,
+            subscribed: false,
+            received: 0,
+            subscriptions: 0,
+        }
+    }
+
+    /// The task it follows.
+    pub(super) fn task(&self) -> usize {
+        self.task
+    }
+
+    /// Where its call stands.
+    pub(super) fn call(&self) -> Call {
+        self.call
+    }
+
+    /// The record of the stream it reads now.
+    pub(super) fn stream(&self) -> Option<usize> {
+        self.stream
+    }
+
+    /// Events it received, snapshots included.
+    pub(super) fn received(&self) -> u32 {
+        self.received
+    }
+
+    /// What CancelTask answered, if it was sent.
+    pub(super) fn cancel_result(&self) -> Option<CancelResult> {
+        self.cancel_result
+    }
+
+    /// The artifacts a blocking call's result listed, if it returned one.
+    pub(super) fn blocking_result(&self) -> Option<u32> {
+        self.blocking_result
+    }
+
+    /// A streaming client's request opens its stream (record `stream`).
+    pub(super) fn opens(&mut self, stream: usize) -> Vec<Effect> {
+        self.stream = Some(stream);
+        vec![Effect::OpenStream(ClientId::First, StreamRole::Send)]
+    }
+
+    /// Follows `task` from now on (the one a retried submission created).
+    pub(super) fn follow(&mut self, task: usize) {
+        self.task = task;
+    }
+
+    /// Its call changed (as the handler's answer to a subscription says).
+    pub(super) fn set_call(&mut self, call: Call) {
+        self.call = call;
+    }
+
+    /// `retry=on`: right after the first chunk the client drops its stream
+    /// and sends the identical request again.
+    pub(super) fn maybe_retry(&mut self, view: &View, task: usize) -> Vec<Effect> {
+        if view.sc.retry && !self.retried && task == 0 {
+            self.retried = true;
+            return self.retry(view);
+        }
+        vec![]
+    }
+
+    /// The client resumes its interrupted task after `stage`: a new call,
+    /// with its own timeout.
+    pub(super) fn resume(&mut self, view: &View, stage: Stage) -> Vec<Effect> {
+        self.call = Call::Open;
+        self.number += 1;
+        self.last_activity = view.now;
+        // The resume's stream continues the first one's record, open again
+        // (a stream that nothing ends is hung).
+        let mut effects = vec![
+            Effect::EndStream(self.stream, StreamOutcome::Hung),
+            Effect::ReopenBus(0),
+        ];
+        if let Some(ms) = view.sc.timeout_ms {
+            let call = self.number;
+            let client = ClientId::First;
+            effects.push(Effect::Schedule(
+                view.now + u64::from(ms),
+                Act::Timeout { client, call },
+            ));
+        }
+        let receipt = match (stage, view.sc.receipt) {
+            (Stage::Auth, ReceiptMode::Valid) => Some(authorization_receipt_for(CLIENT_CREDENTIAL)),
+            _ => None,
+        };
+        let label = match (stage, &receipt) {
+            (Stage::Auth, Some(r)) => format!("client authorizes and resumes (receipt {r})"),
+            (Stage::Auth, None) => "client resumes without an authorization receipt".into(),
+            (Stage::Input, _) => "client supplies the delivery postcode and resumes".into(),
+        };
+        effects.push(Effect::Row(Entry::action(Source::Client, label)));
+        effects.push(Effect::Resume { stage, receipt });
+        effects
+    }
+
+    /// The identical SendMessage again: with the guard on, the ledger's
+    /// verdict on the submission (read, not yet committed) says whether it
+    /// is a lookup hit that returns the existing task; otherwise the SDK
+    /// creates a second task and executes again.
+    fn retry(&mut self, view: &View) -> Vec<Effect> {
+        let id = format!("submit:{}", wire::MESSAGE_ID);
+        let event = ledger_event(view, Source::Client, id, "submit", Body::Submit);
+        let duplicate = view.tasks[0].ledger().judge(event.view()).is_duplicate();
+        let what = format!(
+            "client drops the stream and retries SendMessage with the same messageId {}",
+            wire::MESSAGE_ID
+        );
+        let mut effects = vec![Effect::Ledger(0, event)];
+        if view.sc.guard && duplicate {
+            let label = format!("{what}: lookup hit, the existing task is returned and followed");
+            let entry = Entry::action(Source::Client, label).disposition(Disposition::Duplicate);
+            effects.push(Effect::Row(entry));
+            return effects;
+        }
+        let label = format!("{what}: the SDK creates a second task and executes again");
+        let task = view.tasks.len();
+        // The client follows the new task only once the row about its
+        // request is written (a row shows the followed task's state).
+        effects.extend([
+            Effect::Row(Entry::action(Source::Client, label)),
+            Effect::CreateTask,
+            Effect::Follow(task),
+            Effect::Start(task),
+        ]);
+        effects
+    }
+
+    /// Its timeout ([`timeout_due`]); `call` tells which of its calls set
+    /// it, so that an old call's timeout is ignored.
+    pub(super) fn timeout(&mut self, view: &View, call: u32) -> Vec<Effect> {
+        if call != self.number {
+            return vec![];
+        }
+        let (streaming, what) = match view.sc.client {
+            Client::Stream => (true, "stream"),
+            Client::Block => (false, "call"),
+        };
+        match timeout_due(view, self.call, self.last_activity, streaming) {
+            Due::Ignored => vec![],
+            Due::Later(due) => {
+                let client = ClientId::First;
+                vec![Effect::Schedule(due, Act::Timeout { client, call })]
+            }
+            Due::Now(limit) => {
+                self.call = Call::TimedOut;
+                let label = format!(
+                    "client timeout after {limit} ms without an answer: gives up on the {what}"
+                );
+                vec![
+                    Effect::EndStream(self.stream, StreamOutcome::TimedOut),
+                    Effect::Row(Entry::action(Source::Client, label)),
+                ]
+            }
+        }
+    }
+
+    /// It received an event (a snapshot included): its inactivity timeout
+    /// starts again; it may drop its first stream here (`resubscribe`, when
+    /// that stream, which carried `on_first` rows, is the one it reads),
+    /// and the second client may subscribe now (`second_client`).
+    pub(super) fn received_event(&mut self, view: &View, on_first: Option<usize>) -> Vec<Effect> {
+        self.received += 1;
+        self.last_activity = view.now;
+        let mut effects = vec![];
+        if let Some(k) = view.sc.resubscribe {
+            if on_first == Some(k as usize) {
+                self.call = Call::Closed;
+                let label = format!(
+                    "the connection drops after event {k} (resubscribe={k}); the client will call SubscribeToTask"
+                );
+                let client = ClientId::First;
+                effects.extend([
+                    Effect::EndStream(self.stream, StreamOutcome::DroppedByClient),
+                    Effect::Row(Entry::action(Source::Client, label)),
+                    Effect::Request(view.now, Act::Subscribe { client }),
+                ]);
+            }
+        }
+        if view.sc.second_client == Some(self.received) {
+            let client = ClientId::Second;
+            effects.push(Effect::Request(view.now, Act::Subscribe { client }));
+        }
+        effects
+    }
+
+    /// After a restart broke its stream: it subscribes again, as the
+    /// recorders' client does, while it has subscriptions left.
+    pub(super) fn resubscribe_after_break(&self, view: &View) -> Vec<Effect> {
+        if view.sc.resubscribe.is_some() && self.subscriptions < MAX_SUBSCRIPTIONS {
+            let client = ClientId::First;
+            return vec![Effect::Request(view.now, Act::Subscribe { client })];
+        }
+        vec![]
+    }
+
+    /// It calls SubscribeToTask on the task it follows; `stream` is the
+    /// record its stream gets, `running` whether an execution still works
+    /// on that task.
+    pub(super) fn subscribe(&mut self, view: &View, stream: usize, running: bool) -> Vec<Effect> {
+        let client = ClientId::First;
+        self.subscriptions += 1;
+        self.subscribed = true;
+        self.call = Call::Open;
+        self.number += 1;
+        self.last_activity = view.now;
+        self.stream = Some(stream);
+        let mut effects = vec![
+            Effect::OpenStream(client, StreamRole::Resubscribe),
+            Effect::Row(Entry::action(
+                Source::Client,
+                "client calls SubscribeToTask to read on",
+            )),
+        ];
+        if let Some(ms) = view.sc.timeout_ms {
+            let call = self.number;
+            let t = view.now + u64::from(ms);
+            effects.push(Effect::Schedule(t, Act::Timeout { client, call }));
+        }
+        effects.extend(subscriber::answer(view, client, stream, running));
+        effects
+    }
+
+    /// A restart broke its connection.
+    pub(super) fn broken(&mut self, view: &View, assumed: bool) -> Vec<Effect> {
+        self.call = match view.sc.client {
+            Client::Stream => Call::Closed,
+            Client::Block => Call::Failed,
+        };
+        let label = match view.sc.client {
+            Client::Stream => "stream broken by the restart",
+            Client::Block => "SendMessage fails: connection reset by the restart",
+        };
+        vec![
+            Effect::EndStream(self.stream, StreamOutcome::Broken),
+            Effect::Row(Entry::action(Source::Client, label).assumed(assumed)),
+        ]
+    }
+
+    /// A status changed on the task it follows: a blocking call returns
+    /// at a terminal or interrupted state (at FAILED only where the profile
+    /// says so; elsewhere it keeps the result for when `execute()` returns).
+    pub(super) fn status_changed(&mut self, view: &View) -> Vec<Effect> {
+        if view.sc.client != Client::Block || self.call != Call::Open {
+            return vec![];
+        }
+        let Some(state) = view.followed_state() else {
+            return vec![];
+        };
+        if state == TaskState::Failed && !view.profile.blocking_returns_at_failed {
+            // Measured: the result is the task as it was at FAILED, but the
+            // call only returns once execute() does.
+            if self.pending_result.is_none() {
+                self.pending_result = self.snapshot(view);
+            }
+            return vec![];
+        }
+        if state.is_terminal() || state.is_interrupted() {
+            return self.return_blocking_call(view, "SendMessage returns");
+        }
+        vec![]
+    }
+
+    /// The followed task as a blocking result lists it: state, artifact
+    /// count and wire JSON.
+    fn snapshot(&self, view: &View) -> Option<(TaskState, u32, serde_json::Value)> {
+        let task = self.task;
+        let stored = view.tasks[task].stored()?;
+        let count = stored.artifacts.len() as u32;
+        Some((
+            stored.state,
+            count,
+            wire::task_snapshot(task, stored.state, view.now, &stored.artifacts),
+        ))
+    }
+
+    fn return_blocking_call(&mut self, view: &View, why: &str) -> Vec<Effect> {
+        let Some((state, count, snapshot)) =
+            self.pending_result.take().or_else(|| self.snapshot(view))
+        else {
+            return vec![];
+        };
+        let label = format!(
+            "{why}: Task {} with {count} artifact{}",
+            state.label(),
+            plural(count)
+        );
+        self.blocking_result = Some(count);
+        self.call = Call::Returned;
+        let entry = Entry::action(Source::Handler, label).wire(Some(snapshot));
+        vec![Effect::Row(entry)]
+    }
+
+    /// The queue closed: a stream ends (a subscription as the profile
+    /// says); a blocking call still waiting returns the task as it is.
+    pub(super) fn end_call(&mut self, view: &View, label: &str) -> Vec<Effect> {
+        if self.call != Call::Open {
+            return vec![];
+        }
+        match view.sc.client {
+            Client::Stream if self.subscribed => {
+                subscriber::ends(view, ClientId::First, self.stream, label)
+            }
+            Client::Stream => {
+                self.call = Call::Closed;
+                vec![
+                    Effect::EndStream(self.stream, StreamOutcome::Closed),
+                    Effect::Row(Entry::action(Source::Handler, label)),
+                ]
+            }
+            Client::Block => {
+                self.return_blocking_call(view, "SendMessage returns as the queue closes")
+            }
+        }
+    }
+
+    /// At the end: a `resubscribe=k` whose event k never came says so
+    /// (`first_stream`: how many rows its first stream carried).
+    pub(super) fn never_resubscribed(&self, view: &View, first_stream: usize) -> Vec<Effect> {
+        match view.sc.resubscribe {
+            Some(k) if self.subscriptions == 0 && view.sc.client == Client::Stream => {
+                let label = format!(
+                    "resubscribe={k}: the stream ended after {first_stream} events, before event {k}, so the client never dropped it"
+                );
+                let entry = Entry::action(Source::Client, label);
+                vec![Effect::Row(entry.disposition(Disposition::NotDelivered))]
+            }
+            _ => vec![],
+        }
+    }
+
+    /// At the end: a call or stream that nothing ended hangs (a hung
+    /// blocking call is counted: `true`).
+    pub(super) fn hangs(&self, view: &View) -> (Vec<Effect>, bool) {
+        if !matches!(self.call, Call::Open | Call::Stranded) {
+            return (vec![], false);
+        }
+        let (label, hung_call) = match (view.sc.client, self.subscribed) {
+            (Client::Stream, false) => {
+                ("stream still open: nothing will ever end it (hung)", false)
+            }
+            (Client::Stream, true) => (
+                "subscription still open: nothing will ever end it (hung)",
+                false,
+            ),
+            (Client::Block, _) => ("SendMessage never returns (hung call)", true),
+        };
+        let entry = Entry::action(Source::Client, label).disposition(Disposition::NotDelivered);
+        (vec![Effect::Row(entry)], hung_call)
+    }
+
+    /// How its call ended, as the run's metrics and call end say: a
+    /// stream's end, or a blocking call's.
+    pub(super) fn ending(&self, view: &View) -> (Option<Ended>, Option<CallEnd>) {
+        match (view.sc.client, self.call) {
+            (Client::Block, Call::Open) => (None, Some(CallEnd::Hung)),
+            (Client::Block, Call::TimedOut) => (None, Some(CallEnd::TimedOut)),
+            (Client::Block, Call::Failed) => (None, Some(CallEnd::Failed)),
+            (Client::Block, _) => (None, Some(CallEnd::Returned)),
+            (Client::Stream, Call::Open | Call::Stranded) => (Some(Ended::Hung), None),
+            (Client::Stream, Call::TimedOut) => (Some(Ended::TimedOut), None),
+            (Client::Stream, _) => (Some(Ended::Closed), None),
+        }
+    }
+}
+
+/// What a client's timeout finds when it is due.
+pub(super) enum Due {
+    /// The call already ended.
+    Ignored,
+    /// Something arrived since: an inactivity timeout is due again then.
+    Later(u64),
+    /// The client gives up now, after this many ms.
+    Now(u64),
+}
+
+/// A client's timeout, for either client: a stream's (and a
+/// subscription's) is an inactivity timeout where the profile says so (it
+/// restarts with every event received, as httpx's read timeout does); a
+/// blocking call's runs from the request.
+pub(super) fn timeout_due(view: &View, call: Call, last_activity: u64, streaming: bool) -> Due {
+    if !matches!(call, Call::Open | Call::Stranded) {
+        return Due::Ignored;
+    }
+    let limit = u64::from(view.sc.timeout_ms.unwrap_or(0));
+    let due = last_activity + limit;
+    if view.profile.timeout_is_inactivity && streaming && view.now < due {
+        return Due::Later(due);
+    }
+    Due::Now(limit)
+}
+
+fn plural(n: u32) -> &'static str {
+    if n == 1 {
+        ""
+    } else {
+        "s"
+    }
+}
