@@ -287,22 +287,37 @@ struct RawArtifact<'a> {
     parts: Option<&'a RawValue>,
 }
 
-/// An artifact a `task` snapshot holds: its id and its parts as sent.
+/// An artifact a `task` snapshot holds: only how many parts it has.
 #[derive(Deserialize)]
 struct RawHeld<'a> {
     #[serde(borrow, rename = "artifactId")]
     artifact_id: Cow<'a, str>,
-    #[serde(default, borrow)]
-    parts: Option<&'a RawValue>,
+    /// Counted, not kept (an empty type: the vector never allocates).
+    #[serde(default)]
+    parts: Vec<serde::de::IgnoredAny>,
 }
 
 impl RawHeld<'_> {
-    /// How many parts it holds (counted without keeping them).
+    /// How many parts it holds.
     fn count(&self) -> usize {
-        self.parts
-            .and_then(|raw| serde_json::from_str::<Vec<serde::de::IgnoredAny>>(raw.get()).ok())
-            .map_or(0, |parts| parts.len())
+        self.parts.len()
     }
+}
+
+/// A task's artifacts with their parts, for a client that compares them
+/// (the probe); the capture reader only counts them ([`RawHeld`]).
+#[derive(Deserialize)]
+struct TaskArtifacts {
+    #[serde(default)]
+    artifacts: Vec<ArtifactWithParts>,
+}
+
+#[derive(Deserialize)]
+struct ArtifactWithParts {
+    #[serde(rename = "artifactId")]
+    artifact_id: String,
+    #[serde(default)]
+    parts: Vec<serde_json::Value>,
 }
 
 /// Reads a wire event of either version (or the forced one).
@@ -692,21 +707,40 @@ pub fn read_answer(bytes: &[u8], wire: Option<Wire>) -> Result<Answer, String> {
             .unwrap_or_default()
     };
     let (kind, state, artifacts) = match event.what {
-        What::Task { state, .. } => (
-            EventKind::Task,
-            Some(state),
-            inner
-                .artifacts
-                .iter()
-                .flatten()
-                .map(|a| ArtifactParts {
-                    artifact_id: a.artifact_id.to_string(),
-                    append: false,
-                    last: false,
-                    parts: parts(a.parts),
-                })
-                .collect(),
-        ),
+        What::Task { state, .. } => {
+            // The parts are read again, whole: only a task's are compared.
+            let task = match event.wire {
+                Wire::V1_0 if typed.task.is_some() => "/task",
+                _ => "",
+            };
+            let value: serde_json::Value = parse(bytes)?;
+            let at = if value.get("result").is_some() {
+                format!("/result{task}")
+            } else {
+                task.to_string()
+            };
+            let held: TaskArtifacts = value
+                .pointer(&at)
+                .map(|v| serde_json::from_value(v.clone()))
+                .transpose()
+                .map_err(|e| format!("a task's artifacts cannot be read: {e}"))?
+                .unwrap_or(TaskArtifacts {
+                    artifacts: Vec::new(),
+                });
+            (
+                EventKind::Task,
+                Some(state),
+                held.artifacts
+                    .into_iter()
+                    .map(|a| ArtifactParts {
+                        artifact_id: a.artifact_id,
+                        append: false,
+                        last: false,
+                        parts: a.parts,
+                    })
+                    .collect(),
+            )
+        }
         What::Status { state } => (EventKind::Status, Some(state), Vec::new()),
         What::Artifact {
             artifact_id,

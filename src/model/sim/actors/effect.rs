@@ -4,7 +4,7 @@
 //! actor gets of everything it does not own.
 
 use super::state::{Call, ClientId, Event, Payload, Stage};
-use super::store::TaskSlot;
+use super::store::task::TaskSlot;
 use super::Act;
 use crate::model::ledger::LedgerEvent;
 use crate::model::sim::profile::Profile;

@@ -53,6 +53,7 @@ mod server;
 mod state;
 mod store;
 mod subscriber;
+mod timeout;
 
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;

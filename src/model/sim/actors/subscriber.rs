@@ -5,9 +5,9 @@
 //! (`tests/fidelity/fixtures/*/subscribe/`); where the SDKs differ, the
 //! profile says which way.
 
-use super::client::{timeout_due, Due};
 use super::effect::{Effect, View};
 use super::state::{Call, ClientId};
+use super::timeout::{timeout_due, Due};
 use super::Act;
 use crate::model::sim::profile::{
     IdleSubscription, SubscriptionEnd, TASK_NOT_FOUND, UNSUPPORTED_OPERATION,

@@ -8,6 +8,7 @@ use super::effect::{Effect, View};
 use super::state::{Call, ClientId, Stage};
 use super::store::ledger_event;
 use super::subscriber;
+use super::timeout::{timeout_due, Due};
 use super::Act;
 use crate::model::ledger::{authorization_receipt_for, Body};
 use crate::model::sim::scenario::{Client, ReceiptMode};
@@ -430,32 +431,6 @@ impl FirstClient {
             (Client::Stream, _) => (Some(Ended::Closed), None),
         }
     }
-}
-
-/// What a client's timeout finds when it is due.
-pub(super) enum Due {
-    /// The call already ended.
-    Ignored,
-    /// Something arrived since: an inactivity timeout is due again then.
-    Later(u64),
-    /// The client gives up now, after this many ms.
-    Now(u64),
-}
-
-/// A client's timeout, for either client: a stream's (and a
-/// subscription's) is an inactivity timeout where the profile says so (it
-/// restarts with every event received, as httpx's read timeout does); a
-/// blocking call's runs from the request.
-pub(super) fn timeout_due(view: &View, call: Call, last_activity: u64, streaming: bool) -> Due {
-    if !matches!(call, Call::Open | Call::Stranded) {
-        return Due::Ignored;
-    }
-    let limit = u64::from(view.sc.timeout_ms.unwrap_or(0));
-    let due = last_activity + limit;
-    if view.profile.timeout_is_inactivity && streaming && view.now < due {
-        return Due::Later(due);
-    }
-    Due::Now(limit)
 }
 
 fn plural(n: u32) -> &'static str {

@@ -4,6 +4,10 @@
 //! decision, orphaned on a closed bus, or stored) and hands what it kept
 //! back to the handler for delivery.
 
+pub(super) mod task;
+
+pub(super) use task::{StoredTask, TaskSlot};
+
 use super::effect::{Effect, View};
 use super::state::{Event, Payload, Stage};
 use crate::model::digest::sha256_fields;
@@ -14,54 +18,6 @@ use crate::model::state::TaskState;
 use crate::model::trace::{Disposition, Entry, Source};
 use crate::model::wire;
 use crate::model::wire::{Chunk, StoredArtifact, TRACKING_ARTIFACT};
-
-/// The task as the SDK's store holds it (guard applied).
-#[derive(Debug, Clone)]
-pub(super) struct StoredTask {
-    pub(super) state: TaskState,
-    /// When the stored status was written (its timestamp in a snapshot).
-    pub(super) since_ms: u64,
-    pub(super) artifacts: Vec<StoredArtifact>,
-}
-
-/// One task the scenario creates.
-#[derive(Debug)]
-pub(super) struct TaskSlot {
-    /// Its ledger. With `guard=off` it only observes: it records what the
-    /// guard would decide.
-    ledger: TaskLedger,
-    /// The task as the SDK stores it; `None` until created and once lost.
-    stored: Option<StoredTask>,
-    /// Set once the SDK stops taking events for this task (profiles that end
-    /// the stream at the first final status).
-    bus_closed: bool,
-}
-
-impl TaskSlot {
-    /// A task not yet stored, with an empty ledger.
-    pub(super) fn new(task_id: &str) -> TaskSlot {
-        TaskSlot {
-            ledger: TaskLedger::new(task_id),
-            stored: None,
-            bus_closed: false,
-        }
-    }
-
-    /// Its ledger, to read (a verdict judged, not committed).
-    pub(super) fn ledger(&self) -> &TaskLedger {
-        &self.ledger
-    }
-
-    /// The task as the SDK stores it; `None` until created and once lost.
-    pub(super) fn stored(&self) -> Option<&StoredTask> {
-        self.stored.as_ref()
-    }
-
-    /// Whether the SDK stopped taking events for this task.
-    pub(super) fn bus_closed(&self) -> bool {
-        self.bus_closed
-    }
-}
 
 /// The store: every task the scenario creates, in order (client 1's first
 /// task, then one per retried submission the SDK takes as new).
