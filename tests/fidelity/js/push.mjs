@@ -34,6 +34,7 @@ const TOKEN = 'bbs-1042-push-token';
 const CREDENTIALS = 'bbs-1042-webhook-secret';
 const QUIET_MS = 1000; // the pushes are over when nothing arrived (and nothing is being answered) for this long
 const PUSH_WAIT_CAP_MS = 30000;
+const WATCHDOG_PER_DELAYED_EVENT = 8; // webhook_delay_ms: the watchdog is 3 s + 8 x the delay
 
 // The same matrix, in the same order, as push.py.
 const BASE = ['defaults', 'ending=fail', 'ending=input', 'ending=auth', 'ending=return', 'ending=raise', 'late=0',
@@ -254,6 +255,9 @@ class PushRun extends S.SubRun {
     this.push = extra;
     const delay = extra.webhook_delay_ms === 'none' ? null : Number(extra.webhook_delay_ms);
     this.receiver = new Receiver(extra.webhook, delay, () => this.ms());
+    // a slow webhook may hold the stream up once per event: the watchdog waits long
+    // enough to see when the stream really ends (as push.py)
+    if (delay) this.watchdogS = R.WATCHDOG_S + (WATCHDOG_PER_DELAYED_EVENT * delay) / 1000;
     this.inlineV10 = false;
   }
 
@@ -513,7 +517,7 @@ async function recordOne(query, runs, sdk) {
     scenario: query,
     inputs: { ...Object.fromEntries(R.KEY_ORDER.map((k) => [k, cfg[k]])), ...extra },
     step_ms: R.RECORD_STEP_MS,
-    watchdog_ms: Math.round(R.WATCHDOG_S * 1000),
+    watchdog_ms: Math.round((R.WATCHDOG_S + (delay ? (WATCHDOG_PER_DELAYED_EVENT * delay) / 1000 : 0)) * 1000),
     stable,
     summary: describe(results[0]),
     timing: results.map((r) => ({ client_done_ms: r.client_done_ms, event_ms: r.events.map((e) => e.ms), post_ms: r.posts.map((p) => p.t_ms) })),

@@ -46,6 +46,7 @@ TOKEN = 'bbs-1042-push-token'
 CREDENTIALS = 'bbs-1042-webhook-secret'
 QUIET_S = 1.0  # the pushes are over when nothing arrived (and nothing is being answered) for this long
 PUSH_WAIT_CAP_S = 30.0
+WATCHDOG_PER_DELAYED_EVENT = 8  # webhook_delay_ms: the watchdog is 3 s + 8 x the delay
 
 _BASE = ['defaults', 'ending=fail', 'ending=input', 'ending=auth', 'ending=return', 'ending=raise', 'late=0',
          'cancel=1', 'cancel=1&cancel_impl=raise', 'client=block', 'chunks=1']
@@ -231,6 +232,10 @@ class PushRun(S.SubRun):
         self.push = extra
         delay = None if extra['webhook_delay_ms'] == 'none' else int(extra['webhook_delay_ms'])
         self.receiver = Receiver(extra['webhook'], delay, self.ms)
+        if delay:
+            # a slow webhook may hold the stream up once per event: the watchdog waits
+            # long enough to see when the stream really ends
+            self.watchdog_s = R.WATCHDOG_S + WATCHDOG_PER_DELAYED_EVENT * delay / 1000.0
 
     def server_conf(self) -> dict[str, Any]:
         conf = super().server_conf()
@@ -463,7 +468,7 @@ async def record_one(query: str, runs: int) -> tuple[dict[str, Any], bool]:
         'scenario': query,
         'inputs': {**{k: cfg[k] for k in R.KEY_ORDER}, **extra},
         'step_ms': R.RECORD_STEP_MS,
-        'watchdog_ms': round(R.WATCHDOG_S * 1000),
+        'watchdog_ms': round((R.WATCHDOG_S + (WATCHDOG_PER_DELAYED_EVENT * delay / 1000.0 if delay else 0)) * 1000),
         'stable': stable,
         'summary': describe(results[0]),
         'timing': [{'client_done_ms': r['client_done_ms'], 'event_ms': [e['ms'] for e in r['events']],
