@@ -79,7 +79,7 @@ const DEFAULTS = {
 };
 const KEY_ORDER = Object.keys(DEFAULTS);
 const ENUMS = {
-  ending: ['complete', 'fail', 'input', 'auth', 'return', 'never'],
+  ending: ['complete', 'fail', 'input', 'auth', 'return', 'never', 'raise'],
   client: ['stream', 'block'],
   work: ['await', 'to_thread', 'flag'],
   cancel_impl: ['write', 'raise', 'noop'],
@@ -455,6 +455,9 @@ async function serve(configJson) {
         else if (ending === 'never') {
           log('awaiting_forever');
           await new Promise(() => {});
+        } else if (ending === 'raise') {
+          // push.mjs: execute() throws after its last chunk
+          throw new Error('courier lookup failed after the last step');
         }
         log('ended', { ending });
 
@@ -525,7 +528,28 @@ async function serve(configJson) {
   if (v03Compat) {
     card.supportedInterfaces.push({ url: `http://127.0.0.1:${port}/`, protocolBinding: 'JSONRPC', protocolVersion: '0.3' });
   }
-  const handler = new DefaultRequestHandler(card, store, new OrderStatusExecutor());
+  // push.mjs only: push notifications wired as the SDK's README documents them
+  // (capabilities.pushNotifications on the card; an InMemoryPushNotificationStore and a
+  // DefaultPushNotificationSender given to DefaultRequestHandler). With the 0.3
+  // compatibility mode on, the sender is the compat layer's
+  // createLegacyAwarePushNotificationSender (@a2a-js/sdk/compat/v0_3/server), which
+  // adds the v0.3 serializer for configs registered over the 0.3 wire.
+  let pushStore;
+  let pushSender;
+  if (conf.push) {
+    const { InMemoryPushNotificationStore, DefaultPushNotificationSender } = await import('@a2a-js/sdk/server');
+    card.capabilities.pushNotifications = true;
+    pushStore = new InMemoryPushNotificationStore();
+    if (v03Compat) {
+      const { createLegacyAwarePushNotificationSender } = await import('@a2a-js/sdk/compat/v0_3/server');
+      pushSender = createLegacyAwarePushNotificationSender(pushStore);
+    } else {
+      pushSender = new DefaultPushNotificationSender(pushStore);
+    }
+  }
+  const handler = conf.push
+    ? new DefaultRequestHandler(card, store, new OrderStatusExecutor(), undefined, pushStore, pushSender)
+    : new DefaultRequestHandler(card, store, new OrderStatusExecutor());
   const app = express();
   app.use('/.well-known/agent-card.json', agentCardHandler({ agentCardProvider: handler }));
   app.use(
@@ -1980,7 +2004,8 @@ async function main() {
   if (cmd === 'record') return record(rest);
   if (cmd === 'captures') return captures(rest);
   if (cmd === 'subscribe') return (await import('./subscribe.mjs')).record(rest);
-  process.stderr.write('usage: recorder.mjs record|captures|subscribe|list|serve (see the header of this file)\n');
+  if (cmd === 'push') return (await import('./push.mjs')).record(rest);
+  process.stderr.write('usage: recorder.mjs record|captures|subscribe|push|list|serve (see the header of this file)\n');
   return 2;
 }
 

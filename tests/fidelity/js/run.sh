@@ -8,6 +8,8 @@
 #   tests/fidelity/js/run.sh --captures --wire 0.3 --runs 1 --out /tmp/cap
 #   tests/fidelity/js/run.sh --subscribe          # resubscribe / second_client / wire=0.3 -> tests/fidelity/fixtures/js/subscribe/
 #   tests/fidelity/js/run.sh --subscribe --only 'ending=input&resubscribe=3' --runs 1 --out /tmp/sub
+#   tests/fidelity/js/run.sh --push               # push notifications (webhook receiver) -> tests/fidelity/fixtures/js/push/
+#   tests/fidelity/js/run.sh --push --only 'push=inline&webhook=error' --runs 1 --out /tmp/push
 #   tests/fidelity/js/run.sh --probes-only --long-probes   # also the ~5.5 min Node fetch timeout probes
 #
 # Needs only the npm registry: it runs (idempotently) `npm ci` from package-lock.json
@@ -34,5 +36,9 @@ fi
 if [[ "${1:-}" == "--subscribe" ]]; then
   shift
   exec "$node" "$here/recorder.mjs" subscribe "$@"
+fi
+if [[ "${1:-}" == "--push" ]]; then
+  shift
+  exec "$node" "$here/recorder.mjs" push "$@"
 fi
 exec "$node" "$here/recorder.mjs" record "$@"

@@ -945,3 +945,6 @@ export async function record(argv) {
   );
   return 0;
 }
+
+// For push.mjs (the push notification recorder reuses this client driver and run).
+export { Client, SubRun, eventsOf, normEvent };

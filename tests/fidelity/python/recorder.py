@@ -84,7 +84,7 @@ DEFAULTS: dict[str, str] = {
 }
 KEY_ORDER = list(DEFAULTS)
 ENUMS = {
-    'ending': {'complete', 'fail', 'input', 'auth', 'return', 'never'},
+    'ending': {'complete', 'fail', 'input', 'auth', 'return', 'never', 'raise'},
     'client': {'stream', 'block'},
     'work': {'await', 'to_thread', 'flag'},
     'cancel_impl': {'write', 'raise', 'noop'},
@@ -409,6 +409,9 @@ def serve(config_json: str) -> None:  # noqa: PLR0915
                 elif ending == 'never':
                     side.log('awaiting_forever')
                     await asyncio.Event().wait()
+                elif ending == 'raise':
+                    # push.py: execute() raises after its last chunk
+                    raise RuntimeError('courier lookup failed after the last step')
                 side.log('ended', ending=ending)
 
                 if sc['late'] != 'off':
@@ -483,10 +486,32 @@ def serve(config_json: str) -> None:  # noqa: PLR0915
     else:
         store = InMemoryTaskStore()
 
+    push_kwargs: dict[str, Any] = {}
+    if conf.get('push'):
+        # push.py only: push notifications wired as the SDK documents them (an
+        # InMemoryPushNotificationConfigStore and a BasePushNotificationSender on
+        # an httpx.AsyncClient with its defaults, both given to the handler;
+        # the card declares capabilities.push_notifications).
+        import httpx
+
+        from a2a.server.tasks import (
+            BasePushNotificationSender,
+            InMemoryPushNotificationConfigStore,
+        )
+
+        card.capabilities.push_notifications = True
+        push_store = InMemoryPushNotificationConfigStore()
+        push_kwargs = {
+            'push_config_store': push_store,
+            'push_sender': BasePushNotificationSender(
+                httpx.AsyncClient(), config_store=push_store
+            ),
+        }
     handler = DefaultRequestHandler(
         agent_executor=OrderStatusExecutor(),
         task_store=store,
         agent_card=card,
+        **push_kwargs,
     )
     # captures only (recorder.py captures --wire 0.3): the SDK's A2A 0.3
     # compatibility mode on the same endpoint; the fixtures never set it.
@@ -1705,6 +1730,12 @@ def main() -> int:
     sb.add_argument('--only', action='append', help='record only this scenario (repeatable; merges into index.json)')
     sb.add_argument('--out', default=None)
     sb.add_argument('--list', action='store_true', help='print the matrix and exit')
+    pu = sub.add_parser('push', help='record the push notification fixtures '
+                        '(tests/fidelity/fixtures/python/push/, see push.py)')
+    pu.add_argument('--runs', type=int, default=3)
+    pu.add_argument('--only', action='append', help='record only this scenario (repeatable; merges into index.json)')
+    pu.add_argument('--out', default=None)
+    pu.add_argument('--list', action='store_true', help='print the matrix and exit')
     lst = sub.add_parser('list', help='print the scenario matrix')
     del lst
     args = ap.parse_args()
@@ -1724,6 +1755,14 @@ def main() -> int:
             return 0
         args.out = args.out or str(subscribe.SUB_OUT)
         return asyncio.run(subscribe.record(args))
+    if args.cmd == 'push':
+        import push  # noqa: PLC0415 (imports this file as `recorder`)
+
+        if args.list:
+            print('\n'.join(push.MATRIX))
+            return 0
+        args.out = args.out or str(push.PUSH_OUT)
+        return asyncio.run(push.record(args))
     return asyncio.run(record(args))
 
 

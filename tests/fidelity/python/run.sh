@@ -8,6 +8,8 @@
 #   tests/fidelity/python/run.sh --captures --wire 0.3 --runs 1 --out /tmp/cap
 #   tests/fidelity/python/run.sh --subscribe          # resubscribe / second_client / wire=0.3 -> tests/fidelity/fixtures/python/subscribe/
 #   tests/fidelity/python/run.sh --subscribe --only 'ending=input&resubscribe=3' --runs 1 --out /tmp/sub
+#   tests/fidelity/python/run.sh --push               # push notifications (webhook receiver) -> tests/fidelity/fixtures/python/push/
+#   tests/fidelity/python/run.sh --push --only 'push=inline&webhook=error' --runs 1 --out /tmp/push
 #
 # Needs only PyPI: it creates (idempotently) a venv with the pinned packages.
 # Environment:
@@ -29,5 +31,9 @@ fi
 if [[ "${1:-}" == "--subscribe" ]]; then
   shift
   exec "$venv/bin/python" "$here/recorder.py" subscribe "$@"
+fi
+if [[ "${1:-}" == "--push" ]]; then
+  shift
+  exec "$venv/bin/python" "$here/recorder.py" push "$@"
 fi
 exec "$venv/bin/python" "$here/recorder.py" record "$@"

@@ -1,0 +1,610 @@
+/**
+ * Push notifications (SPEC section 12), measured on @a2a-js/sdk 1.3.0.
+ *
+ * The twin of tests/fidelity/python/push.py. `recorder.mjs push [--runs 3] [--only QUERY
+ * ...] [--out DIR] [--list]` runs the same server, executor and side channel as
+ * `recorder.mjs record`, with push notifications wired as the SDK's README documents them
+ * (`serve` with `push: true`: capabilities.pushNotifications, an
+ * InMemoryPushNotificationStore and a DefaultPushNotificationSender given to
+ * DefaultRequestHandler; with the 0.3 compatibility mode, the compat layer's
+ * createLegacyAwarePushNotificationSender), subscribe.mjs's client drivers (the SDK client
+ * on 1.0, raw fetch with the 0.3 method names on 0.3), and a webhook receiver on
+ * 127.0.0.1 in this process that keeps every POST: when it arrived (ms since the client's
+ * call started), its header names as sent, which header carried the token or the
+ * credentials, the body exactly as received, and the answer it gave.
+ *
+ * Keys, matrix, fixture format and names: as push.py. Fixtures:
+ * tests/fidelity/fixtures/js/push/ (own index.json).
+ */
+
+import fs from 'node:fs';
+import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import { performance } from 'node:perf_hooks';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { randomUUID } from 'node:crypto';
+
+import * as R from './recorder.mjs';
+import * as S from './subscribe.mjs';
+
+export const PUSH_OUT = path.resolve(R.HERE, '..', 'fixtures', 'js', 'push');
+const PUSH_DEFAULTS = { push: 'off', webhook: 'ok', webhook_delay_ms: 'none', push_auth: 'token', wire: '1.0' };
+const TOKEN = 'bbs-1042-push-token';
+const CREDENTIALS = 'bbs-1042-webhook-secret';
+const QUIET_MS = 1000; // the pushes are over when nothing arrived (and nothing is being answered) for this long
+const PUSH_WAIT_CAP_MS = 30000;
+const WATCHDOG_PER_DELAYED_EVENT = 8; // webhook_delay_ms: the watchdog is 3 s + 8 x the delay
+
+// The same matrix, in the same order, as push.py.
+const BASE = ['defaults', 'ending=fail', 'ending=input', 'ending=auth', 'ending=return', 'ending=raise', 'late=0',
+  'cancel=1', 'cancel=1&cancel_impl=raise', 'client=block', 'chunks=1'];
+const ONE_WIRE = [
+  ...BASE.map((q) => (q === 'defaults' ? 'push=inline' : `push=inline&${q}`)),
+  'push=after:2', 'push=inline&webhook=error', 'push=inline&webhook=down',
+  'push=inline&webhook_delay_ms=2000', 'push=inline&webhook_delay_ms=2000&client=block',
+  'push=inline&push_auth=bearer', 'push=inline&push_auth=both',
+];
+export const MATRIX = [...ONE_WIRE, ...ONE_WIRE.map((q) => `${q}&wire=0.3`)];
+
+export function parseQuery(query) {
+  const extra = { ...PUSH_DEFAULTS };
+  const seen = new Set();
+  const rest = [];
+  for (const pair of query === '' || query === 'defaults' ? [] : query.split('&')) {
+    const eq = pair.indexOf('=');
+    const key = eq < 0 ? pair : pair.slice(0, eq);
+    if (key in PUSH_DEFAULTS) {
+      if (seen.has(key)) throw new Error(`repeated key ${JSON.stringify(key)}`);
+      seen.add(key);
+      extra[key] = pair.slice(eq + 1);
+    } else rest.push(pair);
+  }
+  const cfg = R.parseScenario(rest.join('&') || 'defaults');
+  if (!(['off', 'inline'].includes(extra.push) || /^after:[1-9][0-9]*$/.test(extra.push))) {
+    throw new Error('push must be off, inline or after:k');
+  }
+  if (!['ok', 'error', 'down'].includes(extra.webhook)) throw new Error('webhook must be ok, error or down');
+  const d = extra.webhook_delay_ms;
+  if (d !== 'none' && !(/^\d+$/.test(d) && Number(d) >= 1 && Number(d) <= 60000)) {
+    throw new Error('webhook_delay_ms must be none or 1..60000');
+  }
+  if (!['token', 'bearer', 'both'].includes(extra.push_auth)) throw new Error('push_auth must be token, bearer or both');
+  if (!['1.0', '0.3'].includes(extra.wire)) throw new Error("wire must be '1.0' or '0.3'");
+  if (extra.push.startsWith('after:') && cfg.client !== 'stream') throw new Error('push=after:k needs client=stream');
+  return [cfg, extra];
+}
+
+// ---------------------------------------------------------------------------
+// The webhook receiver: a bare HTTP/1.1 server on node:net, so the request line, the
+// header names and the body are kept exactly as they arrived.
+// ---------------------------------------------------------------------------
+
+function authKinds(headers) {
+  const out = {};
+  for (const [k, v] of headers) {
+    if (k.toLowerCase() === 'x-a2a-notification-token') out['X-A2A-Notification-Token'] = v === TOKEN ? 'token' : 'other';
+    if (k.toLowerCase() === 'authorization') {
+      const i = v.indexOf(' ');
+      const scheme = i < 0 ? v : v.slice(0, i);
+      out.Authorization = `${scheme}${i >= 0 && v.slice(i + 1) === CREDENTIALS ? ' credentials' : ' other'}`;
+    }
+  }
+  return out;
+}
+
+class Receiver {
+  constructor(mode, delayMs, ms) {
+    this.mode = mode;
+    this.delayMs = delayMs;
+    this.ms = ms;
+    this.posts = [];
+    this.inFlight = 0;
+    this.lastActivity = performance.now();
+    this.connections = 0;
+    this.server = null;
+  }
+
+  async start() {
+    this.port = await R.freePort();
+    if (this.mode === 'down') return; // nothing listens on the port: the agent's connection is refused
+    this.server = net.createServer((sock) => this.conn(sock));
+    await new Promise((resolve) => this.server.listen(this.port, '127.0.0.1', resolve));
+  }
+
+  async stop() {
+    if (!this.server) return;
+    this.server.close();
+    for (const s of this.sockets ?? []) s.destroy();
+  }
+
+  get url() {
+    return `http://127.0.0.1:${this.port}/webhook`;
+  }
+
+  conn(sock) {
+    this.connections += 1;
+    const conn = this.connections;
+    (this.sockets ??= []).push(sock);
+    let buf = Buffer.alloc(0);
+    let busy = false;
+    const pump = async () => {
+      if (busy) return;
+      busy = true;
+      try {
+        for (;;) {
+          const end = buf.indexOf('\r\n\r\n');
+          if (end < 0) break;
+          const arrived = this.ms();
+          const lines = buf.subarray(0, end).toString('latin1').split('\r\n');
+          const requestLine = lines[0];
+          const headers = lines.slice(1).filter(Boolean).map((h) => {
+            const i = h.indexOf(':');
+            return [h.slice(0, i), h.slice(i + 1).trim()];
+          });
+          const low = Object.fromEntries(headers.map(([k, v]) => [k.toLowerCase(), v]));
+          let body;
+          let rest;
+          if ('content-length' in low) {
+            const len = Number(low['content-length']);
+            if (buf.length < end + 4 + len) break; // wait for more
+            body = buf.subarray(end + 4, end + 4 + len);
+            rest = buf.subarray(end + 4 + len);
+          } else if ((low['transfer-encoding'] ?? '').toLowerCase() === 'chunked') {
+            let p = end + 4;
+            const parts = [];
+            let complete = false;
+            for (;;) {
+              const nl = buf.indexOf('\r\n', p);
+              if (nl < 0) break;
+              const size = Number.parseInt(buf.subarray(p, nl).toString('latin1').split(';')[0], 16);
+              if (buf.length < nl + 2 + size + 2) break;
+              parts.push(buf.subarray(nl + 2, nl + 2 + size));
+              p = nl + 2 + size + 2;
+              if (size === 0) {
+                complete = true;
+                break;
+              }
+            }
+            if (!complete) break;
+            body = Buffer.concat(parts);
+            rest = buf.subarray(p);
+          } else {
+            body = Buffer.alloc(0);
+            rest = buf.subarray(end + 4);
+          }
+          buf = rest;
+          this.inFlight += 1;
+          this.lastActivity = performance.now();
+          const post = {
+            t_ms: arrived,
+            body_done_ms: this.ms(),
+            connection: conn,
+            request_line: requestLine,
+            headers: headers.map(([k]) => k),
+            auth: authKinds(headers),
+            content_type: low['content-type'] ?? null,
+            body: body.toString('utf8'),
+          };
+          this.posts.push(post);
+          if (this.delayMs) await sleep(this.delayMs);
+          const status = this.mode === 'error' ? 500 : 200;
+          const reason = status === 500 ? 'Internal Server Error' : 'OK';
+          if (sock.destroyed) post.answer = 'not delivered (the agent closed the connection)';
+          else {
+            sock.write(`HTTP/1.1 ${status} ${reason}\r\nContent-Length: 0\r\n\r\n`);
+            post.answer = String(status);
+          }
+          post.answered_ms = this.ms();
+          this.inFlight -= 1;
+          this.lastActivity = performance.now();
+        }
+      } finally {
+        busy = false;
+      }
+    };
+    sock.on('data', (d) => {
+      buf = Buffer.concat([buf, d]);
+      pump();
+    });
+    sock.on('error', () => {});
+  }
+
+  async waitQuiet(since) {
+    const deadline = since + PUSH_WAIT_CAP_MS;
+    while (performance.now() < deadline) {
+      if (this.inFlight === 0 && performance.now() - Math.max(this.lastActivity, since) > QUIET_MS) return;
+      await sleep(50);
+    }
+  }
+}
+
+/** What a POST body says, in the fixtures' event form (1.0 StreamResponse or a 0.3 object). */
+function pushEvent(body, terminalSeen) {
+  let obj;
+  try {
+    obj = JSON.parse(body);
+  } catch {
+    return { kind: 'unparsable', state: null };
+  }
+  if (obj && typeof obj === 'object' && 'result' in obj && 'jsonrpc' in obj) obj = obj.result;
+  const ev = S.normEvent(obj, terminalSeen);
+  ev.shape = obj && typeof obj.kind === 'string' ? `0.3 ${obj.kind}` : `1.0 StreamResponse ${ev.kind}`;
+  return ev;
+}
+
+const masked = (s) => R.maskIds(s).replace(/\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?(?:Z|[+-]\d\d:\d\d)?/g, '<ts>');
+
+// ---------------------------------------------------------------------------
+// One run
+// ---------------------------------------------------------------------------
+
+/** subscribe.mjs's client; on 0.3 the push config rides in message/send and message/stream. */
+class PushClient extends S.Client {
+  v03(method, params) {
+    if (this.pushConfig && (method === 'message/stream' || method === 'message/send')) {
+      params = { ...params, configuration: { ...(params.configuration ?? {}), pushNotificationConfig: this.pushConfig } };
+    }
+    return super.v03(method, params);
+  }
+}
+
+class PushRun extends S.SubRun {
+  constructor(query, cfg, extra, workdir, sdk) {
+    super(query, cfg, { resubscribe: 'none', second_client: 'none', wire: extra.wire }, workdir, sdk);
+    this.push = extra;
+    const delay = extra.webhook_delay_ms === 'none' ? null : Number(extra.webhook_delay_ms);
+    this.receiver = new Receiver(extra.webhook, delay, () => this.ms());
+    // a slow webhook may hold the stream up once per event: the watchdog waits long
+    // enough to see when the stream really ends (as push.py)
+    if (delay) this.watchdogS = R.WATCHDOG_S + (WATCHDOG_PER_DELAYED_EVENT * delay) / 1000;
+    this.inlineV10 = false;
+  }
+
+  serverConf() {
+    return { ...super.serverConf(), push: true };
+  }
+
+  configV10(taskId) {
+    const c = { url: this.receiver.url };
+    if (taskId) c.taskId = taskId;
+    if (['token', 'both'].includes(this.push.push_auth)) c.token = TOKEN;
+    if (['bearer', 'both'].includes(this.push.push_auth)) c.authentication = { scheme: 'Bearer', credentials: CREDENTIALS };
+    return c;
+  }
+
+  configV03() {
+    const c = { url: this.receiver.url };
+    if (['token', 'both'].includes(this.push.push_auth)) c.token = TOKEN;
+    if (['bearer', 'both'].includes(this.push.push_auth)) c.authentication = { schemes: ['Bearer'], credentials: CREDENTIALS };
+    return c;
+  }
+
+  makeRequest(messageId, opts = {}) {
+    const req = super.makeRequest(messageId, opts);
+    if (!this.inlineV10) return req;
+    const json = this.sdk.SendMessageRequest.toJSON(req);
+    json.configuration = { ...(json.configuration ?? {}), taskPushNotificationConfig: this.configV10() };
+    return this.sdk.SendMessageRequest.fromJSON(json);
+  }
+
+  /** SetTaskPushNotificationConfig (0.3: tasks/pushNotificationConfig/set) on the running task. */
+  async setConfig(client) {
+    const out = { sent_ms: this.ms() };
+    const tid = this.taskId ?? this.taskIdFromSide();
+    try {
+      if (this.extra.wire === '1.0') {
+        const n = client.tee.exchanges.length;
+        await client.sdkClient.createTaskPushNotificationConfig(this.sdk.TaskPushNotificationConfig.fromJSON(this.configV10(tid)), {
+          signal: AbortSignal.timeout(10000),
+        });
+        out.answer = JSON.parse(R.rawOf(client.tee.exchanges[n]).toString('utf8'));
+      } else {
+        const body = client.v03('tasks/pushNotificationConfig/set', { taskId: tid, pushNotificationConfig: this.configV03() });
+        out.method = body.method;
+        const resp = await fetch(`${this.baseUrl}/`, {
+          method: 'POST',
+          headers: { 'Content-Type': 'application/json' },
+          body: JSON.stringify(body),
+          signal: AbortSignal.timeout(10000),
+        });
+        out.answer = JSON.parse(Buffer.from(await resp.arrayBuffer()).toString('utf8'));
+      }
+      out.result = out.answer && out.answer.error ? 'error' : 'ok';
+    } catch (e) {
+      out.result = `error: ${R.errText(e)}`;
+    }
+    out.answered_ms = this.ms();
+    return out;
+  }
+
+  async execute() {
+    const cfg = this.cfg;
+    const push = this.push;
+    await this.receiver.start();
+    this.port = await R.freePort();
+    await this.startServer();
+    const c1 = new PushClient(this, 1, this.isStream);
+    await c1.open();
+    const inline = push.push === 'inline';
+    const after = push.push.startsWith('after:') ? Number(push.push.split(':')[1]) : null;
+    if (inline && this.extra.wire === '0.3') c1.pushConfig = this.configV03();
+    if (inline && this.extra.wire === '1.0') this.inlineV10 = true;
+    this.t0 = performance.now();
+    this.t0Wall = Date.now() / 1000;
+    const cancelInfo = {};
+    const sideTasks = [];
+    const configSet = {};
+    if (cfg.cancel !== 'none') {
+      sideTasks.push(
+        (async () => {
+          if (!(await this.triggerAfterChunk(Number(cfg.cancel)))) {
+            cancelInfo.result = 'not_sent';
+            return;
+          }
+          Object.assign(cancelInfo, await c1.cancel(this.taskId ?? this.taskIdFromSide()));
+        })(),
+      );
+    }
+    const onEvent = (count) => {
+      if (after != null && count === after) {
+        sideTasks.push(this.setConfig(c1).then((r) => Object.assign(configSet, r)));
+      }
+    };
+    const send = this.isStream ? 'SendStreamingMessage' : 'SendMessage';
+    const rec = await c1.call('send', send, c1.message(`msg-${randomUUID()}`), { onEvent });
+    const callEndMs = this.ms();
+    this.taskId ??= this.taskIdFromSide();
+    for (const t of sideTasks) {
+      try {
+        await Promise.race([t, sleep(20000).then(() => { throw new Error('side task did not finish in 20 s'); })]);
+      } catch (e) {
+        this.notes.push(`side task failed: ${R.errText(e)}`);
+      }
+    }
+    const n = Number.parseInt(cfg.chunks, 10);
+    const late = cfg.late === 'off' ? 0 : Number.parseInt(cfg.late, 10);
+    await sleep(Math.max(600, n * R.RECORD_STEP_MS + late + 400));
+    await this.receiver.waitQuiet(performance.now());
+    const [getSettled] = await c1.getTask(this.taskId);
+    await this.server.kill();
+    await this.receiver.stop();
+    return this.assemblePush(rec, callEndMs, cancelInfo, configSet, getSettled);
+  }
+
+  assemblePush(rec, callEndMs, cancelInfo, configSet, getSettled) {
+    const cfg = this.cfg;
+    const events = S.eventsOf(rec.results).map((ev, i) => {
+      const { parts, artifacts, history, ...rest } = ev;
+      return { ...rest, ms: rec.event_ms[i] };
+    });
+    const end = { broken: 'closed', error: 'closed' }[rec.end] ?? rec.end;
+    const posts = [...this.receiver.posts].sort((a, b) => a.t_ms - b.t_ms);
+    let seenTerminal = false;
+    let terminalAt = null;
+    const seenBodies = new Set();
+    posts.forEach((p, i) => {
+      const { parts, history, ...ev } = pushEvent(p.body, seenTerminal);
+      p.event = ev;
+      p.duplicate = seenBodies.has(p.body);
+      seenBodies.add(p.body);
+      if (R.TERMINAL.has(ev.state) && !seenTerminal) {
+        seenTerminal = true;
+        terminalAt = i;
+      }
+    });
+    const side = R.readSide(this.sidePath);
+    let log = '';
+    try {
+      log = fs.readFileSync(this.logPath, 'utf8');
+    } catch {
+      log = '';
+    }
+    const logLines = log
+      .split('\n')
+      .filter((l) => ['WARNING', 'ERROR'].includes(l.split(' ', 1)[0]))
+      .map(R.maskIds);
+    const failedLogged = logLines.filter((l) => l.includes('Error sending push notification')).length;
+    const states = posts.map((p) => p.event.state).filter(Boolean);
+    return {
+      events,
+      stream: this.isStream ? end : null,
+      call: this.isStream ? null : end === 'closed' ? 'returned' : end,
+      end_error: rec.end_error,
+      rpc_error: rec.rpc_error,
+      client_done_ms: callEndMs,
+      posts,
+      pushes_received: posts.length,
+      pushes_failed_logged: failedLogged,
+      pushes_answered: posts.filter((p) => p.answer === '200').length,
+      push_states: states,
+      push_last_state: states.length ? states[states.length - 1] : null,
+      push_after_terminal: terminalAt == null ? 0 : posts.length - terminalAt - 1,
+      push_duplicates: posts.filter((p) => p.duplicate).length,
+      webhook_connections: this.receiver.connections,
+      get_task_settled: getSettled,
+      cancel: Object.keys(cancelInfo).length ? cancelInfo : null,
+      config_set: Object.keys(configSet).length ? configSet : null,
+      executions: side.filter((r) => r.ev === 'execute_start').length,
+      side_channel: side.map((r) => {
+        const { t, pid, task_id: _tid, ...rest } = r;
+        return { ...rest, ms: Math.round((t - this.t0Wall) * 1000) };
+      }),
+      server_log: logLines.slice(0, 20),
+      notes: this.notes.join('; '),
+    };
+  }
+}
+
+// ---------------------------------------------------------------------------
+// Stability, files, index
+// ---------------------------------------------------------------------------
+
+function short(e) {
+  let s = { task: 'T', statusUpdate: 'S', artifactUpdate: 'A', message: 'M' }[e.kind] ?? e.kind;
+  if (e.state) s += `:${e.state.replace(/^TASK_STATE_/, '')}`;
+  if (e.kind === 'artifactUpdate' && e.artifact_id !== R.TRACKING_ID) s += `(${e.artifact_id})`;
+  return s;
+}
+
+function outcomeKey(run, delayMs) {
+  const g = run.get_task_settled;
+  const o = {
+    events: run.events.map(short),
+    end: run.stream ?? run.call,
+    rpc_error: run.rpc_error?.code ?? null,
+    posts: run.posts.map((p) => [short(p.event), p.event.shape, p.event.append, p.event.last_chunk, p.headers, p.auth, p.answer ?? null, p.duplicate]),
+    failed_logged: run.pushes_failed_logged,
+    settled: typeof g === 'string' ? g : (g?.state ?? null),
+    cancel: run.cancel?.result ?? null,
+    config_set: run.config_set?.result ?? null,
+  };
+  if (delayMs) o.client_done_after_delay = run.client_done_ms >= delayMs;
+  return JSON.stringify(R.sortKeys(o));
+}
+
+function describe(run) {
+  const ev = run.events.map(short).join(' ') || '(none)';
+  const posts =
+    run.posts.map((p) => short(p.event) + (p.answer === '200' ? '' : `[${p.answer}]`) + (p.duplicate ? '=dup' : '')).join(' ') ||
+    '(none)';
+  const g = run.get_task_settled;
+  const gs = typeof g === 'string' ? g : String(g?.state).replace(/^TASK_STATE_/, '');
+  let out = `client: ${ev} -> ${run.stream ?? run.call} at ${run.client_done_ms} ms; webhook: ${posts}`;
+  if (run.pushes_failed_logged) out += `; ${run.pushes_failed_logged} failed POSTs logged`;
+  return `${out}; GetTask ${gs}`;
+}
+
+async function recordOne(query, runs, sdk) {
+  const [cfg, extra] = parseQuery(query);
+  const delay = extra.webhook_delay_ms === 'none' ? null : Number(extra.webhook_delay_ms);
+  const results = [];
+  for (let i = 0; i < runs; i += 1) {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'a2a-push-js-'));
+    const run = new PushRun(query, cfg, extra, dir, sdk);
+    try {
+      results.push(await run.execute());
+    } catch (e) {
+      if (run.server) await run.server.kill().catch(() => {});
+      await run.receiver.stop().catch(() => {});
+      let log = '';
+      try {
+        log = fs.readFileSync(run.logPath, 'utf8');
+      } catch {
+        log = '';
+      }
+      throw new Error(`${query} run ${i + 1} failed: ${e?.stack ?? e}\n${log.slice(-3000)}`);
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  }
+  const keys = results.map((r) => outcomeKey(r, delay));
+  const stable = keys.every((k) => k === keys[0]);
+  // bodies: run 1 keeps them all; a later run keeps a body only where it differs from run 1's
+  // once ids and timestamps are masked
+  const first = results[0].posts.map((p) => masked(p.body));
+  for (const r of results.slice(1)) {
+    r.posts.forEach((p, j) => {
+      if (j < first.length && masked(p.body) === first[j]) {
+        p.body = null;
+        p.body_as_run_1 = true;
+      }
+    });
+  }
+  const fx = {
+    sdk: `@a2a-js/sdk ${R.SDK_VERSION}`,
+    node: process.versions.node,
+    scenario: query,
+    inputs: { ...Object.fromEntries(R.KEY_ORDER.map((k) => [k, cfg[k]])), ...extra },
+    step_ms: R.RECORD_STEP_MS,
+    watchdog_ms: Math.round((R.WATCHDOG_S + (delay ? (WATCHDOG_PER_DELAYED_EVENT * delay) / 1000 : 0)) * 1000),
+    stable,
+    summary: describe(results[0]),
+    timing: results.map((r) => ({ client_done_ms: r.client_done_ms, event_ms: r.events.map((e) => e.ms), post_ms: r.posts.map((p) => p.t_ms) })),
+    runs: results,
+  };
+  if (!stable) {
+    const variants = new Map();
+    keys.forEach((k, i) => {
+      if (!variants.has(k)) variants.set(k, { runs: 0, summary: describe(results[i]) });
+      variants.get(k).runs += 1;
+    });
+    fx.variants = [...variants.values()];
+  }
+  return fx;
+}
+
+export async function record(argv) {
+  const args = { runs: 3, only: [], out: PUSH_OUT, list: false };
+  for (let i = 0; i < argv.length; i += 1) {
+    const a = argv[i];
+    if (a === '--runs') args.runs = Number.parseInt(argv[++i], 10);
+    else if (a === '--only') args.only.push(argv[++i]);
+    else if (a === '--out') args.out = path.resolve(argv[++i]);
+    else if (a === '--list') args.list = true;
+    else throw new Error(`unknown argument ${a}`);
+  }
+  if (args.list) {
+    console.log(MATRIX.join('\n'));
+    return 0;
+  }
+  if (!(args.runs >= 1)) throw new Error('--runs must be >= 1');
+  const queries = args.only.length ? args.only : MATRIX;
+  for (const q of queries) parseQuery(q);
+  const sdk = { ...(await import('@a2a-js/sdk')), ...(await import('@a2a-js/sdk/client')) };
+  fs.mkdirSync(args.out, { recursive: true });
+  const indexPath = path.join(args.out, 'index.json');
+  let old = {};
+  if (args.only.length && fs.existsSync(indexPath)) old = JSON.parse(fs.readFileSync(indexPath, 'utf8'));
+  const entries = new Map((old.scenarios ?? []).map((e) => [e.scenario, e]));
+  const started = performance.now();
+  for (const q of queries) {
+    const t = performance.now();
+    const fx = await recordOne(q, args.runs, sdk);
+    const name = `${R.fileStem(q).replace(/:/g, '-')}.json`;
+    // every scenario is written, unstable ones too (`stable: false` and `variants`)
+    fs.writeFileSync(path.join(args.out, name), `${JSON.stringify(fx, null, 1)}\n`);
+    const entry = { scenario: q, file: name, stable: fx.stable, summary: fx.summary };
+    if (!fx.stable) entry.variants = fx.variants;
+    entries.set(q, entry);
+    const secs = ((performance.now() - t) / 1000).toFixed(1).padStart(5);
+    console.log(`[${secs}s] ${q}: stable=${fx.stable} ${fx.summary}`);
+    if (!fx.stable) for (const v of fx.variants) console.log(`    ${v.runs}x ${v.summary}`);
+  }
+  const order = new Map(MATRIX.map((q, i) => [q, i]));
+  const sorted = [...entries.values()].sort((a, b) => (order.get(a.scenario) ?? 1000) - (order.get(b.scenario) ?? 1000));
+  const index = {
+    sdk: `@a2a-js/sdk ${R.SDK_VERSION}`,
+    node: process.versions.node,
+    packages: R.packageVersions(),
+    agent:
+      'new DefaultRequestHandler(card, store, executor, undefined, new InMemoryPushNotificationStore(), sender); ' +
+      'sender = new DefaultPushNotificationSender(pushStore) on 1.0, createLegacyAwarePushNotificationSender(pushStore) ' +
+      '(@a2a-js/sdk/compat/v0_3/server) with legacyCompat on (wire=0.3); card capabilities.pushNotifications = true',
+    'wire_1.0':
+      'the SDK ClientFactory client; push=inline: SendMessageRequest.configuration.taskPushNotificationConfig; ' +
+      'push=after:k: client.createTaskPushNotificationConfig',
+    'wire_0.3':
+      'legacyCompat: {enabled: true}; raw fetch; push=inline: params.configuration.pushNotificationConfig; ' +
+      'push=after:k: tasks/pushNotificationConfig/set',
+    webhook:
+      'a bare HTTP/1.1 receiver on 127.0.0.1 in the recorder (keep-alive); it answers 200, or 500 (webhook=error), ' +
+      "after webhook_delay_ms; webhook=down: a free port nobody listens on (the agent's attempts are counted from its " +
+      'log: pushes_failed_logged)',
+    config: {
+      token: 'push_auth=token|both',
+      authentication: "{scheme 'Bearer', credentials} (0.3: {schemes: ['Bearer'], credentials}) for push_auth=bearer|both",
+    },
+    step_ms: R.RECORD_STEP_MS,
+    watchdog_ms: Math.round(R.WATCHDOG_S * 1000),
+    runs_per_scenario: args.runs,
+    scenarios: sorted,
+    unstable: sorted.filter((e) => !e.stable).map((e) => e.scenario),
+  };
+  fs.writeFileSync(indexPath, `${JSON.stringify(index, null, 1)}\n`);
+  console.log(
+    `recorded ${queries.length} scenarios in ${((performance.now() - started) / 1000).toFixed(0)}s -> ${args.out} ` +
+      `(${index.unstable.length} unstable)`,
+  );
+  return 0;
+}

@@ -1,0 +1,536 @@
+"""Push notifications (SPEC section 12), measured on a2a-sdk 1.3.0.
+
+`recorder.py push [--runs 3] [--only QUERY ...] [--out DIR] [--list]` runs the same
+server, executor and side channel as `recorder.py record`, with push notifications
+wired as the SDK documents them (`serve` with `push: true`: an
+InMemoryPushNotificationConfigStore and a BasePushNotificationSender given to the
+DefaultRequestHandler, `capabilities.push_notifications` on the card), the client
+drivers of subscribe.py (the SDK's client on the 1.0 wire, a raw httpx client with
+the 0.3 method names on the 0.3 wire), and a webhook receiver on 127.0.0.1 in this
+process that keeps every POST: when it arrived (ms since the client's call
+started), its header names in the order sent, which header carried the token or
+the credentials, the body exactly as received, and the answer it gave.
+
+Keys (SPEC section 12) on top of the lab's: `push` (`inline`: the config is sent
+with the message; `after:k`: the client creates it with
+SetTaskPushNotificationConfig / `tasks/pushNotificationConfig/set` after delivered
+event k), `webhook` (`ok`, `error`: answers 500, `down`: nothing listens on its
+port), `webhook_delay_ms` (the webhook answers after this long), `push_auth`
+(`token`, `bearer`: authentication credentials, `both`), and `wire` (1.0 or 0.3,
+as in subscribe.py). The fixtures go to tests/fidelity/fixtures/python/push/.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import platform
+import re
+import tempfile
+import time
+import traceback
+import uuid
+
+from pathlib import Path
+from typing import Any
+
+import recorder as R
+import subscribe as S
+
+
+PUSH_OUT = R.HERE.parent / 'fixtures' / 'python' / 'push'
+PUSH_DEFAULTS = {'push': 'off', 'webhook': 'ok', 'webhook_delay_ms': 'none', 'push_auth': 'token', 'wire': '1.0'}
+PUSH_KEYS = ('push', 'webhook', 'webhook_delay_ms', 'push_auth')
+TOKEN = 'bbs-1042-push-token'
+CREDENTIALS = 'bbs-1042-webhook-secret'
+QUIET_S = 1.0  # the pushes are over when nothing arrived (and nothing is being answered) for this long
+PUSH_WAIT_CAP_S = 30.0
+WATCHDOG_PER_DELAYED_EVENT = 8  # webhook_delay_ms: the watchdog is 3 s + 8 x the delay
+
+_BASE = ['defaults', 'ending=fail', 'ending=input', 'ending=auth', 'ending=return', 'ending=raise', 'late=0',
+         'cancel=1', 'cancel=1&cancel_impl=raise', 'client=block', 'chunks=1']
+_ONE_WIRE = (
+    [('push=inline' if q == 'defaults' else f'push=inline&{q}') for q in _BASE]
+    + ['push=after:2', 'push=inline&webhook=error', 'push=inline&webhook=down',
+       'push=inline&webhook_delay_ms=2000', 'push=inline&webhook_delay_ms=2000&client=block',
+       'push=inline&push_auth=bearer', 'push=inline&push_auth=both']
+)
+MATRIX: list[str] = _ONE_WIRE + [f'{q}&wire=0.3' for q in _ONE_WIRE]
+
+
+def parse_query(query: str) -> tuple[dict[str, str], dict[str, str]]:
+    """The lab's keys (recorder.parse_scenario) plus SPEC section 12's and `wire`."""
+    extra = dict(PUSH_DEFAULTS)
+    rest, seen = [], set()
+    for pair in ([] if query in ('', 'defaults') else query.split('&')):
+        key, _, value = pair.partition('=')
+        if key in PUSH_DEFAULTS:
+            if key in seen:
+                raise ValueError(f'repeated key {key!r}')
+            seen.add(key)
+            extra[key] = value
+        else:
+            rest.append(pair)
+    cfg = R.parse_scenario('&'.join(rest) or 'defaults')
+    p = extra['push']
+    if not (p in ('off', 'inline') or re.fullmatch(r'after:[1-9][0-9]*', p)):
+        raise ValueError('push must be off, inline or after:k')
+    if extra['webhook'] not in ('ok', 'error', 'down'):
+        raise ValueError('webhook must be ok, error or down')
+    d = extra['webhook_delay_ms']
+    if d != 'none' and not (d.isdigit() and 1 <= int(d) <= 60000):
+        raise ValueError('webhook_delay_ms must be none or 1..60000')
+    if extra['push_auth'] not in ('token', 'bearer', 'both'):
+        raise ValueError('push_auth must be token, bearer or both')
+    if extra['wire'] not in ('1.0', '0.3'):
+        raise ValueError("wire must be '1.0' or '0.3'")
+    if p.startswith('after:') and cfg['client'] != 'stream':
+        raise ValueError('push=after:k needs client=stream')
+    return cfg, extra
+
+
+# ---------------------------------------------------------------------------
+# The webhook receiver: a bare HTTP/1.1 server on asyncio, so the request line,
+# the header names and the body are kept exactly as they arrived.
+# ---------------------------------------------------------------------------
+
+
+class Receiver:
+    def __init__(self, mode: str, delay_ms: int | None, ms) -> None:  # noqa: ANN001
+        self.mode, self.delay_ms, self.ms = mode, delay_ms, ms
+        self.posts: list[dict[str, Any]] = []
+        self.in_flight = 0
+        self.last_activity = time.monotonic()
+        self.server: asyncio.AbstractServer | None = None
+        self.port = R.free_port()
+        self.connections = 0
+
+    async def start(self) -> None:
+        if self.mode == 'down':
+            return  # nothing listens on the port: the agent's connection is refused
+        self.server = await asyncio.start_server(self._conn, '127.0.0.1', self.port)
+
+    async def stop(self) -> None:
+        if self.server is not None:
+            self.server.close()
+            with contextlib.suppress(Exception):
+                await asyncio.wait_for(self.server.wait_closed(), 2)
+
+    @property
+    def url(self) -> str:
+        return f'http://127.0.0.1:{self.port}/webhook'
+
+    async def _conn(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        self.connections += 1
+        conn = self.connections
+        try:
+            while True:
+                head = await reader.readuntil(b'\r\n\r\n')
+                arrived = self.ms()
+                self.in_flight += 1
+                self.last_activity = time.monotonic()
+                lines = head.decode('latin-1').split('\r\n')
+                request_line, header_lines = lines[0], [h for h in lines[1:] if h]
+                headers = [(h.split(':', 1)[0], h.split(':', 1)[1].strip()) for h in header_lines]
+                low = {k.lower(): v for k, v in headers}
+                if 'content-length' in low:
+                    body = await reader.readexactly(int(low['content-length']))
+                elif low.get('transfer-encoding', '').lower() == 'chunked':
+                    body = bytearray()
+                    while True:
+                        size = int((await reader.readuntil(b'\r\n')).split(b';')[0], 16)
+                        body.extend((await reader.readexactly(size + 2))[:-2])
+                        if size == 0:
+                            break
+                    body = bytes(body)
+                else:
+                    body = b''
+                got = self.ms()
+                post = {'t_ms': arrived, 'body_done_ms': got, 'connection': conn,
+                        'request_line': request_line, 'headers': [k for k, _ in headers],
+                        'auth': auth_kinds(headers), 'content_type': low.get('content-type'),
+                        'body': body.decode('utf-8', 'replace')}
+                self.posts.append(post)
+                if self.delay_ms:
+                    await asyncio.sleep(self.delay_ms / 1000.0)
+                status = 500 if self.mode == 'error' else 200
+                reason = 'Internal Server Error' if status == 500 else 'OK'
+                writer.write(f'HTTP/1.1 {status} {reason}\r\nContent-Length: 0\r\n\r\n'.encode())
+                try:
+                    await writer.drain()
+                    post['answer'] = str(status)
+                except Exception as e:  # noqa: BLE001
+                    post['answer'] = f'not delivered ({type(e).__name__})'
+                post['answered_ms'] = self.ms()
+                self.in_flight -= 1
+                self.last_activity = time.monotonic()
+        except (asyncio.IncompleteReadError, ConnectionError):
+            pass
+        finally:
+            writer.close()
+
+    async def wait_quiet(self, since: float) -> None:
+        """Until nothing arrived and nothing was answered for QUIET_S (at most PUSH_WAIT_CAP_S)."""
+        deadline = since + PUSH_WAIT_CAP_S
+        while time.monotonic() < deadline:
+            if self.in_flight == 0 and time.monotonic() - max(self.last_activity, since) > QUIET_S:
+                return
+            await asyncio.sleep(0.05)
+
+
+def auth_kinds(headers: list[tuple[str, str]]) -> dict[str, Any]:
+    """Which header carried what (values are never kept; only whether they match the config)."""
+    out: dict[str, Any] = {}
+    for k, v in headers:
+        if k.lower() == 'x-a2a-notification-token':
+            out['X-A2A-Notification-Token'] = 'token' if v == TOKEN else 'other'
+        if k.lower() == 'authorization':
+            scheme, _, cred = v.partition(' ')
+            out['Authorization'] = scheme + (' credentials' if cred == CREDENTIALS else ' other')
+    return out
+
+
+def push_event(body: str, terminal_seen: bool) -> dict[str, Any]:
+    """What a POST body says, in the fixtures' event form (1.0 StreamResponse or a 0.3 object)."""
+    try:
+        obj = json.loads(body)
+    except Exception:  # noqa: BLE001
+        return {'kind': 'unparsable', 'state': None}
+    if isinstance(obj, dict) and 'result' in obj and 'jsonrpc' in obj:
+        obj = obj['result']
+    ev = S.norm_event(obj, terminal_seen)
+    ev['shape'] = ('0.3 ' + obj['kind']) if isinstance(obj, dict) and isinstance(obj.get('kind'), str) \
+        else ('1.0 StreamResponse ' + ev['kind'])
+    return ev
+
+
+def masked(s: str) -> str:
+    return R._TS.sub('<ts>', R._UUID.sub('<id>', s))
+
+
+# ---------------------------------------------------------------------------
+# One run
+# ---------------------------------------------------------------------------
+
+
+class PushClient(S.Client):
+    """subscribe.py's client; on 0.3 the push config rides in message/send and message/stream."""
+
+    push_config: dict[str, Any] | None = None
+
+    def v03(self, method: str, params: dict[str, Any]) -> dict[str, Any]:
+        if self.push_config is not None and method in ('message/stream', 'message/send'):
+            params = {**params, 'configuration': {**params.get('configuration', {}),
+                                                  'pushNotificationConfig': self.push_config}}
+        return super().v03(method, params)
+
+
+class PushRun(S.SubRun):
+    def __init__(self, query: str, cfg: dict[str, str], extra: dict[str, str], workdir: Path) -> None:
+        super().__init__(query, cfg, {'resubscribe': 'none', 'second_client': 'none', 'wire': extra['wire']}, workdir)
+        self.push = extra
+        delay = None if extra['webhook_delay_ms'] == 'none' else int(extra['webhook_delay_ms'])
+        self.receiver = Receiver(extra['webhook'], delay, self.ms)
+        if delay:
+            # a slow webhook may hold the stream up once per event: the watchdog waits
+            # long enough to see when the stream really ends
+            self.watchdog_s = R.WATCHDOG_S + WATCHDOG_PER_DELAYED_EVENT * delay / 1000.0
+
+    def server_conf(self) -> dict[str, Any]:
+        conf = super().server_conf()
+        conf['push'] = True
+        return conf
+
+    def config_v10(self, task_id: str | None = None) -> Any:
+        from a2a.types.a2a_pb2 import AuthenticationInfo, TaskPushNotificationConfig
+
+        c = TaskPushNotificationConfig(url=self.receiver.url)
+        if task_id:
+            c.task_id = task_id
+        if self.push['push_auth'] in ('token', 'both'):
+            c.token = TOKEN
+        if self.push['push_auth'] in ('bearer', 'both'):
+            c.authentication.CopyFrom(AuthenticationInfo(scheme='Bearer', credentials=CREDENTIALS))
+        return c
+
+    def config_v03(self) -> dict[str, Any]:
+        c: dict[str, Any] = {'url': self.receiver.url}
+        if self.push['push_auth'] in ('token', 'both'):
+            c['token'] = TOKEN
+        if self.push['push_auth'] in ('bearer', 'both'):
+            c['authentication'] = {'schemes': ['Bearer'], 'credentials': CREDENTIALS}
+        return c
+
+    async def set_config(self, client: PushClient) -> dict[str, Any]:
+        """SetTaskPushNotificationConfig (0.3: tasks/pushNotificationConfig/set) on the running task."""
+        out: dict[str, Any] = {'sent_ms': self.ms()}
+        tid = self.task_id or self.task_id_from_side()
+        try:
+            if self.extra['wire'] == '1.0':
+                n = len(client.tee.exchanges)
+                await asyncio.wait_for(client.sdk.create_task_push_notification_config(self.config_v10(tid)), 10)
+                out['answer'] = json.loads(bytes(client.tee.exchanges[n]['raw']))
+            else:
+                body = client.v03('tasks/pushNotificationConfig/set',
+                                  {'taskId': tid, 'pushNotificationConfig': self.config_v03()})
+                out['method'] = body['method']
+                resp = await client.http.post(self.base_url + '/', json=body, timeout=10)
+                out['answer'] = resp.json()
+            out['result'] = 'error' if 'error' in out['answer'] else 'ok'
+        except Exception as e:  # noqa: BLE001
+            out['result'] = f'error: {type(e).__name__}: {e}'
+        out['answered_ms'] = self.ms()
+        return out
+
+    async def execute(self) -> dict[str, Any]:  # noqa: PLR0915
+        cfg, push = self.cfg, self.push
+        await self.receiver.start()
+        await self.start_server()
+        c1 = PushClient(self, 1, cfg['client'] == 'stream')
+        await c1.open()
+        inline = push['push'] == 'inline'
+        after = int(push['push'].split(':')[1]) if push['push'].startswith('after:') else None
+        if inline and self.extra['wire'] == '0.3':
+            c1.push_config = self.config_v03()
+        self.t0, self.t0_wall = time.monotonic(), time.time()
+        cancel_info: dict[str, Any] = {}
+        side_tasks: list[asyncio.Future] = []
+        config_set: dict[str, Any] = {}
+
+        async def do_cancel(k: int) -> None:
+            if not await self.trigger_after_chunk(k):
+                cancel_info['result'] = 'not_sent'
+                return
+            cancel_info.update(await c1.cancel(self.task_id or self.task_id_from_side()))
+
+        async def do_set() -> None:
+            config_set.update(await self.set_config(c1))
+
+        def on_event(count: int) -> None:
+            if after is not None and count == after:
+                side_tasks.append(asyncio.ensure_future(do_set()))
+
+        if cfg['cancel'] != 'none':
+            side_tasks.append(asyncio.ensure_future(do_cancel(int(cfg['cancel']))))
+        send = 'SendStreamingMessage' if cfg['client'] == 'stream' else 'SendMessage'
+        msg = c1.message(f'msg-{uuid.uuid4()}')
+        if inline and self.extra['wire'] == '1.0':
+            msg.configuration.task_push_notification_config.CopyFrom(self.config_v10())
+        rec = await c1.call('send', send, msg, on_event=on_event)
+        call_end_ms = self.ms()
+        if self.task_id is None:
+            self.task_id = self.task_id_from_side()
+        for t in list(side_tasks):
+            try:
+                await asyncio.wait_for(t, 20)
+            except Exception as e:  # noqa: BLE001
+                self.notes.append(f'side task failed: {e!r}')
+        # the executor's own end (or the watchdog), then the webhook's quiet
+        n = int(cfg['chunks'])
+        late = 0 if cfg['late'] == 'off' else int(cfg['late'])
+        await asyncio.sleep(max(0.6, (n * R.RECORD_STEP_MS + late) / 1000.0 + 0.4))
+        await self.receiver.wait_quiet(time.monotonic())
+        get_settled, _settled_wire = await c1.get_task(self.task_id)
+        await c1.close()
+        if self.server:
+            self.server.kill()
+        await self.receiver.stop()
+        return self.assemble_push(rec, call_end_ms, cancel_info, config_set, get_settled)
+
+    def assemble_push(self, rec: dict[str, Any], call_end_ms: int, cancel_info: dict[str, Any],
+                      config_set: dict[str, Any], get_settled: Any) -> dict[str, Any]:
+        cfg = self.cfg
+        events = S.events_of(rec['results'])
+        for ev, t in zip(events, rec['event_ms'], strict=True):
+            ev['ms'] = t
+            for k in ('parts', 'artifacts', 'history'):
+                ev.pop(k, None)
+        end = {'broken': 'closed', 'error': 'closed'}.get(rec['end'], rec['end'])
+        posts = sorted(self.receiver.posts, key=lambda p: p['t_ms'])
+        seen_terminal, seen_bodies = False, set()
+        terminal_at = None
+        for i, p in enumerate(posts):
+            ev = push_event(p['body'], seen_terminal)
+            p['event'] = {k: v for k, v in ev.items() if k not in ('parts', 'history')}
+            p['duplicate'] = p['body'] in seen_bodies
+            seen_bodies.add(p['body'])
+            if ev.get('state') in R.TERMINAL and not seen_terminal:
+                seen_terminal, terminal_at = True, i
+        side = R.read_side(self.side_path)
+        log = Path(self.log_path).read_text(encoding='utf-8', errors='replace') if Path(self.log_path).exists() else ''
+        log_lines = [R._UUID.sub('<id>', line) for line in log.splitlines()
+                     if line.split(' ', 1)[0] in ('WARNING', 'ERROR', 'CRITICAL')]
+        failed_logged = sum(1 for line in log_lines if 'Error sending push-notification' in line)
+        states = [p['event'].get('state') for p in posts if p['event'].get('state')]
+        run: dict[str, Any] = {
+            'events': events,
+            'stream': end if cfg['client'] == 'stream' else None,
+            'call': (('returned' if end == 'closed' else end) if cfg['client'] != 'stream' else None),
+            'end_error': rec['end_error'],
+            'rpc_error': rec['rpc_error'],
+            'client_done_ms': call_end_ms,
+            'posts': posts,
+            'pushes_received': len(posts),
+            'pushes_failed_logged': failed_logged,
+            'pushes_answered': sum(1 for p in posts if p.get('answer') == '200'),
+            'push_states': states,
+            'push_last_state': states[-1] if states else None,
+            'push_after_terminal': 0 if terminal_at is None else len(posts) - terminal_at - 1,
+            'push_duplicates': sum(1 for p in posts if p['duplicate']),
+            'webhook_connections': self.receiver.connections,
+            'get_task_settled': get_settled,
+            'cancel': cancel_info or None,
+            'config_set': config_set or None,
+            'executions': sum(1 for r in side if r['ev'] == 'execute_start'),
+            'side_channel': [
+                {k: v for k, v in r.items() if k not in ('t', 'pid', 'task_id')}
+                | {'ms': round((r['t'] - self.t0_wall) * 1000)} for r in side
+            ],
+            'server_log': log_lines[:20],
+            'notes': '; '.join(self.notes),
+        }
+        return run
+
+
+# ---------------------------------------------------------------------------
+# Stability, files, index
+# ---------------------------------------------------------------------------
+
+
+def short(e: dict[str, Any]) -> str:
+    s = {'task': 'T', 'statusUpdate': 'S', 'artifactUpdate': 'A', 'message': 'M'}.get(e['kind'], e['kind'])
+    if e.get('state'):
+        s += ':' + e['state'].removeprefix('TASK_STATE_')
+    if e['kind'] == 'artifactUpdate' and e.get('artifact_id') != R.TRACKING_ID:
+        s += '(' + str(e.get('artifact_id')) + ')'
+    return s
+
+
+def outcome_key(run: dict[str, Any], delay_ms: int | None) -> str:
+    o = {
+        'events': [short(e) for e in run['events']],
+        'end': run['stream'] or run['call'],
+        'rpc_error': (run['rpc_error'] or {}).get('code'),
+        'posts': [(short(p['event']), p['event'].get('shape'), p['event'].get('append'), p['event'].get('last_chunk'),
+                   p['headers'], p['auth'], p.get('answer'), p['duplicate']) for p in run['posts']],
+        'failed_logged': run['pushes_failed_logged'],
+        'settled': (run['get_task_settled'] or {}).get('state') if isinstance(run['get_task_settled'], dict)
+        else run['get_task_settled'],
+        'cancel': (run['cancel'] or {}).get('result'),
+        'config_set': (run['config_set'] or {}).get('result'),
+    }
+    if delay_ms:
+        # does the slow webhook hold up the client? (per event: after how many answered POSTs)
+        o['client_done_after_delay'] = run['client_done_ms'] >= delay_ms
+    return json.dumps(o, sort_keys=True)
+
+
+def describe(run: dict[str, Any]) -> str:
+    ev = ' '.join(short(e) for e in run['events']) or '(none)'
+    posts = ' '.join(short(p['event']) + ('' if p.get('answer') == '200' else f'[{p.get("answer")}]')
+                     + ('=dup' if p['duplicate'] else '') for p in run['posts']) or '(none)'
+    g = run['get_task_settled']
+    gs = g if isinstance(g, str) else str(g.get('state')).removeprefix('TASK_STATE_')
+    out = f'client: {ev} -> {run["stream"] or run["call"]} at {run["client_done_ms"]} ms; webhook: {posts}'
+    if run['pushes_failed_logged']:
+        out += f'; {run["pushes_failed_logged"]} failed POSTs logged'
+    return out + f'; GetTask {gs}'
+
+
+async def record_one(query: str, runs: int) -> tuple[dict[str, Any], bool]:
+    cfg, extra = parse_query(query)
+    delay = None if extra['webhook_delay_ms'] == 'none' else int(extra['webhook_delay_ms'])
+    results = []
+    for i in range(runs):
+        with tempfile.TemporaryDirectory(prefix='a2a-push-') as d:
+            run = PushRun(query, cfg, extra, Path(d))
+            try:
+                results.append(await run.execute())
+            except Exception as e:  # noqa: BLE001
+                if run.server:
+                    run.server.kill()
+                log = Path(run.log_path).read_text(errors='replace') if Path(run.log_path).exists() else ''
+                raise RuntimeError(f'{query} run {i + 1} failed: {e!r}\n{traceback.format_exc()}\n{log[-3000:]}') from e
+    keys = [outcome_key(r, delay) for r in results]
+    stable = all(k == keys[0] for k in keys)
+    # bodies: run 1 keeps them all; a later run keeps a body only where it differs from
+    # run 1's once ids and timestamps are masked
+    first = [masked(p['body']) for p in results[0]['posts']]
+    for r in results[1:]:
+        for j, p in enumerate(r['posts']):
+            if j < len(first) and masked(p['body']) == first[j]:
+                p['body'] = None
+                p['body_as_run_1'] = True
+    fx = {
+        'sdk': f'a2a-sdk {R.SDK_VERSION}',
+        'python': platform.python_version(),
+        'scenario': query,
+        'inputs': {**{k: cfg[k] for k in R.KEY_ORDER}, **extra},
+        'step_ms': R.RECORD_STEP_MS,
+        'watchdog_ms': round((R.WATCHDOG_S + (WATCHDOG_PER_DELAYED_EVENT * delay / 1000.0 if delay else 0)) * 1000),
+        'stable': stable,
+        'summary': describe(results[0]),
+        'timing': [{'client_done_ms': r['client_done_ms'], 'event_ms': [e['ms'] for e in r['events']],
+                    'post_ms': [p['t_ms'] for p in r['posts']]} for r in results],
+        'runs': results,
+    }
+    if not stable:
+        variants: dict[str, dict[str, Any]] = {}
+        for k, r in zip(keys, results, strict=True):
+            variants.setdefault(k, {'runs': 0, 'summary': describe(r)})['runs'] += 1
+        fx['variants'] = list(variants.values())
+    return fx, stable
+
+
+async def record(args: Any) -> int:
+    out = Path(args.out)
+    out.mkdir(parents=True, exist_ok=True)
+    queries = args.only or MATRIX
+    for q in queries:
+        parse_query(q)
+    index_path = out / 'index.json'
+    old = json.loads(index_path.read_text()) if index_path.exists() and args.only else {}
+    entries = {e['scenario']: e for e in old.get('scenarios', [])}
+    started = time.monotonic()
+    for q in queries:
+        t = time.monotonic()
+        fx, stable = await record_one(q, args.runs)
+        name = R.file_stem(q).replace(':', '-') + '.json'
+        # every scenario is written, unstable ones too (`stable: false` and `variants`)
+        (out / name).write_text(json.dumps(fx, indent=1) + '\n', encoding='utf-8')
+        entries[q] = {'scenario': q, 'file': name, 'stable': stable, 'summary': fx['summary']}
+        if not stable:
+            entries[q]['variants'] = fx['variants']
+        print(f'[{time.monotonic() - t:5.1f}s] {q}: stable={stable} {fx["summary"]}', flush=True)
+        if not stable:
+            for v in fx['variants']:
+                print(f'    {v["runs"]}x {v["summary"]}', flush=True)
+    order = {q: i for i, q in enumerate(MATRIX)}
+    index = {
+        'sdk': f'a2a-sdk {R.SDK_VERSION}',
+        'python': platform.python_version(),
+        'packages': R.sdk_versions(),
+        'agent': 'DefaultRequestHandler(push_config_store=InMemoryPushNotificationConfigStore(), '
+                 'push_sender=BasePushNotificationSender(httpx.AsyncClient(), config_store=...)), '
+                 'card capabilities.push_notifications = true',
+        'wire_1.0': 'the SDK ClientFactory client; push=inline: SendMessageRequest.configuration.'
+                    'task_push_notification_config; push=after:k: client.create_task_push_notification_config',
+        'wire_0.3': 'enable_v0_3_compat=True; a raw httpx client; push=inline: params.configuration.'
+                    'pushNotificationConfig; push=after:k: tasks/pushNotificationConfig/set',
+        'webhook': 'a bare HTTP/1.1 receiver on 127.0.0.1 in the recorder (keep-alive); it answers 200, or 500 '
+                   '(webhook=error), after webhook_delay_ms; webhook=down: a free port nobody listens on (the '
+                   "agent's attempts are counted from its log: pushes_failed_logged)",
+        'config': {'token': 'push_auth=token|both', 'authentication': "{scheme 'Bearer', credentials} (0.3: "
+                   "{schemes: ['Bearer'], credentials}) for push_auth=bearer|both"},
+        'step_ms': R.RECORD_STEP_MS,
+        'watchdog_ms': round(R.WATCHDOG_S * 1000),
+        'runs_per_scenario': args.runs,
+        'scenarios': sorted(entries.values(), key=lambda e: order.get(e['scenario'], 1_000)),
+        'unstable': [e['scenario'] for e in sorted(entries.values(), key=lambda e: order.get(e['scenario'], 1_000))
+                     if not e['stable']],
+    }
+    index_path.write_text(json.dumps(index, indent=1) + '\n', encoding='utf-8')
+    print(f'recorded {len(queries)} scenarios in {time.monotonic() - started:.0f}s -> {out} '
+          f'({len(index["unstable"])} unstable)')
+    return 0
