@@ -5,9 +5,11 @@ import { gzipSync } from 'node:zlib';
 import { join } from 'node:path';
 
 // 250 kB until the page took in real traffic, subscribers and probe
-// reports (257.0 kB with all three); raised to 258 kB, not beyond:
-// docs/performance.md says what grew and what was cut to make room.
-const BUDGET = 258 * 1024;
+// reports (257.0 kB with all three); 258 kB until the simulator's actors
+// became types that answer with effects (+3.8 kB) and the page's
+// view-models moved into the model (262.4 kB); raised to 266 kB, room for
+// push notifications and no more: docs/performance.md says what grew.
+const BUDGET = 266 * 1024;
 const dir = process.argv[2] || 'dist';
 let total = 0;
 const rows = [];
