@@ -1,13 +1,12 @@
-//! What the lab hands out and takes in as evidence (SPEC §5, §8): the export
-//! ([`export`]), `check` and Import ([`check`], and [`import`] for the
-//! page's files read a slice at a time), the reader of real traffic
-//! ([`capture`]), two runs side by side ([`compare`]), and the seed's own
-//! ledger form for `reduce` ([`seed_form`], [`json_array`]).
+//! What the lab hands out and takes in as evidence (SPEC §5, §8, §10): what
+//! a check can find ([`finding`], a leaf), the export ([`export`]), an
+//! export checked ([`check`]), what a file is and the page's files read a
+//! slice at a time ([`import`]), the reader of real traffic ([`capture`]),
+//! the probe's judge and report ([`probe_judge`], [`probe_report`]), two
+//! runs side by side ([`compare`]), and the seed's own ledger form for
+//! `reduce` ([`seed_form`], [`json_array`]).
 
 pub mod capture;
-mod capture_judge;
-mod capture_report;
-pub mod capture_run;
 pub mod check;
 pub mod compare;
 pub mod export;

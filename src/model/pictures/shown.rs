@@ -6,8 +6,8 @@
 
 use std::sync::Arc;
 
+use crate::model::evidence::capture::run::task_run;
 use crate::model::evidence::capture::{CaptureReader, CaptureReport};
-use crate::model::evidence::capture_run::task_run;
 use crate::model::evidence::import::Imported;
 use crate::model::evidence::probe_report::{judge_streams, Outcome, ProbeReport};
 use crate::model::trace::Run;

@@ -9,8 +9,8 @@
 use std::borrow::Cow;
 use std::collections::{BTreeMap, HashMap};
 
-use super::capture_report::{CaptureFinding, CaptureReport, RpcError, TaskSummary, WiresSeen};
-use super::finding::{check_depth, FindingCode};
+use super::report::{CaptureFinding, CaptureReport, RpcError, TaskSummary, WiresSeen};
+use crate::model::evidence::finding::{check_depth, FindingCode};
 use crate::model::ledger::artifacts::Part;
 use crate::model::ledger::{BodyRef, Decision, EventRef, Outcome, Reason, TaskLedger};
 use crate::model::state::TaskState;

@@ -10,16 +10,21 @@
 //! the chunk, and holds only the line or array element that straddles two
 //! chunks, a ledger per task still open, and the final state of a finished
 //! task, so memory grows with the tasks still open, not with the file.
-//! Judging is in `capture_judge.rs`.
+//! Judging is in [`judge`], what it reports in [`report`], a captured task
+//! as a run for the page's views in [`run`].
 
 use std::io::Read;
 
 use memchr::memchr;
 
-use super::capture_judge::CaptureJudge;
-pub use super::capture_report::{CaptureFinding, CaptureReport, RpcError, TaskSummary};
+mod judge;
+pub mod report;
+pub mod run;
+
 use super::json_array::{Element, Splitter};
 use crate::model::wire::sse::{trim_eol, SseDecoder, SseLine};
+use judge::CaptureJudge;
+pub use report::{CaptureFinding, CaptureReport, RpcError, TaskSummary, WiresSeen};
 
 /// The longest line (or SSE event) the reader takes; a longer one is
 /// refused rather than held in memory.
