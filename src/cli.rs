@@ -4,10 +4,13 @@
 
 use std::io::{Read, Write};
 
-use crate::model::evidence::capture::{CaptureReader, Wire};
-use crate::model::evidence::export::export_json;
+use crate::model::evidence::capture::{
+    CaptureFinding, CaptureReader, CaptureReport, RpcError, TaskSummary, Wire,
+};
+use crate::model::evidence::export::{export_json, pretty_json};
 use crate::model::evidence::import::looks_like_export;
 use crate::model::evidence::json_array;
+use crate::model::evidence::push_log::{PushLog, PushReport, PushedTask};
 use crate::model::evidence::seed_form::{write_answer, SeedEventRef};
 use crate::model::ledger::TaskLedger;
 use crate::model::sim::scenario::Scenario;
@@ -43,10 +46,11 @@ usage:
   a2a-lab trace [QUERY]        simulate a scenario (e.g. 'ending=never&cancel=3'), print the export JSON
   a2a-lab reduce FILE          apply seed-form ledger events ([{\"id\",\"status\",\"authorizationReceipt\"?}])
                                to a fresh task and print {status, sequence, accepted, rejected}
-  a2a-lab check [--json] [--wire 1.0|0.3] FILE...
+  a2a-lab check [--json] [--wire 1.0|0.3] [--webhook LOG]... FILE...
                                re-simulate an export and report differences, or judge a capture of real
                                traffic (SSE, JSON Lines or a JSON array; A2A 1.0 or 0.3; files read in
-                               order as one capture) task by task through the ledger
+                               order as one capture) task by task through the ledger; --webhook reads a
+                               webhook's log of POST bodies (alone, or beside the stream of the same task)
   a2a-lab probe URL [--json] [--wire 1.0|0.3] [--out DIR] [--message TEXT] [--timeout-ms N]
                                put a running agent through its lifecycle (stream, get, cancel,
                                cancel-terminal, resubscribe, subscribe-terminal) and judge what it
@@ -173,6 +177,8 @@ struct CheckArgs<'a> {
     json: bool,
     wire: Option<Wire>,
     paths: Vec<&'a str>,
+    /// Webhook logs (`--webhook`), read in order as one log.
+    webhooks: Vec<&'a str>,
 }
 
 impl<'a> CheckArgs<'a> {
@@ -181,6 +187,7 @@ impl<'a> CheckArgs<'a> {
             json: false,
             wire: None,
             paths: Vec::new(),
+            webhooks: Vec::new(),
         };
         let mut args = args.iter();
         while let Some(&arg) = args.next() {
@@ -193,11 +200,14 @@ impl<'a> CheckArgs<'a> {
                             .ok_or_else(|| format!("--wire `{value}` is not 1.0 or 0.3"))?,
                     );
                 }
+                "--webhook" => out
+                    .webhooks
+                    .push(args.next().ok_or("--webhook needs a log file")?),
                 flag if flag.starts_with("--") => return Err(format!("unknown flag `{flag}`")),
                 path => out.paths.push(path),
             }
         }
-        if out.paths.is_empty() {
+        if out.paths.is_empty() && out.webhooks.is_empty() {
             return Err("no file to check".into());
         }
         Ok(out)
@@ -211,7 +221,7 @@ fn check(
     files: &mut dyn Files,
     stdout: &mut dyn Write,
 ) -> std::io::Result<Output> {
-    if let [path] = args.paths[..] {
+    if let ([path], []) = (&args.paths[..], &args.webhooks[..]) {
         match is_export(path, files) {
             Ok(true) => return check_export(path, args.json, files, stdout),
             Ok(false) => {}
@@ -228,16 +238,92 @@ fn check(
             return Ok(Output::bad(format!("check: {path}: {e}")));
         }
     }
-    let report = match reader.finish_checked(&args.paths) {
-        Ok(report) => report,
+    let report = if args.paths.is_empty() {
+        None
+    } else {
+        match reader.finish_checked(&args.paths) {
+            Ok(report) => Some(report),
+            Err(e) => return Ok(Output::bad(format!("check: {e}"))),
+        }
+    };
+    let pushes = match read_webhook_logs(&args.webhooks, report.as_ref(), files) {
+        Ok(pushes) => pushes,
         Err(e) => return Ok(Output::bad(format!("check: {e}"))),
     };
-    let text = if args.json {
-        report.to_json()
-    } else {
-        report.to_text()
+    let broken = report.as_ref().is_some_and(|r| !r.findings.is_empty())
+        || pushes.as_ref().is_some_and(|p| !p.findings.is_empty());
+    let text = match (&report, &pushes, args.json) {
+        (Some(report), None, true) => report.to_json(),
+        (Some(report), None, false) => report.to_text(),
+        (report, Some(pushes), true) => pretty_json(&WithPushes::new(report.as_ref(), pushes)),
+        (report, Some(pushes), false) => {
+            let mut text = report.as_ref().map(|r| r.to_text()).unwrap_or_default();
+            text.push_str(&pushes.to_text());
+            text
+        }
+        (None, None, _) => String::new(),
     };
-    print(stdout, &text, u8::from(!report.findings.is_empty()))
+    print(stdout, &text, u8::from(broken))
+}
+
+/// The webhook logs, read in order as one log and judged beside the
+/// stream capture; `None` when there are none.
+fn read_webhook_logs(
+    paths: &[&str],
+    stream: Option<&CaptureReport>,
+    files: &mut dyn Files,
+) -> Result<Option<PushReport>, String> {
+    if paths.is_empty() {
+        return Ok(None);
+    }
+    let mut log = PushLog::new();
+    for path in paths {
+        let bytes = files.read(path)?;
+        log.read_file(&bytes).map_err(|e| format!("{path}: {e}"))?;
+    }
+    // A log with no POST checked nothing: a capture step that failed.
+    if !log.empty_files().is_empty() {
+        let named: Vec<&str> = log.empty_files().iter().map(|&i| paths[i]).collect();
+        return Err(format!("no webhook POSTs in {}", named.join(", ")));
+    }
+    Ok(Some(log.judge(stream)))
+}
+
+/// `check --json` with webhook logs: the capture's report, its findings
+/// and the log's together, and what the webhook was told of each task.
+#[derive(serde::Serialize)]
+struct WithPushes<'a> {
+    #[serde(skip_serializing_if = "Option::is_none")]
+    wire: Option<&'a str>,
+    tasks: &'a [TaskSummary],
+    findings: Vec<&'a CaptureFinding>,
+    errors: &'a [RpcError],
+    pushes: Pushes<'a>,
+}
+
+#[derive(serde::Serialize)]
+struct Pushes<'a> {
+    posts: usize,
+    tasks: &'a [PushedTask],
+}
+
+impl<'a> WithPushes<'a> {
+    fn new(report: Option<&'a CaptureReport>, pushes: &'a PushReport) -> WithPushes<'a> {
+        WithPushes {
+            wire: report.map(|r| r.wire.name()),
+            tasks: report.map_or(&[][..], |r| &r.tasks[..]),
+            findings: report
+                .into_iter()
+                .flat_map(|r| &r.findings)
+                .chain(&pushes.findings)
+                .collect(),
+            errors: report.map_or(&[][..], |r| &r.errors[..]),
+            pushes: Pushes {
+                posts: pushes.posts,
+                tasks: &pushes.tasks,
+            },
+        }
+    }
 }
 
 /// Whether the file is a lab export rather than a capture, told from its

@@ -26,6 +26,15 @@ pub enum FindingCode {
     Refused(Reason),
     /// An export that does not re-simulate to itself.
     Differs,
+    /// A webhook was sent a POST after the one that told it a terminal
+    /// state (SPEC §12).
+    PushedAfterTerminal,
+    /// A webhook was sent a body it had been sent before, byte for byte.
+    PushDuplicate,
+    /// A webhook's log ends while the last state it was told is neither
+    /// terminal nor interrupted, though the stream or GetTask says the task
+    /// ended.
+    PushMissingTerminal,
 }
 
 impl FindingCode {
@@ -40,6 +49,9 @@ impl FindingCode {
             FindingCode::ArtifactGap => "artifact-gap",
             FindingCode::Refused(reason) => reason.code(),
             FindingCode::Differs => "differs",
+            FindingCode::PushedAfterTerminal => "pushed-after-terminal",
+            FindingCode::PushDuplicate => "push-duplicate",
+            FindingCode::PushMissingTerminal => "push-missing-terminal",
         }
     }
 }

@@ -17,6 +17,7 @@
 
 pub mod card;
 pub mod event;
+pub mod push;
 pub mod sse;
 pub mod write_v03;
 pub mod write_v10;

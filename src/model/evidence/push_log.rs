@@ -1,0 +1,217 @@
+//! A webhook's log judged (SPEC §12): the POST bodies an agent sent, as
+//! JSON Lines, a JSON array, or one body per file, read in order; each a
+//! body alone or with its headers, on either wire (a 0.3 webhook may be
+//! sent whole Task snapshots). Judged per task from what the webhook's
+//! owner was told: a POST after the one that told a terminal state
+//! (`pushed-after-terminal`), a body sent before, byte for byte
+//! (`push-duplicate`), and, beside a stream capture of the same task, a
+//! log that ends while the task ended elsewhere (`push-missing-terminal`).
+
+use std::collections::HashMap;
+
+use serde::Serialize;
+
+use super::capture::{CaptureFinding, CaptureReport};
+use super::finding::{check_depth, FindingCode};
+use crate::model::state::TaskState;
+use crate::model::wire::event::WireState;
+use crate::model::wire::push::{read_post, PushPost};
+
+/// What a webhook was told about one task.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct PushedTask {
+    /// The task id.
+    pub id: String,
+    /// POSTs about it.
+    pub posts: u32,
+    /// The last state it was told (wire spelling), if any: what a
+    /// webhook-driven client believes.
+    pub last_state: Option<String>,
+}
+
+/// What a webhook's log shows.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct PushReport {
+    /// POSTs read, over all the log's files.
+    pub posts: usize,
+    /// Every task, in the order it first appeared.
+    pub tasks: Vec<PushedTask>,
+    /// Every finding, in log order (`index` is the POST's place in the log).
+    pub findings: Vec<CaptureFinding>,
+}
+
+/// Reads a webhook's log file by file; [`PushLog::judge`] gives the report.
+#[derive(Debug, Default)]
+pub struct PushLog {
+    posts: Vec<PushPost>,
+    files: usize,
+    empty_files: Vec<usize>,
+}
+
+impl PushLog {
+    /// An empty log.
+    pub fn new() -> PushLog {
+        PushLog::default()
+    }
+
+    /// Reads one file of the log: JSON Lines, a JSON array, or one body.
+    pub fn read_file(&mut self, bytes: &[u8]) -> Result<(), String> {
+        let file = self.files;
+        self.files += 1;
+        let before = self.posts.len();
+        let text = std::str::from_utf8(bytes)
+            .map_err(|e| format!("not UTF-8 text (byte {})", e.valid_up_to()))?;
+        let text = text.trim_start_matches('\u{feff}').trim();
+        if text.starts_with('[') {
+            check_depth(text.as_bytes())?;
+            let bodies: Vec<&serde_json::value::RawValue> =
+                serde_json::from_str(text).map_err(|e| format!("malformed JSON: {e}"))?;
+            for (i, body) in bodies.iter().enumerate() {
+                self.push(body.get().as_bytes())
+                    .map_err(|e| format!("element {i}: {e}"))?;
+            }
+        } else if serde_json::from_str::<serde::de::IgnoredAny>(text).is_ok() {
+            // One body (possibly pretty-printed over several lines).
+            self.push(text.as_bytes())?;
+        } else {
+            for (i, line) in text.lines().enumerate() {
+                if !line.trim().is_empty() {
+                    self.push(line.as_bytes())
+                        .map_err(|e| format!("line {}: {e}", i + 1))?;
+                }
+            }
+        }
+        if self.posts.len() == before {
+            self.empty_files.push(file);
+        }
+        Ok(())
+    }
+
+    fn push(&mut self, element: &[u8]) -> Result<(), String> {
+        check_depth(element)?;
+        self.posts.push(read_post(element)?);
+        Ok(())
+    }
+
+    /// The files (by place) that held no POST.
+    pub fn empty_files(&self) -> &[usize] {
+        &self.empty_files
+    }
+
+    /// Judges the log; `stream`, a capture of the same tasks' streams (or
+    /// GetTask answers), says which tasks ended.
+    pub fn judge(self, stream: Option<&CaptureReport>) -> PushReport {
+        let mut tasks: Vec<PushedTask> = Vec::new();
+        let mut by_id: HashMap<String, usize> = HashMap::new();
+        // Per task: the index of the POST that told a terminal state, and
+        // the bodies sent so far.
+        let mut ended: Vec<Option<(usize, TaskState)>> = Vec::new();
+        let mut sent: Vec<HashMap<&str, usize>> = Vec::new();
+        let mut findings = Vec::new();
+        for (index, post) in self.posts.iter().enumerate() {
+            let id = &post.event.task_id;
+            let slot = *by_id.entry(id.clone()).or_insert_with(|| {
+                tasks.push(PushedTask {
+                    id: id.clone(),
+                    posts: 0,
+                    last_state: None,
+                });
+                ended.push(None);
+                sent.push(HashMap::new());
+                tasks.len() - 1
+            });
+            let task = &mut tasks[slot];
+            task.posts += 1;
+            let state = post.event.state.as_ref().and_then(WireState::known);
+            let find = |code, message: String| CaptureFinding {
+                code,
+                task: id.clone(),
+                index,
+                message,
+            };
+            if let Some((at, terminal)) = ended[slot] {
+                findings.push(find(
+                    FindingCode::PushedAfterTerminal,
+                    format!(
+                        "POST {index} came after POST {at} told the webhook the task was {}",
+                        post.event.wire.spell(terminal)
+                    ),
+                ));
+            }
+            if let Some(earlier) = sent[slot].get(post.body.as_str()) {
+                findings.push(find(
+                    FindingCode::PushDuplicate,
+                    format!("POST {index} repeats POST {earlier} byte for byte"),
+                ));
+            } else {
+                sent[slot].insert(&post.body, index);
+            }
+            if let Some(state) = state {
+                task.last_state = Some(post.event.wire.spell(state).to_string());
+                if state.is_terminal() && ended[slot].is_none() {
+                    ended[slot] = Some((index, state));
+                }
+            }
+        }
+        if let Some(stream) = stream {
+            for summary in &stream.tasks {
+                let Some(stream_state) = parse_state(&summary.final_state) else {
+                    continue;
+                };
+                if !stream_state.is_terminal() {
+                    continue;
+                }
+                let told = by_id
+                    .get(&summary.id)
+                    .and_then(|&slot| tasks[slot].last_state.as_deref());
+                let settled = told
+                    .and_then(parse_state)
+                    .is_some_and(|s| s.is_terminal() || s.is_interrupted());
+                if !settled {
+                    findings.push(CaptureFinding {
+                        code: FindingCode::PushMissingTerminal,
+                        task: summary.id.clone(),
+                        index: self.posts.len(),
+                        message: format!(
+                            "the webhook was last told {}, never {}: the stream or GetTask says the task ended",
+                            told.unwrap_or("nothing"),
+                            summary.final_state
+                        ),
+                    });
+                }
+            }
+        }
+        PushReport {
+            posts: self.posts.len(),
+            tasks,
+            findings,
+        }
+    }
+}
+
+/// A state in either wire's spelling.
+fn parse_state(text: &str) -> Option<TaskState> {
+    TaskState::from_wire(text).or_else(|| TaskState::from_kebab(text))
+}
+
+impl PushReport {
+    /// A line per task and per finding, for `check`'s text output.
+    pub fn to_text(&self) -> String {
+        let mut out = format!("webhook log: {} POST(s)\n", self.posts);
+        for task in &self.tasks {
+            out.push_str(&format!(
+                "  task {}: {} POST(s), last told {}\n",
+                task.id,
+                task.posts,
+                task.last_state.as_deref().unwrap_or("no state")
+            ));
+        }
+        for f in &self.findings {
+            out.push_str(&format!(
+                "  {} (task {}, POST {}): {}\n",
+                f.code, f.task, f.index, f.message
+            ));
+        }
+        out
+    }
+}

@@ -1,0 +1,228 @@
+//! `check --webhook` (SPEC §12): webhook logs as the recorders kept them
+//! from the real a2a-sdk and @a2a-js/sdk agents (every push scenario of
+//! both SDKs on both wires, `tests/fidelity/fixtures/*/push/`), judged by
+//! the model: what each webhook was told last, what came after the
+//! terminal POST, what was sent twice, and, beside GetTask, a webhook never
+//! told how the task ended.
+
+use std::path::PathBuf;
+use std::process::Command;
+
+use a2a_lab::model::evidence::capture::read_capture;
+use a2a_lab::model::evidence::finding::FindingCode;
+use a2a_lab::model::evidence::push_log::{PushLog, PushReport};
+use a2a_lab::model::state::TaskState;
+use serde_json::{json, Value};
+
+fn fixtures(sdk: &str) -> Vec<(String, Value)> {
+    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fidelity/fixtures")
+        .join(sdk)
+        .join("push");
+    let mut out: Vec<(String, Value)> = std::fs::read_dir(&dir)
+        .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.file_name().is_some_and(|n| n != "index.json"))
+        .map(|p| {
+            let text = std::fs::read_to_string(&p).unwrap();
+            (
+                p.file_stem().unwrap().to_string_lossy().into_owned(),
+                serde_json::from_str(&text).unwrap(),
+            )
+        })
+        .collect();
+    out.sort_by(|a, b| a.0.cmp(&b.0));
+    out
+}
+
+/// The first run's POSTs as a webhook's log: JSON Lines of
+/// `{"headers", "body"}`, the body as the webhook received it.
+fn log_of(fixture: &Value) -> String {
+    fixture["runs"][0]["posts"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| json!({"headers": p["headers"], "body": p["body"]}).to_string() + "\n")
+        .collect()
+}
+
+fn judge(log: &str, stream: Option<&[u8]>) -> PushReport {
+    let mut reader = PushLog::new();
+    reader.read_file(log.as_bytes()).unwrap();
+    let stream = stream.map(|s| read_capture(&[s], None).unwrap());
+    reader.judge(stream.as_ref())
+}
+
+fn count(report: &PushReport, code: FindingCode) -> u64 {
+    report.findings.iter().filter(|f| f.code == code).count() as u64
+}
+
+fn state(text: &str) -> Option<TaskState> {
+    TaskState::from_wire(text).or_else(|| TaskState::from_kebab(text))
+}
+
+#[test]
+fn every_recorded_webhook_log_is_judged_as_the_recorder_counted_it() {
+    let mut judged = 0;
+    for sdk in ["python", "js"] {
+        for (name, fixture) in fixtures(sdk) {
+            let run = &fixture["runs"][0];
+            if run["posts"].as_array().unwrap().is_empty() {
+                continue; // webhook=down: nothing reached it.
+            }
+            let report = judge(&log_of(&fixture), None);
+            let at = format!("{sdk} {name}");
+            assert_eq!(
+                report.posts as u64,
+                run["pushes_received"].as_u64().unwrap(),
+                "{at}"
+            );
+            assert_eq!(report.tasks.len(), 1, "{at}: one task");
+            assert_eq!(
+                report.tasks[0].last_state.as_deref().and_then(state),
+                run["push_last_state"].as_str().and_then(state),
+                "{at}: what the webhook was told last"
+            );
+            assert_eq!(
+                count(&report, FindingCode::PushedAfterTerminal),
+                run["push_after_terminal"].as_u64().unwrap(),
+                "{at}"
+            );
+            assert_eq!(
+                count(&report, FindingCode::PushDuplicate),
+                run["push_duplicates"].as_u64().unwrap(),
+                "{at}"
+            );
+            judged += 1;
+        }
+    }
+    assert!(judged >= 60, "only {judged} logs judged");
+}
+
+#[test]
+fn each_sdks_push_defects_are_named_and_a_healthy_log_is_clean() {
+    let find = |sdk: &str, name: &str| {
+        fixtures(sdk)
+            .into_iter()
+            .find(|(n, _)| n == name)
+            .unwrap_or_else(|| panic!("{sdk} {name}"))
+            .1
+    };
+    let codes = |report: &PushReport| -> Vec<&str> {
+        report.findings.iter().map(|f| f.code.code()).collect()
+    };
+    for sdk in ["python", "js"] {
+        assert!(
+            judge(&log_of(&find(sdk, "push-inline")), None)
+                .findings
+                .is_empty(),
+            "{sdk}"
+        );
+    }
+    // a2a-sdk pushes an artifact sent after complete().
+    assert_eq!(
+        codes(&judge(&log_of(&find("python", "push-inline_late-0")), None)),
+        ["pushed-after-terminal"]
+    );
+    // @a2a-js/sdk pushes CANCELED twice, the same bytes.
+    assert_eq!(
+        codes(&judge(&log_of(&find("js", "push-inline_cancel-1")), None)),
+        ["pushed-after-terminal", "push-duplicate"]
+    );
+}
+
+/// GetTask's answer for the log's task, in the state the recorder saw it
+/// settle in: the stream capture beside the log.
+fn get_task(fixture: &Value, log: &PushReport) -> Vec<u8> {
+    let settled = fixture["runs"][0]["get_task_settled"]["state"]
+        .as_str()
+        .unwrap();
+    json!({"jsonrpc": "2.0", "id": 9, "result": {"id": log.tasks[0].id, "contextId": "c", "status": {"state": settled}}})
+        .to_string()
+        .into_bytes()
+}
+
+#[test]
+fn a_webhook_never_told_failed_is_found_beside_get_task() {
+    for (sdk, want) in [("python", 1), ("js", 0)] {
+        let (_, fixture) = fixtures(sdk)
+            .into_iter()
+            .find(|(n, _)| n == "push-inline_ending-raise")
+            .unwrap();
+        let alone = judge(&log_of(&fixture), None);
+        assert!(
+            alone.findings.is_empty(),
+            "{sdk}: alone, nothing says the task ended"
+        );
+        let beside = judge(&log_of(&fixture), Some(&get_task(&fixture, &alone)));
+        assert_eq!(
+            count(&beside, FindingCode::PushMissingTerminal),
+            want,
+            "{sdk}: {:?}",
+            beside.findings
+        );
+    }
+    let (_, fixture) = fixtures("python")
+        .into_iter()
+        .find(|(n, _)| n == "push-inline_ending-raise")
+        .unwrap();
+    let report = judge(&log_of(&fixture), None);
+    let beside = judge(&log_of(&fixture), Some(&get_task(&fixture, &report)));
+    assert!(
+        beside.findings[0]
+            .message
+            .contains("last told TASK_STATE_WORKING, never TASK_STATE_FAILED"),
+        "{}",
+        beside.findings[0].message
+    );
+}
+
+#[test]
+fn check_webhook_prints_the_log_beside_the_stream_and_refuses_a_log_without_posts() {
+    let (_, fixture) = fixtures("python")
+        .into_iter()
+        .find(|(n, _)| n == "push-inline_ending-raise")
+        .unwrap();
+    let dir = std::env::temp_dir().join(format!("a2a-lab-push-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let log = dir.join("push.jsonl");
+    std::fs::write(&log, log_of(&fixture)).unwrap();
+    let report = judge(&log_of(&fixture), None);
+    let get = dir.join("get.json");
+    std::fs::write(&get, get_task(&fixture, &report)).unwrap();
+    let empty = dir.join("empty.jsonl");
+    std::fs::write(&empty, "\n").unwrap();
+    let bin = env!("CARGO_BIN_EXE_a2a-lab");
+    let run = |args: &[&std::path::Path], json: bool| {
+        let mut cmd = Command::new(bin);
+        cmd.arg("check");
+        if json {
+            cmd.arg("--json");
+        }
+        for (i, a) in args.iter().enumerate() {
+            if i == 0 {
+                cmd.arg("--webhook");
+            }
+            cmd.arg(a);
+        }
+        cmd.output().unwrap()
+    };
+    let out = run(&[&log, &get], true);
+    assert_eq!(
+        out.status.code(),
+        Some(1),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["findings"][0]["code"], "push-missing-terminal");
+    assert_eq!(v["pushes"]["tasks"][0]["last_state"], "TASK_STATE_WORKING");
+    assert_eq!(v["tasks"][0]["final_state"], "TASK_STATE_FAILED");
+    let out = run(&[&log], false);
+    assert_eq!(out.status.code(), Some(0));
+    assert!(String::from_utf8_lossy(&out.stdout).contains("last told TASK_STATE_WORKING"));
+    let out = run(&[&empty], false);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("no webhook POSTs in"));
+    std::fs::remove_dir_all(&dir).ok();
+}
