@@ -296,6 +296,41 @@ def subscribe_section():
     return out + [""]
 
 
+def push_section():
+    """The measured push scenarios of SPEC §12 (fixtures/<sdk>/push/), both SDKs side by side."""
+    sets = {}
+    for sdk in ("python", "js"):
+        index = FIXTURES / sdk / "push" / "index.json"
+        if index.exists():
+            files = sorted(p for p in index.parent.glob("*.json") if p.name != "index.json")
+            sets[sdk] = {fx["scenario"]: fx for fx in (json.loads(p.read_text()) for p in files)}
+    if not sets:
+        return []
+    order = []
+    for fxs in sets.values():
+        order += [q for q in fxs if q not in order]
+    out = [
+        "## Push notifications (measured)",
+        "",
+        "Generated from `tests/fidelity/fixtures/python/push/` and `tests/fidelity/fixtures/js/push/`",
+        "(`tests/fidelity/python/run.sh --push`, `tests/fidelity/js/run.sh --push`): SPEC §12's keys, each",
+        "scenario on both wires, 3 runs each, all stable. Each cell is the first run: what the client's",
+        "stream received and when it ended, what the webhook was told (one POST per event), and GetTask.",
+        "`cargo test --test push_log` judges every recorded webhook log with `check --webhook`'s reader;",
+        "why the SDKs differ, with the source line behind each difference, is in the notes below.",
+        "",
+        "| scenario | a2a-sdk 1.3.0 (Python) | @a2a-js/sdk 1.3.0 |",
+        "|---|---|---|",
+    ]
+    for q in order:
+        cells = []
+        for sdk in ("python", "js"):
+            fx = sets.get(sdk, {}).get(q)
+            cells.append(fx["summary"].replace("|", "/") if fx else "not recorded")
+        out.append(f"| `{q}` | {cells[0]} | {cells[1]} |")
+    return out + [""]
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--cli", default=str(ROOT / "target" / "release" / "a2a-lab"))
@@ -320,6 +355,7 @@ def main():
         "tests/fidelity/python/run.sh          # a2a-sdk (Python), about 4 minutes",
         "tests/fidelity/js/run.sh              # @a2a-js/sdk, if recorded",
         "tests/fidelity/python/run.sh --subscribe && tests/fidelity/js/run.sh --subscribe   # SPEC §9 keys",
+        "tests/fidelity/python/run.sh --push && tests/fidelity/js/run.sh --push   # SPEC §12 keys",
         "cargo build --release --bin a2a-lab && python3 tests/fidelity/report.py",
         "cargo test --test fidelity --test fidelity_subscribe   # fails where the model no longer matches",
         "```",
@@ -337,6 +373,7 @@ def main():
         out += [f"## {title}", "", f"{agree} of {total} measured scenarios agree with the model.", ""] + lines + [""]
     out += differences()
     out += subscribe_section()
+    out += push_section()
     notes = ROOT / "tests" / "fidelity" / "NOTES.md"
     if notes.exists():
         out += [notes.read_text().rstrip(), ""]
