@@ -5,6 +5,11 @@
 //! complete trace comes out, and the page, the CLI and the tests are views of
 //! that value.
 
+// A plausible wrong answer is worse than a loud one, and a panic in the
+// page aborts it: no `unwrap` outside tests (clippy.toml allows them there);
+// an invariant that holds is an `expect` that says which.
+#![deny(clippy::unwrap_used)]
+
 pub mod cli;
 pub mod model;
 #[cfg(not(target_arch = "wasm32"))]
