@@ -7,6 +7,7 @@ use std::io::{Read, Write};
 use crate::model::evidence::capture::{
     CaptureFinding, CaptureReader, CaptureReport, RpcError, TaskSummary, Wire,
 };
+use crate::model::evidence::ci_report;
 use crate::model::evidence::export::{export_json, pretty_json};
 use crate::model::evidence::import::looks_like_export;
 use crate::model::evidence::json_array;
@@ -46,7 +47,7 @@ usage:
   a2a-lab trace [QUERY]        simulate a scenario (e.g. 'ending=never&cancel=3'), print the export JSON
   a2a-lab reduce FILE          apply seed-form ledger events ([{\"id\",\"status\",\"authorizationReceipt\"?}])
                                to a fresh task and print {status, sequence, accepted, rejected}
-  a2a-lab check [--json] [--wire 1.0|0.3] [--webhook LOG]... FILE...
+  a2a-lab check [--json | --format text|json|junit|sarif] [--wire 1.0|0.3] [--webhook LOG]... FILE...
                                re-simulate an export and report differences, or judge a capture of real
                                traffic (SSE, JSON Lines or a JSON array; A2A 1.0 or 0.3; files read in
                                order as one capture) task by task through the ledger; --webhook reads a
@@ -174,7 +175,7 @@ fn located(e: &serde_json::Error, element: &json_array::Element) -> (String, u64
 
 /// `check`'s arguments.
 struct CheckArgs<'a> {
-    json: bool,
+    format: Format,
     wire: Option<Wire>,
     paths: Vec<&'a str>,
     /// Webhook logs (`--webhook`), read in order as one log.
@@ -184,7 +185,7 @@ struct CheckArgs<'a> {
 impl<'a> CheckArgs<'a> {
     fn parse(args: &[&'a str]) -> Result<CheckArgs<'a>, String> {
         let mut out = CheckArgs {
-            json: false,
+            format: Format::Text,
             wire: None,
             paths: Vec::new(),
             webhooks: Vec::new(),
@@ -192,7 +193,8 @@ impl<'a> CheckArgs<'a> {
         let mut args = args.iter();
         while let Some(&arg) = args.next() {
             match arg {
-                "--json" => out.json = true,
+                "--json" => out.format = Format::Json,
+                "--format" => out.format = Format::parse(args.next().copied())?,
                 "--wire" => {
                     let value = args.next().ok_or("--wire needs 1.0 or 0.3")?;
                     out.wire = Some(
@@ -223,7 +225,7 @@ fn check(
 ) -> std::io::Result<Output> {
     if let ([path], []) = (&args.paths[..], &args.webhooks[..]) {
         match is_export(path, files) {
-            Ok(true) => return check_export(path, args.json, files, stdout),
+            Ok(true) => return check_export(path, args.format, files, stdout),
             Ok(false) => {}
             Err(e) => return Ok(Output::bad(e)),
         }
@@ -252,11 +254,20 @@ fn check(
     };
     let broken = report.as_ref().is_some_and(|r| !r.findings.is_empty())
         || pushes.as_ref().is_some_and(|p| !p.findings.is_empty());
-    let text = match (&report, &pushes, args.json) {
-        (Some(report), None, true) => report.to_json(),
-        (Some(report), None, false) => report.to_text(),
-        (report, Some(pushes), true) => pretty_json(&WithPushes::new(report.as_ref(), pushes)),
-        (report, Some(pushes), false) => {
+    let text = match (&report, &pushes, args.format) {
+        (report, pushes, Format::Junit) => {
+            ci_report::junit("check", &task_cases(report.as_ref(), pushes.as_ref()))
+        }
+        (report, pushes, Format::Sarif) => ci_report::sarif(
+            env!("CARGO_PKG_VERSION"),
+            &sarif_findings(report.as_ref(), pushes.as_ref()),
+        ),
+        (Some(report), None, Format::Json) => report.to_json(),
+        (Some(report), None, Format::Text) => report.to_text(),
+        (report, Some(pushes), Format::Json) => {
+            pretty_json(&WithPushes::new(report.as_ref(), pushes))
+        }
+        (report, Some(pushes), Format::Text) => {
             let mut text = report.as_ref().map(|r| r.to_text()).unwrap_or_default();
             text.push_str(&pushes.to_text());
             text
@@ -264,6 +275,80 @@ fn check(
         (None, None, _) => String::new(),
     };
     print(stdout, &text, u8::from(broken))
+}
+
+/// How a report is written.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Format {
+    Text,
+    Json,
+    Junit,
+    Sarif,
+}
+
+impl Format {
+    fn parse(value: Option<&str>) -> Result<Format, String> {
+        match value {
+            Some("text") => Ok(Format::Text),
+            Some("json") => Ok(Format::Json),
+            Some("junit") => Ok(Format::Junit),
+            Some("sarif") => Ok(Format::Sarif),
+            Some(other) => Err(format!(
+                "--format `{other}` is not text, json, junit or sarif"
+            )),
+            None => Err("--format needs text, json, junit or sarif".into()),
+        }
+    }
+}
+
+/// One JUnit testcase per task of the capture and of the webhook log,
+/// each failing with its findings.
+fn task_cases(report: Option<&CaptureReport>, pushes: Option<&PushReport>) -> Vec<ci_report::Case> {
+    let mut cases: Vec<ci_report::Case> = Vec::new();
+    let tasks = report
+        .into_iter()
+        .flat_map(|r| r.tasks.iter().map(|t| t.id.as_str()))
+        .chain(
+            pushes
+                .into_iter()
+                .flat_map(|p| p.tasks.iter().map(|t| t.id.as_str())),
+        );
+    for id in tasks {
+        if cases.iter().any(|c| c.name == format!("task {id}")) {
+            continue;
+        }
+        let failures = report
+            .into_iter()
+            .flat_map(|r| &r.findings)
+            .chain(pushes.into_iter().flat_map(|p| &p.findings))
+            .filter(|f| f.task == id)
+            .map(|f| (f.code.code(), f.message.clone()))
+            .collect();
+        cases.push(ci_report::Case {
+            name: format!("task {id}"),
+            failures,
+            skipped: None,
+        });
+    }
+    cases
+}
+
+/// One SARIF result per finding of the capture and the webhook log.
+fn sarif_findings(
+    report: Option<&CaptureReport>,
+    pushes: Option<&PushReport>,
+) -> Vec<ci_report::Finding> {
+    report
+        .into_iter()
+        .flat_map(|r| &r.findings)
+        .chain(pushes.into_iter().flat_map(|p| &p.findings))
+        .map(|f| ci_report::Finding {
+            code: f.code.code(),
+            help: f.code.advice(),
+            message: f.message.clone(),
+            place: ("task", f.task.clone()),
+        })
+        .collect()
 }
 
 /// The webhook logs, read in order as one log and judged beside the
@@ -350,7 +435,7 @@ fn is_export(path: &str, files: &mut dyn Files) -> Result<bool, String> {
 
 fn check_export(
     path: &str,
-    json: bool,
+    format: Format,
     files: &mut dyn Files,
     stdout: &mut dyn Write,
 ) -> std::io::Result<Output> {
@@ -360,10 +445,37 @@ fn check_export(
     };
     match crate::model::evidence::import::check_bytes(&bytes) {
         Ok(report) => {
-            let text = if json {
-                report.to_json()
-            } else {
-                report.to_text()
+            let failures = || {
+                report
+                    .findings
+                    .iter()
+                    .map(|f| (f.code.code(), f.message.clone()))
+                    .collect()
+            };
+            let text = match format {
+                Format::Json => report.to_json(),
+                Format::Text => report.to_text(),
+                Format::Junit => ci_report::junit(
+                    "check",
+                    &[ci_report::Case {
+                        name: format!("export {path}"),
+                        failures: failures(),
+                        skipped: None,
+                    }],
+                ),
+                Format::Sarif => ci_report::sarif(
+                    env!("CARGO_PKG_VERSION"),
+                    &report
+                        .findings
+                        .iter()
+                        .map(|f| ci_report::Finding {
+                            code: f.code.code(),
+                            help: f.code.advice(),
+                            message: f.message.clone(),
+                            place: ("export", path.to_string()),
+                        })
+                        .collect::<Vec<_>>(),
+                ),
             };
             print(
                 stdout,

@@ -56,6 +56,55 @@ impl FindingCode {
     }
 }
 
+impl FindingCode {
+    /// What to fix, in a sentence: the help of the code's rule in SARIF,
+    /// and the advice beside a finding on the page.
+    pub fn advice(self) -> &'static str {
+        match self {
+            FindingCode::AfterTerminal => {
+                "An event came after the task's terminal status: stop emitting once the task is \
+                 final (a terminal-state guard), and emit the last artifact before complete()."
+            }
+            FindingCode::MissingTerminal => {
+                "The stream ended while the task was still working: end every path of execute() \
+                 with a final status (complete, fail, or an interruption)."
+            }
+            FindingCode::ArtifactGap => {
+                "An append arrived for an artifact the client holds no start of: send the first \
+                 chunk without append, and never skip a chunk."
+            }
+            FindingCode::Duplicate => {
+                "The same event came twice: a client must treat a re-delivered event as already \
+                 applied (a replay-safe ledger)."
+            }
+            FindingCode::ConflictingCoordinate => {
+                "The same artifact part came again with other bytes: never rewrite a part that was \
+                 sent; send a new part or a new artifact."
+            }
+            FindingCode::IllegalTransition | FindingCode::Refused(_) => {
+                "A state change outside the lifecycle: a terminal state is final, and each state \
+                 moves only along the allowed edges (leaving auth-required needs a receipt)."
+            }
+            FindingCode::Differs => {
+                "The export does not re-simulate to itself: it was edited, or made by another \
+                 version of the lab."
+            }
+            FindingCode::PushedAfterTerminal => {
+                "The webhook was sent more after it was told the task ended: stop pushing once the \
+                 task is final, and push the last artifact before complete()."
+            }
+            FindingCode::PushDuplicate => {
+                "The webhook was sent the same body twice: a webhook must treat a repeated POST \
+                 as already applied (keep what it was told by task and state)."
+            }
+            FindingCode::PushMissingTerminal => {
+                "The webhook was never told how the task ended: read GetTask when the pushes stop, \
+                 and make the agent push its final status on every path (a raised exception too)."
+            }
+        }
+    }
+}
+
 impl std::fmt::Display for FindingCode {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.write_str(self.code())

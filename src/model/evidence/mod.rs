@@ -8,6 +8,7 @@
 
 pub mod capture;
 pub mod check;
+pub mod ci_report;
 pub mod compare;
 pub mod export;
 pub mod finding;

@@ -140,25 +140,7 @@ impl ProbeCode {
     /// What to fix, in a sentence, for the README's table and the page.
     pub fn advice(self) -> &'static str {
         match self {
-            ProbeCode::Stream(FindingCode::AfterTerminal) => {
-                "An event came after the task's terminal status: stop emitting once the task is \
-                 final (a terminal-state guard), and emit the last artifact before complete()."
-            }
-            ProbeCode::Stream(FindingCode::MissingTerminal) => {
-                "The stream ended while the task was still working: end every path of execute() \
-                 with a final status (complete, fail, or an interruption)."
-            }
-            ProbeCode::Stream(FindingCode::ArtifactGap) => {
-                "An append arrived for an artifact the client holds no start of: send the first \
-                 chunk without append, and never skip a chunk."
-            }
-            ProbeCode::Stream(FindingCode::Duplicate) => {
-                "The same event came twice: a client must treat a re-delivered event as already \
-                 applied (a replay-safe ledger)."
-            }
-            ProbeCode::Stream(_) => {
-                "The stream breaks the task lifecycle: see the finding's message for the event."
-            }
+            ProbeCode::Stream(code) => code.advice(),
             ProbeCode::Hung => {
                 "A wait ran out: make execute() end with a final status on every path, and give \
                  blocking work a way to stop."

@@ -1,0 +1,135 @@
+//! `check --format junit|sarif` (SPEC §11 "Reports for CI"): the JUnit XML
+//! parses, with one testcase per task and a failure per finding; the SARIF
+//! has the shape SARIF 2.1.0 requires, one result per finding and one rule
+//! per code with what to fix.
+
+mod model_support;
+
+use std::process::Command;
+
+use model_support::wire_events;
+use serde_json::Value;
+
+fn check(args: &[&str], files: &[(&str, Vec<u8>)]) -> (i32, String, String) {
+    let dir = std::env::temp_dir().join(format!(
+        "a2a-lab-ci-{}-{}",
+        std::process::id(),
+        args.join("_").len()
+    ));
+    std::fs::create_dir_all(&dir).unwrap();
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_a2a-lab"));
+    cmd.arg("check").args(args);
+    for (name, bytes) in files {
+        let path = dir.join(name);
+        std::fs::write(&path, bytes).unwrap();
+        cmd.arg(path);
+    }
+    let out = cmd.output().unwrap();
+    std::fs::remove_dir_all(&dir).ok();
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8(out.stdout).unwrap(),
+        String::from_utf8(out.stderr).unwrap(),
+    )
+}
+
+/// Two tasks: the defaults' stream (clean) and a late artifact's under a
+/// task id that needs escaping in XML.
+fn two_tasks() -> Vec<u8> {
+    let odd = "t<&\"'>";
+    let mut events = wire_events("");
+    for mut e in wire_events("late=0") {
+        let quoted = serde_json::to_string(odd).unwrap();
+        let text = e
+            .to_string()
+            .replace("task-bbs-1042", &quoted[1..quoted.len() - 1]);
+        e = serde_json::from_str(&text).unwrap();
+        events.push(e);
+    }
+    serde_json::to_vec(&events).unwrap()
+}
+
+#[test]
+fn junit_has_a_testcase_per_task_and_a_failure_per_finding() {
+    let (code, xml, err) = check(&["--format", "junit"], &[("capture.json", two_tasks())]);
+    assert_eq!(code, 1, "{err}");
+    let doc = roxmltree::Document::parse(&xml).expect("the JUnit report is XML");
+    let suite = doc
+        .descendants()
+        .find(|n| n.has_tag_name("testsuite"))
+        .unwrap();
+    assert_eq!(suite.attribute("tests"), Some("2"));
+    assert_eq!(suite.attribute("failures"), Some("1"));
+    let cases: Vec<_> = suite
+        .children()
+        .filter(|n| n.has_tag_name("testcase"))
+        .collect();
+    assert_eq!(cases[0].attribute("name"), Some("task task-bbs-1042"));
+    assert!(cases[0].children().all(|n| !n.has_tag_name("failure")));
+    assert_eq!(
+        cases[1].attribute("name"),
+        Some("task t<&\"'>"),
+        "escaped and read back"
+    );
+    let failure = cases[1]
+        .children()
+        .find(|n| n.has_tag_name("failure"))
+        .unwrap();
+    assert_eq!(failure.attribute("type"), Some("after-terminal"));
+    assert!(failure.text().unwrap().starts_with("after-terminal: "));
+}
+
+#[test]
+fn sarif_has_one_result_per_finding_and_one_rule_per_code() {
+    let (code, text, err) = check(&["--format", "sarif"], &[("capture.json", two_tasks())]);
+    assert_eq!(code, 1, "{err}");
+    let log: Value = serde_json::from_str(&text).expect("SARIF is JSON");
+    assert_eq!(log["version"], "2.1.0");
+    let run = &log["runs"][0];
+    assert_eq!(run["tool"]["driver"]["name"], "a2a-lab");
+    let rules = run["tool"]["driver"]["rules"].as_array().unwrap();
+    let results = run["results"].as_array().unwrap();
+    assert_eq!(results.len(), 1);
+    for result in results {
+        let index = result["ruleIndex"].as_u64().unwrap() as usize;
+        assert_eq!(rules[index]["id"], result["ruleId"]);
+        assert!(["error", "warning", "note", "none"].contains(&result["level"].as_str().unwrap()));
+        assert!(!result["message"]["text"].as_str().unwrap().is_empty());
+        assert_eq!(result["properties"]["task"], "t<&\"'>");
+    }
+    assert_eq!(rules[0]["id"], "after-terminal");
+    assert!(rules[0]["help"]["text"]
+        .as_str()
+        .unwrap()
+        .contains("terminal-state guard"));
+    // A clean capture: no result, still a valid log.
+    let (code, text, _) = check(
+        &["--format", "sarif"],
+        &[("clean.json", serde_json::to_vec(&wire_events("")).unwrap())],
+    );
+    assert_eq!(code, 0);
+    let log: Value = serde_json::from_str(&text).unwrap();
+    assert_eq!(log["runs"][0]["results"].as_array().unwrap().len(), 0);
+}
+
+#[test]
+fn an_export_is_one_testcase_and_a_bad_format_is_exit_2() {
+    let export = a2a_lab::model::evidence::export::export_json(
+        &a2a_lab::model::sim::scenario::Scenario::from_query("late=0").unwrap(),
+    );
+    let (code, xml, _) = check(&["--format", "junit"], &[("e.json", export.into_bytes())]);
+    assert_eq!(code, 0);
+    let doc = roxmltree::Document::parse(&xml).unwrap();
+    let cases: Vec<_> = doc
+        .descendants()
+        .filter(|n| n.has_tag_name("testcase"))
+        .collect();
+    assert_eq!(cases.len(), 1);
+    assert!(cases[0].attribute("name").unwrap().starts_with("export "));
+    let (code, _, err) = check(&["--format", "yaml"], &[("e.json", b"[]".to_vec())]);
+    assert_eq!(code, 2);
+    assert!(
+        err.contains("--format `yaml` is not text, json, junit or sarif"),
+        "{err}"
+    );
+}
