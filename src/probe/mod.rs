@@ -72,7 +72,7 @@ pub fn probe(options: &Options) -> Result<ProbeReport, String> {
             ("probe.json", report.to_file_json()),
             ("records.json", pretty_json(&records)),
         ];
-        if let Some(push) = &records.push {
+        if let Some(push) = records.push.as_ref().filter(|p| p.declared) {
             let path = dir.join("push.jsonl");
             std::fs::write(&path, push.log()).map_err(|e| format!("{}: {e}", path.display()))?;
         }

@@ -65,7 +65,7 @@ pub fn run(
             Some(Hook {
                 url: options.webhook_url.clone().unwrap_or_else(|| webhook.url()),
                 webhook,
-                token: format!("a2a-lab-{salt:x}"),
+                token: format!("a2a-lab-token-{salt:x}"),
             })
         }
         false => None,
