@@ -1,4 +1,4 @@
-//! The six probes of SPEC §10, as calls: each probe's requests, made in
+//! The six probes of SPEC §10 and `push` (§12), as calls: each probe's requests, made in
 //! order, steered by the answers the model reads (which task, is this the
 //! first artifact), and kept as records. What the records mean (the
 //! summary, every finding) is the model's judge's to say
@@ -62,6 +62,13 @@ pub fn run(
     let hook = match options.webhook && endpoint.push {
         true => {
             let webhook = Webhook::start()?;
+            if let Some(public) = &options.webhook_url {
+                // The forwarder needs the port the webhook listens on.
+                eprintln!(
+                    "probe: the webhook listens on {}; the agent is told to POST to {public}",
+                    webhook.url()
+                );
+            }
             Some(Hook {
                 url: options.webhook_url.clone().unwrap_or_else(|| webhook.url()),
                 webhook,
