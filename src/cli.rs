@@ -53,9 +53,13 @@ usage:
                                order as one capture) task by task through the ledger; --webhook reads a
                                webhook's log of POST bodies (alone, or beside the stream of the same task)
   a2a-lab probe URL [--json] [--wire 1.0|0.3] [--out DIR] [--message TEXT] [--timeout-ms N]
+                [--webhook] [--webhook-url URL]
                                put a running agent through its lifecycle (stream, get, cancel,
                                cancel-terminal, resubscribe, subscribe-terminal) and judge what it
-                               answers; each probe creates a task: probe your own or a test deployment
+                               answers; each probe creates a task: probe your own or a test deployment;
+                               --webhook listens on 127.0.0.1 for push notifications and judges them
+                               (push); --webhook-url is the address the agent must POST to when it
+                               cannot reach 127.0.0.1 (a public address that forwards to the probe)
   a2a-lab --version
 exit codes: 0 nothing broken, 1 something broken, 2 bad input
 ";
@@ -495,6 +499,8 @@ struct ProbeArgs {
     out: Option<String>,
     message: Option<String>,
     timeout_ms: Option<u64>,
+    webhook: bool,
+    webhook_url: Option<String>,
 }
 
 impl ProbeArgs {
@@ -506,6 +512,8 @@ impl ProbeArgs {
             out: None,
             message: None,
             timeout_ms: None,
+            webhook: false,
+            webhook_url: None,
         };
         let mut args = args.iter();
         while let Some(&arg) = args.next() {
@@ -524,6 +532,16 @@ impl ProbeArgs {
                     );
                 }
                 "--out" => out.out = Some(value("a directory")?),
+                "--webhook" => out.webhook = true,
+                "--webhook-url" => {
+                    let url = value("a URL")?;
+                    if !(url.starts_with("http://") || url.starts_with("https://")) {
+                        return Err(format!(
+                            "--webhook-url `{url}` is not an http:// or https:// URL"
+                        ));
+                    }
+                    out.webhook_url = Some(url);
+                }
                 "--message" => out.message = Some(value("a text")?),
                 "--timeout-ms" => {
                     let text = value("a number of milliseconds")?;
@@ -564,6 +582,8 @@ fn probe(args: &ProbeArgs, stdout: &mut dyn Write) -> std::io::Result<Output> {
             .clone()
             .unwrap_or_else(|| DEFAULT_MESSAGE.into()),
         timeout: std::time::Duration::from_millis(args.timeout_ms.unwrap_or(DEFAULT_TIMEOUT_MS)),
+        webhook: args.webhook || args.webhook_url.is_some(),
+        webhook_url: args.webhook_url.clone(),
     };
     match crate::probe::probe(&options) {
         Ok(report) => {

@@ -16,7 +16,7 @@ use std::process::{Child, Command, Output, Stdio};
 use a2a_lab::model::evidence::probe_judge::{ProbeJudge, ProbeRecords};
 use a2a_lab::model::evidence::probe_report::{Outcome, ProbeReport};
 use a2a_lab::model::wire::Wire;
-use probe_expect::{expect, DEFECTS};
+use probe_expect::{expect, DEFECTS, PUSH_AGENTS};
 
 mod probe_expect;
 
@@ -73,7 +73,17 @@ fn lab(args: &[&str]) -> Output {
 /// Probes `url`, keeping everything under `out`; returns the exit code and
 /// the report `probe.json` holds.
 fn probe(url: &str, wire: &str, out: &Path, timeout_ms: &str) -> (i32, ProbeReport) {
-    let output = lab(&[
+    probe_with(url, wire, out, timeout_ms, &[])
+}
+
+fn probe_with(
+    url: &str,
+    wire: &str,
+    out: &Path,
+    timeout_ms: &str,
+    more: &[&str],
+) -> (i32, ProbeReport) {
+    let mut args = vec![
         "probe",
         url,
         "--wire",
@@ -82,7 +92,9 @@ fn probe(url: &str, wire: &str, out: &Path, timeout_ms: &str) -> (i32, ProbeRepo
         timeout_ms,
         "--out",
         out.to_str().expect("utf-8 path"),
-    ]);
+    ];
+    args.extend(more);
+    let output = lab(&args);
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert!(stderr.is_empty(), "probe {url}: {stderr}");
     let text = std::fs::read_to_string(out.join("probe.json")).expect("probe.json");
@@ -190,6 +202,89 @@ fn js_agents_on_the_1_0_wire() {
 #[ignore = "needs the real SDK agents: scripts/test.sh runs it after tests/agents/setup.sh"]
 fn js_agents_on_the_0_3_wire() {
     probe_all("js", "0.3");
+}
+
+/// `--webhook` (SPEC §12) on the push-enabled agents of both SDKs and on
+/// one whose card declares no push: exactly the expected findings, the
+/// records judged again the same, `push.jsonl` read by `check --webhook`
+/// with the same push findings beside the kept streams, and no header
+/// value written anywhere.
+#[test]
+#[ignore = "needs the real SDK agents: scripts/test.sh runs it after tests/agents/setup.sh"]
+fn push_notifications_on_both_sdks() {
+    let mut failures = Vec::new();
+    for agent in &PUSH_AGENTS {
+        let wire = agent.args[1];
+        let started = Agent::start("start.sh", agent.args);
+        let out = scratch(&format!("push-{}", agent.name));
+        let (code, report) = probe_with(&started.url, wire, &out, "2500", &["--webhook"]);
+        drop(started);
+        let got = found(&report);
+        if got != agent.expect {
+            failures.push(format!(
+                "{}: found {got:?}, want {:?}",
+                agent.name, agent.expect
+            ));
+        }
+        assert_eq!(code, i32::from(!agent.expect.is_empty()), "{}", agent.name);
+        assert_eq!(report.probes.len(), 7, "{}", agent.name);
+        let push = &report.probes[6];
+        assert_eq!(push.name.name(), "push");
+        assert_eq!(
+            rejudged(&out),
+            got,
+            "{}: records.json judged again",
+            agent.name
+        );
+        if !agent.args.contains(&"push=on") {
+            assert_eq!(push.outcome, Outcome::Skipped, "{}", agent.name);
+            assert!(
+                push.summary.contains("capabilities.pushNotifications"),
+                "{}: {}",
+                agent.name,
+                push.summary
+            );
+            assert!(!out.join("push.jsonl").exists());
+            continue;
+        }
+        let log = std::fs::read_to_string(out.join("push.jsonl")).expect("push.jsonl");
+        assert!(log.lines().count() >= 8, "{}: {log}", agent.name);
+        assert!(log.contains("X-A2A-Notification-Token"), "{}", agent.name);
+        // The token the probe sent is never written.
+        for file in std::fs::read_dir(&out).expect("out") {
+            let text = std::fs::read_to_string(file.expect("a file").path()).unwrap_or_default();
+            assert!(!text.contains("a2a-lab-token-"), "{}", agent.name);
+        }
+        // check --webhook on the kept log beside the stream, GetTask and
+        // the cancel stream finds what the push probe found of them.
+        let file = |name: &str| out.join(name).to_str().expect("utf-8").to_string();
+        let check = lab(&[
+            "check",
+            "--json",
+            "--wire",
+            wire,
+            "--webhook",
+            &file("push.jsonl"),
+            &file("stream.sse"),
+            &file("get.json"),
+            &file("cancel.sse"),
+        ]);
+        let text = String::from_utf8_lossy(&check.stdout);
+        for code in [
+            "push-missing-terminal",
+            "pushed-after-terminal",
+            "push-duplicate",
+        ] {
+            let want = agent.expect.contains(&format!("push:{code}").as_str());
+            assert_eq!(
+                text.contains(code),
+                want,
+                "{}: check --webhook: {code}: {text}",
+                agent.name
+            );
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
 
 /// Servers that are not working agents: a clear message and exit 2, or a

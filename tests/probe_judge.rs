@@ -16,7 +16,7 @@ use a2a_lab::model::evidence::probe_judge::{
 use a2a_lab::model::evidence::probe_report::Probe;
 use a2a_lab::model::wire::event::read_answer;
 use a2a_lab::model::wire::Wire;
-use probe_expect::{expect, DEFECTS};
+use probe_expect::{expect, DEFECTS, PUSH_AGENTS};
 
 fn records(name: &str) -> ProbeRecords {
     let path = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
@@ -200,4 +200,70 @@ fn records_are_read_by_the_one_reader_of_the_wire_and_refuse_the_other_wire() {
     );
     let r = records("python-0.3-none");
     assert!(r.probes[0].calls[0].answers(Wire::V1_0).is_err());
+}
+
+#[test]
+fn every_recorded_push_agent_is_judged_as_the_live_probe_judged_it() {
+    let mut failures = Vec::new();
+    for agent in &PUSH_AGENTS {
+        let r = records(&format!("push-{}", agent.name));
+        let judged = judge(&r);
+        assert_eq!(judged.len(), 7, "{}", agent.name);
+        let (probe, push) = &judged[6];
+        assert_eq!(*probe, Probe::Push);
+        assert_eq!(
+            push.skipped,
+            !agent.args.contains(&"push=on"),
+            "{}",
+            agent.name
+        );
+        let got = found(&judged);
+        if got != agent.expect {
+            failures.push(format!(
+                "{}: found {got:?}, want {:?}",
+                agent.name, agent.expect
+            ));
+        }
+        // Header names only, never values.
+        for post in &r.push.as_ref().unwrap().posts {
+            assert!(
+                post.headers.iter().all(|h| !h.contains(' ')),
+                "{:?}",
+                post.headers
+            );
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+#[test]
+fn push_rules_on_recorded_posts_changed_by_hand() {
+    // @a2a-js/sdk's second CANCELED taken out: nothing after the terminal
+    // POST, nothing twice.
+    let mut r = records("push-js-1.0-none");
+    let push = r.push.as_mut().unwrap();
+    let canceled: Vec<usize> = push
+        .posts
+        .iter()
+        .enumerate()
+        .filter(|(_, p)| !p.slow && p.body.contains("TASK_STATE_CANCELED"))
+        .map(|(i, _)| i)
+        .collect();
+    assert_eq!(canceled.len(), 2, "CANCELED pushed twice");
+    push.posts.remove(canceled[1]);
+    assert_eq!(found(&judge(&r)), Vec::<String>::new());
+    // And the first one too: the webhook never hears the task ended.
+    let push = r.push.as_mut().unwrap();
+    push.posts.remove(canceled[0]);
+    let judged = judge(&r);
+    assert_eq!(found(&judged), ["push:push-missing-terminal"]);
+    assert!(judged[6].1.found[0].1.contains("never TASK_STATE_CANCELED"));
+
+    // a2a-sdk's slow stream as fast as the prompt one: no stall.
+    let mut r = records("push-python-1.0-none");
+    let push = r.push.as_mut().unwrap();
+    assert!(push.stall_ms.unwrap() >= push.stream_ms.unwrap() + push.delay_ms);
+    push.stall_ms = push.stream_ms;
+    push.stall.as_mut().unwrap().end = CallEnd::Closed;
+    assert_eq!(found(&judge(&r)), Vec::<String>::new());
 }

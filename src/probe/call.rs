@@ -22,6 +22,8 @@ pub struct Received {
     pub answers: Vec<Answer>,
     /// How it ended.
     pub end: CallEnd,
+    /// How long the call took, from the request to its end, in ms.
+    pub ms: u64,
 }
 
 impl Received {
@@ -56,6 +58,7 @@ impl Received {
             sse: false,
             answers: Vec::new(),
             end: CallEnd::TimedOut(millis(waited)),
+            ms: millis(waited),
         }
     }
 }
@@ -84,13 +87,34 @@ pub fn call(
     timeout: Duration,
     mut on_answer: impl FnMut(&Answer) -> Flow,
 ) -> Result<Received, String> {
+    let started = std::time::Instant::now();
+    let mut received = post(
+        client,
+        url,
+        (method, wire),
+        request,
+        timeout,
+        &mut on_answer,
+    )?;
+    received.ms = millis(started.elapsed());
+    Ok(received)
+}
+
+fn post(
+    client: &Client,
+    url: &str,
+    (method, wire): (&str, Wire),
+    request: &Value,
+    timeout: Duration,
+    on_answer: &mut impl FnMut(&Answer) -> Flow,
+) -> Result<Received, String> {
     let answer = match client.post(url, request, "text/event-stream, application/json", timeout) {
         Ok(answer) => answer,
         Err(CallError::TimedOut(waited)) => return Ok(Received::nothing(waited)),
         Err(CallError::Failed(why)) => return Err(why),
     };
     if answer.content_type == "text/event-stream" {
-        read_stream(answer, method, wire, &mut on_answer)
+        read_stream(answer, method, wire, on_answer)
     } else {
         read_json(answer, method, wire)
     }
@@ -120,6 +144,7 @@ fn read_json(answer: HttpAnswer, method: &str, wire: Wire) -> Result<Received, S
         sse: false,
         answers: vec![read],
         end: CallEnd::Closed,
+        ms: 0,
     })
 }
 
@@ -157,6 +182,7 @@ fn read_stream(
         sse: true,
         answers,
         end,
+        ms: 0,
     })
 }
 

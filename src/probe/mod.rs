@@ -9,6 +9,7 @@ mod http;
 mod probes;
 mod rpc;
 mod sse;
+mod webhook;
 
 use std::path::PathBuf;
 use std::time::Duration;
@@ -33,6 +34,13 @@ pub struct Options {
     pub message: String,
     /// Each probe's wait.
     pub timeout: Duration,
+    /// Listen for push notifications (`--webhook`) and run the `push`
+    /// probe.
+    pub webhook: bool,
+    /// The address the agent is told to POST to, when it cannot reach
+    /// 127.0.0.1 (`--webhook-url`: a public address that forwards to the
+    /// probe's webhook).
+    pub webhook_url: Option<String>,
 }
 
 /// The message a probe sends when none is given.
@@ -64,6 +72,10 @@ pub fn probe(options: &Options) -> Result<ProbeReport, String> {
             ("probe.json", report.to_file_json()),
             ("records.json", pretty_json(&records)),
         ];
+        if let Some(push) = records.push.as_ref().filter(|p| p.declared) {
+            let path = dir.join("push.jsonl");
+            std::fs::write(&path, push.log()).map_err(|e| format!("{}: {e}", path.display()))?;
+        }
         for (name, text) in kept {
             let path = dir.join(name);
             std::fs::write(&path, text).map_err(|e| format!("{}: {e}", path.display()))?;

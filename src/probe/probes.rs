@@ -1,4 +1,4 @@
-//! The six probes of SPEC §10, as calls: each probe's requests, made in
+//! The six probes of SPEC §10 and `push` (§12), as calls: each probe's requests, made in
 //! order, steered by the answers the model reads (which task, is this the
 //! first artifact), and kept as records. What the records mean (the
 //! summary, every finding) is the model's judge's to say
@@ -10,7 +10,7 @@ use serde_json::Value;
 
 use crate::model::evidence::probe_judge::{
     first_task, is_artifact, refusal, CallRecord, Judged, ProbeCalls, ProbeJudge, ProbeRecords,
-    Streamed,
+    PushRecords, Streamed,
 };
 use crate::model::evidence::probe_report::{Outcome, Probe, ProbeReport, ProbeResult};
 use crate::model::wire::card::Endpoint;
@@ -18,7 +18,23 @@ use crate::model::wire::card::Endpoint;
 use super::call::{call, Flow, Received};
 use super::http::Client;
 use super::rpc::{Method, Requests};
+use super::webhook::Webhook;
 use super::Options;
+
+/// How long the webhook takes to answer the `push` probe's slow task
+/// (SPEC §12).
+const STALL_DELAY: Duration = Duration::from_secs(2);
+/// The webhook is done with the earlier tasks when nothing arrived for
+/// this long.
+const QUIET: Duration = Duration::from_millis(500);
+
+/// The webhook listening for the `push` probe, the URL the agent is told,
+/// and the token sent with the config (its value is never written).
+struct Hook {
+    webhook: Webhook,
+    url: String,
+    token: String,
+}
 
 struct Prober<'a> {
     client: &'a Client,
@@ -27,6 +43,8 @@ struct Prober<'a> {
     requests: Requests,
     judge: ProbeJudge,
     records: Vec<ProbeCalls>,
+    /// Present when `--webhook` was asked for and the card declares push.
+    hook: Option<Hook>,
 }
 
 /// Runs the probes in order, adding each to `report`; returns it with
@@ -41,6 +59,24 @@ pub fn run(
         .duration_since(UNIX_EPOCH)
         .map(|d| d.as_nanos())
         .unwrap_or(0);
+    let hook = match options.webhook && endpoint.push {
+        true => {
+            let webhook = Webhook::start()?;
+            if let Some(public) = &options.webhook_url {
+                // The forwarder needs the port the webhook listens on.
+                eprintln!(
+                    "probe: the webhook listens on {}; the agent is told to POST to {public}",
+                    webhook.url()
+                );
+            }
+            Some(Hook {
+                url: options.webhook_url.clone().unwrap_or_else(|| webhook.url()),
+                webhook,
+                token: format!("a2a-lab-token-{salt:x}"),
+            })
+        }
+        false => None,
+    };
     let mut prober = Prober {
         client,
         endpoint,
@@ -48,16 +84,22 @@ pub fn run(
         requests: Requests::new(endpoint.wire, format!("{salt:x}")),
         judge: ProbeJudge::new(endpoint.wire),
         records: Vec::new(),
+        hook,
     };
-    let streamed = prober.stream(&mut report)?;
+    let (streamed, stream_ms) = prober.stream(&mut report)?;
     prober.get(&streamed, &mut report)?;
     prober.cancel(&mut report)?;
     prober.cancel_terminal(&streamed, &mut report)?;
     prober.resubscribe(&mut report)?;
     prober.subscribe_terminal(&streamed, &mut report)?;
+    let push = match options.webhook {
+        true => Some(prober.push(stream_ms, &mut report)?),
+        false => None,
+    };
     let records = ProbeRecords {
         wire: endpoint.wire.name().to_string(),
         probes: prober.records,
+        push,
     };
     Ok((report, records))
 }
@@ -117,10 +159,13 @@ impl Prober<'_> {
             calls.push(received.body());
             records.push(received.record());
         }
-        self.records.push(ProbeCalls {
-            probe,
-            calls: records,
-        });
+        // The push probe's calls are kept with what the webhook received.
+        if probe != Probe::Push {
+            self.records.push(ProbeCalls {
+                probe,
+                calls: records,
+            });
+        }
         let result = ProbeResult {
             name: probe,
             outcome: if judged.skipped {
@@ -137,14 +182,83 @@ impl Prober<'_> {
         Ok(())
     }
 
-    /// `stream`: a streaming message, read to the end.
-    fn stream(&mut self, report: &mut ProbeReport) -> Result<Streamed, String> {
-        let request = self.requests.send(&self.options.message);
+    /// A streaming message starting a new task, with the push config
+    /// when the probe listens for pushes.
+    fn new_task(&mut self) -> Value {
+        let push = self
+            .hook
+            .as_ref()
+            .map(|h| (h.url.as_str(), h.token.as_str()));
+        self.requests.send(&self.options.message, push)
+    }
+
+    /// `stream`: a streaming message, read to the end; returns how long
+    /// it took too.
+    fn stream(&mut self, report: &mut ProbeReport) -> Result<(Streamed, u64), String> {
+        let request = self.new_task();
         let received = self.call(Method::Stream, &request, |_| Flow::Read)?;
         self.refuse(Method::Stream, &received)?;
         let (streamed, judged) = self.judge.stream(&received.record())?;
         self.file(Probe::Stream, &[("stream", &received)], judged, report)?;
-        Ok(streamed)
+        Ok((streamed, received.ms))
+    }
+
+    /// `push`: waits until the webhook is quiet, judges what it received
+    /// about the `stream` and `cancel` tasks, then streams one more task
+    /// while the webhook answers after [`STALL_DELAY`].
+    fn push(&mut self, stream_ms: u64, report: &mut ProbeReport) -> Result<PushRecords, String> {
+        let delay_ms = u64::try_from(STALL_DELAY.as_millis()).unwrap_or(u64::MAX);
+        let mut records = PushRecords {
+            declared: self.hook.is_some(),
+            delay_ms,
+            stream_ms: None,
+            stall: None,
+            stall_ms: None,
+            posts: Vec::new(),
+        };
+        let mut stall = None;
+        if let Some(hook) = &self.hook {
+            hook.webhook.wait_quiet(QUIET, self.wait());
+            hook.webhook.answer_after(STALL_DELAY);
+            let push = Some((hook.url.as_str(), hook.token.as_str()));
+            let request = self.requests.send(&self.options.message, push);
+            let wire = self.endpoint.wire;
+            // Long enough to see a stream held up by two slow answers.
+            let wait = self.wait() + STALL_DELAY * 2;
+            let received = call(
+                self.client,
+                &self.endpoint.url,
+                (Method::Stream.name(wire), wire),
+                &request,
+                wait,
+                |_| Flow::Read,
+            )?;
+            self.refuse(Method::Stream, &received)?;
+            records.stream_ms = Some(stream_ms);
+            records.stall = Some(received.record());
+            records.stall_ms = Some(received.ms);
+            records.posts = hook.webhook.posts();
+            stall = Some(received);
+        }
+        let calls = |probe: Probe| {
+            self.records
+                .iter()
+                .find(|p| p.probe == probe)
+                .and_then(|p| p.calls.first())
+        };
+        let streams: Vec<&CallRecord> = [Probe::Stream, Probe::Get, Probe::Cancel]
+            .into_iter()
+            .filter_map(calls)
+            .collect();
+        let judged = self.judge.push(&streams, &records)?;
+        let kept: Vec<(&str, &Received)> = stall.iter().map(|s| ("push-stall", s)).collect();
+        self.file(Probe::Push, &kept, judged, report)?;
+        if self.options.out.is_some() && records.declared {
+            if let Some(result) = report.probes.last_mut() {
+                result.captures.push("push.jsonl".to_string());
+            }
+        }
+        Ok(records)
     }
 
     /// `get`: GetTask on the streamed task.
@@ -165,7 +279,7 @@ impl Prober<'_> {
 
     /// `cancel`: a new task, CancelTask after its first artifact.
     fn cancel(&mut self, report: &mut ProbeReport) -> Result<(), String> {
-        let request = self.requests.send(&self.options.message);
+        let request = self.new_task();
         let mut cancel_answer: Option<Result<Received, String>> = None;
         let mut task: Option<String> = None;
         let wire = self.endpoint.wire;
@@ -227,7 +341,7 @@ impl Prober<'_> {
     /// `resubscribe`: a new task, the stream dropped after its first
     /// artifact, then SubscribeToTask.
     fn resubscribe(&mut self, report: &mut ProbeReport) -> Result<(), String> {
-        let request = self.requests.send(&self.options.message);
+        let request = self.requests.send(&self.options.message, None);
         let dropped = self.call(Method::Stream, &request, |answer| {
             if is_artifact(answer) {
                 Flow::Drop

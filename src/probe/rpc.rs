@@ -54,8 +54,10 @@ impl Requests {
         }
     }
 
-    /// A streaming message saying `text`, starting a new task.
-    pub fn send(&mut self, text: &str) -> Value {
+    /// A streaming message saying `text`, starting a new task; with
+    /// `push`, the push config sent with it (the webhook's URL and a
+    /// token), as the wire spells it.
+    pub fn send(&mut self, text: &str, push: Option<(&str, &str)>) -> Value {
         self.next += 1;
         let message_id = format!("a2a-lab-probe-{}-{}", self.salt, self.next);
         let message = match self.wire {
@@ -71,7 +73,15 @@ impl Requests {
                 "parts": [{"kind": "text", "text": text}],
             }),
         };
-        self.call(Method::Stream, json!({"message": message}))
+        let mut params = json!({"message": message});
+        if let Some((url, token)) = push {
+            let config = json!({"url": url, "token": token});
+            params["configuration"] = match self.wire {
+                Wire::V1_0 => json!({"taskPushNotificationConfig": config}),
+                Wire::V0_3 => json!({"pushNotificationConfig": config}),
+            };
+        }
+        self.call(Method::Stream, params)
     }
 
     /// A call on the task `id`.

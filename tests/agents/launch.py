@@ -8,7 +8,11 @@ WIRE    1.0 | 0.3   (0.3: the SDK's A2A 0.3 compatibility mode on the same endpo
                      and the card gets a second JSON-RPC interface of protocol version 0.3)
 DEFECT  none | no-final | late-artifact | cancel-raises | never-returns
 KEY=VALUE  optional extra scenario keys of the fidelity recorders (e.g. ending=fail,
-           cancel_impl=noop, chunks=5); they win over the defect's.
+           ending=raise, cancel_impl=noop, chunks=5); they win over the defect's.
+           `push=on`: push notifications wired as the push recorders wire them
+           (tests/fidelity/python/push.py, tests/fidelity/js/push.mjs): the card declares
+           capabilities.pushNotifications and the agent POSTs each event to the webhook
+           a message's config names.
 
 The agent is the fidelity recorders' own `serve` child (tests/fidelity/python/recorder.py,
 tests/fidelity/js/recorder.mjs), unchanged: the BBS-1042 order-status executor, which
@@ -62,7 +66,7 @@ DEFECTS = {
     'cancel-raises': {'cancel_impl': 'raise'},  # cancel() raises
     'never-returns': {'ending': 'never'},  # execute() awaits forever after the last chunk
 }
-USAGE = 'usage: start.sh python|js 1.0|0.3 ' + '|'.join(DEFECTS) + ' [KEY=VALUE ...]'
+USAGE = 'usage: start.sh python|js 1.0|0.3 ' + '|'.join(DEFECTS) + ' [push=on] [KEY=VALUE ...]'
 
 
 def die(msg: str, code: int = 2) -> None:
@@ -135,8 +139,12 @@ def main() -> int:
     scenario = dict(SCENARIO)
     scenario['chunks'] = os.environ.get('A2A_AGENT_CHUNKS', '3')
     scenario.update(DEFECTS[defect])
+    push = False
     for pair in args[3:]:
         key, sep, value = pair.partition('=')
+        if key == 'push' and value in ('on', 'off'):
+            push = value == 'on'
+            continue
         if not sep or key not in SCENARIO:
             die(f'bad scenario pair {pair!r} (keys: {", ".join(SCENARIO)})\n{USAGE}')
         scenario[key] = value
@@ -192,6 +200,8 @@ def main() -> int:
                 'port': port,
                 'v03_compat': wire == '0.3',
             }
+            if push:
+                conf['push'] = True
             argv, cwd = command(sdk, conf)
             with open(workdir / 'server.log', 'a', encoding='utf-8') as log:
                 proc = subprocess.Popen(  # noqa: S603

@@ -39,3 +39,80 @@ pub const DEFECTS: [&str; 5] = [
     "cancel-raises",
     "never-returns",
 ];
+
+/// The push-enabled test agents (`start.sh SDK WIRE DEFECT push=on
+/// [KEY=VALUE]`, SPEC §12) and one that declares no push, each probed with
+/// `--webhook`: a name for its records, how it is started, and exactly
+/// the findings the probe must report.
+pub struct PushAgent {
+    /// The records' name: `tests/fixtures/probe/records/push-NAME.json`.
+    pub name: &'static str,
+    /// `start.sh`'s arguments.
+    pub args: &'static [&'static str],
+    /// The findings, `probe:code`, in order.
+    pub expect: &'static [&'static str],
+}
+
+pub const PUSH_AGENTS: [PushAgent; 8] = [
+    // a2a-sdk awaits each POST before the stream gets the event: a slow
+    // webhook holds up the stream.
+    PushAgent {
+        name: "python-1.0-none",
+        args: &["python", "1.0", "none", "push=on"],
+        expect: &["push:push-stalls-stream"],
+    },
+    PushAgent {
+        name: "python-0.3-none",
+        args: &["python", "0.3", "none", "push=on"],
+        expect: &["push:push-stalls-stream"],
+    },
+    // execute() raises: FAILED is stored (GetTask) but neither streamed
+    // nor pushed.
+    PushAgent {
+        name: "python-1.0-raise",
+        args: &["python", "1.0", "none", "push=on", "ending=raise"],
+        expect: &[
+            "stream:missing-terminal",
+            "get:get-task-mismatch",
+            "resubscribe:missing-terminal",
+            "push:push-missing-terminal",
+            "push:push-stalls-stream",
+        ],
+    },
+    // An artifact after complete() is streamed and pushed.
+    PushAgent {
+        name: "python-1.0-late-artifact",
+        args: &["python", "1.0", "late-artifact", "push=on"],
+        expect: &[
+            "stream:after-terminal",
+            "resubscribe:after-terminal",
+            "push:pushed-after-terminal",
+            "push:push-stalls-stream",
+        ],
+    },
+    // @a2a-js/sdk pushes CANCELED from the streaming request and from
+    // CancelTask: twice, byte for byte. A slow webhook does not hold up
+    // its streams.
+    PushAgent {
+        name: "js-1.0-none",
+        args: &["js", "1.0", "none", "push=on"],
+        expect: &["push:pushed-after-terminal", "push:push-duplicate"],
+    },
+    PushAgent {
+        name: "js-0.3-none",
+        args: &["js", "0.3", "none", "push=on"],
+        expect: &["push:pushed-after-terminal", "push:push-duplicate"],
+    },
+    // execute() raises: FAILED is streamed and pushed.
+    PushAgent {
+        name: "js-1.0-raise",
+        args: &["js", "1.0", "none", "push=on", "ending=raise"],
+        expect: &["push:pushed-after-terminal", "push:push-duplicate"],
+    },
+    // The card declares no push: the push probe is skipped.
+    PushAgent {
+        name: "js-1.0-no-push",
+        args: &["js", "1.0", "none"],
+        expect: &[],
+    },
+];

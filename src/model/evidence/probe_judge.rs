@@ -13,6 +13,7 @@ use serde::{Deserialize, Serialize};
 use super::capture::CaptureReader;
 use super::finding::FindingCode;
 use super::probe_report::{Probe, ProbeCode};
+use super::push_log::PushLog;
 use crate::model::state::TaskState;
 use crate::model::wire::event::{read_answer, Answer, ArtifactParts, EventKind};
 use crate::model::wire::sse::SseDecoder;
@@ -85,6 +86,84 @@ pub struct ProbeRecords {
     pub wire: String,
     /// Each probe's calls, in the order run.
     pub probes: Vec<ProbeCalls>,
+    /// What the webhook received, when the probe listened for pushes
+    /// (`--webhook`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub push: Option<PushRecords>,
+}
+
+/// One POST the probe's webhook received. Header values are never kept.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PostRecord {
+    /// When it arrived, in ms since the webhook started listening.
+    pub ms: u64,
+    /// When the webhook answered it, on the same clock.
+    pub answered_ms: u64,
+    /// Whether the webhook answered it slowly (the `push-stalls-stream`
+    /// task's POSTs).
+    pub slow: bool,
+    /// The names of its headers, in the order sent.
+    pub headers: Vec<String>,
+    /// The body as received.
+    pub body: String,
+}
+
+impl PostRecord {
+    /// The POST as a webhook log's line (`{"headers": [names], "body":
+    /// ...}`), as `check --webhook` reads it: the body as the JSON it is,
+    /// byte for byte, or as text when it is not one line of JSON.
+    pub fn log_line(&self) -> String {
+        #[derive(Serialize)]
+        struct Line<'a, B: Serialize> {
+            headers: &'a [String],
+            body: B,
+        }
+        let raw: Option<&serde_json::value::RawValue> = if self.body.contains(['\n', '\r']) {
+            None
+        } else {
+            serde_json::from_str(&self.body).ok()
+        };
+        let line = match raw {
+            Some(body) => serde_json::to_string(&Line {
+                headers: &self.headers,
+                body,
+            }),
+            None => serde_json::to_string(&Line {
+                headers: &self.headers,
+                body: &self.body,
+            }),
+        };
+        line.unwrap_or_default()
+    }
+}
+
+/// What the `push` probe received (SPEC §12).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PushRecords {
+    /// The card declares `capabilities.pushNotifications` (else nothing
+    /// was asked for).
+    pub declared: bool,
+    /// How long the webhook took to answer the slow task's POSTs.
+    pub delay_ms: u64,
+    /// How long the `stream` probe's stream took, the webhook answering
+    /// at once.
+    #[serde(default)]
+    pub stream_ms: Option<u64>,
+    /// The slow task's stream, the webhook answering after `delay_ms`.
+    #[serde(default)]
+    pub stall: Option<CallRecord>,
+    /// How long it took.
+    #[serde(default)]
+    pub stall_ms: Option<u64>,
+    /// Every POST received, in the order it arrived.
+    pub posts: Vec<PostRecord>,
+}
+
+impl PushRecords {
+    /// Every POST as a webhook log (JSON Lines): `push.jsonl`.
+    pub fn log(&self) -> String {
+        self.posts.iter().map(|p| p.log_line() + "\n").collect()
+    }
 }
 
 /// What the judge says of one probe.
@@ -475,6 +554,87 @@ impl ProbeJudge {
         Ok(Judged::ran(summary, found))
     }
 
+    /// `push`: the POSTs about the `stream` and `cancel` tasks judged per
+    /// task as a webhook's log, beside what their streams and GetTask say
+    /// (`push-missing-terminal`, `pushed-after-terminal`,
+    /// `push-duplicate`), and the slow webhook's task (`push-stalls-stream`:
+    /// its stream took the webhook's delay longer than the `stream`
+    /// probe's).
+    pub fn push(&self, streams: &[&CallRecord], push: &PushRecords) -> Result<Judged, String> {
+        if !push.declared {
+            return Ok(Judged::skipped(
+                "the agent card does not declare capabilities.pushNotifications, so no push was asked for",
+            ));
+        }
+        let mut reader = CaptureReader::new(Some(self.wire));
+        for call in streams {
+            reader.read_bytes(call.body.as_bytes())?;
+        }
+        let ended = reader.finish();
+        let prompt: Vec<&PostRecord> = push.posts.iter().filter(|p| !p.slow).collect();
+        let mut log = PushLog::new();
+        let lines: String = prompt.iter().map(|p| p.log_line() + "\n").collect();
+        log.read_file(lines.as_bytes())
+            .map_err(|e| format!("a POST the webhook received: {e}"))?;
+        let report = log.judge(Some(&ended));
+        let mut found: Vec<(ProbeCode, String)> = report
+            .findings
+            .iter()
+            .map(|f| {
+                (
+                    ProbeCode::Stream(f.code),
+                    format!("task {}: {}", f.task, f.message),
+                )
+            })
+            .collect();
+        let told: Vec<String> = report
+            .tasks
+            .iter()
+            .map(|t| t.last_state.clone().unwrap_or_else(|| "no state".into()))
+            .collect();
+        let mut summary = format!(
+            "{} POST(s) about {} task(s), the webhook last told {}",
+            prompt.len(),
+            report.tasks.len(),
+            if told.is_empty() {
+                "nothing".to_string()
+            } else {
+                told.join(" and ")
+            }
+        );
+        let stall = match (push.stream_ms, push.stall.as_ref(), push.stall_ms) {
+            (Some(prompt_ms), Some(stall), Some(stall_ms)) => Some((prompt_ms, stall, stall_ms)),
+            _ => None,
+        };
+        let stream_closed = streams.first().is_some_and(|s| s.end == CallEnd::Closed);
+        match stall {
+            Some((prompt_ms, stall, stall_ms)) if stream_closed => {
+                let how = match stall.end {
+                    CallEnd::TimedOut(waited) => format!("was still open after {waited} ms"),
+                    _ => format!("took {stall_ms} ms"),
+                };
+                summary.push_str(&format!(
+                    "; with a webhook that answers after {} ms the stream {how} ({prompt_ms} ms with a prompt one)",
+                    push.delay_ms
+                ));
+                if stall_ms >= prompt_ms + push.delay_ms {
+                    found.push((
+                        ProbeCode::PushStallsStream,
+                        format!(
+                            "with a webhook that answers after {} ms the stream {how}, with a prompt one {prompt_ms} ms: the agent waits for the webhook before the stream gets the event",
+                            push.delay_ms
+                        ),
+                    ));
+                }
+            }
+            Some(_) => summary.push_str(
+                "; the stream probe's stream did not close, so a slow webhook's effect on it cannot be told",
+            ),
+            None => {}
+        }
+        Ok(Judged::ran(summary, found))
+    }
+
     /// Judges a whole recorded run, probe by probe, in the order run.
     pub fn run(&self, records: &ProbeRecords) -> Result<Vec<(Probe, Judged)>, String> {
         let calls = |probe: Probe| -> &[CallRecord] {
@@ -504,6 +664,12 @@ impl ProbeJudge {
             Probe::SubscribeTerminal,
             self.subscribe_terminal(&streamed, calls(Probe::SubscribeTerminal).first())?,
         ));
+        if let Some(push) = &records.push {
+            let mut streams = vec![stream];
+            streams.extend(calls(Probe::Get).first());
+            streams.extend(calls(Probe::Cancel).first());
+            out.push((Probe::Push, self.push(&streams, push)?));
+        }
         Ok(out)
     }
 }

@@ -14,7 +14,7 @@ use crate::model::evidence::finding::FindingCode;
 /// The `format` of a `probe.json`.
 pub const PROBE_FORMAT: &str = "a2a-lifecycle-lab/probe";
 
-/// The six probes of SPEC §10.
+/// The six probes of SPEC §10, and `push` (SPEC §12, with `--webhook`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Probe {
     /// A streaming message, read to its end.
@@ -29,17 +29,21 @@ pub enum Probe {
     Resubscribe,
     /// SubscribeToTask on the finished task.
     SubscribeTerminal,
+    /// What the webhook was POSTed about the `stream` and `cancel` tasks,
+    /// and a task streamed while the webhook answers slowly.
+    Push,
 }
 
 impl Probe {
     /// Every probe, in the order they run.
-    pub const ALL: [Probe; 6] = [
+    pub const ALL: [Probe; 7] = [
         Probe::Stream,
         Probe::Get,
         Probe::Cancel,
         Probe::CancelTerminal,
         Probe::Resubscribe,
         Probe::SubscribeTerminal,
+        Probe::Push,
     ];
 
     /// Its name, as reports and `probe.json` spell it.
@@ -51,6 +55,7 @@ impl Probe {
             Probe::CancelTerminal => "cancel-terminal",
             Probe::Resubscribe => "resubscribe",
             Probe::SubscribeTerminal => "subscribe-terminal",
+            Probe::Push => "push",
         }
     }
 
@@ -81,8 +86,8 @@ impl<'de> serde::Deserialize<'de> for Probe {
     }
 }
 
-/// What a probe can find: a stream finding of SPEC §8, or one of the
-/// probe's own (SPEC §10).
+/// What a probe can find: a stream finding of SPEC §8 (or a webhook log's
+/// of SPEC §12), or one of the probe's own (SPEC §10, §12).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum ProbeCode {
     /// A finding of the capture reader on what a probe received.
@@ -98,16 +103,21 @@ pub enum ProbeCode {
     CancelTerminalAccepted,
     /// SubscribeToTask on a finished task did not fail.
     SubscribeTerminalAccepted,
+    /// A slow webhook held up the stream of its task.
+    PushStallsStream,
 }
 
 /// The stream codes a `probe.json` may hold, for reading one back.
-const STREAM_CODES: [FindingCode; 6] = [
+const STREAM_CODES: [FindingCode; 9] = [
     FindingCode::AfterTerminal,
     FindingCode::MissingTerminal,
     FindingCode::ConflictingCoordinate,
     FindingCode::IllegalTransition,
     FindingCode::Duplicate,
     FindingCode::ArtifactGap,
+    FindingCode::PushMissingTerminal,
+    FindingCode::PushedAfterTerminal,
+    FindingCode::PushDuplicate,
 ];
 
 impl ProbeCode {
@@ -120,6 +130,7 @@ impl ProbeCode {
             ProbeCode::CancelNotCanceled => "cancel-not-canceled",
             ProbeCode::CancelTerminalAccepted => "cancel-terminal-accepted",
             ProbeCode::SubscribeTerminalAccepted => "subscribe-terminal-accepted",
+            ProbeCode::PushStallsStream => "push-stalls-stream",
         }
     }
 
@@ -131,6 +142,7 @@ impl ProbeCode {
             ProbeCode::CancelNotCanceled,
             ProbeCode::CancelTerminalAccepted,
             ProbeCode::SubscribeTerminalAccepted,
+            ProbeCode::PushStallsStream,
         ]
         .into_iter()
         .chain(STREAM_CODES.map(ProbeCode::Stream))
@@ -160,6 +172,11 @@ impl ProbeCode {
             ProbeCode::SubscribeTerminalAccepted => {
                 "A finished task has nothing to subscribe to: answer SubscribeToTask with an \
                  error (-32004 in A2A 1.0)."
+            }
+            ProbeCode::PushStallsStream => {
+                "A slow webhook held up the task's stream: send push notifications off the path \
+                 that delivers events (a queue or a background task with its own timeout), so a \
+                 webhook's answer time never delays a client."
             }
         }
     }

@@ -31,6 +31,18 @@ pub struct AgentCard {
     /// A 1.0 card's interfaces.
     #[serde(default)]
     pub supported_interfaces: Vec<CardInterface>,
+    /// What the agent says it can do.
+    #[serde(default)]
+    pub capabilities: Option<Capabilities>,
+}
+
+/// The card's `capabilities`, as far as the lab reads them.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Capabilities {
+    /// Whether the agent POSTs task events to a client's webhook.
+    #[serde(default)]
+    pub push_notifications: Option<bool>,
 }
 
 /// One interface as a card lists it (1.0 `protocolBinding` and
@@ -61,6 +73,8 @@ pub struct Endpoint {
     pub url: String,
     /// The wire to speak there.
     pub wire: Wire,
+    /// The card declares `capabilities.pushNotifications`.
+    pub push: bool,
 }
 
 /// One interface a card offers, as the lab compares them.
@@ -131,6 +145,11 @@ impl AgentCard {
             name,
             url: url.to_string(),
             wire,
+            push: self
+                .capabilities
+                .as_ref()
+                .and_then(|c| c.push_notifications)
+                .unwrap_or(false),
         })
     }
 
