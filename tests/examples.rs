@@ -97,3 +97,13 @@ fn the_subscriber_examples_show_what_the_sdks_were_measured_to_do() {
         0
     );
 }
+
+#[test]
+fn the_push_examples_show_a_webhook_left_at_working_and_a_held_stream() {
+    let raise = metrics_of("Push: execute() raises").push.unwrap();
+    assert_eq!(raise.push_last_state, Some(TaskState::Working));
+    assert_eq!(raise.pushes, 5);
+    let slow = metrics_of("Push: a slow webhook").push.unwrap();
+    assert_eq!(slow.pushes, 6);
+    assert!(slow.client_done_ms.unwrap() >= 6 * 2000);
+}

@@ -168,3 +168,33 @@ fn python_vs_js_explains_every_measured_subscriber_difference() {
     let input = Scenario::from_query("ending=input&second_client=3&sdk=js").unwrap();
     assert!(sdk_difference(Metric::HungStreams, &input).contains("only at a terminal status"));
 }
+
+#[test]
+fn a_webhook_never_told_failed_reads_as_one_sentence_with_its_advice() {
+    let sentence = say("ending=raise&push=inline");
+    assert!(sentence.contains("never told FAILED"), "{sentence}");
+    assert!(sentence.contains("WORKING"), "{sentence}");
+    assert!(titles("ending=raise&push=inline").contains(&"Read GetTask when the pushes stop"));
+    // @a2a-js/sdk pushes the FAILED.
+    assert!(!say("ending=raise&push=inline&sdk=js").contains("never told"));
+}
+
+#[test]
+fn a_slow_webhook_holds_a2a_sdks_stream_and_not_the_js_one() {
+    let python = say("push=inline&webhook_delay_ms=2000");
+    assert!(python.contains("holds this SDK's stream"), "{python}");
+    assert!(titles("push=inline&webhook_delay_ms=2000")
+        .contains(&"Answer the webhook at once (202) and work later"));
+    let js = say("push=inline&webhook_delay_ms=2000&sdk=js");
+    assert!(!js.contains("holds"), "{js}");
+    assert!(js.contains("one after another"), "{js}");
+}
+
+#[test]
+fn lost_and_repeated_pushes_read_with_their_advice() {
+    assert!(say("push=inline&webhook=down").contains("6 POSTs went unanswered"));
+    assert!(
+        titles("push=inline&webhook=error").contains(&"Expect lost pushes: neither SDK retries")
+    );
+    assert!(titles("push=inline&cancel=1&sdk=js").contains(&"Make the webhook idempotent"));
+}

@@ -32,8 +32,12 @@ fn subscriber_keys_are_listed_in_inputs_only_when_set() {
     let inputs = s.to_inputs();
     assert_eq!(inputs["resubscribe"], "3");
     assert_eq!(inputs["second_client"], "2");
-    // Every key but preset, and wire, at its default.
-    assert_eq!(inputs.as_object().unwrap().len(), KEYS.len() - 2);
+    // Every key but preset, and the other keys newer than the format
+    // (wire, the push keys), at their defaults.
+    assert_eq!(
+        inputs.as_object().unwrap().len(),
+        KEYS.len() - 1 - (SINCE_FORMAT.len() - 2)
+    );
     assert_eq!(Scenario::from_inputs(&inputs).unwrap(), s);
     let plain = Scenario::default().to_inputs();
     assert!(plain.get("resubscribe").is_none() && plain.get("second_client").is_none());
@@ -177,4 +181,32 @@ fn every_value_of_every_key_round_trips_through_the_query() {
             assert_eq!(scenario.get(spec.name).as_deref(), Some(*value), "{query}");
         }
     }
+}
+
+#[test]
+fn push_keys_are_listed_in_inputs_only_when_set_and_read_back() {
+    let s = Scenario::from_query("push=after:2&webhook=error&webhook_delay_ms=300&push_auth=both")
+        .unwrap();
+    let inputs = s.to_inputs();
+    assert_eq!(inputs["push"], "after:2");
+    assert_eq!(inputs["webhook_delay_ms"], "300");
+    assert_eq!(Scenario::from_inputs(&inputs).unwrap(), s);
+    let plain = Scenario::default().to_inputs();
+    assert!(["push", "webhook", "webhook_delay_ms", "push_auth"]
+        .iter()
+        .all(|k| plain.get(k).is_none()));
+    assert_eq!(
+        Scenario::from_query("push=after:0").unwrap_err().key,
+        "push"
+    );
+    assert_eq!(
+        Scenario::from_query("push=inline&dup=2").unwrap_err().key,
+        "push"
+    );
+    assert_eq!(
+        Scenario::from_query("push=after:2&client=block")
+            .unwrap_err()
+            .key,
+        "push"
+    );
 }

@@ -25,10 +25,14 @@ pub enum Source {
     /// The server process.
     #[serde(rename = "server")]
     Server,
+    /// The client's webhook, receiving the agent's push notifications.
+    #[serde(rename = "webhook")]
+    Webhook,
 }
 
 impl Source {
-    /// Every source, in timeline lane order.
+    /// Every source that has a lane in every timeline, in lane order (the
+    /// webhook's lane is added when a trace has pushes).
     pub const ALL: [Source; 5] = [
         Source::Executor,
         Source::Cancel,
@@ -45,6 +49,7 @@ impl Source {
             Source::Handler => "handler",
             Source::Client => "client",
             Source::Server => "server",
+            Source::Webhook => "webhook",
         }
     }
 }
@@ -112,6 +117,8 @@ pub enum RowKind {
     Event,
     /// A request, a stream ending, a restart, a computed step.
     Action,
+    /// A POST of a push notification to the client's webhook (SPEC §12).
+    Push,
 }
 
 /// One row of the decision trace.
@@ -139,12 +146,27 @@ pub struct Row {
     /// it was dropped or rejected).
     #[serde(with = "crate::model::state::wire_form")]
     pub target: Option<TaskState>,
-    /// The exact wire JSON, for a row the client received.
+    /// The exact wire JSON, for a row the client received (for a push,
+    /// the body as sent).
     pub wire: Option<Value>,
+    /// For a push notification (SPEC §12): what was sent and answered.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub push: Option<PushRecord>,
     /// Event or action.
     pub kind: RowKind,
     /// Behaviour the seed did not measure: modelled, labelled as assumed.
     pub assumed: bool,
+}
+
+/// One POST to the webhook as its row shows it (SPEC §12).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PushRecord {
+    /// The names of the headers sent, in order (values never shown).
+    pub headers: Vec<String>,
+    /// `200`, `500`, `refused` or `timeout`.
+    pub answer: String,
+    /// When the webhook answered (virtual ms), `None` when it did not.
+    pub answered_ms: Option<u64>,
 }
 
 fn first_client() -> u8 {
@@ -165,6 +187,7 @@ pub struct Entry {
     disposition: Disposition,
     kind: RowKind,
     wire: Option<Value>,
+    push: Option<PushRecord>,
     target: Option<TaskState>,
     assumed: bool,
 }
@@ -179,6 +202,7 @@ impl Entry {
             disposition: Disposition::Delivered,
             kind: RowKind::Action,
             wire: None,
+            push: None,
             target: None,
             assumed: false,
         }
@@ -190,6 +214,15 @@ impl Entry {
             kind: RowKind::Event,
             disposition,
             ..Entry::action(source, event)
+        }
+    }
+
+    /// A POST to the webhook (SPEC §12), with what happened to it.
+    pub fn push_event(event: impl Into<String>, disposition: Disposition) -> Entry {
+        Entry {
+            kind: RowKind::Push,
+            disposition,
+            ..Entry::action(Source::Webhook, event)
         }
     }
 
@@ -209,6 +242,14 @@ impl Entry {
     /// The state a status event moves to (or tried to).
     pub fn target(self, target: Option<TaskState>) -> Entry {
         Entry { target, ..self }
+    }
+
+    /// A POST to the webhook: what was sent and answered.
+    pub fn push(self, push: PushRecord) -> Entry {
+        Entry {
+            push: Some(push),
+            ..self
+        }
     }
 
     /// Which client received it or acted (1 unless said).
@@ -234,6 +275,7 @@ impl Entry {
             state_after,
             target: self.target,
             wire: self.wire,
+            push: self.push,
             kind: self.kind,
             assumed: self.assumed,
         }
@@ -279,6 +321,27 @@ pub struct Metrics {
     pub rejected: u32,
     /// Conflicting-coordinate incidents.
     pub incidents: u32,
+    /// Push notifications (SPEC §12), only when `push` is on.
+    #[serde(flatten, default, skip_serializing_if = "Option::is_none")]
+    pub push: Option<PushMetrics>,
+}
+
+/// The metrics of SPEC §12, present only when `push` is on.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PushMetrics {
+    /// POSTs the agent attempted, answered or not.
+    pub pushes: u32,
+    /// POSTs answered 2xx in time.
+    pub pushes_answered: u32,
+    /// The last task state the webhook was told.
+    #[serde(with = "crate::model::state::wire_form")]
+    pub push_last_state: Option<TaskState>,
+    /// POSTs after the one that carried the terminal state.
+    pub push_after_terminal: u32,
+    /// POSTs whose body repeats an earlier one byte for byte.
+    pub push_duplicates: u32,
+    /// When the client's stream or call ended, `None` if it never did.
+    pub client_done_ms: Option<u64>,
 }
 
 impl Metrics {
@@ -287,8 +350,14 @@ impl Metrics {
         let Value::Object(map) = serde_json::to_value(self).unwrap_or(Value::Null) else {
             return Vec::new();
         };
+        let push: &[Metric] = if self.push.is_some() {
+            &PUSH_METRICS
+        } else {
+            &[]
+        };
         METRICS
             .iter()
+            .chain(push)
             .map(|&m| (m, map.get(m.name()).cloned().unwrap_or(Value::Null)))
             .collect()
     }
@@ -331,13 +400,25 @@ pub enum Metric {
     Rejected,
     /// `incidents`
     Incidents,
+    /// `pushes`
+    Pushes,
+    /// `pushes_answered`
+    PushesAnswered,
+    /// `push_last_state`
+    PushLastState,
+    /// `push_after_terminal`
+    PushAfterTerminal,
+    /// `push_duplicates`
+    PushDuplicates,
+    /// `client_done_ms`
+    ClientDoneMs,
 }
 
-/// Every metric, in the order of SPEC §4, with its fixed name (the
+/// Every metric, in the order of SPEC §4 then §12, with its fixed name (the
 /// export's, the CLI's and the page's `data-metric`) and its label for
 /// people: the one table of both.
 #[rustfmt::skip]
-const METRIC_TABLE: [(Metric, &str, &str); 17] = [
+const METRIC_TABLE: [(Metric, &str, &str); 23] = [
     (Metric::EventsDelivered, "events_delivered", "events delivered"),
     (Metric::EventsAfterTerminal, "events_after_terminal", "after terminal"),
     (Metric::DroppedByGuard, "dropped_by_guard", "dropped by guard"),
@@ -355,6 +436,12 @@ const METRIC_TABLE: [(Metric, &str, &str); 17] = [
     (Metric::Duplicates, "duplicates", "duplicates"),
     (Metric::Rejected, "rejected", "rejected"),
     (Metric::Incidents, "incidents", "incidents"),
+    (Metric::Pushes, "pushes", "pushes"),
+    (Metric::PushesAnswered, "pushes_answered", "pushes answered"),
+    (Metric::PushLastState, "push_last_state", "webhook's last state"),
+    (Metric::PushAfterTerminal, "push_after_terminal", "pushed after terminal"),
+    (Metric::PushDuplicates, "push_duplicates", "push duplicates"),
+    (Metric::ClientDoneMs, "client_done_ms", "client done (ms)"),
 ];
 
 /// Every metric, in the order of SPEC §4.
@@ -367,6 +454,16 @@ pub const METRICS: [Metric; 17] = {
     }
     all
 };
+
+/// The push metrics of SPEC §12, present only when `push` is on.
+pub const PUSH_METRICS: [Metric; 6] = [
+    Metric::Pushes,
+    Metric::PushesAnswered,
+    Metric::PushLastState,
+    Metric::PushAfterTerminal,
+    Metric::PushDuplicates,
+    Metric::ClientDoneMs,
+];
 
 impl Metric {
     fn row(self) -> (Metric, &'static str, &'static str) {
@@ -386,7 +483,10 @@ impl Metric {
 
     /// The metric named `name`, if it is one.
     pub fn parse(name: &str) -> Option<Metric> {
-        METRICS.into_iter().find(|m| m.name() == name)
+        METRIC_TABLE
+            .into_iter()
+            .map(|(m, ..)| m)
+            .find(|m| m.name() == name)
     }
 }
 

@@ -1,6 +1,6 @@
 //! The lab's examples: the defaults and each step of the seed's "Run
 //! controlled comparisons" in its order, the disorder of seed 000, SPEC §9's
-//! subscribers, and seed 000's worked ledgers. Each is only a scenario
+//! subscribers, §12's push notifications, and seed 000's worked ledgers. Each is only a scenario
 //! query, so each is a URL too.
 
 /// One example: a label for people and its scenario query.
@@ -88,6 +88,14 @@ pub const EXAMPLES: &[Example] = &[
     ex(
         "…@a2a-js/sdk drops the late artifact",
         "late=0&sdk=js&second_client=3",
+    ),
+    ex(
+        "Push: execute() raises, the webhook never hears FAILED",
+        "ending=raise&push=inline",
+    ),
+    ex(
+        "Push: a slow webhook holds a2a-sdk's stream",
+        "push=inline&webhook_delay_ms=2000",
     ),
     ex("Seed 000: T-42 worked ledger", "preset=t42"),
     ex("Seed 000: T-43 declined task", "preset=t43"),

@@ -42,6 +42,9 @@ pub fn outcome(scenario: &Scenario, run: &Run) -> String {
             plural(m.rejected, "event was rejected with a reason", "events were rejected with a reason"),
         );
     }
+    if let Some(sentence) = push_outcome(scenario, run) {
+        return sentence;
+    }
     if let Some(sentence) = subscriber_outcome(scenario, run) {
         return sentence;
     }
@@ -138,6 +141,58 @@ pub fn outcome(scenario: &Scenario, run: &Run) -> String {
         Client::Block => format!("answered the blocking call with the task {state}"),
     };
     format!("The executor {client} and the task ended {state}, as {sdk} does with these inputs.")
+}
+
+/// The outcome of a scenario with push notifications (SPEC §12), told as
+/// what the webhook's owner believes and why.
+fn push_outcome(scenario: &Scenario, run: &Run) -> Option<String> {
+    let m = &run.trace.metrics;
+    let p = m.push.as_ref()?;
+    let profile = Profile::of(scenario.sdk);
+    let sdk = profile.name;
+    let state = state_label(m);
+    let told = p.push_last_state.map_or("nothing", |s| s.short());
+    let done = p
+        .client_done_ms
+        .map_or("never".to_string(), |t| format!("at {t} ms"));
+    let last_post = run
+        .trace
+        .rows
+        .iter()
+        .rev()
+        .find(|r| r.push.is_some())
+        .map_or(0, |r| r.t_ms);
+    if p.pushes_answered < p.pushes {
+        return Some(format!(
+            "{} of {} went unanswered and {sdk} never retries: your webhook believes {told} while GetTask says {state}.",
+            p.pushes - p.pushes_answered,
+            plural(p.pushes, "POST", "POSTs"),
+        ));
+    }
+    if p.push_last_state != m.final_state {
+        return Some(format!(
+            "Your webhook was never told {state}: its last push said {told} ({sdk}); read GetTask when the pushes stop."
+        ));
+    }
+    if scenario.webhook_delay_ms.is_some() && p.pushes > 0 {
+        return Some(if profile.push.holds_stream {
+            format!("A slow webhook holds this SDK's stream: each event reached the client only after its POST was answered, so the client finished {done} ({sdk}).")
+        } else {
+            format!("The client finished {done} while the POSTs went out one after another, the last at {last_post} ms: the webhook learned {told} long after the client ({sdk}).")
+        });
+    }
+    if p.push_duplicates > 0 || p.push_after_terminal > 0 {
+        return Some(format!(
+            "Your webhook got {}: {} repeating an earlier body byte for byte, {} after the terminal one ({sdk}).",
+            plural(p.pushes, "POST", "POSTs"),
+            p.push_duplicates,
+            p.push_after_terminal,
+        ));
+    }
+    Some(format!(
+        "Your webhook got {}, one per event the SDK processed, and last heard {told}, as GetTask says ({sdk}).",
+        plural(p.pushes, "POST", "POSTs"),
+    ))
 }
 
 /// The outcome of a scenario with SPEC §9's subscribers, told from client
@@ -280,6 +335,24 @@ pub fn advice(scenario: &Scenario, run: &Run) -> Vec<Advice> {
             add("Judge the end by the last status, not by the stream", "A subscription may close on a WORKING task or stay open at an interruption, by SDK: read the task's state first.".into());
         }
     }
+    if let Some(p) = &m.push {
+        if p.push_last_state != m.final_state {
+            add("Read GetTask when the pushes stop", "A push is a hint, not the record: the webhook's last state here is not the task's.".into());
+        }
+        if scenario.webhook_delay_ms.is_some() && Profile::of(scenario.sdk).push.holds_stream {
+            add(
+                "Answer the webhook at once (202) and work later",
+                "A slow webhook holds this SDK's stream: every event waits for its POST's answer."
+                    .into(),
+            );
+        }
+        if p.pushes_answered < p.pushes {
+            add("Expect lost pushes: neither SDK retries", "A POST answered 500, refused or timed out is gone; poll GetTask for what it carried.".into());
+        }
+        if p.push_duplicates > 0 || p.push_after_terminal > 0 {
+            add("Make the webhook idempotent", "The same body may come twice, and more may come after the terminal one: keep the first terminal state.".into());
+        }
+    }
     if scenario.dup.is_some() {
         add("Reconnect by cursor, not by replay", "Ask for the absent suffix after the status and artifact cursors; an event id already decided is a lookup hit.".into());
     }
@@ -342,6 +415,15 @@ pub fn sdk_difference(metric: Metric, scenario: &Scenario) -> &'static str {
         }
         M::EventsDelivered if scenario.interrupt != crate::model::sim::scenario::Interrupt::None => {
             "@a2a-js/sdk makes every execute(), a resume included, publish the task first: one more task event per resume."
+        }
+        M::Pushes | M::PushDuplicates | M::PushAfterTerminal if scenario.cancel.is_some() => {
+            "@a2a-js/sdk's CancelTask runs its own event loop beside the stream's, and both push the CANCELED: the webhook gets it twice; a2a-sdk pushes it once."
+        }
+        M::PushLastState | M::Pushes if scenario.ending == Ending::Raise => {
+            "When execute() raises, @a2a-js/sdk publishes FAILED (streamed and pushed); a2a-sdk stores FAILED itself, pushes nothing and ends the stream with -32603."
+        }
+        M::ClientDoneMs if scenario.webhook_delay_ms.is_some() => {
+            "a2a-sdk awaits each POST before the stream gets the event, so a slow webhook holds the stream; @a2a-js/sdk pushes fire-and-forget."
         }
         _ => "The two SDKs' request handlers differ here; see docs/fidelity.md for the measured runs.",
     }

@@ -52,10 +52,15 @@ pub fn delta(now: &Value, base: &Value) -> String {
 
 /// Every metric of `now`, in the fixed order, against `base`.
 pub fn metric_cards(now: &Metrics, base: &Metrics) -> Vec<MetricCard> {
+    let base = base.entries();
     now.entries()
         .into_iter()
-        .zip(base.entries())
-        .map(|((metric, value), (_, base))| {
+        .map(|(metric, value)| {
+            // A push metric has no value in a baseline without push.
+            let base = base
+                .iter()
+                .find(|(m, _)| *m == metric)
+                .map_or(Value::Null, |(_, v)| v.clone());
             let change = delta(&value, &base);
             MetricCard {
                 metric,

@@ -47,6 +47,8 @@ named_values! {
         Return = "return",
         /// Never returns.
         Never = "never",
+        /// Raises an exception after the last chunk.
+        Raise = "raise",
     }
 }
 
@@ -140,6 +142,68 @@ named_values! {
     }
 }
 
+named_values! {
+    /// What the client's webhook does with a POST (SPEC §12).
+    Webhook {
+        /// Answers 200.
+        Ok = "ok",
+        /// Answers 500.
+        Error = "error",
+        /// Nothing listens: the connection is refused.
+        Down = "down",
+    }
+}
+
+named_values! {
+    /// What the push config carries to authenticate the agent (SPEC §12).
+    PushAuth {
+        /// A token (`X-A2A-Notification-Token`).
+        Token = "token",
+        /// Authentication credentials (`Authorization: Bearer …`).
+        Bearer = "bearer",
+        /// Both.
+        Both = "both",
+    }
+}
+
+/// When the client asks for push notifications (SPEC §12).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Push {
+    /// Never.
+    Off,
+    /// The config is sent with the message.
+    Inline,
+    /// The client creates the config after delivered event k.
+    After(u32),
+}
+
+impl Push {
+    /// Reads `off`, `inline` or `after:k` (k from 1 to `most`).
+    pub fn parse(value: &str, most: u32) -> Result<Push, ScenarioError> {
+        match value {
+            "off" => return Ok(Push::Off),
+            "inline" => return Ok(Push::Inline),
+            _ => {}
+        }
+        match value.strip_prefix("after:") {
+            Some(k) => parse_range("push", k, 1, most).map(Push::After),
+            None => Err(err(
+                "push",
+                format!("`{value}` is not one of off, inline, after:k"),
+            )),
+        }
+    }
+
+    /// The value's spelling.
+    pub fn name(self) -> String {
+        match self {
+            Push::Off => "off".into(),
+            Push::Inline => "inline".into(),
+            Push::After(k) => format!("after:{k}"),
+        }
+    }
+}
+
 pub use crate::model::wire::Wire;
 
 /// The spellings of an on/off key.
@@ -190,6 +254,14 @@ pub enum Key {
     SecondClient,
     /// `wire`
     Wire,
+    /// `push`
+    Push,
+    /// `webhook`
+    Webhook,
+    /// `webhook_delay_ms`
+    WebhookDelayMs,
+    /// `push_auth`
+    PushAuth,
     /// `preset`
     Preset,
 }
@@ -215,6 +287,8 @@ pub enum Values {
     },
     /// One of these spellings.
     Choice(&'static [&'static str]),
+    /// Read by the key's own parser (`push`: `off`, `inline`, `after:k`).
+    Own(&'static [&'static str]),
 }
 
 /// One key: its name, group, values and meaning.
@@ -238,7 +312,7 @@ impl KeySpec {
     /// The choices of an enumerated key (empty for a number).
     pub fn choices(&self) -> &'static [&'static str] {
         match self.kind {
-            Values::Choice(names) => names,
+            Values::Choice(names) | Values::Own(names) => names,
             _ => &[],
         }
     }
@@ -269,7 +343,7 @@ const fn number(lo: u32, hi: u32) -> Values {
 /// The most events one stream can carry (`chunks` at its largest, plus the
 /// Task, WORKING, the ending and a late artifact): the widest range of the
 /// subscriber keys before the scenario's own limit applies.
-const MOST_EVENTS: u32 = 10_004;
+pub(super) const MOST_EVENTS: u32 = 10_004;
 
 const fn or_word(word: &'static str, lo: u32, hi: u32) -> Values {
     Values::WordOrNumber { word, lo, hi }
@@ -281,7 +355,7 @@ const fn or_word(word: &'static str, lo: u32, hi: u32) -> Values {
 pub const KEYS: &[KeySpec] = &[
     spec(Key::Chunks, "chunks", "executor", "0 – 10000", "courier lookup steps, one artifact chunk each", number(0, 10_000)),
     spec(Key::StepMs, "step_ms", "executor", "1 – 60000", "virtual milliseconds per lookup step", number(1, 60_000)),
-    spec(Key::Ending, "ending", "executor", "complete, fail, input, auth, return, never", "how execute() ends after the last chunk", Values::Choice(Ending::NAMES)),
+    spec(Key::Ending, "ending", "executor", "complete, fail, input, auth, return, never, raise", "how execute() ends after the last chunk", Values::Choice(Ending::NAMES)),
     spec(Key::Client, "client", "client", "stream, block", "streaming or blocking client", Values::Choice(Client::NAMES)),
     spec(Key::TimeoutMs, "timeout_ms", "client", "none or 1 – 600000", "client-side timeout", or_word("none", 1, 600_000)),
     spec(Key::Cancel, "cancel", "client", "none or 0 – chunks", "a cancel request after chunk k", or_word("none", 0, 10_000)),
@@ -300,6 +374,10 @@ pub const KEYS: &[KeySpec] = &[
     spec(Key::Resubscribe, "resubscribe", "faults", "none or 1 – events", "the stream drops after delivered event k; the client calls SubscribeToTask", or_word("none", 1, MOST_EVENTS)),
     spec(Key::SecondClient, "second_client", "client", "none or 1 – events", "after delivered event k a second client calls SubscribeToTask", or_word("none", 1, MOST_EVENTS)),
     spec(Key::Wire, "wire", "client", "1.0, 0.3", "the A2A wire of the trace and export: 1.0, or the SDKs' 0.3 compatibility mode", Values::Choice(Wire::NAMES)),
+    spec(Key::Push, "push", "client", "off, inline, after:k", "push notifications to the client's webhook: with the message, or created after delivered event k", Values::Own(&["off", "inline", "after:2"])),
+    spec(Key::Webhook, "webhook", "faults", "ok, error, down", "the webhook answers 200, answers 500, or refuses connections", Values::Choice(Webhook::NAMES)),
+    spec(Key::WebhookDelayMs, "webhook_delay_ms", "faults", "none or 1 – 60000", "how long the webhook takes to answer", or_word("none", 1, 60_000)),
+    spec(Key::PushAuth, "push_auth", "client", "token, bearer, both", "what the push config carries: a token, credentials, or both", Values::Choice(PushAuth::NAMES)),
     spec(Key::Preset, "preset", "policy", "t42, t43, drill", "play a seed-000 worked ledger instead of the executor", Values::Choice(Preset::NAMES)),
 ];
 

@@ -312,6 +312,7 @@ pub fn play(preset: Preset) -> Run {
         duplicates: count(Disposition::Duplicate),
         rejected: count(Disposition::Rejected),
         incidents: count(Disposition::Incident),
+        push: None,
     };
     Run {
         trace: Trace { rows, metrics },

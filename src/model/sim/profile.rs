@@ -50,6 +50,44 @@ pub enum IdleSubscription {
     ClosesUnlessInterrupted,
 }
 
+/// What a webhook whose config was registered over A2A 0.3 receives.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum PushBody03 {
+    /// The event as a 1.0 `StreamResponse`, whatever wire the config came on.
+    StreamResponse10,
+    /// The whole task after the event, as a 0.3 `Task` snapshot.
+    TaskSnapshot03,
+}
+
+/// How one SDK sends push notifications (SPEC §12; measured in
+/// `tests/fidelity/fixtures/*/push/`). Neither SDK retries a POST.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct PushProfile {
+    /// The task's consumer awaits each POST's answer before the stream (or
+    /// a blocking call) gets the event: a slow webhook holds the stream.
+    pub holds_stream: bool,
+    /// What a config registered over 0.3 receives.
+    pub body_03: PushBody03,
+    /// When `execute()` raises, FAILED is published: streamed and pushed.
+    /// Otherwise the SDK stores FAILED itself, pushes nothing and ends the
+    /// stream with a JSON-RPC error.
+    pub raise_publishes_failed: bool,
+    /// CancelTask's own event loop pushes the CANCELED it sees again.
+    pub cancel_call_pushes_again: bool,
+    /// The header names sent before the token and `Authorization`.
+    pub headers_before: &'static [&'static str],
+    /// The header names sent after them.
+    pub headers_after: &'static [&'static str],
+    /// With both a token and credentials configured, the token header is
+    /// sent too (otherwise only `Authorization`).
+    pub token_beside_credentials: bool,
+    /// The `Content-Type` of a 1.0 body and of a 0.3 config's body.
+    pub content_type: [&'static str; 2],
+    /// How long the sender waits for an answer (httpx's default and the JS
+    /// sender's abort: 5 s).
+    pub timeout_ms: u64,
+}
+
 /// The behaviour of one SDK's default request handler.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Profile {
@@ -85,6 +123,8 @@ pub struct Profile {
     pub subscription_end: SubscriptionEnd,
     /// What a subscription opened when nothing runs for the task does.
     pub idle_subscription: IdleSubscription,
+    /// How it pushes to a webhook.
+    pub push: PushProfile,
 }
 
 /// JSON-RPC code of `TaskNotCancelableError`.
@@ -112,6 +152,23 @@ const PYTHON: Profile = Profile {
     thread_name: "asyncio.to_thread",
     subscription_end: SubscriptionEnd::AtTerminal,
     idle_subscription: IdleSubscription::Hangs,
+    push: PushProfile {
+        holds_stream: true,
+        body_03: PushBody03::StreamResponse10,
+        raise_publishes_failed: false,
+        cancel_call_pushes_again: false,
+        headers_before: &[
+            "Host",
+            "Accept",
+            "Accept-Encoding",
+            "Connection",
+            "User-Agent",
+        ],
+        headers_after: &["Content-Length", "Content-Type"],
+        token_beside_credentials: true,
+        content_type: ["application/json", "application/json"],
+        timeout_ms: 5_000,
+    },
 };
 
 const JS: Profile = Profile {
@@ -129,6 +186,24 @@ const JS: Profile = Profile {
     thread_name: "a worker thread",
     subscription_end: SubscriptionEnd::WithTheStream,
     idle_subscription: IdleSubscription::ClosesUnlessInterrupted,
+    push: PushProfile {
+        holds_stream: false,
+        body_03: PushBody03::TaskSnapshot03,
+        raise_publishes_failed: true,
+        cancel_call_pushes_again: true,
+        headers_before: &["host", "connection", "Content-Type"],
+        headers_after: &[
+            "accept",
+            "accept-language",
+            "sec-fetch-mode",
+            "user-agent",
+            "accept-encoding",
+            "content-length",
+        ],
+        token_beside_credentials: false,
+        content_type: ["application/a2a+json", "application/json"],
+        timeout_ms: 5_000,
+    },
 };
 
 impl Profile {

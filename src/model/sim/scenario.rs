@@ -8,8 +8,8 @@
 use serde_json::{Map, Value};
 
 pub use super::keys::{
-    CancelImpl, Client, Ending, Interrupt, Key, KeySpec, Preset, ReceiptMode, ScenarioError, Sdk,
-    Store, Values, Wire, Work, KEYS,
+    CancelImpl, Client, Ending, Interrupt, Key, KeySpec, Preset, Push, PushAuth, ReceiptMode,
+    ScenarioError, Sdk, Store, Values, Webhook, Wire, Work, KEYS,
 };
 pub use super::query::{parse_pairs, split_view_keys, Pairs, MAX_QUERY_BYTES, VIEW_KEYS};
 
@@ -64,11 +64,27 @@ pub struct Scenario {
     pub second_client: Option<u32>,
     /// The wire the trace and the export are written in.
     pub wire: Wire,
+    /// Push notifications to the client's webhook (SPEC §12).
+    pub push: Push,
+    /// What the webhook answers.
+    pub webhook: Webhook,
+    /// How long the webhook takes to answer.
+    pub webhook_delay_ms: Option<u32>,
+    /// What the push config carries to authenticate the agent.
+    pub push_auth: PushAuth,
 }
 
-/// Keys added after the export format was fixed (SPEC §9): written only
-/// when they differ from their default.
-pub const SINCE_FORMAT: &[Key] = &[Key::Resubscribe, Key::SecondClient, Key::Wire];
+/// Keys added after the export format was fixed (SPEC §9, §12): written
+/// only when they differ from their default.
+pub const SINCE_FORMAT: &[Key] = &[
+    Key::Resubscribe,
+    Key::SecondClient,
+    Key::Wire,
+    Key::Push,
+    Key::Webhook,
+    Key::WebhookDelayMs,
+    Key::PushAuth,
+];
 
 impl Default for Scenario {
     fn default() -> Self {
@@ -95,6 +111,10 @@ impl Default for Scenario {
             resubscribe: None,
             second_client: None,
             wire: Wire::V1_0,
+            push: Push::Off,
+            webhook: Webhook::Ok,
+            webhook_delay_ms: None,
+            push_auth: PushAuth::Token,
         }
     }
 }
@@ -154,6 +174,10 @@ impl Scenario {
             Key::Resubscribe => self.resubscribe = spec.optional(value)?,
             Key::SecondClient => self.second_client = spec.optional(value)?,
             Key::Wire => self.wire = spec.choice(value, Wire::ALL)?,
+            Key::Push => self.push = Push::parse(value, super::keys::MOST_EVENTS)?,
+            Key::Webhook => self.webhook = spec.choice(value, Webhook::ALL)?,
+            Key::WebhookDelayMs => self.webhook_delay_ms = spec.optional(value)?,
+            Key::PushAuth => self.push_auth = spec.choice(value, PushAuth::ALL)?,
             Key::Preset => self.preset = Some(spec.choice(value, Preset::ALL)?),
         }
         Ok(())
@@ -189,6 +213,10 @@ impl Scenario {
             Key::Resubscribe => optional(self.resubscribe),
             Key::SecondClient => optional(self.second_client),
             Key::Wire => self.wire.name().into(),
+            Key::Push => self.push.name(),
+            Key::Webhook => self.webhook.name().into(),
+            Key::WebhookDelayMs => optional(self.webhook_delay_ms),
+            Key::PushAuth => self.push_auth.name().into(),
             Key::Preset => self.preset.map_or(String::new(), |p| p.name().into()),
         }
     }
@@ -214,6 +242,10 @@ impl Scenario {
                 Err("a blocking call has no stream to break")
             }
             Key::Resubscribe | Key::SecondClient => self.subscribers_apply(),
+            Key::Push => self.push_applies(),
+            Key::Webhook | Key::WebhookDelayMs | Key::PushAuth if self.push == Push::Off => {
+                Err("applies only when push is on")
+            }
             _ => Ok(()),
         }
     }
@@ -261,6 +293,7 @@ impl Scenario {
             }
         }
         self.validate_subscribers()?;
+        self.validate_push()?;
         if self.conflict {
             let chunk_range = 3..=self.chunks + 2;
             match self.dup {

@@ -29,6 +29,7 @@ pub fn task_run(rows: Vec<Row>) -> Run {
         duplicates: count(&[Disposition::Duplicate]),
         rejected: count(&[Disposition::Rejected]),
         incidents: count(&[Disposition::Incident]),
+        push: None,
     };
     Run {
         trace: Trace { rows, metrics },

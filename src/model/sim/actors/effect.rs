@@ -3,6 +3,7 @@
 //! with all it leads to, before the next one), and the read-only view an
 //! actor gets of everything it does not own.
 
+use super::push::Post;
 use super::state::{Call, ClientId, Event, Payload, Stage};
 use super::store::task::TaskSlot;
 use super::Act;
@@ -107,12 +108,14 @@ pub(super) enum Effect {
         payload: Payload,
         resume: Option<Stage>,
     },
-    /// The store kept the event: hand it to the clients that read it.
+    /// The store kept the event: hand it to the push sender (unless
+    /// `pushed` already) and to the clients that read it.
     Deliver {
         event: Box<Event>,
         label: String,
         was_terminal: bool,
         status_change: bool,
+        pushed: bool,
     },
 
     // ----- the store -----
@@ -134,6 +137,17 @@ pub(super) enum Effect {
     CreateTask,
     /// The process restarted: the store keeps or loses the tasks.
     StoreRestarts { assumed: bool },
+    /// The SDK writes a status itself, past the queue: stored, never
+    /// streamed or pushed.
+    StoreSilently {
+        task: usize,
+        state: TaskState,
+        label: String,
+    },
+
+    // ----- the webhook -----
+    /// A POST reaches the webhook now.
+    ToWebhook(Box<Post>),
 
     // ----- client 1 -----
     /// The first chunk (or none) went out: client 1 may retry now.

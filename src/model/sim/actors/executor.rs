@@ -314,6 +314,7 @@ impl Executor {
             Ending::Input => Some(TaskState::InputRequired),
             Ending::Auth => Some(TaskState::AuthRequired),
             Ending::Return => None,
+            Ending::Raise => return self.raises(view, exec),
             Ending::Never => {
                 let label = "execute() awaits forever and never returns";
                 let entry = Entry::action(Source::Executor, label);
@@ -325,6 +326,39 @@ impl Executor {
             Some(ms) => Effect::Schedule(view.now + u64::from(ms), Act::Late { exec }),
             None => Effect::Schedule(view.now, Act::Return { exec }),
         });
+        effects
+    }
+
+    /// `ending=raise`: `execute()` raises after its last chunk. Where the
+    /// profile says so the SDK publishes FAILED like any status; elsewhere
+    /// it stores FAILED itself and the stream ends with a JSON-RPC error.
+    fn raises(&self, view: &View, exec: usize) -> Vec<Effect> {
+        let task = self.runs[exec].task;
+        let raised = Entry::action(Source::Executor, "execute() raises an exception");
+        let mut effects = vec![Effect::Row(raised)];
+        if view.profile.push.raise_publishes_failed {
+            effects.push(Effect::Emit {
+                exec,
+                task,
+                source: Source::Handler,
+                payload: Payload::Status {
+                    state: TaskState::Failed,
+                    receipt: None,
+                },
+                resume: None,
+            });
+        } else {
+            effects.push(Effect::StoreSilently {
+                task,
+                state: TaskState::Failed,
+                label: "the handler stores FAILED itself: not streamed, not pushed".into(),
+            });
+            effects.push(Effect::EndCall(format!(
+                "stream ends with JSON-RPC error {} instead of a FAILED event",
+                crate::model::sim::profile::INTERNAL_ERROR
+            )));
+        }
+        effects.push(Effect::Schedule(view.now, Act::Return { exec }));
         effects
     }
 

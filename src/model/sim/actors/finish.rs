@@ -6,7 +6,7 @@ use super::executor::Executor;
 use super::store::TaskSlot;
 use crate::model::sim::scenario::{Client, Scenario};
 use crate::model::trace::{
-    Disposition, Metrics, Row, RowKind, StreamEnd, StreamOutcome, StreamRecord,
+    Disposition, Metrics, PushMetrics, Row, RowKind, StreamEnd, StreamOutcome, StreamRecord,
 };
 
 /// What the metrics are counted from once nothing is left to happen.
@@ -21,6 +21,8 @@ pub(super) struct Ended<'a> {
     pub(super) stream: Option<StreamEnd>,
     /// Whether client 1's blocking call hangs.
     pub(super) hung_call: bool,
+    /// The push metrics, with push on.
+    pub(super) push: Option<PushMetrics>,
 }
 
 /// Counts the run's metrics.
@@ -31,7 +33,12 @@ pub(super) fn metrics(end: Ended) -> Metrics {
             .filter(|r| r.kind == RowKind::Event && r.disposition == d)
             .count() as u32
     };
-    let any = |d: Disposition| end.rows.iter().filter(|r| r.disposition == d).count() as u32;
+    let any = |d: Disposition| {
+        end.rows
+            .iter()
+            .filter(|r| r.kind != RowKind::Push && r.disposition == d)
+            .count() as u32
+    };
     let client_task = end.tasks[end.client.task()].stored();
     Metrics {
         events_delivered: count(Disposition::Delivered) + count(Disposition::AfterTerminal),
@@ -64,5 +71,6 @@ pub(super) fn metrics(end: Ended) -> Metrics {
         duplicates: any(Disposition::Duplicate),
         rejected: any(Disposition::Rejected),
         incidents: any(Disposition::Incident),
+        push: end.push,
     }
 }

@@ -49,23 +49,27 @@ mod effect;
 mod executor;
 mod finish;
 mod handler;
+mod push;
 mod server;
 mod state;
 mod store;
 mod subscriber;
 mod timeout;
+mod webhook;
 
 use std::cmp::Reverse;
-use std::collections::BinaryHeap;
+use std::collections::{BinaryHeap, VecDeque};
 
 use client::FirstClient;
 use effect::Effect;
 use executor::Executor;
 use handler::Handler;
+use push::PushSender;
 use server::Server;
-use state::{ClientId, Stage};
+use state::{Call, ClientId, Stage};
 use store::Store;
 use subscriber::SecondClient;
+use webhook::Webhook;
 
 use crate::model::sim::keys::Wire;
 use crate::model::sim::presets;
@@ -83,7 +87,8 @@ pub fn simulate(scenario: &Scenario) -> Run {
     sim.run();
     let mut run = sim.finish();
     if scenario.wire == Wire::V0_3 {
-        for row in &mut run.trace.rows {
+        // A push body is already as the SDK sent it.
+        for row in run.trace.rows.iter_mut().filter(|r| r.push.is_none()) {
             if let Some(wire) = &row.wire {
                 row.wire = Some(to_v03(wire));
             }
@@ -95,15 +100,37 @@ pub fn simulate(scenario: &Scenario) -> Run {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
 enum Act {
     Start,
-    Step { exec: usize, step: u32 },
-    Ending { exec: usize },
-    Late { exec: usize },
-    Return { exec: usize },
-    Resume { stage: Stage },
+    Step {
+        exec: usize,
+        step: u32,
+    },
+    Ending {
+        exec: usize,
+    },
+    Late {
+        exec: usize,
+    },
+    Return {
+        exec: usize,
+    },
+    Resume {
+        stage: Stage,
+    },
     Cancel,
     Restart,
-    Timeout { client: ClientId, call: u32 },
-    Subscribe { client: ClientId },
+    Timeout {
+        client: ClientId,
+        call: u32,
+    },
+    Subscribe {
+        client: ClientId,
+    },
+    /// The push sender's next POST leaves.
+    Post,
+    /// The POST out was answered (or timed out): the next may leave.
+    PostDone,
+    /// The consumer that waited for a POST's answer goes on.
+    Release,
 }
 
 /// When, within one virtual instant, an action is due.
@@ -144,6 +171,14 @@ struct Sim<'a> {
     streams: Vec<StreamRecord>,
     second: SecondClient,
     server: Server,
+    push: PushSender,
+    webhook: Webhook,
+    /// Whether the task's consumer waits for a POST's answer (SPEC §12),
+    /// and what reached it meanwhile, in order.
+    consumer_held: bool,
+    held: VecDeque<Effect>,
+    /// When client 1's stream or call last ended (`None` while open).
+    client_done_ms: Option<u64>,
 }
 
 impl<'a> Sim<'a> {
@@ -161,6 +196,11 @@ impl<'a> Sim<'a> {
             streams: Vec::new(),
             second: SecondClient::default(),
             server: Server,
+            push: PushSender::default(),
+            webhook: Webhook::default(),
+            consumer_held: false,
+            held: VecDeque::new(),
+            client_done_ms: None,
         }
     }
 }
@@ -230,6 +270,10 @@ impl Sim<'_> {
         while let Some(Reverse((t, _, _, act))) = self.agenda.heap.pop() {
             self.now = t;
             self.handle(act);
+            match self.client.call() {
+                Call::Open | Call::Stranded => self.client_done_ms = None,
+                _ => self.client_done_ms = self.client_done_ms.or(Some(t)),
+            }
         }
     }
 
@@ -240,7 +284,18 @@ impl Sim<'_> {
             Act::Step { exec, step } => self.executor.step(&view!(self), exec, step),
             Act::Ending { exec } => self.executor.ending(&view!(self), exec),
             Act::Late { exec } => self.executor.late(&view!(self), exec),
+            // A held consumer closes the queue only once it has caught up.
+            Act::Return { .. } if self.consumer_held => {
+                self.held.push_back(Effect::Schedule(self.now, act));
+                vec![]
+            }
             Act::Return { exec } => self.executor.returns(&view!(self), exec),
+            Act::Post => self.push.send(),
+            Act::PostDone => self.push.done(),
+            Act::Release => {
+                self.release();
+                vec![]
+            }
             Act::Resume { stage } => self.client.resume(&view!(self), stage),
             Act::Cancel => self.client.cancel(&view!(self)),
             Act::Restart => self.server.restart(&view!(self)),
@@ -273,9 +328,36 @@ impl Sim<'_> {
         }
     }
 
+    /// The consumer that waited for a POST's answer goes on with what
+    /// reached it meanwhile, until a POST holds it again.
+    fn release(&mut self) {
+        self.consumer_held = false;
+        while !self.consumer_held {
+            let effect = match self.held.pop_front() {
+                None => break,
+                // A held act is due now, when the consumer gets to it.
+                Some(Effect::Schedule(_, act)) => Effect::Schedule(self.now, act),
+                Some(effect) => effect,
+            };
+            let next = self.carry_out(effect);
+            self.apply(next);
+        }
+    }
+
     /// Carries out one effect: writes it down, or hands it to the actor it
     /// is an input to and returns what that actor answers.
     fn carry_out(&mut self, effect: Effect) -> Vec<Effect> {
+        let consumer = matches!(
+            effect,
+            Effect::Emit { .. }
+                | Effect::StoreSilently { .. }
+                | Effect::EndCall(_)
+                | Effect::CloseSecond { .. }
+        );
+        if consumer && self.consumer_held {
+            self.held.push_back(effect);
+            return vec![];
+        }
         match effect {
             // The world's records and agenda.
             Effect::Row(entry) => self.record(entry),
@@ -317,11 +399,46 @@ impl Sim<'_> {
                 label,
                 was_terminal,
                 status_change,
+                pushed: false,
+            } => {
+                let (mut effects, holds) = self.push.event(&view!(self), &event);
+                let deliver = Effect::Deliver {
+                    event,
+                    label,
+                    was_terminal,
+                    status_change,
+                    pushed: true,
+                };
+                if holds {
+                    // The consumer awaits the POST's answer first.
+                    self.consumer_held = true;
+                    self.held.push_front(deliver);
+                } else {
+                    effects.push(deliver);
+                }
+                return effects;
+            }
+            Effect::Deliver {
+                event,
+                label,
+                was_terminal,
+                status_change,
+                pushed: true,
             } => {
                 let view = view!(self);
                 return self
                     .handler
                     .deliver(&view, *event, label, was_terminal, status_change);
+            }
+            Effect::StoreSilently { task, state, label } => {
+                return self
+                    .store
+                    .store_silently(&store_view!(self), task, state, label)
+            }
+            // The webhook.
+            Effect::ToWebhook(post) => {
+                let answer = self.webhook.receive(&view!(self));
+                return self.push.answered(&view!(self), *post, answer);
             }
             // The store.
             Effect::Ledger(task, event) => self.store.request(task, &event),
@@ -407,6 +524,7 @@ impl Sim<'_> {
         let effects = self.second.hangs();
         self.apply(effects);
         let (stream, call_end) = self.client.ending(&view!(self));
+        let push = self.push.metrics(&view!(self), self.client_done_ms);
         let metrics = finish::metrics(finish::Ended {
             sc: self.sc,
             rows: &self.rows,
@@ -416,6 +534,7 @@ impl Sim<'_> {
             executor: &self.executor,
             stream,
             hung_call,
+            push,
         });
         Run {
             trace: Trace {

@@ -172,6 +172,7 @@ impl Store {
             label,
             was_terminal,
             status_change,
+            pushed: false,
         }];
         // The bus closes only after the delivery and all it leads to: a
         // resend it sets off still passes.
@@ -179,6 +180,33 @@ impl Store {
             effects.push(Effect::CloseBus(task));
         }
         (effects, false)
+    }
+
+    /// The SDK writes `state` itself, past the queue (a2a-sdk's FAILED
+    /// when `execute()` raises): judged and stored, never streamed or
+    /// pushed.
+    pub(super) fn store_silently(
+        &mut self,
+        view: &View,
+        task: usize,
+        state: TaskState,
+        label: String,
+    ) -> Vec<Effect> {
+        let body = Body::Status {
+            status: state.kebab().into(),
+            authorization_receipt: None,
+            manifest: state.is_terminal().then(|| "manifest".to_string()),
+        };
+        let id = format!("silent:{}", state.kebab());
+        let event = ledger_event(view, Source::Handler, id, "status", body);
+        let slot = &mut self.tasks[task];
+        let _ = slot.ledger.apply(&event);
+        if let Some(stored) = slot.stored.as_mut() {
+            stored.state = state;
+            stored.since_ms = view.now;
+        }
+        let entry = Entry::event(Source::Handler, label, Disposition::NotDelivered);
+        vec![Effect::Row(entry.target(Some(state)))]
     }
 
     /// The SDK stops reading `task`'s events: the calls reading its queue

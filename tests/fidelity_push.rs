@@ -1,0 +1,269 @@
+//! The model against the push recordings of both SDKs (SPEC §12): every
+//! fixture in `tests/fidelity/fixtures/{python,js}/push/` must be
+//! reproduced POST by POST (how many, in order, each body's kind and the
+//! state it tells, the header names, the answer), with the stream's events,
+//! its end, GetTask, and the stream's timing class: held up by a slow
+//! webhook or not. Times may differ otherwise.
+#![cfg(not(target_arch = "wasm32"))]
+
+use std::path::Path;
+
+use a2a_lab::model::sim::scenario::Scenario;
+use a2a_lab::model::sim::simulate;
+use a2a_lab::model::trace::{RowKind, Run};
+use serde_json::Value;
+
+/// Fixtures the model does not reproduce, by SDK folder and scenario, with
+/// the reason. The test fails when another one differs, and when one of
+/// these starts to match (then it leaves this list).
+const NOT_REPRODUCED: &[(&str, &str, &str)] = &[];
+
+/// Keys the lab adds to a recorded scenario, by SDK folder and scenario,
+/// with the reason: what the recorder's client did that the scenario's own
+/// keys leave out.
+const ADDED_KEYS: &[(&str, &str, &str, &str)] = &[
+    (
+        "python",
+        "push=inline&webhook_delay_ms=2000&client=block",
+        "timeout_ms=5000",
+        "the recorder's SDK client kept httpx's 5 s read timeout; the lab's client has none unless timeout_ms says so",
+    ),
+    (
+        "python",
+        "push=inline&webhook_delay_ms=2000&client=block&wire=0.3",
+        "timeout_ms=5000",
+        "the recorder's raw 0.3 client kept httpx's 5 s read timeout; the lab's client has none unless timeout_ms says so",
+    ),
+];
+
+/// Everything compared for one scenario.
+#[derive(Debug, PartialEq)]
+struct Outcome {
+    /// `kind STATE answer [headers]` per POST attempted, in order.
+    posts: Vec<String>,
+    /// The client's stream events (`kind STATE`), or a blocking result.
+    events: Vec<String>,
+    /// `closed`, `hung`, `timed_out`, or a blocking call's end.
+    end: String,
+    get_task: String,
+    /// `held` when the client finished only after the webhook's delays.
+    timing: &'static str,
+}
+
+/// A state in the wire form of 1.0, whichever wire it came on.
+fn state_10(state: &str) -> String {
+    if state.starts_with("TASK_STATE_") {
+        return state.to_string();
+    }
+    format!("TASK_STATE_{}", state.replace('-', "_").to_uppercase())
+}
+
+/// A body's kind and the state it tells: a 1.0 `StreamResponse` or a 0.3
+/// event.
+fn kind_and_state(body: &Value) -> (String, Option<String>) {
+    if let Some(kind) = body.get("kind").and_then(Value::as_str) {
+        let state = body.pointer("/status/state").and_then(Value::as_str);
+        return (kind.to_string(), state.map(state_10));
+    }
+    let Some((key, inner)) = body.as_object().and_then(|m| m.iter().next()) else {
+        return (String::new(), None);
+    };
+    let state = inner.pointer("/status/state").and_then(Value::as_str);
+    (key.clone(), state.map(state_10))
+}
+
+fn post_line(kind: &str, state: Option<&str>, answer: &str, headers: &[String]) -> String {
+    format!(
+        "{kind} {} {answer} [{}]",
+        state.unwrap_or("-"),
+        headers.join(",")
+    )
+}
+
+fn timing(done: Option<u64>, delay: Option<u64>) -> &'static str {
+    match (done, delay) {
+        (Some(done), Some(delay)) if done >= delay => "held",
+        (None, _) => "never",
+        _ => "free",
+    }
+}
+
+fn delay_of(scenario: &str) -> Option<u64> {
+    scenario
+        .split('&')
+        .find_map(|kv| kv.strip_prefix("webhook_delay_ms="))
+        .and_then(|v| v.parse().ok())
+}
+
+fn recorded(fixture: &Value, scenario: &str) -> Outcome {
+    let run = &fixture["runs"][0];
+    let posts = run["posts"].as_array().cloned().unwrap_or_default();
+    let mut lines: Vec<String> = posts
+        .iter()
+        .map(|p| {
+            let headers: Vec<String> = p["headers"]
+                .as_array()
+                .map(|h| {
+                    h.iter()
+                        .filter_map(|n| n.as_str().map(String::from))
+                        .collect()
+                })
+                .unwrap_or_default();
+            post_line(
+                p["event"]["kind"].as_str().unwrap_or(""),
+                p["event"]["state"].as_str(),
+                p["answer"].as_str().unwrap_or(""),
+                &headers,
+            )
+        })
+        .collect();
+    // Nothing listened: the agent's log counts its attempts.
+    if posts.is_empty() {
+        let failed = run["pushes_failed_logged"].as_u64().unwrap_or(0);
+        lines = vec!["refused".to_string(); failed as usize];
+    }
+    let events = run["events"]
+        .as_array()
+        .map(|es| {
+            es.iter()
+                .map(|e| {
+                    format!(
+                        "{} {}",
+                        e["kind"].as_str().unwrap_or(""),
+                        e["state"].as_str().unwrap_or("-")
+                    )
+                })
+                .collect()
+        })
+        .unwrap_or_default();
+    let end = run["stream"]
+        .as_str()
+        .or(run["call"].as_str())
+        .unwrap_or("")
+        .to_string();
+    Outcome {
+        posts: lines,
+        events,
+        get_task: run["get_task_settled"]["state"]
+            .as_str()
+            .unwrap_or("")
+            .to_string(),
+        // A hung stream's time is the recorder's watchdog, not an end.
+        timing: match end.as_str() {
+            "hung" => "never",
+            _ => timing(run["client_done_ms"].as_u64(), delay_of(scenario)),
+        },
+        end,
+    }
+}
+
+fn modelled(run: &Run, scenario: &str) -> Outcome {
+    let rows = &run.trace.rows;
+    let posts = rows
+        .iter()
+        .filter(|r| r.kind == RowKind::Push)
+        .map(|r| {
+            let push = r.push.as_ref().expect("a push row has its record");
+            if push.answer == "refused" {
+                return "refused".to_string();
+            }
+            let (kind, state) = kind_and_state(r.wire.as_ref().unwrap_or(&Value::Null));
+            post_line(&kind, state.as_deref(), &push.answer, &push.headers)
+        })
+        .collect();
+    let events = run
+        .streams
+        .first()
+        .map(|s| {
+            s.rows
+                .iter()
+                .map(|&i| {
+                    let (kind, state) =
+                        kind_and_state(rows[i].wire.as_ref().unwrap_or(&Value::Null));
+                    let kind = match kind.as_str() {
+                        "status-update" => "statusUpdate".to_string(),
+                        "artifact-update" => "artifactUpdate".to_string(),
+                        _ => kind,
+                    };
+                    format!("{kind} {}", state.unwrap_or_else(|| "-".into()))
+                })
+                .collect()
+        })
+        .unwrap_or_else(|| {
+            // A blocking call's result: the task as it returned.
+            rows.iter()
+                .filter(|r| r.kind == RowKind::Action && r.event.starts_with("SendMessage returns"))
+                .filter_map(|r| r.wire.as_ref())
+                .map(|w| {
+                    let (_, state) = kind_and_state(w);
+                    format!("task {}", state.unwrap_or_else(|| "-".into()))
+                })
+                .collect()
+        });
+    let m = &run.trace.metrics;
+    let end = match (m.stream, run.call_end) {
+        (Some(s), _) => serde_json::to_value(s).ok(),
+        (None, Some(c)) => serde_json::to_value(c).ok(),
+        _ => None,
+    }
+    .and_then(|v| v.as_str().map(String::from))
+    .unwrap_or_default();
+    let push = m.push.as_ref().expect("push metrics with push on");
+    Outcome {
+        posts,
+        events,
+        end,
+        get_task: m
+            .final_state
+            .map(|s| s.wire().to_string())
+            .unwrap_or_default(),
+        timing: timing(push.client_done_ms, delay_of(scenario)),
+    }
+}
+
+#[test]
+fn the_model_pushes_what_both_sdks_were_measured_to_push() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fidelity/fixtures");
+    let mut differ = Vec::new();
+    let mut checked = 0;
+    for sdk in ["python", "js"] {
+        let dir = root.join(sdk).join("push");
+        let index: Value =
+            serde_json::from_str(&std::fs::read_to_string(dir.join("index.json")).unwrap())
+                .unwrap();
+        for entry in index["scenarios"].as_array().unwrap() {
+            let scenario = entry["scenario"].as_str().unwrap();
+            let file = entry["file"].as_str().unwrap();
+            let fixture: Value =
+                serde_json::from_str(&std::fs::read_to_string(dir.join(file)).unwrap()).unwrap();
+            let step = fixture["step_ms"].as_u64().unwrap_or(50);
+            let mut query = format!("{scenario}&step_ms={step}&sdk={sdk}");
+            if let Some((.., added, _)) = ADDED_KEYS
+                .iter()
+                .find(|(s, q, ..)| *s == sdk && *q == scenario)
+            {
+                query.push('&');
+                query.push_str(added);
+            }
+            let sc = Scenario::from_query(&query).unwrap_or_else(|e| panic!("{query}: {e}"));
+            let model = modelled(&simulate(&sc), scenario);
+            let want = recorded(&fixture, scenario);
+            checked += 1;
+            let listed = NOT_REPRODUCED
+                .iter()
+                .any(|(s, q, _)| *s == sdk && *q == scenario);
+            if (model != want) != listed {
+                differ.push(format!(
+                    "{sdk} {scenario} ({}):\n  model    {model:?}\n  recorded {want:?}",
+                    if listed {
+                        "listed but now reproduced"
+                    } else {
+                        "differs"
+                    }
+                ));
+            }
+        }
+    }
+    assert_eq!(checked, 72, "36 push scenarios per SDK");
+    assert!(differ.is_empty(), "{}", differ.join("\n"));
+}
