@@ -3,7 +3,7 @@
 //! with all it leads to, before the next one), and the read-only view an
 //! actor gets of everything it does not own.
 
-use super::push::Post;
+use super::post::Post;
 use super::state::{Call, ClientId, Event, Payload, Stage};
 use super::store::task::TaskSlot;
 use super::Act;

@@ -49,6 +49,7 @@ mod effect;
 mod executor;
 mod finish;
 mod handler;
+mod post;
 mod push;
 mod server;
 mod state;

@@ -8,6 +8,7 @@
 use std::collections::VecDeque;
 
 use super::effect::{Effect, View};
+use super::post::Post;
 use super::state::{Event, Payload};
 use super::webhook::Answer;
 use super::Act;
@@ -16,18 +17,6 @@ use crate::model::sim::profile::PushBody03;
 use crate::model::state::TaskState;
 use crate::model::trace::{Disposition, Entry, PushMetrics, PushRecord, Source};
 use crate::model::wire::{self, write_v03::to_v03};
-
-/// One POST as the sender builds it.
-#[derive(Debug, Clone)]
-pub(super) struct Post {
-    body: serde_json::Value,
-    /// The task state the body tells, if it tells one.
-    state: Option<TaskState>,
-    /// What the body is, for the row's label.
-    what: String,
-    /// The consumer waits for its answer.
-    holds: bool,
-}
 
 /// The push sender: the POSTs waiting their turn and what was sent.
 #[derive(Debug, Default)]
