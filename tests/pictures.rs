@@ -316,3 +316,31 @@ fn a_second_client_gets_its_own_lane_below_the_first() {
     let r = run("resubscribe=3");
     assert_eq!(Timeline::new(&r.trace.rows).lanes(), lanes().as_slice());
 }
+
+#[test]
+fn a_webhook_gets_its_own_lane_last_when_the_agent_pushes() {
+    let r = run("push=inline&ending=raise");
+    let timeline = Timeline::new(&r.trace.rows);
+    let labels: Vec<String> = timeline.lanes().iter().map(|l| l.label()).collect();
+    assert_eq!(
+        labels,
+        ["executor", "cancel()", "handler", "client", "server", "webhook"]
+    );
+    let webhook = timeline.lanes()[5].y;
+    let posts: Vec<_> = r
+        .trace
+        .rows
+        .iter()
+        .filter(|row| row.source == Source::Webhook)
+        .collect();
+    assert!(posts.len() >= 2, "the POSTs are rows");
+    for row in &r.trace.rows {
+        let mark = timeline.mark(row.index).unwrap();
+        assert_eq!(mark.y == webhook, row.source == Source::Webhook, "row {}", row.index);
+    }
+    let svg =
+        a2a_lab::ui::timeline::markup(&timeline, &r.trace.rows, &timeline.marks(None, MAX_MARKS));
+    assert!(svg.contains(">webhook</text>"), "the lane is labelled");
+    // Without pushes, no webhook lane.
+    assert_eq!(Timeline::new(&run("").trace.rows).lanes(), lanes().as_slice());
+}

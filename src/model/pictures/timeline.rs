@@ -94,19 +94,21 @@ pub fn lanes() -> Vec<Lane> {
 }
 
 /// The lanes of a trace: [`lanes`], with the client's lane split into
-/// `client 1` and `client 2` when a second client took part.
+/// `client 1` and `client 2` when a second client took part, and a lane for
+/// the webhook, last, when the agent pushed to one.
 pub fn lanes_for(rows: &[Row]) -> Vec<Lane> {
-    if !rows.iter().any(|r| r.client == 2) {
-        return lanes();
-    }
+    let split = rows.iter().any(|r| r.client == 2);
     let mut kinds = Vec::new();
     for source in Source::ALL {
-        if source == Source::Client {
+        if split && source == Source::Client {
             kinds.push((source, Some(1)));
             kinds.push((source, Some(2)));
         } else {
             kinds.push((source, None));
         }
+    }
+    if rows.iter().any(|r| r.source == Source::Webhook) {
+        kinds.push((Source::Webhook, None));
     }
     place_lanes(kinds)
 }
