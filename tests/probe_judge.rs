@@ -5,6 +5,7 @@
 //! `tests/agents/record-probe.sh`), judged exactly as the live probe judges
 //! them; and answers no SDK gives, made from those records, for the rules
 //! the real agents never break.
+#![cfg(not(target_arch = "wasm32"))]
 
 mod probe_expect;
 

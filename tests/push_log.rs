@@ -4,6 +4,7 @@
 //! the model: what each webhook was told last, what came after the
 //! terminal POST, what was sent twice, and, beside GetTask, a webhook never
 //! told how the task ended.
+#![cfg(not(target_arch = "wasm32"))]
 
 use std::path::PathBuf;
 use std::process::Command;
