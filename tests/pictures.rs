@@ -336,11 +336,19 @@ fn a_webhook_gets_its_own_lane_last_when_the_agent_pushes() {
     assert!(posts.len() >= 2, "the POSTs are rows");
     for row in &r.trace.rows {
         let mark = timeline.mark(row.index).unwrap();
-        assert_eq!(mark.y == webhook, row.source == Source::Webhook, "row {}", row.index);
+        assert_eq!(
+            mark.y == webhook,
+            row.source == Source::Webhook,
+            "row {}",
+            row.index
+        );
     }
     let svg =
         a2a_lab::ui::timeline::markup(&timeline, &r.trace.rows, &timeline.marks(None, MAX_MARKS));
     assert!(svg.contains(">webhook</text>"), "the lane is labelled");
     // Without pushes, no webhook lane.
-    assert_eq!(Timeline::new(&run("").trace.rows).lanes(), lanes().as_slice());
+    assert_eq!(
+        Timeline::new(&run("").trace.rows).lanes(),
+        lanes().as_slice()
+    );
 }
