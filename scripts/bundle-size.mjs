@@ -7,9 +7,10 @@ import { join } from 'node:path';
 // 250 kB until the page took in real traffic, subscribers and probe
 // reports (257.0 kB with all three); 258 kB until the simulator's actors
 // became types that answer with effects (+3.8 kB) and the page's
-// view-models moved into the model (262.4 kB); raised to 266 kB, room for
-// push notifications and no more: docs/performance.md says what grew.
-const BUDGET = 266 * 1024;
+// view-models moved into the model (262.4 kB); then push notifications in
+// the simulator (270.5 kB): 272 kB, and no more: docs/performance.md says
+// what grew at each step.
+const BUDGET = 272 * 1024;
 const dir = process.argv[2] || 'dist';
 let total = 0;
 const rows = [];
