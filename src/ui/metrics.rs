@@ -5,7 +5,6 @@ use leptos::prelude::*;
 use super::browser;
 use super::lab::Lab;
 use crate::model::pictures::metrics::metric_cards;
-use crate::model::trace::METRICS;
 
 /// The metrics panel: every metric with its change against the defaults,
 /// and, in a small frame or on a phone, a one-line strip of the metrics
@@ -55,7 +54,7 @@ pub fn MetricsPanel() -> impl IntoView {
         <section class="metrics" aria-label="Metrics">
             <ul class="metrics__strip" aria-label="Metrics that tell this scenario">{strip}</ul>
             <details class="metrics__all" open=!compact>
-                <summary class="metrics__toggle">{format!("All {} metrics", METRICS.len())}</summary>
+                <summary class="metrics__toggle">{move || format!("All {} metrics", rows().len())}</summary>
                 <dl class="metrics__grid">{cards}</dl>
             </details>
         </section>
