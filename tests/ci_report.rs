@@ -12,11 +12,10 @@ use model_support::wire_events;
 use serde_json::Value;
 
 fn check(args: &[&str], files: &[(&str, Vec<u8>)]) -> (i32, String, String) {
-    let dir = std::env::temp_dir().join(format!(
-        "a2a-lab-ci-{}-{}",
-        std::process::id(),
-        args.join("_").len()
-    ));
+    // A folder per call: the tests run side by side.
+    static CALLS: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+    let call = CALLS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    let dir = std::env::temp_dir().join(format!("a2a-lab-ci-{}-{call}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let mut cmd = Command::new(env!("CARGO_BIN_EXE_a2a-lab"));
     cmd.arg("check").args(args);

@@ -10,6 +10,7 @@ pub mod digest;
 pub mod state;
 pub mod trace;
 pub mod wire;
+pub mod xml;
 
 pub mod evidence;
 pub mod ledger;

@@ -16,6 +16,7 @@ use crate::model::pictures::timeline::{
     TOP, WIDTH,
 };
 use crate::model::trace::{Disposition, Row};
+use crate::model::xml::escape;
 
 /// The row as one line: `#index t ms source event disposition`, with the
 /// client when it is the second one.
@@ -276,21 +277,6 @@ fn legend_markup(rows: &[Row]) -> String {
             },
             glyph.d(0.0, 0.0, MARK_RADIUS)
         );
-    }
-    out
-}
-
-/// Row text is the model's, but it goes into markup: escape it anyway.
-fn escape(text: &str) -> String {
-    let mut out = String::with_capacity(text.len());
-    for c in text.chars() {
-        match c {
-            '&' => out.push_str("&amp;"),
-            '<' => out.push_str("&lt;"),
-            '>' => out.push_str("&gt;"),
-            '"' => out.push_str("&quot;"),
-            c => out.push(c),
-        }
     }
     out
 }

@@ -7,6 +7,8 @@
 
 use serde_json::{json, Value};
 
+use crate::model::xml::escape;
+
 /// One thing judged: a testcase in JUnit.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Case {
@@ -71,24 +73,6 @@ pub fn junit(suite: &str, cases: &[Case]) -> String {
         out.push_str("    </testcase>\n");
     }
     out.push_str("  </testsuite>\n</testsuites>\n");
-    out
-}
-
-/// Text safe inside an XML attribute or element.
-fn escape(text: &str) -> String {
-    let mut out = String::with_capacity(text.len());
-    for c in text.chars() {
-        match c {
-            '&' => out.push_str("&amp;"),
-            '<' => out.push_str("&lt;"),
-            '>' => out.push_str("&gt;"),
-            '"' => out.push_str("&quot;"),
-            '\'' => out.push_str("&apos;"),
-            // XML 1.0 cannot carry most control characters at all.
-            c if (c as u32) < 0x20 && !matches!(c, '\t' | '\n' | '\r') => out.push('?'),
-            c => out.push(c),
-        }
-    }
     out
 }
 
