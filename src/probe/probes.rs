@@ -323,19 +323,38 @@ impl Prober<'_> {
         streamed: &Streamed,
         report: &mut ProbeReport,
     ) -> Result<(), String> {
-        let received = match streamed.finished_task() {
-            Some(task) => {
-                let request = self.requests.on_task(Method::Cancel, task);
-                Some(self.call(Method::Cancel, &request, |_| Flow::Read)?)
-            }
-            None => None,
-        };
+        let received = self.on_finished_task(Method::Cancel, streamed)?;
         let judged = self
             .judge
             .cancel_terminal(streamed, received.as_ref().map(Received::record).as_ref())?;
+        self.file_one(Probe::CancelTerminal, received.as_ref(), judged, report)
+    }
+
+    /// The call `method` on the stream probe's task, when it finished.
+    fn on_finished_task(
+        &mut self,
+        method: Method,
+        streamed: &Streamed,
+    ) -> Result<Option<Received>, String> {
+        let Some(task) = streamed.finished_task() else {
+            return Ok(None);
+        };
+        let request = self.requests.on_task(method, task);
+        self.call(method, &request, |_| Flow::Read).map(Some)
+    }
+
+    /// Files a probe of one call (or none, when it was skipped), its
+    /// capture named for the probe.
+    fn file_one(
+        &mut self,
+        probe: Probe,
+        received: Option<&Received>,
+        judged: Judged,
+        report: &mut ProbeReport,
+    ) -> Result<(), String> {
         let kept: Vec<(&str, &Received)> =
-            received.iter().map(|r| ("cancel-terminal", r)).collect();
-        self.file(Probe::CancelTerminal, &kept, judged, report)
+            received.map(|r| (probe.name(), r)).into_iter().collect();
+        self.file(probe, &kept, judged, report)
     }
 
     /// `resubscribe`: a new task, the stream dropped after its first
@@ -372,18 +391,10 @@ impl Prober<'_> {
         streamed: &Streamed,
         report: &mut ProbeReport,
     ) -> Result<(), String> {
-        let received = match streamed.finished_task() {
-            Some(task) => {
-                let request = self.requests.on_task(Method::Subscribe, task);
-                Some(self.call(Method::Subscribe, &request, |_| Flow::Read)?)
-            }
-            None => None,
-        };
+        let received = self.on_finished_task(Method::Subscribe, streamed)?;
         let judged = self
             .judge
             .subscribe_terminal(streamed, received.as_ref().map(Received::record).as_ref())?;
-        let kept: Vec<(&str, &Received)> =
-            received.iter().map(|r| ("subscribe-terminal", r)).collect();
-        self.file(Probe::SubscribeTerminal, &kept, judged, report)
+        self.file_one(Probe::SubscribeTerminal, received.as_ref(), judged, report)
     }
 }
