@@ -164,7 +164,7 @@ test('each select control takes each of its values and the URL and the CLI agree
       // format is not in a default export's inputs).
       const initial = await page.$eval(`#${id}`, (e) => e.value);
       // Keys that apply only with another key get it first.
-      const needs = { work: 'cancel=1', cancel_impl: 'cancel=1', store: 'restart=1', receipt: 'interrupt=auth', conflict: 'dup=4' }[key];
+      const needs = { work: 'cancel=1', cancel_impl: 'cancel=1', store: 'restart=1', receipt: 'interrupt=auth', conflict: 'dup=4', webhook: 'push=inline', push_auth: 'push=inline' }[key];
       if (needs) {
         const [k, v] = needs.split('=');
         const tag = await page.$eval(`#key-${k}`, (e) => e.tagName);
