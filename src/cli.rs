@@ -11,6 +11,10 @@ use crate::model::evidence::ci_report;
 use crate::model::evidence::export::{export_json, pretty_json};
 use crate::model::evidence::import::looks_like_export;
 use crate::model::evidence::json_array;
+#[cfg(not(target_arch = "wasm32"))]
+use crate::model::evidence::probe_gate;
+#[cfg(not(target_arch = "wasm32"))]
+use crate::model::evidence::probe_report::ProbeReport;
 use crate::model::evidence::push_log::{PushLog, PushReport, PushedTask};
 use crate::model::evidence::seed_form::{write_answer, SeedEventRef};
 use crate::model::ledger::TaskLedger;
@@ -52,7 +56,7 @@ usage:
                                traffic (SSE, JSON Lines or a JSON array; A2A 1.0 or 0.3; files read in
                                order as one capture) task by task through the ledger; --webhook reads a
                                webhook's log of POST bodies (alone, or beside the stream of the same task)
-  a2a-lab probe URL [--json] [--wire 1.0|0.3] [--out DIR] [--message TEXT] [--timeout-ms N]
+  a2a-lab probe URL [--json | --format text|json|junit|sarif] [--baseline probe.json] [--wire 1.0|0.3] [--out DIR] [--message TEXT] [--timeout-ms N]
                 [--webhook] [--webhook-url URL]
                                put a running agent through its lifecycle (stream, get, cancel,
                                cancel-terminal, resubscribe, subscribe-terminal) and judge what it
@@ -493,7 +497,9 @@ fn check_export(
 
 /// `probe`'s arguments.
 struct ProbeArgs {
-    json: bool,
+    format: Format,
+    /// An earlier run's probe.json to hold this run against.
+    baseline: Option<String>,
     url: String,
     wire: Option<Wire>,
     out: Option<String>,
@@ -506,7 +512,8 @@ struct ProbeArgs {
 impl ProbeArgs {
     fn parse(args: &[&str]) -> Result<ProbeArgs, String> {
         let mut out = ProbeArgs {
-            json: false,
+            format: Format::Text,
+            baseline: None,
             url: String::new(),
             wire: None,
             out: None,
@@ -523,7 +530,9 @@ impl ProbeArgs {
                     .ok_or_else(|| format!("{arg} needs {what}"))
             };
             match arg {
-                "--json" => out.json = true,
+                "--json" => out.format = Format::Json,
+                "--format" => out.format = Format::parse(args.next().copied())?,
+                "--baseline" => out.baseline = Some(value("a probe.json")?),
                 "--wire" => {
                     let text = value("1.0 or 0.3")?;
                     out.wire = Some(
@@ -569,6 +578,15 @@ impl ProbeArgs {
     }
 }
 
+/// `probe --json --baseline`: the report with how it differs.
+#[cfg(not(target_arch = "wasm32"))]
+#[derive(serde::Serialize)]
+struct WithBaseline<'a> {
+    #[serde(flatten)]
+    report: serde_json::Map<String, serde_json::Value>,
+    baseline: &'a probe_gate::BaselineDiff,
+}
+
 /// `probe`: only natively, where the lab can talk HTTP.
 #[cfg(not(target_arch = "wasm32"))]
 fn probe(args: &ProbeArgs, stdout: &mut dyn Write) -> std::io::Result<Output> {
@@ -585,14 +603,43 @@ fn probe(args: &ProbeArgs, stdout: &mut dyn Write) -> std::io::Result<Output> {
         webhook: args.webhook || args.webhook_url.is_some(),
         webhook_url: args.webhook_url.clone(),
     };
+    // The baseline is read before any request: a bad one is bad input.
+    let baseline = match &args.baseline {
+        None => None,
+        Some(path) => match std::fs::read_to_string(path)
+            .map_err(|e| e.to_string())
+            .and_then(|text| ProbeReport::from_json(&text))
+        {
+            Ok(report) => Some(report),
+            Err(e) => return Ok(Output::bad(format!("probe: --baseline {path}: {e}"))),
+        },
+    };
     match crate::probe::probe(&options) {
         Ok(report) => {
-            let text = if args.json {
-                report.to_json()
-            } else {
-                report.to_text()
+            let diff = baseline.as_ref().map(|b| probe_gate::against(&report, b));
+            let broken = match &diff {
+                Some(diff) => !diff.passes(),
+                None => !report.findings.is_empty(),
             };
-            print(stdout, &text, u8::from(!report.findings.is_empty()))
+            let text = match args.format {
+                Format::Json => match &diff {
+                    Some(diff) => pretty_json(&WithBaseline {
+                        report: serde_json::from_str(&report.to_json()).unwrap_or_default(),
+                        baseline: diff,
+                    }),
+                    None => report.to_json(),
+                },
+                Format::Text => {
+                    let mut text = report.to_text();
+                    text.push_str(&diff.as_ref().map(|d| d.to_text()).unwrap_or_default());
+                    text
+                }
+                Format::Junit => ci_report::junit("probe", &probe_gate::cases(&report)),
+                Format::Sarif => {
+                    ci_report::sarif(env!("CARGO_PKG_VERSION"), &probe_gate::findings(&report))
+                }
+            };
+            print(stdout, &text, u8::from(broken))
         }
         Err(e) => Ok(Output::bad(format!(
             "probe: cannot probe {}: {e}",

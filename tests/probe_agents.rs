@@ -8,6 +8,7 @@
 //! `cargo test` lists them as ignored; `scripts/test.sh` runs them with
 //! `--include-ignored` once the installs are done, and a missing install
 //! fails them with a message rather than skipping them.
+#![cfg(not(target_arch = "wasm32"))]
 
 use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
@@ -342,4 +343,78 @@ fn probe_json_holds_every_call_for_the_page() {
         a2a_lab::model::evidence::probe_report::judge_streams(&calls, None).expect("reads");
     assert_eq!(judged.tasks.len(), 1);
     assert_eq!(judged.findings[0].code.code(), "after-terminal");
+}
+
+/// The probe as a CI gate (SPEC §11): an unchanged agent passes its own
+/// baseline, a changed one fails it with each difference named, and the
+/// JUnit report parses.
+#[test]
+#[ignore = "needs the real SDK agents: scripts/test.sh runs it after tests/agents/setup.sh"]
+fn a_baseline_passes_an_unchanged_agent_and_fails_a_changed_one() {
+    let out = scratch("baseline");
+    let healthy = Agent::start("start.sh", &["python", "1.0", "none"]);
+    let (code, _) = probe(&healthy.url, "1.0", &out, "2500");
+    assert_eq!(code, 0);
+    let baseline = out.join("probe.json");
+    let baseline = baseline.to_str().expect("utf-8");
+    let again = lab(&[
+        "probe",
+        &healthy.url,
+        "--timeout-ms",
+        "2500",
+        "--baseline",
+        baseline,
+        "--json",
+    ]);
+    assert_eq!(
+        again.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&again.stderr)
+    );
+    let v: serde_json::Value = serde_json::from_slice(&again.stdout).expect("JSON");
+    assert_eq!(v["baseline"]["new"], serde_json::json!([]));
+    drop(healthy);
+    let changed = Agent::start("start.sh", &["python", "1.0", "late-artifact"]);
+    let worse = lab(&[
+        "probe",
+        &changed.url,
+        "--timeout-ms",
+        "2500",
+        "--baseline",
+        baseline,
+        "--json",
+    ]);
+    assert_eq!(worse.status.code(), Some(1));
+    let v: serde_json::Value = serde_json::from_slice(&worse.stdout).expect("JSON");
+    let new: Vec<String> = v["baseline"]["new"]
+        .as_array()
+        .expect("a list")
+        .iter()
+        .map(|f| {
+            format!(
+                "{}:{}",
+                f["probe"].as_str().unwrap_or(""),
+                f["code"].as_str().unwrap_or("")
+            )
+        })
+        .collect();
+    assert_eq!(new, ["stream:after-terminal", "resubscribe:after-terminal"]);
+    let junit = lab(&[
+        "probe",
+        &changed.url,
+        "--timeout-ms",
+        "2500",
+        "--format",
+        "junit",
+    ]);
+    assert_eq!(junit.status.code(), Some(1));
+    let xml = String::from_utf8(junit.stdout).expect("UTF-8");
+    let doc = roxmltree::Document::parse(&xml).expect("JUnit XML");
+    assert_eq!(
+        doc.descendants()
+            .filter(|n| n.has_tag_name("failure"))
+            .count(),
+        2
+    );
 }

@@ -133,6 +133,19 @@ fn bad_arguments_are_refused_before_anything_is_contacted() {
         (&["probe", "http://a", "--timeout-ms", "0"], "milliseconds"),
         (&["probe", "http://a", "--timeout-ms"], "needs"),
         (&["probe", "http://a", "--bogus"], "unknown flag"),
+        (
+            &["probe", "http://a", "--format", "xml"],
+            "not text, json, junit or sarif",
+        ),
+        (
+            &[
+                "probe",
+                "http://127.0.0.1:9",
+                "--baseline",
+                "/nonexistent/probe.json",
+            ],
+            "--baseline",
+        ),
     ] {
         let (stdout, stderr, code) = cli(args);
         assert_eq!(code, 2, "{args:?}");

@@ -14,6 +14,7 @@ pub mod export;
 pub mod finding;
 pub mod import;
 pub mod json_array;
+pub mod probe_gate;
 pub mod probe_judge;
 pub mod probe_report;
 pub mod push_log;

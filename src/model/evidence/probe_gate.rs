@@ -1,0 +1,155 @@
+//! The probe as a CI gate (SPEC §11): a probe run as JUnit and SARIF
+//! cases, and a run held against an earlier one (`--baseline`): every
+//! probe with the same outcome and no new finding passes; a finding gone
+//! is listed, and fails only where it changes an outcome.
+
+use serde::Serialize;
+
+use super::ci_report::{Case, Finding};
+use super::probe_report::{Outcome, Probe, ProbeCode, ProbeReport};
+
+/// One JUnit testcase per probe: a finding a failure, a skipped probe
+/// skipped with its reason.
+pub fn cases(report: &ProbeReport) -> Vec<Case> {
+    report
+        .probes
+        .iter()
+        .map(|p| Case {
+            name: p.name.name().to_string(),
+            failures: report
+                .findings
+                .iter()
+                .filter(|f| f.probe == p.name)
+                .map(|f| (f.code.code(), f.message.clone()))
+                .collect(),
+            skipped: (p.outcome == Outcome::Skipped).then(|| p.summary.clone()),
+        })
+        .collect()
+}
+
+/// One SARIF result per finding, its rule's help what to fix.
+pub fn findings(report: &ProbeReport) -> Vec<Finding> {
+    report
+        .findings
+        .iter()
+        .map(|f| Finding {
+            code: f.code.code(),
+            help: f.code.advice(),
+            message: f.message.clone(),
+            place: ("probe", f.probe.name().to_string()),
+        })
+        .collect()
+}
+
+/// A finding as a baseline compares it: which probe, which code.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub struct Found {
+    /// The probe.
+    pub probe: Probe,
+    /// The code.
+    pub code: ProbeCode,
+}
+
+/// A probe whose outcome changed.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Changed {
+    /// The probe.
+    pub probe: Probe,
+    /// Its outcome in the baseline (`None`: it was not run then).
+    pub was: Option<&'static str>,
+    /// Its outcome now.
+    pub now: &'static str,
+}
+
+/// How a run differs from its baseline.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+pub struct BaselineDiff {
+    /// Findings the baseline did not have.
+    pub new: Vec<Found>,
+    /// Findings of the baseline this run did not find.
+    pub gone: Vec<Found>,
+    /// Probes whose outcome changed.
+    pub changed: Vec<Changed>,
+}
+
+impl BaselineDiff {
+    /// Whether the run passes against its baseline: no new finding and
+    /// every outcome the same.
+    pub fn passes(&self) -> bool {
+        self.new.is_empty() && self.changed.is_empty()
+    }
+
+    /// A line per difference.
+    pub fn to_text(&self) -> String {
+        let mut out = String::new();
+        for f in &self.new {
+            out.push_str(&format!(
+                "baseline: new finding {} in {}\n",
+                f.code, f.probe
+            ));
+        }
+        for f in &self.gone {
+            out.push_str(&format!(
+                "baseline: finding gone {} in {}\n",
+                f.code, f.probe
+            ));
+        }
+        for c in &self.changed {
+            out.push_str(&format!(
+                "baseline: {} was {}, now {}\n",
+                c.probe,
+                c.was.unwrap_or("not run"),
+                c.now
+            ));
+        }
+        if self.passes() {
+            out.push_str("baseline: the same outcomes, no new finding\n");
+        }
+        out
+    }
+}
+
+/// This run against an earlier one. Findings compare by probe and code,
+/// as many times as each was found (their messages carry times).
+pub fn against(run: &ProbeReport, baseline: &ProbeReport) -> BaselineDiff {
+    let found = |r: &ProbeReport| -> Vec<Found> {
+        r.findings
+            .iter()
+            .map(|f| Found {
+                probe: f.probe,
+                code: f.code,
+            })
+            .collect()
+    };
+    let mut before = found(baseline);
+    let mut new = Vec::new();
+    for f in found(run) {
+        match before.iter().position(|b| *b == f) {
+            Some(at) => {
+                before.remove(at);
+            }
+            None => new.push(f),
+        }
+    }
+    let changed = run
+        .probes
+        .iter()
+        .filter_map(|p| {
+            let was = baseline
+                .probes
+                .iter()
+                .find(|b| b.name == p.name)
+                .map(|b| b.outcome);
+            (was != Some(p.outcome)).then(|| Changed {
+                probe: p.name,
+                was: was.map(Outcome::name),
+                now: p.outcome.name(),
+            })
+        })
+        .collect();
+    BaselineDiff {
+        new,
+        gone: before,
+        changed,
+    }
+}

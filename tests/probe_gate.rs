@@ -1,0 +1,135 @@
+//! The probe as a CI gate (SPEC §11), on recorded runs of the real agents
+//! (tests/fixtures/probe/records/): JUnit with a testcase per probe, SARIF
+//! with a result per finding, and a run held against a baseline.
+#![cfg(not(target_arch = "wasm32"))]
+
+use std::path::PathBuf;
+
+use a2a_lab::model::evidence::ci_report;
+use a2a_lab::model::evidence::probe_gate::{against, cases, findings};
+use a2a_lab::model::evidence::probe_judge::{ProbeJudge, ProbeRecords};
+use a2a_lab::model::evidence::probe_report::{Outcome, ProbeReport, ProbeResult, ProbedAgent};
+use a2a_lab::model::wire::Wire;
+use serde_json::Value;
+
+/// The report the probe makes of a recorded run.
+fn report(name: &str) -> ProbeReport {
+    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures/probe/records")
+        .join(format!("{name}.json"));
+    let records: ProbeRecords =
+        serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
+    let wire = Wire::parse(&records.wire).unwrap();
+    let mut report = ProbeReport::new(ProbedAgent {
+        name: name.into(),
+        url: "http://127.0.0.1:1".into(),
+        wire: records.wire.clone(),
+    });
+    for (probe, judged) in ProbeJudge::new(wire).run(&records).unwrap() {
+        let result = ProbeResult {
+            name: probe,
+            outcome: if judged.skipped {
+                Outcome::Skipped
+            } else {
+                Outcome::Clean
+            },
+            summary: judged.summary,
+            findings: Vec::new(),
+            captures: Vec::new(),
+            calls: Vec::new(),
+        };
+        report.push(result, judged.found);
+    }
+    report
+}
+
+fn names<T: serde::Serialize>(items: &[T]) -> Vec<String> {
+    items
+        .iter()
+        .map(|i| {
+            let v = serde_json::to_value(i).unwrap();
+            format!(
+                "{}:{}",
+                v["probe"].as_str().unwrap(),
+                v["code"].as_str().unwrap_or("")
+            )
+        })
+        .collect()
+}
+
+#[test]
+fn an_unchanged_agent_passes_its_baseline_and_a_changed_one_fails_it() {
+    let healthy = report("python-1.0-none");
+    let late = report("python-1.0-late-artifact");
+    let same = against(&healthy, &healthy);
+    assert!(
+        same.passes() && same.new.is_empty() && same.gone.is_empty() && same.changed.is_empty()
+    );
+    // An upgrade that starts sending an artifact after complete().
+    let worse = against(&late, &healthy);
+    assert!(!worse.passes());
+    assert_eq!(
+        names(&worse.new),
+        ["stream:after-terminal", "resubscribe:after-terminal"]
+    );
+    assert_eq!(worse.changed.len(), 2, "{:?}", worse.changed);
+    assert_eq!(
+        (worse.changed[0].was, worse.changed[0].now),
+        (Some("clean"), "broken")
+    );
+    // The fix: the findings are gone and the outcomes changed back.
+    let better = against(&healthy, &late);
+    assert_eq!(
+        names(&better.gone),
+        ["stream:after-terminal", "resubscribe:after-terminal"]
+    );
+    assert!(!better.passes(), "an outcome changed");
+    assert!(better
+        .to_text()
+        .contains("finding gone after-terminal in stream"));
+    // A known defect accepted in the baseline: the same run passes.
+    assert!(against(&late, &late).passes());
+}
+
+#[test]
+fn junit_has_a_testcase_per_probe_and_sarif_a_result_per_finding() {
+    let late = report("python-1.0-late-artifact");
+    let xml = ci_report::junit("probe", &cases(&late));
+    let doc = roxmltree::Document::parse(&xml).unwrap();
+    let cases: Vec<_> = doc
+        .descendants()
+        .filter(|n| n.has_tag_name("testcase"))
+        .collect();
+    assert_eq!(cases.len(), 6);
+    let failed: Vec<&str> = cases
+        .iter()
+        .filter(|c| c.children().any(|n| n.has_tag_name("failure")))
+        .map(|c| c.attribute("name").unwrap())
+        .collect();
+    assert_eq!(failed, ["stream", "resubscribe"]);
+    let sarif: Value = serde_json::from_str(&ci_report::sarif("0", &findings(&late))).unwrap();
+    let results = sarif["runs"][0]["results"].as_array().unwrap();
+    assert_eq!(results.len(), 2);
+    assert_eq!(results[0]["properties"]["probe"], "stream");
+    assert_eq!(
+        sarif["runs"][0]["tool"]["driver"]["rules"]
+            .as_array()
+            .unwrap()
+            .len(),
+        1
+    );
+    // A probe that could not run is skipped, with why.
+    let hung = report("endless-ping");
+    let xml = ci_report::junit("probe", &a2a_lab::model::evidence::probe_gate::cases(&hung));
+    let doc = roxmltree::Document::parse(&xml).unwrap();
+    let terminal = doc
+        .descendants()
+        .find(|n| n.attribute("name") == Some("cancel-terminal"))
+        .unwrap();
+    let skipped = terminal
+        .children()
+        .find(|n| n.has_tag_name("skipped"))
+        .unwrap();
+    let why = skipped.attribute("message").unwrap();
+    assert!(why.contains("did not finish"), "{why}");
+}
