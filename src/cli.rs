@@ -57,7 +57,7 @@ usage:
                                order as one capture) task by task through the ledger; --webhook reads a
                                webhook's log of POST bodies (alone, or beside the stream of the same task)
   a2a-lab probe URL [--json | --format text|json|junit|sarif] [--baseline probe.json] [--wire 1.0|0.3] [--out DIR] [--message TEXT] [--timeout-ms N]
-                [--webhook] [--webhook-url URL]
+                [--webhook] [--webhook-url URL] [--header 'NAME: VALUE']...
                                put a running agent through its lifecycle (stream, get, cancel,
                                cancel-terminal, resubscribe, subscribe-terminal) and judge what it
                                answers; each probe creates a task: probe your own or a test deployment;
@@ -507,6 +507,8 @@ struct ProbeArgs {
     timeout_ms: Option<u64>,
     webhook: bool,
     webhook_url: Option<String>,
+    /// `--header 'NAME: VALUE'`, in order.
+    headers: Vec<(String, String)>,
 }
 
 impl ProbeArgs {
@@ -514,6 +516,7 @@ impl ProbeArgs {
         let mut out = ProbeArgs {
             format: Format::Text,
             baseline: None,
+            headers: Vec::new(),
             url: String::new(),
             wire: None,
             out: None,
@@ -533,6 +536,23 @@ impl ProbeArgs {
                 "--json" => out.format = Format::Json,
                 "--format" => out.format = Format::parse(args.next().copied())?,
                 "--baseline" => out.baseline = Some(value("a probe.json")?),
+                "--header" => {
+                    let text = value("'NAME: VALUE'")?;
+                    // The value is never repeated, in this message or any.
+                    let (name, value) = text
+                        .split_once(':')
+                        .map(|(n, v)| (n.trim(), v.trim()))
+                        .filter(|(n, _)| {
+                            !n.is_empty()
+                                && n.bytes()
+                                    .all(|b| b.is_ascii_alphanumeric() || b"-_".contains(&b))
+                        })
+                        .ok_or_else(|| {
+                            "--header needs 'NAME: VALUE' with a header name before the colon"
+                                .to_string()
+                        })?;
+                    out.headers.push((name.to_string(), value.to_string()));
+                }
                 "--wire" => {
                     let text = value("1.0 or 0.3")?;
                     out.wire = Some(
@@ -602,6 +622,7 @@ fn probe(args: &ProbeArgs, stdout: &mut dyn Write) -> std::io::Result<Output> {
         timeout: std::time::Duration::from_millis(args.timeout_ms.unwrap_or(DEFAULT_TIMEOUT_MS)),
         webhook: args.webhook || args.webhook_url.is_some(),
         webhook_url: args.webhook_url.clone(),
+        headers: args.headers.clone(),
     };
     // The baseline is read before any request: a bad one is bad input.
     let baseline = match &args.baseline {

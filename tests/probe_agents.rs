@@ -418,3 +418,41 @@ fn a_baseline_passes_an_unchanged_agent_and_fails_a_changed_one() {
         2
     );
 }
+
+/// An agent behind auth (SPEC §11): without credentials the probe stops
+/// with a message that names `--header`; with `--header` every request
+/// carries them (the card's included), and the value is written nowhere.
+#[test]
+#[ignore = "needs the real SDK agents: scripts/test.sh runs it after tests/agents/setup.sh"]
+fn credentials_go_with_header_and_are_written_nowhere() {
+    let secret = "s3cret-test-token";
+    let server = Agent::start("bad.py", &["auth"]);
+    let refused = lab(&["probe", &server.url, "--timeout-ms", "1500"]);
+    let stderr = String::from_utf8_lossy(&refused.stderr);
+    assert_eq!(refused.status.code(), Some(2), "{stderr}");
+    assert!(
+        stderr.contains("HTTP 401") && stderr.contains("--header"),
+        "{stderr}"
+    );
+    let out = scratch("auth");
+    let header = format!("Authorization: Bearer {secret}");
+    let with = lab(&[
+        "probe",
+        &server.url,
+        "--timeout-ms",
+        "1500",
+        "--header",
+        &header,
+        "--out",
+        out.to_str().expect("utf-8"),
+    ]);
+    let stderr = String::from_utf8_lossy(&with.stderr);
+    // Past the 401: the card was read, and it offers no JSON-RPC.
+    assert_eq!(with.status.code(), Some(2), "{stderr}");
+    assert!(stderr.contains("no JSON-RPC interface"), "{stderr}");
+    assert!(!stderr.contains(secret) && !String::from_utf8_lossy(&with.stdout).contains(secret));
+    for entry in std::fs::read_dir(&out).into_iter().flatten().flatten() {
+        let text = std::fs::read_to_string(entry.path()).unwrap_or_default();
+        assert!(!text.contains(secret), "{}", entry.path().display());
+    }
+}

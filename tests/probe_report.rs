@@ -167,3 +167,11 @@ fn an_unreachable_agent_is_exit_2_with_a_message() {
     assert!(stdout.is_empty());
     assert!(stderr.contains("cannot reach the agent"), "{stderr}");
 }
+
+#[test]
+fn a_malformed_header_is_refused_without_repeating_its_value() {
+    let (stdout, stderr, code) = cli(&["probe", "http://a", "--header", "Bearer hunter2"]);
+    assert_eq!(code, 2);
+    assert!(stdout.is_empty());
+    assert!(!stderr.contains("hunter2"), "{stderr}");
+}

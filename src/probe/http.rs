@@ -82,6 +82,9 @@ pub struct Client {
     host: String,
     /// `A2A-Version` sent with every JSON-RPC call, when set.
     pub version_header: Option<&'static str>,
+    /// Sent on every request, the card's included (`--header`). Their
+    /// values are written nowhere.
+    pub headers: Vec<(String, String)>,
 }
 
 impl Client {
@@ -99,6 +102,7 @@ impl Client {
             agent,
             host,
             version_header: None,
+            headers: Vec::new(),
         })
     }
 
@@ -133,6 +137,12 @@ impl Client {
             let left = deadline.saturating_sub(started.elapsed());
             let answer = self.once(&url, body.as_deref(), accept, left, started)?;
             let status = answer.status().as_u16();
+            if status == 401 || status == 403 {
+                return Err(CallError::Failed(format!(
+                    "{url} answered HTTP {status}: the agent wants credentials; give them with \
+                     --header 'NAME: VALUE' (for example --header 'Authorization: Bearer …')"
+                )));
+            }
             if !(300..400).contains(&status) {
                 return Ok(into_answer(answer, started));
             }
@@ -160,14 +170,19 @@ impl Client {
     ) -> Result<Response<Body>, CallError> {
         let timeout = Some(left.max(Duration::from_millis(1)));
         let result = match body {
-            None => self
-                .agent
-                .get(url)
-                .config()
-                .timeout_global(timeout)
-                .build()
-                .header("Accept", accept)
-                .call(),
+            None => {
+                let mut request = self
+                    .agent
+                    .get(url)
+                    .config()
+                    .timeout_global(timeout)
+                    .build()
+                    .header("Accept", accept);
+                for (name, value) in &self.headers {
+                    request = request.header(name.as_str(), value.as_str());
+                }
+                request.call()
+            }
             Some(body) => {
                 let mut request = self
                     .agent
@@ -179,6 +194,9 @@ impl Client {
                     .header("Content-Type", "application/json");
                 if let Some(version) = self.version_header {
                     request = request.header("A2A-Version", version);
+                }
+                for (name, value) in &self.headers {
+                    request = request.header(name.as_str(), value.as_str());
                 }
                 request.send(body)
             }

@@ -41,6 +41,9 @@ pub struct Options {
     /// 127.0.0.1 (`--webhook-url`: a public address that forwards to the
     /// probe's webhook).
     pub webhook_url: Option<String>,
+    /// Headers sent on every request to the agent (`--header`), such as
+    /// its credentials; their values are written nowhere.
+    pub headers: Vec<(String, String)>,
 }
 
 /// The message a probe sends when none is given.
@@ -52,6 +55,7 @@ pub const DEFAULT_TIMEOUT_MS: u64 = 10_000;
 pub fn probe(options: &Options) -> Result<ProbeReport, String> {
     let base = options.url.trim_end_matches('/');
     let mut client = Client::new(base)?;
+    client.headers = options.headers.clone();
     let endpoint = discover(&client, base, options)?;
     if endpoint.wire == Wire::V1_0 {
         client.version_header = Some("1.0");

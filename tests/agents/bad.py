@@ -15,6 +15,8 @@ KIND
   redirect      GET /.well-known/agent-card.json and /.well-known/agent.json answer
                 302 to http://example.invalid/.well-known/...; POST answers 307 there
   hang          accepts connections and never answers (reads the request, then waits)
+  auth          every request without `Authorization: Bearer s3cret-test-token` answers 401;
+                with it, the server is `no-jsonrpc` (so a probe that sent it gets further)
 
 Listens on 127.0.0.1 on a free port, prints one line, its URL (http://127.0.0.1:PORT),
 and serves until SIGTERM/SIGINT. Standard library only; no SDK.
@@ -35,7 +37,8 @@ import uuid
 
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
-KINDS = ('html', 'no-jsonrpc', 'garbage', 'endless', 'endless-ping', 'redirect', 'hang')
+KINDS = ('html', 'no-jsonrpc', 'garbage', 'endless', 'endless-ping', 'redirect', 'hang', 'auth')
+TOKEN = 'Bearer s3cret-test-token'
 CARD_PATHS = ('/.well-known/agent-card.json', '/.well-known/agent.json')
 HTML = (b'<!DOCTYPE html>\n<html><head><title>Belgavi Book Store</title></head>\n'
         b'<body><h1>Welcome</h1><p>This is a web page, not an A2A agent.</p></body></html>\n')
@@ -79,15 +82,24 @@ def make_handler(kind: str, base_ref: list[str]):  # noqa: C901
             n = int(self.headers.get('Content-Length') or 0)
             return self.rfile.read(n) if n else b''
 
+        def refused(self) -> bool:
+            """`auth`: a 401 for a request without the credentials."""
+            if kind == 'auth' and self.headers.get('Authorization') != TOKEN:
+                self.send_body(401, 'application/json', b'{"error": "unauthorized"}', {'WWW-Authenticate': 'Bearer'})
+                return True
+            return False
+
         def do_GET(self) -> None:  # noqa: N802
             base = base_ref[0]
+            if self.refused():
+                return
             if kind == 'hang':
                 time.sleep(10**9)
             if kind == 'html':
                 self.send_body(200, 'text/html; charset=utf-8', HTML)
             elif kind == 'redirect' and self.path in CARD_PATHS:
                 self.send_body(302, 'text/plain', b'moved\n', {'Location': f'http://example.invalid{self.path}'})
-            elif self.path == CARD_PATHS[0] and kind == 'no-jsonrpc':
+            elif self.path == CARD_PATHS[0] and kind in ('no-jsonrpc', 'auth'):
                 self.send_json(card(base, [
                     {'url': f'{base}/grpc', 'protocolBinding': 'GRPC', 'protocolVersion': '1.0'},
                     {'url': f'{base}/rest', 'protocolBinding': 'HTTP+JSON', 'protocolVersion': '1.0'},
@@ -98,6 +110,8 @@ def make_handler(kind: str, base_ref: list[str]):  # noqa: C901
                 self.send_body(404, 'text/plain', b'Not Found\n')
 
         def do_POST(self) -> None:  # noqa: N802
+            if self.refused():
+                return
             body = self.read_body()
             if kind == 'hang':
                 time.sleep(10**9)
