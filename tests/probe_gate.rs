@@ -8,7 +8,7 @@ use std::path::PathBuf;
 use a2a_lab::model::evidence::ci_report;
 use a2a_lab::model::evidence::probe_gate::{against, cases, findings};
 use a2a_lab::model::evidence::probe_judge::{ProbeJudge, ProbeRecords};
-use a2a_lab::model::evidence::probe_report::{Outcome, ProbeReport, ProbeResult, ProbedAgent};
+use a2a_lab::model::evidence::probe_report::{ProbeReport, ProbedAgent};
 use a2a_lab::model::wire::Wire;
 use serde_json::Value;
 
@@ -26,19 +26,7 @@ fn report(name: &str) -> ProbeReport {
         wire: records.wire.clone(),
     });
     for (probe, judged) in ProbeJudge::new(wire).run(&records).unwrap() {
-        let result = ProbeResult {
-            name: probe,
-            outcome: if judged.skipped {
-                Outcome::Skipped
-            } else {
-                Outcome::Clean
-            },
-            summary: judged.summary,
-            findings: Vec::new(),
-            captures: Vec::new(),
-            calls: Vec::new(),
-        };
-        report.push(result, judged.found);
+        report.file(probe, judged, Vec::new(), Vec::new());
     }
     report
 }

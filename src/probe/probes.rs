@@ -12,7 +12,7 @@ use crate::model::evidence::probe_judge::{
     first_task, is_artifact, refusal, CallRecord, Judged, ProbeCalls, ProbeJudge, ProbeRecords,
     PushRecords, Streamed,
 };
-use crate::model::evidence::probe_report::{Outcome, Probe, ProbeReport, ProbeResult};
+use crate::model::evidence::probe_report::{Probe, ProbeReport};
 use crate::model::wire::card::Endpoint;
 
 use super::call::{call, Flow, Received};
@@ -166,19 +166,7 @@ impl Prober<'_> {
                 calls: records,
             });
         }
-        let result = ProbeResult {
-            name: probe,
-            outcome: if judged.skipped {
-                Outcome::Skipped
-            } else {
-                Outcome::Clean
-            },
-            summary: judged.summary,
-            findings: Vec::new(),
-            captures,
-            calls,
-        };
-        report.push(result, judged.found);
+        report.file(probe, judged, captures, calls);
         Ok(())
     }
 

@@ -12,7 +12,7 @@ use serde::{Deserialize, Serialize};
 
 use super::capture::CaptureReader;
 use super::finding::FindingCode;
-use super::probe_report::{Probe, ProbeCode};
+use super::probe_report::{Outcome, Probe, ProbeCode, ProbeReport, ProbeResult};
 use super::push_log::PushLog;
 use crate::model::state::TaskState;
 use crate::model::wire::event::{read_answer, Answer, ArtifactParts, EventKind};
@@ -192,6 +192,33 @@ impl Judged {
             skipped: true,
             found: Vec::new(),
         }
+    }
+}
+
+impl ProbeReport {
+    /// Adds a judged probe: its outcome from the judgement (skipped, or
+    /// clean or broken by its findings), with the captures it kept and what
+    /// its calls received.
+    pub fn file(
+        &mut self,
+        probe: Probe,
+        judged: Judged,
+        captures: Vec<String>,
+        calls: Vec<String>,
+    ) {
+        let result = ProbeResult {
+            name: probe,
+            outcome: if judged.skipped {
+                Outcome::Skipped
+            } else {
+                Outcome::Clean
+            },
+            summary: judged.summary,
+            findings: Vec::new(),
+            captures,
+            calls,
+        };
+        self.push(result, judged.found);
     }
 }
 
