@@ -268,3 +268,49 @@ fn push_rules_on_recorded_posts_changed_by_hand() {
     push.stall.as_mut().unwrap().end = CallEnd::Closed;
     assert_eq!(found(&judge(&r)), Vec::<String>::new());
 }
+
+#[test]
+fn an_event_of_another_task_in_a_tasks_stream_is_foreign() {
+    // The healthy agent's stream, its events after the first naming
+    // another task, each a whole lifecycle of its own: as a capture it
+    // reads as two clean tasks; as one task's stream it is a mix-up.
+    let mut r = records("python-1.0-none");
+    let stream = call_mut(&mut r, "stream", 0);
+    let own = stream.answers(Wire::V1_0).unwrap()[0]
+        .event()
+        .unwrap()
+        .task_id
+        .clone();
+    let first_line_end = ["\r\n\r\n", "\n\n"]
+        .iter()
+        .find_map(|blank| stream.body.find(blank).map(|at| at + blank.len()))
+        .unwrap();
+    let rest = stream.body[first_line_end..].replace(&own, "someone-elses-task");
+    stream.body = format!("{}{rest}", &stream.body[..first_line_end]);
+    let judged = judge(&r);
+    let stream_codes: Vec<String> = judged[0]
+        .1
+        .found
+        .iter()
+        .map(|(code, _)| code.to_string())
+        .collect();
+    assert!(
+        stream_codes.iter().filter(|c| *c == "foreign-task").count() >= 5,
+        "{stream_codes:?}"
+    );
+    assert!(judged[0]
+        .1
+        .found
+        .iter()
+        .any(|(_, m)| m.contains("someone-elses-task")));
+    // The recorded agents never mix tasks.
+    for sdk in ["python", "js"] {
+        for wire in ["1.0", "0.3"] {
+            let found = found(&judge(&records(&format!("{sdk}-{wire}-none"))));
+            assert!(
+                !found.iter().any(|f| f.ends_with("foreign-task")),
+                "{sdk} {wire}"
+            );
+        }
+    }
+}

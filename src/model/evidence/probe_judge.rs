@@ -323,6 +323,30 @@ impl ProbeJudge {
             }
             found.push((code, format!("event {}: {}", f.index, f.message)));
         }
+        // A stream (and its resubscription) is one task's: an event that
+        // names another is the agent's mix-up, though the capture reader,
+        // which groups by task, would judge it as a task of its own.
+        let own = streams.iter().find_map(|(_, answers)| first_task(answers));
+        if let Some(own) = &own {
+            let mut index = 0;
+            for (_, answers) in streams {
+                for answer in answers.iter() {
+                    let foreign = answer
+                        .event()
+                        .filter(|e| e.kind != EventKind::Message && &e.task_id != own);
+                    if let Some(event) = foreign {
+                        found.push((
+                            ProbeCode::ForeignTask,
+                            format!(
+                                "event {index} names task {}, in the stream of task {own}",
+                                event.task_id
+                            ),
+                        ));
+                    }
+                    index += 1;
+                }
+            }
+        }
         if let (Some(waited), Some((_, answers))) = (hung, last) {
             found.push((
                 ProbeCode::Hung,

@@ -105,6 +105,8 @@ pub enum ProbeCode {
     SubscribeTerminalAccepted,
     /// A slow webhook held up the stream of its task.
     PushStallsStream,
+    /// An event in one task's stream or subscription names another task.
+    ForeignTask,
 }
 
 /// The stream codes a `probe.json` may hold, for reading one back.
@@ -131,6 +133,7 @@ impl ProbeCode {
             ProbeCode::CancelTerminalAccepted => "cancel-terminal-accepted",
             ProbeCode::SubscribeTerminalAccepted => "subscribe-terminal-accepted",
             ProbeCode::PushStallsStream => "push-stalls-stream",
+            ProbeCode::ForeignTask => "foreign-task",
         }
     }
 
@@ -143,6 +146,7 @@ impl ProbeCode {
             ProbeCode::CancelTerminalAccepted,
             ProbeCode::SubscribeTerminalAccepted,
             ProbeCode::PushStallsStream,
+            ProbeCode::ForeignTask,
         ]
         .into_iter()
         .chain(STREAM_CODES.map(ProbeCode::Stream))
@@ -177,6 +181,11 @@ impl ProbeCode {
                 "A slow webhook held up the task's stream: send push notifications off the path \
                  that delivers events (a queue or a background task with its own timeout), so a \
                  webhook's answer time never delays a client."
+            }
+            ProbeCode::ForeignTask => {
+                "A task's stream carried another task's event: keep per-task data on the task \
+                 (its context, its event queue), never on the executor, which serves every task \
+                 at once."
             }
         }
     }
