@@ -312,7 +312,10 @@ impl Format {
 /// One JUnit testcase per task of the capture and of the webhook log,
 /// each failing with its findings.
 fn task_cases(report: Option<&CaptureReport>, pushes: Option<&PushReport>) -> Vec<ci_report::Case> {
+    // One pass over the tasks and one over the findings, by task id: a
+    // capture may hold 100,000 tasks.
     let mut cases: Vec<ci_report::Case> = Vec::new();
+    let mut by_id: std::collections::HashMap<&str, usize> = std::collections::HashMap::new();
     let tasks = report
         .into_iter()
         .flat_map(|r| r.tasks.iter().map(|t| t.id.as_str()))
@@ -322,21 +325,23 @@ fn task_cases(report: Option<&CaptureReport>, pushes: Option<&PushReport>) -> Ve
                 .flat_map(|p| p.tasks.iter().map(|t| t.id.as_str())),
         );
     for id in tasks {
-        if cases.iter().any(|c| c.name == format!("task {id}")) {
-            continue;
-        }
-        let failures = report
-            .into_iter()
-            .flat_map(|r| &r.findings)
-            .chain(pushes.into_iter().flat_map(|p| &p.findings))
-            .filter(|f| f.task == id)
-            .map(|f| (f.code.code(), f.message.clone()))
-            .collect();
-        cases.push(ci_report::Case {
-            name: format!("task {id}"),
-            failures,
-            skipped: None,
+        by_id.entry(id).or_insert_with(|| {
+            cases.push(ci_report::Case {
+                name: format!("task {id}"),
+                failures: Vec::new(),
+                skipped: None,
+            });
+            cases.len() - 1
         });
+    }
+    let findings = report
+        .into_iter()
+        .flat_map(|r| &r.findings)
+        .chain(pushes.into_iter().flat_map(|p| &p.findings));
+    for f in findings {
+        if let Some(&at) = by_id.get(f.task.as_str()) {
+            cases[at].failures.push((f.code.code(), f.message.clone()));
+        }
     }
     cases
 }
