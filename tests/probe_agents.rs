@@ -14,7 +14,8 @@ use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Output, Stdio};
 
-use a2a_lab::model::evidence::probe_judge::{ProbeJudge, ProbeRecords};
+use a2a_lab::model::evidence::probe_judge::ProbeJudge;
+use a2a_lab::model::evidence::probe_records::ProbeRecords;
 use a2a_lab::model::evidence::probe_report::{Outcome, ProbeReport};
 use a2a_lab::model::wire::Wire;
 use probe_expect::{expect, DEFECTS, PUSH_AGENTS};

@@ -7,7 +7,8 @@ use std::path::PathBuf;
 
 use a2a_lab::model::evidence::ci_report;
 use a2a_lab::model::evidence::probe_gate::{against, cases, findings};
-use a2a_lab::model::evidence::probe_judge::{ProbeJudge, ProbeRecords};
+use a2a_lab::model::evidence::probe_judge::ProbeJudge;
+use a2a_lab::model::evidence::probe_records::ProbeRecords;
 use a2a_lab::model::evidence::probe_report::{ProbeReport, ProbedAgent};
 use a2a_lab::model::wire::Wire;
 use serde_json::Value;

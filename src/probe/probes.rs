@@ -9,8 +9,10 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 use serde_json::Value;
 
 use crate::model::evidence::probe_judge::{
-    first_task, is_artifact, refusal, CallRecord, Judged, ProbeCalls, ProbeJudge, ProbeRecords,
-    PushRecords, Streamed,
+    first_task, is_artifact, refusal, Judged, ProbeJudge, Streamed,
+};
+use crate::model::evidence::probe_records::{
+    CallEnd, CallRecord, ProbeCalls, ProbeRecords, PushRecords,
 };
 use crate::model::evidence::probe_report::{Probe, ProbeReport};
 use crate::model::wire::card::Endpoint;
@@ -359,7 +361,7 @@ impl Prober<'_> {
         self.refuse(Method::Stream, &dropped)?;
         let record = dropped.record();
         let subscribed = match first_task(&dropped.answers) {
-            Some(task) if record.end == crate::model::evidence::probe_judge::CallEnd::Dropped => {
+            Some(task) if record.end == CallEnd::Dropped => {
                 let request = self.requests.on_task(Method::Subscribe, &task);
                 Some(self.call(Method::Subscribe, &request, |_| Flow::Read)?)
             }

@@ -16,6 +16,7 @@ pub mod import;
 pub mod json_array;
 pub mod probe_gate;
 pub mod probe_judge;
+pub mod probe_records;
 pub mod probe_report;
 pub mod push_log;
 pub mod seed_form;

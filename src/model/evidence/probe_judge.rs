@@ -4,167 +4,18 @@
 //! so `cargo test` judges recorded answers of real agents with none
 //! running, and every rule is in one place.
 //!
-//! Bodies are read by the wire's one reader ([`read_answer`], the SSE
+//! Bodies are read by the wire's one reader ([`crate::model::wire::event::read_answer`], the SSE
 //! decoder), and streams are judged by the capture reader, as `check`
 //! judges a capture.
 
-use serde::{Deserialize, Serialize};
-
 use super::capture::CaptureReader;
 use super::finding::FindingCode;
+use super::probe_records::{CallEnd, CallRecord, PostRecord, ProbeRecords, PushRecords};
 use super::probe_report::{Outcome, Probe, ProbeCode, ProbeReport, ProbeResult};
 use super::push_log::PushLog;
 use crate::model::state::TaskState;
-use crate::model::wire::event::{read_answer, Answer, ArtifactParts, EventKind};
-use crate::model::wire::sse::SseDecoder;
+use crate::model::wire::event::{Answer, ArtifactParts, EventKind};
 use crate::model::wire::Wire;
-
-/// How a call's answer ended.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum CallEnd {
-    /// A JSON answer, or a stream the server closed.
-    Closed,
-    /// The probe closed the stream on purpose.
-    Dropped,
-    /// The wait ran out after this many milliseconds.
-    TimedOut(u64),
-}
-
-/// One call of a probe, as recorded: its body as received and how it
-/// ended.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct CallRecord {
-    /// Whether the body is an SSE stream (else one JSON-RPC response, or
-    /// nothing when the call timed out).
-    pub sse: bool,
-    /// The body, as text.
-    pub body: String,
-    /// How it ended.
-    pub end: CallEnd,
-}
-
-impl CallRecord {
-    /// The answers in the body, in order, read on `wire`.
-    pub fn answers(&self, wire: Wire) -> Result<Vec<Answer>, String> {
-        if !self.sse {
-            if self.body.trim().is_empty() {
-                return Ok(Vec::new());
-            }
-            return read_answer(self.body.as_bytes(), Some(wire)).map(|a| vec![a]);
-        }
-        let mut answers = Vec::new();
-        let mut decoder = SseDecoder::new();
-        let mut read = |data: &[u8]| {
-            answers.push(read_answer(data, Some(wire))?);
-            Ok(())
-        };
-        decoder.feed(self.body.as_bytes(), &mut read)?;
-        // A stream cut short (dropped, timed out) leaves its last event
-        // unfinished: only a closed stream's last event counts.
-        if self.end == CallEnd::Closed {
-            decoder.finish(&mut read)?;
-        }
-        Ok(answers)
-    }
-}
-
-/// The calls of one probe, as recorded, in the order made.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct ProbeCalls {
-    /// Which probe.
-    pub probe: Probe,
-    /// Its calls.
-    pub calls: Vec<CallRecord>,
-}
-
-/// Everything a probe run received: what `probe --out` keeps as
-/// `records.json`, and what the judge reads.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct ProbeRecords {
-    /// The wire the agent was spoken to in.
-    pub wire: String,
-    /// Each probe's calls, in the order run.
-    pub probes: Vec<ProbeCalls>,
-    /// What the webhook received, when the probe listened for pushes
-    /// (`--webhook`).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub push: Option<PushRecords>,
-}
-
-/// One POST the probe's webhook received. Header values are never kept.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct PostRecord {
-    /// When it arrived, in ms since the webhook started listening.
-    pub ms: u64,
-    /// When the webhook answered it, on the same clock.
-    pub answered_ms: u64,
-    /// Whether the webhook answered it slowly (the `push-stalls-stream`
-    /// task's POSTs).
-    pub slow: bool,
-    /// The names of its headers, in the order sent.
-    pub headers: Vec<String>,
-    /// The body as received.
-    pub body: String,
-}
-
-impl PostRecord {
-    /// The POST as a webhook log's line (`{"headers": [names], "body":
-    /// ...}`), as `check --webhook` reads it: the body as the JSON it is,
-    /// byte for byte, or as text when it is not one line of JSON.
-    pub fn log_line(&self) -> String {
-        #[derive(Serialize)]
-        struct Line<'a, B: Serialize> {
-            headers: &'a [String],
-            body: B,
-        }
-        let raw: Option<&serde_json::value::RawValue> = if self.body.contains(['\n', '\r']) {
-            None
-        } else {
-            serde_json::from_str(&self.body).ok()
-        };
-        let line = match raw {
-            Some(body) => serde_json::to_string(&Line {
-                headers: &self.headers,
-                body,
-            }),
-            None => serde_json::to_string(&Line {
-                headers: &self.headers,
-                body: &self.body,
-            }),
-        };
-        line.unwrap_or_default()
-    }
-}
-
-/// What the `push` probe received (SPEC §12).
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct PushRecords {
-    /// The card declares `capabilities.pushNotifications` (else nothing
-    /// was asked for).
-    pub declared: bool,
-    /// How long the webhook took to answer the slow task's POSTs.
-    pub delay_ms: u64,
-    /// How long the `stream` probe's stream took, the webhook answering
-    /// at once.
-    #[serde(default)]
-    pub stream_ms: Option<u64>,
-    /// The slow task's stream, the webhook answering after `delay_ms`.
-    #[serde(default)]
-    pub stall: Option<CallRecord>,
-    /// How long it took.
-    #[serde(default)]
-    pub stall_ms: Option<u64>,
-    /// Every POST received, in the order it arrived.
-    pub posts: Vec<PostRecord>,
-}
-
-impl PushRecords {
-    /// Every POST as a webhook log (JSON Lines): `push.jsonl`.
-    pub fn log(&self) -> String {
-        self.posts.iter().map(|p| p.log_line() + "\n").collect()
-    }
-}
 
 /// What the judge says of one probe.
 #[derive(Debug, Clone, PartialEq, Eq)]
