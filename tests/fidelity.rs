@@ -8,7 +8,7 @@ use a2a_lab::model::sim::scenario::Scenario;
 use a2a_lab::model::sim::simulate;
 use a2a_lab::model::trace::RowKind;
 use a2a_lab::model::trace::Run;
-use a2a_lab::model::wire::event::read_value;
+use a2a_lab::model::wire::answer::read_value;
 use serde_json::Value;
 
 /// What is compared: event kinds/states/after-terminal in order, how the

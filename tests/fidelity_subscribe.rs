@@ -10,7 +10,7 @@
 //! names are the `wire` key's, not these keys'.
 #![cfg(not(target_arch = "wasm32"))]
 
-use a2a_lab::model::wire::event::{read_value, EventKind};
+use a2a_lab::model::wire::answer::{read_value, EventKind};
 use std::path::Path;
 
 use a2a_lab::model::sim::scenario::Scenario;

@@ -14,7 +14,7 @@ use std::path::PathBuf;
 use a2a_lab::model::evidence::probe_judge::{refusal, Judged, ProbeJudge};
 use a2a_lab::model::evidence::probe_records::{CallEnd, CallRecord, ProbeRecords};
 use a2a_lab::model::evidence::probe_report::Probe;
-use a2a_lab::model::wire::event::read_answer;
+use a2a_lab::model::wire::answer::read_answer;
 use a2a_lab::model::wire::Wire;
 use probe_expect::{expect, DEFECTS, PUSH_AGENTS};
 

@@ -8,7 +8,7 @@ use a2a_lab::model::trace::CancelResult;
 use a2a_lab::model::trace::Run;
 use a2a_lab::model::trace::StreamEnd;
 use a2a_lab::model::trace::{Disposition, Metrics, RowKind};
-use a2a_lab::model::wire::event::read_value;
+use a2a_lab::model::wire::answer::read_value;
 
 fn run(query: &str) -> Run {
     simulate(&Scenario::from_query(query).expect("valid scenario"))

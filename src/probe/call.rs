@@ -9,7 +9,7 @@ use serde_json::Value;
 use super::http::{Answer as HttpAnswer, CallError, Client};
 use super::sse::{Next, SseStream};
 use crate::model::evidence::probe_records::{CallEnd, CallRecord};
-use crate::model::wire::event::{read_answer, read_response, Answer};
+use crate::model::wire::answer::{read_answer, read_response, Answer};
 use crate::model::wire::Wire;
 
 /// What one call received.

@@ -116,7 +116,7 @@ impl Prober<'_> {
         &mut self,
         method: Method,
         request: &Value,
-        on_answer: impl FnMut(&crate::model::wire::event::Answer) -> Flow,
+        on_answer: impl FnMut(&crate::model::wire::answer::Answer) -> Flow,
     ) -> Result<Received, String> {
         let wire = self.endpoint.wire;
         call(

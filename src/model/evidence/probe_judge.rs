@@ -4,7 +4,7 @@
 //! so `cargo test` judges recorded answers of real agents with none
 //! running, and every rule is in one place.
 //!
-//! Bodies are read by the wire's one reader ([`crate::model::wire::event::read_answer`], the SSE
+//! Bodies are read by the wire's one reader ([`crate::model::wire::answer::read_answer`], the SSE
 //! decoder), and streams are judged by the capture reader, as `check`
 //! judges a capture.
 
@@ -14,7 +14,7 @@ use super::probe_records::{CallEnd, CallRecord, PostRecord, ProbeRecords, PushRe
 use super::probe_report::{Outcome, Probe, ProbeCode, ProbeReport, ProbeResult};
 use super::push_log::PushLog;
 use crate::model::state::TaskState;
-use crate::model::wire::event::{Answer, ArtifactParts, EventKind};
+use crate::model::wire::answer::{Answer, ArtifactParts, EventKind};
 use crate::model::wire::Wire;
 
 /// What the judge says of one probe.

@@ -6,7 +6,7 @@
 use serde::{Deserialize, Serialize};
 
 use super::probe_report::Probe;
-use crate::model::wire::event::{read_answer, Answer};
+use crate::model::wire::answer::{read_answer, Answer};
 use crate::model::wire::sse::SseDecoder;
 use crate::model::wire::Wire;
 

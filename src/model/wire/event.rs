@@ -1,8 +1,9 @@
 //! The one reader of an A2A event: a JSON-RPC response or a bare event,
 //! A2A 1.0 or 0.3, read into borrowed, typed fields ([`RawEvent`]), then
 //! into one shape ([`WireEvent`]) carrying a [`TaskState`]; an event's
-//! content id; the timestamps of status events; and, for a client that
-//! steers by what it receives (the probe), an owned [`Answer`].
+//! content id; and the timestamps of status events. A client that steers
+//! by what it receives (the probe) reads the same events owned, through
+//! [`super::answer`].
 
 use std::borrow::Cow;
 
@@ -199,7 +200,7 @@ pub struct RawEvent<'a> {
     #[serde(default, borrow)]
     status: Option<RawStatus<'a>>,
     #[serde(default, borrow)]
-    artifact: Option<RawArtifact<'a>>,
+    pub(super) artifact: Option<RawArtifact<'a>>,
     #[serde(default)]
     append: Option<bool>,
     #[serde(default, rename = "lastChunk")]
@@ -207,13 +208,13 @@ pub struct RawEvent<'a> {
     #[serde(default, borrow)]
     artifacts: Option<Vec<RawHeld<'a>>>,
     #[serde(default, borrow)]
-    task: Option<Box<RawEvent<'a>>>,
+    pub(super) task: Option<Box<RawEvent<'a>>>,
     #[serde(default, borrow, rename = "statusUpdate")]
-    status_update: Option<Box<RawEvent<'a>>>,
+    pub(super) status_update: Option<Box<RawEvent<'a>>>,
     #[serde(default, borrow, rename = "artifactUpdate")]
-    artifact_update: Option<Box<RawEvent<'a>>>,
+    pub(super) artifact_update: Option<Box<RawEvent<'a>>>,
     #[serde(default, borrow)]
-    message: Option<Box<RawEvent<'a>>>,
+    pub(super) message: Option<Box<RawEvent<'a>>>,
 }
 
 #[derive(Deserialize)]
@@ -278,13 +279,14 @@ impl RawEvent<'_> {
     }
 }
 
+/// An artifact update's artifact, borrowed.
 #[derive(Deserialize)]
-struct RawArtifact<'a> {
+pub(super) struct RawArtifact<'a> {
     #[serde(borrow, rename = "artifactId")]
     artifact_id: Cow<'a, str>,
     /// The parts as sent: the bytes a chunk's checksum is taken of.
     #[serde(default, borrow)]
-    parts: Option<&'a RawValue>,
+    pub(super) parts: Option<&'a RawValue>,
 }
 
 /// An artifact a `task` snapshot holds: only how many parts it has.
@@ -302,22 +304,6 @@ impl RawHeld<'_> {
     fn count(&self) -> usize {
         self.parts.len()
     }
-}
-
-/// A task's artifacts with their parts, for a client that compares them
-/// (the probe); the capture reader only counts them ([`RawHeld`]).
-#[derive(Deserialize)]
-struct TaskArtifacts {
-    #[serde(default)]
-    artifacts: Vec<ArtifactWithParts>,
-}
-
-#[derive(Deserialize)]
-struct ArtifactWithParts {
-    #[serde(rename = "artifactId")]
-    artifact_id: String,
-    #[serde(default)]
-    parts: Vec<serde_json::Value>,
 }
 
 /// Reads a wire event of either version (or the forced one).
@@ -586,205 +572,4 @@ pub fn parse_rfc3339_ms(text: &str) -> Option<u64> {
     let days = era * 146_097 + doe - 719_468;
     let ms = ((days * 86_400 + h * 3600 + mi * 60 + sec - offset_min * 60) * 1000) + millis;
     u64::try_from(ms).ok()
-}
-
-/// The kind of an A2A event.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum EventKind {
-    /// A task (a stream's first event, a snapshot, GetTask's answer).
-    Task,
-    /// A status update.
-    Status,
-    /// An artifact update.
-    Artifact,
-    /// A message.
-    Message,
-}
-
-impl EventKind {
-    /// Its A2A 1.0 wrapper's name (`task`, `statusUpdate`, …).
-    pub fn wrapper(self) -> &'static str {
-        match self {
-            EventKind::Task => "task",
-            EventKind::Status => "statusUpdate",
-            EventKind::Artifact => "artifactUpdate",
-            EventKind::Message => "message",
-        }
-    }
-}
-
-/// An artifact as an event carries it, its parts parsed (for comparing
-/// what a client holds with what a store lists).
-#[derive(Debug, Clone, PartialEq)]
-pub struct ArtifactParts {
-    /// The artifact's id.
-    pub artifact_id: String,
-    /// An update: whether it appends to the parts sent before.
-    pub append: bool,
-    /// An update: whether it closes the artifact.
-    pub last: bool,
-    /// The parts.
-    pub parts: Vec<serde_json::Value>,
-}
-
-/// An A2A event, owned: what a client that steers by its answers (the
-/// probe) and the tests read of it.
-#[derive(Debug, Clone, PartialEq)]
-pub struct OwnedEvent {
-    /// The wire it was read on.
-    pub wire: Wire,
-    /// What kind of event.
-    pub kind: EventKind,
-    /// The task it concerns.
-    pub task_id: String,
-    /// The task's state, for a task or a status update.
-    pub state: Option<WireState<'static>>,
-    /// A task's artifacts, or an update's one artifact.
-    pub artifacts: Vec<ArtifactParts>,
-}
-
-/// One answer of a call (a JSON-RPC response or a bare event), owned.
-#[derive(Debug, Clone, PartialEq)]
-pub enum Answer {
-    /// A JSON-RPC error.
-    Error {
-        /// The error's code.
-        code: i64,
-        /// The error's message.
-        message: String,
-    },
-    /// An A2A event.
-    Event(OwnedEvent),
-}
-
-impl Answer {
-    /// The event, if it is one.
-    pub fn event(&self) -> Option<&OwnedEvent> {
-        match self {
-            Answer::Event(event) => Some(event),
-            Answer::Error { .. } => None,
-        }
-    }
-
-    /// The error's code and message, if it is one.
-    pub fn error(&self) -> Option<(i64, &str)> {
-        match self {
-            Answer::Error { code, message } => Some((*code, message)),
-            Answer::Event(_) => None,
-        }
-    }
-}
-
-/// Reads one answer (a JSON-RPC response or a bare event) on `wire` (or
-/// the wire its fields say, when `None`), with the same rules as the
-/// capture reader: one reader, one answer.
-pub fn read_answer(bytes: &[u8], wire: Option<Wire>) -> Result<Answer, String> {
-    let line: RawEvent = parse(bytes)?;
-    let typed = match line.envelope()? {
-        Envelope::Error(error) => {
-            return Ok(Answer::Error {
-                code: error.code,
-                message: error.message.to_string(),
-            })
-        }
-        Envelope::Event(typed) => typed,
-    };
-    let event = read_event(typed, wire)?;
-    let inner = match event.wire {
-        Wire::V0_3 => typed,
-        Wire::V1_0 => [
-            &typed.task,
-            &typed.status_update,
-            &typed.artifact_update,
-            &typed.message,
-        ]
-        .into_iter()
-        .find_map(|w| w.as_deref())
-        .unwrap_or(typed),
-    };
-    let parts = |raw: Option<&RawValue>| -> Vec<serde_json::Value> {
-        raw.and_then(|r| serde_json::from_str(r.get()).ok())
-            .unwrap_or_default()
-    };
-    let (kind, state, artifacts) = match event.what {
-        What::Task { state, .. } => {
-            // The parts are read again, whole: only a task's are compared.
-            let task = match event.wire {
-                Wire::V1_0 if typed.task.is_some() => "/task",
-                _ => "",
-            };
-            let value: serde_json::Value = parse(bytes)?;
-            let at = if value.get("result").is_some() {
-                format!("/result{task}")
-            } else {
-                task.to_string()
-            };
-            let held: TaskArtifacts = value
-                .pointer(&at)
-                .map(|v| serde_json::from_value(v.clone()))
-                .transpose()
-                .map_err(|e| format!("a task's artifacts cannot be read: {e}"))?
-                .unwrap_or(TaskArtifacts {
-                    artifacts: Vec::new(),
-                });
-            (
-                EventKind::Task,
-                Some(state),
-                held.artifacts
-                    .into_iter()
-                    .map(|a| ArtifactParts {
-                        artifact_id: a.artifact_id,
-                        append: false,
-                        last: false,
-                        parts: a.parts,
-                    })
-                    .collect(),
-            )
-        }
-        What::Status { state } => (EventKind::Status, Some(state), Vec::new()),
-        What::Artifact {
-            artifact_id,
-            append,
-            last,
-            ..
-        } => (
-            EventKind::Artifact,
-            None,
-            vec![ArtifactParts {
-                artifact_id: artifact_id.to_string(),
-                append,
-                last,
-                parts: parts(inner.artifact.as_ref().and_then(|a| a.parts)),
-            }],
-        ),
-        What::Message => (EventKind::Message, None, Vec::new()),
-    };
-    Ok(Answer::Event(OwnedEvent {
-        wire: event.wire,
-        kind,
-        task_id: event.task_id.into_owned(),
-        state: state.map(|s| match s {
-            WireState::Known(k) => WireState::Known(k),
-            WireState::Unknown(text) => WireState::Unknown(Cow::Owned(text.into_owned())),
-        }),
-        artifacts,
-    }))
-}
-
-/// Reads the answer to a JSON-RPC call: a response, never a bare event
-/// (an agent that answers something else does not speak JSON-RPC).
-pub fn read_response(bytes: &[u8], wire: Wire) -> Result<Answer, String> {
-    let line: RawEvent = parse(bytes)?;
-    if line.jsonrpc.is_none() && line.result.is_none() && line.error.is_none() {
-        return Err("JSON that is not a JSON-RPC response".into());
-    }
-    read_answer(bytes, Some(wire))
-}
-
-/// Reads a wire event held as a JSON value (the simulator's trace rows).
-pub fn read_value(value: &serde_json::Value, wire: Option<Wire>) -> Result<OwnedEvent, String> {
-    match read_answer(value.to_string().as_bytes(), wire)? {
-        Answer::Event(event) => Ok(event),
-        Answer::Error { code, message } => Err(format!("a JSON-RPC error: {code} {message}")),
-    }
 }

@@ -6,7 +6,8 @@
 //! - [`sse`]: one Server-Sent Events decoder (CRLF, comments, multi-line
 //!   `data`), fed bytes or lines.
 //! - [`event`]: one typed reader of an A2A event, 1.0 or 0.3, JSON-RPC or
-//!   bare, carrying a [`TaskState`](crate::model::state::TaskState).
+//!   bare, carrying a [`TaskState`](crate::model::state::TaskState);
+//!   [`answer`], the same events owned, for a client that steers by them.
 //! - [`write_v10`] and [`write_v03`]: the events the simulator writes.
 //! - [`card`]: an agent card, typed: its name and the interfaces it offers.
 //!
@@ -15,6 +16,7 @@
 //! known (`--wire`, or a card's), an event of the other wire is refused;
 //! a bare `data` line is an empty data line, as the SSE standard reads it.
 
+pub mod answer;
 pub mod card;
 pub mod event;
 pub mod push;

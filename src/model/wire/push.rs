@@ -7,7 +7,8 @@
 use serde::Deserialize;
 use serde_json::value::RawValue;
 
-use super::event::{parse, read_answer, Answer, OwnedEvent};
+use super::answer::{read_answer, Answer, OwnedEvent};
+use super::event::parse;
 
 /// One POST a webhook received.
 #[derive(Debug, Clone, PartialEq)]
@@ -77,7 +78,7 @@ pub fn read_post(element: &[u8]) -> Result<PushPost, String> {
 mod tests {
     use super::*;
     use crate::model::state::TaskState;
-    use crate::model::wire::event::EventKind;
+    use crate::model::wire::answer::EventKind;
 
     #[test]
     fn a_body_alone_or_with_its_headers_on_either_wire() {
