@@ -41,12 +41,8 @@ enum Headers {
 /// Reads one POST as a log holds it: a body, or `{"headers", "body"}`.
 pub fn read_post(element: &[u8]) -> Result<PushPost, String> {
     let text = std::str::from_utf8(element).map_err(|_| "not UTF-8 text".to_string())?;
-    let logged: Option<Logged> = if text.contains("\"body\"") {
-        parse::<Logged>(element).ok()
-    } else {
-        None
-    };
-    let (headers, body) = match logged {
+    // A line with its headers, or else the body itself.
+    let (headers, body) = match parse::<Logged>(element).ok() {
         Some(Logged { headers, body }) => {
             let headers = match headers {
                 Some(Headers::Names(names)) => names,
