@@ -14,6 +14,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
 use a2a_lab::model::evidence::seed_form::{reduce, SeedEvent, SeedOutcome};
+use a2a_lab::model::state::TaskState;
 use serde::Deserialize;
 
 const FIXTURE: &str = "tests/fixtures/seed_reducer.jsonl";
@@ -64,19 +65,8 @@ fn ledger_decisions_equal_the_recorded_reference_reducer_decisions() {
 
 #[test]
 fn the_recorded_decisions_cover_every_state_receipts_duplicates_and_terminal_freezes() {
-    const STATES: [&str; 8] = [
-        "submitted",
-        "working",
-        "input-required",
-        "auth-required",
-        "completed",
-        "failed",
-        "canceled",
-        "rejected",
-    ];
-    const TERMINAL: [&str; 4] = ["completed", "failed", "canceled", "rejected"];
     let cases = fixture_cases();
-    for state in STATES {
+    for state in TaskState::ALL.map(TaskState::kebab) {
         assert!(
             cases.iter().any(|c| c.outcome.status == state),
             "no sequence ends {state}"
@@ -120,7 +110,7 @@ fn the_recorded_decisions_cover_every_state_receipts_duplicates_and_terminal_fre
     // Terminal freezes: a terminal sequence with events rejected after it.
     let frozen = cases
         .iter()
-        .filter(|c| TERMINAL.contains(&c.outcome.status.as_str()))
+        .filter(|c| TaskState::from_kebab(&c.outcome.status).is_some_and(TaskState::is_terminal))
         .filter(|c| {
             let last = c.outcome.accepted.last();
             let after = c.events.iter().rposition(|e| Some(&e.id) == last);
