@@ -162,7 +162,7 @@ fn probe_all(sdk: &str, wire: &str) {
             i32::from(!want.is_empty()),
             "{sdk} {wire} {defect}: exit"
         );
-        assert_eq!(report.probes.len(), 6);
+        assert_eq!(report.probes.len(), 7, "the card and six probes");
         // The records the probe kept judge the same with no agent running.
         assert_eq!(
             rejudged(&out),
@@ -171,7 +171,7 @@ fn probe_all(sdk: &str, wire: &str) {
         );
         let stream = out.join("stream.sse");
         let check = lab(&["check", "--wire", wire, stream.to_str().expect("utf-8")]);
-        let stream_broken = report.probes[0].outcome == Outcome::Broken;
+        let stream_broken = report.probes[1].outcome == Outcome::Broken;
         assert_eq!(
             check.status.code(),
             Some(i32::from(stream_broken)),
@@ -229,8 +229,8 @@ fn push_notifications_on_both_sdks() {
             ));
         }
         assert_eq!(code, i32::from(!agent.expect.is_empty()), "{}", agent.name);
-        assert_eq!(report.probes.len(), 7, "{}", agent.name);
-        let push = &report.probes[6];
+        assert_eq!(report.probes.len(), 8, "{}", agent.name);
+        let push = &report.probes[7];
         assert_eq!(push.name.name(), "push");
         assert_eq!(
             rejudged(&out),
@@ -318,6 +318,45 @@ fn servers_that_are_not_agents() {
     assert!(waited.contains("still open after 15"), "{waited}");
 }
 
+/// The contract checks of SPEC §11 on stand-ins that break what no SDK
+/// breaks (tests/agents/hostile.py): each is found where it shows, and
+/// nothing else; the stand-in that breaks nothing is clean.
+#[test]
+#[ignore = "needs the real SDK agents: scripts/test.sh runs it after tests/agents/setup.sh"]
+fn contract_checks_on_stand_ins_that_break_them() {
+    let cases: [(&str, &[&str]); 5] = [
+        ("clean", &[]),
+        (
+            "envelope",
+            &[
+                "stream:rpc-envelope",
+                "get:rpc-envelope",
+                "cancel:rpc-envelope",
+                "cancel-terminal:rpc-envelope",
+                "resubscribe:rpc-envelope",
+                "resubscribe:rpc-envelope",
+            ],
+        ),
+        (
+            "context",
+            &["stream:context-mismatch", "resubscribe:context-mismatch"],
+        ),
+        ("foreign", &["stream:foreign-task", "cancel:foreign-task"]),
+        (
+            "thin-card",
+            &["card:card-field", "card:card-field", "card:card-field"],
+        ),
+    ];
+    for (kind, want) in cases {
+        let server = Agent::start("hostile.py", &[kind]);
+        let out = scratch(&format!("hostile-{kind}"));
+        let (code, report) = probe(&server.url, "1.0", &out, "2500");
+        assert_eq!(found(&report), want, "{kind}");
+        assert_eq!(code, i32::from(!want.is_empty()), "{kind}");
+        assert_eq!(rejudged(&out), want, "{kind}: records.json judged again");
+    }
+}
+
 /// What the page's Import reads: each probe's calls judged as a capture.
 #[test]
 #[ignore = "needs the real SDK agents: scripts/test.sh runs it after tests/agents/setup.sh"]
@@ -325,7 +364,7 @@ fn probe_json_holds_every_call_for_the_page() {
     let agent = Agent::start("start.sh", &["python", "1.0", "late-artifact"]);
     let out = scratch("probe-json");
     let (_, report) = probe(&agent.url, "1.0", &out, "2500");
-    let resubscribe = &report.probes[4];
+    let resubscribe = &report.probes[5];
     assert_eq!(resubscribe.name.name(), "resubscribe");
     assert_eq!(
         resubscribe.calls.len(),

@@ -89,7 +89,7 @@ fn junit_has_a_testcase_per_probe_and_sarif_a_result_per_finding() {
         .descendants()
         .filter(|n| n.has_tag_name("testcase"))
         .collect();
-    assert_eq!(cases.len(), 6);
+    assert_eq!(cases.len(), 7);
     let failed: Vec<&str> = cases
         .iter()
         .filter(|c| c.children().any(|n| n.has_tag_name("failure")))

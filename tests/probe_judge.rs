@@ -64,7 +64,11 @@ fn every_recorded_agent_is_judged_as_the_live_probe_judged_it() {
                 let records = records(&format!("{sdk}-{wire}-{defect}"));
                 assert_eq!(records.wire, wire);
                 let judged = judge(&records);
-                assert_eq!(judged.len(), 6, "{sdk} {wire} {defect}: six probes");
+                assert_eq!(
+                    judged.len(),
+                    7,
+                    "{sdk} {wire} {defect}: the card and six probes"
+                );
                 let got = found(&judged);
                 if got != expect(sdk, defect) {
                     failures.push(format!(
@@ -88,7 +92,7 @@ fn every_recorded_agent_is_judged_as_the_live_probe_judged_it() {
 fn an_endless_stream_of_pings_is_hung_with_how_long_it_waited() {
     let judged = judge(&records("endless-ping"));
     assert_eq!(found(&judged), ["stream:hung"]);
-    let (_, stream) = &judged[0];
+    let (_, stream) = &judged[1];
     assert!(
         stream.found[0].1.contains("still open after 15"),
         "{:?}",
@@ -96,7 +100,7 @@ fn an_endless_stream_of_pings_is_hung_with_how_long_it_waited() {
     );
     // With no finished task, the probes that need one say why they did
     // not run.
-    let (name, cancel_terminal) = &judged[3];
+    let (name, cancel_terminal) = &judged[4];
     assert_eq!(*name, Probe::CancelTerminal);
     assert!(cancel_terminal.skipped, "{cancel_terminal:?}");
     assert!(cancel_terminal.summary.contains("did not finish"));
@@ -147,13 +151,15 @@ fn cancel_and_subscribe_on_a_finished_task_must_be_refused_with_their_codes() {
         sse: true,
         body: stream,
         end: CallEnd::TimedOut(2500),
+        request_id: None,
+        ms: None,
     };
     let judged = judge(&r);
     assert_eq!(
         found(&judged),
         ["subscribe-terminal:subscribe-terminal-accepted"]
     );
-    assert!(judged[5].1.found[0].1.contains("stayed open for 2500 ms"));
+    assert!(judged[6].1.found[0].1.contains("stayed open for 2500 ms"));
 }
 
 #[test]
@@ -168,7 +174,7 @@ fn a_cancel_that_does_not_end_the_task_canceled_is_found_whatever_cancel_answere
         .replace("TASK_STATE_CANCELED", "TASK_STATE_COMPLETED");
     let judged = judge(&r);
     assert_eq!(found(&judged), ["cancel:cancel-not-canceled"]);
-    assert!(judged[2].1.found[0]
+    assert!(judged[3].1.found[0]
         .1
         .starts_with("CancelTask was accepted, but"));
 }
@@ -209,7 +215,7 @@ fn every_recorded_push_agent_is_judged_as_the_live_probe_judged_it() {
         let r = records(&format!("push-{}", agent.name));
         let judged = judge(&r);
         assert_eq!(judged.len(), 7, "{}", agent.name);
-        let (probe, push) = &judged[6];
+        let (probe, push) = &judged[7];
         assert_eq!(*probe, Probe::Push);
         assert_eq!(
             push.skipped,
@@ -257,7 +263,7 @@ fn push_rules_on_recorded_posts_changed_by_hand() {
     push.posts.remove(canceled[0]);
     let judged = judge(&r);
     assert_eq!(found(&judged), ["push:push-missing-terminal"]);
-    assert!(judged[6].1.found[0].1.contains("never TASK_STATE_CANCELED"));
+    assert!(judged[7].1.found[0].1.contains("never TASK_STATE_CANCELED"));
 
     // a2a-sdk's slow stream as fast as the prompt one: no stall.
     let mut r = records("push-python-1.0-none");
@@ -287,7 +293,7 @@ fn an_event_of_another_task_in_a_tasks_stream_is_foreign() {
     let rest = stream.body[first_line_end..].replace(&own, "someone-elses-task");
     stream.body = format!("{}{rest}", &stream.body[..first_line_end]);
     let judged = judge(&r);
-    let stream_codes: Vec<String> = judged[0]
+    let stream_codes: Vec<String> = judged[1]
         .1
         .found
         .iter()
@@ -297,7 +303,7 @@ fn an_event_of_another_task_in_a_tasks_stream_is_foreign() {
         stream_codes.iter().filter(|c| *c == "foreign-task").count() >= 5,
         "{stream_codes:?}"
     );
-    assert!(judged[0]
+    assert!(judged[1]
         .1
         .found
         .iter()

@@ -24,6 +24,8 @@ pub struct Received {
     pub end: CallEnd,
     /// How long the call took, from the request to its end, in ms.
     pub ms: u64,
+    /// The JSON-RPC request's id, which its answers must echo.
+    pub request_id: Option<u64>,
 }
 
 impl Received {
@@ -48,6 +50,8 @@ impl Received {
             sse: self.sse,
             body: self.body(),
             end: self.end,
+            request_id: self.request_id,
+            ms: Some(self.ms),
         }
     }
 
@@ -59,6 +63,7 @@ impl Received {
             answers: Vec::new(),
             end: CallEnd::TimedOut(millis(waited)),
             ms: millis(waited),
+            request_id: None,
         }
     }
 }
@@ -97,6 +102,7 @@ pub fn call(
         &mut on_answer,
     )?;
     received.ms = millis(started.elapsed());
+    received.request_id = request.get("id").and_then(Value::as_u64);
     Ok(received)
 }
 
@@ -145,6 +151,7 @@ fn read_json(answer: HttpAnswer, method: &str, wire: Wire) -> Result<Received, S
         answers: vec![read],
         end: CallEnd::Closed,
         ms: 0,
+        request_id: None,
     })
 }
 
@@ -183,6 +190,7 @@ fn read_stream(
         answers,
         end,
         ms: 0,
+        request_id: None,
     })
 }
 

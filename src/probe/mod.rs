@@ -56,7 +56,7 @@ pub fn probe(options: &Options) -> Result<ProbeReport, String> {
     let base = options.url.trim_end_matches('/');
     let mut client = Client::new(base)?;
     client.headers = options.headers.clone();
-    let endpoint = discover(&client, base, options)?;
+    let (endpoint, card) = discover(&client, base, options)?;
     if endpoint.wire == Wire::V1_0 {
         client.version_header = Some("1.0");
     }
@@ -68,7 +68,8 @@ pub fn probe(options: &Options) -> Result<ProbeReport, String> {
         url: options.url.clone(),
         wire: endpoint.wire.name().to_string(),
     };
-    let (report, records) = probes::run(&client, &endpoint, options, ProbeReport::new(agent))?;
+    let (report, records) =
+        probes::run(&client, &endpoint, &card, options, ProbeReport::new(agent))?;
     if let Some(dir) = &options.out {
         // What the judge read, so that it can judge the run again with no
         // agent running (tests/fixtures/probe/ holds such records).
@@ -89,8 +90,8 @@ pub fn probe(options: &Options) -> Result<ProbeReport, String> {
 }
 
 /// Reads the card (the first of [`CARD_PATHS`] that answers 200)
-/// and picks the endpoint.
-fn discover(client: &Client, base: &str, options: &Options) -> Result<Endpoint, String> {
+/// and picks the endpoint; returns the card as served too.
+fn discover(client: &Client, base: &str, options: &Options) -> Result<(Endpoint, String), String> {
     let wait = options.timeout.min(Duration::from_secs(10));
     let mut tried = Vec::new();
     for path in CARD_PATHS {
@@ -106,6 +107,7 @@ fn discover(client: &Client, base: &str, options: &Options) -> Result<Endpoint, 
         let bytes = answer.bytes().map_err(|e| format!("{url}: {e}"))?;
         return AgentCard::parse(&bytes)
             .and_then(|card| card.endpoint(options.wire))
+            .map(|endpoint| (endpoint, String::from_utf8_lossy(&bytes).into_owned()))
             .map_err(|e| format!("{url}: {e}"));
     }
     Err(format!("no agent card: {}", tried.join("; ")))

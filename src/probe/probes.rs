@@ -54,6 +54,7 @@ struct Prober<'a> {
 pub fn run(
     client: &Client,
     endpoint: &Endpoint,
+    card: &str,
     options: &Options,
     mut report: ProbeReport,
 ) -> Result<(ProbeReport, ProbeRecords), String> {
@@ -88,6 +89,8 @@ pub fn run(
         records: Vec::new(),
         hook,
     };
+    let judged = prober.judge.card(Some(card));
+    report.file(Probe::Card, judged, Vec::new(), Vec::new());
     let (streamed, stream_ms) = prober.stream(&mut report)?;
     prober.get(&streamed, &mut report)?;
     prober.cancel(&mut report)?;
@@ -100,6 +103,7 @@ pub fn run(
     };
     let records = ProbeRecords {
         wire: endpoint.wire.name().to_string(),
+        card: Some(card.to_string()),
         probes: prober.records,
         push,
     };
@@ -144,7 +148,7 @@ impl Prober<'_> {
         &mut self,
         probe: Probe,
         kept: &[(&str, &Received)],
-        judged: Judged,
+        mut judged: Judged,
         report: &mut ProbeReport,
     ) -> Result<(), String> {
         let mut captures = Vec::new();
@@ -161,6 +165,7 @@ impl Prober<'_> {
             calls.push(received.body());
             records.push(received.record());
         }
+        self.judge.envelopes(&records, &mut judged);
         // The push probe's calls are kept with what the webhook received.
         if probe != Probe::Push {
             self.records.push(ProbeCalls {

@@ -10,6 +10,7 @@
 
 use super::capture::CaptureReader;
 use super::finding::FindingCode;
+use super::probe_contract::{self, context_mismatches, context_of, foreign_tasks};
 use super::probe_records::{CallEnd, CallRecord, PostRecord, ProbeRecords, PushRecords};
 use super::probe_report::{Outcome, Probe, ProbeCode, ProbeReport, ProbeResult};
 use super::push_log::PushLog;
@@ -111,6 +112,7 @@ pub fn refusal(method: &str, answers: &[Answer]) -> Option<String> {
 #[derive(Debug, Clone, Default)]
 pub struct Streamed {
     task: Option<String>,
+    context: Option<String>,
     state: Option<TaskState>,
     answers: Vec<Answer>,
 }
@@ -166,37 +168,26 @@ impl ProbeJudge {
             CallEnd::TimedOut(waited) => Some(waited),
             _ => None,
         });
+        // A stream (and its resubscription) is one task's: an event that
+        // names another is the agent's mix-up (`foreign-task`), though the
+        // capture reader, which groups by task, judges it as a task of its
+        // own, whose findings are not this stream's.
+        let own = streams.iter().find_map(|(_, answers)| first_task(answers));
         let mut found = Vec::new();
         for f in report.findings {
             let code = ProbeCode::Stream(f.code);
             if hung.is_some() && f.code == FindingCode::MissingTerminal {
                 continue;
             }
+            if own.as_ref().is_some_and(|own| *own != f.task) {
+                continue;
+            }
             found.push((code, format!("event {}: {}", f.index, f.message)));
         }
-        // A stream (and its resubscription) is one task's: an event that
-        // names another is the agent's mix-up, though the capture reader,
-        // which groups by task, would judge it as a task of its own.
-        let own = streams.iter().find_map(|(_, answers)| first_task(answers));
         if let Some(own) = &own {
-            let mut index = 0;
-            for (_, answers) in streams {
-                for answer in answers.iter() {
-                    let foreign = answer
-                        .event()
-                        .filter(|e| e.kind != EventKind::Message && &e.task_id != own);
-                    if let Some(event) = foreign {
-                        found.push((
-                            ProbeCode::ForeignTask,
-                            format!(
-                                "event {index} names task {}, in the stream of task {own}",
-                                event.task_id
-                            ),
-                        ));
-                    }
-                    index += 1;
-                }
-            }
+            let all: Vec<&Answer> = streams.iter().flat_map(|(_, a)| a.iter()).collect();
+            found.extend(foreign_tasks(&all, own));
+            found.extend(context_mismatches(&all, own, None));
         }
         if let (Some(waited), Some((_, answers))) = (hung, last) {
             found.push((
@@ -210,12 +201,32 @@ impl ProbeJudge {
         Ok(found)
     }
 
+    /// `card`: the card as served has every field its protocol version
+    /// requires.
+    pub fn card(&self, body: Option<&str>) -> Judged {
+        match body {
+            Some(body) => {
+                let (summary, found) = probe_contract::card(body, self.wire);
+                Judged::ran(summary, found)
+            }
+            None => Judged::skipped("the records hold no card"),
+        }
+    }
+
+    /// `rpc-envelope`: what is wrong with the envelopes of a probe's
+    /// JSON-RPC answers, added to its judgement.
+    pub fn envelopes(&self, calls: &[CallRecord], judged: &mut Judged) {
+        judged.found.extend(probe_contract::envelopes(calls));
+    }
+
     /// `stream`: a streaming message, read to the end.
     pub fn stream(&self, call: &CallRecord) -> Result<(Streamed, Judged), String> {
         let answers = call.answers(self.wire)?;
         let found = self.judge_streams(&[(call, &answers)])?;
+        let task = first_task(&answers);
         let streamed = Streamed {
-            task: first_task(&answers),
+            context: task.as_deref().and_then(|t| context_of(&answers, t)),
+            task,
             state: last_state(&answers),
             answers,
         };
@@ -273,6 +284,14 @@ impl ProbeJudge {
                             held.len(),
                             parts(&held)
                         ),
+                    ));
+                }
+                if let Some(task) = &streamed.task {
+                    let answer = Answer::Event(got.clone());
+                    found.extend(context_mismatches(
+                        &[&answer],
+                        task,
+                        streamed.context.as_deref(),
                     ));
                 }
                 format!("GetTask: the task {}", self.state_text(state))
@@ -550,7 +569,10 @@ impl ProbeJudge {
             .first()
             .ok_or("the records hold no stream probe")?;
         let (streamed, judged) = self.stream(stream)?;
-        let mut out = vec![(Probe::Stream, judged)];
+        let mut out = vec![
+            (Probe::Card, self.card(records.card.as_deref())),
+            (Probe::Stream, judged),
+        ];
         out.push((Probe::Get, self.get(&streamed, calls(Probe::Get).first())?));
         if let [stream, rest @ ..] = calls(Probe::Cancel) {
             out.push((Probe::Cancel, self.cancel(stream, rest.first())?));
@@ -571,6 +593,15 @@ impl ProbeJudge {
             streams.extend(calls(Probe::Get).first());
             streams.extend(calls(Probe::Cancel).first());
             out.push((Probe::Push, self.push(&streams, push)?));
+        }
+        for (probe, judged) in &mut out {
+            match probe {
+                Probe::Push => {
+                    let stall = records.push.as_ref().and_then(|p| p.stall.clone());
+                    self.envelopes(stall.as_slice(), judged);
+                }
+                probe => self.envelopes(calls(*probe), judged),
+            }
         }
         Ok(out)
     }

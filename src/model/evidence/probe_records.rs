@@ -33,30 +33,46 @@ pub struct CallRecord {
     pub body: String,
     /// How it ended.
     pub end: CallEnd,
+    /// The JSON-RPC request's `id`, which its answers must echo (absent
+    /// in records kept before it was, and on REST).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub request_id: Option<u64>,
+    /// How long the call took, from the request to its end, in ms.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ms: Option<u64>,
 }
 
 impl CallRecord {
     /// The answers in the body, in order, read on `wire`.
     pub fn answers(&self, wire: Wire) -> Result<Vec<Answer>, String> {
+        self.payloads()?
+            .iter()
+            .map(|data| read_answer(data, Some(wire)))
+            .collect()
+    }
+
+    /// Each answer's bytes, in order: the JSON body, or each SSE event's
+    /// data.
+    pub fn payloads(&self) -> Result<Vec<Vec<u8>>, String> {
         if !self.sse {
             if self.body.trim().is_empty() {
                 return Ok(Vec::new());
             }
-            return read_answer(self.body.as_bytes(), Some(wire)).map(|a| vec![a]);
+            return Ok(vec![self.body.as_bytes().to_vec()]);
         }
-        let mut answers = Vec::new();
+        let mut payloads = Vec::new();
         let mut decoder = SseDecoder::new();
-        let mut read = |data: &[u8]| {
-            answers.push(read_answer(data, Some(wire))?);
+        let mut keep = |data: &[u8]| {
+            payloads.push(data.to_vec());
             Ok(())
         };
-        decoder.feed(self.body.as_bytes(), &mut read)?;
+        decoder.feed(self.body.as_bytes(), &mut keep)?;
         // A stream cut short (dropped, timed out) leaves its last event
         // unfinished: only a closed stream's last event counts.
         if self.end == CallEnd::Closed {
-            decoder.finish(&mut read)?;
+            decoder.finish(&mut keep)?;
         }
-        Ok(answers)
+        Ok(payloads)
     }
 }
 
@@ -75,6 +91,10 @@ pub struct ProbeCalls {
 pub struct ProbeRecords {
     /// The wire the agent was spoken to in.
     pub wire: String,
+    /// The agent card as served (absent in records kept before the card
+    /// was judged).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub card: Option<String>,
     /// Each probe's calls, in the order run.
     pub probes: Vec<ProbeCalls>,
     /// What the webhook received, when the probe listened for pushes

@@ -17,6 +17,8 @@ pub const PROBE_FORMAT: &str = "a2a-lifecycle-lab/probe";
 /// The six probes of SPEC §10, and `push` (SPEC §12, with `--webhook`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Probe {
+    /// The agent card: the fields its protocol version requires.
+    Card,
     /// A streaming message, read to its end.
     Stream,
     /// GetTask after it.
@@ -36,7 +38,8 @@ pub enum Probe {
 
 impl Probe {
     /// Every probe, in the order they run.
-    pub const ALL: [Probe; 7] = [
+    pub const ALL: [Probe; 8] = [
+        Probe::Card,
         Probe::Stream,
         Probe::Get,
         Probe::Cancel,
@@ -49,6 +52,7 @@ impl Probe {
     /// Its name, as reports and `probe.json` spell it.
     pub fn name(self) -> &'static str {
         match self {
+            Probe::Card => "card",
             Probe::Stream => "stream",
             Probe::Get => "get",
             Probe::Cancel => "cancel",
@@ -107,6 +111,13 @@ pub enum ProbeCode {
     PushStallsStream,
     /// An event in one task's stream or subscription names another task.
     ForeignTask,
+    /// A field the card's protocol version requires is missing, of the
+    /// wrong type, or an empty list where one entry is needed.
+    CardField,
+    /// A JSON-RPC answer that is not JSON-RPC 2.0 for its request.
+    RpcEnvelope,
+    /// An event's `contextId` differs from its task's.
+    ContextMismatch,
 }
 
 /// The stream codes a `probe.json` may hold, for reading one back.
@@ -134,6 +145,9 @@ impl ProbeCode {
             ProbeCode::SubscribeTerminalAccepted => "subscribe-terminal-accepted",
             ProbeCode::PushStallsStream => "push-stalls-stream",
             ProbeCode::ForeignTask => "foreign-task",
+            ProbeCode::CardField => "card-field",
+            ProbeCode::RpcEnvelope => "rpc-envelope",
+            ProbeCode::ContextMismatch => "context-mismatch",
         }
     }
 
@@ -147,6 +161,9 @@ impl ProbeCode {
             ProbeCode::SubscribeTerminalAccepted,
             ProbeCode::PushStallsStream,
             ProbeCode::ForeignTask,
+            ProbeCode::CardField,
+            ProbeCode::RpcEnvelope,
+            ProbeCode::ContextMismatch,
         ]
         .into_iter()
         .chain(STREAM_CODES.map(ProbeCode::Stream))
@@ -186,6 +203,20 @@ impl ProbeCode {
                 "A task's stream carried another task's event: keep per-task data on the task \
                  (its context, its event queue), never on the executor, which serves every task \
                  at once."
+            }
+            ProbeCode::CardField => {
+                "Complete the agent card: every field its protocol version requires, of the \
+                 right type, with at least one skill and one input and output mode (clients and \
+                 registries refuse or misread a card without them)."
+            }
+            ProbeCode::RpcEnvelope => {
+                "Answer in JSON-RPC 2.0: `\"jsonrpc\": \"2.0\"`, the request's `id` echoed, \
+                 exactly one of `result` and `error`, and an integer error `code`, on every \
+                 response and every stream event."
+            }
+            ProbeCode::ContextMismatch => {
+                "Write every event of a task with the task's own contextId, the one it was \
+                 created with (keep it on the task's context, not on the executor)."
             }
         }
     }

@@ -59,6 +59,8 @@ pub struct OwnedEvent {
     pub kind: EventKind,
     /// The task it concerns.
     pub task_id: String,
+    /// The context it names (`contextId`), if it names one.
+    pub context_id: Option<String>,
     /// The task's state, for a task or a status update.
     pub state: Option<WireState<'static>>,
     /// A task's artifacts, or an update's one artifact.
@@ -185,6 +187,7 @@ pub fn read_answer(bytes: &[u8], wire: Option<Wire>) -> Result<Answer, String> {
         wire: event.wire,
         kind,
         task_id: event.task_id.into_owned(),
+        context_id: inner.context_id.as_deref().map(String::from),
         state: state.map(|s| match s {
             WireState::Known(k) => WireState::Known(k),
             WireState::Unknown(text) => WireState::Unknown(Cow::Owned(text.into_owned())),

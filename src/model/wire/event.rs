@@ -197,6 +197,9 @@ pub struct RawEvent<'a> {
     id: Option<&'a RawValue>,
     #[serde(default, borrow, rename = "taskId")]
     task_id: Option<Cow<'a, str>>,
+    /// The context the event (or task) belongs to.
+    #[serde(default, borrow, rename = "contextId")]
+    pub(super) context_id: Option<Cow<'a, str>>,
     #[serde(default, borrow)]
     status: Option<RawStatus<'a>>,
     #[serde(default, borrow)]

@@ -9,7 +9,10 @@
 //!   bare, carrying a [`TaskState`](crate::model::state::TaskState);
 //!   [`answer`], the same events owned, for a client that steers by them.
 //! - [`write_v10`] and [`write_v03`]: the events the simulator writes.
-//! - [`card`]: an agent card, typed: its name and the interfaces it offers.
+//! - [`card`]: an agent card, typed: its name and the interfaces it offers;
+//!   [`card_fields`], the fields its protocol version requires.
+//! - [`envelope`]: what is wrong with a JSON-RPC answer's envelope, which
+//!   the event reader lets pass.
 //!
 //! The rules where readers used to disagree are decided once here:
 //! an event carrying several 1.0 wrappers is refused; when the wire is
@@ -18,6 +21,8 @@
 
 pub mod answer;
 pub mod card;
+pub mod card_fields;
+pub mod envelope;
 pub mod event;
 pub mod push;
 pub mod sse;

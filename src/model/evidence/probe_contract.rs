@@ -1,0 +1,151 @@
+//! The probe's contract checks beside the lifecycle (SPEC §11):
+//! `card-field`, `rpc-envelope`, `foreign-task` and `context-mismatch`.
+//! Each reads what a probe received, as recorded, and says what is wrong;
+//! the judge ([`super::probe_judge`]) files them under the probe whose
+//! calls showed them.
+
+use serde_json::Value;
+
+use super::probe_records::CallRecord;
+use super::probe_report::ProbeCode;
+use crate::model::wire::answer::{Answer, EventKind};
+use crate::model::wire::card_fields::{card_faults, card_shape};
+use crate::model::wire::envelope::envelope_faults;
+use crate::model::wire::Wire;
+
+/// A finding: its code and its message.
+pub type Found = (ProbeCode, String);
+
+/// `card-field`: the card as served, judged by the shape it was served in
+/// (`wire`, the wire it is spoken to in, when its fields tell neither).
+/// Returns the summary and one finding per field.
+pub fn card(body: &str, wire: Wire) -> (String, Vec<Found>) {
+    let Ok(card) = serde_json::from_str::<Value>(body) else {
+        return (
+            "the card is not JSON".to_string(),
+            vec![(ProbeCode::CardField, "the card is not JSON".to_string())],
+        );
+    };
+    let shape = card_shape(&card, wire);
+    let found: Vec<Found> = card_faults(&card, shape)
+        .into_iter()
+        .map(|(field, problem)| (ProbeCode::CardField, format!("`{field}` {problem}")))
+        .collect();
+    let summary = match found.len() {
+        0 => format!("an A2A {} card with every required field", shape.name()),
+        1 => format!("an A2A {} card; 1 required field is wanting", shape.name()),
+        n => format!(
+            "an A2A {} card; {n} required fields are wanting",
+            shape.name()
+        ),
+    };
+    (summary, found)
+}
+
+/// `rpc-envelope`: each fault of the calls' JSON-RPC answers, once per
+/// call and fault, with how many of the call's answers had it.
+pub fn envelopes(calls: &[CallRecord]) -> Vec<Found> {
+    let mut found = Vec::new();
+    for (n, call) in calls.iter().enumerate() {
+        // A body that cannot be framed is the reader's to refuse.
+        let Ok(payloads) = call.payloads() else {
+            continue;
+        };
+        let id = call.request_id.map(Value::from);
+        let mut faults: Vec<(String, usize, usize)> = Vec::new();
+        for (index, payload) in payloads.iter().enumerate() {
+            for fault in envelope_faults(payload, id.as_ref()) {
+                match faults.iter_mut().find(|(f, _, _)| *f == fault) {
+                    Some((_, _, times)) => *times += 1,
+                    None => faults.push((fault, index, 1)),
+                }
+            }
+        }
+        let whose = match calls.len() {
+            1 => "the".to_string(),
+            _ => format!("call {}'s", n + 1),
+        };
+        for (fault, first, times) in faults {
+            let place = match (call.sse, payloads.len()) {
+                (false, _) => format!("{whose} answer"),
+                (true, all) if times == all => format!("every event of {whose} stream"),
+                (true, all) => {
+                    format!("{times} of {all} events of {whose} stream, from event {first}")
+                }
+            };
+            found.push((ProbeCode::RpcEnvelope, format!("{place}: {fault}")));
+        }
+    }
+    found
+}
+
+/// `foreign-task`: events in the stream of task `own` that name another.
+pub fn foreign_tasks(answers: &[&Answer], own: &str) -> Vec<Found> {
+    answers
+        .iter()
+        .enumerate()
+        .filter_map(|(index, answer)| {
+            let event = answer
+                .event()
+                .filter(|e| e.kind != EventKind::Message && e.task_id != own)?;
+            Some((
+                ProbeCode::ForeignTask,
+                format!(
+                    "event {index} names task {}, in the stream of task {own}",
+                    event.task_id
+                ),
+            ))
+        })
+        .collect()
+}
+
+/// `context-mismatch`: events of task `own` whose `contextId` differs
+/// from the task's: `context` when known (what its stream said), else the
+/// first the events name. One finding per context named, with how many
+/// events named it.
+pub fn context_mismatches(answers: &[&Answer], own: &str, context: Option<&str>) -> Vec<Found> {
+    let mut task_context = context.map(String::from);
+    // Each other context named: the first event naming it, how many did.
+    let mut named_others: Vec<(String, usize, usize)> = Vec::new();
+    for (index, answer) in answers.iter().enumerate() {
+        let Some(event) = answer.event().filter(|e| e.task_id == own) else {
+            continue;
+        };
+        let Some(named) = &event.context_id else {
+            continue;
+        };
+        match &task_context {
+            None => task_context = Some(named.clone()),
+            Some(theirs) if theirs != named => {
+                match named_others.iter_mut().find(|(c, _, _)| c == named) {
+                    Some((_, _, times)) => *times += 1,
+                    None => named_others.push((named.clone(), index, 1)),
+                }
+            }
+            Some(_) => {}
+        }
+    }
+    let theirs = task_context.unwrap_or_default();
+    named_others
+        .into_iter()
+        .map(|(named, first, times)| {
+            let events = match times {
+                1 => format!("event {first}"),
+                n => format!("{n} events from event {first}"),
+            };
+            (
+                ProbeCode::ContextMismatch,
+                format!("{events} of task {own} name context {named}; the task's is {theirs}"),
+            )
+        })
+        .collect()
+}
+
+/// The context the events of task `own` first name.
+pub fn context_of(answers: &[Answer], own: &str) -> Option<String> {
+    answers
+        .iter()
+        .filter_map(Answer::event)
+        .filter(|e| e.task_id == own)
+        .find_map(|e| e.context_id.clone())
+}
