@@ -510,7 +510,7 @@ async function serve(configJson) {
       this.contexts.set(this.taskId, this.contextId);
       const own = requestContext.taskId;
       const out = () => (conf.shared_state === 'queue' ? this.bus : bus);
-      log('execute_start', { task_id: own, current_state: null });
+      log('execute_start', { task_id: own, current_state: null, message_id: requestContext.userMessage?.messageId ?? null });
       try {
         const task = Task.fromJSON({ id: this.taskId, contextId: this.contextId, status: { state: 'TASK_STATE_SUBMITTED' } });
         task.history = [requestContext.userMessage];

@@ -474,7 +474,10 @@ def serve(config_json: str) -> None:  # noqa: PLR0915
                 queue = self.event_queue if shared_queue else event_queue
                 return TaskUpdater(queue, self.task_id, self.context_id)
 
-            side.log('execute_start', task_id=own, current_state=None)
+            side.log(
+                'execute_start', task_id=own, current_state=None,
+                message_id=context.message.message_id if context.message else None,
+            )
             try:
                 await event_queue.enqueue_event(
                     new_task(
