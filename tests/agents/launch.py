@@ -6,7 +6,8 @@
 SDK     python (a2a-sdk 1.3.0, PyPI) | js (@a2a-js/sdk 1.3.0, npm)
 WIRE    1.0 | 0.3   (0.3: the SDK's A2A 0.3 compatibility mode on the same endpoint,
                      and the card gets a second JSON-RPC interface of protocol version 0.3)
-DEFECT  none | no-final | late-artifact | cancel-raises | never-returns
+DEFECT  none | no-final | late-artifact | cancel-raises | never-returns | shared-state
+        | shared-queue
 KEY=VALUE  optional extra scenario keys of the fidelity recorders (e.g. ending=fail,
            ending=raise, cancel_impl=noop, chunks=5); they win over the defect's.
            `push=on`: push notifications wired as the push recorders wire them
@@ -65,6 +66,18 @@ DEFECTS = {
     'late-artifact': {'late': '0'},  # an artifact right after complete()
     'cancel-raises': {'cancel_impl': 'raise'},  # cancel() raises
     'never-returns': {'ending': 'never'},  # execute() awaits forever after the last chunk
+    'shared-state': {},  # the executor keeps the current task's ids on itself (SERVE_CONF)
+    'shared-queue': {},  # ... and its event queue / event bus too (SERVE_CONF)
+}
+# Defects that are not scenario keys: extra keys of the recorders' `serve` config.
+# shared-state: one executor object for all requests stores the current request's task
+# id and context id on itself and builds every later event from them, so under
+# concurrent requests an earlier task's later events name a later task. shared-queue:
+# the event queue (a2a-sdk) / event bus (@a2a-js/sdk) is kept there too, so they also go
+# to the later request's stream. Default scenario only (chunks and A2A_AGENT_STEP_MS apply).
+SERVE_CONF = {
+    'shared-state': {'shared_state': 'ids'},
+    'shared-queue': {'shared_state': 'queue'},
 }
 USAGE = 'usage: start.sh python|js 1.0|0.3 ' + '|'.join(DEFECTS) + ' [push=on] [KEY=VALUE ...]'
 
@@ -200,6 +213,7 @@ def main() -> int:
                 'port': port,
                 'v03_compat': wire == '0.3',
             }
+            conf.update(SERVE_CONF.get(defect, {}))
             if push:
                 conf['push'] = True
             argv, cwd = command(sdk, conf)

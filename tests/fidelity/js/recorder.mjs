@@ -494,6 +494,46 @@ async function serve(configJson) {
     }
   }
 
+  /**
+   * tests/agents defect shared-state / shared-queue: the common bug of an executor that
+   * keeps the current request's task on itself. The handler has one executor for all
+   * requests, so when a second request starts while the first is still awaiting, every
+   * later event of the first is built from the second's ids (shared-state) or also goes
+   * to the second's event bus (shared-queue). Alone it streams exactly what defect none
+   * streams (the default scenario only: new task, WORKING, chunks, COMPLETED).
+   */
+  class SharedStateExecutor extends OrderStatusExecutor {
+    async execute(requestContext, bus) {
+      this.taskId = requestContext.taskId;
+      this.contextId = requestContext.contextId;
+      this.bus = bus;
+      this.contexts.set(this.taskId, this.contextId);
+      const own = requestContext.taskId;
+      const out = () => (conf.shared_state === 'queue' ? this.bus : bus);
+      log('execute_start', { task_id: own, current_state: null, message_id: requestContext.userMessage?.messageId ?? null });
+      try {
+        const task = Task.fromJSON({ id: this.taskId, contextId: this.contextId, status: { state: 'TASK_STATE_SUBMITTED' } });
+        task.history = [requestContext.userMessage];
+        out().publish(AgentEvent.task(task));
+        out().publish(statusEvent(this.taskId, this.contextId, 'TASK_STATE_WORKING'));
+        for (let i = 1; i <= n; i += 1) {
+          await sleep(step);
+          log('work_done', { i, own, as_task: this.taskId });
+          this.chunk(out(), this.taskId, this.contextId, i);
+        }
+        log('ending', { ending: 'complete', own, as_task: this.taskId });
+        out().publish(statusEvent(this.taskId, this.contextId, 'TASK_STATE_COMPLETED'));
+        log('ended', { ending: 'complete', own });
+      } catch (e) {
+        log('execute_raised', { own, error: String(e) });
+        throw e;
+      } finally {
+        log('execute_end', { own });
+      }
+    }
+  }
+  const Executor = conf.shared_state ? SharedStateExecutor : OrderStatusExecutor;
+
   const port = conf.port;
   const card = {
     name: 'Belgavi Book Store order status',
@@ -548,8 +588,8 @@ async function serve(configJson) {
     }
   }
   const handler = conf.push
-    ? new DefaultRequestHandler(card, store, new OrderStatusExecutor(), undefined, pushStore, pushSender)
-    : new DefaultRequestHandler(card, store, new OrderStatusExecutor());
+    ? new DefaultRequestHandler(card, store, new Executor(), undefined, pushStore, pushSender)
+    : new DefaultRequestHandler(card, store, new Executor());
   const app = express();
   app.use('/.well-known/agent-card.json', agentCardHandler({ agentCardProvider: handler }));
   app.use(

@@ -451,6 +451,59 @@ def serve(config_json: str) -> None:  # noqa: PLR0915
                 raise NotImplementedError('cancel is not supported')
             # noop: does nothing
 
+    class SharedStateExecutor(OrderStatusExecutor):
+        """tests/agents defect shared-state / shared-queue: the common bug of an
+        executor that keeps the current request's task on itself. The handler has
+        one executor for all requests, so when a second request starts while the
+        first is still awaiting, every later event of the first is built from the
+        second's ids (shared-state) or also goes to the second's event queue
+        (shared-queue). Alone it streams exactly what defect none streams (the
+        default scenario only: new task, WORKING, chunks, COMPLETED)."""
+
+        async def execute(
+            self, context: RequestContext, event_queue: EventQueue
+        ) -> None:
+            self.task_id = context.task_id
+            self.context_id = context.context_id
+            self.event_queue = event_queue
+            own = context.task_id
+            shared_queue = conf['shared_state'] == 'queue'
+
+            def updater() -> TaskUpdater:
+                # built afresh for every event from what is on self now
+                queue = self.event_queue if shared_queue else event_queue
+                return TaskUpdater(queue, self.task_id, self.context_id)
+
+            side.log(
+                'execute_start', task_id=own, current_state=None,
+                message_id=context.message.message_id if context.message else None,
+            )
+            try:
+                await event_queue.enqueue_event(
+                    new_task(
+                        self.task_id,
+                        self.context_id,
+                        TaskState.TASK_STATE_SUBMITTED,
+                        history=[context.message],
+                    )
+                )
+                await updater().start_work()
+                for i in range(1, n + 1):
+                    await asyncio.sleep(step)
+                    side.log('work_done', i=i, own=own, as_task=self.task_id)
+                    await self._chunk(updater(), i)
+                side.log('ending', ending='complete', own=own, as_task=self.task_id)
+                await updater().complete()
+                side.log('ended', ending='complete', own=own)
+            except BaseException as e:
+                side.log('execute_raised', own=own, error=repr(e))
+                raise
+            finally:
+                side.log('execute_end', own=own)
+
+    if conf.get('shared_state'):
+        OrderStatusExecutor = SharedStateExecutor  # noqa: N806 (one instance, as always)
+
     port = conf['port']
     card = AgentCard(
         name='Belgavi Book Store order status',
