@@ -18,7 +18,7 @@ use a2a_lab::model::evidence::probe_judge::ProbeJudge;
 use a2a_lab::model::evidence::probe_records::ProbeRecords;
 use a2a_lab::model::evidence::probe_report::{Outcome, ProbeReport};
 use a2a_lab::model::wire::Wire;
-use probe_expect::{expect, DEFECTS, PUSH_AGENTS};
+use probe_expect::{expect, DEFECTS, HOSTILE, PUSH_AGENTS};
 
 mod probe_expect;
 
@@ -324,30 +324,7 @@ fn servers_that_are_not_agents() {
 #[test]
 #[ignore = "needs the real SDK agents: scripts/test.sh runs it after tests/agents/setup.sh"]
 fn contract_checks_on_stand_ins_that_break_them() {
-    let cases: [(&str, &[&str]); 5] = [
-        ("clean", &[]),
-        (
-            "envelope",
-            &[
-                "stream:rpc-envelope",
-                "get:rpc-envelope",
-                "cancel:rpc-envelope",
-                "cancel-terminal:rpc-envelope",
-                "resubscribe:rpc-envelope",
-                "resubscribe:rpc-envelope",
-            ],
-        ),
-        (
-            "context",
-            &["stream:context-mismatch", "resubscribe:context-mismatch"],
-        ),
-        ("foreign", &["stream:foreign-task", "cancel:foreign-task"]),
-        (
-            "thin-card",
-            &["card:card-field", "card:card-field", "card:card-field"],
-        ),
-    ];
-    for (kind, want) in cases {
+    for (kind, want) in HOSTILE {
         let server = Agent::start("hostile.py", &[kind]);
         let out = scratch(&format!("hostile-{kind}"));
         let (code, report) = probe(&server.url, "1.0", &out, "2500");

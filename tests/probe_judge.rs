@@ -16,7 +16,7 @@ use a2a_lab::model::evidence::probe_records::{CallEnd, CallRecord, ProbeRecords}
 use a2a_lab::model::evidence::probe_report::Probe;
 use a2a_lab::model::wire::answer::read_answer;
 use a2a_lab::model::wire::Wire;
-use probe_expect::{expect, DEFECTS, PUSH_AGENTS};
+use probe_expect::{expect, DEFECTS, HOSTILE, PUSH_AGENTS};
 
 fn records(name: &str) -> ProbeRecords {
     let path = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
@@ -132,8 +132,15 @@ fn a_get_task_that_disagrees_with_the_stream_is_a_mismatch() {
 fn cancel_and_subscribe_on_a_finished_task_must_be_refused_with_their_codes() {
     let mut r = records("python-1.0-none");
     // An agent that answers CancelTask on a finished task with the task.
-    let get = r.probes[1].calls[0].body.clone();
-    call_mut(&mut r, "cancel-terminal", 0).body = get.clone();
+    // (Its envelope echoes GetTask's id: the cancel's own id is put back.)
+    let get = r.probes[1].calls[0].clone();
+    let cancel = call_mut(&mut r, "cancel-terminal", 0);
+    let id = cancel.request_id.expect("recorded with its request id");
+    cancel.body = get.body.replacen(
+        &format!("\"id\":{}", get.request_id.expect("an id")),
+        &format!("\"id\":{id}"),
+        1,
+    );
     // And SubscribeToTask with another error than -32004.
     let sub = call_mut(&mut r, "subscribe-terminal", 0);
     sub.body = sub.body.replacen("-32004", "-32603", 1);
@@ -214,7 +221,7 @@ fn every_recorded_push_agent_is_judged_as_the_live_probe_judged_it() {
     for agent in &PUSH_AGENTS {
         let r = records(&format!("push-{}", agent.name));
         let judged = judge(&r);
-        assert_eq!(judged.len(), 7, "{}", agent.name);
+        assert_eq!(judged.len(), 8, "{}", agent.name);
         let (probe, push) = &judged[7];
         assert_eq!(*probe, Probe::Push);
         assert_eq!(
@@ -314,6 +321,43 @@ fn an_event_of_another_task_in_a_tasks_stream_is_foreign() {
             let found = found(&judge(&records(&format!("{sdk}-{wire}-none"))));
             assert!(
                 !found.iter().any(|f| f.ends_with("foreign-task")),
+                "{sdk} {wire}"
+            );
+        }
+    }
+}
+
+/// The contract checks (SPEC §11) on what the stand-ins that break them
+/// answered (tests/agents/hostile.py), and the messages that say where.
+#[test]
+fn recorded_stand_ins_are_found_breaking_each_contract() {
+    for (kind, want) in HOSTILE {
+        let judged = judge(&records(&format!("hostile-{kind}")));
+        assert_eq!(found(&judged), want, "{kind}");
+    }
+    let card = judge(&records("hostile-thin-card"));
+    let messages: Vec<&str> = card[0].1.found.iter().map(|(_, m)| m.as_str()).collect();
+    assert_eq!(
+        messages,
+        [
+            "`description` is missing; an A2A 1.0 card needs it",
+            "`defaultOutputModes` is missing; an A2A 1.0 card needs it",
+            "`skills` is an empty list; an A2A 1.0 card needs at least one entry"
+        ]
+    );
+    let envelope = judge(&records("hostile-envelope"));
+    let stream = &envelope[1].1.found[0].1;
+    assert!(
+        stream.starts_with("every event of the stream: `id` is 1001, not the request's 1"),
+        "{stream}"
+    );
+    // Every real agent's card is complete and every envelope well formed.
+    for sdk in ["python", "js"] {
+        for wire in ["1.0", "0.3"] {
+            let judged = judge(&records(&format!("{sdk}-{wire}-none")));
+            assert_eq!(judged[0].0, Probe::Card);
+            assert!(
+                !judged[0].1.skipped && judged[0].1.found.is_empty(),
                 "{sdk} {wire}"
             );
         }

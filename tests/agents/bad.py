@@ -59,6 +59,8 @@ def card(base: str, interfaces: list[dict]) -> dict:
 
 
 def make_handler(kind: str, base_ref: list[str]):  # noqa: C901
+    contexts: dict[str, str] = {}  # each endless task's contextId, as its stream named it
+
     class Handler(BaseHTTPRequestHandler):
         protocol_version = 'HTTP/1.1'
         server_version = 'bad-a2a/1'
@@ -139,13 +141,18 @@ def make_handler(kind: str, base_ref: list[str]):  # noqa: C901
                 return
             if method in ('SendStreamingMessage', 'message/stream'):
                 msg = params.get('message') or {}
-                self.stream(rid, msg.get('taskId') or str(uuid.uuid4()), msg.get('contextId') or str(uuid.uuid4()))
+                tid = msg.get('taskId') or str(uuid.uuid4())
+                contexts[tid] = msg.get('contextId') or str(uuid.uuid4())
+                self.stream(rid, tid, contexts[tid])
             elif method in ('SubscribeToTask', 'tasks/resubscribe'):
-                self.stream(rid, str(params.get('id')), 'ctx-endless')
+                tid = str(params.get('id'))
+                self.stream(rid, tid, contexts.get(tid, 'ctx-endless'))
             elif method in ('GetTask', 'tasks/get'):
-                self.send_json({'jsonrpc': '2.0', 'id': rid, 'result': self.task(str(params.get('id')), 'TASK_STATE_WORKING')})
+                tid = str(params.get('id'))
+                self.send_json({'jsonrpc': '2.0', 'id': rid, 'result': self.task(tid, 'TASK_STATE_WORKING', contexts.get(tid, 'ctx-endless'))})
             elif method in ('CancelTask', 'tasks/cancel'):
-                self.send_json({'jsonrpc': '2.0', 'id': rid, 'result': self.task(str(params.get('id')), 'TASK_STATE_CANCELED')})
+                tid = str(params.get('id'))
+                self.send_json({'jsonrpc': '2.0', 'id': rid, 'result': self.task(tid, 'TASK_STATE_CANCELED', contexts.get(tid, 'ctx-endless'))})
             else:
                 self.send_json({'jsonrpc': '2.0', 'id': rid, 'error': {'code': -32601, 'message': 'Method not found'}})
 

@@ -116,3 +116,30 @@ pub const PUSH_AGENTS: [PushAgent; 8] = [
         expect: &[],
     },
 ];
+
+/// What the probe must find on each stand-in of tests/agents/hostile.py,
+/// which breaks a contract no SDK breaks (SPEC §11): exactly these
+/// findings, where they show.
+pub const HOSTILE: [(&str, &[&str]); 5] = [
+    ("clean", &[]),
+    (
+        "envelope",
+        &[
+            "stream:rpc-envelope",
+            "get:rpc-envelope",
+            "cancel:rpc-envelope",
+            "cancel-terminal:rpc-envelope",
+            "resubscribe:rpc-envelope",
+            "resubscribe:rpc-envelope",
+        ],
+    ),
+    (
+        "context",
+        &["stream:context-mismatch", "resubscribe:context-mismatch"],
+    ),
+    ("foreign", &["stream:foreign-task", "cancel:foreign-task"]),
+    (
+        "thin-card",
+        &["card:card-field", "card:card-field", "card:card-field"],
+    ),
+];
