@@ -14,7 +14,7 @@ use crate::model::evidence::json_array;
 #[cfg(not(target_arch = "wasm32"))]
 use crate::model::evidence::probe_gate;
 #[cfg(not(target_arch = "wasm32"))]
-use crate::model::evidence::probe_report::ProbeReport;
+use crate::model::evidence::probe_report::{ProbeReport, MAX_TASKS};
 use crate::model::evidence::push_log::{PushLog, PushReport, PushedTask};
 use crate::model::evidence::seed_form::{write_answer, SeedEventRef};
 use crate::model::ledger::TaskLedger;
@@ -57,10 +57,12 @@ usage:
                                order as one capture) task by task through the ledger; --webhook reads a
                                webhook's log of POST bodies (alone, or beside the stream of the same task)
   a2a-lab probe URL [--json | --format text|json|junit|sarif] [--baseline probe.json] [--wire 1.0|0.3] [--out DIR] [--message TEXT] [--timeout-ms N]
-                [--webhook] [--webhook-url URL] [--header 'NAME: VALUE']...
-                               put a running agent through its lifecycle (stream, get, cancel,
-                               cancel-terminal, resubscribe, subscribe-terminal) and judge what it
-                               answers; each probe creates a task: probe your own or a test deployment;
+                [--webhook] [--webhook-url URL] [--header 'NAME: VALUE']... [--tasks N]
+                               check the agent's card, put the agent through its lifecycle (stream,
+                               get, cancel, cancel-terminal, resubscribe, subscribe-terminal) and judge
+                               what it answers; each probe creates a task: probe your own or a test
+                               deployment; --tasks N (1 to 64) runs the stream probe as N streams at
+                               once, each judged on its own;
                                --webhook listens on 127.0.0.1 for push notifications and judges them
                                (push); --webhook-url is the address the agent must POST to when it
                                cannot reach 127.0.0.1 (a public address that forwards to the probe)
@@ -514,6 +516,8 @@ struct ProbeArgs {
     webhook_url: Option<String>,
     /// `--header 'NAME: VALUE'`, in order.
     headers: Vec<(String, String)>,
+    /// `--tasks N`: streams the `stream` probe runs at once.
+    tasks: usize,
 }
 
 impl ProbeArgs {
@@ -529,6 +533,7 @@ impl ProbeArgs {
             timeout_ms: None,
             webhook: false,
             webhook_url: None,
+            tasks: 1,
         };
         let mut args = args.iter();
         while let Some(&arg) = args.next() {
@@ -577,6 +582,18 @@ impl ProbeArgs {
                     out.webhook_url = Some(url);
                 }
                 "--message" => out.message = Some(value("a text")?),
+                "--tasks" => {
+                    let text = value("a number of streams")?;
+                    out.tasks = text
+                        .parse()
+                        .ok()
+                        .filter(|n| (1..=MAX_TASKS).contains(n))
+                        .ok_or_else(|| {
+                            format!(
+                                "--tasks `{text}` is not a number of streams from 1 to {MAX_TASKS}"
+                            )
+                        })?;
+                }
                 "--timeout-ms" => {
                     let text = value("a number of milliseconds")?;
                     let ms: u64 = text
@@ -628,6 +645,7 @@ fn probe(args: &ProbeArgs, stdout: &mut dyn Write) -> std::io::Result<Output> {
         webhook: args.webhook || args.webhook_url.is_some(),
         webhook_url: args.webhook_url.clone(),
         headers: args.headers.clone(),
+        tasks: args.tasks,
     };
     // The baseline is read before any request: a bad one is bad input.
     let baseline = match &args.baseline {

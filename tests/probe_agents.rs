@@ -334,6 +334,75 @@ fn contract_checks_on_stand_ins_that_break_them() {
     }
 }
 
+/// `--tasks 8` (SPEC §11): eight streams at once, each judged as its own
+/// capture. A healthy agent keeps them apart; one whose executor keeps the
+/// task's ids on itself (`shared-state`) mixes them, and the probe names
+/// what each SDK's client then sees: @a2a-js/sdk streams the last task's
+/// events to the others (`foreign-task`, and no terminal of their own);
+/// a2a-sdk ends the others with a -32602 error event (`missing-terminal`,
+/// the error quoted). Each stream but the last one started is broken.
+#[test]
+#[ignore = "needs the real SDK agents: scripts/test.sh runs it after tests/agents/setup.sh"]
+fn tasks_at_once_are_judged_each_on_its_own() {
+    for (sdk, wire, defect) in [
+        ("python", "1.0", "none"),
+        ("js", "1.0", "none"),
+        ("python", "1.0", "shared-state"),
+        ("python", "0.3", "shared-state"),
+        ("js", "1.0", "shared-state"),
+        ("js", "0.3", "shared-state"),
+    ] {
+        let agent = Agent::start("start.sh", &[sdk, wire, defect]);
+        let out = scratch(&format!("load-{sdk}-{wire}-{defect}"));
+        let (code, report) = probe_with(&agent.url, wire, &out, "5000", &["--tasks", "8"]);
+        drop(agent);
+        let stream = &report.probes[1];
+        assert_eq!(stream.name.name(), "stream");
+        let load = stream.load.expect("the load is reported");
+        assert_eq!(
+            (load.tasks, stream.captures.len()),
+            (8, 8),
+            "{sdk} {defect}"
+        );
+        assert!(load.slowest_ms.is_some_and(|ms| ms < 5000), "{load:?}");
+        let codes: Vec<String> = report
+            .findings
+            .iter()
+            .filter(|f| f.probe.name() == "stream")
+            .map(|f| f.code.to_string())
+            .collect();
+        let messages: Vec<&str> = report
+            .findings
+            .iter()
+            .filter(|f| f.probe.name() == "stream")
+            .map(|f| f.message.as_str())
+            .collect();
+        match (sdk, defect) {
+            (_, "none") => {
+                assert_eq!((code, load.clean), (0, 8), "{sdk}: {messages:?}");
+            }
+            ("js", _) => {
+                assert_eq!(load.clean, 1, "{sdk} {wire}: {messages:?}");
+                assert!(codes.iter().any(|c| c == "foreign-task"), "{codes:?}");
+                assert_eq!(codes.iter().filter(|c| *c == "missing-terminal").count(), 7);
+            }
+            _ => {
+                assert_eq!(load.clean, 1, "{sdk} {wire}: {messages:?}");
+                assert_eq!(codes, ["missing-terminal"; 7], "{sdk} {wire}");
+                assert!(
+                    messages.iter().all(|m| m.contains("JSON-RPC error -32602")),
+                    "{messages:?}"
+                );
+            }
+        }
+        assert_eq!(
+            rejudged(&out),
+            found(&report),
+            "{sdk} {wire} {defect}: records.json judged again"
+        );
+    }
+}
+
 /// What the page's Import reads: each probe's calls judged as a capture.
 #[test]
 #[ignore = "needs the real SDK agents: scripts/test.sh runs it after tests/agents/setup.sh"]

@@ -133,6 +133,9 @@ fn bad_arguments_are_refused_before_anything_is_contacted() {
         (&["probe", "http://a", "--timeout-ms", "0"], "milliseconds"),
         (&["probe", "http://a", "--timeout-ms"], "needs"),
         (&["probe", "http://a", "--bogus"], "unknown flag"),
+        (&["probe", "http://a", "--tasks", "0"], "from 1 to 64"),
+        (&["probe", "http://a", "--tasks", "65"], "from 1 to 64"),
+        (&["probe", "http://a", "--tasks", "many"], "--tasks `many`"),
         (
             &["probe", "http://a", "--format", "xml"],
             "not text, json, junit or sarif",

@@ -44,6 +44,8 @@ pub struct Options {
     /// Headers sent on every request to the agent (`--header`), such as
     /// its credentials; their values are written nowhere.
     pub headers: Vec<(String, String)>,
+    /// How many streams the `stream` probe runs at once (`--tasks`).
+    pub tasks: usize,
 }
 
 /// The message a probe sends when none is given.

@@ -187,15 +187,51 @@ impl Prober<'_> {
         self.requests.send(&self.options.message, push)
     }
 
-    /// `stream`: a streaming message, read to the end; returns how long
-    /// it took too.
+    /// `stream`: a streaming message, read to the end; with `--tasks N`,
+    /// N at once (only the first with the push config, so that the push
+    /// probe hears of the tasks it judges). Returns how long the first
+    /// took too.
     fn stream(&mut self, report: &mut ProbeReport) -> Result<(Streamed, u64), String> {
-        let request = self.new_task();
-        let received = self.call(Method::Stream, &request, |_| Flow::Read)?;
-        self.refuse(Method::Stream, &received)?;
-        let (streamed, judged) = self.judge.stream(&received.record())?;
-        self.file(Probe::Stream, &[("stream", &received)], judged, report)?;
-        Ok((streamed, received.ms))
+        let tasks = self.options.tasks.max(1);
+        let mut requests = vec![self.new_task()];
+        for _ in 1..tasks {
+            requests.push(self.requests.send(&self.options.message, None));
+        }
+        let received: Vec<Received> = match &requests[..] {
+            [one] => vec![self.call(Method::Stream, one, |_| Flow::Read)?],
+            many => {
+                let wire = self.endpoint.wire;
+                let (client, url, wait) = (self.client, self.endpoint.url.as_str(), self.wait());
+                std::thread::scope(|scope| {
+                    let streams: Vec<_> = many
+                        .iter()
+                        .map(|request| {
+                            scope.spawn(move || {
+                                let method = (Method::Stream.name(wire), wire);
+                                call(client, url, method, request, wait, |_| Flow::Read)
+                            })
+                        })
+                        .collect();
+                    streams
+                        .into_iter()
+                        .map(|s| s.join().unwrap_or_else(|_| Err("a stream failed".into())))
+                        .collect::<Result<Vec<_>, String>>()
+                })?
+            }
+        };
+        for one in &received {
+            self.refuse(Method::Stream, one)?;
+        }
+        let records: Vec<CallRecord> = received.iter().map(Received::record).collect();
+        let (streamed, judged) = self.judge.stream(&records)?;
+        let names: Vec<String> = match tasks {
+            1 => vec!["stream".to_string()],
+            n => (1..=n).map(|k| format!("stream-{k}")).collect(),
+        };
+        let kept: Vec<(&str, &Received)> =
+            names.iter().map(String::as_str).zip(&received).collect();
+        self.file(Probe::Stream, &kept, judged, report)?;
+        Ok((streamed, received.first().map_or(0, |r| r.ms)))
     }
 
     /// `push`: waits until the webhook is quiet, judges what it received

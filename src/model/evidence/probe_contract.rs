@@ -79,22 +79,33 @@ pub fn envelopes(calls: &[CallRecord]) -> Vec<Found> {
     found
 }
 
-/// `foreign-task`: events in the stream of task `own` that name another.
+/// `foreign-task`: events in the stream of task `own` that name another;
+/// one finding per other task, with how many events named it.
 pub fn foreign_tasks(answers: &[&Answer], own: &str) -> Vec<Found> {
-    answers
-        .iter()
-        .enumerate()
-        .filter_map(|(index, answer)| {
-            let event = answer
-                .event()
-                .filter(|e| e.kind != EventKind::Message && e.task_id != own)?;
-            Some((
+    let mut others: Vec<(&str, usize, usize)> = Vec::new();
+    for (index, answer) in answers.iter().enumerate() {
+        let Some(event) = answer
+            .event()
+            .filter(|e| e.kind != EventKind::Message && e.task_id != own)
+        else {
+            continue;
+        };
+        match others.iter_mut().find(|(t, _, _)| *t == event.task_id) {
+            Some((_, _, times)) => *times += 1,
+            None => others.push((&event.task_id, index, 1)),
+        }
+    }
+    others
+        .into_iter()
+        .map(|(other, first, times)| {
+            let events = match times {
+                1 => format!("event {first} names"),
+                n => format!("{n} events from event {first} name"),
+            };
+            (
                 ProbeCode::ForeignTask,
-                format!(
-                    "event {index} names task {}, in the stream of task {own}",
-                    event.task_id
-                ),
-            ))
+                format!("{events} task {other}, in the stream of task {own}"),
+            )
         })
         .collect()
 }

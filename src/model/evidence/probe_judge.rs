@@ -12,7 +12,7 @@ use super::capture::CaptureReader;
 use super::finding::FindingCode;
 use super::probe_contract::{self, context_mismatches, context_of, foreign_tasks};
 use super::probe_records::{CallEnd, CallRecord, PostRecord, ProbeRecords, PushRecords};
-use super::probe_report::{Outcome, Probe, ProbeCode, ProbeReport, ProbeResult};
+use super::probe_report::{Load, Outcome, Probe, ProbeCode, ProbeReport, ProbeResult};
 use super::push_log::PushLog;
 use crate::model::state::TaskState;
 use crate::model::wire::answer::{Answer, ArtifactParts, EventKind};
@@ -27,6 +27,8 @@ pub struct Judged {
     pub skipped: bool,
     /// What is broken, with a message each.
     pub found: Vec<(ProbeCode, String)>,
+    /// The `stream` probe run as several streams at once (`--tasks`).
+    pub load: Option<Load>,
 }
 
 impl Judged {
@@ -35,6 +37,7 @@ impl Judged {
             summary,
             skipped: false,
             found,
+            load: None,
         }
     }
 
@@ -43,6 +46,7 @@ impl Judged {
             summary: why.to_string(),
             skipped: true,
             found: Vec::new(),
+            load: None,
         }
     }
 }
@@ -66,6 +70,7 @@ impl ProbeReport {
                 Outcome::Clean
             },
             summary: judged.summary,
+            load: judged.load,
             findings: Vec::new(),
             captures,
             calls,
@@ -81,12 +86,16 @@ pub fn first_task(answers: &[Answer]) -> Option<String> {
         .find_map(|a| a.event().map(|e| e.task_id.clone()))
 }
 
-/// The last known state a call's answers carry.
+/// The last known state a call's answers carry for the task they first
+/// name (another task's events in its stream are not its state).
 pub fn last_state(answers: &[Answer]) -> Option<TaskState> {
+    let own = first_task(answers);
     answers
         .iter()
         .rev()
-        .find_map(|a| a.event()?.state.as_ref()?.known())
+        .filter_map(Answer::event)
+        .filter(|e| own.as_ref().is_none_or(|own| *own == e.task_id))
+        .find_map(|e| e.state.as_ref()?.known())
 }
 
 /// Whether an answer is an artifact update: the moment the `cancel` and
@@ -182,7 +191,16 @@ impl ProbeJudge {
             if own.as_ref().is_some_and(|own| *own != f.task) {
                 continue;
             }
-            found.push((code, format!("event {}: {}", f.index, f.message)));
+            let mut message = format!("event {}: {}", f.index, f.message);
+            // What the client was told instead, when the agent said why.
+            let said = streams
+                .iter()
+                .flat_map(|(_, answers)| answers.iter())
+                .find_map(Answer::error);
+            if let (FindingCode::MissingTerminal, Some((code, why))) = (f.code, said) {
+                message.push_str(&format!(", after JSON-RPC error {code} {why}"));
+            }
+            found.push((code, message));
         }
         if let Some(own) = &own {
             let all: Vec<&Answer> = streams.iter().flat_map(|(_, a)| a.iter()).collect();
@@ -219,10 +237,20 @@ impl ProbeJudge {
         judged.found.extend(probe_contract::envelopes(calls));
     }
 
-    /// `stream`: a streaming message, read to the end.
-    pub fn stream(&self, call: &CallRecord) -> Result<(Streamed, Judged), String> {
-        let answers = call.answers(self.wire)?;
-        let found = self.judge_streams(&[(call, &answers)])?;
+    /// `stream`: a streaming message, read to the end; with `--tasks N`,
+    /// N at once, each judged as its own capture (SPEC §11), the later
+    /// probes going on with the first.
+    pub fn stream(&self, calls: &[CallRecord]) -> Result<(Streamed, Judged), String> {
+        let [call, ..] = calls else {
+            return Err("the records hold no stream probe".into());
+        };
+        let mut each = Vec::with_capacity(calls.len());
+        for call in calls {
+            let answers = call.answers(self.wire)?;
+            let found = self.judge_streams(&[(call, &answers)])?;
+            each.push((answers, found));
+        }
+        let answers = std::mem::take(&mut each[0].0);
         let task = first_task(&answers);
         let streamed = Streamed {
             context: task.as_deref().and_then(|t| context_of(&answers, t)),
@@ -230,13 +258,33 @@ impl ProbeJudge {
             state: last_state(&answers),
             answers,
         };
-        let summary = format!(
+        let one = format!(
             "{}, {}, the task {}",
             count(streamed.answers.len()),
             end_text(call.end),
             self.state_text(streamed.state)
         );
-        Ok((streamed, Judged::ran(summary, found)))
+        if calls.len() == 1 {
+            let found = each.pop().map(|(_, found)| found).unwrap_or_default();
+            return Ok((streamed, Judged::ran(one, found)));
+        }
+        let load = Load {
+            tasks: calls.len(),
+            clean: each.iter().filter(|(_, found)| found.is_empty()).count(),
+            slowest_ms: calls.iter().filter_map(|c| c.ms).max(),
+        };
+        let found = each
+            .into_iter()
+            .enumerate()
+            .flat_map(|(k, (_, found))| {
+                found
+                    .into_iter()
+                    .map(move |(code, message)| (code, format!("stream {}: {message}", k + 1)))
+            })
+            .collect();
+        let mut judged = Judged::ran(format!("{}; stream 1: {one}", load.summary()), found);
+        judged.load = Some(load);
+        Ok((streamed, judged))
     }
 
     /// `get`: GetTask agrees with what was streamed.
@@ -565,10 +613,9 @@ impl ProbeJudge {
                 .find(|p| p.probe == probe)
                 .map_or(&[][..], |p| &p.calls[..])
         };
-        let stream = calls(Probe::Stream)
-            .first()
-            .ok_or("the records hold no stream probe")?;
-        let (streamed, judged) = self.stream(stream)?;
+        let streams = calls(Probe::Stream);
+        let stream = streams.first().ok_or("the records hold no stream probe")?;
+        let (streamed, judged) = self.stream(streams)?;
         let mut out = vec![
             (Probe::Card, self.card(records.card.as_deref())),
             (Probe::Stream, judged),

@@ -281,6 +281,36 @@ impl Serialize for Outcome {
     }
 }
 
+/// The most streams `--tasks` runs at once (SPEC §11).
+pub const MAX_TASKS: usize = 64;
+
+/// The `stream` probe run as several streams at once (`--tasks N`,
+/// SPEC §11).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub struct Load {
+    /// How many streams ran at once.
+    pub tasks: usize,
+    /// How many of them were clean.
+    pub clean: usize,
+    /// How long the slowest took, in ms (unknown in records kept before
+    /// calls were timed).
+    pub slowest_ms: Option<u64>,
+}
+
+impl Load {
+    /// `8 streams at once: 1 clean, the slowest 640 ms`.
+    pub fn summary(&self) -> String {
+        let slowest = match self.slowest_ms {
+            Some(ms) => format!(", the slowest {ms} ms"),
+            None => String::new(),
+        };
+        format!(
+            "{} streams at once: {} clean{slowest}",
+            self.tasks, self.clean
+        )
+    }
+}
+
 /// One probe's result.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct ProbeResult {
@@ -290,6 +320,9 @@ pub struct ProbeResult {
     pub outcome: Outcome,
     /// What happened, in a sentence.
     pub summary: String,
+    /// The `stream` probe's streams, when it ran several at once.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub load: Option<Load>,
     /// The codes of its findings, in order.
     pub findings: Vec<ProbeCode>,
     /// The raw captures it kept under `--out`, by file name.
@@ -475,9 +508,20 @@ fn probe_result(p: &Value) -> Result<ProbeResult, String> {
         },
         outcome,
         summary: text(p, "summary")?,
+        load: p.get("load").and_then(load),
         findings,
         captures: strings("captures"),
         calls: strings("calls"),
+    })
+}
+
+/// A `load` as `probe.json` holds it; anything else is left out.
+fn load(v: &Value) -> Option<Load> {
+    let count = |key: &str| v.get(key)?.as_u64().and_then(|n| usize::try_from(n).ok());
+    Some(Load {
+        tasks: count("tasks")?,
+        clean: count("clean")?,
+        slowest_ms: v.get("slowest_ms").and_then(Value::as_u64),
     })
 }
 
