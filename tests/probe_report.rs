@@ -32,6 +32,7 @@ fn result(probe: Probe) -> ProbeResult {
         name: probe,
         outcome: Outcome::Clean,
         summary: "s".into(),
+        load: None,
         findings: Vec::new(),
         captures: vec![format!("{name}.sse")],
         calls: vec![format!(
