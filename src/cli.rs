@@ -14,7 +14,8 @@ use crate::model::evidence::json_array;
 #[cfg(not(target_arch = "wasm32"))]
 use crate::model::evidence::probe_gate;
 #[cfg(not(target_arch = "wasm32"))]
-use crate::model::evidence::probe_report::{ProbeReport, MAX_TASKS};
+use crate::model::evidence::probe_report::ProbeReport;
+use crate::model::evidence::probe_report::MAX_TASKS;
 use crate::model::evidence::push_log::{PushLog, PushReport, PushedTask};
 use crate::model::evidence::seed_form::{write_answer, SeedEventRef};
 use crate::model::ledger::TaskLedger;
