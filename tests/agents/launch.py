@@ -14,6 +14,12 @@ KEY=VALUE  optional extra scenario keys of the fidelity recorders (e.g. ending=f
            (tests/fidelity/python/push.py, tests/fidelity/js/push.mjs): the card declares
            capabilities.pushNotifications and the agent POSTs each event to the webhook
            a message's config names.
+           `rest=on`: the SDK's HTTP+JSON (REST) routes too, at URL/rest (a2a-sdk
+           create_rest_routes(path_prefix='/rest'); @a2a-js/sdk restHandler() mounted at
+           /rest; on wire 0.3 with the SDK's 0.3 REST routes, URL/rest/v1/...), and the
+           card lists an HTTP+JSON interface at URL/rest (on wire 0.3 a second one of
+           protocol version 0.3). `rest=only`: the same, but the card lists only the
+           HTTP+JSON interfaces and no JSON-RPC route is mounted (POST URL/ is not A2A).
 
 The agent is the fidelity recorders' own `serve` child (tests/fidelity/python/recorder.py,
 tests/fidelity/js/recorder.mjs), unchanged: the BBS-1042 order-status executor, which
@@ -79,7 +85,7 @@ SERVE_CONF = {
     'shared-state': {'shared_state': 'ids'},
     'shared-queue': {'shared_state': 'queue'},
 }
-USAGE = 'usage: start.sh python|js 1.0|0.3 ' + '|'.join(DEFECTS) + ' [push=on] [KEY=VALUE ...]'
+USAGE = 'usage: start.sh python|js 1.0|0.3 ' + '|'.join(DEFECTS) + ' [push=on] [rest=on|only] [KEY=VALUE ...]'
 
 
 def die(msg: str, code: int = 2) -> None:
@@ -153,10 +159,14 @@ def main() -> int:
     scenario['chunks'] = os.environ.get('A2A_AGENT_CHUNKS', '3')
     scenario.update(DEFECTS[defect])
     push = False
+    rest = None
     for pair in args[3:]:
         key, sep, value = pair.partition('=')
         if key == 'push' and value in ('on', 'off'):
             push = value == 'on'
+            continue
+        if key == 'rest' and value in ('on', 'only', 'off'):
+            rest = None if value == 'off' else value
             continue
         if not sep or key not in SCENARIO:
             die(f'bad scenario pair {pair!r} (keys: {", ".join(SCENARIO)})\n{USAGE}')
@@ -216,6 +226,8 @@ def main() -> int:
             conf.update(SERVE_CONF.get(defect, {}))
             if push:
                 conf['push'] = True
+            if rest:
+                conf['rest'] = rest
             argv, cwd = command(sdk, conf)
             with open(workdir / 'server.log', 'a', encoding='utf-8') as log:
                 proc = subprocess.Popen(  # noqa: S603

@@ -591,15 +591,40 @@ async function serve(configJson) {
     ? new DefaultRequestHandler(card, store, new Executor(), undefined, pushStore, pushSender)
     : new DefaultRequestHandler(card, store, new Executor());
   const app = express();
+  // tests/agents only (start.sh ... rest=on|only): the SDK's HTTP+JSON (REST) router,
+  // restHandler(), mounted at /rest before the other routes, beside JSON-RPC (rest=on) or
+  // instead of it (rest=only: the card lists only HTTP+JSON and no JSON-RPC route is
+  // mounted). On wire 0.3 the REST router and the card get the SDK's legacyCompat too
+  // (its 0.3 REST routes /rest/v1/..., and a 0.3-shaped card for a request without
+  // A2A-Version, as the SDK's compat-v1-server sample does). The recorders never set it.
+  const restMode = conf.rest;
+  if (restMode) {
+    const { restHandler } = await import('@a2a-js/sdk/server/express');
+    const restInterfaces = (v03Compat ? ['1.0', '0.3'] : ['1.0']).map((protocolVersion) => ({
+      url: `http://127.0.0.1:${port}/rest`,
+      protocolBinding: 'HTTP+JSON',
+      protocolVersion,
+    }));
+    if (restMode === 'only') card.supportedInterfaces.length = 0;
+    card.supportedInterfaces.push(...restInterfaces);
+    const legacy = v03Compat ? { legacyCompat: { enabled: true } } : {};
+    app.use('/.well-known/agent-card.json', agentCardHandler({ agentCardProvider: handler, ...legacy }));
+    app.use(
+      '/rest',
+      restHandler({ requestHandler: handler, userBuilder: UserBuilder.noAuthentication, ...legacy }),
+    );
+  }
   app.use('/.well-known/agent-card.json', agentCardHandler({ agentCardProvider: handler }));
-  app.use(
-    '/',
-    jsonRpcHandler({
-      requestHandler: handler,
-      userBuilder: UserBuilder.noAuthentication,
-      ...(v03Compat ? { legacyCompat: { enabled: true } } : {}),
-    }),
-  );
+  if (restMode !== 'only') {
+    app.use(
+      '/',
+      jsonRpcHandler({
+        requestHandler: handler,
+        userBuilder: UserBuilder.noAuthentication,
+        ...(v03Compat ? { legacyCompat: { enabled: true } } : {}),
+      }),
+    );
+  }
   const server = app.listen(port, '127.0.0.1', (err) => {
     if (err) {
       console.error(`listen failed: ${err}`);

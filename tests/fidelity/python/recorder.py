@@ -581,6 +581,33 @@ def serve(config_json: str) -> None:  # noqa: PLR0915
     routes = create_agent_card_routes(card) + create_jsonrpc_routes(
         handler, rpc_url='/', **jsonrpc_kwargs
     )
+    # tests/agents only (start.sh ... rest=on|only): the SDK's HTTP+JSON (REST)
+    # routes, create_rest_routes(handler, path_prefix='/rest'), beside the
+    # JSON-RPC ones (rest=on) or instead of them (rest=only: the card lists only
+    # HTTP+JSON and no JSON-RPC route is mounted). The card gets an HTTP+JSON
+    # interface at URL/rest (and, on wire 0.3, a second one of protocol version
+    # 0.3, which the SDK's card builder turns into the 0.3 card's
+    # additionalInterfaces / preferredTransport; the 0.3 REST routes are the
+    # SDK's /rest/v1/... ones). The recorders never set it.
+    rest = conf.get('rest')
+    if rest:
+        from a2a.server.routes import create_rest_routes
+
+        rest_interfaces = [
+            AgentInterface(
+                url=f'http://127.0.0.1:{port}/rest',
+                protocol_binding='HTTP+JSON',
+                protocol_version=version,
+            )
+            for version in (['1.0', '0.3'] if v03_compat else ['1.0'])
+        ]
+        if rest == 'only':
+            del card.supported_interfaces[:]
+            routes = create_agent_card_routes(card)
+        card.supported_interfaces.extend(rest_interfaces)
+        routes = routes + create_rest_routes(
+            handler, enable_v0_3_compat=v03_compat, path_prefix='/rest'
+        )
     app = Starlette(routes=routes)
     side.log('server_start', store=sc['store'], handler=type(handler).__name__)
     uvicorn.run(
