@@ -20,6 +20,7 @@ use crate::model::evidence::push_log::{PushLog, PushReport, PushedTask};
 use crate::model::evidence::seed_form::{write_answer, SeedEventRef};
 use crate::model::ledger::TaskLedger;
 use crate::model::sim::scenario::Scenario;
+use crate::model::wire::rest::Binding;
 
 /// How a command ended. Standard output went to the writer given to
 /// [`run`]; a command that fails writes nothing there.
@@ -57,7 +58,7 @@ usage:
                                traffic (SSE, JSON Lines or a JSON array; A2A 1.0 or 0.3; files read in
                                order as one capture) task by task through the ledger; --webhook reads a
                                webhook's log of POST bodies (alone, or beside the stream of the same task)
-  a2a-lab probe URL [--json | --format text|json|junit|sarif] [--baseline probe.json] [--wire 1.0|0.3] [--out DIR] [--message TEXT] [--timeout-ms N]
+  a2a-lab probe URL [--json | --format text|json|junit|sarif] [--baseline probe.json] [--wire 1.0|0.3] [--binding jsonrpc|rest] [--out DIR] [--message TEXT] [--timeout-ms N]
                 [--webhook] [--webhook-url URL] [--header 'NAME: VALUE']... [--tasks N]
                                check the agent's card, put the agent through its lifecycle (stream,
                                get, cancel, cancel-terminal, resubscribe, subscribe-terminal) and judge
@@ -510,6 +511,7 @@ struct ProbeArgs {
     baseline: Option<String>,
     url: String,
     wire: Option<Wire>,
+    binding: Option<Binding>,
     out: Option<String>,
     message: Option<String>,
     timeout_ms: Option<u64>,
@@ -529,6 +531,7 @@ impl ProbeArgs {
             headers: Vec::new(),
             url: String::new(),
             wire: None,
+            binding: None,
             out: None,
             message: None,
             timeout_ms: None,
@@ -569,6 +572,13 @@ impl ProbeArgs {
                     out.wire = Some(
                         Wire::parse(&text)
                             .ok_or_else(|| format!("--wire `{text}` is not 1.0 or 0.3"))?,
+                    );
+                }
+                "--binding" => {
+                    let text = value("jsonrpc or rest")?;
+                    out.binding = Some(
+                        Binding::parse(&text)
+                            .ok_or_else(|| format!("--binding `{text}` is not jsonrpc or rest"))?,
                     );
                 }
                 "--out" => out.out = Some(value("a directory")?),
@@ -637,6 +647,7 @@ fn probe(args: &ProbeArgs, stdout: &mut dyn Write) -> std::io::Result<Output> {
     let options = Options {
         url: args.url.clone(),
         wire: args.wire,
+        binding: args.binding,
         out: args.out.as_ref().map(std::path::PathBuf::from),
         message: args
             .message

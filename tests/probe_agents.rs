@@ -17,7 +17,6 @@ use std::process::{Child, Command, Output, Stdio};
 use a2a_lab::model::evidence::probe_judge::ProbeJudge;
 use a2a_lab::model::evidence::probe_records::ProbeRecords;
 use a2a_lab::model::evidence::probe_report::{Outcome, ProbeReport};
-use a2a_lab::model::wire::Wire;
 use probe_expect::{expect, DEFECTS, HOSTILE, PUSH_AGENTS};
 
 mod probe_expect;
@@ -124,8 +123,8 @@ fn scratch(name: &str) -> PathBuf {
 fn rejudged(out: &Path) -> Vec<String> {
     let text = std::fs::read_to_string(out.join("records.json")).expect("records.json");
     let records: ProbeRecords = serde_json::from_str(&text).expect("records.json reads back");
-    let wire = Wire::parse(&records.wire).expect("a wire");
-    ProbeJudge::new(wire)
+    ProbeJudge::of(&records)
+        .expect("a wire and binding")
         .run(&records)
         .expect("the records judge")
         .into_iter()

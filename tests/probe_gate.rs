@@ -10,7 +10,6 @@ use a2a_lab::model::evidence::probe_gate::{against, cases, findings};
 use a2a_lab::model::evidence::probe_judge::ProbeJudge;
 use a2a_lab::model::evidence::probe_records::ProbeRecords;
 use a2a_lab::model::evidence::probe_report::{ProbeReport, ProbedAgent};
-use a2a_lab::model::wire::Wire;
 use serde_json::Value;
 
 /// The report the probe makes of a recorded run.
@@ -20,13 +19,13 @@ fn report(name: &str) -> ProbeReport {
         .join(format!("{name}.json"));
     let records: ProbeRecords =
         serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
-    let wire = Wire::parse(&records.wire).unwrap();
     let mut report = ProbeReport::new(ProbedAgent {
         name: name.into(),
         url: "http://127.0.0.1:1".into(),
         wire: records.wire.clone(),
+        binding: records.binding.clone(),
     });
-    for (probe, judged) in ProbeJudge::new(wire).run(&records).unwrap() {
+    for (probe, judged) in ProbeJudge::of(&records).unwrap().run(&records).unwrap() {
         report.file(probe, judged, Vec::new(), Vec::new());
     }
     report

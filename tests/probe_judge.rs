@@ -15,6 +15,7 @@ use a2a_lab::model::evidence::probe_judge::{refusal, Judged, ProbeJudge};
 use a2a_lab::model::evidence::probe_records::{CallEnd, CallRecord, ProbeRecords};
 use a2a_lab::model::evidence::probe_report::Probe;
 use a2a_lab::model::wire::answer::read_answer;
+use a2a_lab::model::wire::rest::Binding;
 use a2a_lab::model::wire::Wire;
 use probe_expect::{expect, DEFECTS, HOSTILE, PUSH_AGENTS};
 
@@ -27,9 +28,7 @@ fn records(name: &str) -> ProbeRecords {
 }
 
 fn judge(records: &ProbeRecords) -> Vec<(Probe, Judged)> {
-    ProbeJudge::new(Wire::parse(&records.wire).unwrap())
-        .run(records)
-        .unwrap()
+    ProbeJudge::of(records).unwrap().run(records).unwrap()
 }
 
 /// `probe:code` for every finding, in order.
@@ -160,6 +159,7 @@ fn cancel_and_subscribe_on_a_finished_task_must_be_refused_with_their_codes() {
         end: CallEnd::TimedOut(2500),
         request_id: None,
         ms: None,
+        status: None,
     };
     let judged = judge(&r);
     assert_eq!(
@@ -190,7 +190,12 @@ fn a_cancel_that_does_not_end_the_task_canceled_is_found_whatever_cancel_answere
 fn a_task_starting_call_refused_alone_means_nothing_can_be_probed() {
     let error = br#"{"jsonrpc":"2.0","id":1,"error":{"code":-32601,"message":"Method not found"}}"#;
     let answer = read_answer(error, Some(Wire::V1_0)).unwrap();
-    let why = refusal("SendStreamingMessage", std::slice::from_ref(&answer)).unwrap();
+    let why = refusal(
+        "SendStreamingMessage",
+        Binding::JsonRpc,
+        std::slice::from_ref(&answer),
+    )
+    .unwrap();
     assert_eq!(
         why,
         "SendStreamingMessage was refused: JSON-RPC error -32601 Method not found"
@@ -199,7 +204,10 @@ fn a_task_starting_call_refused_alone_means_nothing_can_be_probed() {
     let r = records("python-1.0-none");
     let mut answers = r.probes[0].calls[0].answers(Wire::V1_0).unwrap();
     answers.push(answer);
-    assert_eq!(refusal("SendStreamingMessage", &answers), None);
+    assert_eq!(
+        refusal("SendStreamingMessage", Binding::JsonRpc, &answers),
+        None
+    );
 }
 
 #[test]

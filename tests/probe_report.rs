@@ -47,6 +47,7 @@ fn report() -> ProbeReport {
         name: "A".into(),
         url: "http://127.0.0.1:1".into(),
         wire: "0.3".into(),
+        binding: "jsonrpc".into(),
     });
     report.push(
         result(Probe::Stream),

@@ -1,16 +1,15 @@
-//! One JSON-RPC call of a probe and everything it received: the raw bytes
+//! One call of a probe (JSON-RPC or REST) and everything it received: the raw bytes
 //! (kept as the capture and handed to the judge as a record), the answers
 //! the model read from them as they came, and how it ended.
 
 use std::time::Duration;
 
-use serde_json::Value;
-
 use super::http::{Answer as HttpAnswer, CallError, Client};
+use super::rpc::Request;
 use super::sse::{Next, SseStream};
 use crate::model::evidence::probe_records::{CallEnd, CallRecord};
 use crate::model::wire::answer::{read_answer, read_response, Answer};
-use crate::model::wire::Wire;
+use crate::model::wire::rest::{read_rest_error, Binding};
 
 /// What one call received.
 pub struct Received {
@@ -26,6 +25,8 @@ pub struct Received {
     pub ms: u64,
     /// The JSON-RPC request's id, which its answers must echo.
     pub request_id: Option<u64>,
+    /// The HTTP status, when it was not 200.
+    pub status: Option<u16>,
 }
 
 impl Received {
@@ -52,6 +53,7 @@ impl Received {
             end: self.end,
             request_id: self.request_id,
             ms: Some(self.ms),
+            status: self.status,
         }
     }
 
@@ -64,6 +66,7 @@ impl Received {
             end: CallEnd::TimedOut(millis(waited)),
             ms: millis(waited),
             request_id: None,
+            status: None,
         }
     }
 }
@@ -80,63 +83,67 @@ pub enum Flow {
     Drop,
 }
 
-/// Posts `request` (the method `method` on `wire`) and reads the answer,
-/// JSON or a stream, handing each answer to `on_answer` as it arrives. An
-/// answer that is neither, or cannot be read, is an error: the agent
-/// cannot be probed.
+/// Sends `request` and reads the answer, JSON or a stream, handing each
+/// answer to `on_answer` as it arrives. An answer that is neither, or
+/// cannot be read, is an error: the agent cannot be probed.
 pub fn call(
     client: &Client,
-    url: &str,
-    (method, wire): (&str, Wire),
-    request: &Value,
+    request: &Request,
     timeout: Duration,
     mut on_answer: impl FnMut(&Answer) -> Flow,
 ) -> Result<Received, String> {
     let started = std::time::Instant::now();
-    let mut received = post(
-        client,
-        url,
-        (method, wire),
-        request,
-        timeout,
-        &mut on_answer,
-    )?;
+    let mut received = send(client, request, timeout, &mut on_answer)?;
     received.ms = millis(started.elapsed());
-    received.request_id = request.get("id").and_then(Value::as_u64);
+    received.request_id = request.id;
     Ok(received)
 }
 
-fn post(
+fn send(
     client: &Client,
-    url: &str,
-    (method, wire): (&str, Wire),
-    request: &Value,
+    request: &Request,
     timeout: Duration,
     on_answer: &mut impl FnMut(&Answer) -> Flow,
 ) -> Result<Received, String> {
-    let answer = match client.post(url, request, "text/event-stream, application/json", timeout) {
+    let accept = "text/event-stream, application/json";
+    let answer = match &request.body {
+        Some(body) => client.post(&request.url, body, accept, timeout),
+        None => client.get(&request.url, timeout),
+    };
+    let answer = match answer {
         Ok(answer) => answer,
         Err(CallError::TimedOut(waited)) => return Ok(Received::nothing(waited)),
         Err(CallError::Failed(why)) => return Err(why),
     };
-    if answer.content_type == "text/event-stream" {
-        read_stream(answer, method, wire, on_answer)
+    if answer.content_type == "text/event-stream" && answer.status < 300 {
+        read_stream(answer, request, on_answer)
     } else {
-        read_json(answer, method, wire)
+        read_json(answer, request)
     }
 }
 
-fn read_json(answer: HttpAnswer, method: &str, wire: Wire) -> Result<Received, String> {
+fn read_json(answer: HttpAnswer, request: &Request) -> Result<Received, String> {
     let status = answer.status;
     let content_type = answer.content_type.clone();
+    let method = request.name();
     let raw = match answer.bytes() {
         Ok(raw) => raw,
         Err(CallError::TimedOut(waited)) => return Ok(Received::nothing(waited)),
         Err(CallError::Failed(why)) => return Err(format!("{method}: {why}")),
     };
-    let read = read_response(&raw, wire).map_err(|e| {
+    let read = match request.binding {
+        Binding::JsonRpc => read_response(&raw, request.wire),
+        // A REST error is an HTTP status with its reason in the body.
+        Binding::Rest if status >= 400 => Ok(read_rest_error(status, &raw)),
+        Binding::Rest => read_answer(&raw, Some(request.wire)),
+    };
+    let read = read.map_err(|e| {
+        let not = match request.binding {
+            Binding::JsonRpc => "that is not JSON-RPC",
+            Binding::Rest => "that is not an A2A answer",
+        };
         format!(
-            "{method}: the agent answered HTTP {status} with {} that is not JSON-RPC ({e}): {}",
+            "{method}: the agent answered HTTP {status} with {} {not} ({e}): {}",
             if content_type.is_empty() {
                 "a body"
             } else {
@@ -152,15 +159,16 @@ fn read_json(answer: HttpAnswer, method: &str, wire: Wire) -> Result<Received, S
         end: CallEnd::Closed,
         ms: 0,
         request_id: None,
+        status: (status != 200).then_some(status),
     })
 }
 
 fn read_stream(
     answer: HttpAnswer,
-    method: &str,
-    wire: Wire,
+    request: &Request,
     on_answer: &mut impl FnMut(&Answer) -> Flow,
 ) -> Result<Received, String> {
+    let (method, wire) = (request.name(), request.wire);
     let mut stream = SseStream::new(answer.body, answer.started);
     let mut answers = Vec::new();
     let end = loop {
@@ -191,6 +199,7 @@ fn read_stream(
         end,
         ms: 0,
         request_id: None,
+        status: None,
     })
 }
 

@@ -80,7 +80,7 @@ pub fn read_error(e: &std::io::Error, started: Instant) -> CallError {
 pub struct Client {
     agent: ureq::Agent,
     host: String,
-    /// `A2A-Version` sent with every JSON-RPC call, when set.
+    /// `A2A-Version` sent with every call after the card, when set.
     pub version_header: Option<&'static str>,
     /// Sent on every request, the card's included (`--header`). Their
     /// values are written nowhere.
@@ -178,6 +178,9 @@ impl Client {
                     .timeout_global(timeout)
                     .build()
                     .header("Accept", accept);
+                if let Some(version) = self.version_header {
+                    request = request.header("A2A-Version", version);
+                }
                 for (name, value) in &self.headers {
                     request = request.header(name.as_str(), value.as_str());
                 }

@@ -1,5 +1,5 @@
-//! `a2a-lab probe URL` (SPEC §10): the IO around the model. It finds the
-//! agent's JSON-RPC endpoint on its card, runs the six probes over HTTP,
+//! `a2a-lab probe URL` (SPEC §10, §11): the IO around the model. It finds
+//! the agent's JSON-RPC or REST endpoint on its card, runs the six probes over HTTP,
 //! and hands what came back to the model's capture reader and ledger, which
 //! judge it exactly as `check` judges a capture. Native only: nothing here
 //! enters the page.
@@ -17,6 +17,7 @@ use std::time::Duration;
 use crate::model::evidence::export::pretty_json;
 use crate::model::evidence::probe_report::{ProbeReport, ProbedAgent};
 use crate::model::wire::card::{AgentCard, Endpoint, CARD_PATHS};
+use crate::model::wire::rest::Binding;
 use crate::model::wire::Wire;
 
 use http::{CallError, Client};
@@ -28,6 +29,9 @@ pub struct Options {
     pub url: String,
     /// The wire to speak, overriding the card's.
     pub wire: Option<Wire>,
+    /// The binding to speak (`--binding`), else JSON-RPC when the card
+    /// offers it, else REST.
+    pub binding: Option<Binding>,
     /// Where to keep the raw captures and `probe.json`.
     pub out: Option<PathBuf>,
     /// The text of the messages sent.
@@ -59,6 +63,7 @@ pub fn probe(options: &Options) -> Result<ProbeReport, String> {
     let mut client = Client::new(base)?;
     client.headers = options.headers.clone();
     let (endpoint, card) = discover(&client, base, options)?;
+    // Exactly `1.0`: @a2a-js/sdk's REST binding refuses `1` and `1.0.0`.
     if endpoint.wire == Wire::V1_0 {
         client.version_header = Some("1.0");
     }
@@ -69,6 +74,7 @@ pub fn probe(options: &Options) -> Result<ProbeReport, String> {
         name: endpoint.name.clone(),
         url: options.url.clone(),
         wire: endpoint.wire.name().to_string(),
+        binding: endpoint.binding.name().to_string(),
     };
     let (report, records) =
         probes::run(&client, &endpoint, &card, options, ProbeReport::new(agent))?;
@@ -108,7 +114,7 @@ fn discover(client: &Client, base: &str, options: &Options) -> Result<(Endpoint,
         }
         let bytes = answer.bytes().map_err(|e| format!("{url}: {e}"))?;
         return AgentCard::parse(&bytes)
-            .and_then(|card| card.endpoint(options.wire))
+            .and_then(|card| card.endpoint(options.wire, options.binding))
             .map(|endpoint| (endpoint, String::from_utf8_lossy(&bytes).into_owned()))
             .map_err(|e| format!("{url}: {e}"));
     }

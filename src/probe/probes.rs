@@ -6,8 +6,6 @@
 
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
-use serde_json::Value;
-
 use crate::model::evidence::probe_judge::{
     first_task, is_artifact, refusal, Judged, ProbeJudge, Streamed,
 };
@@ -19,7 +17,7 @@ use crate::model::wire::card::Endpoint;
 
 use super::call::{call, Flow, Received};
 use super::http::Client;
-use super::rpc::{Method, Requests};
+use super::rpc::{Method, Request, Requests};
 use super::webhook::Webhook;
 use super::Options;
 
@@ -84,8 +82,8 @@ pub fn run(
         client,
         endpoint,
         options,
-        requests: Requests::new(endpoint.wire, format!("{salt:x}")),
-        judge: ProbeJudge::new(endpoint.wire),
+        requests: Requests::new(endpoint, format!("{salt:x}")),
+        judge: ProbeJudge::new(endpoint.wire).on(endpoint.binding),
         records: Vec::new(),
         hook,
     };
@@ -103,6 +101,7 @@ pub fn run(
     };
     let records = ProbeRecords {
         wire: endpoint.wire.name().to_string(),
+        binding: endpoint.binding.name().to_string(),
         card: Some(card.to_string()),
         probes: prober.records,
         push,
@@ -118,25 +117,20 @@ impl Prober<'_> {
     /// Makes one call.
     fn call(
         &mut self,
-        method: Method,
-        request: &Value,
+        request: &Request,
         on_answer: impl FnMut(&crate::model::wire::answer::Answer) -> Flow,
     ) -> Result<Received, String> {
-        let wire = self.endpoint.wire;
-        call(
-            self.client,
-            &self.endpoint.url,
-            (method.name(wire), wire),
-            request,
-            self.wait(),
-            on_answer,
-        )
+        call(self.client, request, self.wait(), on_answer)
     }
 
     /// A task-starting call answered with a JSON-RPC error alone: nothing
     /// can be probed.
     fn refuse(&self, method: Method, received: &Received) -> Result<(), String> {
-        match refusal(method.name(self.endpoint.wire), &received.answers) {
+        match refusal(
+            method.name(self.endpoint.wire),
+            self.endpoint.binding,
+            &received.answers,
+        ) {
             Some(why) => Err(why),
             None => Ok(()),
         }
@@ -179,7 +173,7 @@ impl Prober<'_> {
 
     /// A streaming message starting a new task, with the push config
     /// when the probe listens for pushes.
-    fn new_task(&mut self) -> Value {
+    fn new_task(&mut self) -> Request {
         let push = self
             .hook
             .as_ref()
@@ -198,18 +192,14 @@ impl Prober<'_> {
             requests.push(self.requests.send(&self.options.message, None));
         }
         let received: Vec<Received> = match &requests[..] {
-            [one] => vec![self.call(Method::Stream, one, |_| Flow::Read)?],
+            [one] => vec![self.call(one, |_| Flow::Read)?],
             many => {
-                let wire = self.endpoint.wire;
-                let (client, url, wait) = (self.client, self.endpoint.url.as_str(), self.wait());
+                let (client, wait) = (self.client, self.wait());
                 std::thread::scope(|scope| {
                     let streams: Vec<_> = many
                         .iter()
                         .map(|request| {
-                            scope.spawn(move || {
-                                let method = (Method::Stream.name(wire), wire);
-                                call(client, url, method, request, wait, |_| Flow::Read)
-                            })
+                            scope.spawn(move || call(client, request, wait, |_| Flow::Read))
                         })
                         .collect();
                     streams
@@ -253,17 +243,9 @@ impl Prober<'_> {
             hook.webhook.answer_after(STALL_DELAY);
             let push = Some((hook.url.as_str(), hook.token.as_str()));
             let request = self.requests.send(&self.options.message, push);
-            let wire = self.endpoint.wire;
             // Long enough to see a stream held up by two slow answers.
             let wait = self.wait() + STALL_DELAY * 2;
-            let received = call(
-                self.client,
-                &self.endpoint.url,
-                (Method::Stream.name(wire), wire),
-                &request,
-                wait,
-                |_| Flow::Read,
-            )?;
+            let received = call(self.client, &request, wait, |_| Flow::Read)?;
             self.refuse(Method::Stream, &received)?;
             records.stream_ms = Some(stream_ms);
             records.stall = Some(received.record());
@@ -297,7 +279,7 @@ impl Prober<'_> {
         let received = match streamed.task() {
             Some(task) => {
                 let request = self.requests.on_task(Method::Get, task);
-                Some(self.call(Method::Get, &request, |_| Flow::Read)?)
+                Some(self.call(&request, |_| Flow::Read)?)
             }
             None => None,
         };
@@ -313,30 +295,20 @@ impl Prober<'_> {
         let request = self.new_task();
         let mut cancel_answer: Option<Result<Received, String>> = None;
         let mut task: Option<String> = None;
-        let wire = self.endpoint.wire;
-        let (client, url, wait) = (self.client, self.endpoint.url.clone(), self.wait());
+        let (client, wait) = (self.client, self.wait());
         let requests = &mut self.requests;
-        let stream = call(
-            client,
-            &url,
-            (Method::Stream.name(wire), wire),
-            &request,
-            wait,
-            |answer| {
-                if task.is_none() {
-                    task = first_task(std::slice::from_ref(answer));
+        let stream = call(client, &request, wait, |answer| {
+            if task.is_none() {
+                task = first_task(std::slice::from_ref(answer));
+            }
+            if cancel_answer.is_none() && is_artifact(answer) {
+                if let Some(id) = &task {
+                    let cancel = requests.on_task(Method::Cancel, id);
+                    cancel_answer = Some(call(client, &cancel, wait, |_| Flow::Read));
                 }
-                if cancel_answer.is_none() && is_artifact(answer) {
-                    if let Some(id) = &task {
-                        let cancel = requests.on_task(Method::Cancel, id);
-                        let method = (Method::Cancel.name(wire), wire);
-                        cancel_answer =
-                            Some(call(client, &url, method, &cancel, wait, |_| Flow::Read));
-                    }
-                }
-                Flow::Read
-            },
-        )?;
+            }
+            Flow::Read
+        })?;
         self.refuse(Method::Stream, &stream)?;
         let answer = cancel_answer.transpose()?;
         let judged = self.judge.cancel(
@@ -371,7 +343,7 @@ impl Prober<'_> {
             return Ok(None);
         };
         let request = self.requests.on_task(method, task);
-        self.call(method, &request, |_| Flow::Read).map(Some)
+        self.call(&request, |_| Flow::Read).map(Some)
     }
 
     /// Files a probe of one call (or none, when it was skipped), its
@@ -392,7 +364,7 @@ impl Prober<'_> {
     /// artifact, then SubscribeToTask.
     fn resubscribe(&mut self, report: &mut ProbeReport) -> Result<(), String> {
         let request = self.requests.send(&self.options.message, None);
-        let dropped = self.call(Method::Stream, &request, |answer| {
+        let dropped = self.call(&request, |answer| {
             if is_artifact(answer) {
                 Flow::Drop
             } else {
@@ -404,7 +376,7 @@ impl Prober<'_> {
         let subscribed = match first_task(&dropped.answers) {
             Some(task) if record.end == CallEnd::Dropped => {
                 let request = self.requests.on_task(Method::Subscribe, &task);
-                Some(self.call(Method::Subscribe, &request, |_| Flow::Read)?)
+                Some(self.call(&request, |_| Flow::Read)?)
             }
             _ => None,
         };

@@ -1,9 +1,12 @@
-//! The JSON-RPC calls a probe makes, in the wire it speaks. Reading the
+//! The calls a probe makes, in the wire and binding it speaks (JSON-RPC,
+//! or REST as [`crate::model::wire::rest`] lays it out). Reading the
 //! answers is the model's (`model::wire::event`), and so is judging them
 //! (`model::evidence::probe_judge`).
 
 use serde_json::{json, Value};
 
+use crate::model::wire::card::Endpoint;
+use crate::model::wire::rest::{Binding, RestCall};
 use crate::model::wire::Wire;
 
 /// The calls of SPEC §10, by wire.
@@ -35,9 +38,48 @@ impl Method {
     }
 }
 
-/// Builds the requests; ids count up from 1.
+/// One request of a probe: where it goes, what it carries.
+#[derive(Debug, Clone)]
+pub struct Request {
+    /// The call.
+    pub method: Method,
+    /// Where it is sent.
+    pub url: String,
+    /// The JSON body POSTed; `None` for a GET.
+    pub body: Option<Value>,
+    /// The JSON-RPC id its answers must echo (none on REST).
+    pub id: Option<u64>,
+    /// The binding it is sent in.
+    pub binding: Binding,
+    /// The wire it is spoken in.
+    pub wire: Wire,
+}
+
+impl Request {
+    /// The call's name, for messages.
+    pub fn name(&self) -> &'static str {
+        self.method.name(self.wire)
+    }
+}
+
+impl Method {
+    /// The REST call it is.
+    fn rest(self) -> RestCall {
+        match self {
+            Method::Stream => RestCall::Stream,
+            Method::Get => RestCall::Get,
+            Method::Cancel => RestCall::Cancel,
+            Method::Subscribe => RestCall::Subscribe,
+        }
+    }
+}
+
+/// Builds the requests for one endpoint, in its wire and binding;
+/// JSON-RPC ids count up from 1.
 pub struct Requests {
     wire: Wire,
+    binding: Binding,
+    url: String,
     next: u64,
     /// Tells message ids apart between runs without a clock or randomness
     /// in the model: the probe passes the time it started.
@@ -45,10 +87,12 @@ pub struct Requests {
 }
 
 impl Requests {
-    /// Requests on `wire`; `salt` makes message ids unique to this run.
-    pub fn new(wire: Wire, salt: String) -> Requests {
+    /// Requests to `endpoint`; `salt` makes message ids unique to this run.
+    pub fn new(endpoint: &Endpoint, salt: String) -> Requests {
         Requests {
-            wire,
+            wire: endpoint.wire,
+            binding: endpoint.binding,
+            url: endpoint.url.clone(),
             next: 0,
             salt,
         }
@@ -57,7 +101,7 @@ impl Requests {
     /// A streaming message saying `text`, starting a new task; with
     /// `push`, the push config sent with it (the webhook's URL and a
     /// token), as the wire spells it.
-    pub fn send(&mut self, text: &str, push: Option<(&str, &str)>) -> Value {
+    pub fn send(&mut self, text: &str, push: Option<(&str, &str)>) -> Request {
         self.next += 1;
         let message_id = format!("a2a-lab-probe-{}-{}", self.salt, self.next);
         let message = match self.wire {
@@ -81,21 +125,50 @@ impl Requests {
                 Wire::V0_3 => json!({"pushNotificationConfig": config}),
             };
         }
-        self.call(Method::Stream, params)
+        self.request(Method::Stream, "", params)
     }
 
     /// A call on the task `id`.
-    pub fn on_task(&mut self, method: Method, id: &str) -> Value {
+    pub fn on_task(&mut self, method: Method, id: &str) -> Request {
         self.next += 1;
-        self.call(method, json!({"id": id}))
+        self.request(method, id, json!({"id": id}))
     }
 
-    fn call(&self, method: Method, params: Value) -> Value {
-        json!({
-            "jsonrpc": "2.0",
-            "id": self.next,
-            "method": method.name(self.wire),
-            "params": params,
-        })
+    /// The request: on JSON-RPC, `params` in an envelope POSTed to the
+    /// endpoint; on REST, the call's path on the task, the message (a
+    /// `SendMessageRequest`, as `params` is) POSTed, a GET for a task, an
+    /// empty object POSTed for the others.
+    fn request(&self, method: Method, task: &str, params: Value) -> Request {
+        match self.binding {
+            Binding::JsonRpc => Request {
+                method,
+                url: self.url.clone(),
+                body: Some(json!({
+                    "jsonrpc": "2.0",
+                    "id": self.next,
+                    "method": method.name(self.wire),
+                    "params": params,
+                })),
+                id: Some(self.next),
+                binding: self.binding,
+                wire: self.wire,
+            },
+            Binding::Rest => {
+                let call = method.rest();
+                let body = match call {
+                    RestCall::Stream => Some(params),
+                    RestCall::Get => None,
+                    RestCall::Cancel | RestCall::Subscribe => Some(json!({})),
+                };
+                Request {
+                    method,
+                    url: call.url(&self.url, task),
+                    body,
+                    id: None,
+                    binding: self.binding,
+                    wire: self.wire,
+                }
+            }
+        }
     }
 }

@@ -16,6 +16,7 @@ use super::probe_report::{Load, Outcome, Probe, ProbeCode, ProbeReport, ProbeRes
 use super::push_log::PushLog;
 use crate::model::state::TaskState;
 use crate::model::wire::answer::{Answer, ArtifactParts, EventKind};
+use crate::model::wire::rest::Binding;
 use crate::model::wire::Wire;
 
 /// What the judge says of one probe.
@@ -106,13 +107,18 @@ pub fn is_artifact(answer: &Answer) -> bool {
         .is_some_and(|e| e.kind == EventKind::Artifact)
 }
 
-/// A call that starts a task and was answered with a JSON-RPC error alone:
-/// the agent does not take the probe's message, so nothing can be probed.
-pub fn refusal(method: &str, answers: &[Answer]) -> Option<String> {
+/// A call that starts a task and was answered with an error alone (a
+/// JSON-RPC error, or on REST an HTTP error status): the agent does not
+/// take the probe's message, so nothing can be probed.
+pub fn refusal(method: &str, binding: Binding, answers: &[Answer]) -> Option<String> {
+    let kind = match binding {
+        Binding::JsonRpc => "JSON-RPC error ",
+        Binding::Rest => "",
+    };
     match answers {
-        [only] => only.error().map(|(code, message)| {
-            format!("{method} was refused: JSON-RPC error {code} {message}")
-        }),
+        [only] => only
+            .error()
+            .map(|(code, message)| format!("{method} was refused: {kind}{code} {message}")),
         _ => None,
     }
 }
@@ -141,15 +147,37 @@ impl Streamed {
     }
 }
 
-/// Judges a probe run's calls, on `wire`.
+/// Judges a probe run's calls, on `wire`, in a binding.
 pub struct ProbeJudge {
     wire: Wire,
+    binding: Binding,
 }
 
 impl ProbeJudge {
-    /// A judge of answers received on `wire`.
+    /// A judge of answers received on `wire`, over JSON-RPC.
     pub fn new(wire: Wire) -> ProbeJudge {
-        ProbeJudge { wire }
+        ProbeJudge {
+            wire,
+            binding: Binding::JsonRpc,
+        }
+    }
+
+    /// The same judge, of answers received in `binding`.
+    pub fn on(self, binding: Binding) -> ProbeJudge {
+        ProbeJudge { binding, ..self }
+    }
+
+    /// The judge of a recorded run, in its wire and binding.
+    pub fn of(records: &ProbeRecords) -> Result<ProbeJudge, String> {
+        let wire = Wire::parse(&records.wire)
+            .ok_or_else(|| format!("the records' wire `{}` is not 1.0 or 0.3", records.wire))?;
+        let binding = Binding::parse(&records.binding).ok_or_else(|| {
+            format!(
+                "the records' binding `{}` is not jsonrpc or rest",
+                records.binding
+            )
+        })?;
+        Ok(ProbeJudge::new(wire).on(binding))
     }
 
     /// `was STATE`, spelled as on the wire.
@@ -234,7 +262,9 @@ impl ProbeJudge {
     /// `rpc-envelope`: what is wrong with the envelopes of a probe's
     /// JSON-RPC answers, added to its judgement.
     pub fn envelopes(&self, calls: &[CallRecord], judged: &mut Judged) {
-        judged.found.extend(probe_contract::envelopes(calls));
+        if self.binding == Binding::JsonRpc {
+            judged.found.extend(probe_contract::envelopes(calls));
+        }
     }
 
     /// `stream`: a streaming message, read to the end; with `--tasks N`,

@@ -7,6 +7,7 @@ use serde::{Deserialize, Serialize};
 
 use super::probe_report::Probe;
 use crate::model::wire::answer::{read_answer, Answer};
+use crate::model::wire::rest::{read_rest_error, Binding};
 use crate::model::wire::sse::SseDecoder;
 use crate::model::wire::Wire;
 
@@ -40,11 +41,18 @@ pub struct CallRecord {
     /// How long the call took, from the request to its end, in ms.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub ms: Option<u64>,
+    /// The HTTP status, when it was not 200 (on REST, an error's status).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub status: Option<u16>,
 }
 
 impl CallRecord {
-    /// The answers in the body, in order, read on `wire`.
+    /// The answers in the body, in order, read on `wire`: on REST, an
+    /// error status's body is the error it stands for.
     pub fn answers(&self, wire: Wire) -> Result<Vec<Answer>, String> {
+        if let Some(status) = self.status.filter(|s| *s >= 400) {
+            return Ok(vec![read_rest_error(status, self.body.as_bytes())]);
+        }
         self.payloads()?
             .iter()
             .map(|data| read_answer(data, Some(wire)))
@@ -91,6 +99,10 @@ pub struct ProbeCalls {
 pub struct ProbeRecords {
     /// The wire the agent was spoken to in.
     pub wire: String,
+    /// The binding it was spoken to in (`jsonrpc` in records kept before
+    /// REST was probed).
+    #[serde(default = "jsonrpc")]
+    pub binding: String,
     /// The agent card as served (absent in records kept before the card
     /// was judged).
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -101,6 +113,10 @@ pub struct ProbeRecords {
     /// (`--webhook`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub push: Option<PushRecords>,
+}
+
+fn jsonrpc() -> String {
+    Binding::JsonRpc.name().to_string()
 }
 
 /// One POST the probe's webhook received. Header values are never kept.

@@ -243,6 +243,8 @@ pub struct ProbedAgent {
     pub url: String,
     /// The wire spoken to it: `1.0` or `0.3`.
     pub wire: String,
+    /// The binding spoken to it: `jsonrpc` or `rest`.
+    pub binding: String,
 }
 
 /// How a probe ended.
@@ -407,8 +409,12 @@ impl ProbeReport {
 
     /// A table per probe, then a summary line.
     pub fn to_text(&self) -> String {
+        let binding = match self.agent.binding.as_str() {
+            "rest" => ", HTTP+JSON",
+            _ => "",
+        };
         let mut out = format!(
-            "agent {} at {} (A2A {})\n",
+            "agent {} at {} (A2A {}{binding})\n",
             self.agent.name, self.agent.url, self.agent.wire
         );
         for probe in &self.probes {
@@ -462,6 +468,8 @@ impl ProbeReport {
             name: text(agent, "name")?,
             url: text(agent, "url")?,
             wire: text(agent, "wire")?,
+            // A probe.json kept before REST was probed spoke JSON-RPC.
+            binding: text(agent, "binding").unwrap_or_else(|_| "jsonrpc".into()),
         };
         let mut probes = Vec::new();
         for p in list(&value, "probes")? {

@@ -1,9 +1,10 @@
 //! An agent card, typed (A2A 1.0 `supportedInterfaces`; A2A 0.3 `url`,
-//! `preferredTransport`, `additionalInterfaces`), and the JSON-RPC
-//! endpoint and wire a client speaks to it.
+//! `preferredTransport`, `additionalInterfaces`), and the endpoint, wire
+//! and binding a client speaks to it.
 
 use serde::Deserialize;
 
+use super::rest::Binding;
 use super::Wire;
 
 /// The card's paths, tried in order.
@@ -69,10 +70,12 @@ pub struct CardInterface {
 pub struct Endpoint {
     /// The agent's name.
     pub name: String,
-    /// The JSON-RPC URL.
+    /// The interface's URL.
     pub url: String,
     /// The wire to speak there.
     pub wire: Wire,
+    /// JSON-RPC or REST.
+    pub binding: Binding,
     /// The card declares `capabilities.pushNotifications`.
     pub push: bool,
 }
@@ -97,54 +100,90 @@ impl AgentCard {
         serde_json::from_value(value).map_err(|e| format!("the agent card cannot be read: {e}"))
     }
 
-    /// The JSON-RPC endpoint: the one of the `forced` wire if there is one
-    /// (else the first JSON-RPC one, spoken in that wire), otherwise A2A
-    /// 1.0 before 0.3.
-    pub fn endpoint(&self, forced: Option<Wire>) -> Result<Endpoint, String> {
+    /// The endpoint: of the `binding` asked for, else JSON-RPC when the
+    /// card offers it, else REST (SPEC §11). On JSON-RPC, the interface of
+    /// the `forced` wire if there is one (else the first, spoken in that
+    /// wire), otherwise A2A 1.0 before 0.3; REST is spoken in A2A 1.0 only
+    /// (the 0.3 REST form is another API: other paths, other bodies).
+    pub fn endpoint(
+        &self,
+        forced: Option<Wire>,
+        binding: Option<Binding>,
+    ) -> Result<Endpoint, String> {
         let name = self
             .name
             .clone()
             .unwrap_or_else(|| "(unnamed agent)".into());
         let interfaces = self.interfaces();
-        let jsonrpc: Vec<&Interface> = interfaces
-            .iter()
-            .filter(|i| i.binding.eq_ignore_ascii_case("JSONRPC"))
-            .collect();
-        if jsonrpc.is_empty() {
-            let offered: Vec<&str> = interfaces.iter().map(|i| i.binding).collect();
-            return Err(if offered.is_empty() {
+        let of = |b: Binding| -> Vec<&Interface> {
+            interfaces
+                .iter()
+                .filter(|i| b.is_named(i.binding))
+                .collect()
+        };
+        let binding = match binding {
+            Some(b) => b,
+            None => *Binding::ALL
+                .iter()
+                .find(|b| !of(**b).is_empty())
+                .unwrap_or(&Binding::JsonRpc),
+        };
+        let offered = of(binding);
+        if offered.is_empty() {
+            let all: Vec<&str> = interfaces.iter().map(|i| i.binding).collect();
+            return Err(if all.is_empty() {
                 "the agent card names no interface (no supportedInterfaces, no url)".into()
             } else {
+                let wanted = match binding {
+                    Binding::JsonRpc => "JSON-RPC",
+                    Binding::Rest => "HTTP+JSON",
+                };
                 format!(
-                    "the agent card offers no JSON-RPC interface (only {})",
-                    offered.join(", ")
+                    "the agent card offers no {wanted} interface (only {})",
+                    all.join(", ")
                 )
             });
         }
-        let chosen = match forced {
-            Some(wire) => jsonrpc
+        let chosen = match (binding, forced) {
+            (Binding::Rest, Some(Wire::V0_3)) => {
+                return Err(
+                    "--binding rest speaks A2A 1.0 only; probe a 0.3 agent over JSON-RPC".into(),
+                )
+            }
+            (Binding::Rest, _) => offered
+                .iter()
+                .find(|i| wire_of(i.version) == Some(Wire::V1_0))
+                .map(|i| (i.url, Wire::V1_0)),
+            (Binding::JsonRpc, Some(wire)) => offered
                 .iter()
                 .find(|i| wire_of(i.version) == Some(wire))
-                .or(jsonrpc.first())
+                .or(offered.first())
                 .map(|i| (i.url, wire)),
-            None => [Wire::V1_0, Wire::V0_3].into_iter().find_map(|wire| {
-                jsonrpc
+            (Binding::JsonRpc, None) => [Wire::V1_0, Wire::V0_3].into_iter().find_map(|wire| {
+                offered
                     .iter()
                     .find(|i| wire_of(i.version) == Some(wire))
                     .map(|i| (i.url, wire))
             }),
         };
         let Some((url, wire)) = chosen else {
-            let versions: Vec<&str> = jsonrpc.iter().map(|i| i.version).collect();
-            return Err(format!(
-                "the agent's JSON-RPC interface speaks protocol version {}, not 1.0 or 0.3 (--wire forces one)",
-                versions.join(", ")
-            ));
+            let versions: Vec<&str> = offered.iter().map(|i| i.version).collect();
+            return Err(match binding {
+                Binding::JsonRpc => format!(
+                    "the agent's JSON-RPC interface speaks protocol version {}, not 1.0 or 0.3 (--wire forces one)",
+                    versions.join(", ")
+                ),
+                Binding::Rest => format!(
+                    "the agent's HTTP+JSON interface speaks protocol version {}; the probe speaks REST in A2A 1.0 only",
+                    versions.join(", ")
+                ),
+            });
         };
         Ok(Endpoint {
             name,
             url: url.to_string(),
             wire,
+            binding,
             push: self
                 .capabilities
                 .as_ref()
@@ -203,7 +242,7 @@ mod tests {
     use serde_json::{json, Value};
 
     fn endpoint(card: &Value, forced: Option<Wire>) -> Result<Endpoint, String> {
-        AgentCard::parse(card.to_string().as_bytes())?.endpoint(forced)
+        AgentCard::parse(card.to_string().as_bytes())?.endpoint(forced, None)
     }
 
     #[test]
@@ -229,6 +268,29 @@ mod tests {
         let grpc = json!({"name": "C", "supportedInterfaces": [
             {"url": "http://h/", "protocolBinding": "GRPC", "protocolVersion": "1.0"}]});
         assert!(endpoint(&grpc, None).unwrap_err().contains("only GRPC"));
+        // REST when it is all the card offers, or when asked for.
+        let rest = json!({"name": "R", "supportedInterfaces": [
+            {"url": "http://h/grpc", "protocolBinding": "GRPC", "protocolVersion": "1.0"},
+            {"url": "http://h/rest", "protocolBinding": "HTTP+JSON", "protocolVersion": "1.0"}]});
+        let got = endpoint(&rest, None).unwrap();
+        assert_eq!(
+            (got.url.as_str(), got.binding),
+            ("http://h/rest", Binding::Rest)
+        );
+        let card = AgentCard::parse(rest.to_string().as_bytes()).unwrap();
+        assert!(card
+            .endpoint(None, Some(Binding::JsonRpc))
+            .unwrap_err()
+            .contains("no JSON-RPC interface (only GRPC, HTTP+JSON)"));
+        assert!(card
+            .endpoint(Some(Wire::V0_3), Some(Binding::Rest))
+            .unwrap_err()
+            .contains("A2A 1.0 only"));
+        let old_rest = json!({"name": "O", "protocolVersion": "0.3.0", "url": "http://h/rest",
+                              "preferredTransport": "HTTP+JSON"});
+        assert!(endpoint(&old_rest, None)
+            .unwrap_err()
+            .contains("version 0.3.0"));
         assert!(endpoint(&json!([1]), None).is_err());
         assert!(endpoint(&json!({"name": "D"}), None)
             .unwrap_err()

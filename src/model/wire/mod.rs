@@ -11,6 +11,8 @@
 //! - [`write_v10`] and [`write_v03`]: the events the simulator writes.
 //! - [`card`]: an agent card, typed: its name and the interfaces it offers;
 //!   [`card_fields`], the fields its protocol version requires.
+//! - [`rest`]: the HTTP+JSON binding: paths, and an error answer read as
+//!   the JSON-RPC error it stands for.
 //! - [`envelope`]: what is wrong with a JSON-RPC answer's envelope, which
 //!   the event reader lets pass.
 //!
@@ -25,6 +27,7 @@ pub mod card_fields;
 pub mod envelope;
 pub mod event;
 pub mod push;
+pub mod rest;
 pub mod sse;
 pub mod write_v03;
 pub mod write_v10;
