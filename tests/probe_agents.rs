@@ -137,17 +137,28 @@ fn rejudged(out: &Path) -> Vec<String> {
         .collect()
 }
 
-/// Every defect on one SDK and wire: the findings are exactly the
-/// expected ones, the exit code says whether anything broke, and the kept
-/// stream capture reads back through `check` with the same verdict (a
-/// stream that hung is, in a capture, one that stopped while working).
-fn probe_all(sdk: &str, wire: &str) {
+/// Every defect on one SDK and wire, in one binding: the findings are
+/// exactly the expected ones (the same on REST as on JSON-RPC), the exit
+/// code says whether anything broke, and the kept stream capture reads
+/// back through `check` with the same verdict (a stream that hung is, in a
+/// capture, one that stopped while working). On REST the agent's card
+/// offers only its HTTP+JSON interface (`rest=only`): the probe picks it.
+fn probe_all(sdk: &str, wire: &str, binding: &str) {
     let mut failures = Vec::new();
     for defect in DEFECTS {
-        let agent = Agent::start("start.sh", &[sdk, wire, defect]);
-        let out = scratch(&format!("{sdk}-{wire}-{defect}"));
+        let (agent, out) = match binding {
+            "rest" => (
+                Agent::start("start.sh", &[sdk, wire, defect, "rest=only"]),
+                scratch(&format!("rest-{sdk}-{wire}-{defect}")),
+            ),
+            _ => (
+                Agent::start("start.sh", &[sdk, wire, defect]),
+                scratch(&format!("{sdk}-{wire}-{defect}")),
+            ),
+        };
         let (code, report) = probe(&agent.url, wire, &out, "2500");
         drop(agent);
+        assert_eq!(report.agent.binding, binding, "{sdk} {wire} {defect}");
         let want = expect(sdk, defect);
         let got = found(&report);
         if got != want {
@@ -183,26 +194,38 @@ fn probe_all(sdk: &str, wire: &str) {
 
 #[test]
 #[ignore = "needs the real SDK agents: scripts/test.sh runs it after tests/agents/setup.sh"]
+fn python_agents_over_rest() {
+    probe_all("python", "1.0", "rest");
+}
+
+#[test]
+#[ignore = "needs the real SDK agents: scripts/test.sh runs it after tests/agents/setup.sh"]
+fn js_agents_over_rest() {
+    probe_all("js", "1.0", "rest");
+}
+
+#[test]
+#[ignore = "needs the real SDK agents: scripts/test.sh runs it after tests/agents/setup.sh"]
 fn python_agents_on_the_1_0_wire() {
-    probe_all("python", "1.0");
+    probe_all("python", "1.0", "jsonrpc");
 }
 
 #[test]
 #[ignore = "needs the real SDK agents: scripts/test.sh runs it after tests/agents/setup.sh"]
 fn python_agents_on_the_0_3_wire() {
-    probe_all("python", "0.3");
+    probe_all("python", "0.3", "jsonrpc");
 }
 
 #[test]
 #[ignore = "needs the real SDK agents: scripts/test.sh runs it after tests/agents/setup.sh"]
 fn js_agents_on_the_1_0_wire() {
-    probe_all("js", "1.0");
+    probe_all("js", "1.0", "jsonrpc");
 }
 
 #[test]
 #[ignore = "needs the real SDK agents: scripts/test.sh runs it after tests/agents/setup.sh"]
 fn js_agents_on_the_0_3_wire() {
-    probe_all("js", "0.3");
+    probe_all("js", "0.3", "jsonrpc");
 }
 
 /// `--webhook` (SPEC §12) on the push-enabled agents of both SDKs and on
@@ -295,7 +318,11 @@ fn push_notifications_on_both_sdks() {
 fn servers_that_are_not_agents() {
     for (kind, says) in [
         ("html", "not an A2A agent card"),
-        ("no-jsonrpc", "no JSON-RPC interface"),
+        // Its card offers HTTP+JSON, where nothing answers.
+        (
+            "no-jsonrpc",
+            "SendStreamingMessage was refused: -32603 (HTTP 404) Not Found",
+        ),
         ("garbage", "not JSON-RPC"),
         ("redirect", "is not the host probed"),
         ("hang", "no answer in"),
@@ -511,16 +538,55 @@ fn a_baseline_passes_an_unchanged_agent_and_fails_a_changed_one() {
 #[ignore = "needs the real SDK agents: scripts/test.sh runs it after tests/agents/setup.sh"]
 fn credentials_go_with_header_and_are_written_nowhere() {
     let secret = "s3cret-test-token";
-    let server = Agent::start("bad.py", &["auth"]);
-    let refused = lab(&["probe", &server.url, "--timeout-ms", "1500"]);
-    let stderr = String::from_utf8_lossy(&refused.stderr);
-    assert_eq!(refused.status.code(), Some(2), "{stderr}");
-    assert!(
-        stderr.contains("HTTP 401") && stderr.contains("--header"),
-        "{stderr}"
-    );
-    let out = scratch("auth");
     let header = format!("Authorization: Bearer {secret}");
+    // Real agents of both SDKs behind an auth gateway (tests/agents/bearer.py),
+    // probed over JSON-RPC and over REST.
+    for (sdk, binding) in [("python", "jsonrpc"), ("js", "rest")] {
+        let agent = Agent::start("start.sh", &[sdk, "1.0", "none", "rest=on"]);
+        let gateway = Agent::start("bearer.py", &[&agent.url]);
+        let refused = lab(&["probe", &gateway.url, "--timeout-ms", "1500"]);
+        let stderr = String::from_utf8_lossy(&refused.stderr);
+        assert_eq!(refused.status.code(), Some(2), "{stderr}");
+        assert!(
+            stderr.contains("HTTP 401") && stderr.contains("--header"),
+            "{stderr}"
+        );
+        let out = scratch(&format!("auth-{sdk}-{binding}"));
+        let (code, report) = probe_with(
+            &gateway.url,
+            "1.0",
+            &out,
+            "2500",
+            &["--header", &header, "--binding", binding],
+        );
+        assert_eq!(
+            (code, found(&report)),
+            (0, vec![]),
+            "{sdk} {binding} behind the gateway"
+        );
+        assert_eq!(report.agent.binding, binding);
+        assert!(report.probes.iter().all(|p| p.outcome == Outcome::Clean));
+        let json = lab(&[
+            "probe",
+            &gateway.url,
+            "--json",
+            "--timeout-ms",
+            "2500",
+            "--header",
+            &header,
+        ]);
+        let printed = String::from_utf8_lossy(&json.stdout);
+        assert!(printed.contains("\"binding\": \"jsonrpc\""), "{printed}");
+        assert!(
+            !printed.contains(secret) && !String::from_utf8_lossy(&json.stderr).contains(secret)
+        );
+        for entry in std::fs::read_dir(&out).into_iter().flatten().flatten() {
+            let text = std::fs::read_to_string(entry.path()).unwrap_or_default();
+            assert!(!text.contains(secret), "{}", entry.path().display());
+        }
+    }
+    // The stand-in that wants the same token, asked for JSON-RPC it does not offer.
+    let server = Agent::start("bad.py", &["auth"]);
     let with = lab(&[
         "probe",
         &server.url,
@@ -528,16 +594,12 @@ fn credentials_go_with_header_and_are_written_nowhere() {
         "1500",
         "--header",
         &header,
-        "--out",
-        out.to_str().expect("utf-8"),
+        "--binding",
+        "jsonrpc",
     ]);
     let stderr = String::from_utf8_lossy(&with.stderr);
     // Past the 401: the card was read, and it offers no JSON-RPC.
     assert_eq!(with.status.code(), Some(2), "{stderr}");
     assert!(stderr.contains("no JSON-RPC interface"), "{stderr}");
-    assert!(!stderr.contains(secret) && !String::from_utf8_lossy(&with.stdout).contains(secret));
-    for entry in std::fs::read_dir(&out).into_iter().flatten().flatten() {
-        let text = std::fs::read_to_string(entry.path()).unwrap_or_default();
-        assert!(!text.contains(secret), "{}", entry.path().display());
-    }
+    assert!(!stderr.contains(secret));
 }

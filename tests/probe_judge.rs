@@ -57,11 +57,20 @@ fn call_mut<'a>(records: &'a mut ProbeRecords, probe: &str, n: usize) -> &'a mut
 fn every_recorded_agent_is_judged_as_the_live_probe_judged_it() {
     let mut failures = Vec::new();
     let mut judged_runs = 0;
+    // The same agents on both wires over JSON-RPC, and on 1.0 over REST
+    // (`rest=only`): one judge, the same findings.
+    let runs = ["1.0", "0.3"]
+        .map(|wire| (wire, "jsonrpc", ""))
+        .into_iter()
+        .chain([("1.0", "rest", "rest-")]);
     for sdk in ["python", "js"] {
-        for wire in ["1.0", "0.3"] {
+        for (wire, binding, prefix) in runs.clone() {
             for defect in DEFECTS {
-                let records = records(&format!("{sdk}-{wire}-{defect}"));
-                assert_eq!(records.wire, wire);
+                let records = records(&format!("{prefix}{sdk}-{wire}-{defect}"));
+                assert_eq!(
+                    (records.wire.as_str(), records.binding.as_str()),
+                    (wire, binding)
+                );
                 let judged = judge(&records);
                 assert_eq!(
                     judged.len(),
@@ -83,7 +92,7 @@ fn every_recorded_agent_is_judged_as_the_live_probe_judged_it() {
             }
         }
     }
-    assert_eq!(judged_runs, 20);
+    assert_eq!(judged_runs, 30);
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
 
@@ -410,4 +419,31 @@ fn recorded_streams_at_once_are_judged_each_on_its_own() {
                 .all(|(c, m)| c.code() == "missing-terminal" && m.contains("-32602")));
         }
     }
+}
+
+/// On REST, what cancel-terminal and subscribe-terminal expect is the REST
+/// form of -32002 and -32004 (HTTP 400 with the reason), as both SDKs
+/// answer it; another reason, or a success, is found.
+#[test]
+fn rest_errors_are_judged_by_the_json_rpc_error_they_stand_for() {
+    let mut r = records("rest-python-1.0-none");
+    assert!(found(&judge(&r)).is_empty());
+    let cancel = call_mut(&mut r, "cancel-terminal", 0);
+    assert_eq!(cancel.status, Some(400));
+    cancel.body = cancel.body.replace("TASK_NOT_CANCELABLE", "INTERNAL_ERROR");
+    cancel.status = Some(500);
+    let sub = call_mut(&mut r, "subscribe-terminal", 0);
+    sub.body = sub.body.replace("UNSUPPORTED_OPERATION", "TASK_NOT_FOUND");
+    let judged = judge(&r);
+    assert_eq!(
+        found(&judged),
+        [
+            "cancel-terminal:cancel-terminal-accepted",
+            "subscribe-terminal:subscribe-terminal-accepted"
+        ]
+    );
+    assert!(judged[4].1.found[0].1.contains("(HTTP 500 INTERNAL_ERROR)"));
+    assert!(judged[6].1.found[0]
+        .1
+        .contains("-32001 (HTTP 400 TASK_NOT_FOUND)"));
 }

@@ -1,0 +1,113 @@
+#!/usr/bin/env python3
+"""An auth gateway in front of a real agent, as deployments put one: every request
+without `Authorization: Bearer s3cret-test-token` answers 401; with it, the request goes
+to the agent and its answer comes back as it comes (streams included), the agent's own
+URL in its card replaced by the gateway's.
+
+    tests/agents/bearer.py UPSTREAM_URL
+
+Same protocol as bad.py: 127.0.0.1 on a free port, one line on stdout (the URL), serves
+until SIGTERM/SIGINT. Standard library only.
+"""
+
+from __future__ import annotations
+
+import http.client
+import signal
+import sys
+import urllib.parse
+
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+TOKEN = 'Bearer s3cret-test-token'
+# Hop-by-hop headers, and those this gateway sets itself.
+SKIP = {'connection', 'keep-alive', 'transfer-encoding', 'content-length', 'host'}
+
+
+def make_handler(upstream: str, base_ref: list[str]):
+    target = urllib.parse.urlsplit(upstream)
+
+    class Handler(BaseHTTPRequestHandler):
+        protocol_version = 'HTTP/1.1'
+        server_version = 'bearer-gateway/1'
+
+        def log_message(self, format, *args) -> None:  # noqa: A002, ARG002
+            pass
+
+        def forward(self, method: str) -> None:
+            n = int(self.headers.get('Content-Length') or 0)
+            body = self.rfile.read(n) if n else None
+            if self.headers.get('Authorization') != TOKEN:
+                data = b'{"error": "unauthorized"}'
+                self.send_response(401)
+                self.send_header('WWW-Authenticate', 'Bearer')
+                self.send_header('Content-Type', 'application/json')
+                self.send_header('Content-Length', str(len(data)))
+                self.end_headers()
+                self.wfile.write(data)
+                return
+            conn = http.client.HTTPConnection(target.hostname, target.port, timeout=60)
+            headers = {k: v for k, v in self.headers.items() if k.lower() not in SKIP | {'authorization'}}
+            conn.request(method, self.path, body=body, headers=headers)
+            answer = conn.getresponse()
+            card = self.path.startswith('/.well-known/')
+            self.send_response(answer.status)
+            for k, v in answer.getheaders():
+                if k.lower() not in SKIP:
+                    self.send_header(k, v)
+            if card:
+                data = answer.read().replace(upstream.encode(), base_ref[0].encode())
+                self.send_header('Content-Length', str(len(data)))
+                self.end_headers()
+                self.wfile.write(data)
+                conn.close()
+                return
+            self.send_header('Transfer-Encoding', 'chunked')
+            self.end_headers()
+            try:
+                while chunk := answer.read1(65536):
+                    self.wfile.write(f'{len(chunk):x}\r\n'.encode() + chunk + b'\r\n')
+                    self.wfile.flush()
+                self.wfile.write(b'0\r\n\r\n')
+                self.wfile.flush()
+            except OSError:
+                pass  # the client went away
+            finally:
+                conn.close()
+
+        def do_GET(self) -> None:  # noqa: N802
+            self.forward('GET')
+
+        def do_POST(self) -> None:  # noqa: N802
+            self.forward('POST')
+
+    return Handler
+
+
+def main() -> int:
+    if len(sys.argv) != 2 or not sys.argv[1].startswith('http://'):
+        print('usage: bearer.py http://UPSTREAM', file=sys.stderr)
+        return 2
+    upstream = sys.argv[1].rstrip('/')
+    base_ref = ['']
+    srv = ThreadingHTTPServer(('127.0.0.1', 0), make_handler(upstream, base_ref))
+    srv.daemon_threads = True
+    base_ref[0] = f'http://127.0.0.1:{srv.server_address[1]}'
+
+    def stop(signum, frame) -> None:  # noqa: ANN001, ARG001
+        raise SystemExit(0)
+
+    signal.signal(signal.SIGTERM, stop)
+    signal.signal(signal.SIGHUP, stop)
+    print(base_ref[0], flush=True)
+    try:
+        srv.serve_forever(poll_interval=0.2)
+    except (SystemExit, KeyboardInterrupt):
+        pass
+    finally:
+        srv.server_close()
+    return 0
+
+
+if __name__ == '__main__':
+    sys.exit(main())
