@@ -603,3 +603,55 @@ fn credentials_go_with_header_and_are_written_nowhere() {
     assert!(stderr.contains("no JSON-RPC interface"), "{stderr}");
     assert!(!stderr.contains(secret));
 }
+
+/// The README's CI recipe, flag for flag: a baseline kept with `--out`,
+/// then `--tasks 8 --baseline … --format junit --out …`. An unchanged agent
+/// passes; the same agent with an executor that keeps task ids on itself
+/// fails the gate, its JUnit naming the stream probe.
+#[test]
+#[ignore = "needs the real SDK agents: scripts/test.sh runs it after tests/agents/setup.sh"]
+fn the_readme_ci_recipe_gates_a_changed_agent() {
+    let healthy = Agent::start("start.sh", &["js", "1.0", "none"]);
+    let base = scratch("ci-recipe-base");
+    let (code, _) = probe(&healthy.url, "1.0", &base, "5000");
+    assert_eq!(code, 0);
+    let baseline = base.join("probe.json");
+    let gate = |url: &str, name: &str| -> (i32, String, PathBuf) {
+        let out = scratch(name);
+        let run = lab(&[
+            "probe",
+            url,
+            "--tasks",
+            "8",
+            "--baseline",
+            baseline.to_str().expect("utf-8"),
+            "--format",
+            "junit",
+            "--out",
+            out.to_str().expect("utf-8"),
+        ]);
+        let xml = String::from_utf8_lossy(&run.stdout).into_owned();
+        (run.status.code().unwrap_or(-1), xml, out)
+    };
+    let (code, xml, out) = gate(&healthy.url, "ci-recipe-same");
+    drop(healthy);
+    assert_eq!(code, 0, "{xml}");
+    assert!(out.join("probe.json").is_file() && out.join("stream-8.sse").is_file());
+    let doc = roxmltree::Document::parse(&xml).expect("JUnit XML");
+    let cases = doc
+        .descendants()
+        .filter(|n| n.has_tag_name("testcase"))
+        .count();
+    assert_eq!(cases, 7);
+    let changed = Agent::start("start.sh", &["js", "1.0", "shared-state"]);
+    let (code, xml, _) = gate(&changed.url, "ci-recipe-changed");
+    assert_eq!(code, 1, "{xml}");
+    let doc = roxmltree::Document::parse(&xml).expect("JUnit XML");
+    let failed: Vec<&str> = doc
+        .descendants()
+        .filter(|n| n.has_tag_name("testcase"))
+        .filter(|c| c.children().any(|n| n.has_tag_name("failure")))
+        .filter_map(|c| c.attribute("name"))
+        .collect();
+    assert!(failed.contains(&"stream"), "{failed:?}");
+}
