@@ -29,13 +29,14 @@ endless stream; other methods -32601.
 from __future__ import annotations
 
 import json
-import signal
 import sys
 import threading
 import time
 import uuid
 
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
+
+import standin
 
 KINDS = ('html', 'no-jsonrpc', 'garbage', 'endless', 'endless-ping', 'redirect', 'hang', 'auth')
 TOKEN = 'Bearer s3cret-test-token'
@@ -198,25 +199,7 @@ def main() -> int:
         print(f'usage: bad.py {"|".join(KINDS)}', file=sys.stderr)
         return 2
     kind = sys.argv[1]
-    base_ref = ['']
-    srv = ThreadingHTTPServer(('127.0.0.1', 0), make_handler(kind, base_ref))
-    srv.daemon_threads = True
-    base_ref[0] = f'http://127.0.0.1:{srv.server_address[1]}'
-
-    def stop(signum, frame) -> None:  # noqa: ANN001, ARG001
-        raise SystemExit(0)
-
-    signal.signal(signal.SIGTERM, stop)
-    signal.signal(signal.SIGHUP, stop)
-    print(base_ref[0], flush=True)
-    try:
-        srv.serve_forever(poll_interval=0.2)
-    except (SystemExit, KeyboardInterrupt):
-        pass
-    finally:
-        srv.server_close()
-    return 0
-
+    return standin.serve(lambda base_ref: make_handler(kind, base_ref))
 
 if __name__ == '__main__':
     threading.current_thread().name = 'bad-a2a'

@@ -13,11 +13,12 @@ until SIGTERM/SIGINT. Standard library only.
 from __future__ import annotations
 
 import http.client
-import signal
 import sys
 import urllib.parse
 
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
+
+import standin
 
 TOKEN = 'Bearer s3cret-test-token'
 # Hop-by-hop headers, and those this gateway sets itself.
@@ -89,25 +90,7 @@ def main() -> int:
         print('usage: bearer.py http://UPSTREAM', file=sys.stderr)
         return 2
     upstream = sys.argv[1].rstrip('/')
-    base_ref = ['']
-    srv = ThreadingHTTPServer(('127.0.0.1', 0), make_handler(upstream, base_ref))
-    srv.daemon_threads = True
-    base_ref[0] = f'http://127.0.0.1:{srv.server_address[1]}'
-
-    def stop(signum, frame) -> None:  # noqa: ANN001, ARG001
-        raise SystemExit(0)
-
-    signal.signal(signal.SIGTERM, stop)
-    signal.signal(signal.SIGHUP, stop)
-    print(base_ref[0], flush=True)
-    try:
-        srv.serve_forever(poll_interval=0.2)
-    except (SystemExit, KeyboardInterrupt):
-        pass
-    finally:
-        srv.server_close()
-    return 0
-
+    return standin.serve(lambda base_ref: make_handler(upstream, base_ref))
 
 if __name__ == '__main__':
     sys.exit(main())

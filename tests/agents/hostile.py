@@ -30,13 +30,14 @@ until SIGTERM/SIGINT. Standard library only; no SDK.
 from __future__ import annotations
 
 import json
-import signal
 import sys
 import threading
 import time
 import uuid
 
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
+
+import standin
 
 KINDS = ('clean', 'envelope', 'context', 'foreign', 'thin-card')
 STEP_S = 0.1
@@ -261,25 +262,8 @@ def main() -> int:
     if len(sys.argv) != 2 or sys.argv[1] not in KINDS:
         print(f'usage: hostile.py {"|".join(KINDS)}', file=sys.stderr)
         return 2
-    base_ref = ['']
-    srv = ThreadingHTTPServer(('127.0.0.1', 0), make_handler(Agent(sys.argv[1]), base_ref))
-    srv.daemon_threads = True
-    base_ref[0] = f'http://127.0.0.1:{srv.server_address[1]}'
-
-    def stop(signum, frame) -> None:  # noqa: ANN001, ARG001
-        raise SystemExit(0)
-
-    signal.signal(signal.SIGTERM, stop)
-    signal.signal(signal.SIGHUP, stop)
-    print(base_ref[0], flush=True)
-    try:
-        srv.serve_forever(poll_interval=0.2)
-    except (SystemExit, KeyboardInterrupt):
-        pass
-    finally:
-        srv.server_close()
-    return 0
-
+    agent = Agent(sys.argv[1])
+    return standin.serve(lambda base_ref: make_handler(agent, base_ref))
 
 if __name__ == '__main__':
     sys.exit(main())

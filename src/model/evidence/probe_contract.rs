@@ -82,26 +82,15 @@ pub fn envelopes(calls: &[CallRecord]) -> Vec<Found> {
 /// `foreign-task`: events in the stream of task `own` that name another;
 /// one finding per other task, with how many events named it.
 pub fn foreign_tasks(answers: &[&Answer], own: &str) -> Vec<Found> {
-    let mut others: Vec<(&str, usize, usize)> = Vec::new();
-    for (index, answer) in answers.iter().enumerate() {
-        let Some(event) = answer
+    let named = answers.iter().enumerate().filter_map(|(index, answer)| {
+        let event = answer
             .event()
-            .filter(|e| e.kind != EventKind::Message && e.task_id != own)
-        else {
-            continue;
-        };
-        match others.iter_mut().find(|(t, _, _)| *t == event.task_id) {
-            Some((_, _, times)) => *times += 1,
-            None => others.push((&event.task_id, index, 1)),
-        }
-    }
-    others
+            .filter(|e| e.kind != EventKind::Message && e.task_id != own)?;
+        Some((index, event.task_id.as_str()))
+    });
+    tally(named)
         .into_iter()
-        .map(|(other, first, times)| {
-            let events = match times {
-                1 => format!("event {first} names"),
-                n => format!("{n} events from event {first} name"),
-            };
+        .map(|(other, events)| {
             (
                 ProbeCode::ForeignTask,
                 format!("{events} task {other}, in the stream of task {own}"),
@@ -115,39 +104,47 @@ pub fn foreign_tasks(answers: &[&Answer], own: &str) -> Vec<Found> {
 /// first the events name. One finding per context named, with how many
 /// events named it.
 pub fn context_mismatches(answers: &[&Answer], own: &str, context: Option<&str>) -> Vec<Found> {
-    let mut task_context = context.map(String::from);
-    // Each other context named: the first event naming it, how many did.
-    let mut named_others: Vec<(String, usize, usize)> = Vec::new();
-    for (index, answer) in answers.iter().enumerate() {
-        let Some(event) = answer.event().filter(|e| e.task_id == own) else {
-            continue;
-        };
-        let Some(named) = &event.context_id else {
-            continue;
-        };
-        match &task_context {
-            None => task_context = Some(named.clone()),
-            Some(theirs) if theirs != named => {
-                match named_others.iter_mut().find(|(c, _, _)| c == named) {
-                    Some((_, _, times)) => *times += 1,
-                    None => named_others.push((named.clone(), index, 1)),
-                }
-            }
-            Some(_) => {}
-        }
-    }
-    let theirs = task_context.unwrap_or_default();
-    named_others
+    let contexts: Vec<(usize, &str)> = answers
+        .iter()
+        .enumerate()
+        .filter_map(|(index, answer)| {
+            let event = answer.event().filter(|e| e.task_id == own)?;
+            Some((index, event.context_id.as_deref()?))
+        })
+        .collect();
+    let Some(theirs) = context.or(contexts.first().map(|(_, c)| *c)) else {
+        return Vec::new();
+    };
+    let others = contexts.into_iter().filter(|(_, c)| *c != theirs);
+    tally(others)
         .into_iter()
-        .map(|(named, first, times)| {
-            let events = match times {
-                1 => format!("event {first}"),
-                n => format!("{n} events from event {first}"),
-            };
+        .map(|(named, events)| {
             (
                 ProbeCode::ContextMismatch,
-                format!("{events} of task {own} name context {named}; the task's is {theirs}"),
+                format!("{events} context {named} for task {own}, whose context is {theirs}"),
             )
+        })
+        .collect()
+}
+
+/// Each value named, in the order first named, with `event N names` or `K
+/// events from event N name`: one finding a value, however many events
+/// repeat it.
+fn tally<'a>(named: impl Iterator<Item = (usize, &'a str)>) -> Vec<(&'a str, String)> {
+    let mut seen: Vec<(&str, usize, usize)> = Vec::new();
+    for (index, value) in named {
+        match seen.iter_mut().find(|(v, _, _)| *v == value) {
+            Some((_, _, times)) => *times += 1,
+            None => seen.push((value, index, 1)),
+        }
+    }
+    seen.into_iter()
+        .map(|(value, first, times)| {
+            let events = match times {
+                1 => format!("event {first} names"),
+                n => format!("{n} events from event {first} name"),
+            };
+            (value, events)
         })
         .collect()
 }
