@@ -62,3 +62,22 @@ test('on a phone, the probe list fits the width', async () => {
   await page.screenshot({ path: `${OUT}/probe-import-phone.png`, fullPage: true });
   assert.deepEqual(log.errors, []);
 });
+
+test('a probe over REST opens on its stream; its card probe is listed with its summary', async () => {
+  const file = `${ROOT}tests/fixtures/probe/rest-python-1.0-late-artifact.json`;
+  const report = JSON.parse(readFileSync(file, 'utf8'));
+  assert.equal(report.probes[0].name, 'card');
+  const { page, log } = await open(context, server.url);
+  await page.setInputFiles('input[type=file]', { name: 'probe.json', mimeType: 'application/json', buffer: readFileSync(file) });
+  await page.waitForSelector('.capture__tasks');
+  assert.match(await page.textContent('.capture__summary'), /on the A2A 1\.0 wire over HTTP\+JSON: 2 of 7 probes/);
+  await page.waitForFunction(() => document.querySelector('.capture__title')?.textContent.includes('stream'));
+  let rows = await tableRows(page);
+  assert.equal(rows.length, 7, JSON.stringify(rows));
+  await page.click('.capture__pick:text-is("card")');
+  await page.waitForFunction(() => document.querySelector('.capture__title')?.textContent.includes('card'));
+  const cells = await page.$$eval('.capture__tasks tbody tr', (trs) => trs.map((tr) => [...tr.cells].map((c) => c.textContent.trim())));
+  assert.deepEqual(cells[0].slice(0, 3), ['card', 'clean', 'an A2A 1.0 card with every required field']);
+  await page.screenshot({ path: `${OUT}/probe-rest-card.png`, fullPage: true });
+  assert.deepEqual(log.errors, []);
+});

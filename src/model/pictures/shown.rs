@@ -97,11 +97,17 @@ impl Shown {
         }
     }
 
-    /// A probe report, its first probe chosen.
+    /// A probe report, its first probe that received anything chosen (the
+    /// `card` probe, first, makes no call to show as a trace).
     pub fn probe(report: ProbeReport) -> Shown {
+        let probe = report
+            .probes
+            .iter()
+            .position(|p| !p.calls.is_empty())
+            .unwrap_or(0);
         Shown::Probe {
             view: Arc::new(ProbeView::new(report)),
-            probe: 0,
+            probe,
             task: 0,
         }
     }
@@ -247,10 +253,10 @@ pub fn probe_listing(view: &ProbeView, chosen: usize) -> Listing {
         .count();
     Listing {
         summary: format!(
-            "A probe of {} at {} on the A2A {} wire: {broken} of {} probes found something broken.",
+            "A probe of {} at {} on {}: {broken} of {} probes found something broken.",
             report.agent.name,
             report.agent.url,
-            report.agent.wire,
+            spoken(report),
             report.probes.len()
         ),
         caption: "Probes: choose one to see what it received",
@@ -282,6 +288,14 @@ pub fn probe_listing(view: &ProbeView, chosen: usize) -> Listing {
     }
 }
 
+/// `the A2A 1.0 wire`, and `over HTTP+JSON` when the probe spoke REST.
+fn spoken(report: &ProbeReport) -> String {
+    match report.agent.binding.as_str() {
+        "rest" => format!("the A2A {} wire over HTTP+JSON", report.agent.wire),
+        _ => format!("the A2A {} wire", report.agent.wire),
+    }
+}
+
 /// What an import did, for the inline message.
 pub fn import_summary(imported: &Imported) -> String {
     match imported {
@@ -308,9 +322,9 @@ pub fn import_summary(imported: &Imported) -> String {
                 .filter(|p| !p.findings.is_empty())
                 .count();
             format!(
-                "Read a probe of {} on the A2A {} wire: {} probes, {} found something broken.",
+                "Read a probe of {} on {}: {} probes, {} found something broken.",
                 report.agent.name,
-                report.agent.wire,
+                spoken(report),
                 report.probes.len(),
                 broken
             )
@@ -382,6 +396,36 @@ mod tests {
         assert_eq!(b.choose(7).chosen(), 1);
         // The listing stops at what was asked for.
         assert_eq!(shown.listing(1).unwrap().rows.len(), 1);
+    }
+
+    #[test]
+    fn a_probe_report_opens_on_its_first_probe_with_calls() {
+        let stream =
+            "data: {\"kind\":\"task\",\"id\":\"t\",\"status\":{\"state\":\"completed\"}}\n\n";
+        let text = serde_json::json!({
+            "format": "a2a-lifecycle-lab/probe",
+            "agent": {"name": "A", "url": "http://h", "wire": "0.3", "binding": "rest"},
+            "probes": [
+                {"name": "card", "outcome": "broken", "summary": "s", "findings": ["card-field"]},
+                {"name": "stream", "outcome": "clean", "summary": "s", "findings": [], "calls": [stream]}
+            ],
+            "findings": [{"code": "card-field", "probe": "card", "message": "`skills` is an empty list"}]
+        });
+        let report = ProbeReport::from_json(&text.to_string()).unwrap();
+        let shown = Shown::probe(report);
+        assert_eq!(shown.chosen(), 1, "the stream, not the card");
+        assert_eq!(shown.run().unwrap().trace.rows.len(), 1);
+        let card = shown.choose(0);
+        let listing = card.listing(10).unwrap();
+        assert!(
+            listing
+                .summary
+                .contains("on the A2A 0.3 wire over HTTP+JSON"),
+            "{}",
+            listing.summary
+        );
+        assert_eq!(listing.findings[0].0, "card-field");
+        assert!(card.run().is_none(), "the card probe made no call");
     }
 
     #[test]
