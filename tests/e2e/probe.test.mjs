@@ -78,6 +78,9 @@ test('a probe over REST opens on its stream; its card probe is listed with its s
   await page.waitForFunction(() => document.querySelector('.capture__title')?.textContent.includes('card'));
   const cells = await page.$$eval('.capture__tasks tbody tr', (trs) => trs.map((tr) => [...tr.cells].map((c) => c.textContent.trim())));
   assert.deepEqual(cells[0].slice(0, 3), ['card', 'clean', 'an A2A 1.0 card with every required field']);
+  // It made no call: nothing is shown as a trace (not the simulation's).
+  await page.waitForFunction(() => document.querySelectorAll('.event-table tbody tr').length === 0);
+  assert.deepEqual(await tableRows(page), []);
   await page.screenshot({ path: `${OUT}/probe-rest-card.png`, fullPage: true });
   assert.deepEqual(log.errors, []);
 });
