@@ -360,6 +360,39 @@ fn contract_checks_on_stand_ins_that_break_them() {
     }
 }
 
+/// `card-field` on real agents whose author left fields out (`card=thin`):
+/// a2a-sdk's protobuf JSON drops them, @a2a-js/sdk serves `"skills": []`;
+/// the lifecycle is still judged, and clean.
+#[test]
+#[ignore = "needs the real SDK agents: scripts/test.sh runs it after tests/agents/setup.sh"]
+fn an_incomplete_card_of_a_real_agent_is_found_field_by_field() {
+    for (sdk, skills) in [("python", "is missing"), ("js", "is an empty list")] {
+        let agent = Agent::start("start.sh", &[sdk, "1.0", "none", "card=thin"]);
+        let out = scratch(&format!("thin-card-{sdk}-1.0"));
+        let (code, report) = probe(&agent.url, "1.0", &out, "2500");
+        assert_eq!(code, 1);
+        assert_eq!(found(&report), ["card:card-field"; 3], "{sdk}");
+        let messages: Vec<&str> = report.findings.iter().map(|f| f.message.as_str()).collect();
+        assert!(
+            messages[0].starts_with("`description` is missing"),
+            "{messages:?}"
+        );
+        assert!(
+            messages[1].starts_with("`defaultOutputModes` is missing"),
+            "{messages:?}"
+        );
+        assert!(
+            messages[2].starts_with(&format!("`skills` {skills}")),
+            "{messages:?}"
+        );
+        assert_eq!(
+            rejudged(&out),
+            found(&report),
+            "{sdk}: records.json judged again"
+        );
+    }
+}
+
 /// `--tasks 8` (SPEC §11): eight streams at once, each judged as its own
 /// capture. A healthy agent keeps them apart; one whose executor keeps the
 /// task's ids on itself (`shared-state`) mixes them, and the probe names

@@ -369,6 +369,11 @@ fn recorded_stand_ins_are_found_breaking_each_contract() {
         stream.starts_with("every event of the stream: `id` is 1001, not the request's 1"),
         "{stream}"
     );
+    // A real agent's card with fields left out (start.sh … card=thin).
+    for sdk in ["python", "js"] {
+        let judged = judge(&records(&format!("thin-card-{sdk}-1.0")));
+        assert_eq!(found(&judged), ["card:card-field"; 3], "{sdk}");
+    }
     // Every real agent's card is complete and every envelope well formed.
     for sdk in ["python", "js"] {
         for wire in ["1.0", "0.3"] {

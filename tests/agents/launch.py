@@ -20,6 +20,9 @@ KEY=VALUE  optional extra scenario keys of the fidelity recorders (e.g. ending=f
            card lists an HTTP+JSON interface at URL/rest (on wire 0.3 a second one of
            protocol version 0.3). `rest=only`: the same, but the card lists only the
            HTTP+JSON interfaces and no JSON-RPC route is mounted (POST URL/ is not A2A).
+           `card=thin`: the card leaves out `description` and `defaultOutputModes` and
+           lists no skill (a2a-sdk's protobuf JSON then omits `skills`; @a2a-js/sdk
+           serves `"skills": []`).
 
 The agent is the fidelity recorders' own `serve` child (tests/fidelity/python/recorder.py,
 tests/fidelity/js/recorder.mjs), unchanged: the BBS-1042 order-status executor, which
@@ -85,7 +88,7 @@ SERVE_CONF = {
     'shared-state': {'shared_state': 'ids'},
     'shared-queue': {'shared_state': 'queue'},
 }
-USAGE = 'usage: start.sh python|js 1.0|0.3 ' + '|'.join(DEFECTS) + ' [push=on] [rest=on|only] [KEY=VALUE ...]'
+USAGE = 'usage: start.sh python|js 1.0|0.3 ' + '|'.join(DEFECTS) + ' [push=on] [rest=on|only] [card=thin] [KEY=VALUE ...]'
 
 
 def die(msg: str, code: int = 2) -> None:
@@ -160,6 +163,7 @@ def main() -> int:
     scenario.update(DEFECTS[defect])
     push = False
     rest = None
+    thin_card = False
     for pair in args[3:]:
         key, sep, value = pair.partition('=')
         if key == 'push' and value in ('on', 'off'):
@@ -167,6 +171,9 @@ def main() -> int:
             continue
         if key == 'rest' and value in ('on', 'only', 'off'):
             rest = None if value == 'off' else value
+            continue
+        if key == 'card' and value in ('thin', 'full'):
+            thin_card = value == 'thin'
             continue
         if not sep or key not in SCENARIO:
             die(f'bad scenario pair {pair!r} (keys: {", ".join(SCENARIO)})\n{USAGE}')
@@ -228,6 +235,8 @@ def main() -> int:
                 conf['push'] = True
             if rest:
                 conf['rest'] = rest
+            if thin_card:
+                conf['card'] = 'thin'
             argv, cwd = command(sdk, conf)
             with open(workdir / 'server.log', 'a', encoding='utf-8') as log:
                 proc = subprocess.Popen(  # noqa: S603

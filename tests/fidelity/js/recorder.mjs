@@ -548,6 +548,14 @@ async function serve(configJson) {
     ],
   };
 
+  if (conf.card === 'thin') {
+    // A card whose author left out the description and the output modes and listed
+    // no skill: served as it is.
+    delete card.description;
+    delete card.defaultOutputModes;
+    card.skills = [];
+  }
+
   let store;
   let storeName;
   if (sc.store === 'database') {

@@ -529,6 +529,12 @@ def serve(config_json: str) -> None:  # noqa: PLR0915
         ],
     )
 
+    if conf.get('card') == 'thin':
+        # A card whose author left out the description, the skills and the output
+        # modes: protobuf's JSON then has no such fields at all.
+        for field in ('description', 'skills', 'default_output_modes'):
+            card.ClearField(field)
+
     if sc['store'] == 'database':
         from sqlalchemy.ext.asyncio import create_async_engine
 
