@@ -598,6 +598,7 @@ fn credentials_go_with_header_and_are_written_nowhere() {
             "{sdk} {binding} behind the gateway"
         );
         assert_eq!(report.agent.binding, binding);
+        assert_eq!(report.agent.headers, ["Authorization: <redacted>"]);
         assert!(report.probes.iter().all(|p| p.outcome == Outcome::Clean));
         let json = lab(&[
             "probe",

@@ -48,6 +48,7 @@ fn report() -> ProbeReport {
         url: "http://127.0.0.1:1".into(),
         wire: "0.3".into(),
         binding: "jsonrpc".into(),
+        headers: Vec::new(),
     });
     report.push(
         result(Probe::Stream),

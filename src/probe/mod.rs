@@ -15,7 +15,7 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use crate::model::evidence::export::pretty_json;
-use crate::model::evidence::probe_report::{ProbeReport, ProbedAgent};
+use crate::model::evidence::probe_report::{redacted, ProbeReport, ProbedAgent};
 use crate::model::wire::card::{AgentCard, Endpoint, CARD_PATHS};
 use crate::model::wire::rest::Binding;
 use crate::model::wire::Wire;
@@ -75,6 +75,11 @@ pub fn probe(options: &Options) -> Result<ProbeReport, String> {
         url: options.url.clone(),
         wire: endpoint.wire.name().to_string(),
         binding: endpoint.binding.name().to_string(),
+        headers: options
+            .headers
+            .iter()
+            .map(|(name, _)| redacted(name))
+            .collect(),
     };
     let (report, records) =
         probes::run(&client, &endpoint, &card, options, ProbeReport::new(agent))?;

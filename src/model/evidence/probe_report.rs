@@ -245,6 +245,15 @@ pub struct ProbedAgent {
     pub wire: String,
     /// The binding spoken to it: `jsonrpc` or `rest`.
     pub binding: String,
+    /// The headers sent with every request (`--header`), each as `NAME:
+    /// <redacted>`: which were sent, never their values.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub headers: Vec<String>,
+}
+
+/// How a header sent to the agent is written anywhere: its name only.
+pub fn redacted(name: &str) -> String {
+    format!("{name}: <redacted>")
 }
 
 /// How a probe ended.
@@ -470,6 +479,13 @@ impl ProbeReport {
             wire: text(agent, "wire")?,
             // A probe.json kept before REST was probed spoke JSON-RPC.
             binding: text(agent, "binding").unwrap_or_else(|_| "jsonrpc".into()),
+            headers: agent
+                .get("headers")
+                .and_then(Value::as_array)
+                .into_iter()
+                .flatten()
+                .filter_map(|h| h.as_str().map(String::from))
+                .collect(),
         };
         let mut probes = Vec::new();
         for p in list(&value, "probes")? {
