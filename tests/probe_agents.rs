@@ -321,7 +321,7 @@ fn servers_that_are_not_agents() {
         // Its card offers HTTP+JSON, where nothing answers.
         (
             "no-jsonrpc",
-            "SendStreamingMessage was refused: -32603 (HTTP 404) Not Found",
+            "SendStreamingMessage was refused: HTTP 404: Not Found",
         ),
         ("garbage", "not JSON-RPC"),
         ("redirect", "is not the host probed"),

@@ -9,7 +9,7 @@ use a2a_lab::model::evidence::ci_report;
 use a2a_lab::model::evidence::probe_gate::{against, cases, findings};
 use a2a_lab::model::evidence::probe_judge::ProbeJudge;
 use a2a_lab::model::evidence::probe_records::ProbeRecords;
-use a2a_lab::model::evidence::probe_report::{ProbeReport, ProbedAgent};
+use a2a_lab::model::evidence::probe_report::{Probe, ProbeReport, ProbedAgent};
 use serde_json::Value;
 
 /// The report the probe makes of a recorded run.
@@ -64,7 +64,7 @@ fn an_unchanged_agent_passes_its_baseline_and_a_changed_one_fails_it() {
     assert_eq!(worse.changed.len(), 2, "{:?}", worse.changed);
     assert_eq!(
         (worse.changed[0].was, worse.changed[0].now),
-        (Some("clean"), "broken")
+        ("clean", "broken")
     );
     // The fix: the findings are gone and the outcomes changed back.
     let better = against(&healthy, &late);
@@ -78,6 +78,37 @@ fn an_unchanged_agent_passes_its_baseline_and_a_changed_one_fails_it() {
         .contains("finding gone after-terminal in stream"));
     // A known defect accepted in the baseline: the same run passes.
     assert!(against(&late, &late).passes());
+}
+
+#[test]
+fn a_baseline_kept_before_a_probe_was_added_or_with_other_counts_still_holds() {
+    let healthy = report("python-1.0-none");
+    // A probe.json kept before the card was judged has no `card` probe:
+    // the card's outcome has nothing to differ from.
+    let mut old = healthy.clone();
+    old.probes.retain(|p| p.name != Probe::Card);
+    assert!(against(&healthy, &old).passes());
+    // A thin card is new, though: its finding fails the gate.
+    let thin = report("thin-card-python-1.0");
+    let diff = against(&thin, &old);
+    assert!(!diff.passes());
+    assert_eq!(
+        names(&diff.new),
+        ["card:card-field"],
+        "one pair for three fields"
+    );
+    // Under load the number of streams that saw a defect may differ from
+    // run to run; the same findings are accepted however many.
+    let load = report("load-js-1.0-shared-state");
+    let mut fewer = load.clone();
+    let first = fewer
+        .findings
+        .iter()
+        .position(|f| f.code.code() == "foreign-task")
+        .unwrap();
+    fewer.findings.remove(first);
+    assert!(against(&load, &fewer).passes());
+    assert!(against(&fewer, &load).passes());
 }
 
 #[test]

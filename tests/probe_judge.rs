@@ -447,8 +447,58 @@ fn rest_errors_are_judged_by_the_json_rpc_error_they_stand_for() {
             "subscribe-terminal:subscribe-terminal-accepted"
         ]
     );
-    assert!(judged[4].1.found[0].1.contains("(HTTP 500 INTERNAL_ERROR)"));
+    // Said as the agent said it: the HTTP status and reason.
+    assert_eq!(
+        judged[4].1.found[0].1,
+        "CancelTask on a finished task failed with HTTP 500 INTERNAL_ERROR: Task cannot be \
+         canceled, not HTTP 400 TASK_NOT_CANCELABLE (the REST form of -32002)"
+    );
     assert!(judged[6].1.found[0]
         .1
-        .contains("-32001 (HTTP 400 TASK_NOT_FOUND)"));
+        .contains("failed with HTTP 400 TASK_NOT_FOUND: "));
+}
+
+/// GetTask naming another context than the task's stream did is a
+/// `context-mismatch` of the get probe.
+#[test]
+fn get_task_in_another_context_is_a_context_mismatch() {
+    let mut r = records("python-1.0-none");
+    let get = call_mut(&mut r, "get", 0);
+    let value: serde_json::Value = serde_json::from_str(&get.body).unwrap();
+    let context = value["result"]["contextId"].as_str().unwrap().to_string();
+    get.body = get.body.replacen(&context, "ctx-elsewhere", 1);
+    let judged = judge(&r);
+    assert_eq!(found(&judged), ["get:context-mismatch"]);
+    assert!(judged[2].1.found[0]
+        .1
+        .contains("event 0 names context ctx-elsewhere"));
+}
+
+/// Under `--tasks`, a later stream refused outright, or one whose
+/// envelopes are wrong, is a broken stream of the load, named by its
+/// number; the others stay clean.
+#[test]
+fn a_refused_or_misenveloped_stream_under_load_is_counted_broken() {
+    let mut r = records("load-python-1.0-none");
+    let error = r#"{"jsonrpc":"2.0","id":3,"error":{"code":-32603,"message":"busy"}}"#;
+    call_mut(&mut r, "stream", 2).body = format!("data: {error}\n\n");
+    let second = call_mut(&mut r, "stream", 1);
+    let id = second.request_id.unwrap();
+    second.body = second
+        .body
+        .replace(&format!("\"id\": {id}"), &format!("\"id\": {}", id + 100));
+    let judged = judge(&r);
+    let (_, stream) = &judged[1];
+    assert_eq!(stream.load.map(|l| (l.tasks, l.clean)), Some((8, 6)));
+    let messages: Vec<String> = stream
+        .found
+        .iter()
+        .map(|(code, m)| format!("{code} {m}"))
+        .collect();
+    assert_eq!(messages.len(), 2, "{messages:?}");
+    assert!(messages[0].starts_with("rpc-envelope stream 2: every event of the stream: `id` is"));
+    assert_eq!(
+        messages[1],
+        "missing-terminal stream 3: the stream was refused: JSON-RPC error -32603 busy"
+    );
 }

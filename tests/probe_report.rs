@@ -181,3 +181,19 @@ fn a_malformed_header_is_refused_without_repeating_its_value() {
     assert!(stdout.is_empty());
     assert!(!stderr.contains("hunter2"), "{stderr}");
 }
+
+#[test]
+fn the_load_and_the_headers_sent_read_back_from_probe_json() {
+    let mut report = report();
+    report.agent.headers = vec!["Authorization: <redacted>".into()];
+    report.probes[0].load = Some(a2a_lab::model::evidence::probe_report::Load {
+        tasks: 8,
+        clean: 1,
+        slowest_ms: Some(640),
+    });
+    let text = report.to_file_json();
+    assert!(text.contains("\"slowest_ms\": 640"), "{text}");
+    let back = ProbeReport::from_json(&text).unwrap();
+    assert_eq!(back, report);
+    assert_eq!(back.agent.headers, ["Authorization: <redacted>"]);
+}

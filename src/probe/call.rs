@@ -25,7 +25,7 @@ pub struct Received {
     pub ms: u64,
     /// The JSON-RPC request's id, which its answers must echo.
     pub request_id: Option<u64>,
-    /// The HTTP status, when it was not 200.
+    /// On REST, the HTTP status, when it was not 200.
     pub status: Option<u16>,
 }
 
@@ -159,7 +159,9 @@ fn read_json(answer: HttpAnswer, request: &Request) -> Result<Received, String> 
         end: CallEnd::Closed,
         ms: 0,
         request_id: None,
-        status: (status != 200).then_some(status),
+        // On REST the status is part of the answer (an error's); on
+        // JSON-RPC the body says everything.
+        status: (request.binding == Binding::Rest && status != 200).then_some(status),
     })
 }
 

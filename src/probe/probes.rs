@@ -1,4 +1,4 @@
-//! The six probes of SPEC §10 and `push` (§12), as calls: each probe's requests, made in
+//! The card, the six probes of SPEC §10 and `push` (§12), as calls: each probe's requests, made in
 //! order, steered by the answers the model reads (which task, is this the
 //! first artifact), and kept as records. What the records mean (the
 //! summary, every finding) is the model's judge's to say
@@ -123,8 +123,8 @@ impl Prober<'_> {
         call(self.client, request, self.wait(), on_answer)
     }
 
-    /// A task-starting call answered with a JSON-RPC error alone: nothing
-    /// can be probed.
+    /// A task-starting call answered with an error alone: nothing can be
+    /// probed.
     fn refuse(&self, method: Method, received: &Received) -> Result<(), String> {
         match refusal(
             method.name(self.endpoint.wire),
@@ -142,7 +142,7 @@ impl Prober<'_> {
         &mut self,
         probe: Probe,
         kept: &[(&str, &Received)],
-        mut judged: Judged,
+        judged: Judged,
         report: &mut ProbeReport,
     ) -> Result<(), String> {
         let mut captures = Vec::new();
@@ -159,7 +159,6 @@ impl Prober<'_> {
             calls.push(received.body());
             records.push(received.record());
         }
-        self.judge.envelopes(&records, &mut judged);
         // The push probe's calls are kept with what the webhook received.
         if probe != Probe::Push {
             self.records.push(ProbeCalls {
@@ -209,8 +208,10 @@ impl Prober<'_> {
                 })?
             }
         };
-        for one in &received {
-            self.refuse(Method::Stream, one)?;
+        // An agent that refuses the first stream cannot be probed; one that
+        // refuses a later one under load is judged for it.
+        if let Some(first) = received.first() {
+            self.refuse(Method::Stream, first)?;
         }
         let records: Vec<CallRecord> = received.iter().map(Received::record).collect();
         let (streamed, judged) = self.judge.stream(&records)?;

@@ -44,7 +44,7 @@ pub fn card(body: &str, wire: Wire) -> (String, Vec<Found>) {
 
 /// `rpc-envelope`: each fault of the calls' JSON-RPC answers, once per
 /// call and fault, with how many of the call's answers had it.
-pub fn envelopes(calls: &[CallRecord]) -> Vec<Found> {
+pub fn envelopes(calls: &[&CallRecord]) -> Vec<Found> {
     let mut found = Vec::new();
     for (n, call) in calls.iter().enumerate() {
         // A body that cannot be framed is the reader's to refuse.

@@ -55,8 +55,8 @@ pub struct Found {
 pub struct Changed {
     /// The probe.
     pub probe: Probe,
-    /// Its outcome in the baseline (`None`: it was not run then).
-    pub was: Option<&'static str>,
+    /// Its outcome in the baseline.
+    pub was: &'static str,
     /// Its outcome now.
     pub now: &'static str,
 }
@@ -97,9 +97,7 @@ impl BaselineDiff {
         for c in &self.changed {
             out.push_str(&format!(
                 "baseline: {} was {}, now {}\n",
-                c.probe,
-                c.was.unwrap_or("not run"),
-                c.now
+                c.probe, c.was, c.now
             ));
         }
         if self.passes() {
@@ -109,47 +107,48 @@ impl BaselineDiff {
     }
 }
 
-/// This run against an earlier one. Findings compare by probe and code,
-/// as many times as each was found (their messages carry times).
+/// This run against an earlier one. Findings compare by probe and code
+/// (their messages carry times and ids), each pair once.
 pub fn against(run: &ProbeReport, baseline: &ProbeReport) -> BaselineDiff {
+    // Each (probe, code) once: how many times a finding repeats (one per
+    // stream under `--tasks`, one per field of a card) is not a change.
     let found = |r: &ProbeReport| -> Vec<Found> {
-        r.findings
-            .iter()
-            .map(|f| Found {
+        let mut out: Vec<Found> = Vec::new();
+        for f in &r.findings {
+            let found = Found {
                 probe: f.probe,
                 code: f.code,
-            })
-            .collect()
-    };
-    let mut before = found(baseline);
-    let mut new = Vec::new();
-    for f in found(run) {
-        match before.iter().position(|b| *b == f) {
-            Some(at) => {
-                before.remove(at);
+            };
+            if !out.contains(&found) {
+                out.push(found);
             }
-            None => new.push(f),
         }
-    }
+        out
+    };
+    let (before, now) = (found(baseline), found(run));
+    let new = now
+        .iter()
+        .filter(|f| !before.contains(f))
+        .cloned()
+        .collect();
+    let gone = before
+        .iter()
+        .filter(|f| !now.contains(f))
+        .cloned()
+        .collect();
+    // A probe the baseline never ran (one added since) has no outcome to
+    // change; what it finds is new all the same.
     let changed = run
         .probes
         .iter()
         .filter_map(|p| {
-            let was = baseline
-                .probes
-                .iter()
-                .find(|b| b.name == p.name)
-                .map(|b| b.outcome);
-            (was != Some(p.outcome)).then(|| Changed {
+            let was = baseline.probes.iter().find(|b| b.name == p.name)?.outcome;
+            (was != p.outcome).then(|| Changed {
                 probe: p.name,
-                was: was.map(Outcome::name),
+                was: was.name(),
                 now: p.outcome.name(),
             })
         })
         .collect();
-    BaselineDiff {
-        new,
-        gone: before,
-        changed,
-    }
+    BaselineDiff { new, gone, changed }
 }

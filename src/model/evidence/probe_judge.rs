@@ -80,11 +80,15 @@ impl ProbeReport {
     }
 }
 
-/// The task a call's answers first name.
+/// The task a call's answers are about: the first their events name.
 pub fn first_task(answers: &[Answer]) -> Option<String> {
+    // A message may name no task at all: the task is what a task, status
+    // or artifact event names.
     answers
         .iter()
-        .find_map(|a| a.event().map(|e| e.task_id.clone()))
+        .filter_map(Answer::event)
+        .find(|e| e.kind != EventKind::Message)
+        .map(|e| e.task_id.clone())
 }
 
 /// The last known state a call's answers carry for the task they first
@@ -111,15 +115,24 @@ pub fn is_artifact(answer: &Answer) -> bool {
 /// JSON-RPC error, or on REST an HTTP error status): the agent does not
 /// take the probe's message, so nothing can be probed.
 pub fn refusal(method: &str, binding: Binding, answers: &[Answer]) -> Option<String> {
-    let kind = match binding {
-        Binding::JsonRpc => "JSON-RPC error ",
-        Binding::Rest => "",
-    };
     match answers {
-        [only] => only
-            .error()
-            .map(|(code, message)| format!("{method} was refused: {kind}{code} {message}")),
+        [only] => only.error().map(|(code, message)| {
+            format!(
+                "{method} was refused: {}",
+                error_text(binding, code, message)
+            )
+        }),
         _ => None,
+    }
+}
+
+/// An error as the binding said it: `JSON-RPC error -32002 message`, or on
+/// REST the HTTP status and reason the message carries (the JSON-RPC code
+/// it stands for is the judge's, not the agent's).
+pub fn error_text(binding: Binding, code: i64, message: &str) -> String {
+    match binding {
+        Binding::JsonRpc => format!("JSON-RPC error {code} {message}"),
+        Binding::Rest => message.to_string(),
     }
 }
 
@@ -188,6 +201,22 @@ impl ProbeJudge {
         }
     }
 
+    /// An error the agent answered, as its binding said it.
+    fn error(&self, code: i64, message: &str) -> String {
+        error_text(self.binding, code, message)
+    }
+
+    /// The error a rule wants, as the binding says it: -32002 and -32004
+    /// on JSON-RPC; on REST their REST form, as both SDKs answer it.
+    fn wanted(&self, code: i64) -> &'static str {
+        match (self.binding, code) {
+            (Binding::JsonRpc, -32002) => "-32002 (TaskNotCancelableError)",
+            (Binding::JsonRpc, _) => "-32004 (UnsupportedOperationError)",
+            (Binding::Rest, -32002) => "HTTP 400 TASK_NOT_CANCELABLE (the REST form of -32002)",
+            (Binding::Rest, _) => "HTTP 400 UNSUPPORTED_OPERATION (the REST form of -32004)",
+        }
+    }
+
     /// The stream findings of one or more streams read as one session (the
     /// capture reader's); a stream that hung is `hung`, not also
     /// `missing-terminal`.
@@ -226,7 +255,7 @@ impl ProbeJudge {
                 .flat_map(|(_, answers)| answers.iter())
                 .find_map(Answer::error);
             if let (FindingCode::MissingTerminal, Some((code, why))) = (f.code, said) {
-                message.push_str(&format!(", after JSON-RPC error {code} {why}"));
+                message.push_str(&format!(", after {}", error_text(self.binding, code, why)));
             }
             found.push((code, message));
         }
@@ -259,17 +288,32 @@ impl ProbeJudge {
         }
     }
 
-    /// `rpc-envelope`: what is wrong with the envelopes of a probe's
-    /// JSON-RPC answers, added to its judgement.
-    pub fn envelopes(&self, calls: &[CallRecord], judged: &mut Judged) {
-        if self.binding == Binding::JsonRpc {
-            judged.found.extend(probe_contract::envelopes(calls));
+    /// `rpc-envelope` on JSON-RPC: what is wrong with the envelopes of
+    /// `calls`' answers (REST has no envelope).
+    fn envelopes(&self, calls: &[&CallRecord]) -> Vec<(ProbeCode, String)> {
+        match self.binding {
+            Binding::JsonRpc => probe_contract::envelopes(calls),
+            Binding::Rest => Vec::new(),
         }
+    }
+
+    /// A probe that ran: its summary, its findings and those of its
+    /// calls' envelopes, so that every probe's are judged in one place,
+    /// live and recorded alike.
+    fn ran(
+        &self,
+        summary: String,
+        mut found: Vec<(ProbeCode, String)>,
+        calls: &[&CallRecord],
+    ) -> Judged {
+        found.extend(self.envelopes(calls));
+        Judged::ran(summary, found)
     }
 
     /// `stream`: a streaming message, read to the end; with `--tasks N`,
     /// N at once, each judged as its own capture (SPEC §11), the later
-    /// probes going on with the first.
+    /// probes going on with the first. A stream after the first that was
+    /// refused outright is what its client saw: no task, no terminal.
     pub fn stream(&self, calls: &[CallRecord]) -> Result<(Streamed, Judged), String> {
         let [call, ..] = calls else {
             return Err("the records hold no stream probe".into());
@@ -277,9 +321,18 @@ impl ProbeJudge {
         let mut each = Vec::with_capacity(calls.len());
         for call in calls {
             let answers = call.answers(self.wire)?;
-            let found = self.judge_streams(&[(call, &answers)])?;
+            let mut found = self.judge_streams(&[(call, &answers)])?;
+            if let Some(why) = refusal("the stream", self.binding, &answers) {
+                found.push((ProbeCode::Stream(FindingCode::MissingTerminal), why));
+            }
+            found.extend(self.envelopes(&[call]));
             each.push((answers, found));
         }
+        let load = Load {
+            tasks: calls.len(),
+            clean: each.iter().filter(|(_, found)| found.is_empty()).count(),
+            slowest_ms: calls.iter().filter_map(|c| c.ms).max(),
+        };
         let answers = std::mem::take(&mut each[0].0);
         let task = first_task(&answers);
         let streamed = Streamed {
@@ -288,31 +341,27 @@ impl ProbeJudge {
             state: last_state(&answers),
             answers,
         };
-        let one = format!(
+        let mut summary = format!(
             "{}, {}, the task {}",
             count(streamed.answers.len()),
             end_text(call.end),
             self.state_text(streamed.state)
         );
-        if calls.len() == 1 {
-            let found = each.pop().map(|(_, found)| found).unwrap_or_default();
-            return Ok((streamed, Judged::ran(one, found)));
+        let several = calls.len() > 1;
+        if several {
+            summary = format!("{}; stream 1: {summary}", load.summary());
         }
-        let load = Load {
-            tasks: calls.len(),
-            clean: each.iter().filter(|(_, found)| found.is_empty()).count(),
-            slowest_ms: calls.iter().filter_map(|c| c.ms).max(),
-        };
         let found = each
             .into_iter()
             .enumerate()
             .flat_map(|(k, (_, found))| {
-                found
-                    .into_iter()
-                    .map(move |(code, message)| (code, format!("stream {}: {message}", k + 1)))
+                found.into_iter().map(move |(code, message)| match several {
+                    true => (code, format!("stream {}: {message}", k + 1)),
+                    false => (code, message),
+                })
             })
             .collect();
-        let mut judged = Judged::ran(format!("{}; stream 1: {one}", load.summary()), found);
+        let mut judged = Judged::ran(summary, found);
         judged.load = Some(load);
         Ok((streamed, judged))
     }
@@ -335,9 +384,12 @@ impl ProbeJudge {
             (Some(Answer::Error { code, message }), _) => {
                 found.push((
                     ProbeCode::GetTaskMismatch,
-                    format!("GetTask on the streamed task failed: {code} {message}"),
+                    format!(
+                        "GetTask on the streamed task failed: {}",
+                        self.error(*code, message)
+                    ),
                 ));
-                format!("GetTask failed: {code} {message}")
+                format!("GetTask failed: {}", self.error(*code, message))
             }
             (Some(Answer::Event(got)), _) => {
                 let state = got.state.as_ref().and_then(|s| s.known());
@@ -376,7 +428,7 @@ impl ProbeJudge {
             }
             (None, _) => return Err("GetTask: an empty answer".into()),
         };
-        Ok(Judged::ran(summary, found))
+        Ok(self.ran(summary, found, &[call]))
     }
 
     /// `cancel`: a new task, CancelTask after its first artifact; it must
@@ -409,7 +461,9 @@ impl ProbeJudge {
         }
         if state != Some(TaskState::Canceled) && !matches!(stream.end, CallEnd::TimedOut(_)) {
             let answered = match refused {
-                Some((code, message)) => format!("CancelTask failed ({code} {message}) and "),
+                Some((code, message)) => {
+                    format!("CancelTask failed ({}) and ", self.error(code, &message))
+                }
                 None => "CancelTask was accepted, but ".to_string(),
             };
             found.push((
@@ -422,7 +476,7 @@ impl ProbeJudge {
             end_text(stream.end),
             self.state_text(state)
         );
-        Ok(Judged::ran(summary, found))
+        Ok(self.ran(summary, found, &[stream, cancel]))
     }
 
     /// `cancel-terminal`: CancelTask on the finished task fails with -32002.
@@ -453,14 +507,18 @@ impl ProbeJudge {
                 }),
                 _,
             ) => {
-                format!("refused: -32002 {message}")
+                format!("refused: {}", self.error(-32002, message))
             }
             (Some(Answer::Error { code, message }), _) => {
                 found.push((
                     ProbeCode::CancelTerminalAccepted,
-                    format!("CancelTask on a finished task failed with {code} {message}, not -32002 (TaskNotCancelableError)"),
+                    format!(
+                        "CancelTask on a finished task failed with {}, not {}",
+                        self.error(*code, message),
+                        self.wanted(-32002)
+                    ),
                 ));
-                format!("refused: {code} {message}")
+                format!("refused: {}", self.error(*code, message))
             }
             (Some(Answer::Event(event)), _) => {
                 let state = self.state_text(event.state.as_ref().and_then(|s| s.known()));
@@ -472,7 +530,7 @@ impl ProbeJudge {
             }
             (None, _) => return Err("CancelTask: an empty answer".into()),
         };
-        Ok(Judged::ran(summary, found))
+        Ok(self.ran(summary, found, &[call]))
     }
 
     /// `resubscribe`: a new task, the stream dropped after its first
@@ -494,13 +552,15 @@ impl ProbeJudge {
             let found = vec![(
                 ProbeCode::Stream(FindingCode::MissingTerminal),
                 format!(
-                    "the stream was dropped with the task {} and SubscribeToTask failed: {code} {message}",
-                    self.state_text(last_state(&answers))
+                    "the stream was dropped with the task {} and SubscribeToTask failed: {}",
+                    self.state_text(last_state(&answers)),
+                    self.error(code, message)
                 ),
             )];
-            return Ok(Judged::ran(
-                format!("SubscribeToTask failed: {code} {message}"),
+            return Ok(self.ran(
+                format!("SubscribeToTask failed: {}", self.error(code, message)),
                 found,
+                &[dropped, subscribed],
             ));
         }
         let found = self.judge_streams(&[(dropped, &answers), (subscribed, &again)])?;
@@ -511,7 +571,7 @@ impl ProbeJudge {
             end_text(subscribed.end),
             self.state_text(last_state(&again))
         );
-        Ok(Judged::ran(summary, found))
+        Ok(self.ran(summary, found, &[dropped, subscribed]))
     }
 
     /// `subscribe-terminal`: SubscribeToTask on the finished task fails
@@ -529,11 +589,18 @@ impl ProbeJudge {
         let first = answers.first().and_then(Answer::error);
         let summary = match (first, call.end) {
             (Some((code, message)), _) if self.wire == Wire::V0_3 || code == -32004 => {
-                format!("refused: {code} {message}")
+                format!("refused: {}", self.error(code, message))
             }
             (Some((code, message)), _) => {
-                found.push((ProbeCode::SubscribeTerminalAccepted, format!("SubscribeToTask on a finished task failed with {code} {message}, not -32004 (UnsupportedOperationError)")));
-                format!("refused: {code} {message}")
+                found.push((
+                    ProbeCode::SubscribeTerminalAccepted,
+                    format!(
+                        "SubscribeToTask on a finished task failed with {}, not {}",
+                        self.error(code, message),
+                        self.wanted(-32004)
+                    ),
+                ));
+                format!("refused: {}", self.error(code, message))
             }
             (None, CallEnd::TimedOut(waited)) => {
                 found.push((ProbeCode::SubscribeTerminalAccepted, format!("SubscribeToTask on a finished task was accepted and its stream stayed open for {waited} ms with {} event(s)", answers.len())));
@@ -550,7 +617,7 @@ impl ProbeJudge {
                 format!("accepted: {} event(s)", answers.len())
             }
         };
-        Ok(Judged::ran(summary, found))
+        Ok(self.ran(summary, found, &[call]))
     }
 
     /// `push`: the POSTs about the `stream` and `cancel` tasks judged per
@@ -631,7 +698,8 @@ impl ProbeJudge {
             ),
             None => {}
         }
-        Ok(Judged::ran(summary, found))
+        let stall: Vec<&CallRecord> = push.stall.iter().collect();
+        Ok(self.ran(summary, found, &stall))
     }
 
     /// Judges a whole recorded run, probe by probe, in the order run.
@@ -670,15 +738,6 @@ impl ProbeJudge {
             streams.extend(calls(Probe::Get).first());
             streams.extend(calls(Probe::Cancel).first());
             out.push((Probe::Push, self.push(&streams, push)?));
-        }
-        for (probe, judged) in &mut out {
-            match probe {
-                Probe::Push => {
-                    let stall = records.push.as_ref().and_then(|p| p.stall.clone());
-                    self.envelopes(stall.as_slice(), judged);
-                }
-                probe => self.envelopes(calls(*probe), judged),
-            }
         }
         Ok(out)
     }

@@ -41,7 +41,8 @@ pub struct CallRecord {
     /// How long the call took, from the request to its end, in ms.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub ms: Option<u64>,
-    /// The HTTP status, when it was not 200 (on REST, an error's status).
+    /// On REST, the HTTP status when it was not 200: an error's, whose
+    /// body says why. JSON-RPC calls keep none (their body says it all).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub status: Option<u16>,
 }

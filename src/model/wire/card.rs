@@ -121,12 +121,23 @@ impl AgentCard {
                 .filter(|i| b.is_named(i.binding))
                 .collect()
         };
+        // By default JSON-RPC when offered in a version the probe speaks,
+        // else REST when offered in 1.0, else whichever is offered (and
+        // its error says why it cannot be spoken).
+        let speakable = |b: Binding| {
+            of(b).iter().any(|i| match (b, wire_of(i.version)) {
+                (Binding::JsonRpc, Some(_)) => true,
+                (Binding::Rest, Some(wire)) => wire == Wire::V1_0,
+                _ => false,
+            })
+        };
         let binding = match binding {
             Some(b) => b,
-            None => *Binding::ALL
-                .iter()
-                .find(|b| !of(**b).is_empty())
-                .unwrap_or(&Binding::JsonRpc),
+            None => Binding::ALL
+                .into_iter()
+                .find(|b| speakable(*b))
+                .or_else(|| Binding::ALL.into_iter().find(|b| !of(*b).is_empty()))
+                .unwrap_or(Binding::JsonRpc),
         };
         let offered = of(binding);
         if offered.is_empty() {
@@ -291,6 +302,11 @@ mod tests {
         assert!(endpoint(&old_rest, None)
             .unwrap_err()
             .contains("version 0.3.0"));
+        // A JSON-RPC interface in a version the probe cannot speak: REST 1.0.
+        let mixed = json!({"name": "M", "supportedInterfaces": [
+            {"url": "http://h/rpc", "protocolBinding": "JSONRPC", "protocolVersion": "2.0"},
+            {"url": "http://h/rest", "protocolBinding": "HTTP+JSON", "protocolVersion": "1.0"}]});
+        assert_eq!(endpoint(&mixed, None).unwrap().binding, Binding::Rest);
         assert!(endpoint(&json!([1]), None).is_err());
         assert!(endpoint(&json!({"name": "D"}), None)
             .unwrap_err()

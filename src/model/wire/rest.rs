@@ -73,9 +73,11 @@ impl RestCall {
     }
 
     /// The call's URL under the interface `url`, its slash not doubled
-    /// (both SDKs answer a doubled slash 404).
+    /// (both SDKs answer a doubled slash 404), the task id escaped as a
+    /// path segment (an agent's id may hold `/`, `?` or `#`).
     pub fn url(self, url: &str, task: &str) -> String {
         let base = url.trim_end_matches('/');
+        let task = segment(task);
         match self {
             RestCall::Stream => format!("{base}/message:stream"),
             RestCall::Get => format!("{base}/tasks/{task}"),
@@ -83,6 +85,20 @@ impl RestCall {
             RestCall::Subscribe => format!("{base}/tasks/{task}:subscribe"),
         }
     }
+}
+
+/// `text` as one URL path segment: every byte but the unreserved ones
+/// percent-encoded.
+fn segment(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for b in text.bytes() {
+        if b.is_ascii_alphanumeric() || b"-._~".contains(&b) {
+            out.push(char::from(b));
+        } else {
+            out.push_str(&format!("%{b:02X}"));
+        }
+    }
+    out
 }
 
 /// A REST error body: `{"error": {"code", "status", "message",
@@ -118,6 +134,8 @@ fn code_of(reason: &str, status: &str) -> i64 {
         "UNSUPPORTED_OPERATION" => -32004,
         "CONTENT_TYPE_NOT_SUPPORTED" => -32005,
         "INVALID_AGENT_RESPONSE" => -32006,
+        "EXTENDED_AGENT_CARD_NOT_CONFIGURED" => -32007,
+        "EXTENSION_SUPPORT_REQUIRED" => -32008,
         "VERSION_NOT_SUPPORTED" => -32009,
         "INVALID_PARAMS" => -32602,
         "INVALID_REQUEST" => -32600,
@@ -144,14 +162,14 @@ pub fn read_rest_error(status: u16, body: &[u8]) -> Answer {
                 .unwrap_or(error.status.as_str());
             Answer::Error {
                 code: code_of(reason, &error.status),
-                message: format!("(HTTP {status} {reason}) {}", error.message),
+                message: format!("HTTP {status} {reason}: {}", error.message),
             }
         }
         Err(_) => {
             let text = String::from_utf8_lossy(&body[..body.len().min(80)]);
             Answer::Error {
                 code: -32603,
-                message: format!("(HTTP {status}) {}", text.trim()),
+                message: format!("HTTP {status}: {}", text.trim()),
             }
         }
     }
@@ -172,6 +190,10 @@ mod tests {
             "http://h/rest/tasks/t"
         );
         assert_eq!(
+            RestCall::Get.url("http://h/rest", "a/b?c#d é"),
+            "http://h/rest/tasks/a%2Fb%3Fc%23d%20%C3%A9"
+        );
+        assert_eq!(
             RestCall::Cancel.url("http://h/", "t"),
             "http://h/tasks/t:cancel"
         );
@@ -189,7 +211,7 @@ mod tests {
             read_rest_error(400, body),
             Answer::Error {
                 code: -32002,
-                message: "(HTTP 400 TASK_NOT_CANCELABLE) Task cannot be canceled".into()
+                message: "HTTP 400 TASK_NOT_CANCELABLE: Task cannot be canceled".into()
             }
         );
         let subscribe = br#"{"error":{"code":400,"status":"FAILED_PRECONDITION","message":"m","details":[{"reason":"UNSUPPORTED_OPERATION"}]}}"#;
@@ -201,11 +223,11 @@ mod tests {
             br#"{"error":{"code":500,"status":"INTERNAL","message":"unknown exception"}}"#;
         assert_eq!(
             read_rest_error(500, internal).error(),
-            Some((-32603, "(HTTP 500 INTERNAL) unknown exception"))
+            Some((-32603, "HTTP 500 INTERNAL: unknown exception"))
         );
         assert_eq!(
             read_rest_error(404, b"Not Found\n").error(),
-            Some((-32603, "(HTTP 404) Not Found"))
+            Some((-32603, "HTTP 404: Not Found"))
         );
     }
 
