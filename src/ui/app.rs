@@ -108,7 +108,7 @@ pub fn App() -> impl IntoView {
                 </header>
             </Show>
             <Toolbar/>
-            {message}
+            {move || message()}
             <ImportStatus/>
             <div class="lab-body">
                 <Controls/>

@@ -30,7 +30,7 @@ pub fn CaptureTasks() -> impl IntoView {
         }
         now
     });
-    move || {
+    let panel = move || {
         let shown = lab.shown.get();
         let view = shown.capture_view()?.clone();
         let listed = if all.get() { usize::MAX } else { LISTED };
@@ -103,5 +103,7 @@ pub fn CaptureTasks() -> impl IntoView {
                 <ul class="capture__errors">{errors}</ul>
             </section>
         })
-    }
+    };
+    // Through `view!`, so the closure is type-erased like the others.
+    view! { {move || panel()} }
 }

@@ -142,7 +142,7 @@ pub fn Compare() -> impl IntoView {
         <Show when=move || lab.pinned.with(Option::is_some)>
             <section class="compare" aria-label="Compare A and B">
                 <h2>"Compare"</h2>
-                {body}
+                {move || body()}
             </section>
         </Show>
     }

@@ -49,8 +49,8 @@ pub fn Controls() -> impl IntoView {
     view! {
         <details class="controls" open=!browser::is_narrow()>
             <summary class="controls__summary">"Scenario controls"</summary>
-            {note}
-            <form class="controls__form" class:controls__form--inactive=imported
+            {move || note()}
+            <form class="controls__form" class:controls__form--inactive=move || imported()
                 aria-describedby=move || imported().then_some("controls-imported")
                 on:submit=|ev| ev.prevent_default()>{groups}</form>
         </details>
@@ -76,7 +76,7 @@ fn KeyControl(spec: &'static KeySpec) -> impl IntoView {
     let control = if spec.choices().is_empty() {
         view! {
             <input id=id.clone() name=spec.name type="text" inputmode="numeric" autocomplete="off"
-                class="controls__input" prop:value=value disabled=disabled title=title
+                class="controls__input" prop:value=move || value() disabled=move || disabled() title=move || title()
                 aria-describedby=note_id.clone()
                 on:change=move |ev| lab.set_key(spec.key, event_target_value(&ev).trim())/>
         }
@@ -95,7 +95,7 @@ fn KeyControl(spec: &'static KeySpec) -> impl IntoView {
             })
             .collect_view();
         view! {
-            <select id=id.clone() name=spec.name class="controls__input" prop:value=value disabled=disabled title=title
+            <select id=id.clone() name=spec.name class="controls__input" prop:value=move || value() disabled=move || disabled() title=move || title()
                 aria-describedby=note_id.clone()
                 on:change=move |ev| lab.set_key(spec.key, &event_target_value(&ev))>
                 {options}
@@ -104,7 +104,7 @@ fn KeyControl(spec: &'static KeySpec) -> impl IntoView {
         .into_any()
     };
     view! {
-        <div class="controls__row" class:controls__row--off=disabled>
+        <div class="controls__row" class:controls__row--off=move || disabled()>
             <label for=id>{spec.name}</label>
             {control}
             <small class="controls__note" id=note_id>{move || reason().map_or(spec.values.to_string(), |r| r.to_string())}</small>

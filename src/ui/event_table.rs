@@ -57,10 +57,10 @@ pub fn EventTable() -> impl IntoView {
                             <th scope="col">"state after"</th>
                         </tr>
                     </thead>
-                    <tbody>{rows}</tbody>
+                    <tbody>{move || rows()}</tbody>
                 </table>
             </div>
-            <p class="event-table__note">{note}</p>
+            <p class="event-table__note">{move || note()}</p>
         </section>
     }
 }

@@ -41,7 +41,7 @@ pub fn Examples() -> impl IntoView {
     view! {
         <label class="examples">
             <span>"Example"</span>
-            <select class="examples__select" prop:value=current on:change=choose>
+            <select class="examples__select" prop:value=move || current() on:change=choose>
                 <option value="" disabled=true>"(your own scenario)"</option>
                 {options}
             </select>

@@ -53,7 +53,7 @@ pub fn LedgerPanel() -> impl IntoView {
     view! {
         <details class="ledger-panel">
             <summary>"Ledger (operator view)"</summary>
-            <div class="ledger-panel__cards">{cards}</div>
+            <div class="ledger-panel__cards">{move || cards()}</div>
         </details>
     }
 }

@@ -52,10 +52,10 @@ pub fn MetricsPanel() -> impl IntoView {
     let compact = lab.embed || browser::is_narrow();
     view! {
         <section class="metrics" aria-label="Metrics">
-            <ul class="metrics__strip" aria-label="Metrics that tell this scenario">{strip}</ul>
+            <ul class="metrics__strip" aria-label="Metrics that tell this scenario">{move || strip()}</ul>
             <details class="metrics__all" open=!compact>
                 <summary class="metrics__toggle">{move || format!("All {} metrics", rows().len())}</summary>
-                <dl class="metrics__grid">{cards}</dl>
+                <dl class="metrics__grid">{move || cards()}</dl>
             </details>
         </section>
     }

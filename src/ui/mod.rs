@@ -1,6 +1,13 @@
 //! The Leptos page over the model: one component per file, state in one
 //! context ([`lab::Lab`]), everything shown derived from the scenario.
 
+// `view!` type-erases a reactive closure written in place (`move || f()`)
+// into one shared function type, so the page's WebAssembly holds one
+// rendering of each value type instead of one per closure: passing the
+// named closure `f` itself, as this lint asks, would undo that (1.9 kB of
+// the bundle).
+#![allow(clippy::redundant_closure)]
+
 pub mod app;
 // Benchmark hooks for scripts/perf, never in the production bundle.
 #[cfg(feature = "bench-exports")]

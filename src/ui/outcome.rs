@@ -12,7 +12,7 @@ pub fn Outcome() -> impl IntoView {
     let lab = expect_context::<Lab>();
     let sentence = move || lab.scenario.with(|s| lab.run.with(|r| outcome(s, r)));
     view! {
-        <p class="outcome" aria-live="polite">{sentence}</p>
+        <p class="outcome" aria-live="polite">{move || sentence()}</p>
     }
 }
 
@@ -33,7 +33,7 @@ pub fn CarriesOver() -> impl IntoView {
     view! {
         <section class="carries-over" aria-label="What carries over">
             <h2>"What carries over"</h2>
-            <ul>{items}</ul>
+            <ul>{move || items()}</ul>
         </section>
     }
 }
