@@ -92,6 +92,7 @@ pub fn App() -> impl IntoView {
                     <button class="lab-message__close" aria-label="Dismiss message" on:click=move |_| lab.message.set(None)>"×"</button>
                 </p>
             }
+            .into_any()
         })
     };
 

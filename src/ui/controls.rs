@@ -3,6 +3,8 @@
 
 use leptos::prelude::*;
 
+use super::CollectAny;
+
 use super::browser;
 use super::lab::Lab;
 use crate::model::sim::scenario::{Key, KeySpec, KEYS};
@@ -24,7 +26,7 @@ pub fn Controls() -> impl IntoView {
                 .iter()
                 .filter(|k| k.group == *group)
                 .map(|spec| view! { <KeyControl spec=spec/> })
-                .collect_view();
+                .collect_any();
             view! {
                 <fieldset class="controls__group">
                     <legend>{*title}</legend>
@@ -32,7 +34,7 @@ pub fn Controls() -> impl IntoView {
                 </fieldset>
             }
         })
-        .collect_view();
+        .collect_any();
     let lab = expect_context::<Lab>();
     // An import is not a scenario: the controls cannot change what it
     // shows, and say so while it is shown.
@@ -44,6 +46,7 @@ pub fn Controls() -> impl IntoView {
                     "These controls set the simulated scenario; they do not apply to the import shown now. Changing one goes back to the simulation."
                 </p>
             }
+            .into_any()
         })
     };
     view! {
@@ -93,7 +96,7 @@ fn KeyControl(spec: &'static KeySpec) -> impl IntoView {
                 };
                 view! { <option value=*c selected=move || value() == *c>{label}</option> }
             })
-            .collect_view();
+            .collect_any();
         view! {
             <select id=id.clone() name=spec.name class="controls__input" prop:value=move || value() disabled=move || disabled() title=move || title()
                 aria-describedby=note_id.clone()

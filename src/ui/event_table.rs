@@ -5,6 +5,8 @@
 
 use leptos::prelude::*;
 
+use super::CollectAny;
+
 use super::lab::Lab;
 use crate::model::trace::{Row, Run, Source, StreamRole};
 
@@ -28,7 +30,7 @@ pub fn EventTable() -> impl IntoView {
             run.trace.rows[from..to]
                 .iter()
                 .map(|row| render_row(lab, row, row.index + 1 == revealed, labelled))
-                .collect_view()
+                .collect_any()
         })
     };
     let note = move || {
@@ -91,10 +93,10 @@ fn render_row(lab: Lab, row: &Row, current: bool, labelled: bool) -> impl IntoVi
     view! {
         <tr class=format!("event-table__row disp-{disposition}") class:event-table__row--current=current
             aria-current=current.then_some("step") on:click=move |_| lab.step.set(Some(index + 1))>
-            <td>{index}</td>
-            <td>{row.t_ms}</td>
+            <td>{index.to_string()}</td>
+            <td>{row.t_ms.to_string()}</td>
             <td>{row.source.label()}</td>
-            <td><span class="event-table__client" data-client=row.client>{client}</span>{row.event.clone()}{assumed}</td>
+            <td><span class="event-table__client" data-client=row.client.to_string()>{client}</span>{row.event.clone()}{assumed}</td>
             <td><span class=format!("badge disp-{disposition}")>{disposition}</span></td>
             <td>{state}</td>
         </tr>

@@ -2,6 +2,8 @@
 
 use leptos::prelude::*;
 
+use super::CollectAny;
+
 use super::lab::Lab;
 use crate::model::pictures::examples::EXAMPLES;
 use crate::model::sim::scenario::Scenario;
@@ -21,7 +23,7 @@ pub fn Examples() -> impl IntoView {
         .iter()
         .enumerate()
         .map(|(i, e)| view! { <option value=i.to_string() selected=move || current() == i.to_string()>{e.label}</option> })
-        .collect_view();
+        .collect_any();
     let choose = move |ev: leptos::ev::Event| {
         let Ok(i) = event_target_value(&ev).parse::<usize>() else {
             return;

@@ -236,7 +236,7 @@ pub fn ImportStatus() -> impl IntoView {
                 <p class="import__label" role="status">
                     <label for="import-progress">{move || reading.get()}</label>
                 </p>
-                <progress id="import-progress" class="import__bar" max=move || total() value=move || read()></progress>
+                <progress id="import-progress" class="import__bar" max=move || total().to_string() value=move || read().to_string()></progress>
                 <span class="import__count" aria-hidden="true">{move || count()}</span>
                 <button class="import__cancel" on:click=cancel>"Cancel"</button>
             </div>
@@ -249,7 +249,7 @@ pub fn ImportStatus() -> impl IntoView {
             <p class="dropzone__text">"Drop the files to import them, in order, as one capture"</p>
         </div>
         <p class="visually-hidden" role="status">
-            {move || dragging().then_some("Files are over the lab: drop them to import them, in order, as one capture.")}
+            {move || dragging().then(|| "Files are over the lab: drop them to import them, in order, as one capture.".to_string())}
         </p>
     }
 }

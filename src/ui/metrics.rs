@@ -2,6 +2,8 @@
 
 use leptos::prelude::*;
 
+use super::CollectAny;
+
 use super::browser;
 use super::lab::Lab;
 use crate::model::pictures::metrics::metric_cards;
@@ -31,7 +33,7 @@ pub fn MetricsPanel() -> impl IntoView {
                     </div>
                 }
             })
-            .collect_view()
+            .collect_any()
     };
     let strip = move || {
         rows()
@@ -43,11 +45,11 @@ pub fn MetricsPanel() -> impl IntoView {
                 view! {
                     <li class="metrics__chip" class:metrics__chip--changed=changed data-strip=card.metric.name()>
                         {card.metric.label()}" "<strong>{card.value}</strong>
-                        {changed.then(|| view! { " " <span class="metric__delta">{change}</span> })}
+                        {changed.then(|| view! { " " <span class="metric__delta">{change}</span> }.into_any())}
                     </li>
                 }
             })
-            .collect_view()
+            .collect_any()
     };
     let compact = lab.embed || browser::is_narrow();
     view! {

@@ -27,3 +27,23 @@ pub mod outcome;
 pub mod playback;
 pub mod timeline;
 pub mod toolbar;
+
+use leptos::prelude::{AnyView, IntoAny};
+
+/// `collect_view` into erased views: every list on the page is one type,
+/// `Vec<AnyView>`, so the page's WebAssembly holds one copy of the list
+/// rendering instead of one per element type.
+pub(crate) trait CollectAny {
+    /// The views, erased, in order.
+    fn collect_any(self) -> Vec<AnyView>;
+}
+
+impl<I> CollectAny for I
+where
+    I: Iterator,
+    I::Item: IntoAny,
+{
+    fn collect_any(self) -> Vec<AnyView> {
+        self.map(IntoAny::into_any).collect()
+    }
+}

@@ -3,6 +3,8 @@
 
 use leptos::prelude::*;
 
+use super::CollectAny;
+
 use super::lab::Lab;
 use crate::model::pictures::explain::{advice, outcome};
 
@@ -26,7 +28,7 @@ pub fn CarriesOver() -> impl IntoView {
                 advice(s, r)
                     .into_iter()
                     .map(|a| view! { <li><strong>{a.title}</strong>": "{a.why}</li> })
-                    .collect_view()
+                    .collect_any()
             })
         })
     };
