@@ -94,7 +94,7 @@ fn KeyControl(spec: &'static KeySpec) -> impl IntoView {
                 } else {
                     c.to_string()
                 };
-                view! { <option value=*c selected=move || value() == *c>{label}</option> }
+                view! { <option value=c.to_string() selected=move || value() == *c>{label}</option> }
             })
             .collect_any();
         view! {

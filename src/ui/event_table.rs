@@ -42,6 +42,7 @@ pub fn EventTable() -> impl IntoView {
                 from,
                 revealed - 1
             )
+            .into_any()
         })
     };
     view! {
@@ -86,7 +87,7 @@ fn render_row(lab: Lab, row: &Row, current: bool, labelled: bool) -> impl IntoVi
     let state = row
         .state_after
         .map_or("lost".to_string(), |s| s.short().replace('_', "_\u{200b}"));
-    let assumed = row.assumed.then_some(" (assumed)");
+    let assumed = row.assumed.then(|| " (assumed)".into_any());
     // Always there, empty when the row names no client (one shape per row
     // keeps the page's WebAssembly small).
     let client = client_label(row, labelled).unwrap_or_default();

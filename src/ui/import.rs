@@ -249,7 +249,7 @@ pub fn ImportStatus() -> impl IntoView {
             <p class="dropzone__text">"Drop the files to import them, in order, as one capture"</p>
         </div>
         <p class="visually-hidden" role="status">
-            {move || dragging().then(|| "Files are over the lab: drop them to import them, in order, as one capture.".to_string())}
+            {move || dragging().then(|| "Files are over the lab: drop them to import them, in order, as one capture.".into_any())}
         </p>
     }
 }

@@ -134,6 +134,7 @@ pub fn Timeline() -> impl IntoView {
                 format!(
                     "{rows} rows drawn as {marks} marks: a mark stands for the rows of its lane and disposition in its time span; rare dispositions keep a mark per row."
                 )
+                .into_any()
             })
         })
     };
