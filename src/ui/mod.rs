@@ -4,7 +4,7 @@
 // `view!` type-erases a reactive closure written in place (`move || f()`)
 // into one shared function type, so the page's WebAssembly holds one
 // rendering of each value type instead of one per closure: passing the
-// named closure `f` itself, as this lint asks, would undo that (1.9 kB of
+// named closure `f` itself, as this lint asks, would undo that (1.8 kB of
 // the bundle).
 #![allow(clippy::redundant_closure)]
 
