@@ -92,6 +92,7 @@ pub fn App() -> impl IntoView {
                     <button class="lab-message__close" aria-label="Dismiss message" on:click=move |_| lab.message.set(None)>"×"</button>
                 </p>
             }
+            .into_any()
         })
     };
 
@@ -108,7 +109,7 @@ pub fn App() -> impl IntoView {
                 </header>
             </Show>
             <Toolbar/>
-            {message}
+            {move || message()}
             <ImportStatus/>
             <div class="lab-body">
                 <Controls/>

@@ -6,6 +6,8 @@
 
 use leptos::prelude::*;
 
+use super::CollectAny;
+
 use std::sync::Arc;
 
 use super::lab::Lab;
@@ -30,7 +32,7 @@ pub fn CaptureTasks() -> impl IntoView {
         }
         now
     });
-    move || {
+    let panel = move || {
         let shown = lab.shown.get();
         let view = shown.capture_view()?.clone();
         let listed = if all.get() { usize::MAX } else { LISTED };
@@ -44,6 +46,7 @@ pub fn CaptureTasks() -> impl IntoView {
                     <button on:click=move |_| all.set(true)>"List all tasks"</button>
                 </p>
             }
+            .into_any()
         });
         let probes = listing.probes;
         let rows = listing
@@ -67,22 +70,22 @@ pub fn CaptureTasks() -> impl IntoView {
                     </tr>
                 }
             })
-            .collect_view();
+            .collect_any();
         let findings = listing
             .findings
             .into_iter()
             .map(|(code, text, advice)| {
-                let advice =
-                    (!advice.is_empty()).then(|| view! { <p class="capture__advice">{advice}</p> });
+                let advice = (!advice.is_empty())
+                    .then(|| view! { <p class="capture__advice">{advice}</p> }.into_any());
                 view! { <li><strong>{code}</strong>{text}{advice}</li> }
             })
-            .collect_view();
+            .collect_any();
         let errors = view
             .report
             .errors
             .iter()
             .map(|e| view! { <li>{format!("#{}: JSON-RPC error {} {}", e.index, e.code, e.message)}</li> })
-            .collect_view();
+            .collect_any();
         let heads = listing.heads.map(|h| view! { <th scope="col">{h}</th> });
         Some(view! {
             <section class="capture" class:capture--probe=probes aria-label=if probes { "Imported probe" } else { "Imported capture" }>
@@ -93,7 +96,7 @@ pub fn CaptureTasks() -> impl IntoView {
                 <div class="capture__scroll">
                     <table class="capture__tasks">
                         <caption>{listing.caption}</caption>
-                        <thead><tr>{heads.into_iter().collect_view()}</tr></thead>
+                        <thead><tr>{heads.into_iter().collect_any()}</tr></thead>
                         <tbody>{rows}</tbody>
                     </table>
                     {more}
@@ -102,6 +105,9 @@ pub fn CaptureTasks() -> impl IntoView {
                 <ul class="capture__findings">{findings}</ul>
                 <ul class="capture__errors">{errors}</ul>
             </section>
-        })
-    }
+        }
+        .into_any())
+    };
+    // Through `view!`, so the closure is type-erased like the others.
+    view! { {move || panel()} }
 }

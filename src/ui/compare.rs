@@ -3,6 +3,8 @@
 
 use leptos::prelude::*;
 
+use super::CollectAny;
+
 use super::browser;
 use super::lab::Lab;
 use crate::model::evidence::compare::{compare_runs, Comparison};
@@ -36,7 +38,7 @@ pub fn PinButton() -> impl IntoView {
     };
     view! {
         <button on:click=toggle aria-pressed=move || lab.pinned.with(Option::is_some).to_string()>
-            {move || if lab.pinned.with(Option::is_some) { "Unpin A" } else { "Pin as A (compare)" }}
+            {move || if lab.pinned.with(Option::is_some) { "Unpin A" } else { "Pin as A (compare)" }.to_string()}
         </button>
         <button on:click=python_vs_js>"Python vs JS"</button>
     }
@@ -53,7 +55,7 @@ fn rows_view(rows: &[Row], from: Option<usize>) -> impl IntoView {
                 </li>
             }
         })
-        .collect_view()
+        .collect_any()
 }
 
 /// The comparison, shown while a scenario is pinned.
@@ -101,7 +103,7 @@ pub fn Compare() -> impl IntoView {
                             </tr>
                         }
                     })
-                    .collect_view();
+                    .collect_any();
                 let summary = if c.differences.is_empty() {
                     "A and B give the same metrics.".to_string()
                 } else {
@@ -114,7 +116,7 @@ pub fn Compare() -> impl IntoView {
                 let why = (c.a.sdk != c.b.sdk).then(|| {
                     let mut reasons: Vec<&'static str> = c.differences.iter().map(|d| sdk_difference(d.metric, &c.b)).collect();
                     reasons.dedup();
-                    reasons.into_iter().map(|r| view! { <li>{r}</li> }).collect_view()
+                    reasons.into_iter().map(|r| view! { <li>{r}</li> }).collect_any().into_any()
                 });
                 view! {
                     <p class="compare__summary">{summary}</p>
@@ -135,6 +137,7 @@ pub fn Compare() -> impl IntoView {
                     </div>
                     <button on:click=export>"Export comparison"</button>
                 }
+                .into_any()
             })
         })
     };
@@ -142,7 +145,7 @@ pub fn Compare() -> impl IntoView {
         <Show when=move || lab.pinned.with(Option::is_some)>
             <section class="compare" aria-label="Compare A and B">
                 <h2>"Compare"</h2>
-                {body}
+                {move || body()}
             </section>
         </Show>
     }

@@ -3,6 +3,8 @@
 
 use leptos::prelude::*;
 
+use super::CollectAny;
+
 use super::browser;
 use super::lab::Lab;
 use crate::model::sim::scenario::{Key, KeySpec, KEYS};
@@ -24,7 +26,7 @@ pub fn Controls() -> impl IntoView {
                 .iter()
                 .filter(|k| k.group == *group)
                 .map(|spec| view! { <KeyControl spec=spec/> })
-                .collect_view();
+                .collect_any();
             view! {
                 <fieldset class="controls__group">
                     <legend>{*title}</legend>
@@ -32,7 +34,7 @@ pub fn Controls() -> impl IntoView {
                 </fieldset>
             }
         })
-        .collect_view();
+        .collect_any();
     let lab = expect_context::<Lab>();
     // An import is not a scenario: the controls cannot change what it
     // shows, and say so while it is shown.
@@ -44,13 +46,14 @@ pub fn Controls() -> impl IntoView {
                     "These controls set the simulated scenario; they do not apply to the import shown now. Changing one goes back to the simulation."
                 </p>
             }
+            .into_any()
         })
     };
     view! {
         <details class="controls" open=!browser::is_narrow()>
             <summary class="controls__summary">"Scenario controls"</summary>
-            {note}
-            <form class="controls__form" class:controls__form--inactive=imported
+            {move || note()}
+            <form class="controls__form" class:controls__form--inactive=move || imported()
                 aria-describedby=move || imported().then_some("controls-imported")
                 on:submit=|ev| ev.prevent_default()>{groups}</form>
         </details>
@@ -76,7 +79,7 @@ fn KeyControl(spec: &'static KeySpec) -> impl IntoView {
     let control = if spec.choices().is_empty() {
         view! {
             <input id=id.clone() name=spec.name type="text" inputmode="numeric" autocomplete="off"
-                class="controls__input" prop:value=value disabled=disabled title=title
+                class="controls__input" prop:value=move || value() disabled=move || disabled() title=move || title()
                 aria-describedby=note_id.clone()
                 on:change=move |ev| lab.set_key(spec.key, event_target_value(&ev).trim())/>
         }
@@ -91,11 +94,11 @@ fn KeyControl(spec: &'static KeySpec) -> impl IntoView {
                 } else {
                     c.to_string()
                 };
-                view! { <option value=*c selected=move || value() == *c>{label}</option> }
+                view! { <option value=c.to_string() selected=move || value() == *c>{label}</option> }
             })
-            .collect_view();
+            .collect_any();
         view! {
-            <select id=id.clone() name=spec.name class="controls__input" prop:value=value disabled=disabled title=title
+            <select id=id.clone() name=spec.name class="controls__input" prop:value=move || value() disabled=move || disabled() title=move || title()
                 aria-describedby=note_id.clone()
                 on:change=move |ev| lab.set_key(spec.key, &event_target_value(&ev))>
                 {options}
@@ -104,7 +107,7 @@ fn KeyControl(spec: &'static KeySpec) -> impl IntoView {
         .into_any()
     };
     view! {
-        <div class="controls__row" class:controls__row--off=disabled>
+        <div class="controls__row" class:controls__row--off=move || disabled()>
             <label for=id>{spec.name}</label>
             {control}
             <small class="controls__note" id=note_id>{move || reason().map_or(spec.values.to_string(), |r| r.to_string())}</small>

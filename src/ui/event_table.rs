@@ -5,6 +5,8 @@
 
 use leptos::prelude::*;
 
+use super::CollectAny;
+
 use super::lab::Lab;
 use crate::model::trace::{Row, Run, Source, StreamRole};
 
@@ -28,7 +30,7 @@ pub fn EventTable() -> impl IntoView {
             run.trace.rows[from..to]
                 .iter()
                 .map(|row| render_row(lab, row, row.index + 1 == revealed, labelled))
-                .collect_view()
+                .collect_any()
         })
     };
     let note = move || {
@@ -40,6 +42,7 @@ pub fn EventTable() -> impl IntoView {
                 from,
                 revealed - 1
             )
+            .into_any()
         })
     };
     view! {
@@ -57,10 +60,10 @@ pub fn EventTable() -> impl IntoView {
                             <th scope="col">"state after"</th>
                         </tr>
                     </thead>
-                    <tbody>{rows}</tbody>
+                    <tbody>{move || rows()}</tbody>
                 </table>
             </div>
-            <p class="event-table__note">{note}</p>
+            <p class="event-table__note">{move || note()}</p>
         </section>
     }
 }
@@ -84,17 +87,17 @@ fn render_row(lab: Lab, row: &Row, current: bool, labelled: bool) -> impl IntoVi
     let state = row
         .state_after
         .map_or("lost".to_string(), |s| s.short().replace('_', "_\u{200b}"));
-    let assumed = row.assumed.then_some(" (assumed)");
+    let assumed = row.assumed.then(|| " (assumed)".into_any());
     // Always there, empty when the row names no client (one shape per row
     // keeps the page's WebAssembly small).
     let client = client_label(row, labelled).unwrap_or_default();
     view! {
         <tr class=format!("event-table__row disp-{disposition}") class:event-table__row--current=current
             aria-current=current.then_some("step") on:click=move |_| lab.step.set(Some(index + 1))>
-            <td>{index}</td>
-            <td>{row.t_ms}</td>
+            <td>{index.to_string()}</td>
+            <td>{row.t_ms.to_string()}</td>
             <td>{row.source.label()}</td>
-            <td><span class="event-table__client" data-client=row.client>{client}</span>{row.event.clone()}{assumed}</td>
+            <td><span class="event-table__client" data-client=row.client.to_string()>{client}</span>{row.event.clone()}{assumed}</td>
             <td><span class=format!("badge disp-{disposition}")>{disposition}</span></td>
             <td>{state}</td>
         </tr>

@@ -2,6 +2,8 @@
 
 use leptos::prelude::*;
 
+use super::CollectAny;
+
 use super::lab::Lab;
 use crate::model::pictures::examples::EXAMPLES;
 use crate::model::sim::scenario::Scenario;
@@ -21,7 +23,7 @@ pub fn Examples() -> impl IntoView {
         .iter()
         .enumerate()
         .map(|(i, e)| view! { <option value=i.to_string() selected=move || current() == i.to_string()>{e.label}</option> })
-        .collect_view();
+        .collect_any();
     let choose = move |ev: leptos::ev::Event| {
         let Ok(i) = event_target_value(&ev).parse::<usize>() else {
             return;
@@ -41,7 +43,7 @@ pub fn Examples() -> impl IntoView {
     view! {
         <label class="examples">
             <span>"Example"</span>
-            <select class="examples__select" prop:value=current on:change=choose>
+            <select class="examples__select" prop:value=move || current() on:change=choose>
                 <option value="" disabled=true>"(your own scenario)"</option>
                 {options}
             </select>

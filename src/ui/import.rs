@@ -236,8 +236,8 @@ pub fn ImportStatus() -> impl IntoView {
                 <p class="import__label" role="status">
                     <label for="import-progress">{move || reading.get()}</label>
                 </p>
-                <progress id="import-progress" class="import__bar" max=total value=read></progress>
-                <span class="import__count" aria-hidden="true">{count}</span>
+                <progress id="import-progress" class="import__bar" max=move || total().to_string() value=move || read().to_string()></progress>
+                <span class="import__count" aria-hidden="true">{move || count()}</span>
                 <button class="import__cancel" on:click=cancel>"Cancel"</button>
             </div>
         </Show>
@@ -245,11 +245,11 @@ pub fn ImportStatus() -> impl IntoView {
     let dragging = move || lab.dragging.get();
     view! {
         {progress}
-        <div class="dropzone" class:dropzone--active=dragging aria-hidden="true">
+        <div class="dropzone" class:dropzone--active=move || dragging() aria-hidden="true">
             <p class="dropzone__text">"Drop the files to import them, in order, as one capture"</p>
         </div>
         <p class="visually-hidden" role="status">
-            {move || dragging().then_some("Files are over the lab: drop them to import them, in order, as one capture.")}
+            {move || dragging().then(|| "Files are over the lab: drop them to import them, in order, as one capture.".into_any())}
         </p>
     }
 }

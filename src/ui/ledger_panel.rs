@@ -3,6 +3,8 @@
 
 use leptos::prelude::*;
 
+use super::CollectAny;
+
 use super::lab::Lab;
 
 /// The ledger panel, one card per task, as the ledger stands at the end of
@@ -25,7 +27,7 @@ pub fn LedgerPanel() -> impl IntoView {
                             let done = if a.complete { "complete" } else { "open" };
                             view! { <li>{format!("{}: {}/{expected} parts, {done}", a.artifact_id, a.parts_stored)}</li> }
                         })
-                        .collect_view();
+                        .collect_any();
                     let receipt = p.terminal_receipt.as_ref().map_or("none (not terminal)".to_string(), |r| {
                         format!("{} at sequence {}, digest {}…", r.event_id, r.sequence, &r.digest[..16])
                     });
@@ -36,10 +38,10 @@ pub fn LedgerPanel() -> impl IntoView {
                                 <dt>"owns the task"</dt><dd>{p.state.label()}</dd>
                                 <dt>"owner"</dt><dd>{p.owner.clone().unwrap_or_else(|| "—".into())}</dd>
                                 <dt>"age in state"</dt><dd>{format!("{} ms", p.age_in_state_ms)}</dd>
-                                <dt>"last accepted sequence"</dt><dd>{p.last_accepted_sequence}</dd>
-                                <dt>"rejected"</dt><dd>{p.rejected_count}</dd>
-                                <dt>"cancel requests"</dt><dd>{p.cancel_requests}</dd>
-                                <dt>"incidents"</dt><dd>{p.incidents}</dd>
+                                <dt>"last accepted sequence"</dt><dd>{p.last_accepted_sequence.to_string()}</dd>
+                                <dt>"rejected"</dt><dd>{p.rejected_count.to_string()}</dd>
+                                <dt>"cancel requests"</dt><dd>{p.cancel_requests.to_string()}</dd>
+                                <dt>"incidents"</dt><dd>{p.incidents.to_string()}</dd>
                                 <dt>"manifest"</dt><dd>{p.manifest.clone().unwrap_or_else(|| "—".into())}</dd>
                                 <dt>"terminal receipt"</dt><dd class="ledger-panel__digest">{receipt}</dd>
                             </dl>
@@ -47,13 +49,13 @@ pub fn LedgerPanel() -> impl IntoView {
                         </div>
                     }
                 })
-                .collect_view()
+                .collect_any()
         })
     };
     view! {
         <details class="ledger-panel">
             <summary>"Ledger (operator view)"</summary>
-            <div class="ledger-panel__cards">{cards}</div>
+            <div class="ledger-panel__cards">{move || cards()}</div>
         </details>
     }
 }

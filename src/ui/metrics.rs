@@ -2,6 +2,8 @@
 
 use leptos::prelude::*;
 
+use super::CollectAny;
+
 use super::browser;
 use super::lab::Lab;
 use crate::model::pictures::metrics::metric_cards;
@@ -31,7 +33,7 @@ pub fn MetricsPanel() -> impl IntoView {
                     </div>
                 }
             })
-            .collect_view()
+            .collect_any()
     };
     let strip = move || {
         rows()
@@ -43,19 +45,19 @@ pub fn MetricsPanel() -> impl IntoView {
                 view! {
                     <li class="metrics__chip" class:metrics__chip--changed=changed data-strip=card.metric.name()>
                         {card.metric.label()}" "<strong>{card.value}</strong>
-                        {changed.then(|| view! { " " <span class="metric__delta">{change}</span> })}
+                        {changed.then(|| view! { " " <span class="metric__delta">{change}</span> }.into_any())}
                     </li>
                 }
             })
-            .collect_view()
+            .collect_any()
     };
     let compact = lab.embed || browser::is_narrow();
     view! {
         <section class="metrics" aria-label="Metrics">
-            <ul class="metrics__strip" aria-label="Metrics that tell this scenario">{strip}</ul>
+            <ul class="metrics__strip" aria-label="Metrics that tell this scenario">{move || strip()}</ul>
             <details class="metrics__all" open=!compact>
                 <summary class="metrics__toggle">{move || format!("All {} metrics", rows().len())}</summary>
-                <dl class="metrics__grid">{cards}</dl>
+                <dl class="metrics__grid">{move || cards()}</dl>
             </details>
         </section>
     }

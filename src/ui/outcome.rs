@@ -3,6 +3,8 @@
 
 use leptos::prelude::*;
 
+use super::CollectAny;
+
 use super::lab::Lab;
 use crate::model::pictures::explain::{advice, outcome};
 
@@ -12,7 +14,7 @@ pub fn Outcome() -> impl IntoView {
     let lab = expect_context::<Lab>();
     let sentence = move || lab.scenario.with(|s| lab.run.with(|r| outcome(s, r)));
     view! {
-        <p class="outcome" aria-live="polite">{sentence}</p>
+        <p class="outcome" aria-live="polite">{move || sentence()}</p>
     }
 }
 
@@ -26,14 +28,14 @@ pub fn CarriesOver() -> impl IntoView {
                 advice(s, r)
                     .into_iter()
                     .map(|a| view! { <li><strong>{a.title}</strong>": "{a.why}</li> })
-                    .collect_view()
+                    .collect_any()
             })
         })
     };
     view! {
         <section class="carries-over" aria-label="What carries over">
             <h2>"What carries over"</h2>
-            <ul>{items}</ul>
+            <ul>{move || items()}</ul>
         </section>
     }
 }

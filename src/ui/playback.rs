@@ -99,7 +99,7 @@ pub fn Playback() -> impl IntoView {
     view! {
         <section class="playback" aria-label="Playback">
             <button class="playback__start" on:click=move |_| toggle()>
-                {move || if lab.playing.get() { "Pause" } else { "Start trace" }}
+                {move || if lab.playing.get() { "Pause" } else { "Start trace" }.to_string()}
             </button>
             <button on:click=move |_| { stop(); next(); }>"Next step"</button>
             <button on:click=move |_| show_all()>"Show all"</button>

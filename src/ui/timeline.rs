@@ -134,6 +134,7 @@ pub fn Timeline() -> impl IntoView {
                 format!(
                     "{rows} rows drawn as {marks} marks: a mark stands for the rows of its lane and disposition in its time span; rare dispositions keep a mark per row."
                 )
+                .into_any()
             })
         })
     };
@@ -149,7 +150,7 @@ pub fn Timeline() -> impl IntoView {
     view! {
         <figure class="timeline">
             <figcaption class="timeline__title">"Timeline: one lane per source, the client's one per client"</figcaption>
-            <svg class="timeline__svg" viewBox=view_box role="group"
+            <svg class="timeline__svg" viewBox=move || view_box() role="group"
                 aria-label="Timeline of the trace, one lane per source (and per client); each mark is a row: press Enter on one to move the slider there"
                 on:click=move |e| { select(&e); }
                 on:keydown:capture=move |e: web_sys::KeyboardEvent| {
@@ -165,12 +166,12 @@ pub fn Timeline() -> impl IntoView {
                 on:mouseout=move |_| inspected.set(None)
                 on:focusout=move |_| inspected.set(None)>
                 <g inner_html=move || drawn.with(|d| d.body.clone())></g>
-                <g inner_html=playback></g>
+                <g inner_html=move || playback()></g>
             </svg>
-            <p class="timeline__readout" aria-live="polite">{readout}</p>
+            <p class="timeline__readout" aria-live="polite">{move || readout()}</p>
             <ul class="timeline__legend" aria-label="Mark shapes by disposition"
                 inner_html=move || drawn.with(|d| d.legend.clone())></ul>
-            <p class="timeline__note">{note}</p>
+            <p class="timeline__note">{move || note()}</p>
         </figure>
     }
 }
