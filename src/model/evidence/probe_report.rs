@@ -206,17 +206,15 @@ impl ProbeCode {
             }
             ProbeCode::CardField => {
                 "Complete the agent card: every field its protocol version requires, of the \
-                 right type, with at least one skill and one input and output mode (clients and \
-                 registries refuse or misread a card without them)."
+                 right type, with at least one skill and one input and output mode."
             }
             ProbeCode::RpcEnvelope => {
-                "Answer in JSON-RPC 2.0: `\"jsonrpc\": \"2.0\"`, the request's `id` echoed, \
-                 exactly one of `result` and `error`, and an integer error `code`, on every \
-                 response and every stream event."
+                "Answer in JSON-RPC 2.0: `\"jsonrpc\": \"2.0\"`, the request's `id` echoed, one \
+                 of `result` and `error`, an integer error `code`."
             }
             ProbeCode::ContextMismatch => {
-                "Write every event of a task with the task's own contextId, the one it was \
-                 created with (keep it on the task's context, not on the executor)."
+                "Write every event of a task with the task's own contextId, kept on the task, \
+                 not on the executor."
             }
         }
     }
@@ -479,13 +477,7 @@ impl ProbeReport {
             wire: text(agent, "wire")?,
             // A probe.json kept before REST was probed spoke JSON-RPC.
             binding: text(agent, "binding").unwrap_or_else(|_| "jsonrpc".into()),
-            headers: agent
-                .get("headers")
-                .and_then(Value::as_array)
-                .into_iter()
-                .flatten()
-                .filter_map(|h| h.as_str().map(String::from))
-                .collect(),
+            headers: strings(agent, "headers"),
         };
         let mut probes = Vec::new();
         for p in list(&value, "probes")? {
@@ -516,15 +508,6 @@ fn probe_result(p: &Value) -> Result<ProbeResult, String> {
     for c in list(p, "findings")? {
         findings.push(code(Some(c))?);
     }
-    // Strings only: anything else in these optional lists is left out.
-    let strings = |key: &str| -> Vec<String> {
-        p.get(key)
-            .and_then(Value::as_array)
-            .into_iter()
-            .flatten()
-            .filter_map(|v| v.as_str().map(String::from))
-            .collect()
-    };
     Ok(ProbeResult {
         name: {
             let name = text(p, "name")?;
@@ -534,9 +517,19 @@ fn probe_result(p: &Value) -> Result<ProbeResult, String> {
         summary: text(p, "summary")?,
         load: p.get("load").and_then(load),
         findings,
-        captures: strings("captures"),
-        calls: strings("calls"),
+        captures: strings(p, "captures"),
+        calls: strings(p, "calls"),
     })
+}
+
+/// An optional list of text: strings only, anything else in it left out.
+fn strings(v: &Value, key: &str) -> Vec<String> {
+    v.get(key)
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+        .filter_map(|v| v.as_str().map(String::from))
+        .collect()
 }
 
 /// A `load` as `probe.json` holds it; anything else is left out.

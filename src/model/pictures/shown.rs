@@ -294,10 +294,11 @@ pub fn probe_listing(view: &ProbeView, chosen: usize) -> Listing {
 
 /// `the A2A 1.0 wire`, and `over HTTP+JSON` when the probe spoke REST.
 fn spoken(report: &ProbeReport) -> String {
-    match report.agent.binding.as_str() {
-        "rest" => format!("the A2A {} wire over HTTP+JSON", report.agent.wire),
-        _ => format!("the A2A {} wire", report.agent.wire),
-    }
+    let over = match report.agent.binding.as_str() {
+        "rest" => " over HTTP+JSON",
+        _ => "",
+    };
+    format!("the A2A {} wire{over}", report.agent.wire)
 }
 
 /// What an import did, for the inline message.
