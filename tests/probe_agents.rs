@@ -689,3 +689,67 @@ fn the_readme_ci_recipe_gates_a_changed_agent() {
         .collect();
     assert!(failed.contains(&"stream"), "{failed:?}");
 }
+
+/// `--webhook-url`: the agent is told a public address, here a forwarder
+/// on 127.0.0.1 (tests/agents/forward.py) that the test points at the
+/// webhook once the probe says where it listens. The push probe judges
+/// what came through it exactly as with the webhook told directly.
+#[test]
+#[ignore = "needs the real SDK agents: scripts/test.sh runs it after tests/agents/setup.sh"]
+fn pushes_come_through_a_forwarder_named_by_webhook_url() {
+    for sdk in ["python", "js"] {
+        let name = format!("{sdk}-1.0-none");
+        let pushed = PUSH_AGENTS
+            .iter()
+            .find(|a| a.name == name)
+            .expect("an expectation");
+        let want = pushed.expect;
+        let agent = Agent::start("start.sh", pushed.args);
+        let out = scratch(&format!("forwarded-{sdk}"));
+        std::fs::create_dir_all(&out).expect("out");
+        let target = out.join("forward-to.txt");
+        let forwarder = Agent::start("forward.py", &[target.to_str().expect("utf-8")]);
+        let public = format!("{}/a2a-lab-hook", forwarder.url);
+        let mut probe = Command::new(env!("CARGO_BIN_EXE_a2a-lab"))
+            .args([
+                "probe",
+                &agent.url,
+                "--timeout-ms",
+                "2500",
+                "--webhook-url",
+                &public,
+                "--out",
+                out.to_str().expect("utf-8"),
+            ])
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("a2a-lab runs");
+        let mut stderr = BufReader::new(probe.stderr.take().expect("piped"));
+        let mut line = String::new();
+        stderr.read_line(&mut line).expect("the probe's first line");
+        let listens = line
+            .split("the webhook listens on ")
+            .nth(1)
+            .and_then(|rest| rest.split(';').next())
+            .unwrap_or_else(|| panic!("{line}"));
+        assert!(
+            line.contains(&format!("the agent is told to POST to {public}")),
+            "{line}"
+        );
+        std::fs::write(&target, listens).expect("the forwarder's target");
+        let status = probe.wait().expect("the probe ends");
+        let text = std::fs::read_to_string(out.join("probe.json")).expect("probe.json");
+        let report = ProbeReport::from_json(&text).expect("probe.json reads back");
+        assert_eq!(found(&report), want, "{sdk} through the forwarder");
+        assert_eq!(status.code(), Some(i32::from(!want.is_empty())));
+        let push = report
+            .probes
+            .iter()
+            .find(|p| p.name.name() == "push")
+            .expect("push");
+        assert_ne!(push.outcome, Outcome::Skipped, "{sdk}");
+        let log = std::fs::read_to_string(out.join("push.jsonl")).expect("push.jsonl");
+        assert!(log.lines().count() >= 8, "{sdk}: {log}");
+    }
+}

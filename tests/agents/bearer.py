@@ -12,22 +12,16 @@ until SIGTERM/SIGINT. Standard library only.
 
 from __future__ import annotations
 
-import http.client
 import sys
-import urllib.parse
 
 from http.server import BaseHTTPRequestHandler
 
 import standin
 
 TOKEN = 'Bearer s3cret-test-token'
-# Hop-by-hop headers, and those this gateway sets itself.
-SKIP = {'connection', 'keep-alive', 'transfer-encoding', 'content-length', 'host'}
 
 
 def make_handler(upstream: str, base_ref: list[str]):
-    target = urllib.parse.urlsplit(upstream)
-
     class Handler(BaseHTTPRequestHandler):
         protocol_version = 'HTTP/1.1'
         server_version = 'bearer-gateway/1'
@@ -47,34 +41,11 @@ def make_handler(upstream: str, base_ref: list[str]):
                 self.end_headers()
                 self.wfile.write(data)
                 return
-            conn = http.client.HTTPConnection(target.hostname, target.port, timeout=60)
-            headers = {k: v for k, v in self.headers.items() if k.lower() not in SKIP | {'authorization'}}
-            conn.request(method, self.path, body=body, headers=headers)
-            answer = conn.getresponse()
-            card = self.path.startswith('/.well-known/')
-            self.send_response(answer.status)
-            for k, v in answer.getheaders():
-                if k.lower() not in SKIP:
-                    self.send_header(k, v)
-            if card:
-                data = answer.read().replace(upstream.encode(), base_ref[0].encode())
-                self.send_header('Content-Length', str(len(data)))
-                self.end_headers()
-                self.wfile.write(data)
-                conn.close()
-                return
-            self.send_header('Transfer-Encoding', 'chunked')
-            self.end_headers()
-            try:
-                while chunk := answer.read1(65536):
-                    self.wfile.write(f'{len(chunk):x}\r\n'.encode() + chunk + b'\r\n')
-                    self.wfile.flush()
-                self.wfile.write(b'0\r\n\r\n')
-                self.wfile.flush()
-            except OSError:
-                pass  # the client went away
-            finally:
-                conn.close()
+            card = None
+            if self.path.startswith('/.well-known/'):
+                def card(data: bytes) -> bytes:
+                    return data.replace(upstream.encode(), base_ref[0].encode())
+            standin.proxy(self, method, upstream + self.path, body, frozenset({'authorization'}), card)
 
         def do_GET(self) -> None:  # noqa: N802
             self.forward('GET')

@@ -4,10 +4,15 @@ SIGHUP or SIGINT. Standard library only."""
 
 from __future__ import annotations
 
+import http.client
 import signal
+import urllib.parse
 
 from collections.abc import Callable
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+# Hop-by-hop headers, and those a proxy sets itself.
+HOP = {'connection', 'keep-alive', 'transfer-encoding', 'content-length', 'host'}
 
 
 def serve(make_handler: Callable[[list[str]], type[BaseHTTPRequestHandler]]) -> int:
@@ -31,3 +36,40 @@ def serve(make_handler: Callable[[list[str]], type[BaseHTTPRequestHandler]]) -> 
     finally:
         srv.server_close()
     return 0
+
+
+def proxy(handler: BaseHTTPRequestHandler, method: str, url: str, body: bytes | None,
+          drop: frozenset[str] = frozenset(), rewrite: Callable[[bytes], bytes] | None = None) -> None:
+    """Sends the request `handler` is serving to `url` (headers but `drop` and the
+    hop-by-hop ones) and its answer back as it comes, streams included; `rewrite`, when
+    given, reads the whole answer and changes it first (a card naming the upstream)."""
+    target = urllib.parse.urlsplit(url)
+    conn = http.client.HTTPConnection(target.hostname, target.port, timeout=60)
+    headers = {k: v for k, v in handler.headers.items() if k.lower() not in HOP | drop}
+    path = target.path or '/'
+    if target.query:
+        path += '?' + target.query
+    conn.request(method, path, body=body, headers=headers)
+    answer = conn.getresponse()
+    handler.send_response(answer.status)
+    for k, v in answer.getheaders():
+        if k.lower() not in HOP:
+            handler.send_header(k, v)
+    try:
+        if rewrite is not None:
+            data = rewrite(answer.read())
+            handler.send_header('Content-Length', str(len(data)))
+            handler.end_headers()
+            handler.wfile.write(data)
+            return
+        handler.send_header('Transfer-Encoding', 'chunked')
+        handler.end_headers()
+        while chunk := answer.read1(65536):
+            handler.wfile.write(f'{len(chunk):x}\r\n'.encode() + chunk + b'\r\n')
+            handler.wfile.flush()
+        handler.wfile.write(b'0\r\n\r\n')
+        handler.wfile.flush()
+    except OSError:
+        pass  # the client went away
+    finally:
+        conn.close()
