@@ -16,57 +16,23 @@ Standard library only.
 
 from __future__ import annotations
 
-import argparse
 import http.client
 import json
 import os
-import queue
 import socket
-import subprocess
 import sys
-import threading
 import time
-import uuid
 
 from pathlib import Path
-from urllib.parse import urlsplit
 
-HERE = Path(__file__).resolve().parent
-TEXT = 'Where is my order BBS-1042?'
+from measuring import (HERE, PROBE_DEFECTS, TEXT, Agent, Stream, arg_parser, msg03, msg10, rpc_headers,
+                       summarize_10, task_line, version_header)
+
 METHODS = {
     '1.0': {'stream': 'SendStreamingMessage', 'get': 'GetTask', 'cancel': 'CancelTask', 'subscribe': 'SubscribeToTask'},
     '0.3': {'stream': 'message/stream', 'get': 'tasks/get', 'cancel': 'tasks/cancel', 'subscribe': 'tasks/resubscribe'},
 }
 RAW_LIMIT = 6000
-
-
-def msg10(**over):
-    m = {'messageId': f'msg-{uuid.uuid4()}', 'role': 'ROLE_USER', 'parts': [{'text': TEXT}]}
-    m.update(over)
-    return {k: v for k, v in m.items() if v is not None}
-
-
-def msg03(**over):
-    m = {'kind': 'message', 'messageId': f'msg-{uuid.uuid4()}', 'role': 'user', 'parts': [{'kind': 'text', 'text': TEXT}]}
-    m.update(over)
-    return {k: v for k, v in m.items() if v is not None}
-
-
-class Agent:
-    def __init__(self, sdk: str, wire: str, defect: str) -> None:
-        self.sdk, self.wire, self.defect = sdk, wire, defect
-        self.proc = subprocess.Popen(  # noqa: S603
-            [str(HERE / 'start.sh'), sdk, wire, defect], stdout=subprocess.PIPE, text=True,
-        )
-        self.url = self.proc.stdout.readline().strip()
-        if not self.url:
-            raise RuntimeError(f'{sdk} {wire} {defect}: no URL')
-        u = urlsplit(self.url)
-        self.host, self.port = u.hostname, u.port
-
-    def stop(self) -> None:
-        self.proc.terminate()
-        self.proc.wait(timeout=10)
 
 
 class Client:
@@ -75,14 +41,6 @@ class Client:
     def __init__(self, agent: Agent) -> None:
         self.a = agent
         self.rpc_id = 0
-
-    def headers(self, version: str | None, sse: bool) -> dict[str, str]:
-        h = {'Content-Type': 'application/json'}
-        if sse:
-            h['Accept'] = 'text/event-stream'
-        if version:
-            h['A2A-Version'] = version
-        return h
 
     def body(self, method: str, params) -> dict:
         self.rpc_id += 1
@@ -105,7 +63,7 @@ class Client:
     def call(self, method: str, params, version: str | None, sse: bool = False, raw_body: dict | None = None) -> dict:
         """A unary call (or a streaming method read to the end within 5 s)."""
         body = raw_body if raw_body is not None else self.body(method, params)
-        h = self.headers(version, sse)
+        h = rpc_headers(version, sse)
         c = http.client.HTTPConnection(self.a.host, self.a.port, timeout=5)
         t0 = time.monotonic()
         c.request('POST', '/', body=json.dumps(body), headers=h)
@@ -136,118 +94,9 @@ class Client:
                 out['raw'] = text[:RAW_LIMIT]
         return out
 
-    def open_stream(self, method: str, params, version: str | None, raw_body: dict | None = None) -> Stream:
+    def open_stream(self, method: str, params, version: str | None, raw_body: dict | None = None) -> RpcStream:
         body = raw_body if raw_body is not None else self.body(method, params)
-        return Stream(self.a, body, self.headers(version, True))
-
-
-class Stream:
-    """An SSE response read by a thread, line by line, with arrival times."""
-
-    def __init__(self, agent: Agent, body: dict, headers: dict[str, str]) -> None:
-        self.request = {'headers': {k: v for k, v in headers.items() if k != 'Content-Type'}, 'body': body}
-        self.t0 = time.monotonic()
-        self.conn = http.client.HTTPConnection(agent.host, agent.port, timeout=120)
-        self.conn.request('POST', '/', body=json.dumps(body), headers=headers)
-        self.resp = self.conn.getresponse()
-        self.q: queue.Queue = queue.Queue()
-        self.items: list[dict] = []  # {'ms', 'event'|'comment'}
-        self.ended: str | None = None
-        self.dropped = False
-        self._data: list[str] = []
-        threading.Thread(target=self._read, daemon=True).start()
-
-    def _read(self) -> None:
-        try:
-            while True:
-                line = self.resp.readline()
-                if not line:
-                    self.q.put(('eof', None))
-                    return
-                self.q.put(('line', line.decode('utf-8', 'replace').rstrip('\r\n')))
-        except Exception as e:  # noqa: BLE001
-            self.q.put(('error', f'{type(e).__name__}: {e}'))
-
-    def next_item(self, timeout: float) -> dict | None:
-        """The next event or comment, None at the end of the body or after timeout (then self.ended says)."""
-        deadline = time.monotonic() + timeout
-        while True:
-            left = deadline - time.monotonic()
-            if left <= 0:
-                return None
-            try:
-                kind, line = self.q.get(timeout=left)
-            except queue.Empty:
-                return None
-            ms = round((time.monotonic() - self.t0) * 1000)
-            if kind != 'line':
-                self.ended = 'closed' if kind == 'eof' else line
-                if self._data:
-                    return self._flush(ms)
-                return None
-            if line == '':
-                if self._data:
-                    return self._flush(ms)
-                continue
-            if line.startswith(':'):
-                it = {'ms': ms, 'comment': line}
-                self.items.append(it)
-                return it
-            if line.startswith('data:'):
-                self._data.append(line[5:].lstrip(' ') if line.startswith('data: ') else line[5:])
-            else:
-                it = {'ms': ms, 'field': line}
-                self.items.append(it)
-                return it
-
-    def _flush(self, ms: int) -> dict:
-        data = '\n'.join(self._data)
-        self._data = []
-        try:
-            ev = json.loads(data)
-        except ValueError:
-            ev = {'unparsed': data}
-        it = {'ms': ms, 'event': ev, 'summary': summarize(ev)}
-        self.items.append(it)
-        return it
-
-    def read_until(self, pred, timeout: float) -> dict | None:
-        deadline = time.monotonic() + timeout
-        while self.ended is None:
-            it = self.next_item(max(0.0, deadline - time.monotonic()))
-            if it is None:
-                return None
-            if 'event' in it and pred(it['event']):
-                return it
-        return None
-
-    def read_to_end(self, timeout: float) -> None:
-        deadline = time.monotonic() + timeout
-        while self.ended is None:
-            left = deadline - time.monotonic()
-            if left <= 0:
-                self.ended = f'still open after {timeout:g} s'
-                return
-            self.next_item(left)
-
-    def drop(self) -> None:
-        self.dropped = True
-        self.ended = self.ended or 'dropped by the client'
-        try:
-            self.conn.sock.shutdown(socket.SHUT_RDWR)
-        except OSError:
-            pass
-        self.conn.close()
-
-    def record(self) -> dict:
-        return {
-            'request': self.request,
-            'status': self.resp.status,
-            'content_type': self.resp.getheader('content-type'),
-            'ended': self.ended,
-            'items': self.items,
-            'summary': [it.get('summary') or it.get('comment') or it.get('field') for it in self.items],
-        }
+        return RpcStream(self.a, body, rpc_headers(version, True))
 
 
 def parse_sse(text: str) -> list:
@@ -284,33 +133,19 @@ def summarize(ev) -> str:
     if 'kind' in r:  # 0.3
         k = r['kind']
         if k == 'task':
-            return f'task {r["status"]["state"]} artifacts={len(r.get("artifacts") or [])}' + artifact_parts(r)
+            return task_line('task', r)
         if k == 'status-update':
             return f'status-update {r["status"]["state"]} final={r.get("final")}'
         if k == 'artifact-update':
             return (f'artifact-update {r["artifact"]["artifactId"]} append={r.get("append")} '
                     f'lastChunk={r.get("lastChunk")}')
         return k
-    for k, v in r.items():
-        if k == 'task':
-            return f'task {v["status"]["state"]} artifacts={len(v.get("artifacts") or [])}' + artifact_parts(v)
-        if k == 'statusUpdate':
-            return f'statusUpdate {v["status"]["state"]}' + (f' final={v["final"]}' if 'final' in v else '')
-        if k == 'artifactUpdate':
-            return (f'artifactUpdate {v["artifact"]["artifactId"]} append={v.get("append")} '
-                    f'lastChunk={v.get("lastChunk")}')
-        if k == 'message':
-            return 'message'
+    line = summarize_10(r)
+    if line is not None:
+        return line
     if 'id' in r and 'status' in r:  # a bare 1.0 Task (GetTask / CancelTask result)
-        return f'Task {r["status"]["state"]} artifacts={len(r.get("artifacts") or [])}' + artifact_parts(r)
+        return task_line('Task', r)
     return json.dumps(r)[:120]
-
-
-def artifact_parts(t: dict) -> str:
-    arts = t.get('artifacts') or []
-    if not arts:
-        return ''
-    return ' parts=' + ','.join(f'{a.get("artifactId")}:{len(a.get("parts") or [])}' for a in arts)
 
 
 def task_id_of(ev: dict) -> str | None:
@@ -327,12 +162,36 @@ def is_artifact(ev: dict) -> bool:
     return r.get('kind') == 'artifact-update' or 'artifactUpdate' in r
 
 
+class RpcStream(Stream):
+    """A JSON-RPC SSE response (POST /) read by a thread, line by line, with arrival times."""
+
+    def __init__(self, agent: Agent, body: dict, headers: dict[str, str]) -> None:
+        self.request = {'headers': {k: v for k, v in headers.items() if k != 'Content-Type'}, 'body': body}
+        super().__init__(agent, 'POST', '/', headers, json.dumps(body))
+
+    summarize = staticmethod(summarize)
+    task_id_of = staticmethod(task_id_of)
+    is_artifact = staticmethod(is_artifact)
+
+    def _field(self, line: str, ms: int) -> dict | None:
+        if line.startswith('data:'):
+            self._data.append(line[5:].lstrip(' ') if line.startswith('data: ') else line[5:])
+            return None
+        return self._keep({'ms': ms, 'field': line})
+
+    def record(self) -> dict:
+        return {
+            'request': self.request,
+            'status': self.resp.status,
+            'content_type': self.resp.getheader('content-type'),
+            'ended': self.ended,
+            'items': self.items,
+            'summary': [it.get('summary') or it.get('comment') or it.get('field') for it in self.items],
+        }
+
+
 def new_message(wire: str):
     return {'message': msg10() if wire == '1.0' else msg03()}
-
-
-def version_header(wire: str) -> str | None:
-    return '1.0' if wire == '1.0' else None
 
 
 def probes(agent: Agent, long: bool) -> dict:  # noqa: PLR0915
@@ -349,7 +208,7 @@ def probes(agent: Agent, long: bool) -> dict:  # noqa: PLR0915
     wait = 45.0 if (long and agent.defect == 'never-returns') else 4.0
     s.read_to_end(wait)
     res['stream'] = s.record()
-    tid = next((task_id_of(it['event']) for it in s.items if 'event' in it and task_id_of(it['event'])), None)
+    tid = s.task_seen()
     s.drop()
     res['task_id'] = tid
 
@@ -361,9 +220,8 @@ def probes(agent: Agent, long: bool) -> dict:  # noqa: PLR0915
 
     # cancel: a new task, CancelTask after its first artifact event, then the rest of the stream
     s = c.open_stream(m['stream'], new_message(wire), hv)
-    first = s.read_until(is_artifact, 4.0)
-    ctid = task_id_of(first['event']) if first else None
-    t_cancel = round((time.monotonic() - s.t0) * 1000)
+    ctid = s.first_artifact_task()
+    t_cancel = s.ms_now()
     cancel = c.call(m['cancel'], {'id': ctid}, hv)
     cancel['sent_at_stream_ms'] = t_cancel
     s.read_to_end(4.0)
@@ -374,8 +232,7 @@ def probes(agent: Agent, long: bool) -> dict:  # noqa: PLR0915
 
     # resubscribe: a new task, dropped after its first artifact, then SubscribeToTask
     s = c.open_stream(m['stream'], new_message(wire), hv)
-    first = s.read_until(is_artifact, 4.0)
-    rtid = task_id_of(first['event']) if first else None
+    rtid = s.first_artifact_task()
     s.drop()
     s2 = c.open_stream(m['subscribe'], {'id': rtid}, hv)
     s2.read_to_end(4.0)
@@ -464,11 +321,7 @@ def show(path: Path) -> None:
 
 
 def main() -> int:
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument('--sdk', action='append', choices=['python', 'js'])
-    ap.add_argument('--wire', action='append', choices=['1.0', '0.3'])
-    ap.add_argument('--defect', action='append',
-                    choices=['none', 'no-final', 'late-artifact', 'cancel-raises', 'never-returns'])
+    ap = arg_parser(__doc__, PROBE_DEFECTS)
     ap.add_argument('--out', default=str(HERE / 'answers' / 'measured'))
     ap.add_argument('--long', action='store_true')
     ap.add_argument('--show', action='store_true', help='only print the measured files of --out in short')
@@ -481,7 +334,7 @@ def main() -> int:
     out.mkdir(parents=True, exist_ok=True)
     for sdk in args.sdk or ['python', 'js']:
         for wire in args.wire or ['1.0', '0.3']:
-            for defect in args.defect or ['none', 'no-final', 'late-artifact', 'cancel-raises', 'never-returns']:
+            for defect in args.defect or PROBE_DEFECTS:
                 agent = Agent(sdk, wire, defect)
                 try:
                     t0 = time.monotonic()

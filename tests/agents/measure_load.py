@@ -26,7 +26,6 @@ Standard library only.
 
 from __future__ import annotations
 
-import argparse
 import concurrent.futures
 import http.client
 import json
@@ -34,7 +33,6 @@ import os
 import re
 import shutil
 import socket
-import subprocess
 import sys
 import tempfile
 import threading
@@ -42,10 +40,10 @@ import time
 import uuid
 
 from pathlib import Path
-from urllib.parse import urlsplit
 
-HERE = Path(__file__).resolve().parent
-TEXT = 'Where is my order BBS-1042?'
+import measuring
+from measuring import HERE, arg_parser, msg03, msg10, rpc_headers, version_header
+
 METHODS = {
     '1.0': {'stream': 'SendStreamingMessage', 'get': 'GetTask'},
     '0.3': {'stream': 'message/stream', 'get': 'tasks/get'},
@@ -57,33 +55,19 @@ UUID = re.compile(r'[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}
 
 
 def message(wire: str, mid: str) -> dict:
-    if wire == '1.0':
-        return {'messageId': mid, 'role': 'ROLE_USER', 'parts': [{'text': TEXT}]}
-    return {'kind': 'message', 'messageId': mid, 'role': 'user', 'parts': [{'kind': 'text', 'text': TEXT}]}
+    return msg10(messageId=mid) if wire == '1.0' else msg03(messageId=mid)
 
 
 def headers(wire: str, sse: bool) -> dict:
-    h = {'Content-Type': 'application/json'}
-    if sse:
-        h['Accept'] = 'text/event-stream'
-    if wire == '1.0':
-        h['A2A-Version'] = '1.0'
-    return h
+    return rpc_headers(version_header(wire), sse)
 
 
-class Agent:
+class Agent(measuring.Agent):
+    """The agent with A2A_AGENT_DIR kept (its server.log and side.jsonl), removed at stop()."""
+
     def __init__(self, sdk: str, wire: str, defect: str) -> None:
-        self.sdk, self.wire, self.defect = sdk, wire, defect
         self.dir = Path(tempfile.mkdtemp(prefix=f'a2a-load-{sdk}-{wire}-{defect}-'))
-        env = dict(os.environ, A2A_AGENT_DIR=str(self.dir))
-        self.proc = subprocess.Popen(  # noqa: S603
-            [str(HERE / 'start.sh'), sdk, wire, defect], stdout=subprocess.PIPE, text=True, env=env,
-        )
-        self.url = self.proc.stdout.readline().strip()
-        if not self.url:
-            raise RuntimeError(f'{sdk} {wire} {defect}: no URL')
-        u = urlsplit(self.url)
-        self.host, self.port = u.hostname, u.port
+        super().__init__(sdk, wire, defect, env=dict(os.environ, A2A_AGENT_DIR=str(self.dir)))
 
     def log_size(self) -> int:
         try:
@@ -106,8 +90,7 @@ class Agent:
             return []
 
     def stop(self) -> None:
-        self.proc.terminate()
-        self.proc.wait(timeout=10)
+        super().stop()
         shutil.rmtree(self.dir, ignore_errors=True)
 
 
@@ -430,10 +413,7 @@ def show(out: Path) -> None:
 
 
 def main() -> int:
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument('--sdk', action='append', choices=['python', 'js'])
-    ap.add_argument('--wire', action='append', choices=['1.0', '0.3'])
-    ap.add_argument('--defect', action='append', choices=DEFECTS)
+    ap = arg_parser(__doc__, DEFECTS)
     ap.add_argument('--n', action='append', type=int)
     ap.add_argument('--reps', type=int, default=3)
     ap.add_argument('--hang', type=float, default=10.0)

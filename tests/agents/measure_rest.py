@@ -21,182 +21,120 @@ Standard library only.
 
 from __future__ import annotations
 
-import argparse
 import http.client
 import json
 import os
-import queue
-import socket
-import subprocess
 import sys
-import threading
 import time
 import uuid
 
 from pathlib import Path
-from urllib.parse import urlsplit
 
-HERE = Path(__file__).resolve().parent
-TEXT = 'Where is my order BBS-1042?'
+from measuring import (HERE, PROBE_DEFECTS, TEXT, Agent, Stream, arg_parser, msg03, msg10, pruned, summarize_10,
+                       task_line)
+
 KEEP_HEADERS = ('content-type', 'cache-control', 'x-accel-buffering', 'connection', 'transfer-encoding',
                 'content-length', 'vary', 'etag', 'a2a-version', 'location')
 
 
-def msg10(**over):
-    m = {'messageId': f'msg-{uuid.uuid4()}', 'role': 'ROLE_USER', 'parts': [{'text': TEXT}]}
-    m.update(over)
-    return {k: v for k, v in m.items() if v is not None}
-
-
-def msg03(**over):
+def rest_msg03(**over):
     """The 0.3 REST (proto JSON) message: `content`, not `parts`; role ROLE_USER."""
-    m = {'messageId': f'msg-{uuid.uuid4()}', 'role': 'ROLE_USER', 'content': [{'text': TEXT}]}
-    m.update(over)
-    return {k: v for k, v in m.items() if v is not None}
+    return pruned({'messageId': f'msg-{uuid.uuid4()}', 'role': 'ROLE_USER', 'content': [{'text': TEXT}]}, over)
 
 
 BINDINGS = {
     '1.0': {'base': '/rest', 'headers': {'A2A-Version': '1.0'}, 'msg': msg10},
-    '0.3': {'base': '/rest/v1', 'headers': {}, 'msg': msg03},
+    '0.3': {'base': '/rest/v1', 'headers': {}, 'msg': rest_msg03},
 }
-
-
-class Agent:
-    def __init__(self, sdk: str, wire: str, defect: str, extra: list[str]) -> None:
-        self.sdk, self.wire, self.defect, self.extra = sdk, wire, defect, extra
-        self.proc = subprocess.Popen(  # noqa: S603
-            [str(HERE / 'start.sh'), sdk, wire, defect, *extra], stdout=subprocess.PIPE, text=True,
-        )
-        self.url = self.proc.stdout.readline().strip()
-        if not self.url:
-            raise RuntimeError(f'{sdk} {wire} {defect} {extra}: no URL')
-        u = urlsplit(self.url)
-        self.host, self.port = u.hostname, u.port
-
-    def stop(self) -> None:
-        self.proc.terminate()
-        self.proc.wait(timeout=10)
 
 
 def kept_headers(resp: http.client.HTTPResponse) -> dict[str, str]:
     return {k.lower(): v for k, v in resp.getheaders() if k.lower() in KEEP_HEADERS}
 
 
-class Stream:
+def call(agent: Agent, method: str, path: str, headers: dict[str, str], body=None, timeout: float = 5.0) -> dict:
+    s = RestStream(agent, method, path, headers, body)
+    s.read_to_end(timeout)
+    s.drop()
+    return s.record()
+
+
+def summarize(ev) -> str:
+    if not isinstance(ev, dict):
+        return repr(ev)[:80]
+    if 'error' in ev and isinstance(ev['error'], dict):
+        e = ev['error']
+        reasons = [d.get('reason') for d in e.get('details') or [] if isinstance(d, dict) and d.get('reason')]
+        return (f'error code={e.get("code")} status={e.get("status")} reason={",".join(reasons) or None} '
+                f'message={e.get("message")!r}')
+    if 'code' in ev and 'message' in ev:  # a bare JSON-RPC-like error object
+        return f'bare error code={ev["code"]} message={ev["message"]!r}'
+    line = summarize_10(ev)
+    if line is not None:
+        return line
+    if 'id' in ev and 'status' in ev:
+        return task_line('Task', ev)
+    if 'tasks' in ev:
+        return f'tasks: {len(ev["tasks"])} ' + json.dumps({k: v for k, v in ev.items() if k != 'tasks'})[:120]
+    return json.dumps(ev)[:160]
+
+
+def task_id_of(ev: dict) -> str | None:
+    if 'task' in ev and isinstance(ev['task'], dict):
+        return ev['task'].get('id')
+    for v in ev.values():
+        if isinstance(v, dict) and v.get('taskId'):
+            return v['taskId']
+    return None
+
+
+def is_artifact(ev: dict) -> bool:
+    return 'artifactUpdate' in ev
+
+
+class RestStream(Stream):
     """One request whose answer is read line by line by a thread (SSE or not), with arrival times."""
 
     def __init__(self, agent: Agent, method: str, path: str, headers: dict[str, str], body) -> None:
         self.request = {'method': method, 'path': path, 'headers': headers,
                         'body': body if not isinstance(body, (bytes, str)) else
                         (body.decode() if isinstance(body, bytes) else body)}
-        self.t0 = time.monotonic()
-        self.conn = http.client.HTTPConnection(agent.host, agent.port, timeout=120)
-        data = None if body is None else (body if isinstance(body, (bytes, str)) else json.dumps(body))
-        self.conn.request(method, path, body=data, headers=headers)
-        self.resp = self.conn.getresponse()
-        self.content_type = self.resp.getheader('content-type') or ''
-        self.q: queue.Queue = queue.Queue()
-        self.items: list[dict] = []
         self.raw_lines: list[str] = []  # the first lines exactly as received (framing)
-        self.ended: str | None = None
-        self._data: list[str] = []
         self._fields: dict[str, str] = {}
         self._body: list[str] = []
-        threading.Thread(target=self._read, daemon=True).start()
+        data = None if body is None else (body if isinstance(body, (bytes, str)) else json.dumps(body))
+        super().__init__(agent, method, path, headers, data)
 
-    def _read(self) -> None:
-        try:
-            while True:
-                line = self.resp.readline()
-                if not line:
-                    self.q.put(('eof', None))
-                    return
-                self.q.put(('line', line.decode('utf-8', 'replace')))
-        except Exception as e:  # noqa: BLE001
-            self.q.put(('error', f'{type(e).__name__}: {e}'))
+    summarize = staticmethod(summarize)
+    task_id_of = staticmethod(task_id_of)
+    is_artifact = staticmethod(is_artifact)
 
     @property
     def sse(self) -> bool:
         return self.content_type.startswith('text/event-stream')
 
-    def next_item(self, timeout: float) -> dict | None:
-        deadline = time.monotonic() + timeout
-        while True:
-            left = deadline - time.monotonic()
-            if left <= 0:
-                return None
-            try:
-                kind, raw = self.q.get(timeout=left)
-            except queue.Empty:
-                return None
-            ms = round((time.monotonic() - self.t0) * 1000)
-            if kind != 'line':
-                self.ended = 'closed' if kind == 'eof' else raw
-                if self._data:
-                    return self._flush(ms)
-                return None
-            if len(self.raw_lines) < 12:
-                end = '\r\n' if raw.endswith('\r\n') else '\n' if raw.endswith('\n') else ''
-                self.raw_lines.append(raw[:160] + ('...' + end if len(raw) > 160 else ''))
-            if not self.sse:
-                self._body.append(raw)
-                continue
-            line = raw.rstrip('\r\n')
-            if line == '':
-                if self._data:
-                    return self._flush(ms)
-                continue
-            if line.startswith(':'):
-                it = {'ms': ms, 'comment': line}
-                self.items.append(it)
-                return it
-            name, _, value = line.partition(':')
-            value = value[1:] if value.startswith(' ') else value
-            if name == 'data':
-                self._data.append(value)
-            else:
-                self._fields[name] = value
+    def _line(self, raw: str, ms: int) -> dict | None:
+        if len(self.raw_lines) < 12:
+            end = '\r\n' if raw.endswith('\r\n') else '\n' if raw.endswith('\n') else ''
+            self.raw_lines.append(raw[:160] + ('...' + end if len(raw) > 160 else ''))
+        if not self.sse:
+            self._body.append(raw)
+            return None
+        return super()._line(raw, ms)
 
-    def _flush(self, ms: int) -> dict:
-        data = '\n'.join(self._data)
-        self._data = []
-        try:
-            ev = json.loads(data)
-        except ValueError:
-            ev = {'unparsed': data}
-        it = {'ms': ms, 'event': ev, 'summary': summarize(ev)}
+    def _field(self, line: str, ms: int) -> None:
+        name, _, value = line.partition(':')
+        value = value[1:] if value.startswith(' ') else value
+        if name == 'data':
+            self._data.append(value)
+        else:
+            self._fields[name] = value
+
+    def _event_item(self, it: dict) -> dict:
         if self._fields:
             it['fields'] = self._fields
             self._fields = {}
-        self.items.append(it)
         return it
-
-    def read_until(self, pred, timeout: float) -> dict | None:
-        deadline = time.monotonic() + timeout
-        while self.ended is None:
-            it = self.next_item(max(0.0, deadline - time.monotonic()))
-            if it is None:
-                return None
-            if 'event' in it and pred(it['event']):
-                return it
-        return None
-
-    def read_to_end(self, timeout: float) -> None:
-        deadline = time.monotonic() + timeout
-        while self.ended is None:
-            left = deadline - time.monotonic()
-            if left <= 0:
-                self.ended = f'still open after {timeout:g} s'
-                return
-            self.next_item(left)
-
-    def drop(self) -> None:
-        self.ended = self.ended or 'dropped by the client'
-        try:
-            self.conn.sock.shutdown(socket.SHUT_RDWR)
-        except (OSError, AttributeError):
-            pass
-        self.conn.close()
 
     def record(self) -> dict:
         out = {
@@ -205,7 +143,7 @@ class Stream:
             'reason': self.resp.reason,
             'headers': kept_headers(self.resp),
             'ended': self.ended,
-            'ms': round((time.monotonic() - self.t0) * 1000),
+            'ms': self.ms_now(),
         }
         if self.sse:
             out['items'] = self.items
@@ -224,61 +162,6 @@ class Stream:
         return out
 
 
-def call(agent: Agent, method: str, path: str, headers: dict[str, str], body=None, timeout: float = 5.0) -> dict:
-    s = Stream(agent, method, path, headers, body)
-    s.read_to_end(timeout)
-    s.drop()
-    return s.record()
-
-
-def summarize(ev) -> str:
-    if not isinstance(ev, dict):
-        return repr(ev)[:80]
-    if 'error' in ev and isinstance(ev['error'], dict):
-        e = ev['error']
-        reasons = [d.get('reason') for d in e.get('details') or [] if isinstance(d, dict) and d.get('reason')]
-        return (f'error code={e.get("code")} status={e.get("status")} reason={",".join(reasons) or None} '
-                f'message={e.get("message")!r}')
-    if 'code' in ev and 'message' in ev:  # a bare JSON-RPC-like error object
-        return f'bare error code={ev["code"]} message={ev["message"]!r}'
-    for k, v in ev.items():
-        if not isinstance(v, dict):
-            continue
-        if k == 'task':
-            return f'task {v.get("status", {}).get("state")} artifacts={len(v.get("artifacts") or [])}' + parts(v)
-        if k == 'statusUpdate':
-            return f'statusUpdate {v.get("status", {}).get("state")}' + (f' final={v["final"]}' if 'final' in v else '')
-        if k == 'artifactUpdate':
-            return (f'artifactUpdate {v.get("artifact", {}).get("artifactId")} append={v.get("append")} '
-                    f'lastChunk={v.get("lastChunk")}')
-        if k in ('message', 'msg'):
-            return k
-    if 'id' in ev and 'status' in ev:
-        return f'Task {ev["status"].get("state")} artifacts={len(ev.get("artifacts") or [])}' + parts(ev)
-    if 'tasks' in ev:
-        return f'tasks: {len(ev["tasks"])} ' + json.dumps({k: v for k, v in ev.items() if k != 'tasks'})[:120]
-    return json.dumps(ev)[:160]
-
-
-def parts(t: dict) -> str:
-    arts = t.get('artifacts') or []
-    return (' parts=' + ','.join(f'{a.get("artifactId")}:{len(a.get("parts") or a.get("content") or [])}'
-                                 for a in arts)) if arts else ''
-
-
-def task_id_of(ev: dict) -> str | None:
-    if 'task' in ev and isinstance(ev['task'], dict):
-        return ev['task'].get('id')
-    for v in ev.values():
-        if isinstance(v, dict) and v.get('taskId'):
-            return v['taskId']
-    return None
-
-
-def is_artifact(ev: dict) -> bool:
-    return 'artifactUpdate' in ev
-
-
 def probes(agent: Agent, binding: str) -> dict:
     b = BINDINGS[binding]
     base, hv, msg = b['base'], b['headers'], b['msg']
@@ -286,10 +169,10 @@ def probes(agent: Agent, binding: str) -> dict:
     sse = {**js, 'Accept': 'text/event-stream'}
     res: dict = {}
 
-    s = Stream(agent, 'POST', f'{base}/message:stream', sse, {'message': msg()})
+    s = RestStream(agent, 'POST', f'{base}/message:stream', sse, {'message': msg()})
     s.read_to_end(4.0)
     res['stream'] = s.record()
-    tid = next((task_id_of(it['event']) for it in s.items if 'event' in it and task_id_of(it['event'])), None)
+    tid = s.task_seen()
     s.drop()
     res['task_id'] = tid
     time.sleep(0.3)
@@ -305,10 +188,9 @@ def probes(agent: Agent, binding: str) -> dict:
     res['subscribe-unknown'] = call(agent, 'POST', f'{base}/tasks/no-such-task:subscribe', sse, {})
 
     # cancel: a new task, :cancel after its first artifact event, then the rest of the stream
-    s = Stream(agent, 'POST', f'{base}/message:stream', sse, {'message': msg()})
-    first = s.read_until(is_artifact, 4.0)
-    ctid = task_id_of(first['event']) if first else None
-    t_cancel = round((time.monotonic() - s.t0) * 1000)
+    s = RestStream(agent, 'POST', f'{base}/message:stream', sse, {'message': msg()})
+    ctid = s.first_artifact_task()
+    t_cancel = s.ms_now()
     cancel = call(agent, 'POST', f'{base}/tasks/{ctid}:cancel', js, {})
     cancel['sent_at_stream_ms'] = t_cancel
     s.read_to_end(4.0)
@@ -317,27 +199,24 @@ def probes(agent: Agent, binding: str) -> dict:
     time.sleep(0.5)
     res['cancel']['get_after'] = call(agent, 'GET', f'{base}/tasks/{ctid}', hv)
 
-    # resubscribe: a new task, dropped after its first artifact, then :subscribe (POST)
-    s = Stream(agent, 'POST', f'{base}/message:stream', sse, {'message': msg()})
-    first = s.read_until(is_artifact, 4.0)
-    rtid = task_id_of(first['event']) if first else None
-    s.drop()
-    s2 = Stream(agent, 'POST', f'{base}/tasks/{rtid}:subscribe', sse, {})
-    s2.read_to_end(4.0)
-    res['resubscribe'] = {'dropped': s.record(), 'subscribed': s2.record()}
-    s2.drop()
+    def resubscribe(method: str, headers: dict[str, str], body) -> tuple[str | None, dict, dict]:
+        """A new task, dropped after its first artifact, then :subscribe by `method`."""
+        s = RestStream(agent, 'POST', f'{base}/message:stream', sse, {'message': msg()})
+        tid = s.first_artifact_task()
+        s.drop()
+        s2 = RestStream(agent, method, f'{base}/tasks/{tid}:subscribe', headers, body)
+        s2.read_to_end(4.0)
+        dropped, subscribed = s.record(), s2.record()
+        s2.drop()
+        return tid, dropped, subscribed
+
+    rtid, dropped, subscribed = resubscribe('POST', sse, {})
+    res['resubscribe'] = {'dropped': dropped, 'subscribed': subscribed}
     time.sleep(0.3)
     res['resubscribe']['get_after'] = call(agent, 'GET', f'{base}/tasks/{rtid}', hv)
 
     # the same with GET :subscribe
-    s = Stream(agent, 'POST', f'{base}/message:stream', sse, {'message': msg()})
-    first = s.read_until(is_artifact, 4.0)
-    gtid = task_id_of(first['event']) if first else None
-    s.drop()
-    s2 = Stream(agent, 'GET', f'{base}/tasks/{gtid}:subscribe', {**hv, 'Accept': 'text/event-stream'}, None)
-    s2.read_to_end(4.0)
-    res['resubscribe GET'] = s2.record()
-    s2.drop()
+    res['resubscribe GET'] = resubscribe('GET', {**hv, 'Accept': 'text/event-stream'}, None)[2]
 
     # non-streaming send, and list
     res['send'] = call(agent, 'POST', f'{base}/message:send', js, {'message': msg()})
@@ -378,9 +257,8 @@ def variants(agent: Agent, binding: str) -> dict:
     v('stream, no role', 'POST', stream, {**ct, **hv}, {'message': msg(role=None)})
     if binding == '1.0':
         v('stream, 0.3 JSON-RPC-style message (kind, role user)', 'POST', stream, {**ct, **hv},
-          {'message': {'kind': 'message', 'messageId': f'msg-{uuid.uuid4()}', 'role': 'user',
-                       'parts': [{'kind': 'text', 'text': TEXT}]}})
-        v('stream, parts in "content" (0.3 REST form)', 'POST', stream, {**ct, **hv}, {'message': msg03()})
+          {'message': msg03()})
+        v('stream, parts in "content" (0.3 REST form)', 'POST', stream, {**ct, **hv}, {'message': rest_msg03()})
     else:
         v('stream, parts in "parts" (1.0 form)', 'POST', stream, {**ct, **hv}, {'message': msg10()})
     v('stream, double slash //message:stream', 'POST', f'{base}//message:stream', {**ct, **hv}, {'message': msg()})
@@ -535,11 +413,7 @@ def show(path: Path) -> None:  # noqa: PLR0912
 
 
 def main() -> int:
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument('--sdk', action='append', choices=['python', 'js'])
-    ap.add_argument('--wire', action='append', choices=['1.0', '0.3'])
-    ap.add_argument('--defect', action='append',
-                    choices=['none', 'no-final', 'late-artifact', 'cancel-raises', 'never-returns'])
+    ap = arg_parser(__doc__, PROBE_DEFECTS)
     ap.add_argument('--out', default=str(HERE / 'answers' / 'measured'))
     ap.add_argument('--show', action='store_true', help='only print the measured rest-*.json files of --out in short')
     args = ap.parse_args()
