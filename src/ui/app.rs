@@ -11,6 +11,7 @@ use super::compare::Compare;
 use super::controls::Controls;
 use super::diagram::StateDiagram;
 use super::event_table::EventTable;
+use super::flag;
 use super::import::{on_drag, ImportStatus};
 use super::lab::{arc_changed, Lab, Level, Message};
 use super::ledger_panel::LedgerPanel;
@@ -96,18 +97,21 @@ pub fn App() -> impl IntoView {
         })
     };
 
+    // The simulation's own panels, hidden while an import is shown.
+    let simulation = flag(move || !lab.showing_capture());
+
     view! {
         <div class="lab" class:lab--embed=embed
             on:dragenter=move |ev| on_drag(lab, depth, &ev)
             on:dragover=move |ev| on_drag(lab, depth, &ev)
             on:dragleave=move |ev| on_drag(lab, depth, &ev)
             on:drop=move |ev| on_drag(lab, depth, &ev)>
-            <Show when=move || !embed>
+            {(!embed).then(|| view! {
                 <header class="lab-header">
                     <h1>"A2A Lifecycle Lab"</h1>
                     <p class="lab-header__sub">"How an A2A task's lifecycle really behaves under a2a-sdk 1.3.0 and @a2a-js/sdk 1.3.0: change one thing at a time."</p>
                 </header>
-            </Show>
+            }.into_any())}
             <Toolbar/>
             {move || message()}
             <ImportStatus/>
@@ -115,18 +119,18 @@ pub fn App() -> impl IntoView {
                 <Controls/>
                 <main class="lab-main">
                     <CaptureTasks/>
-                    <Show when=move || !lab.showing_capture()>
+                    {move || simulation.get().then(|| view! {
                         <Outcome/>
                         <MetricsPanel/>
-                    </Show>
+                    }.into_any())}
                     <Playback/>
                     <section class="pictures"><StateDiagram/><Timeline/></section>
                     <EventTable/>
-                    <Show when=move || !lab.showing_capture()>
+                    {move || simulation.get().then(|| view! {
                         <Compare/>
                         <CarriesOver/>
                         <LedgerPanel/>
-                    </Show>
+                    }.into_any())}
                 </main>
             </div>
         </div>

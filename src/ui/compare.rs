@@ -3,7 +3,7 @@
 
 use leptos::prelude::*;
 
-use super::CollectAny;
+use super::{flag, CollectAny};
 
 use super::browser;
 use super::lab::Lab;
@@ -141,12 +141,13 @@ pub fn Compare() -> impl IntoView {
             })
         })
     };
+    let pinned = flag(move || lab.pinned.with(Option::is_some));
     view! {
-        <Show when=move || lab.pinned.with(Option::is_some)>
+        {move || pinned.get().then(|| view! {
             <section class="compare" aria-label="Compare A and B">
                 <h2>"Compare"</h2>
                 {move || body()}
             </section>
-        </Show>
+        }.into_any())}
     }
 }

@@ -5,6 +5,7 @@
 
 use leptos::prelude::*;
 
+use super::flag;
 #[cfg(target_arch = "wasm32")]
 use super::lab::ImportProgress;
 use super::lab::Lab;
@@ -214,7 +215,7 @@ pub fn ImportStatus() -> impl IntoView {
         lab.import.set(None);
         lab.info("Import canceled. Nothing was changed.");
     };
-    let importing = move || lab.import.with(Option::is_some);
+    let importing = flag(move || lab.import.with(Option::is_some));
     // A memo, so that the announcement changes when a file starts, not at
     // every slice.
     let reading = Memo::new(move |_| {
@@ -231,7 +232,7 @@ pub fn ImportStatus() -> impl IntoView {
     };
     let count = move || format!("{} of {} KiB", read() >> 10, total() >> 10);
     let progress = view! {
-        <Show when=importing>
+        {move || importing.get().then(|| view! {
             <div class="import">
                 <p class="import__label" role="status">
                     <label for="import-progress">{move || reading.get()}</label>
@@ -240,7 +241,7 @@ pub fn ImportStatus() -> impl IntoView {
                 <span class="import__count" aria-hidden="true">{move || count()}</span>
                 <button class="import__cancel" on:click=cancel>"Cancel"</button>
             </div>
-        </Show>
+        }.into_any())}
     };
     let dragging = move || lab.dragging.get();
     view! {

@@ -28,7 +28,7 @@ pub mod playback;
 pub mod timeline;
 pub mod toolbar;
 
-use leptos::prelude::{AnyView, IntoAny};
+use leptos::prelude::{AnyView, IntoAny, Memo};
 
 /// `collect_view` into erased views: every list on the page is one type,
 /// `Vec<AnyView>`, so the page's WebAssembly holds one copy of the list
@@ -46,4 +46,15 @@ where
     fn collect_any(self) -> Vec<AnyView> {
         self.map(IntoAny::into_any).collect()
     }
+}
+
+/// A condition as a memo, for the page's `{move || when.get().then(..)}`
+/// in place of Leptos's `<Show>`: `<Show>` is generic over its children,
+/// so each use brought its own copy of the children's and the either's
+/// rendering code, where an erased optional view shares one. The memo
+/// re-renders only when the condition changes, as `<Show>`'s does; the
+/// condition is boxed so that every memo on it is one type.
+pub(crate) fn flag(when: impl Fn() -> bool + Send + Sync + 'static) -> Memo<bool> {
+    let when: Box<dyn Fn() -> bool + Send + Sync> = Box::new(when);
+    Memo::new(move |_| when())
 }
