@@ -10,6 +10,10 @@ resubscribe, second_client, wire=0.3) follows, both SDKs side by side; `cargo te
 fidelity_subscribe` compares its 1.0 scenarios with the model (the 0.3 wire is not in it yet).
 
     python3 tests/fidelity/report.py [--cli target/release/a2a-lab]
+
+The fixtures' `events` (the recorders' normalized form) read here are held to the lab's one
+wire reader by `cargo test --test fidelity_events`: every event of every run that kept its
+raw wire reads the same there.
 """
 import argparse
 import json
