@@ -267,10 +267,12 @@ impl Prober<'_> {
         let judged = self.judge.push(&streams, &records)?;
         let kept: Vec<(&str, &Received)> = stall.iter().map(|s| ("push-stall", s)).collect();
         self.file(Probe::Push, &kept, judged, report)?;
-        if self.options.out.is_some() && records.declared {
-            if let Some(result) = report.probes.last_mut() {
+        if let Some(result) = report.probes.last_mut().filter(|_| records.declared) {
+            if self.options.out.is_some() {
                 result.captures.push("push.jsonl".to_string());
             }
+            // What the page shows of the push probe: the webhook's POSTs.
+            result.calls = vec![records.capture()];
         }
         Ok(records)
     }

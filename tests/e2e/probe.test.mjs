@@ -84,3 +84,26 @@ test('a probe over REST opens on its stream; its card probe is listed with its s
   await page.screenshot({ path: `${OUT}/probe-rest-card.png`, fullPage: true });
   assert.deepEqual(log.errors, []);
 });
+
+test('a probe with --webhook shows the pushes the webhook received, task by task', async () => {
+  const file = `${ROOT}tests/fixtures/probe/push-python-1.0-none.json`;
+  const report = JSON.parse(readFileSync(file, 'utf8'));
+  const push = report.probes.find((p) => p.name === 'push');
+  const posts = push.calls[0].split('\n\n').filter((e) => e.startsWith('data: '));
+  assert.ok(posts.length >= 8, `${posts.length} POSTs kept`);
+  const { page, log } = await open(context, server.url, { width: 390, height: 844 });
+  await page.setInputFiles('input[type=file]', { name: 'probe.json', mimeType: 'application/json', buffer: readFileSync(file) });
+  await page.waitForSelector('.capture__tasks');
+  await page.click('.capture__pick:text-is("push")');
+  await page.waitForFunction(() => document.querySelector('.capture__title')?.textContent.includes('push'));
+  await page.waitForFunction(() => document.querySelectorAll('.event-table tbody tr').length > 0);
+  const rows = await tableRows(page);
+  // The first task's POSTs: its task, its statuses and artifact chunks, one row each.
+  assert.ok(rows.length >= 5, JSON.stringify(rows));
+  assert.ok(rows.some((r) => r.join(' ').includes('COMPLETED')), JSON.stringify(rows));
+  assert.match(await page.textContent('.capture__findings'), /push-stalls-stream/);
+  const overflow = await page.evaluate(() => document.documentElement.scrollWidth - innerWidth);
+  assert.ok(overflow <= 0, `the page scrolls sideways by ${overflow} px`);
+  await page.screenshot({ path: `${OUT}/probe-push-phone.png`, fullPage: true });
+  assert.deepEqual(log.errors, []);
+});

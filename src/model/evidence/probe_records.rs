@@ -192,4 +192,16 @@ impl PushRecords {
     pub fn log(&self) -> String {
         self.posts.iter().map(|p| p.log_line() + "\n").collect()
     }
+
+    /// The bodies the webhook was POSTed, in order, as one capture (an SSE
+    /// event each): what `probe.json` keeps as the push probe's calls, so
+    /// that the page's Import shows the pushes task by task. A body that is
+    /// not one line is left out (the capture reader could not frame it).
+    pub fn capture(&self) -> String {
+        self.posts
+            .iter()
+            .filter(|p| !p.body.contains(['\n', '\r']))
+            .map(|p| format!("data: {}\n\n", p.body))
+            .collect()
+    }
 }

@@ -338,7 +338,8 @@ pub struct ProbeResult {
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub captures: Vec<String>,
     /// What each of its calls received, in order, as it came (an SSE body
-    /// or a JSON-RPC response: what the capture reader reads); only in
+    /// or a JSON-RPC response: what the capture reader reads; for `push`,
+    /// the bodies the webhook was POSTed, one SSE event each); only in
     /// `probe.json`.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub calls: Vec<String>,
