@@ -636,7 +636,7 @@ impl ProbeArgs {
 #[derive(serde::Serialize)]
 struct WithBaseline<'a> {
     #[serde(flatten)]
-    report: serde_json::Map<String, serde_json::Value>,
+    report: ProbeReport,
     baseline: &'a probe_gate::BaselineDiff,
 }
 
@@ -680,7 +680,7 @@ fn probe(args: &ProbeArgs, stdout: &mut dyn Write) -> std::io::Result<Output> {
             let text = match args.format {
                 Format::Json => match &diff {
                     Some(diff) => pretty_json(&WithBaseline {
-                        report: serde_json::from_str(&report.to_json()).unwrap_or_default(),
+                        report: report.lean(),
                         baseline: diff,
                     }),
                     None => report.to_json(),

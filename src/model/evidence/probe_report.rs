@@ -403,11 +403,17 @@ impl ProbeReport {
 
     /// The report without the events (what `--json` prints).
     pub fn to_json(&self) -> String {
+        pretty_json(&self.lean())
+    }
+
+    /// The report without the events: what `--json` prints, and what a
+    /// `--json` with more beside it (the baseline's differences) flattens.
+    pub fn lean(&self) -> ProbeReport {
         let mut lean = self.clone();
         for probe in &mut lean.probes {
             probe.calls.clear();
         }
-        pretty_json(&lean)
+        lean
     }
 
     /// The report with what each probe's calls received: `probe.json`.
