@@ -241,6 +241,9 @@ def make_handler(agent: Agent, base_ref: list[str]):  # noqa: C901
             self.send_header('Content-Type', 'text/event-stream')
             self.send_header('Cache-Control', 'no-cache')
             self.send_header('Transfer-Encoding', 'chunked')
+            # Said, not only done: a client that pools connections must not
+            # send its next request on this one.
+            self.send_header('Connection', 'close')
             self.end_headers()
             echoed = rid + 1000 if kind == 'envelope' and isinstance(rid, int) else rid
             try:
