@@ -11,7 +11,8 @@ mod probe_expect;
 
 use std::path::PathBuf;
 
-use a2a_lab::model::evidence::probe_judge::{refusal, Judged, ProbeJudge};
+use a2a_lab::model::evidence::probe_answers::refusal;
+use a2a_lab::model::evidence::probe_judge::{Judged, ProbeJudge};
 use a2a_lab::model::evidence::probe_records::{CallEnd, CallRecord, ProbeRecords};
 use a2a_lab::model::evidence::probe_report::Probe;
 use a2a_lab::model::wire::answer::read_answer;

@@ -6,9 +6,8 @@
 
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
-use crate::model::evidence::probe_judge::{
-    first_task, is_artifact, refusal, Judged, ProbeJudge, Streamed,
-};
+use crate::model::evidence::probe_answers::{first_task, is_artifact, refusal};
+use crate::model::evidence::probe_judge::{Judged, ProbeJudge, Streamed};
 use crate::model::evidence::probe_records::{
     CallEnd, CallRecord, ProbeCalls, ProbeRecords, PushRecords,
 };

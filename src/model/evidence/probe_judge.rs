@@ -4,18 +4,22 @@
 //! so `cargo test` judges recorded answers of real agents with none
 //! running, and every rule is in one place.
 //!
-//! Bodies are read by the wire's one reader ([`crate::model::wire::answer::read_answer`], the SSE
+//! What it reads of the answers is in [`super::probe_answers`], the
+//! contract checks in [`super::probe_contract`], the push probe in
+//! [`super::probe_push`]. Bodies are read by the wire's one reader ([`crate::model::wire::answer::read_answer`], the SSE
 //! decoder), and streams are judged by the capture reader, as `check`
 //! judges a capture.
 
 use super::capture::CaptureReader;
 use super::finding::FindingCode;
+use super::probe_answers::{
+    error_text, first_task, last_state, parts, refusal, streamed_artifacts,
+};
 use super::probe_contract::{self, context_mismatches, context_of, foreign_tasks};
-use super::probe_records::{CallEnd, CallRecord, PostRecord, ProbeRecords, PushRecords};
+use super::probe_records::{CallEnd, CallRecord, ProbeRecords};
 use super::probe_report::{Load, Outcome, Probe, ProbeCode, ProbeReport, ProbeResult};
-use super::push_log::PushLog;
 use crate::model::state::TaskState;
-use crate::model::wire::answer::{Answer, ArtifactParts, EventKind};
+use crate::model::wire::answer::Answer;
 use crate::model::wire::rest::Binding;
 use crate::model::wire::Wire;
 
@@ -42,7 +46,7 @@ impl Judged {
         }
     }
 
-    fn skipped(why: &str) -> Judged {
+    pub(super) fn skipped(why: &str) -> Judged {
         Judged {
             summary: why.to_string(),
             skipped: true,
@@ -80,62 +84,6 @@ impl ProbeReport {
     }
 }
 
-/// The task a call's answers are about: the first their events name.
-pub fn first_task(answers: &[Answer]) -> Option<String> {
-    // A message may name no task at all: the task is what a task, status
-    // or artifact event names.
-    answers
-        .iter()
-        .filter_map(Answer::event)
-        .find(|e| e.kind != EventKind::Message)
-        .map(|e| e.task_id.clone())
-}
-
-/// The last known state a call's answers carry for the task they first
-/// name (another task's events in its stream are not its state).
-pub fn last_state(answers: &[Answer]) -> Option<TaskState> {
-    let own = first_task(answers);
-    answers
-        .iter()
-        .rev()
-        .filter_map(Answer::event)
-        .filter(|e| own.as_ref().is_none_or(|own| *own == e.task_id))
-        .find_map(|e| e.state.as_ref()?.known())
-}
-
-/// Whether an answer is an artifact update: the moment the `cancel` and
-/// `resubscribe` probes act on.
-pub fn is_artifact(answer: &Answer) -> bool {
-    answer
-        .event()
-        .is_some_and(|e| e.kind == EventKind::Artifact)
-}
-
-/// A call that starts a task and was answered with an error alone (a
-/// JSON-RPC error, or on REST an HTTP error status): the agent does not
-/// take the probe's message, so nothing can be probed.
-pub fn refusal(method: &str, binding: Binding, answers: &[Answer]) -> Option<String> {
-    match answers {
-        [only] => only.error().map(|(code, message)| {
-            format!(
-                "{method} was refused: {}",
-                error_text(binding, code, message)
-            )
-        }),
-        _ => None,
-    }
-}
-
-/// An error as the binding said it: `JSON-RPC error -32002 message`, or on
-/// REST the HTTP status and reason the message carries (the JSON-RPC code
-/// it stands for is the judge's, not the agent's).
-pub fn error_text(binding: Binding, code: i64, message: &str) -> String {
-    match binding {
-        Binding::JsonRpc => format!("JSON-RPC error {code} {message}"),
-        Binding::Rest => message.to_string(),
-    }
-}
-
 /// The first probe's task, which the later probes need.
 #[derive(Debug, Clone, Default)]
 pub struct Streamed {
@@ -162,7 +110,7 @@ impl Streamed {
 
 /// Judges a probe run's calls, on `wire`, in a binding.
 pub struct ProbeJudge {
-    wire: Wire,
+    pub(super) wire: Wire,
     binding: Binding,
 }
 
@@ -300,7 +248,7 @@ impl ProbeJudge {
     /// A probe that ran: its summary, its findings and those of its
     /// calls' envelopes, so that every probe's are judged in one place,
     /// live and recorded alike.
-    fn ran(
+    pub(super) fn ran(
         &self,
         summary: String,
         mut found: Vec<(ProbeCode, String)>,
@@ -620,88 +568,6 @@ impl ProbeJudge {
         Ok(self.ran(summary, found, &[call]))
     }
 
-    /// `push`: the POSTs about the `stream` and `cancel` tasks judged per
-    /// task as a webhook's log, beside what their streams and GetTask say
-    /// (`push-missing-terminal`, `pushed-after-terminal`,
-    /// `push-duplicate`), and the slow webhook's task (`push-stalls-stream`:
-    /// its stream took the webhook's delay longer than the `stream`
-    /// probe's).
-    pub fn push(&self, streams: &[&CallRecord], push: &PushRecords) -> Result<Judged, String> {
-        if !push.declared {
-            return Ok(Judged::skipped(
-                "the agent card does not declare capabilities.pushNotifications, so no push was asked for",
-            ));
-        }
-        let mut reader = CaptureReader::new(Some(self.wire));
-        for call in streams {
-            reader.read_bytes(call.body.as_bytes())?;
-        }
-        let ended = reader.finish();
-        let prompt: Vec<&PostRecord> = push.posts.iter().filter(|p| !p.slow).collect();
-        let mut log = PushLog::new();
-        let lines: String = prompt.iter().map(|p| p.log_line() + "\n").collect();
-        log.read_file(lines.as_bytes())
-            .map_err(|e| format!("a POST the webhook received: {e}"))?;
-        let report = log.judge(Some(&ended));
-        let mut found: Vec<(ProbeCode, String)> = report
-            .findings
-            .iter()
-            .map(|f| {
-                (
-                    ProbeCode::Stream(f.code),
-                    format!("task {}: {}", f.task, f.message),
-                )
-            })
-            .collect();
-        let told: Vec<String> = report
-            .tasks
-            .iter()
-            .map(|t| t.last_state.clone().unwrap_or_else(|| "no state".into()))
-            .collect();
-        let mut summary = format!(
-            "{} POST(s) about {} task(s), the webhook last told {}",
-            prompt.len(),
-            report.tasks.len(),
-            if told.is_empty() {
-                "nothing".to_string()
-            } else {
-                told.join(" and ")
-            }
-        );
-        let stall = match (push.stream_ms, push.stall.as_ref(), push.stall_ms) {
-            (Some(prompt_ms), Some(stall), Some(stall_ms)) => Some((prompt_ms, stall, stall_ms)),
-            _ => None,
-        };
-        let stream_closed = streams.first().is_some_and(|s| s.end == CallEnd::Closed);
-        match stall {
-            Some((prompt_ms, stall, stall_ms)) if stream_closed => {
-                let how = match stall.end {
-                    CallEnd::TimedOut(waited) => format!("was still open after {waited} ms"),
-                    _ => format!("took {stall_ms} ms"),
-                };
-                summary.push_str(&format!(
-                    "; with a webhook that answers after {} ms the stream {how} ({prompt_ms} ms with a prompt one)",
-                    push.delay_ms
-                ));
-                if stall_ms >= prompt_ms + push.delay_ms {
-                    found.push((
-                        ProbeCode::PushStallsStream,
-                        format!(
-                            "with a webhook that answers after {} ms the stream {how}, with a prompt one {prompt_ms} ms: the agent waits for the webhook before the stream gets the event",
-                            push.delay_ms
-                        ),
-                    ));
-                }
-            }
-            Some(_) => summary.push_str(
-                "; the stream probe's stream did not close, so a slow webhook's effect on it cannot be told",
-            ),
-            None => {}
-        }
-        let stall: Vec<&CallRecord> = push.stall.iter().collect();
-        Ok(self.ran(summary, found, &stall))
-    }
-
     /// Judges a whole recorded run, probe by probe, in the order run.
     pub fn run(&self, records: &ProbeRecords) -> Result<Vec<(Probe, Judged)>, String> {
         let calls = |probe: Probe| -> &[CallRecord] {
@@ -743,38 +609,6 @@ impl ProbeJudge {
     }
 }
 
-/// The artifacts a client holds after `answers`, as it would build them:
-/// a task replaces the view, an update without `append` replaces that
-/// artifact, one with `append` extends it.
-fn streamed_artifacts(answers: &[Answer]) -> Vec<ArtifactParts> {
-    let mut held: Vec<ArtifactParts> = Vec::new();
-    for event in answers.iter().filter_map(Answer::event) {
-        match event.kind {
-            EventKind::Task => held.clone_from(&event.artifacts),
-            EventKind::Artifact => {
-                for update in &event.artifacts {
-                    let stored = ArtifactParts {
-                        artifact_id: update.artifact_id.clone(),
-                        append: false,
-                        last: false,
-                        parts: update.parts.clone(),
-                    };
-                    match held
-                        .iter_mut()
-                        .find(|h| h.artifact_id == update.artifact_id)
-                    {
-                        Some(h) if update.append => h.parts.extend(stored.parts),
-                        Some(h) => *h = stored,
-                        None => held.push(stored),
-                    }
-                }
-            }
-            EventKind::Status | EventKind::Message => {}
-        }
-    }
-    held
-}
-
 fn end_text(end: CallEnd) -> String {
     match end {
         CallEnd::Closed => "the stream closed".to_string(),
@@ -789,8 +623,4 @@ fn count(events: usize) -> String {
         1 => "1 event".to_string(),
         n => format!("{n} events"),
     }
-}
-
-fn parts(artifacts: &[ArtifactParts]) -> usize {
-    artifacts.iter().map(|a| a.parts.len()).sum()
 }

@@ -1,0 +1,93 @@
+//! The `push` probe's judgement (SPEC §12): what the webhook was POSTed
+//! about the `stream` and `cancel` tasks, judged per task as a webhook's
+//! log beside their streams, and how a slow webhook held up a stream.
+
+use super::capture::CaptureReader;
+use super::probe_judge::{Judged, ProbeJudge};
+use super::probe_records::{CallEnd, CallRecord, PostRecord, PushRecords};
+use super::probe_report::ProbeCode;
+use super::push_log::PushLog;
+
+impl ProbeJudge {
+    /// `push`: the POSTs about the `stream` and `cancel` tasks judged per
+    /// task as a webhook's log, beside what their streams and GetTask say
+    /// (`push-missing-terminal`, `pushed-after-terminal`,
+    /// `push-duplicate`), and the slow webhook's task (`push-stalls-stream`:
+    /// its stream took the webhook's delay longer than the `stream`
+    /// probe's).
+    pub fn push(&self, streams: &[&CallRecord], push: &PushRecords) -> Result<Judged, String> {
+        if !push.declared {
+            return Ok(Judged::skipped(
+                "the agent card does not declare capabilities.pushNotifications, so no push was asked for",
+            ));
+        }
+        let mut reader = CaptureReader::new(Some(self.wire));
+        for call in streams {
+            reader.read_bytes(call.body.as_bytes())?;
+        }
+        let ended = reader.finish();
+        let prompt: Vec<&PostRecord> = push.posts.iter().filter(|p| !p.slow).collect();
+        let mut log = PushLog::new();
+        let lines: String = prompt.iter().map(|p| p.log_line() + "\n").collect();
+        log.read_file(lines.as_bytes())
+            .map_err(|e| format!("a POST the webhook received: {e}"))?;
+        let report = log.judge(Some(&ended));
+        let mut found: Vec<(ProbeCode, String)> = report
+            .findings
+            .iter()
+            .map(|f| {
+                (
+                    ProbeCode::Stream(f.code),
+                    format!("task {}: {}", f.task, f.message),
+                )
+            })
+            .collect();
+        let told: Vec<String> = report
+            .tasks
+            .iter()
+            .map(|t| t.last_state.clone().unwrap_or_else(|| "no state".into()))
+            .collect();
+        let mut summary = format!(
+            "{} POST(s) about {} task(s), the webhook last told {}",
+            prompt.len(),
+            report.tasks.len(),
+            if told.is_empty() {
+                "nothing".to_string()
+            } else {
+                told.join(" and ")
+            }
+        );
+        let stall = match (push.stream_ms, push.stall.as_ref(), push.stall_ms) {
+            (Some(prompt_ms), Some(stall), Some(stall_ms)) => Some((prompt_ms, stall, stall_ms)),
+            _ => None,
+        };
+        let stream_closed = streams.first().is_some_and(|s| s.end == CallEnd::Closed);
+        match stall {
+            Some((prompt_ms, stall, stall_ms)) if stream_closed => {
+                let how = match stall.end {
+                    CallEnd::TimedOut(waited) => format!("was still open after {waited} ms"),
+                    _ => format!("took {stall_ms} ms"),
+                };
+                summary.push_str(&format!(
+                    "; with a webhook that answers after {} ms the stream {how} ({prompt_ms} ms with a prompt one)",
+                    push.delay_ms
+                ));
+                if stall_ms >= prompt_ms + push.delay_ms {
+                    found.push((
+                        ProbeCode::PushStallsStream,
+                        format!(
+                            "with a webhook that answers after {} ms the stream {how}, with a prompt one {prompt_ms} ms: the agent waits for the webhook before the stream gets the event",
+                            push.delay_ms
+                        ),
+                    ));
+                }
+            }
+            Some(_) => summary.push_str(
+                "; the stream probe's stream did not close, so a slow webhook's effect on it cannot be told",
+            ),
+            None => {}
+        }
+        let stall: Vec<&CallRecord> = push.stall.iter().collect();
+        Ok(self.ran(summary, found, &stall))
+    }
+}
