@@ -169,9 +169,7 @@ def make_handler(kind: str, base_ref: list[str]):  # noqa: C901
             self.end_headers()
 
             def chunk(text: str) -> None:
-                data = text.encode()
-                self.wfile.write(f'{len(data):x}\r\n'.encode() + data + b'\r\n')
-                self.wfile.flush()
+                standin.write_chunk(self, text.encode())
 
             def event(result: dict) -> None:
                 chunk('data: ' + json.dumps({'jsonrpc': '2.0', 'id': rid, 'result': result}) + '\n\n')

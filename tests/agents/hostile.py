@@ -249,11 +249,8 @@ def make_handler(agent: Agent, base_ref: list[str]):  # noqa: C901
             try:
                 for event in events:
                     text = 'data: ' + json.dumps({'jsonrpc': '2.0', 'id': echoed, 'result': event}) + '\n\n'
-                    data = text.encode()
-                    self.wfile.write(f'{len(data):x}\r\n'.encode() + data + b'\r\n')
-                    self.wfile.flush()
-                self.wfile.write(b'0\r\n\r\n')
-                self.wfile.flush()
+                    standin.write_chunk(self, text.encode())
+                standin.write_chunk(self, b'')
             except OSError:
                 return  # the client went away
             self.close_connection = True

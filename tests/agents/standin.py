@@ -49,6 +49,12 @@ def serve(make_handler: Callable[[list[str]], type[BaseHTTPRequestHandler]]) -> 
     return 0
 
 
+def write_chunk(handler: BaseHTTPRequestHandler, data: bytes) -> None:
+    """One chunk of a chunked answer, sent at once (an empty `data` ends the answer)."""
+    handler.wfile.write(f'{len(data):x}\r\n'.encode() + data + b'\r\n')
+    handler.wfile.flush()
+
+
 def proxy(handler: BaseHTTPRequestHandler, method: str, url: str, body: bytes | None,
           drop: frozenset[str] = frozenset(), rewrite: Callable[[bytes], bytes] | None = None) -> None:
     """Sends the request `handler` is serving to `url` (headers but `drop` and the
@@ -76,10 +82,8 @@ def proxy(handler: BaseHTTPRequestHandler, method: str, url: str, body: bytes | 
         handler.send_header('Transfer-Encoding', 'chunked')
         handler.end_headers()
         while chunk := answer.read1(65536):
-            handler.wfile.write(f'{len(chunk):x}\r\n'.encode() + chunk + b'\r\n')
-            handler.wfile.flush()
-        handler.wfile.write(b'0\r\n\r\n')
-        handler.wfile.flush()
+            write_chunk(handler, chunk)
+        write_chunk(handler, b'')
     except OSError:
         pass  # the client went away
     finally:
