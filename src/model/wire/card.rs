@@ -124,18 +124,11 @@ impl AgentCard {
         // By default JSON-RPC when offered in a version the probe speaks,
         // else REST when offered in 1.0, else whichever is offered (and
         // its error says why it cannot be spoken).
-        let speakable = |b: Binding| {
-            of(b).iter().any(|i| match (b, wire_of(i.version)) {
-                (Binding::JsonRpc, Some(_)) => true,
-                (Binding::Rest, Some(wire)) => wire == Wire::V1_0,
-                _ => false,
-            })
-        };
         let binding = match binding {
             Some(b) => b,
             None => Binding::ALL
                 .into_iter()
-                .find(|b| speakable(*b))
+                .find(|b| choose(&of(*b), *b, None).is_some())
                 .or_else(|| Binding::ALL.into_iter().find(|b| !of(*b).is_empty()))
                 .unwrap_or(Binding::JsonRpc),
         };
@@ -155,28 +148,12 @@ impl AgentCard {
                 )
             });
         }
-        let chosen = match (binding, forced) {
-            (Binding::Rest, Some(Wire::V0_3)) => {
-                return Err(
-                    "--binding rest speaks A2A 1.0 only; probe a 0.3 agent over JSON-RPC".into(),
-                )
-            }
-            (Binding::Rest, _) => offered
-                .iter()
-                .find(|i| wire_of(i.version) == Some(Wire::V1_0))
-                .map(|i| (i.url, Wire::V1_0)),
-            (Binding::JsonRpc, Some(wire)) => offered
-                .iter()
-                .find(|i| wire_of(i.version) == Some(wire))
-                .or(offered.first())
-                .map(|i| (i.url, wire)),
-            (Binding::JsonRpc, None) => [Wire::V1_0, Wire::V0_3].into_iter().find_map(|wire| {
-                offered
-                    .iter()
-                    .find(|i| wire_of(i.version) == Some(wire))
-                    .map(|i| (i.url, wire))
-            }),
-        };
+        if (binding, forced) == (Binding::Rest, Some(Wire::V0_3)) {
+            return Err(
+                "--binding rest speaks A2A 1.0 only; probe a 0.3 agent over JSON-RPC".into(),
+            );
+        }
+        let chosen = choose(&offered, binding, forced);
         let Some((url, wire)) = chosen else {
             let versions: Vec<&str> = offered.iter().map(|i| i.version).collect();
             return Err(match binding {
@@ -233,6 +210,25 @@ impl AgentCard {
             })
         }));
         out
+    }
+}
+
+/// The interface of `offered` (all of `binding`) to speak to, and in which
+/// wire: REST in A2A 1.0 only; JSON-RPC in the `forced` wire (at its
+/// interface, else the first), otherwise A2A 1.0 before 0.3.
+fn choose<'a>(
+    offered: &[&Interface<'a>],
+    binding: Binding,
+    forced: Option<Wire>,
+) -> Option<(&'a str, Wire)> {
+    let at = |wire: Wire| offered.iter().find(|i| wire_of(i.version) == Some(wire));
+    match (binding, forced) {
+        (Binding::Rest, Some(Wire::V0_3)) => None,
+        (Binding::Rest, _) => at(Wire::V1_0).map(|i| (i.url, Wire::V1_0)),
+        (Binding::JsonRpc, Some(wire)) => at(wire).or(offered.first()).map(|i| (i.url, wire)),
+        (Binding::JsonRpc, None) => [Wire::V1_0, Wire::V0_3]
+            .into_iter()
+            .find_map(|wire| at(wire).map(|i| (i.url, wire))),
     }
 }
 
