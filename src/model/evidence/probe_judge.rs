@@ -187,6 +187,12 @@ impl ProbeJudge {
         // capture reader, which groups by task, judges it as a task of its
         // own, whose findings are not this stream's.
         let own = streams.iter().find_map(|(_, answers)| first_task(answers));
+        // What the client was told instead of a terminal, when the agent
+        // said why.
+        let said = streams
+            .iter()
+            .flat_map(|(_, answers)| answers.iter())
+            .find_map(Answer::error);
         let mut found = Vec::new();
         for f in report.findings {
             let code = ProbeCode::Stream(f.code);
@@ -197,11 +203,6 @@ impl ProbeJudge {
                 continue;
             }
             let mut message = format!("event {}: {}", f.index, f.message);
-            // What the client was told instead, when the agent said why.
-            let said = streams
-                .iter()
-                .flat_map(|(_, answers)| answers.iter())
-                .find_map(Answer::error);
             if let (FindingCode::MissingTerminal, Some((code, why))) = (f.code, said) {
                 message.push_str(&format!(", after {}", error_text(self.binding, code, why)));
             }
