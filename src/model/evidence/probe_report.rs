@@ -10,6 +10,7 @@ use serde_json::Value;
 use crate::model::evidence::capture::{CaptureReader, CaptureReport, Wire};
 use crate::model::evidence::export::pretty_json;
 use crate::model::evidence::finding::FindingCode;
+use crate::model::wire::rest::Binding;
 
 /// The `format` of a `probe.json`.
 pub const PROBE_FORMAT: &str = "a2a-lifecycle-lab/probe";
@@ -249,6 +250,13 @@ pub struct ProbedAgent {
     pub headers: Vec<String>,
 }
 
+impl ProbedAgent {
+    /// Whether the probe spoke REST (HTTP+JSON) to it.
+    pub fn spoke_rest(&self) -> bool {
+        Binding::parse(&self.binding) == Some(Binding::Rest)
+    }
+}
+
 /// How a header sent to the agent is written anywhere: its name only.
 pub fn redacted(name: &str) -> String {
     format!("{name}: <redacted>")
@@ -423,9 +431,9 @@ impl ProbeReport {
 
     /// A table per probe, then a summary line.
     pub fn to_text(&self) -> String {
-        let binding = match self.agent.binding.as_str() {
-            "rest" => ", HTTP+JSON",
-            _ => "",
+        let binding = match self.agent.spoke_rest() {
+            true => ", HTTP+JSON",
+            false => "",
         };
         let mut out = format!(
             "agent {} at {} (A2A {}{binding})\n",
@@ -483,7 +491,7 @@ impl ProbeReport {
             url: text(agent, "url")?,
             wire: text(agent, "wire")?,
             // A probe.json kept before REST was probed spoke JSON-RPC.
-            binding: text(agent, "binding").unwrap_or_else(|_| "jsonrpc".into()),
+            binding: text(agent, "binding").unwrap_or_else(|_| Binding::JsonRpc.name().to_string()),
             headers: strings(agent, "headers"),
         };
         let mut probes = Vec::new();

@@ -294,9 +294,9 @@ pub fn probe_listing(view: &ProbeView, chosen: usize) -> Listing {
 
 /// `the A2A 1.0 wire`, and `over HTTP+JSON` when the probe spoke REST.
 fn spoken(report: &ProbeReport) -> String {
-    let over = match report.agent.binding.as_str() {
-        "rest" => " over HTTP+JSON",
-        _ => "",
+    let over = match report.agent.spoke_rest() {
+        true => " over HTTP+JSON",
+        false => "",
     };
     format!("the A2A {} wire{over}", report.agent.wire)
 }
