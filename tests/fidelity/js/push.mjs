@@ -19,7 +19,6 @@
 
 import fs from 'node:fs';
 import net from 'node:net';
-import os from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -48,19 +47,7 @@ const ONE_WIRE = [
 export const MATRIX = [...ONE_WIRE, ...ONE_WIRE.map((q) => `${q}&wire=0.3`)];
 
 export function parseQuery(query) {
-  const extra = { ...PUSH_DEFAULTS };
-  const seen = new Set();
-  const rest = [];
-  for (const pair of query === '' || query === 'defaults' ? [] : query.split('&')) {
-    const eq = pair.indexOf('=');
-    const key = eq < 0 ? pair : pair.slice(0, eq);
-    if (key in PUSH_DEFAULTS) {
-      if (seen.has(key)) throw new Error(`repeated key ${JSON.stringify(key)}`);
-      seen.add(key);
-      extra[key] = pair.slice(eq + 1);
-    } else rest.push(pair);
-  }
-  const cfg = R.parseScenario(rest.join('&') || 'defaults');
+  const [cfg, extra] = S.splitQuery(query, PUSH_DEFAULTS);
   if (!(['off', 'inline'].includes(extra.push) || /^after:[1-9][0-9]*$/.test(extra.push))) {
     throw new Error('push must be off, inline or after:k');
   }
@@ -355,16 +342,8 @@ class PushRun extends S.SubRun {
     const rec = await c1.call('send', send, c1.message(`msg-${randomUUID()}`), { onEvent });
     const callEndMs = this.ms();
     this.taskId ??= this.taskIdFromSide();
-    for (const t of sideTasks) {
-      try {
-        await Promise.race([t, sleep(20000).then(() => { throw new Error('side task did not finish in 20 s'); })]);
-      } catch (e) {
-        this.notes.push(`side task failed: ${R.errText(e)}`);
-      }
-    }
-    const n = Number.parseInt(cfg.chunks, 10);
-    const late = cfg.late === 'off' ? 0 : Number.parseInt(cfg.late, 10);
-    await sleep(Math.max(600, n * R.RECORD_STEP_MS + late + 400));
+    await this.joinSideTasks(sideTasks, 20);
+    await this.settle(cfg);
     await this.receiver.waitQuiet(performance.now());
     const [getSettled] = await c1.getTask(this.taskId);
     await this.server.kill();
@@ -478,26 +457,13 @@ function describe(run) {
 async function recordOne(query, runs, sdk) {
   const [cfg, extra] = parseQuery(query);
   const delay = extra.webhook_delay_ms === 'none' ? null : Number(extra.webhook_delay_ms);
-  const results = [];
-  for (let i = 0; i < runs; i += 1) {
-    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'a2a-push-js-'));
-    const run = new PushRun(query, cfg, extra, dir, sdk);
-    try {
-      results.push(await run.execute());
-    } catch (e) {
-      if (run.server) await run.server.kill().catch(() => {});
-      await run.receiver.stop().catch(() => {});
-      let log = '';
-      try {
-        log = fs.readFileSync(run.logPath, 'utf8');
-      } catch {
-        log = '';
-      }
-      throw new Error(`${query} run ${i + 1} failed: ${e?.stack ?? e}\n${log.slice(-3000)}`);
-    } finally {
-      fs.rmSync(dir, { recursive: true, force: true });
-    }
-  }
+  const results = await R.executeRuns(
+    query,
+    runs,
+    'a2a-push-js-',
+    (dir) => new PushRun(query, cfg, extra, dir, sdk),
+    (run) => run.receiver.stop().catch(() => {}),
+  );
   const keys = results.map((r) => outcomeKey(r, delay));
   const stable = keys.every((k) => k === keys[0]);
   // bodies: run 1 keeps them all; a later run keeps a body only where it differs from run 1's
@@ -512,55 +478,24 @@ async function recordOne(query, runs, sdk) {
     });
   }
   const fx = {
-    sdk: `@a2a-js/sdk ${R.SDK_VERSION}`,
-    node: process.versions.node,
-    scenario: query,
-    inputs: { ...Object.fromEntries(R.KEY_ORDER.map((k) => [k, cfg[k]])), ...extra },
-    step_ms: R.RECORD_STEP_MS,
-    watchdog_ms: Math.round((R.WATCHDOG_S + (delay ? (WATCHDOG_PER_DELAYED_EVENT * delay) / 1000 : 0)) * 1000),
+    ...S.fixtureHead(query, cfg, extra, Math.round((R.WATCHDOG_S + (delay ? (WATCHDOG_PER_DELAYED_EVENT * delay) / 1000 : 0)) * 1000)),
     stable,
     summary: describe(results[0]),
     timing: results.map((r) => ({ client_done_ms: r.client_done_ms, event_ms: r.events.map((e) => e.ms), post_ms: r.posts.map((p) => p.t_ms) })),
     runs: results,
   };
-  if (!stable) {
-    const variants = new Map();
-    keys.forEach((k, i) => {
-      if (!variants.has(k)) variants.set(k, { runs: 0, summary: describe(results[i]) });
-      variants.get(k).runs += 1;
-    });
-    fx.variants = [...variants.values()];
-  }
+  if (!stable) fx.variants = S.variants(keys, results, describe);
   return fx;
 }
 
 export async function record(argv) {
-  const args = { runs: 3, only: [], out: PUSH_OUT, list: false };
-  for (let i = 0; i < argv.length; i += 1) {
-    const a = argv[i];
-    if (a === '--runs') args.runs = Number.parseInt(argv[++i], 10);
-    else if (a === '--only') args.only.push(argv[++i]);
-    else if (a === '--out') args.out = path.resolve(argv[++i]);
-    else if (a === '--list') args.list = true;
-    else throw new Error(`unknown argument ${a}`);
-  }
-  if (args.list) {
-    console.log(MATRIX.join('\n'));
-    return 0;
-  }
-  if (!(args.runs >= 1)) throw new Error('--runs must be >= 1');
-  const queries = args.only.length ? args.only : MATRIX;
-  for (const q of queries) parseQuery(q);
-  const sdk = { ...(await import('@a2a-js/sdk')), ...(await import('@a2a-js/sdk/client')) };
-  fs.mkdirSync(args.out, { recursive: true });
-  const indexPath = path.join(args.out, 'index.json');
-  let old = {};
-  if (args.only.length && fs.existsSync(indexPath)) old = JSON.parse(fs.readFileSync(indexPath, 'utf8'));
-  const entries = new Map((old.scenarios ?? []).map((e) => [e.scenario, e]));
-  const started = performance.now();
-  for (const q of queries) {
+  const mx = await S.MatrixRecording.start(argv, PUSH_OUT, MATRIX, parseQuery);
+  if (!mx) return 0;
+  const { args } = mx;
+  const entries = new Map((mx.old.scenarios ?? []).map((e) => [e.scenario, e]));
+  for (const q of mx.queries) {
     const t = performance.now();
-    const fx = await recordOne(q, args.runs, sdk);
+    const fx = await recordOne(q, args.runs, mx.sdk);
     const name = `${R.fileStem(q).replace(/:/g, '-')}.json`;
     // every scenario is written, unstable ones too (`stable: false` and `variants`)
     fs.writeFileSync(path.join(args.out, name), `${JSON.stringify(fx, null, 1)}\n`);
@@ -571,12 +506,7 @@ export async function record(argv) {
     console.log(`[${secs}s] ${q}: stable=${fx.stable} ${fx.summary}`);
     if (!fx.stable) for (const v of fx.variants) console.log(`    ${v.runs}x ${v.summary}`);
   }
-  const order = new Map(MATRIX.map((q, i) => [q, i]));
-  const sorted = [...entries.values()].sort((a, b) => (order.get(a.scenario) ?? 1000) - (order.get(b.scenario) ?? 1000));
-  const index = {
-    sdk: `@a2a-js/sdk ${R.SDK_VERSION}`,
-    node: process.versions.node,
-    packages: R.packageVersions(),
+  const about = {
     agent:
       'new DefaultRequestHandler(card, store, executor, undefined, new InMemoryPushNotificationStore(), sender); ' +
       'sender = new DefaultPushNotificationSender(pushStore) on 1.0, createLegacyAwarePushNotificationSender(pushStore) ' +
@@ -595,16 +525,8 @@ export async function record(argv) {
       token: 'push_auth=token|both',
       authentication: "{scheme 'Bearer', credentials} (0.3: {schemes: ['Bearer'], credentials}) for push_auth=bearer|both",
     },
-    step_ms: R.RECORD_STEP_MS,
-    watchdog_ms: Math.round(R.WATCHDOG_S * 1000),
-    runs_per_scenario: args.runs,
-    scenarios: sorted,
-    unstable: sorted.filter((e) => !e.stable).map((e) => e.scenario),
   };
-  fs.writeFileSync(indexPath, `${JSON.stringify(index, null, 1)}\n`);
-  console.log(
-    `recorded ${queries.length} scenarios in ${((performance.now() - started) / 1000).toFixed(0)}s -> ${args.out} ` +
-      `(${index.unstable.length} unstable)`,
-  );
-  return 0;
+  const sorted = mx.ordered(entries.values());
+  const unstable = sorted.filter((e) => !e.stable).map((e) => e.scenario);
+  return mx.write(about, sorted, unstable, `${unstable.length} unstable`);
 }

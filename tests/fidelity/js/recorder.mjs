@@ -894,6 +894,30 @@ class Run {
     return Math.round(performance.now() - this.t0);
   }
 
+  // Waits for each side task (cancel, resubscribe, ...) at most timeoutS seconds; one that fails
+  // or hangs is a note. Also used by SubRun (subscribe.mjs) and PushRun (push.mjs).
+  async joinSideTasks(tasks, timeoutS) {
+    for (const t of tasks) {
+      try {
+        await Promise.race([
+          t,
+          sleep(timeoutS * 1000).then(() => {
+            throw new Error(`side task did not finish in ${timeoutS} s`);
+          }),
+        ]);
+      } catch (e) {
+        this.notes.push(`side task failed: ${errText(e)}`);
+      }
+    }
+  }
+
+  // Sleeps until the executor's own end: its steps and a late artifact, plus a margin.
+  async settle(cfg) {
+    const n = Number.parseInt(cfg.chunks, 10);
+    const late = cfg.late === 'off' ? 0 : Number.parseInt(cfg.late, 10);
+    await sleep(Math.max(600, n * RECORD_STEP_MS + late + 400));
+  }
+
   serverConf() {
     return {
       scenario: this.cfg,
@@ -1201,22 +1225,8 @@ class Run {
     const [getAfter] = await this.getTask(client, tee, this.taskId);
 
     // let every actor finish (late artifacts, threads still stepping, ...)
-    for (const t of sideTasks) {
-      try {
-        await Promise.race([
-          t,
-          sleep(15000).then(() => {
-            throw new Error('side task did not finish in 15 s');
-          }),
-        ]);
-      } catch (e) {
-        this.notes.push(`side task failed: ${errText(e)}`);
-      }
-    }
-    const n = Number.parseInt(cfg.chunks, 10);
-    const late = cfg.late === 'off' ? 0 : Number.parseInt(cfg.late, 10);
-    const settleMs = Math.max(600, n * RECORD_STEP_MS + late + 400);
-    await sleep(settleMs);
+    await this.joinSideTasks(sideTasks, 15);
+    await this.settle(cfg);
     const [getSettled, settledWire] = await this.getTask(client, tee, this.taskId);
 
     // --- wire: the exact results the client received ---------------------
@@ -1261,6 +1271,7 @@ class Run {
     if (settledWire && !settledWire.error) {
       for (const a of settledWire.artifacts ?? []) for (const p of a.parts ?? []) delivered.add(p.text);
     }
+    const n = Number.parseInt(cfg.chunks, 10);
     let orphaned = doneSteps.filter((i) => !delivered.has(stepText(i, n)));
     if (cfg.restart !== 'none') {
       // with a restart, steps done before the kill that were never delivered
@@ -1423,6 +1434,33 @@ function createRequireHere() {
   return _require;
 }
 
+// `makeRun(dir).execute()` `runs` times, each in a fresh temporary directory (`prefix`). A run
+// that throws kills its server (then `onFail(run)`, if given) and fails the recording with the
+// tail of the server's log. Shared by recordScenario, subscribe.mjs and push.mjs.
+async function executeRuns(query, runs, prefix, makeRun, onFail = null) {
+  const results = [];
+  for (let i = 0; i < runs; i += 1) {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), prefix));
+    const run = makeRun(dir);
+    try {
+      results.push(await run.execute());
+    } catch (e) {
+      if (run.server) await run.server.kill().catch(() => {});
+      if (onFail) await onFail(run);
+      let log = '';
+      try {
+        log = fs.readFileSync(run.logPath, 'utf8');
+      } catch {
+        log = '';
+      }
+      throw new Error(`${query} run ${i + 1} failed: ${e?.stack ?? e}\n${log.slice(-3000)}`);
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  }
+  return results;
+}
+
 async function recordScenario(query, runs, watchdogS, sdk) {
   const cfg = parseScenario(query);
   const base = {
@@ -1450,25 +1488,7 @@ async function recordScenario(query, runs, watchdogS, sdk) {
       };
     }
   }
-  const results = [];
-  for (let i = 0; i < runs; i += 1) {
-    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'a2a-fidelity-js-'));
-    const run = new Run(query, cfg, dir, watchdogS, sdk);
-    try {
-      results.push(await run.execute());
-    } catch (e) {
-      if (run.server) await run.server.kill().catch(() => {});
-      let log = '';
-      try {
-        log = fs.readFileSync(run.logPath, 'utf8');
-      } catch {
-        log = '';
-      }
-      throw new Error(`${query} run ${i + 1} failed: ${e?.stack ?? e}\n${log.slice(-3000)}`);
-    } finally {
-      fs.rmSync(dir, { recursive: true, force: true });
-    }
-  }
+  const results = await executeRuns(query, runs, 'a2a-fidelity-js-', (dir) => new Run(query, cfg, dir, watchdogS, sdk));
   const keys = results.map(outcomeKey);
   const stable = keys.every((k) => k === keys[0]);
   // keep the raw SSE text of the first run only (for the lab's `check` of raw logs)
@@ -2106,6 +2126,7 @@ export {
   WATCHDOG_S,
   databaseAvailable,
   errText,
+  executeRuns,
   fileStem,
   freePort,
   kindAndBody,

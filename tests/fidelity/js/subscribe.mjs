@@ -20,7 +20,6 @@
 
 import { randomUUID } from 'node:crypto';
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -73,20 +72,26 @@ const V03_METHOD = {
   CancelTask: 'tasks/cancel',
 };
 
-export function parseQuery(query) {
-  const extra = { ...SUB_DEFAULTS };
+// A matrix recorder's query: its own keys (`defaults`, each at most once) taken out, the rest
+// parsed by recorder.parseScenario. Shared with push.mjs.
+export function splitQuery(query, defaults) {
+  const extra = { ...defaults };
   const seen = new Set();
   const rest = [];
   for (const pair of query === '' || query === 'defaults' ? [] : query.split('&')) {
     const eq = pair.indexOf('=');
     const key = eq < 0 ? pair : pair.slice(0, eq);
-    if (key in SUB_DEFAULTS) {
+    if (key in defaults) {
       if (seen.has(key)) throw new Error(`repeated key ${JSON.stringify(key)}`);
       seen.add(key);
       extra[key] = pair.slice(eq + 1);
     } else rest.push(pair);
   }
-  const cfg = R.parseScenario(rest.join('&') || 'defaults');
+  return [R.parseScenario(rest.join('&') || 'defaults'), extra];
+}
+
+export function parseQuery(query) {
+  const [cfg, extra] = splitQuery(query, SUB_DEFAULTS);
   for (const key of ['resubscribe', 'second_client']) {
     if (extra[key] !== 'none' && !(/^\d+$/.test(extra[key]) && Number(extra[key]) >= 1)) {
       throw new Error(`${key} must be none or k >= 1`);
@@ -618,21 +623,8 @@ class SubRun extends R.Run {
     this.taskId ??= this.taskIdFromSide();
     if (restartTask) await Promise.race([restartTask.catch(() => {}), sleep(30000)]);
     const [getAfter] = await c1.getTask(this.taskId);
-    for (const t of [...sideTasks, ...(secondTask ? [secondTask] : [])]) {
-      try {
-        await Promise.race([
-          t,
-          sleep(20000).then(() => {
-            throw new Error('side task did not finish in 20 s');
-          }),
-        ]);
-      } catch (e) {
-        this.notes.push(`side task failed: ${R.errText(e)}`);
-      }
-    }
-    const n = Number.parseInt(cfg.chunks, 10);
-    const late = cfg.late === 'off' ? 0 : Number.parseInt(cfg.late, 10);
-    await sleep(Math.max(600, n * R.RECORD_STEP_MS + late + 400));
+    await this.joinSideTasks([...sideTasks, ...(secondTask ? [secondTask] : [])], 20);
+    await this.settle(cfg);
     const [getSettled, settledWire] = await c1.getTask(this.taskId);
     let firstAttempt = null;
     if (cfg.retry === 'on' && attempts.length && attempts[0].task_id) [firstAttempt] = await c1.getTask(attempts[0].task_id);
@@ -815,39 +807,104 @@ function executorPhrase(ead) {
   return ead.cancelled ? 'was cancelled after the drop' : 'did nothing after the drop';
 }
 
-async function recordOne(query, runs, sdk) {
-  const [cfg, extra] = parseQuery(query);
-  const base = {
+// The fixture head, the unstable variants, the flags and the index.json bookkeeping below are
+// shared with push.mjs (the other matrix recorder).
+
+// The fields a matrix recorder's fixture starts with.
+export function fixtureHead(query, cfg, extra, watchdogMs) {
+  return {
     sdk: `@a2a-js/sdk ${R.SDK_VERSION}`,
     node: process.versions.node,
     scenario: query,
     inputs: { ...Object.fromEntries(R.KEY_ORDER.map((k) => [k, cfg[k]])), ...extra },
     step_ms: R.RECORD_STEP_MS,
-    watchdog_ms: Math.round(R.WATCHDOG_S * 1000),
+    watchdog_ms: watchdogMs,
   };
+}
+
+// An unstable scenario's distinct outcomes, in order of first appearance: runs and summary of each.
+export function variants(keys, results, describeRun) {
+  const out = new Map();
+  keys.forEach((k, i) => {
+    if (!out.has(k)) out.set(k, { runs: 0, summary: describeRun(results[i]) });
+    out.get(k).runs += 1;
+  });
+  return [...out.values()];
+}
+
+// The flags, output folder and index.json of a matrix recorder (`recorder.mjs subscribe|push`):
+// `await MatrixRecording.start(...)` parses the flags (null after --list), checks every scenario,
+// loads the SDK and, with --only, reads the old index.json (`old`) so that its other scenarios are
+// kept; entries are listed in the order of the matrix.
+export class MatrixRecording {
+  static async start(argv, defaultOut, matrix, parseQuery) {
+    const args = { runs: 3, only: [], out: defaultOut, list: false };
+    for (let i = 0; i < argv.length; i += 1) {
+      const a = argv[i];
+      if (a === '--runs') args.runs = Number.parseInt(argv[++i], 10);
+      else if (a === '--only') args.only.push(argv[++i]);
+      else if (a === '--out') args.out = path.resolve(argv[++i]);
+      else if (a === '--list') args.list = true;
+      else throw new Error(`unknown argument ${a}`);
+    }
+    if (args.list) {
+      console.log(matrix.join('\n'));
+      return null;
+    }
+    if (!(args.runs >= 1)) throw new Error('--runs must be >= 1');
+    const queries = args.only.length ? args.only : matrix;
+    for (const q of queries) parseQuery(q);
+    const sdk = { ...(await import('@a2a-js/sdk')), ...(await import('@a2a-js/sdk/client')) };
+    return new MatrixRecording(args, matrix, queries, sdk);
+  }
+
+  constructor(args, matrix, queries, sdk) {
+    this.args = args;
+    this.out = args.out;
+    this.queries = queries;
+    this.sdk = sdk;
+    fs.mkdirSync(this.out, { recursive: true });
+    this.indexPath = path.join(this.out, 'index.json');
+    this.old = {};
+    if (args.only.length && fs.existsSync(this.indexPath)) this.old = JSON.parse(fs.readFileSync(this.indexPath, 'utf8'));
+    this.order = new Map(matrix.map((q, i) => [q, i]));
+    this.started = performance.now();
+  }
+
+  ordered(entries) {
+    return [...entries].sort((a, b) => (this.order.get(a.scenario) ?? 1000) - (this.order.get(b.scenario) ?? 1000));
+  }
+
+  // Writes index.json (`about`: what this recorder ran) and prints the closing line.
+  write(about, scenarios, unstable, counts) {
+    const index = {
+      sdk: `@a2a-js/sdk ${R.SDK_VERSION}`,
+      node: process.versions.node,
+      packages: R.packageVersions(),
+      ...about,
+      step_ms: R.RECORD_STEP_MS,
+      watchdog_ms: Math.round(R.WATCHDOG_S * 1000),
+      runs_per_scenario: this.args.runs,
+      scenarios,
+      unstable,
+    };
+    fs.writeFileSync(this.indexPath, `${JSON.stringify(index, null, 1)}\n`);
+    console.log(
+      `recorded ${this.queries.length} scenarios in ${((performance.now() - this.started) / 1000).toFixed(0)}s -> ${this.out} ` +
+        `(${counts})`,
+    );
+    return 0;
+  }
+}
+
+async function recordOne(query, runs, sdk) {
+  const [cfg, extra] = parseQuery(query);
+  const base = fixtureHead(query, cfg, extra, Math.round(R.WATCHDOG_S * 1000));
   if (cfg.store === 'database') {
     const missing = R.databaseAvailable();
     if (missing.length) throw new Error(`store=database needs kysely and better-sqlite3: ${missing.join(', ')}`);
   }
-  const results = [];
-  for (let i = 0; i < runs; i += 1) {
-    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'a2a-subscribe-js-'));
-    const run = new SubRun(query, cfg, extra, dir, sdk);
-    try {
-      results.push(await run.execute());
-    } catch (e) {
-      if (run.server) await run.server.kill().catch(() => {});
-      let log = '';
-      try {
-        log = fs.readFileSync(run.logPath, 'utf8');
-      } catch {
-        log = '';
-      }
-      throw new Error(`${query} run ${i + 1} failed: ${e?.stack ?? e}\n${log.slice(-3000)}`);
-    } finally {
-      fs.rmSync(dir, { recursive: true, force: true });
-    }
-  }
+  const results = await R.executeRuns(query, runs, 'a2a-subscribe-js-', (dir) => new SubRun(query, cfg, extra, dir, sdk));
   const keys = results.map(outcomeKey);
   const stable = keys.every((k) => k === keys[0]);
   results.forEach((r, j) => {
@@ -858,45 +915,19 @@ async function recordOne(query, runs, sdk) {
     }
   });
   const fx = { ...base, measurable: true, stable, summary: describe(results[0]), runs: results };
-  if (!stable) {
-    const variants = new Map();
-    keys.forEach((k, i) => {
-      if (!variants.has(k)) variants.set(k, { runs: 0, summary: describe(results[i]) });
-      variants.get(k).runs += 1;
-    });
-    fx.variants = [...variants.values()];
-  }
+  if (!stable) fx.variants = variants(keys, results, describe);
   return fx;
 }
 
 export async function record(argv) {
-  const args = { runs: 3, only: [], out: SUB_OUT, list: false };
-  for (let i = 0; i < argv.length; i += 1) {
-    const a = argv[i];
-    if (a === '--runs') args.runs = Number.parseInt(argv[++i], 10);
-    else if (a === '--only') args.only.push(argv[++i]);
-    else if (a === '--out') args.out = path.resolve(argv[++i]);
-    else if (a === '--list') args.list = true;
-    else throw new Error(`unknown argument ${a}`);
-  }
-  if (args.list) {
-    console.log(MATRIX.join('\n'));
-    return 0;
-  }
-  if (!(args.runs >= 1)) throw new Error('--runs must be >= 1');
-  const queries = args.only.length ? args.only : MATRIX;
-  for (const q of queries) parseQuery(q);
-  const sdk = { ...(await import('@a2a-js/sdk')), ...(await import('@a2a-js/sdk/client')) };
-  fs.mkdirSync(args.out, { recursive: true });
-  const indexPath = path.join(args.out, 'index.json');
-  let old = {};
-  if (args.only.length && fs.existsSync(indexPath)) old = JSON.parse(fs.readFileSync(indexPath, 'utf8'));
-  const entries = new Map((old.scenarios ?? []).map((e) => [e.scenario, e]));
-  const unstable = new Map((old.unstable ?? []).map((e) => [e.scenario, e]));
-  const started = performance.now();
-  for (const q of queries) {
+  const mx = await MatrixRecording.start(argv, SUB_OUT, MATRIX, parseQuery);
+  if (!mx) return 0;
+  const { args } = mx;
+  const entries = new Map((mx.old.scenarios ?? []).map((e) => [e.scenario, e]));
+  const unstable = new Map((mx.old.unstable ?? []).map((e) => [e.scenario, e]));
+  for (const q of mx.queries) {
     const t = performance.now();
-    const fx = await recordOne(q, args.runs, sdk);
+    const fx = await recordOne(q, args.runs, mx.sdk);
     const name = `${R.fileStem(q)}.json`;
     entries.delete(q);
     unstable.delete(q);
@@ -910,12 +941,7 @@ export async function record(argv) {
     const secs = ((performance.now() - t) / 1000).toFixed(1).padStart(5);
     console.log(`[${secs}s] ${q}: stable=${fx.stable} ${fx.stable ? fx.summary : JSON.stringify(fx.variants)}`);
   }
-  const order = new Map(MATRIX.map((q, i) => [q, i]));
-  const byOrder = (a, b) => (order.get(a.scenario) ?? 1000) - (order.get(b.scenario) ?? 1000);
-  const index = {
-    sdk: `@a2a-js/sdk ${R.SDK_VERSION}`,
-    node: process.versions.node,
-    packages: R.packageVersions(),
+  const about = {
     handler: 'DefaultRequestHandler from @a2a-js/sdk/server (the SDK default; its DefaultExecutionEventBusManager)',
     'wire_1.0':
       'the SDK ClientFactory client (JsonRpcTransport over Node global fetch; sendMessageStream / sendMessage / ' +
@@ -932,18 +958,10 @@ export async function record(argv) {
       second_client: 'k: after client 1 received event k, a second client calls SubscribeToTask and reads its stream while client 1 reads on',
       wire: '1.0 or 0.3 (see wire_1.0 / wire_0.3)',
     },
-    step_ms: R.RECORD_STEP_MS,
-    watchdog_ms: Math.round(R.WATCHDOG_S * 1000),
-    runs_per_scenario: args.runs,
-    scenarios: [...entries.values()].sort(byOrder),
-    unstable: [...unstable.values()].sort(byOrder),
   };
-  fs.writeFileSync(indexPath, `${JSON.stringify(index, null, 1)}\n`);
-  console.log(
-    `recorded ${queries.length} scenarios in ${((performance.now() - started) / 1000).toFixed(0)}s -> ${args.out} ` +
-      `(${index.scenarios.length} stable, ${index.unstable.length} unstable)`,
-  );
-  return 0;
+  const scenarios = mx.ordered(entries.values());
+  const unstableList = mx.ordered(unstable.values());
+  return mx.write(about, scenarios, unstableList, `${scenarios.length} stable, ${unstableList.length} unstable`);
 }
 
 // For push.mjs (the push notification recorder reuses this client driver and run).

@@ -25,11 +25,8 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
-import platform
 import re
-import tempfile
 import time
-import traceback
 import uuid
 
 from pathlib import Path
@@ -61,18 +58,7 @@ MATRIX: list[str] = _ONE_WIRE + [f'{q}&wire=0.3' for q in _ONE_WIRE]
 
 def parse_query(query: str) -> tuple[dict[str, str], dict[str, str]]:
     """The lab's keys (recorder.parse_scenario) plus SPEC section 12's and `wire`."""
-    extra = dict(PUSH_DEFAULTS)
-    rest, seen = [], set()
-    for pair in ([] if query in ('', 'defaults') else query.split('&')):
-        key, _, value = pair.partition('=')
-        if key in PUSH_DEFAULTS:
-            if key in seen:
-                raise ValueError(f'repeated key {key!r}')
-            seen.add(key)
-            extra[key] = value
-        else:
-            rest.append(pair)
-    cfg = R.parse_scenario('&'.join(rest) or 'defaults')
+    cfg, extra = S.split_query(query, PUSH_DEFAULTS)
     p = extra['push']
     if not (p in ('off', 'inline') or re.fullmatch(r'after:[1-9][0-9]*', p)):
         raise ValueError('push must be off, inline or after:k')
@@ -321,15 +307,9 @@ class PushRun(S.SubRun):
         call_end_ms = self.ms()
         if self.task_id is None:
             self.task_id = self.task_id_from_side()
-        for t in list(side_tasks):
-            try:
-                await asyncio.wait_for(t, 20)
-            except Exception as e:  # noqa: BLE001
-                self.notes.append(f'side task failed: {e!r}')
+        await self.join_side_tasks(list(side_tasks), 20)
         # the executor's own end (or the watchdog), then the webhook's quiet
-        n = int(cfg['chunks'])
-        late = 0 if cfg['late'] == 'off' else int(cfg['late'])
-        await asyncio.sleep(max(0.6, (n * R.RECORD_STEP_MS + late) / 1000.0 + 0.4))
+        await self.settle(cfg)
         await self.receiver.wait_quiet(time.monotonic())
         get_settled, _settled_wire = await c1.get_task(self.task_id)
         await c1.close()
@@ -441,17 +421,7 @@ def describe(run: dict[str, Any]) -> str:
 async def record_one(query: str, runs: int) -> tuple[dict[str, Any], bool]:
     cfg, extra = parse_query(query)
     delay = None if extra['webhook_delay_ms'] == 'none' else int(extra['webhook_delay_ms'])
-    results = []
-    for i in range(runs):
-        with tempfile.TemporaryDirectory(prefix='a2a-push-') as d:
-            run = PushRun(query, cfg, extra, Path(d))
-            try:
-                results.append(await run.execute())
-            except Exception as e:  # noqa: BLE001
-                if run.server:
-                    run.server.kill()
-                log = Path(run.log_path).read_text(errors='replace') if Path(run.log_path).exists() else ''
-                raise RuntimeError(f'{query} run {i + 1} failed: {e!r}\n{traceback.format_exc()}\n{log[-3000:]}') from e
+    results = await R.execute_runs(query, runs, 'a2a-push-', lambda d: PushRun(query, cfg, extra, d))
     keys = [outcome_key(r, delay) for r in results]
     stable = all(k == keys[0] for k in keys)
     # bodies: run 1 keeps them all; a later run keeps a body only where it differs from
@@ -462,13 +432,9 @@ async def record_one(query: str, runs: int) -> tuple[dict[str, Any], bool]:
             if j < len(first) and masked(p['body']) == first[j]:
                 p['body'] = None
                 p['body_as_run_1'] = True
+    watchdog_ms = round((R.WATCHDOG_S + (WATCHDOG_PER_DELAYED_EVENT * delay / 1000.0 if delay else 0)) * 1000)
     fx = {
-        'sdk': f'a2a-sdk {R.SDK_VERSION}',
-        'python': platform.python_version(),
-        'scenario': query,
-        'inputs': {**{k: cfg[k] for k in R.KEY_ORDER}, **extra},
-        'step_ms': R.RECORD_STEP_MS,
-        'watchdog_ms': round((R.WATCHDOG_S + (WATCHDOG_PER_DELAYED_EVENT * delay / 1000.0 if delay else 0)) * 1000),
+        **S.fixture_head(query, cfg, extra, watchdog_ms),
         'stable': stable,
         'summary': describe(results[0]),
         'timing': [{'client_done_ms': r['client_done_ms'], 'event_ms': [e['ms'] for e in r['events']],
@@ -476,24 +442,15 @@ async def record_one(query: str, runs: int) -> tuple[dict[str, Any], bool]:
         'runs': results,
     }
     if not stable:
-        variants: dict[str, dict[str, Any]] = {}
-        for k, r in zip(keys, results, strict=True):
-            variants.setdefault(k, {'runs': 0, 'summary': describe(r)})['runs'] += 1
-        fx['variants'] = list(variants.values())
+        fx['variants'] = S.variants(keys, results, describe)
     return fx, stable
 
 
 async def record(args: Any) -> int:
-    out = Path(args.out)
-    out.mkdir(parents=True, exist_ok=True)
-    queries = args.only or MATRIX
-    for q in queries:
-        parse_query(q)
-    index_path = out / 'index.json'
-    old = json.loads(index_path.read_text()) if index_path.exists() and args.only else {}
-    entries = {e['scenario']: e for e in old.get('scenarios', [])}
-    started = time.monotonic()
-    for q in queries:
+    mx = S.MatrixRecording(args, MATRIX, parse_query)
+    out = mx.out
+    entries = {e['scenario']: e for e in mx.old.get('scenarios', [])}
+    for q in mx.queries:
         t = time.monotonic()
         fx, stable = await record_one(q, args.runs)
         name = R.file_stem(q).replace(':', '-') + '.json'
@@ -506,11 +463,7 @@ async def record(args: Any) -> int:
         if not stable:
             for v in fx['variants']:
                 print(f'    {v["runs"]}x {v["summary"]}', flush=True)
-    order = {q: i for i, q in enumerate(MATRIX)}
-    index = {
-        'sdk': f'a2a-sdk {R.SDK_VERSION}',
-        'python': platform.python_version(),
-        'packages': R.sdk_versions(),
+    about = {
         'agent': 'DefaultRequestHandler(push_config_store=InMemoryPushNotificationConfigStore(), '
                  'push_sender=BasePushNotificationSender(httpx.AsyncClient(), config_store=...)), '
                  'card capabilities.push_notifications = true',
@@ -523,14 +476,7 @@ async def record(args: Any) -> int:
                    "agent's attempts are counted from its log: pushes_failed_logged)",
         'config': {'token': 'push_auth=token|both', 'authentication': "{scheme 'Bearer', credentials} (0.3: "
                    "{schemes: ['Bearer'], credentials}) for push_auth=bearer|both"},
-        'step_ms': R.RECORD_STEP_MS,
-        'watchdog_ms': round(R.WATCHDOG_S * 1000),
-        'runs_per_scenario': args.runs,
-        'scenarios': sorted(entries.values(), key=lambda e: order.get(e['scenario'], 1_000)),
-        'unstable': [e['scenario'] for e in sorted(entries.values(), key=lambda e: order.get(e['scenario'], 1_000))
-                     if not e['stable']],
     }
-    index_path.write_text(json.dumps(index, indent=1) + '\n', encoding='utf-8')
-    print(f'recorded {len(queries)} scenarios in {time.monotonic() - started:.0f}s -> {out} '
-          f'({len(index["unstable"])} unstable)')
-    return 0
+    scenarios = mx.ordered(entries.values())
+    unstable = [e['scenario'] for e in scenarios if not e['stable']]
+    return mx.write(about, scenarios, unstable, f'{len(unstable)} unstable')

@@ -994,6 +994,22 @@ class Run:
             outcome['error'] = f'{type(e).__name__}: {e}'
         return outcome
 
+    async def join_side_tasks(self, tasks: Any, timeout_s: float) -> None:
+        """Waits for each side task (cancel, resubscribe, ...); one that fails or hangs is a note.
+        Also used by subscribe.SubRun and push.PushRun."""
+        for t in tasks:
+            try:
+                await asyncio.wait_for(t, timeout_s)
+            except Exception as e:  # noqa: BLE001
+                self.notes.append(f'side task failed: {e!r}')
+
+    @staticmethod
+    async def settle(cfg: dict[str, str]) -> None:
+        """Sleeps until the executor's own end: its steps and a late artifact, plus a margin."""
+        n = int(cfg['chunks'])
+        late = 0 if cfg['late'] == 'off' else int(cfg['late'])
+        await asyncio.sleep(max(0.6, (n * RECORD_STEP_MS + late) / 1000.0 + 0.4))
+
     async def execute(self) -> dict[str, Any]:  # noqa: PLR0912, PLR0915
         import httpx
 
@@ -1109,15 +1125,8 @@ class Run:
         get_after, _ = await self.get_task(client, tee, self.task_id)
 
         # let every actor finish (late artifacts, threads still stepping, ...)
-        for t in side_tasks:
-            try:
-                await asyncio.wait_for(t, 15)
-            except Exception as e:  # noqa: BLE001
-                self.notes.append(f'side task failed: {e!r}')
-        n = int(cfg['chunks'])
-        late = 0 if cfg['late'] in ('off',) else int(cfg['late'])
-        settle = max(0.6, (n * RECORD_STEP_MS + late) / 1000.0 + 0.4)
-        await asyncio.sleep(settle)
+        await self.join_side_tasks(side_tasks, 15)
+        await self.settle(cfg)
         get_settled, settled_wire = await self.get_task(client, tee, self.task_id)
 
         # --- wire: the exact results the client received -----------------
@@ -1169,6 +1178,7 @@ class Run:
             for a in settled_wire.get('artifacts', []):
                 for p in a.get('parts', []):
                     delivered_texts.add(p.get('text'))
+        n = int(cfg['chunks'])
         orphaned = [i for i in done_steps if step_text(i, n) not in delivered_texts]
         if cfg['restart'] != 'none':
             # with a restart, steps done before the kill that were never
@@ -1282,20 +1292,29 @@ def describe_outcome(run: dict[str, Any]) -> str:
     return f'{len(ev)} events: {seq}'
 
 
-async def record_scenario(query: str, runs: int, watchdog_s: float) -> dict[str, Any]:
-    cfg = parse_scenario(query)
+async def execute_runs(query: str, runs: int, prefix: str, make_run: Any) -> list[dict[str, Any]]:
+    """`make_run(dir).execute()` `runs` times, each in a fresh temporary directory (`prefix`).
+
+    A run that raises kills its server and fails the recording with the tail of the
+    server's log. Shared by record_scenario, subscribe.py and push.py.
+    """
     results = []
     for i in range(runs):
-        with tempfile.TemporaryDirectory(prefix='a2a-fidelity-') as d:
-            run = Run(query, cfg, Path(d), watchdog_s)
+        with tempfile.TemporaryDirectory(prefix=prefix) as d:
+            run = make_run(Path(d))
             try:
-                r = await run.execute()
+                results.append(await run.execute())
             except Exception as e:  # noqa: BLE001
                 if run.server:
                     run.server.kill()
                 log = Path(run.log_path).read_text(errors='replace') if Path(run.log_path).exists() else ''
                 raise RuntimeError(f'{query} run {i + 1} failed: {e!r}\n{traceback.format_exc()}\n{log[-3000:]}') from e
-        results.append(r)
+    return results
+
+
+async def record_scenario(query: str, runs: int, watchdog_s: float) -> dict[str, Any]:
+    cfg = parse_scenario(query)
+    results = await execute_runs(query, runs, 'a2a-fidelity-', lambda d: Run(query, cfg, d, watchdog_s))
     keys = [outcome_key(r) for r in results]
     stable = all(k == keys[0] for k in keys)
     # keep the raw SSE text of the first run only (for the lab's `check` of raw logs)
@@ -1810,18 +1829,16 @@ def main() -> int:
     cap.add_argument('--runs', type=int, default=2)
     cap.add_argument('--out', default=str(CAPTURE_OUT))
     cap.add_argument('--wire', action='append', choices=['1.0', '0.3'], help='only this wire (repeatable)')
-    sb = sub.add_parser('subscribe', help='record the resubscribe / second_client / wire=0.3 fixtures '
-                        '(tests/fidelity/fixtures/python/subscribe/, see subscribe.py)')
-    sb.add_argument('--runs', type=int, default=3)
-    sb.add_argument('--only', action='append', help='record only this scenario (repeatable; merges into index.json)')
-    sb.add_argument('--out', default=None)
-    sb.add_argument('--list', action='store_true', help='print the matrix and exit')
-    pu = sub.add_parser('push', help='record the push notification fixtures '
-                        '(tests/fidelity/fixtures/python/push/, see push.py)')
-    pu.add_argument('--runs', type=int, default=3)
-    pu.add_argument('--only', action='append', help='record only this scenario (repeatable; merges into index.json)')
-    pu.add_argument('--out', default=None)
-    pu.add_argument('--list', action='store_true', help='print the matrix and exit')
+    # subscribe.py and push.py: the same flags, each its own matrix and fixture folder
+    for cmd, about in (('subscribe', 'record the resubscribe / second_client / wire=0.3 fixtures '
+                                     '(tests/fidelity/fixtures/python/subscribe/, see subscribe.py)'),
+                       ('push', 'record the push notification fixtures '
+                                '(tests/fidelity/fixtures/python/push/, see push.py)')):
+        mx = sub.add_parser(cmd, help=about)
+        mx.add_argument('--runs', type=int, default=3)
+        mx.add_argument('--only', action='append', help='record only this scenario (repeatable; merges into index.json)')
+        mx.add_argument('--out', default=None)
+        mx.add_argument('--list', action='store_true', help='print the matrix and exit')
     lst = sub.add_parser('list', help='print the scenario matrix')
     del lst
     args = ap.parse_args()
@@ -1833,22 +1850,15 @@ def main() -> int:
         return 0
     if args.cmd == 'captures':
         return asyncio.run(captures(args))
-    if args.cmd == 'subscribe':
-        import subscribe  # noqa: PLC0415 (imports this file as `recorder`)
+    if args.cmd in ('subscribe', 'push'):
+        import importlib  # noqa: PLC0415
 
+        mod = importlib.import_module(args.cmd)  # subscribe.py / push.py (they import this file as `recorder`)
         if args.list:
-            print('\n'.join(subscribe.MATRIX))
+            print('\n'.join(mod.MATRIX))
             return 0
-        args.out = args.out or str(subscribe.SUB_OUT)
-        return asyncio.run(subscribe.record(args))
-    if args.cmd == 'push':
-        import push  # noqa: PLC0415 (imports this file as `recorder`)
-
-        if args.list:
-            print('\n'.join(push.MATRIX))
-            return 0
-        args.out = args.out or str(push.PUSH_OUT)
-        return asyncio.run(push.record(args))
+        args.out = args.out or str(mod.SUB_OUT if args.cmd == 'subscribe' else mod.PUSH_OUT)
+        return asyncio.run(mod.record(args))
     return asyncio.run(record(args))
 
 

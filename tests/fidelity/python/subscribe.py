@@ -25,9 +25,7 @@ import asyncio
 import contextlib
 import json
 import platform
-import tempfile
 import time
-import traceback
 import uuid
 
 from pathlib import Path
@@ -73,20 +71,26 @@ V03_METHOD = {'SendStreamingMessage': 'message/stream', 'SendMessage': 'message/
               'SubscribeToTask': 'tasks/resubscribe', 'GetTask': 'tasks/get', 'CancelTask': 'tasks/cancel'}
 
 
-def parse_query(query: str) -> tuple[dict[str, str], dict[str, str]]:
-    """The lab's keys (recorder.parse_scenario) plus SPEC section 9's three."""
-    extra = dict(SUB_DEFAULTS)
+def split_query(query: str, defaults: dict[str, str]) -> tuple[dict[str, str], dict[str, str]]:
+    """A matrix recorder's query: its own keys (`defaults`, each at most once) taken out, the
+    rest parsed by recorder.parse_scenario. Shared with push.py."""
+    extra = dict(defaults)
     rest, seen = [], set()
     for pair in ([] if query in ('', 'defaults') else query.split('&')):
         key, _, value = pair.partition('=')
-        if key in SUB_DEFAULTS:
+        if key in defaults:
             if key in seen:
                 raise ValueError(f'repeated key {key!r}')
             seen.add(key)
             extra[key] = value
         else:
             rest.append(pair)
-    cfg = R.parse_scenario('&'.join(rest) or 'defaults')
+    return R.parse_scenario('&'.join(rest) or 'defaults'), extra
+
+
+def parse_query(query: str) -> tuple[dict[str, str], dict[str, str]]:
+    """The lab's keys (recorder.parse_scenario) plus SPEC section 9's three."""
+    cfg, extra = split_query(query, SUB_DEFAULTS)
     for key in ('resubscribe', 'second_client'):
         if extra[key] != 'none' and not (extra[key].isdigit() and int(extra[key]) >= 1):
             raise ValueError(f'{key} must be none or k >= 1')
@@ -598,14 +602,8 @@ class SubRun(R.Run):
             with contextlib.suppress(Exception):
                 await asyncio.wait_for(asyncio.shield(restart_task), 30)
         get_after, _ = await c1.get_task(self.task_id)
-        for t in side_tasks + ([second_task] if second_task else []):
-            try:
-                await asyncio.wait_for(t, 20)
-            except Exception as e:  # noqa: BLE001
-                self.notes.append(f'side task failed: {e!r}')
-        n = int(cfg['chunks'])
-        late = 0 if cfg['late'] == 'off' else int(cfg['late'])
-        await asyncio.sleep(max(0.6, (n * R.RECORD_STEP_MS + late) / 1000.0 + 0.4))
+        await self.join_side_tasks(side_tasks + ([second_task] if second_task else []), 20)
+        await self.settle(cfg)
         get_settled, settled_wire = await c1.get_task(self.task_id)
         first_attempt = None
         if cfg['retry'] == 'on' and attempts and attempts[0]['task_id']:
@@ -798,19 +796,74 @@ def describe(run: dict[str, Any]) -> str:
     return '; '.join(out)
 
 
+# The fixture head, the unstable variants and the index.json bookkeeping below are
+# shared with push.py (the other matrix recorder).
+
+
+def fixture_head(query: str, cfg: dict[str, str], extra: dict[str, str], watchdog_ms: int) -> dict[str, Any]:
+    """The fields a matrix recorder's fixture starts with."""
+    return {
+        'sdk': f'a2a-sdk {R.SDK_VERSION}',
+        'python': platform.python_version(),
+        'scenario': query,
+        'inputs': {**{k: cfg[k] for k in R.KEY_ORDER}, **extra},
+        'step_ms': R.RECORD_STEP_MS,
+        'watchdog_ms': watchdog_ms,
+    }
+
+
+def variants(keys: list[str], results: list[dict[str, Any]], describe: Any) -> list[dict[str, Any]]:
+    """An unstable scenario's distinct outcomes, in order of first appearance: runs and summary of each."""
+    out: dict[str, dict[str, Any]] = {}
+    for k, r in zip(keys, results, strict=True):
+        out.setdefault(k, {'runs': 0, 'summary': describe(r)})['runs'] += 1
+    return list(out.values())
+
+
+class MatrixRecording:
+    """The output folder, scenarios and index.json of a matrix recorder (`recorder.py subscribe|push`).
+
+    With --only the old index.json is read (`old`) so that its other scenarios are kept;
+    entries are listed in the order of the matrix.
+    """
+
+    def __init__(self, args: Any, matrix: list[str], parse_query: Any) -> None:
+        self.out = Path(args.out)
+        self.out.mkdir(parents=True, exist_ok=True)
+        self.runs = args.runs
+        self.queries = args.only or matrix
+        for q in self.queries:
+            parse_query(q)
+        self.path = self.out / 'index.json'
+        self.old = json.loads(self.path.read_text()) if self.path.exists() and args.only else {}
+        self.order = {q: i for i, q in enumerate(matrix)}
+        self.started = time.monotonic()
+
+    def ordered(self, entries: Any) -> list[dict[str, Any]]:
+        return sorted(entries, key=lambda e: self.order.get(e['scenario'], 1_000))
+
+    def write(self, about: dict[str, Any], scenarios: list[Any], unstable: list[Any], counts: str) -> int:
+        """Writes index.json (`about`: what this recorder ran) and prints the closing line."""
+        index = {
+            'sdk': f'a2a-sdk {R.SDK_VERSION}',
+            'python': platform.python_version(),
+            'packages': R.sdk_versions(),
+            **about,
+            'step_ms': R.RECORD_STEP_MS,
+            'watchdog_ms': round(R.WATCHDOG_S * 1000),
+            'runs_per_scenario': self.runs,
+            'scenarios': scenarios,
+            'unstable': unstable,
+        }
+        self.path.write_text(json.dumps(index, indent=1) + '\n', encoding='utf-8')
+        print(f'recorded {len(self.queries)} scenarios in {time.monotonic() - self.started:.0f}s -> {self.out} '
+              f'({counts})')
+        return 0
+
+
 async def record_one(query: str, runs: int) -> tuple[dict[str, Any], bool]:
     cfg, extra = parse_query(query)
-    results = []
-    for i in range(runs):
-        with tempfile.TemporaryDirectory(prefix='a2a-subscribe-') as d:
-            run = SubRun(query, cfg, extra, Path(d))
-            try:
-                results.append(await run.execute())
-            except Exception as e:  # noqa: BLE001
-                if run.server:
-                    run.server.kill()
-                log = Path(run.log_path).read_text(errors='replace') if Path(run.log_path).exists() else ''
-                raise RuntimeError(f'{query} run {i + 1} failed: {e!r}\n{traceback.format_exc()}\n{log[-3000:]}') from e
+    results = await R.execute_runs(query, runs, 'a2a-subscribe-', lambda d: SubRun(query, cfg, extra, d))
     keys = [outcome_key(r) for r in results]
     stable = all(k == keys[0] for k in keys)
     for j, r in enumerate(results):
@@ -818,37 +871,19 @@ async def record_one(query: str, runs: int) -> tuple[dict[str, Any], bool]:
             raw = s.pop('_raw')
             if j == 0:
                 s['raw'] = raw  # the body exactly as received (SSE or one JSON answer), first run only
-    fx = {
-        'sdk': f'a2a-sdk {R.SDK_VERSION}',
-        'python': platform.python_version(),
-        'scenario': query,
-        'inputs': {**{k: cfg[k] for k in R.KEY_ORDER}, **extra},
-        'step_ms': R.RECORD_STEP_MS,
-        'watchdog_ms': round(R.WATCHDOG_S * 1000),
-        'stable': stable,
-        'summary': describe(results[0]),
-        'runs': results,
-    }
+    fx = {**fixture_head(query, cfg, extra, round(R.WATCHDOG_S * 1000)),
+          'stable': stable, 'summary': describe(results[0]), 'runs': results}
     if not stable:
-        variants: dict[str, dict[str, Any]] = {}
-        for k, r in zip(keys, results, strict=True):
-            variants.setdefault(k, {'runs': 0, 'summary': describe(r)})['runs'] += 1
-        fx['variants'] = list(variants.values())
+        fx['variants'] = variants(keys, results, describe)
     return fx, stable
 
 
 async def record(args: Any) -> int:
-    out = Path(args.out)
-    out.mkdir(parents=True, exist_ok=True)
-    queries = args.only or MATRIX
-    for q in queries:
-        parse_query(q)
-    index_path = out / 'index.json'
-    old = json.loads(index_path.read_text()) if index_path.exists() and args.only else {}
-    entries = {e['scenario']: e for e in old.get('scenarios', [])}
-    unstable = {e['scenario']: e for e in old.get('unstable', [])}
-    started = time.monotonic()
-    for q in queries:
+    mx = MatrixRecording(args, MATRIX, parse_query)
+    out = mx.out
+    entries = {e['scenario']: e for e in mx.old.get('scenarios', [])}
+    unstable = {e['scenario']: e for e in mx.old.get('unstable', [])}
+    for q in mx.queries:
         t = time.monotonic()
         fx, stable = await record_one(q, args.runs)
         name = R.file_stem(q) + '.json'
@@ -862,11 +897,7 @@ async def record(args: Any) -> int:
             unstable[q] = {'scenario': q, 'runs': args.runs, 'variants': fx['variants']}
         print(f'[{time.monotonic() - t:5.1f}s] {q}: stable={stable} {fx["summary"] if stable else fx["variants"]}',
               flush=True)
-    order = {q: i for i, q in enumerate(MATRIX)}
-    index = {
-        'sdk': f'a2a-sdk {R.SDK_VERSION}',
-        'python': platform.python_version(),
-        'packages': R.sdk_versions(),
+    about = {
         'handler': 'a2a.server.request_handlers.DefaultRequestHandler (= DefaultRequestHandlerV2 in 1.3.0)',
         'wire_1.0': 'the SDK ClientFactory client (JSON-RPC; send_message / subscribe / get_task / cancel_task), '
                     'bodies teed byte for byte; a second client is a second ClientFactory client on its own httpx client',
@@ -883,13 +914,6 @@ async def record(args: Any) -> int:
                              'its stream while client 1 reads on',
             'wire': '1.0 or 0.3 (see wire_1.0 / wire_0.3)',
         },
-        'step_ms': R.RECORD_STEP_MS,
-        'watchdog_ms': round(R.WATCHDOG_S * 1000),
-        'runs_per_scenario': args.runs,
-        'scenarios': sorted(entries.values(), key=lambda e: order.get(e['scenario'], 1_000)),
-        'unstable': sorted(unstable.values(), key=lambda e: order.get(e['scenario'], 1_000)),
     }
-    index_path.write_text(json.dumps(index, indent=1) + '\n', encoding='utf-8')
-    print(f'recorded {len(queries)} scenarios in {time.monotonic() - started:.0f}s -> {out} '
-          f'({len(index["scenarios"])} stable, {len(index["unstable"])} unstable)')
-    return 0
+    scenarios, unstable_list = mx.ordered(entries.values()), mx.ordered(unstable.values())
+    return mx.write(about, scenarios, unstable_list, f'{len(scenarios)} stable, {len(unstable_list)} unstable')
