@@ -2,26 +2,17 @@
 // multi-task A2A 0.3 capture shows a task list, and the chosen task's events
 // fill the table, the timeline and the state diagram; a big capture is read
 // in slices behind a progress bar; files dropped on the page are imported.
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { execFileSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { serve, launch, open, tableRows } from './harness.mjs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { open, tableRows, OUT, useLab, cli } from './harness.mjs';
 import { generateCapture } from '../../scripts/perf/gen-capture.mjs';
 
-const ROOT = new URL('../../', import.meta.url).pathname;
-const DIST = process.env.DIST || `${ROOT}dist`;
-const CLI = process.env.A2A_LAB_CLI || `${ROOT}target/debug/a2a-lab`;
-const OUT = `${ROOT}tests/e2e/out`;
-mkdirSync(OUT, { recursive: true });
-
-let server, context;
-before(async () => { server = await serve(DIST); context = await launch(); });
-after(async () => { await context?.close(); server?.close(); });
+const lab = useLab();
 
 /** The events a streaming client of the simulated agent received (A2A 1.0). */
 function stream(query) {
-  const trace = JSON.parse(execFileSync(CLI, ['trace', query], { encoding: 'utf8' })).trace;
+  const trace = JSON.parse(cli('trace', query)).trace;
   return trace.filter((r) => r.wire).map((r) => r.wire);
 }
 
@@ -47,7 +38,7 @@ function to03(event, id) {
 const sse = (events) => events.map((e) => `event: message\ndata: ${JSON.stringify({ jsonrpc: '2.0', id: 1, result: e })}\n\n`).join('');
 
 test('a multi-task A2A 0.3 capture shows a task list and each task in the views', async () => {
-  const { page, log } = await open(context, server.url);
+  const { page, log } = await open(lab.context, lab.server.url);
   const a = stream('late=0').map((e) => to03(e, 'task-a'));
   const b = stream('cancel=1').map((e) => to03(e, 'task-b'));
   const interleaved = [];
@@ -80,12 +71,12 @@ test('a multi-task A2A 0.3 capture shows a task list and each task in the views'
   await page.click('.capture__back');
   await page.waitForFunction(() => !document.querySelector('.capture__tasks'));
   assert.equal(await page.$('.controls__imported'), null, 'the note goes with the import');
-  assert.equal((await tableRows(page)).length, JSON.parse(execFileSync(CLI, ['trace', ''], { encoding: 'utf8' })).trace.length);
+  assert.equal((await tableRows(page)).length, JSON.parse(cli('trace', '')).trace.length);
   assert.deepEqual(log.errors, []);
 });
 
 test('a dropped stream and its resubscription, imported as two files, are one clean session', async () => {
-  const { page } = await open(context, server.url);
+  const { page } = await open(lab.context, lab.server.url);
   const events = stream('');
   const dropped = events.slice(0, 3);
   const snapshot = JSON.parse(JSON.stringify(events[0]));
@@ -114,9 +105,9 @@ test('a multi-MB capture is read in slices behind a labelled progress bar, and j
   assert.ok(bytes.length > 4 * 1024 * 1024, `${bytes.length} bytes`);
   const dir = mkdtempSync(`${OUT}/capture-`);
   writeFileSync(`${dir}/big.jsonl`, bytes);
-  const cli = JSON.parse(execFileSync(CLI, ['check', '--json', `${dir}/big.jsonl`], { encoding: 'utf8', maxBuffer: 1 << 26 }));
+  const checked = JSON.parse(cli('check', '--json', `${dir}/big.jsonl`));
   for (const [width, height, name] of [[1280, 900, 'desktop'], [390, 844, 'phone']]) {
-    const { page, log } = await open(context, server.url, { width, height });
+    const { page, log } = await open(lab.context, lab.server.url, { width, height });
     // Each slice of the file is handed over a little later than the browser
     // would, so that the progress can be seen and photographed; the page
     // itself is unchanged.
@@ -148,7 +139,7 @@ test('a multi-MB capture is read in slices behind a labelled progress bar, and j
     assert.match(await page.textContent('.lab-message'), /nothing broken/);
     const listed = await page.$$eval('.capture__tasks tbody tr', (trs) => trs.map((tr) => [...tr.cells].map((c) => c.textContent.trim())));
     assert.equal(listed.length, 200, 'a long list starts short');
-    assert.deepEqual(listed, cli.tasks.slice(0, 200).map((t) => [t.id, String(t.events), t.final_state, String(t.findings)]));
+    assert.deepEqual(listed, checked.tasks.slice(0, 200).map((t) => [t.id, String(t.events), t.final_state, String(t.findings)]));
     await page.click('.capture__more button');
     await page.waitForFunction(() => document.querySelectorAll('.capture__tasks tbody tr').length === 2000);
     assert.deepEqual(log.errors, []);
@@ -158,7 +149,7 @@ test('a multi-MB capture is read in slices behind a labelled progress bar, and j
 });
 
 test('files dropped on the page are imported in order as one capture; the drop zone is announced and takes no focus', async () => {
-  const { page, log } = await open(context, server.url);
+  const { page, log } = await open(lab.context, lab.server.url);
   const events = stream('');
   const dropped = sse(events.slice(0, 3));
   const snapshot = JSON.parse(JSON.stringify(events[0]));
@@ -210,7 +201,7 @@ test('files dropped on the page are imported in order as one capture; the drop z
 });
 
 test('Cancel stops an import under way and changes nothing; the next import runs', async () => {
-  const { page, log } = await open(context, server.url);
+  const { page, log } = await open(lab.context, lab.server.url);
   await page.evaluate(() => {
     const arrayBuffer = Blob.prototype.arrayBuffer;
     Blob.prototype.arrayBuffer = function () {

@@ -1,21 +1,14 @@
 // End-to-end: the lab as a documentation page embeds it, in the README's
 // 720x480 frame with embed=1. The reader must see the playback controls and
 // the trace rows without scrolling, and be able to play the trace there.
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdirSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
-import { serve, launch, open } from './harness.mjs';
+import { open, OUT, ROOT, useLab } from './harness.mjs';
 
-const ROOT = new URL('../../', import.meta.url).pathname;
-const DIST = process.env.DIST || `${ROOT}dist`;
-const OUT = `${ROOT}tests/e2e/out`;
-mkdirSync(OUT, { recursive: true });
 const FRAME = { width: 720, height: 480 };
 
-let server, context;
-before(async () => { server = await serve(DIST); context = await launch(); });
-after(async () => { await context?.close(); server?.close(); });
+const lab = useLab();
 
 /** Trace rows whose box lies wholly inside both the viewport and the table's scroll box. */
 async function visibleRows(page) {
@@ -39,7 +32,7 @@ async function inView(page, selector) {
 
 for (const [name, query] of [['defaults', ''], ['late artifact', 'late=0'], ['cancel in to_thread', 'cancel=1&work=to_thread']]) {
   test(`embed 720x480, ${name}: playback and at least five trace rows without scrolling`, async () => {
-    const { page, log } = await open(context, `${server.url}?${query}${query ? '&' : ''}embed=1`, FRAME);
+    const { page, log } = await open(lab.context, `${lab.server.url}?${query}${query ? '&' : ''}embed=1`, FRAME);
     assert.equal(await page.evaluate(() => scrollY), 0);
     for (const button of ['Start trace', 'Next step', 'Show all']) {
       assert.ok(await inView(page, `.playback button:text-is("${button}")`), `${button} is in view`);
@@ -64,7 +57,7 @@ for (const [name, query] of [['defaults', ''], ['late artifact', 'late=0'], ['ca
 }
 
 test('embed 720x480: Start trace, Next step and the slider work in the frame', async () => {
-  const { page } = await open(context, `${server.url}?late=0&embed=1&step=1`, FRAME);
+  const { page } = await open(lab.context, `${lab.server.url}?late=0&embed=1&step=1`, FRAME);
   const count = () => page.$$eval('.event-table tbody tr', (t) => t.length);
   assert.equal(await count(), 1);
   await page.click('.playback button:text-is("Next step")');
@@ -83,7 +76,7 @@ test('embed 720x480: Start trace, Next step and the slider work in the frame', a
 test('embed 720x480 and phone: axe finds nothing serious; the pictures stay reachable', async () => {
   const axe = await readFile(`${ROOT}node_modules/axe-core/axe.min.js`, 'utf8');
   for (const [query, viewport] of [['cancel=1&work=to_thread&embed=1', FRAME], ['late=0', { width: 390, height: 844 }]]) {
-    const { page } = await open(context, `${server.url}?${query}`, viewport);
+    const { page } = await open(lab.context, `${lab.server.url}?${query}`, viewport);
     await page.evaluate(axe);
     const result = await page.evaluate(() => window.axe.run(document, { resultTypes: ['violations'] }));
     const bad = result.violations.filter((v) => ['serious', 'critical'].includes(v.impact));
@@ -96,7 +89,7 @@ test('embed 720x480 and phone: axe finds nothing serious; the pictures stay reac
 });
 
 test('phone 390x844: the trace table starts on the first screen', async () => {
-  const { page } = await open(context, `${server.url}?cancel=1&work=to_thread`, { width: 390, height: 844 });
+  const { page } = await open(lab.context, `${lab.server.url}?cancel=1&work=to_thread`, { width: 390, height: 844 });
   const top = await page.$eval('.event-table', (e) => e.getBoundingClientRect().top);
   assert.ok(top < 844, `the table starts at ${top}px`);
   assert.ok(await visibleRows(page) >= 1, 'a trace row is on the first screen');

@@ -1,7 +1,10 @@
 // Reusable end-to-end harness: serves the release bundle (dist/) on
 // 127.0.0.1 under a path prefix, launches Debian's Chromium through
 // playwright-core, and records every request the page makes.
+import { test, before, after } from 'node:test';
+import { execFileSync } from 'node:child_process';
 import { createServer } from 'node:http';
+import { mkdirSync } from 'node:fs';
 import { readFile, mkdtemp } from 'node:fs/promises';
 import { join, extname, normalize } from 'node:path';
 import { tmpdir } from 'node:os';
@@ -11,6 +14,25 @@ const TYPES = {
   '.html': 'text/html; charset=utf-8', '.js': 'text/javascript', '.wasm': 'application/wasm',
   '.css': 'text/css', '.json': 'application/json', '.png': 'image/png',
 };
+
+/** The repository, the release bundle, the CLI and where screenshots go. */
+export const ROOT = new URL('../../', import.meta.url).pathname;
+export const DIST = process.env.DIST || `${ROOT}dist`;
+export const CLI = process.env.A2A_LAB_CLI || `${ROOT}target/debug/a2a-lab`;
+export const OUT = `${ROOT}tests/e2e/out`;
+mkdirSync(OUT, { recursive: true });
+
+/** What `a2a-lab ARGS...` prints. */
+export const cli = (...args) => execFileSync(CLI, args, { encoding: 'utf8', maxBuffer: 1 << 26 });
+
+/** The bundle served and a browser launched for every test of a file:
+ * `lab.server` and `lab.context` once its tests run. */
+export function useLab() {
+  const lab = {};
+  before(async () => { lab.server = await serve(DIST); lab.context = await launch(); });
+  after(async () => { await lab.context?.close(); lab.server?.close(); });
+  return lab;
+}
 
 /** Serves `root` at http://127.0.0.1:PORT/PREFIX/ (a documentation site's sub-path). */
 export async function serve(root, prefix = '/tools/a2a-lab/') {

@@ -1,26 +1,14 @@
 // End-to-end: the release bundle in headless Chromium, driven as a person
 // would, compared with the CLI over the same model.
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { execFileSync } from 'node:child_process';
-import { mkdirSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
-import { serve, launch, open, tableRows, metric } from './harness.mjs';
+import { open, tableRows, metric, OUT, cli, useLab } from './harness.mjs';
 
-const ROOT = new URL('../../', import.meta.url).pathname;
-const DIST = process.env.DIST || `${ROOT}dist`;
-const CLI = process.env.A2A_LAB_CLI || `${ROOT}target/debug/a2a-lab`;
-const OUT = `${ROOT}tests/e2e/out`;
-mkdirSync(OUT, { recursive: true });
-
-const cli = (...args) => execFileSync(CLI, args, { encoding: 'utf8' });
-let server, context;
-
-before(async () => { server = await serve(DIST); context = await launch(); });
-after(async () => { await context?.close(); server?.close(); });
+const lab = useLab();
 
 test('defaults: the table shows the model trace and 6 events delivered', async () => {
-  const { page, log } = await open(context, server.url);
+  const { page, log } = await open(lab.context, lab.server.url);
   const expected = JSON.parse(cli('trace', ''));
   const rows = await tableRows(page);
   assert.equal(rows.length, expected.trace.length);
@@ -29,11 +17,11 @@ test('defaults: the table shows the model trace and 6 events delivered', async (
   assert.equal(await metric(page, 'final_state'), 'COMPLETED');
   await page.screenshot({ path: `${OUT}/desktop-defaults.png`, fullPage: true });
   assert.deepEqual(log.errors, []);
-  assert.ok(log.requests.every((u) => u.startsWith(server.origin)), `foreign request: ${log.requests}`);
+  assert.ok(log.requests.every((u) => u.startsWith(lab.server.origin)), `foreign request: ${log.requests}`);
 });
 
 test('a control recomputes the trace and the URL carries the scenario', async () => {
-  const { page } = await open(context, server.url);
+  const { page } = await open(lab.context, lab.server.url);
   await page.selectOption('#key-ending', 'never');
   await page.waitForFunction(() => location.search.includes('ending=never'));
   assert.equal(await metric(page, 'hung_streams'), '1');
@@ -48,7 +36,7 @@ test('a control recomputes the trace and the URL carries the scenario', async ()
 });
 
 test('a bad value is an inline message and the lab keeps working', async () => {
-  const { page, log } = await open(context, server.url);
+  const { page, log } = await open(lab.context, lab.server.url);
   await page.fill('#key-chunks', '99999');
   await page.press('#key-chunks', 'Tab');
   const msg = await page.textContent('.lab-message--error');
@@ -58,14 +46,14 @@ test('a bad value is an inline message and the lab keeps working', async () => {
 });
 
 test('a bad URL parameter is reported and the defaults are shown', async () => {
-  const { page, log } = await open(context, `${server.url}?chunks=abc&ending=never`);
+  const { page, log } = await open(lab.context, `${lab.server.url}?chunks=abc&ending=never`);
   assert.match(await page.textContent('.lab-message--error'), /chunks/);
   assert.equal(await metric(page, 'events_delivered'), '6');
   assert.deepEqual(log.errors, []);
 });
 
 test('playback: Start trace, Next step, slider, Show all, keyboard, Reset', async () => {
-  const { page } = await open(context, `${server.url}?late=0&step=2`);
+  const { page } = await open(lab.context, `${lab.server.url}?late=0&step=2`);
   assert.equal((await tableRows(page)).length, 2);
   await page.click('button:text-is("Next step")');
   assert.equal((await tableRows(page)).length, 3);
@@ -93,7 +81,7 @@ test('Export JSON downloads exactly what the CLI prints, on both wires', async (
     ['ending=never&cancel=3&guard=on', 'a2a-lab-ending-never_cancel-3_guard-on.json'],
     ['late=0&sdk=js&wire=0.3', 'a2a-lab-late-0_sdk-js_wire-0.3.json'],
   ]) {
-    const { page } = await open(context, `${server.url}?${query}`);
+    const { page } = await open(lab.context, `${lab.server.url}?${query}`);
     const [download] = await Promise.all([page.waitForEvent('download'), page.click('button:text-is("Export JSON")')]);
     assert.equal(download.suggestedFilename(), file);
     const text = await readFile(await download.path(), 'utf8');
@@ -103,7 +91,7 @@ test('Export JSON downloads exactly what the CLI prints, on both wires', async (
 });
 
 test('Import JSON restores an export, reads a capture and refuses a bad file', async () => {
-  const { page, log } = await open(context, server.url);
+  const { page, log } = await open(lab.context, lab.server.url);
   const exported = cli('trace', 'late=0&client=block');
   await page.setInputFiles('input[type=file]', { name: 'e.json', mimeType: 'application/json', buffer: Buffer.from(exported) });
   await page.waitForFunction(() => location.search.includes('late=0'));
@@ -123,20 +111,20 @@ test('Import JSON restores an export, reads a capture and refuses a bad file', a
 });
 
 test('embed mode hides the chrome and fits a 720x480 frame; phone width has no sideways scroll', async () => {
-  const { page } = await open(context, `${server.url}?ending=return&embed=1`, { width: 720, height: 480 });
+  const { page } = await open(lab.context, `${lab.server.url}?ending=return&embed=1`, { width: 720, height: 480 });
   assert.equal(await page.$('.lab-header'), null);
   assert.ok(await page.$('.lab--embed'));
   await page.screenshot({ path: `${OUT}/embed-720x480.png` });
-  const phone = await open(context, `${server.url}?late=0`, { width: 390, height: 844 });
+  const phone = await open(lab.context, `${lab.server.url}?late=0`, { width: 390, height: 844 });
   const overflow = await phone.page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
   assert.ok(overflow <= 0, `sideways scroll of ${overflow}px at 390px`);
   await phone.page.screenshot({ path: `${OUT}/phone-390.png`, fullPage: true });
 });
 
 test('embedded in an iframe, the lab tells the parent page its height', async () => {
-  const page = await context.newPage();
+  const page = await lab.context.newPage();
   // The parent is a page of the same site, with the lab in an iframe.
-  await page.goto(server.url);
+  await page.goto(lab.server.url);
   await page.evaluate((src) => {
     document.body.innerHTML = '';
     window.heights = [];
@@ -144,7 +132,7 @@ test('embedded in an iframe, the lab tells the parent page its height', async ()
     const frame = document.createElement('iframe');
     frame.src = src; frame.width = '720'; frame.height = '480';
     document.body.appendChild(frame);
-  }, `${server.url}?late=0&embed=1`);
+  }, `${lab.server.url}?late=0&embed=1`);
   await page.waitForFunction(() => window.heights.length > 0, null, { timeout: 10000 });
   const height = await page.evaluate(() => window.heights.at(-1));
   assert.ok(height > 200, `posted height ${height}`);
@@ -152,7 +140,7 @@ test('embedded in an iframe, the lab tells the parent page its height', async ()
 });
 
 test('each select control takes each of its values and the URL and the CLI agree', async () => {
-  const { page, log } = await open(context, server.url);
+  const { page, log } = await open(lab.context, lab.server.url);
   const ids = await page.$$eval('.controls select', (s) => s.map((e) => e.id));
   let checked = 0;
   for (const id of ids) {

@@ -3,24 +3,18 @@
 // order-status agent with an artifact after complete()
 // (tests/fixtures/probe/); choosing a probe fills the table, the timeline
 // and the state diagram with what its calls received.
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { readFileSync, mkdirSync } from 'node:fs';
-import { serve, launch, open, tableRows } from './harness.mjs';
+import { readFileSync } from 'node:fs';
+import { open, tableRows, OUT, ROOT, useLab } from './harness.mjs';
 
-const ROOT = new URL('../../', import.meta.url).pathname;
-const DIST = process.env.DIST || `${ROOT}dist`;
-const OUT = `${ROOT}tests/e2e/out`;
 const FILE = `${ROOT}tests/fixtures/probe/python-0.3-late-artifact.json`;
-mkdirSync(OUT, { recursive: true });
 
-let server, context;
-before(async () => { server = await serve(DIST); context = await launch(); });
-after(async () => { await context?.close(); server?.close(); });
+const lab = useLab();
 
 test('a probe.json lists every probe and shows each one as a trace', async () => {
   const report = JSON.parse(readFileSync(FILE, 'utf8'));
-  const { page, log } = await open(context, server.url);
+  const { page, log } = await open(lab.context, lab.server.url);
   await page.setInputFiles('input[type=file]', { name: 'probe.json', mimeType: 'application/json', buffer: readFileSync(FILE) });
   await page.waitForSelector('.capture__tasks');
   assert.match(await page.textContent('.capture__summary'), /probe of .* on the A2A 0\.3 wire: 2 of 6 probes/);
@@ -52,7 +46,7 @@ test('a probe.json lists every probe and shows each one as a trace', async () =>
 });
 
 test('on a phone, the probe list fits the width', async () => {
-  const { page, log } = await open(context, server.url, { width: 390, height: 844 });
+  const { page, log } = await open(lab.context, lab.server.url, { width: 390, height: 844 });
   await page.setInputFiles('input[type=file]', { name: 'probe.json', mimeType: 'application/json', buffer: readFileSync(FILE) });
   await page.waitForSelector('.capture__tasks');
   await page.click('.capture__pick:text-is("resubscribe")');
@@ -67,7 +61,7 @@ test('a probe over REST opens on its stream; its card probe is listed with its s
   const file = `${ROOT}tests/fixtures/probe/rest-python-1.0-late-artifact.json`;
   const report = JSON.parse(readFileSync(file, 'utf8'));
   assert.equal(report.probes[0].name, 'card');
-  const { page, log } = await open(context, server.url);
+  const { page, log } = await open(lab.context, lab.server.url);
   await page.setInputFiles('input[type=file]', { name: 'probe.json', mimeType: 'application/json', buffer: readFileSync(file) });
   await page.waitForSelector('.capture__tasks');
   assert.match(await page.textContent('.capture__summary'), /on the A2A 1\.0 wire over HTTP\+JSON: 2 of 7 probes/);
@@ -91,7 +85,7 @@ test('a probe with --webhook shows the pushes the webhook received, task by task
   const push = report.probes.find((p) => p.name === 'push');
   const posts = push.calls[0].split('\n\n').filter((e) => e.startsWith('data: '));
   assert.ok(posts.length >= 8, `${posts.length} POSTs kept`);
-  const { page, log } = await open(context, server.url, { width: 390, height: 844 });
+  const { page, log } = await open(lab.context, lab.server.url, { width: 390, height: 844 });
   await page.setInputFiles('input[type=file]', { name: 'probe.json', mimeType: 'application/json', buffer: readFileSync(file) });
   await page.waitForSelector('.capture__tasks');
   await page.click('.capture__pick:text-is("push")');

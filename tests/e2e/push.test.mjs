@@ -3,31 +3,20 @@
 // with its answer, the timeline gives the webhook a lane, the push metrics
 // show what the webhook was told, and the outcome says it from the
 // webhook's owner's side, all as the CLI's export of the same scenario says.
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { execFileSync } from 'node:child_process';
-import { mkdirSync } from 'node:fs';
-import { serve, launch, open, tableRows, metric } from './harness.mjs';
-
-const ROOT = new URL('../../', import.meta.url).pathname;
-const DIST = process.env.DIST || `${ROOT}dist`;
-const CLI = process.env.A2A_LAB_CLI || `${ROOT}target/debug/a2a-lab`;
-const OUT = `${ROOT}tests/e2e/out`;
-mkdirSync(OUT, { recursive: true });
+import { open, tableRows, metric, OUT, useLab, cli } from './harness.mjs';
 
 const PHONE = { width: 390, height: 844 };
-let server, context;
+const lab = useLab();
 
-before(async () => { server = await serve(DIST); context = await launch(); });
-after(async () => { await context?.close(); server?.close(); });
-
-const exported = (query) => JSON.parse(execFileSync(CLI, ['trace', query], { encoding: 'utf8' }));
+const exported = (query) => JSON.parse(cli('trace', query));
 
 for (const [name, viewport] of [['desktop', undefined], ['phone', PHONE]]) {
   test(`${name}: a webhook never told FAILED, row by row, lane and metrics`, async () => {
     const query = 'push=inline&ending=raise';
     const want = exported(query);
-    const { page, log } = await open(context, `${server.url}?${query}`, viewport);
+    const { page, log } = await open(lab.context, `${lab.server.url}?${query}`, viewport);
     const rows = await tableRows(page);
     assert.equal(rows.length, want.trace.length);
     const posts = want.trace.filter((r) => r.source === 'webhook');
@@ -56,7 +45,7 @@ test('a slow webhook holds a2a-sdk\'s stream and not @a2a-js/sdk\'s: the page sh
   for (const [sdk, held] of [['python', true], ['js', false]]) {
     const query = `push=inline&webhook_delay_ms=2000&sdk=${sdk}`;
     const want = exported(query);
-    const { page } = await open(context, `${server.url}?${query}`);
+    const { page } = await open(lab.context, `${lab.server.url}?${query}`);
     const shownDone = await metric(page, 'client_done_ms');
     assert.equal(shownDone, String(want.metrics.client_done_ms), sdk);
     assert.equal(want.metrics.client_done_ms >= 2000, held, `${sdk}: the stream ${held ? 'waits' : 'does not wait'} for the webhook`);

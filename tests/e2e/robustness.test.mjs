@@ -1,34 +1,26 @@
 // Hostile input, foreign requests, random use and accessibility, in
 // headless Chromium against the release bundle.
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { execFileSync } from 'node:child_process';
 import { readFile } from 'node:fs/promises';
-import { serve, launch, open, metric } from './harness.mjs';
+import { open, metric, ROOT, cli, useLab } from './harness.mjs';
 
-const ROOT = new URL('../../', import.meta.url).pathname;
-const DIST = process.env.DIST || `${ROOT}dist`;
-const CLI = process.env.A2A_LAB_CLI || `${ROOT}target/debug/a2a-lab`;
-const cli = (...args) => execFileSync(CLI, args, { encoding: 'utf8' });
-let server, context;
-
-before(async () => { server = await serve(DIST); context = await launch(); });
-after(async () => { await context?.close(); server?.close(); });
+const lab = useLab();
 
 test('the page declares a CSP without inline scripts and makes no request to another origin', async () => {
-  const { page, log } = await open(context, `${server.url}?late=0&sdk=js`);
+  const { page, log } = await open(lab.context, `${lab.server.url}?late=0&sdk=js`);
   const csp = await page.$eval('meta[http-equiv="Content-Security-Policy"]', (m) => m.content);
   assert.match(csp, /script-src 'self' 'wasm-unsafe-eval'/);
   assert.doesNotMatch(csp, /unsafe-inline/);
   assert.equal(await page.$$eval('script:not([src])', (s) => s.length), 0, 'no inline script');
   await page.click('button:text-is("Show all")');
   assert.ok(log.requests.length >= 4);
-  assert.deepEqual(log.requests.filter((u) => !u.startsWith(server.origin)), []);
+  assert.deepEqual(log.requests.filter((u) => !u.startsWith(lab.server.origin)), []);
   assert.deepEqual(log.errors, []);
 });
 
 test('imported strings are rendered as text, never as HTML', async () => {
-  const { page, log } = await open(context, server.url);
+  const { page, log } = await open(lab.context, lab.server.url);
   await page.evaluate(() => { window.__pwned = 0; });
   const hostile = JSON.stringify([
     { task: { id: '<img src=x onerror="window.__pwned=1">', contextId: 'javascript:alert(1)', status: { state: 'TASK_STATE_SUBMITTED' } } },
@@ -50,7 +42,7 @@ test('imported strings are rendered as text, never as HTML', async () => {
 });
 
 test('every class of bad input gets a message naming it and changes nothing', async () => {
-  const { page, log } = await open(context, `${server.url}?late=0`);
+  const { page, log } = await open(lab.context, `${lab.server.url}?late=0`);
   const cases = [
     ['malformed.json', '{"format": ', /malformed JSON/],
     ['version.json', JSON.stringify({ format: 'a2a-lifecycle-lab/trace', version: 7 }), /version 7/],
@@ -75,7 +67,7 @@ test('every class of bad input gets a message naming it and changes nothing', as
 });
 
 test('a few hundred random control changes, clicks and keys: no error, export equals the CLI', async () => {
-  const { page, log } = await open(context, server.url);
+  const { page, log } = await open(lab.context, lab.server.url);
   let seed = 42;
   const rand = (n) => { seed = (seed * 1103515245 + 12345) % 2147483648; return seed % n; };
   const selects = await page.$$eval('.controls select:not([disabled])', (s) => s.map((e) => e.id));
@@ -122,7 +114,7 @@ test('axe-core finds no serious or critical violations on every view', async () 
     ['late=0&embed=1', { width: 720, height: 480 }],
     ['late=0', { width: 390, height: 844 }],
   ]) {
-    const { page } = await open(context, `${server.url}?${query}`, viewport);
+    const { page } = await open(lab.context, `${lab.server.url}?${query}`, viewport);
     if (query === '') await page.click('button:text-is("Python vs JS")');
     await page.evaluate(axe);
     const result = await page.evaluate(() => window.axe.run(document, { resultTypes: ['violations'] }));
@@ -133,7 +125,7 @@ test('axe-core finds no serious or critical violations on every view', async () 
 });
 
 test('keyboard: every control is reachable by Tab and shows a visible focus ring', async () => {
-  const { page } = await open(context, server.url);
+  const { page } = await open(lab.context, lab.server.url);
   const reached = new Set();
   for (let i = 0; i < 80; i++) {
     await page.keyboard.press('Tab');

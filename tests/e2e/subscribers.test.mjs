@@ -2,27 +2,16 @@
 // second client: the table labels each row a client received or sent with
 // that client, and the timeline gives the second client its own lane, both
 // as the CLI's export of the same scenario says.
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { execFileSync } from 'node:child_process';
-import { mkdirSync } from 'node:fs';
-import { serve, launch, open, tableRows } from './harness.mjs';
-
-const ROOT = new URL('../../', import.meta.url).pathname;
-const DIST = process.env.DIST || `${ROOT}dist`;
-const CLI = process.env.A2A_LAB_CLI || `${ROOT}target/debug/a2a-lab`;
-const OUT = `${ROOT}tests/e2e/out`;
-mkdirSync(OUT, { recursive: true });
+import { open, tableRows, OUT, useLab, cli } from './harness.mjs';
 
 const PHONE = { width: 390, height: 844 };
-let server, context;
-
-before(async () => { server = await serve(DIST); context = await launch(); });
-after(async () => { await context?.close(); server?.close(); });
+const lab = useLab();
 
 /** The export's rows, with the client each one names (1 unless written). */
 function exported(query) {
-  return JSON.parse(execFileSync(CLI, ['trace', query], { encoding: 'utf8' })).trace
+  return JSON.parse(cli('trace', query)).trace
     .map((r) => ({ ...r, client: r.client ?? 1 }));
 }
 
@@ -51,7 +40,7 @@ async function markYs(page) {
 test('resubscribe=3: every row client 1 received or sent says so, and the lanes stay one per source', async () => {
   const query = 'resubscribe=3';
   const rows = exported(query);
-  const { page, log } = await open(context, `${server.url}?${query}`);
+  const { page, log } = await open(lab.context, `${lab.server.url}?${query}`);
   assert.equal((await tableRows(page)).length, rows.length);
   const labels = await clientLabels(page);
   const labelled = rows.filter((r) => r.wire || r.source === 'client');
@@ -69,7 +58,7 @@ test('resubscribe=3: every row client 1 received or sent says so, and the lanes 
   assert.ok(calls.length >= 2);
   for (const r of calls) assert.ok(Math.abs(ys[r.index] - client) < 1, `row ${r.index} is in the client lane`);
   await page.screenshot({ path: `${OUT}/desktop-resubscribe-3.png`, fullPage: true });
-  const phone = await open(context, `${server.url}?${query}`, PHONE);
+  const phone = await open(lab.context, `${lab.server.url}?${query}`, PHONE);
   await phone.page.screenshot({ path: `${OUT}/phone-resubscribe-3.png`, fullPage: true });
   assert.deepEqual([...log.errors, ...phone.log.errors], []);
 });
@@ -77,7 +66,7 @@ test('resubscribe=3: every row client 1 received or sent says so, and the lanes 
 test('second_client=2: the table labels client 2 and the timeline draws its lane', async () => {
   const query = 'second_client=2';
   const rows = exported(query);
-  const { page, log } = await open(context, `${server.url}?${query}`);
+  const { page, log } = await open(lab.context, `${lab.server.url}?${query}`);
   const labels = await clientLabels(page);
   assert.equal(labels.length, rows.length);
   for (const r of rows) {
@@ -93,7 +82,7 @@ test('second_client=2: the table labels client 2 and the timeline draws its lane
     assert.equal(Math.abs(ys[r.index] - second) < 1, r.client === 2, `row ${r.index} (client ${r.client}) lane`);
   }
   await page.screenshot({ path: `${OUT}/desktop-second-client-2.png`, fullPage: true });
-  const phone = await open(context, `${server.url}?${query}`, PHONE);
+  const phone = await open(lab.context, `${lab.server.url}?${query}`, PHONE);
   const overflow = await phone.page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
   assert.ok(overflow <= 0, `sideways scroll of ${overflow}px at 390px`);
   await phone.page.screenshot({ path: `${OUT}/phone-second-client-2.png`, fullPage: true });
@@ -101,7 +90,7 @@ test('second_client=2: the table labels client 2 and the timeline draws its lane
 });
 
 test('the subscriber keys are controls from the key table, disabled for a blocking client', async () => {
-  const { page } = await open(context, `${server.url}?second_client=2`);
+  const { page } = await open(lab.context, `${lab.server.url}?second_client=2`);
   assert.equal(await page.inputValue('#key-second_client'), '2');
   assert.equal(await page.inputValue('#key-resubscribe'), 'none');
   await page.fill('#key-resubscribe', '3');
@@ -110,7 +99,7 @@ test('the subscriber keys are controls from the key table, disabled for a blocki
   await page.fill('#key-resubscribe', '99');
   await page.press('#key-resubscribe', 'Tab');
   assert.match(await page.textContent('.lab-message--error'), /resubscribe: 99 is out of range \(1 – 6\)/);
-  const block = await open(context, `${server.url}?client=block`);
+  const block = await open(lab.context, `${lab.server.url}?client=block`);
   assert.ok(await block.page.$eval('#key-resubscribe', (e) => e.disabled));
   assert.ok(await block.page.$eval('#key-second_client', (e) => e.disabled));
 });
