@@ -52,15 +52,11 @@ pub fn envelopes(calls: &[&CallRecord]) -> Vec<Found> {
             continue;
         };
         let id = call.request_id.map(Value::from);
-        let mut faults: Vec<(String, usize, usize)> = Vec::new();
-        for (index, payload) in payloads.iter().enumerate() {
-            for fault in envelope_faults(payload, id.as_ref()) {
-                match faults.iter_mut().find(|(f, _, _)| *f == fault) {
-                    Some((_, _, times)) => *times += 1,
-                    None => faults.push((fault, index, 1)),
-                }
-            }
-        }
+        let faults = tally(payloads.iter().enumerate().flat_map(|(index, payload)| {
+            envelope_faults(payload, id.as_ref())
+                .into_iter()
+                .map(move |fault| (index, fault))
+        }));
         let whose = match calls.len() {
             1 => "the".to_string(),
             _ => format!("call {}'s", n + 1),
@@ -90,10 +86,13 @@ pub fn foreign_tasks(answers: &[&Answer], own: &str) -> Vec<Found> {
     });
     tally(named)
         .into_iter()
-        .map(|(other, events)| {
+        .map(|(other, first, times)| {
             (
                 ProbeCode::ForeignTask,
-                format!("{events} task {other}, in the stream of task {own}"),
+                format!(
+                    "{} task {other}, in the stream of task {own}",
+                    naming(first, times)
+                ),
             )
         })
         .collect()
@@ -118,35 +117,38 @@ pub fn context_mismatches(answers: &[&Answer], own: &str, context: Option<&str>)
     let others = contexts.into_iter().filter(|(_, c)| *c != theirs);
     tally(others)
         .into_iter()
-        .map(|(named, events)| {
+        .map(|(named, first, times)| {
             (
                 ProbeCode::ContextMismatch,
-                format!("{events} context {named} for task {own}, whose context is {theirs}"),
+                format!(
+                    "{} context {named} for task {own}, whose context is {theirs}",
+                    naming(first, times)
+                ),
             )
         })
         .collect()
 }
 
-/// Each value named, in the order first named, with `event N names` or `K
-/// events from event N name`: one finding a value, however many events
-/// repeat it.
-fn tally<'a>(named: impl Iterator<Item = (usize, &'a str)>) -> Vec<(&'a str, String)> {
-    let mut seen: Vec<(&str, usize, usize)> = Vec::new();
-    for (index, value) in named {
+/// Each distinct value of `(index, value)` pairs, in the order first
+/// seen, with the index it was first seen at and how many times: one
+/// finding a value, however many events repeat it.
+fn tally<T: PartialEq>(items: impl Iterator<Item = (usize, T)>) -> Vec<(T, usize, usize)> {
+    let mut seen: Vec<(T, usize, usize)> = Vec::new();
+    for (index, value) in items {
         match seen.iter_mut().find(|(v, _, _)| *v == value) {
             Some((_, _, times)) => *times += 1,
             None => seen.push((value, index, 1)),
         }
     }
-    seen.into_iter()
-        .map(|(value, first, times)| {
-            let events = match times {
-                1 => format!("event {first} names"),
-                n => format!("{n} events from event {first} name"),
-            };
-            (value, events)
-        })
-        .collect()
+    seen
+}
+
+/// `event N names`, or `K events from event N name`.
+fn naming(first: usize, times: usize) -> String {
+    match times {
+        1 => format!("event {first} names"),
+        n => format!("{n} events from event {first} name"),
+    }
 }
 
 /// The context the events of task `own` first name.
