@@ -45,30 +45,62 @@ impl Output {
     }
 }
 
-/// The usage text.
-pub const USAGE: &str = "\
-usage:
-  a2a-lab trace [QUERY]        simulate a scenario (e.g. 'ending=never&cancel=3'), print the export JSON
-  a2a-lab reduce FILE          apply seed-form ledger events ([{\"id\",\"status\",\"authorizationReceipt\"?}])
-                               to a fresh task and print {status, sequence, accepted, rejected}
-  a2a-lab check [--json | --format text|json|junit|sarif] [--wire 1.0|0.3] [--webhook LOG]... FILE...
+/// Each command's usage, in the order the whole usage lists them.
+const COMMANDS: [(&str, &str); 4] = [
+    (
+        "trace",
+        "  a2a-lab trace [QUERY]        simulate a scenario (e.g. 'ending=never&cancel=3'), print the export JSON\n",
+    ),
+    (
+        "reduce",
+        "  a2a-lab reduce FILE          apply seed-form ledger events ([{\"id\",\"status\",\"authorizationReceipt\"?}])
+                               to a fresh task and print {status, sequence, accepted, rejected}\n",
+    ),
+    (
+        "check",
+        "  a2a-lab check [--json | --format text|json|junit|sarif] [--wire 1.0|0.3] [--webhook LOG]... FILE...
                                re-simulate an export and report differences, or judge a capture of real
                                traffic (SSE, JSON Lines or a JSON array; A2A 1.0 or 0.3; files read in
-                               order as one capture) task by task through the ledger; --webhook reads a
-                               webhook's log of POST bodies (alone, or beside the stream of the same task)
-  a2a-lab probe URL [--json | --format text|json|junit|sarif] [--baseline probe.json] [--wire 1.0|0.3] [--binding jsonrpc|rest] [--out DIR] [--message TEXT] [--timeout-ms N]
+                               order as one capture) task by task through the ledger and the wire's
+                               schema; --webhook reads a webhook's log of POST bodies (alone, or beside
+                               the stream of the same task)\n",
+    ),
+    (
+        "probe",
+        "  a2a-lab probe URL [--json | --format text|json|junit|sarif] [--baseline probe.json] [--wire 1.0|0.3] [--binding jsonrpc|rest] [--card CARD_URL] [--out DIR] [--message TEXT] [--timeout-ms N]
                 [--webhook] [--webhook-url URL] [--header 'NAME: VALUE']... [--tasks N]
                                check the agent's card, put the agent through its lifecycle (stream,
                                get, cancel, cancel-terminal, resubscribe, subscribe-terminal) and judge
                                what it answers; each probe creates a task: probe your own or a test
-                               deployment; --tasks N (1 to 64) runs the stream probe as N streams at
-                               once, each judged on its own;
+                               deployment; --card reads the card from CARD_URL instead of the
+                               well-known paths; --binding speaks that binding even where the card
+                               offers none (at URL); --tasks N (1 to 64) runs the stream probe as N
+                               streams at once, each judged on its own;
                                --webhook listens on 127.0.0.1 for push notifications and judges them
                                (push); --webhook-url is the address the agent must POST to when it
-                               cannot reach 127.0.0.1 (a public address that forwards to the probe)
-  a2a-lab --version
-exit codes: 0 nothing broken, 1 something broken, 2 bad input
-";
+                               cannot reach 127.0.0.1 (a public address that forwards to the probe)\n",
+    ),
+];
+
+/// How the usage ends.
+const EXIT_CODES: &str = "exit codes: 0 nothing broken, 1 something broken, 2 bad input\n";
+
+/// The usage text: every command.
+pub fn usage() -> String {
+    let mut text = String::from("usage:\n");
+    for (_, lines) in COMMANDS {
+        text.push_str(lines);
+    }
+    text.push_str("  a2a-lab --version\n");
+    text.push_str(EXIT_CODES);
+    text
+}
+
+/// One command's usage (`a2a-lab CMD --help`, `a2a-lab help CMD`).
+fn usage_of(command: &str) -> Option<String> {
+    let (_, lines) = COMMANDS.iter().find(|(name, _)| *name == command)?;
+    Some(format!("usage:\n{lines}{EXIT_CODES}"))
+}
 
 /// Where the commands get the files named on the command line.
 pub trait Files {
@@ -88,7 +120,17 @@ pub fn run(args: &[String], files: &mut dyn Files, stdout: &mut dyn Write) -> Ou
             &format!("a2a-lab {}\n", env!("CARGO_PKG_VERSION")),
             0,
         ),
-        ["--help"] | ["-h"] | ["help"] => print(stdout, USAGE, 0),
+        ["--help"] | ["-h"] | ["help"] => print(stdout, &usage(), 0),
+        ["help", command] => match usage_of(command) {
+            Some(text) => print(stdout, &text, 0),
+            None => return Output::bad(format!("help: no command `{command}`\n{}", usage())),
+        },
+        [command, rest @ ..] if rest.iter().any(|a| matches!(*a, "--help" | "-h")) => {
+            match usage_of(command) {
+                Some(text) => print(stdout, &text, 0),
+                None => return Output::bad(format!("no command `{command}`\n{}", usage())),
+            }
+        }
         ["trace"] => trace("", stdout),
         ["trace", query] => trace(query, stdout),
         ["reduce", path] => match files.open(path) {
@@ -97,16 +139,17 @@ pub fn run(args: &[String], files: &mut dyn Files, stdout: &mut dyn Write) -> Ou
         },
         ["check", rest @ ..] => match CheckArgs::parse(rest) {
             Ok(args) => check(&args, files, stdout),
-            Err(e) => return Output::bad(format!("check: {e}\n{USAGE}")),
+            Err(e) => return Output::bad(format!("check: {e}\n{}", usage())),
         },
         ["probe", rest @ ..] => match ProbeArgs::parse(rest) {
             Ok(args) => probe(&args, stdout),
-            Err(e) => return Output::bad(format!("probe: {e}\n{USAGE}")),
+            Err(e) => return Output::bad(format!("probe: {e}\n{}", usage())),
         },
-        [] => return Output::bad(format!("no command\n{USAGE}")),
+        [] => return Output::bad(format!("no command\n{}", usage())),
         [cmd, ..] => {
             return Output::bad(format!(
-                "unknown command or arguments starting at `{cmd}`\n{USAGE}"
+                "unknown command or arguments starting at `{cmd}`\n{}",
+                usage()
             ))
         }
     };

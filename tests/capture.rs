@@ -51,6 +51,18 @@ fn to_0_3(event: &Value) -> Value {
         "task" => {
             map.insert("kind".into(), json!("task"));
             map.insert("status".into(), json!({"state": state(inner)}));
+            for message in map
+                .get_mut("history")
+                .and_then(Value::as_array_mut)
+                .into_iter()
+                .flatten()
+            {
+                message["kind"] = json!("message");
+                message["role"] = json!("user");
+                for part in message["parts"].as_array_mut().unwrap() {
+                    part["kind"] = json!("text");
+                }
+            }
         }
         "statusUpdate" => {
             map.insert("kind".into(), json!("status-update"));

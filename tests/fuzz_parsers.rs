@@ -15,6 +15,7 @@ use a2a_lab::model::evidence::export::export_json;
 use a2a_lab::model::evidence::import::import_bytes;
 use a2a_lab::model::evidence::json_array;
 use a2a_lab::model::sim::scenario::Scenario;
+use a2a_lab::model::wire::schema::{shape_faults, Shape};
 use proptest::prelude::*;
 
 fn cases() -> u32 {
@@ -273,6 +274,29 @@ const CAPTURE_PARTS: &[&str] = &[
 proptest! {
     #![proptest_config(ProptestConfig { cases: cases(), failure_persistence: None, ..ProptestConfig::default() })]
 
+    /// The wire's schema reader (`wire-shape`) never panics, on events
+    /// stitched from real fragments or on any bytes, for either wire and
+    /// either shape; every fault it names says what is wrong.
+    #[test]
+    fn the_schema_reader_never_panics(
+        bytes in prop_oneof![
+            stitched(CAPTURE_PARTS).prop_map(String::into_bytes),
+            json_value().prop_map(|v| v.to_string().into_bytes()),
+            prop::collection::vec(any::<u8>(), 0..256),
+        ],
+        wire in prop_oneof![Just(Wire::V1_0), Just(Wire::V0_3)],
+        task in any::<bool>(),
+    ) {
+        let shape = if task { Shape::Task } else { Shape::Event };
+        for fault in shape_faults(&bytes, wire, shape) {
+            prop_assert!(!fault.detail.is_empty());
+        }
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: cases(), failure_persistence: None, ..ProptestConfig::default() })]
+
     /// The capture reader, one file or several, never panics: it reads a
     /// capture or names what is wrong with it.
     #[test]
@@ -344,7 +368,7 @@ fn hostile_captures_get_a_message_not_a_panic_nor_unbounded_memory() {
     assert!(read_capture(&[deep.as_bytes()], None).is_err());
     // Many distinct task ids, each left working: one finding each.
     let many: String = (0..20_000)
-        .map(|i| format!("{{\"kind\":\"status-update\",\"taskId\":\"t{i}\",\"status\":{{\"state\":\"working\"}},\"final\":false}}\n"))
+        .map(|i| format!("{{\"kind\":\"status-update\",\"taskId\":\"t{i}\",\"contextId\":\"c\",\"status\":{{\"state\":\"working\"}},\"final\":false}}\n"))
         .collect();
     let report = read_capture(&[many.as_bytes()], None).unwrap();
     assert_eq!(report.tasks.len(), 20_000);

@@ -24,6 +24,7 @@ fn report(name: &str) -> ProbeReport {
         url: "http://127.0.0.1:1".into(),
         wire: records.wire.clone(),
         binding: records.binding.clone(),
+        offered: true,
         headers: Vec::new(),
     });
     for (probe, judged) in ProbeJudge::of(&records).unwrap().run(&records).unwrap() {

@@ -170,6 +170,7 @@ fn cancel_and_subscribe_on_a_finished_task_must_be_refused_with_their_codes() {
         request_id: None,
         ms: None,
         status: None,
+        http: None,
     };
     let judged = judge(&r);
     assert_eq!(
@@ -189,6 +190,19 @@ fn a_cancel_that_does_not_end_the_task_canceled_is_found_whatever_cancel_answere
     stream.body = stream
         .body
         .replace("TASK_STATE_CANCELED", "TASK_STATE_COMPLETED");
+    // CancelTask answered CANCELED, and the stream then said another
+    // state: after-terminal (SPEC §13).
+    let judged = judge(&r);
+    assert_eq!(found(&judged), ["cancel:after-terminal"]);
+    assert!(judged[3].1.found[0]
+        .1
+        .starts_with("CancelTask answered the task TASK_STATE_CANCELED, then the stream said TASK_STATE_COMPLETED"));
+    // Answered with the task still WORKING, and it never ended CANCELED.
+    let answer = call_mut(&mut r, "cancel", 1);
+    assert!(answer.body.contains("TASK_STATE_CANCELED"));
+    answer.body = answer
+        .body
+        .replace("TASK_STATE_CANCELED", "TASK_STATE_WORKING");
     let judged = judge(&r);
     assert_eq!(found(&judged), ["cancel:cancel-not-canceled"]);
     assert!(judged[3].1.found[0]
@@ -502,4 +516,101 @@ fn a_refused_or_misenveloped_stream_under_load_is_counted_broken() {
         messages[1],
         "missing-terminal stream 3: the stream was refused: JSON-RPC error -32603 busy"
     );
+}
+
+/// The calls of one probe, as recorded.
+fn calls(records: &ProbeRecords, probe: &str) -> Vec<CallRecord> {
+    let probe = Probe::parse(probe).unwrap();
+    records
+        .probes
+        .iter()
+        .find(|p| p.probe == probe)
+        .unwrap()
+        .calls
+        .clone()
+}
+
+#[test]
+fn an_answer_that_cannot_be_read_is_a_finding_of_its_probe_and_the_others_still_run() {
+    let mut r = records("python-1.0-none");
+    let get = call_mut(&mut r, "get", 0);
+    get.body = "Internal Server Error".into();
+    get.http = Some(500);
+    let judged = judge(&r);
+    assert_eq!(judged.len(), 7, "every probe judged");
+    assert_eq!(found(&judged), ["get:unreadable-answer"]);
+    let message = &judged[2].1.found[0].1;
+    assert!(
+        message.contains("HTTP 500") && message.contains("`Internal Server Error`"),
+        "{message}"
+    );
+}
+
+#[test]
+fn a_stray_byte_before_each_event_is_unreadable_and_shown_escaped() {
+    let mut r = records("python-1.0-none");
+    let stream = call_mut(&mut r, "stream", 0);
+    stream.body = stream.body.replace("data: {", "data: \u{1e}{");
+    let judged = judge(&r);
+    let stream = &judged[1].1;
+    assert_eq!(stream.found[0].0.code(), "unreadable-answer");
+    assert!(
+        stream.found[0].1.contains("`\\x1e{"),
+        "the byte is shown: {}",
+        stream.found[0].1
+    );
+    // No task was read, so the probes that need it say why they did not run.
+    assert!(judged[2].1.skipped, "{:?}", judged[2].1);
+}
+
+#[test]
+fn a_cancel_refused_because_the_task_had_ended_is_no_finding() {
+    let r = records("python-1.0-none");
+    let judge_of = ProbeJudge::of(&r).unwrap();
+    let stream = &calls(&r, "stream")[0];
+    let refused = &calls(&r, "cancel-terminal")[0];
+    let get = &calls(&r, "get")[0];
+    let judged = judge_of.cancel(stream, Some(refused), Some(get)).unwrap();
+    assert!(judged.found.is_empty(), "{:?}", judged.found);
+    assert!(judged.skipped);
+    assert!(
+        judged.summary.starts_with(
+            "could not act on a running task: the task had ended (TASK_STATE_COMPLETED)"
+        ),
+        "{}",
+        judged.summary
+    );
+    // A task that never showed it was running gave no moment to cancel.
+    let judged = judge_of.cancel(stream, None, None).unwrap();
+    assert!(judged.skipped && judged.found.is_empty());
+}
+
+#[test]
+fn a_cancel_answered_canceled_and_then_completed_is_after_terminal() {
+    let r = records("python-1.0-none");
+    let judge_of = ProbeJudge::of(&r).unwrap();
+    let completed = &calls(&r, "stream")[0];
+    let canceled = &calls(&r, "cancel")[1];
+    assert!(
+        canceled.body.contains("TASK_STATE_CANCELED"),
+        "{}",
+        canceled.body
+    );
+    let get = &calls(&r, "get")[0];
+    let judged = judge_of
+        .cancel(completed, Some(canceled), Some(get))
+        .unwrap();
+    let codes: Vec<&str> = judged.found.iter().map(|(c, _)| c.code()).collect();
+    assert_eq!(
+        codes,
+        ["after-terminal", "after-terminal"],
+        "{:?}",
+        judged.found
+    );
+    assert!(judged.found[0]
+        .1
+        .contains("then the stream said TASK_STATE_COMPLETED"));
+    assert!(judged.found[1]
+        .1
+        .contains("then GetTask said TASK_STATE_COMPLETED"));
 }

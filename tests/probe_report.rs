@@ -48,6 +48,7 @@ fn report() -> ProbeReport {
         url: "http://127.0.0.1:1".into(),
         wire: "0.3".into(),
         binding: "jsonrpc".into(),
+        offered: true,
         headers: Vec::new(),
     });
     report.push(
@@ -114,11 +115,11 @@ fn text_names_each_probe_and_what_to_fix() {
 #[test]
 fn a_dropped_stream_and_its_resubscription_are_judged_as_one_session() {
     let dropped =
-        "data: {\"kind\": \"task\", \"id\": \"t\", \"status\": {\"state\": \"working\"}}\r\n\r\n";
+        "data: {\"kind\": \"task\", \"id\": \"t\", \"contextId\": \"c\", \"status\": {\"state\": \"working\"}}\r\n\r\n";
     let subscribed = format!(
         "{}{}\n",
-        json!({"kind": "task", "id": "t", "status": {"state": "working"}}),
-        "\n{\"kind\": \"status-update\", \"taskId\": \"t\", \"status\": {\"state\": \"completed\"}, \"final\": true}"
+        json!({"kind": "task", "id": "t", "contextId": "c", "status": {"state": "working"}}),
+        "\n{\"kind\": \"status-update\", \"taskId\": \"t\", \"contextId\": \"c\", \"status\": {\"state\": \"completed\"}, \"final\": true}"
     );
     let session = judge_streams(&[dropped, &subscribed], None).unwrap();
     assert!(session.findings.is_empty(), "{:?}", session.findings);

@@ -25,6 +25,8 @@ pub(super) struct ProbeArgs {
     url: String,
     wire: Option<Wire>,
     binding: Option<Binding>,
+    /// `--card URL`: where the card is, when not at a well-known path.
+    card: Option<String>,
     out: Option<String>,
     message: Option<String>,
     timeout_ms: Option<u64>,
@@ -45,6 +47,7 @@ impl ProbeArgs {
             url: String::new(),
             wire: None,
             binding: None,
+            card: None,
             out: None,
             message: None,
             timeout_ms: None,
@@ -93,6 +96,13 @@ impl ProbeArgs {
                         Binding::parse(&text)
                             .ok_or_else(|| format!("--binding `{text}` is not jsonrpc or rest"))?,
                     );
+                }
+                "--card" => {
+                    let url = value("the card's URL")?;
+                    if !(url.starts_with("http://") || url.starts_with("https://")) {
+                        return Err(format!("--card `{url}` is not an http:// or https:// URL"));
+                    }
+                    out.card = Some(url);
                 }
                 "--out" => out.out = Some(value("a directory")?),
                 "--webhook" => out.webhook = true,
@@ -161,6 +171,7 @@ pub(super) fn probe(args: &ProbeArgs, stdout: &mut dyn Write) -> std::io::Result
         url: args.url.clone(),
         wire: args.wire,
         binding: args.binding,
+        card: args.card.clone(),
         out: args.out.as_ref().map(std::path::PathBuf::from),
         message: args
             .message

@@ -27,6 +27,8 @@ pub struct Received {
     pub request_id: Option<u64>,
     /// On REST, the HTTP status, when it was not 200.
     pub status: Option<u16>,
+    /// On JSON-RPC, the HTTP status, when it was not 200.
+    pub http: Option<u16>,
 }
 
 impl Received {
@@ -54,6 +56,7 @@ impl Received {
             request_id: self.request_id,
             ms: Some(self.ms),
             status: self.status,
+            http: self.http,
         }
     }
 
@@ -67,6 +70,7 @@ impl Received {
             ms: millis(waited),
             request_id: None,
             status: None,
+            http: None,
         }
     }
 }
@@ -124,7 +128,6 @@ fn send(
 
 fn read_json(answer: HttpAnswer, request: &Request) -> Result<Received, String> {
     let status = answer.status;
-    let content_type = answer.content_type.clone();
     let method = request.name();
     let raw = match answer.bytes() {
         Ok(raw) => raw,
@@ -137,31 +140,19 @@ fn read_json(answer: HttpAnswer, request: &Request) -> Result<Received, String> 
         Binding::Rest if status >= 400 => Ok(read_rest_error(status, &raw)),
         Binding::Rest => read_answer(&raw, Some(request.wire)),
     };
-    let read = read.map_err(|e| {
-        let not = match request.binding {
-            Binding::JsonRpc => "that is not JSON-RPC",
-            Binding::Rest => "that is not an A2A answer",
-        };
-        format!(
-            "{method}: the agent answered HTTP {status} with {} {not} ({e}): {}",
-            if content_type.is_empty() {
-                "a body"
-            } else {
-                content_type.as_str()
-            },
-            snippet(&raw)
-        )
-    })?;
+    // An answer that cannot be read is kept as it came: the judge finds
+    // it unreadable from the record, live and recorded alike.
     Ok(Received {
         raw,
         sse: false,
-        answers: vec![read],
+        answers: read.into_iter().collect(),
         end: CallEnd::Closed,
         ms: 0,
         request_id: None,
         // On REST the status is part of the answer (an error's); on
-        // JSON-RPC the body says everything.
+        // JSON-RPC the body says everything, unless it cannot be read.
         status: (request.binding == Binding::Rest && status != 200).then_some(status),
+        http: (request.binding == Binding::JsonRpc && status != 200).then_some(status),
     })
 }
 
@@ -177,13 +168,11 @@ fn read_stream(
         match stream.next() {
             Ok(Next::Closed) => break CallEnd::Closed,
             Ok(Next::Event(data)) => {
-                let read = read_answer(data.as_bytes(), Some(wire)).map_err(|e| {
-                    format!(
-                        "{method}: stream event {} cannot be read ({e}): {}",
-                        answers.len(),
-                        snippet(data.as_bytes())
-                    )
-                })?;
+                // An event that cannot be read is kept in the raw body for
+                // the judge, and steers nothing.
+                let Ok(read) = read_answer(data.as_bytes(), Some(wire)) else {
+                    continue;
+                };
                 let flow = on_answer(&read);
                 answers.push(read);
                 if let Flow::Drop = flow {
@@ -202,15 +191,6 @@ fn read_stream(
         ms: 0,
         request_id: None,
         status: None,
+        http: None,
     })
-}
-
-/// The start of a body, for a message.
-fn snippet(raw: &[u8]) -> String {
-    let text = String::from_utf8_lossy(&raw[..raw.len().min(80)]);
-    let text: String = text
-        .chars()
-        .map(|c| if c.is_control() { ' ' } else { c })
-        .collect();
-    format!("`{}`", text.trim())
 }

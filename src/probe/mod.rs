@@ -32,6 +32,9 @@ pub struct Options {
     /// The binding to speak (`--binding`), else JSON-RPC when the card
     /// offers it, else REST.
     pub binding: Option<Binding>,
+    /// The card's URL (`--card`), when it is not at a well-known path
+    /// (A2A 1.0 §8.2: a card URL configured beforehand).
+    pub card: Option<String>,
     /// Where to keep the raw captures and `probe.json`.
     pub out: Option<PathBuf>,
     /// The text of the messages sent.
@@ -75,6 +78,7 @@ pub fn probe(options: &Options) -> Result<ProbeReport, String> {
         url: options.url.clone(),
         wire: endpoint.wire.name().to_string(),
         binding: endpoint.binding.name().to_string(),
+        offered: endpoint.offered,
         headers: options
             .headers
             .iter()
@@ -102,13 +106,16 @@ pub fn probe(options: &Options) -> Result<ProbeReport, String> {
     Ok(report)
 }
 
-/// Reads the card (the first of [`CARD_PATHS`] that answers 200)
-/// and picks the endpoint; returns the card as served too.
+/// Reads the card (`--card`, else the first of [`CARD_PATHS`] that
+/// answers 200) and picks the endpoint; returns the card as served too.
 fn discover(client: &Client, base: &str, options: &Options) -> Result<(Endpoint, String), String> {
     let wait = options.timeout.min(Duration::from_secs(10));
+    let urls: Vec<String> = match &options.card {
+        Some(url) => vec![url.clone()],
+        None => CARD_PATHS.iter().map(|p| format!("{base}{p}")).collect(),
+    };
     let mut tried = Vec::new();
-    for path in CARD_PATHS {
-        let url = format!("{base}{path}");
+    for url in urls {
         let answer = client.get(&url, wait).map_err(|e| match e {
             CallError::TimedOut(_) => format!("{url}: {e}"),
             CallError::Failed(why) => format!("cannot reach the agent: {why}"),
@@ -119,9 +126,13 @@ fn discover(client: &Client, base: &str, options: &Options) -> Result<(Endpoint,
         }
         let bytes = answer.bytes().map_err(|e| format!("{url}: {e}"))?;
         return AgentCard::parse(&bytes)
-            .and_then(|card| card.endpoint(options.wire, options.binding))
+            .and_then(|card| card.endpoint(options.wire, options.binding, base))
             .map(|endpoint| (endpoint, String::from_utf8_lossy(&bytes).into_owned()))
             .map_err(|e| format!("{url}: {e}"));
     }
-    Err(format!("no agent card: {}", tried.join("; ")))
+    let hint = match options.card {
+        Some(_) => "",
+        None => " (a card elsewhere: --card URL)",
+    };
+    Err(format!("no agent card: {}{hint}", tried.join("; ")))
 }

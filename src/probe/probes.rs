@@ -6,7 +6,7 @@
 
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
-use crate::model::evidence::probe_answers::{first_task, is_artifact, refusal};
+use crate::model::evidence::probe_answers::{first_task, is_running};
 use crate::model::evidence::probe_judge::{Judged, ProbeJudge, Streamed};
 use crate::model::evidence::probe_records::{
     CallEnd, CallRecord, ProbeCalls, ProbeRecords, PushRecords,
@@ -37,7 +37,6 @@ struct Hook {
 
 struct Prober<'a> {
     client: &'a Client,
-    endpoint: &'a Endpoint,
     options: &'a Options,
     requests: Requests,
     judge: ProbeJudge,
@@ -79,7 +78,6 @@ pub fn run(
     };
     let mut prober = Prober {
         client,
-        endpoint,
         options,
         requests: Requests::new(endpoint, format!("{salt:x}")),
         judge: ProbeJudge::new(endpoint.wire).on(endpoint.binding),
@@ -120,19 +118,6 @@ impl Prober<'_> {
         on_answer: impl FnMut(&crate::model::wire::answer::Answer) -> Flow,
     ) -> Result<Received, String> {
         call(self.client, request, self.wait(), on_answer)
-    }
-
-    /// A task-starting call answered with an error alone: nothing can be
-    /// probed.
-    fn refuse(&self, method: Method, received: &Received) -> Result<(), String> {
-        match refusal(
-            method.name(self.endpoint.wire),
-            self.endpoint.binding,
-            &received.answers,
-        ) {
-            Some(why) => Err(why),
-            None => Ok(()),
-        }
     }
 
     /// Files a probe: its calls kept (under `--out`, and as records), its
@@ -207,13 +192,8 @@ impl Prober<'_> {
                 })?
             }
         };
-        // An agent that refuses the first stream cannot be probed; one that
-        // refuses a later one under load is judged for it.
-        if let Some(first) = received.first() {
-            self.refuse(Method::Stream, first)?;
-        }
         let records: Vec<CallRecord> = received.iter().map(Received::record).collect();
-        let (streamed, judged) = self.judge.stream(&records)?;
+        let (streamed, judged) = self.judge.stream_settled(&records);
         let names: Vec<String> = match tasks {
             1 => vec!["stream".to_string()],
             n => (1..=n).map(|k| format!("stream-{k}")).collect(),
@@ -246,7 +226,6 @@ impl Prober<'_> {
             // Long enough to see a stream held up by two slow answers.
             let wait = self.wait() + STALL_DELAY * 2;
             let received = call(self.client, &request, wait, |_| Flow::Read)?;
-            self.refuse(Method::Stream, &received)?;
             records.stream_ms = Some(stream_ms);
             records.stall = Some(received.record());
             records.stall_ms = Some(received.ms);
@@ -263,7 +242,7 @@ impl Prober<'_> {
             .into_iter()
             .filter_map(calls)
             .collect();
-        let judged = self.judge.push(&streams, &records)?;
+        let judged = self.judge.settle(self.judge.push(&streams, &records));
         let kept: Vec<(&str, &Received)> = stall.iter().map(|s| ("push-stall", s)).collect();
         self.file(Probe::Push, &kept, judged, report)?;
         if let Some(result) = report.probes.last_mut().filter(|_| records.declared) {
@@ -285,14 +264,16 @@ impl Prober<'_> {
             }
             None => None,
         };
-        let judged = self
-            .judge
-            .get(streamed, received.as_ref().map(Received::record).as_ref())?;
+        let judged = self.judge.settle(
+            self.judge
+                .get(streamed, received.as_ref().map(Received::record).as_ref()),
+        );
         let kept: Vec<(&str, &Received)> = received.iter().map(|r| ("get", r)).collect();
         self.file(Probe::Get, &kept, judged, report)
     }
 
-    /// `cancel`: a new task, CancelTask after its first artifact.
+    /// `cancel`: a new task, CancelTask once it shows it is running, then
+    /// GetTask when its stream has ended.
     fn cancel(&mut self, report: &mut ProbeReport) -> Result<(), String> {
         let request = self.new_task();
         let mut cancel_answer: Option<Result<Received, String>> = None;
@@ -303,7 +284,7 @@ impl Prober<'_> {
             if task.is_none() {
                 task = first_task(std::slice::from_ref(answer));
             }
-            if cancel_answer.is_none() && is_artifact(answer) {
+            if cancel_answer.is_none() && is_running(answer) {
                 if let Some(id) = &task {
                     let cancel = requests.on_task(Method::Cancel, id);
                     cancel_answer = Some(call(client, &cancel, wait, |_| Flow::Read));
@@ -311,14 +292,22 @@ impl Prober<'_> {
             }
             Flow::Read
         })?;
-        self.refuse(Method::Stream, &stream)?;
         let answer = cancel_answer.transpose()?;
-        let judged = self.judge.cancel(
+        let after = match (&answer, &task) {
+            (Some(_), Some(id)) => {
+                let request = self.requests.on_task(Method::Get, id);
+                Some(self.call(&request, |_| Flow::Read)?)
+            }
+            _ => None,
+        };
+        let judged = self.judge.settle(self.judge.cancel(
             &stream.record(),
             answer.as_ref().map(Received::record).as_ref(),
-        )?;
+            after.as_ref().map(Received::record).as_ref(),
+        ));
         let mut kept = vec![("cancel", &stream)];
         kept.extend(answer.iter().map(|a| ("cancel-call", a)));
+        kept.extend(after.iter().map(|a| ("cancel-get", a)));
         self.file(Probe::Cancel, &kept, judged, report)
     }
 
@@ -329,9 +318,10 @@ impl Prober<'_> {
         report: &mut ProbeReport,
     ) -> Result<(), String> {
         let received = self.on_finished_task(Method::Cancel, streamed)?;
-        let judged = self
-            .judge
-            .cancel_terminal(streamed, received.as_ref().map(Received::record).as_ref())?;
+        let judged = self.judge.settle(
+            self.judge
+                .cancel_terminal(streamed, received.as_ref().map(Received::record).as_ref()),
+        );
         self.file_one(Probe::CancelTerminal, received.as_ref(), judged, report)
     }
 
@@ -362,31 +352,42 @@ impl Prober<'_> {
         self.file(probe, &kept, judged, report)
     }
 
-    /// `resubscribe`: a new task, the stream dropped after its first
-    /// artifact, then SubscribeToTask.
+    /// `resubscribe`: a new task, the stream dropped once it shows it is
+    /// running, then SubscribeToTask; GetTask when that was refused, to
+    /// tell a task that had already ended.
     fn resubscribe(&mut self, report: &mut ProbeReport) -> Result<(), String> {
         let request = self.requests.send(&self.options.message, None);
-        let dropped = self.call(&request, |answer| {
-            if is_artifact(answer) {
-                Flow::Drop
-            } else {
-                Flow::Read
-            }
+        let dropped = self.call(&request, |answer| match is_running(answer) {
+            true => Flow::Drop,
+            false => Flow::Read,
         })?;
-        self.refuse(Method::Stream, &dropped)?;
         let record = dropped.record();
-        let subscribed = match first_task(&dropped.answers) {
+        let task = first_task(&dropped.answers);
+        let subscribed = match &task {
             Some(task) if record.end == CallEnd::Dropped => {
-                let request = self.requests.on_task(Method::Subscribe, &task);
+                let request = self.requests.on_task(Method::Subscribe, task);
                 Some(self.call(&request, |_| Flow::Read)?)
             }
             _ => None,
         };
-        let judged = self
-            .judge
-            .resubscribe(&record, subscribed.as_ref().map(Received::record).as_ref())?;
+        let refused = subscribed
+            .as_ref()
+            .is_some_and(|s| s.answers.first().is_some_and(|a| a.error().is_some()));
+        let after = match (&task, refused) {
+            (Some(task), true) => {
+                let request = self.requests.on_task(Method::Get, task);
+                Some(self.call(&request, |_| Flow::Read)?)
+            }
+            _ => None,
+        };
+        let judged = self.judge.settle(self.judge.resubscribe(
+            &record,
+            subscribed.as_ref().map(Received::record).as_ref(),
+            after.as_ref().map(Received::record).as_ref(),
+        ));
         let mut kept = vec![("resubscribe-dropped", &dropped)];
         kept.extend(subscribed.iter().map(|s| ("resubscribe-subscribed", s)));
+        kept.extend(after.iter().map(|a| ("resubscribe-get", a)));
         self.file(Probe::Resubscribe, &kept, judged, report)
     }
 
@@ -397,9 +398,10 @@ impl Prober<'_> {
         report: &mut ProbeReport,
     ) -> Result<(), String> {
         let received = self.on_finished_task(Method::Subscribe, streamed)?;
-        let judged = self
-            .judge
-            .subscribe_terminal(streamed, received.as_ref().map(Received::record).as_ref())?;
+        let judged = self.judge.settle(
+            self.judge
+                .subscribe_terminal(streamed, received.as_ref().map(Received::record).as_ref()),
+        );
         self.file_one(Probe::SubscribeTerminal, received.as_ref(), judged, report)
     }
 }

@@ -22,6 +22,8 @@ pub enum FindingCode {
     Duplicate,
     /// An append to an artifact the client holds no start of.
     ArtifactGap,
+    /// An event or answer that breaks its wire version's schema (SPEC §13).
+    WireShape,
     /// Any other refusal of the ledger, by its reason.
     Refused(Reason),
     /// An export that does not re-simulate to itself.
@@ -47,6 +49,7 @@ impl FindingCode {
             FindingCode::IllegalTransition => "illegal-transition",
             FindingCode::Duplicate => "duplicate",
             FindingCode::ArtifactGap => "artifact-gap",
+            FindingCode::WireShape => "wire-shape",
             FindingCode::Refused(reason) => reason.code(),
             FindingCode::Differs => "differs",
             FindingCode::PushedAfterTerminal => "pushed-after-terminal",
@@ -72,6 +75,11 @@ impl FindingCode {
             FindingCode::ArtifactGap => {
                 "An append arrived for an artifact the client holds no start of: send the first \
                  chunk without append, and never skip a chunk."
+            }
+            FindingCode::WireShape => {
+                "An event breaks its wire version's schema, so clients of that version cannot \
+                 read it: send every required field, spell states and roles as the version does, \
+                 and write timestamps in UTC with a Z."
             }
             FindingCode::Duplicate => {
                 "The same event came twice: a client must treat a re-delivered event as already \

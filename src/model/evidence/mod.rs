@@ -24,4 +24,5 @@ pub mod probe_push;
 pub mod probe_records;
 pub mod probe_report;
 pub mod push_log;
+pub mod quote;
 pub mod seed_form;

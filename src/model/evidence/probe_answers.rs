@@ -31,12 +31,15 @@ pub fn last_state(answers: &[Answer]) -> Option<TaskState> {
         .find_map(|e| e.state.as_ref()?.known())
 }
 
-/// Whether an answer is an artifact update: the moment the `cancel` and
-/// `resubscribe` probes act on.
-pub fn is_artifact(answer: &Answer) -> bool {
-    answer
-        .event()
-        .is_some_and(|e| e.kind == EventKind::Artifact)
+/// Whether an answer shows its task running: a WORKING state, or an
+/// artifact on its way. The `cancel` and `resubscribe` probes act right
+/// after the first such answer (SPEC §13): not after the first artifact,
+/// which many agents send only right before they finish, and some never.
+pub fn is_running(answer: &Answer) -> bool {
+    answer.event().is_some_and(|e| {
+        e.kind == EventKind::Artifact
+            || e.state.as_ref().and_then(|s| s.known()) == Some(TaskState::Working)
+    })
 }
 
 /// A call that starts a task and was answered with an error alone (a

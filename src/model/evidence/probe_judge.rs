@@ -21,6 +21,7 @@ use super::probe_report::{Load, Outcome, Probe, ProbeCode, ProbeReport, ProbeRes
 use crate::model::state::TaskState;
 use crate::model::wire::answer::Answer;
 use crate::model::wire::rest::Binding;
+use crate::model::wire::schema::{shape_faults, Shape};
 use crate::model::wire::Wire;
 
 /// What the judge says of one probe.
@@ -247,8 +248,8 @@ impl ProbeJudge {
     }
 
     /// A probe that ran: its summary, its findings and those of its
-    /// calls' envelopes, so that every probe's are judged in one place,
-    /// live and recorded alike.
+    /// calls' envelopes and answers' shapes, so that every probe's are
+    /// judged in one place, live and recorded alike.
     pub(super) fn ran(
         &self,
         summary: String,
@@ -256,7 +257,52 @@ impl ProbeJudge {
         calls: &[&CallRecord],
     ) -> Judged {
         found.extend(self.envelopes(calls));
+        found.extend(self.task_shapes(calls));
         Judged::ran(summary, found)
+    }
+
+    /// `wire-shape` of the tasks the JSON calls answered (GetTask,
+    /// CancelTask): one finding per rule a call broke. Streams are the
+    /// capture reader's to judge.
+    fn task_shapes(&self, calls: &[&CallRecord]) -> Vec<(ProbeCode, String)> {
+        let mut found = Vec::new();
+        for call in calls.iter().filter(|c| !c.sse) {
+            let answered_task = call
+                .answers(self.wire)
+                .is_ok_and(|a| a.first().is_some_and(|a| a.event().is_some()));
+            if !answered_task {
+                continue;
+            }
+            let mut seen = Vec::new();
+            for fault in shape_faults(call.body.as_bytes(), self.wire, Shape::Task) {
+                if seen.contains(&fault.rule) {
+                    continue;
+                }
+                seen.push(fault.rule);
+                found.push((
+                    ProbeCode::Stream(FindingCode::WireShape),
+                    format!(
+                        "{} ({}): {}",
+                        fault.detail,
+                        fault.rule.cites(self.wire),
+                        fault.rule.fix()
+                    ),
+                ));
+            }
+        }
+        found
+    }
+
+    /// A probe's judgement, or, when an answer it needs cannot be read,
+    /// that finding (`unreadable-answer`): the probe broke, the others go
+    /// on (SPEC §13).
+    pub fn settle(&self, judged: Result<Judged, String>) -> Judged {
+        judged.unwrap_or_else(|why| {
+            Judged::ran(
+                "an answer could not be read".to_string(),
+                vec![(ProbeCode::UnreadableAnswer, why)],
+            )
+        })
     }
 
     /// `stream`: a streaming message, read to the end; with `--tasks N`,
@@ -271,8 +317,15 @@ impl ProbeJudge {
         for call in calls {
             let answers = call.answers(self.wire)?;
             let mut found = self.judge_streams(&[(call, &answers)])?;
+            // The first stream refused: the agent does not take the probe's
+            // message (§13: a method refused is an unreadable answer);
+            // a later one, under load: its client saw no terminal.
+            let code = match each.is_empty() {
+                true => ProbeCode::UnreadableAnswer,
+                false => ProbeCode::Stream(FindingCode::MissingTerminal),
+            };
             if let Some(why) = refusal("the stream", self.binding, &answers) {
-                found.push((ProbeCode::Stream(FindingCode::MissingTerminal), why));
+                found.push((code, why));
             }
             found.extend(self.envelopes(&[call]));
             each.push((answers, found));
@@ -380,52 +433,128 @@ impl ProbeJudge {
         Ok(self.ran(summary, found, &[call]))
     }
 
-    /// `cancel`: a new task, CancelTask after its first artifact; it must
-    /// end CANCELED with nothing after.
+    /// `cancel`: a new task, CancelTask once it shows it is running, then
+    /// GetTask when its stream has ended. It must end CANCELED with nothing
+    /// after (SPEC §10), judged by the state the task was in when the
+    /// agent answered (§13): a refusal (-32002, -32004) of a task that had
+    /// already ended, or that the agent may not cancel at its stage (A2A
+    /// 1.0 §3.1.5), is no finding, only a probe that could not act; a
+    /// cancel answered CANCELED and followed by any other state is
+    /// `after-terminal`.
     pub fn cancel(
         &self,
         stream: &CallRecord,
         cancel: Option<&CallRecord>,
+        after: Option<&CallRecord>,
     ) -> Result<Judged, String> {
+        let answers = stream.answers(self.wire)?;
+        if let Some(why) = refusal("the stream", self.binding, &answers) {
+            return Ok(self.ran(
+                why.clone(),
+                vec![(ProbeCode::UnreadableAnswer, why)],
+                &[stream],
+            ));
+        }
         let Some(cancel) = cancel else {
             return Ok(Judged::skipped(
-                "the task sent no artifact before it ended, so there was no moment to cancel it",
+                "could not act on a running task: it never showed it was running before it ended, so there was no moment to cancel it",
             ));
         };
-        let answers = stream.answers(self.wire)?;
         let mut found = self.judge_streams(&[(stream, &answers)])?;
-        let state = last_state(&answers);
-        let refused = cancel
-            .answers(self.wire)?
-            .into_iter()
-            .find_map(|a| match a {
-                Answer::Error { code, message } => Some((code, message)),
-                Answer::Event(_) => None,
-            });
+        let streamed = last_state(&answers);
+        let got = match after {
+            Some(after) => after.answers(self.wire)?,
+            None => Vec::new(),
+        };
+        let got = got
+            .first()
+            .and_then(Answer::event)
+            .and_then(|e| e.state.as_ref()?.known());
+        let mut calls = vec![stream, cancel];
+        calls.extend(after);
         if let CallEnd::TimedOut(waited) = cancel.end {
             found.push((
                 ProbeCode::Hung,
                 format!("CancelTask gave no answer in {waited} ms"),
             ));
+            let summary = format!(
+                "CancelTask did not answer; the task {}",
+                self.state_text(streamed)
+            );
+            return Ok(self.ran(summary, found, &calls));
         }
-        if state != Some(TaskState::Canceled) && !matches!(stream.end, CallEnd::TimedOut(_)) {
-            let answered = match refused {
-                Some((code, message)) => {
-                    format!("CancelTask failed ({}) and ", self.error(code, &message))
+        let answered = cancel.answers(self.wire)?;
+        let answer = answered.first().ok_or("CancelTask: an empty answer")?;
+        let stream_open = matches!(stream.end, CallEnd::TimedOut(_));
+        let summary = match answer {
+            Answer::Error { code, message } if matches!(code, -32002 | -32004) => {
+                let ended = got.or(streamed).filter(|s| s.is_terminal());
+                let said = self.error(*code, message);
+                let why = match ended {
+                    Some(state) => format!(
+                        "could not act on a running task: the task had ended ({}) when the agent answered CancelTask with {said}",
+                        self.wire.spell(state)
+                    ),
+                    None => format!(
+                        "could not act on a running task: the agent refused to cancel it ({said}), as A2A 1.0 §3.1.5 allows; the task {}",
+                        self.state_text(got.or(streamed))
+                    ),
+                };
+                if found.is_empty() {
+                    let mut judged = self.ran(why.clone(), found, &calls);
+                    judged.skipped = judged.found.is_empty();
+                    return Ok(judged);
                 }
-                None => "CancelTask was accepted, but ".to_string(),
-            };
-            found.push((
-                ProbeCode::CancelNotCanceled,
-                format!("{answered}the task {}", self.state_text(state)),
-            ));
-        }
+                why
+            }
+            Answer::Error { code, message } => {
+                if streamed != Some(TaskState::Canceled) && !stream_open {
+                    found.push((
+                        ProbeCode::CancelNotCanceled,
+                        format!(
+                            "CancelTask failed ({}) and the task {}",
+                            self.error(*code, message),
+                            self.state_text(streamed)
+                        ),
+                    ));
+                }
+                format!("CancelTask failed: {}", self.error(*code, message))
+            }
+            Answer::Event(task) => {
+                let told = task.state.as_ref().and_then(|s| s.known());
+                if told == Some(TaskState::Canceled) {
+                    // Told CANCELED: any other state after it is after-terminal.
+                    let later = [("the stream", streamed), ("GetTask", got)];
+                    for (who, state) in later {
+                        if let Some(state) = state.filter(|s| *s != TaskState::Canceled) {
+                            found.push((
+                                ProbeCode::Stream(FindingCode::AfterTerminal),
+                                format!(
+                                    "CancelTask answered the task {}, then {who} said {}",
+                                    self.wire.spell(TaskState::Canceled),
+                                    self.wire.spell(state)
+                                ),
+                            ));
+                        }
+                    }
+                } else if streamed != Some(TaskState::Canceled) && !stream_open {
+                    found.push((
+                        ProbeCode::CancelNotCanceled,
+                        format!(
+                            "CancelTask was accepted, but the task {}",
+                            self.state_text(got.or(streamed))
+                        ),
+                    ));
+                }
+                format!("CancelTask answered: the task {}", self.state_text(told))
+            }
+        };
         let summary = format!(
-            "CancelTask after the first artifact; {}, the task {}",
+            "CancelTask once the task was running; {summary}; {}, the task {}",
             end_text(stream.end),
-            self.state_text(state)
+            self.state_text(streamed)
         );
-        Ok(self.ran(summary, found, &[stream, cancel]))
+        Ok(self.ran(summary, found, &calls))
     }
 
     /// `cancel-terminal`: CancelTask on the finished task fails with -32002.
@@ -482,35 +611,61 @@ impl ProbeJudge {
         Ok(self.ran(summary, found, &[call]))
     }
 
-    /// `resubscribe`: a new task, the stream dropped after its first
-    /// artifact, then SubscribeToTask; both streams judged as one session.
+    /// `resubscribe`: a new task, the stream dropped once it shows it is
+    /// running, then SubscribeToTask; both streams judged as one session.
+    /// A refusal of a task that had already ended (GetTask says so after
+    /// it) is no finding: the probe could not act on a running task (§13).
     pub fn resubscribe(
         &self,
         dropped: &CallRecord,
         subscribed: Option<&CallRecord>,
+        after: Option<&CallRecord>,
     ) -> Result<Judged, String> {
         let answers = dropped.answers(self.wire)?;
+        if let Some(why) = refusal("the stream", self.binding, &answers) {
+            return Ok(self.ran(
+                why.clone(),
+                vec![(ProbeCode::UnreadableAnswer, why)],
+                &[dropped],
+            ));
+        }
         if dropped.end != CallEnd::Dropped {
-            return Ok(Judged::skipped("the task sent no artifact before it ended, so there was no moment to drop the stream"));
+            return Ok(Judged::skipped("could not act on a running task: it never showed it was running before its stream ended, so there was no moment to drop the stream"));
         }
         let Some(subscribed) = subscribed.filter(|_| first_task(&answers).is_some()) else {
             return Ok(Judged::skipped("the stream named no task"));
         };
         let again = subscribed.answers(self.wire)?;
         if let Some((code, message)) = again.first().and_then(Answer::error) {
+            let said = self.error(code, message);
+            let ended = match after {
+                Some(after) => after
+                    .answers(self.wire)?
+                    .first()
+                    .and_then(Answer::event)
+                    .and_then(|e| e.state.as_ref()?.known())
+                    .filter(|s| s.is_terminal()),
+                None => None,
+            };
+            let mut calls = vec![dropped, subscribed];
+            calls.extend(after);
+            if let Some(state) = ended {
+                let why = format!(
+                    "could not act on a running task: the task had ended ({}) when the agent answered SubscribeToTask with {said}",
+                    self.wire.spell(state)
+                );
+                let mut judged = self.ran(why, Vec::new(), &calls);
+                judged.skipped = judged.found.is_empty();
+                return Ok(judged);
+            }
             let found = vec![(
                 ProbeCode::Stream(FindingCode::MissingTerminal),
                 format!(
-                    "the stream was dropped with the task {} and SubscribeToTask failed: {}",
+                    "the stream was dropped with the task {} and SubscribeToTask failed: {said}",
                     self.state_text(last_state(&answers)),
-                    self.error(code, message)
                 ),
             )];
-            return Ok(self.ran(
-                format!("SubscribeToTask failed: {}", self.error(code, message)),
-                found,
-                &[dropped, subscribed],
-            ));
+            return Ok(self.ran(format!("SubscribeToTask failed: {said}"), found, &calls));
         }
         let found = self.judge_streams(&[(dropped, &answers), (subscribed, &again)])?;
         let summary = format!(
@@ -569,6 +724,15 @@ impl ProbeJudge {
         Ok(self.ran(summary, found, &[call]))
     }
 
+    /// `stream`, its judgement settled: a stream that cannot be read is
+    /// the probe's finding, and names no task for the later probes.
+    pub fn stream_settled(&self, calls: &[CallRecord]) -> (Streamed, Judged) {
+        match self.stream(calls) {
+            Ok(done) => done,
+            Err(why) => (Streamed::default(), self.settle(Err(why))),
+        }
+    }
+
     /// Judges a whole recorded run, probe by probe, in the order run.
     pub fn run(&self, records: &ProbeRecords) -> Result<Vec<(Probe, Judged)>, String> {
         let calls = |probe: Probe| -> &[CallRecord] {
@@ -580,31 +744,32 @@ impl ProbeJudge {
         };
         let streams = calls(Probe::Stream);
         let stream = streams.first().ok_or("the records hold no stream probe")?;
-        let (streamed, judged) = self.stream(streams)?;
+        let (streamed, judged) = self.stream_settled(streams);
         let mut out = vec![
             (Probe::Card, self.card(records.card.as_deref())),
             (Probe::Stream, judged),
         ];
-        out.push((Probe::Get, self.get(&streamed, calls(Probe::Get).first())?));
+        let get = self.get(&streamed, calls(Probe::Get).first());
+        out.push((Probe::Get, self.settle(get)));
         if let [stream, rest @ ..] = calls(Probe::Cancel) {
-            out.push((Probe::Cancel, self.cancel(stream, rest.first())?));
+            let cancel = self.cancel(stream, rest.first(), rest.get(1));
+            out.push((Probe::Cancel, self.settle(cancel)));
         }
-        out.push((
-            Probe::CancelTerminal,
-            self.cancel_terminal(&streamed, calls(Probe::CancelTerminal).first())?,
-        ));
+        let cancel_terminal = self.cancel_terminal(&streamed, calls(Probe::CancelTerminal).first());
+        out.push((Probe::CancelTerminal, self.settle(cancel_terminal)));
         if let [dropped, rest @ ..] = calls(Probe::Resubscribe) {
-            out.push((Probe::Resubscribe, self.resubscribe(dropped, rest.first())?));
+            let resubscribe = self.resubscribe(dropped, rest.first(), rest.get(1));
+            out.push((Probe::Resubscribe, self.settle(resubscribe)));
         }
-        out.push((
-            Probe::SubscribeTerminal,
-            self.subscribe_terminal(&streamed, calls(Probe::SubscribeTerminal).first())?,
-        ));
+        let subscribe_terminal =
+            self.subscribe_terminal(&streamed, calls(Probe::SubscribeTerminal).first());
+        out.push((Probe::SubscribeTerminal, self.settle(subscribe_terminal)));
         if let Some(push) = &records.push {
             let mut streams = vec![stream];
             streams.extend(calls(Probe::Get).first());
             streams.extend(calls(Probe::Cancel).first());
-            out.push((Probe::Push, self.push(&streams, push)?));
+            let push = self.push(&streams, push);
+            out.push((Probe::Push, self.settle(push)));
         }
         Ok(out)
     }

@@ -6,6 +6,7 @@
 use serde::{Deserialize, Serialize};
 
 use super::probe_report::Probe;
+use super::quote::quoted;
 use crate::model::wire::answer::{read_answer, Answer};
 use crate::model::wire::rest::{read_rest_error, Binding};
 use crate::model::wire::sse::SseDecoder;
@@ -45,6 +46,10 @@ pub struct CallRecord {
     /// body says why. JSON-RPC calls keep none (their body says it all).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub status: Option<u16>,
+    /// On JSON-RPC, the HTTP status when it was not 200: said when the
+    /// answer cannot be read (an HTTP 500 with a page of text).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub http: Option<u16>,
 }
 
 impl CallRecord {
@@ -54,9 +59,21 @@ impl CallRecord {
         if let Some(status) = self.status.filter(|s| *s >= 400) {
             return Ok(vec![read_rest_error(status, self.body.as_bytes())]);
         }
-        self.payloads()?
+        let payloads = self.payloads()?;
+        let several = payloads.len() > 1;
+        payloads
             .iter()
-            .map(|data| read_answer(data, Some(wire)))
+            .enumerate()
+            .map(|(n, data)| {
+                read_answer(data, Some(wire)).map_err(|e| {
+                    let what = match (several || self.sse, self.http) {
+                        (true, _) => format!("event {n}"),
+                        (false, Some(status)) => format!("the answer (HTTP {status})"),
+                        (false, None) => "the answer".to_string(),
+                    };
+                    format!("{what} cannot be read ({e}): {}", quoted(data))
+                })
+            })
             .collect()
     }
 

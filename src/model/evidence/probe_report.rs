@@ -119,10 +119,14 @@ pub enum ProbeCode {
     RpcEnvelope,
     /// An event's `contextId` differs from its task's.
     ContextMismatch,
+    /// An answer that cannot be read: not JSON, not JSON-RPC, an HTTP
+    /// error status, an SSE line that is not an event (SPEC §13).
+    UnreadableAnswer,
 }
 
 /// The stream codes a `probe.json` may hold, for reading one back.
-const STREAM_CODES: [FindingCode; 9] = [
+const STREAM_CODES: [FindingCode; 10] = [
+    FindingCode::WireShape,
     FindingCode::AfterTerminal,
     FindingCode::MissingTerminal,
     FindingCode::ConflictingCoordinate,
@@ -149,6 +153,7 @@ impl ProbeCode {
             ProbeCode::CardField => "card-field",
             ProbeCode::RpcEnvelope => "rpc-envelope",
             ProbeCode::ContextMismatch => "context-mismatch",
+            ProbeCode::UnreadableAnswer => "unreadable-answer",
         }
     }
 
@@ -165,6 +170,7 @@ impl ProbeCode {
             ProbeCode::CardField,
             ProbeCode::RpcEnvelope,
             ProbeCode::ContextMismatch,
+            ProbeCode::UnreadableAnswer,
         ]
         .into_iter()
         .chain(STREAM_CODES.map(ProbeCode::Stream))
@@ -217,6 +223,11 @@ impl ProbeCode {
                 "Write every event of a task with the task's own contextId, kept on the task, \
                  not on the executor."
             }
+            ProbeCode::UnreadableAnswer => {
+                "An answer could not be read: answer every call with JSON-RPC 2.0 (or the REST \
+                 binding's JSON), stream each event as one `data:` line of JSON, and never answer \
+                 a valid call with an HTTP error."
+            }
         }
     }
 }
@@ -244,10 +255,18 @@ pub struct ProbedAgent {
     pub wire: String,
     /// The binding spoken to it: `jsonrpc` or `rest`.
     pub binding: String,
+    /// Whether the card offered that binding (else `--binding` asked for
+    /// it, and it was spoken at the URL given).
+    #[serde(skip_serializing_if = "is_true")]
+    pub offered: bool,
     /// The headers sent with every request (`--header`), each as `NAME:
     /// <redacted>`: which were sent, never their values.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub headers: Vec<String>,
+}
+
+fn is_true(b: &bool) -> bool {
+    *b
 }
 
 impl ProbedAgent {
@@ -439,6 +458,15 @@ impl ProbeReport {
             "agent {} at {} (A2A {}{binding})\n",
             self.agent.name, self.agent.url, self.agent.wire
         );
+        if !self.agent.offered {
+            out.push_str(&format!(
+                "the card offers no {} interface: spoken at the URL given, as --binding asked\n",
+                match self.agent.spoke_rest() {
+                    true => "HTTP+JSON",
+                    false => "JSON-RPC",
+                }
+            ));
+        }
         for probe in &self.probes {
             // Upper case where something broke, so that it stands out.
             let outcome = match probe.outcome {
@@ -492,6 +520,10 @@ impl ProbeReport {
             wire: text(agent, "wire")?,
             // A probe.json kept before REST was probed spoke JSON-RPC.
             binding: text(agent, "binding").unwrap_or_else(|_| Binding::JsonRpc.name().to_string()),
+            offered: agent
+                .get("offered")
+                .and_then(Value::as_bool)
+                .unwrap_or(true),
             headers: strings(agent, "headers"),
         };
         let mut probes = Vec::new();

@@ -78,6 +78,9 @@ pub struct Endpoint {
     pub binding: Binding,
     /// The card declares `capabilities.pushNotifications`.
     pub push: bool,
+    /// The card offers this binding (else `--binding` asked for one it
+    /// does not list, spoken at the URL given).
+    pub offered: bool,
 }
 
 /// One interface a card offers, as the lab compares them.
@@ -109,7 +112,9 @@ impl AgentCard {
         &self,
         forced: Option<Wire>,
         binding: Option<Binding>,
+        base: &str,
     ) -> Result<Endpoint, String> {
+        let asked = binding;
         let name = self
             .name
             .clone()
@@ -133,6 +138,23 @@ impl AgentCard {
                 .unwrap_or(Binding::JsonRpc),
         };
         let offered = of(binding);
+        // A binding asked for that the card does not offer is spoken at the
+        // URL given (SPEC §13: --binding is honoured; the report says so).
+        if let (Some(asked), true) = (asked, offered.is_empty()) {
+            if (asked, forced) == (Binding::Rest, Some(Wire::V0_3)) {
+                return Err(
+                    "--binding rest speaks A2A 1.0 only; probe a 0.3 agent over JSON-RPC".into(),
+                );
+            }
+            return Ok(Endpoint {
+                name,
+                url: base.trim_end_matches('/').to_string(),
+                wire: forced.unwrap_or(Wire::V1_0),
+                binding: asked,
+                push: self.push(),
+                offered: false,
+            });
+        }
         if offered.is_empty() {
             let all: Vec<&str> = interfaces.iter().map(|i| i.binding).collect();
             return Err(if all.is_empty() {
@@ -172,12 +194,17 @@ impl AgentCard {
             url: url.to_string(),
             wire,
             binding,
-            push: self
-                .capabilities
-                .as_ref()
-                .and_then(|c| c.push_notifications)
-                .unwrap_or(false),
+            push: self.push(),
+            offered: true,
         })
+    }
+
+    /// Whether the card declares push notifications.
+    fn push(&self) -> bool {
+        self.capabilities
+            .as_ref()
+            .and_then(|c| c.push_notifications)
+            .unwrap_or(false)
     }
 
     /// Every interface with a URL: the 1.0 list, then a 0.3 card's own URL
@@ -249,7 +276,7 @@ mod tests {
     use serde_json::{json, Value};
 
     fn endpoint(card: &Value, forced: Option<Wire>) -> Result<Endpoint, String> {
-        AgentCard::parse(card.to_string().as_bytes())?.endpoint(forced, None)
+        AgentCard::parse(card.to_string().as_bytes())?.endpoint(forced, None, "http://h")
     }
 
     #[test]
@@ -285,12 +312,24 @@ mod tests {
             ("http://h/rest", Binding::Rest)
         );
         let card = AgentCard::parse(rest.to_string().as_bytes()).unwrap();
+        // A binding asked for and not offered is spoken at the URL given.
+        let asked = card
+            .endpoint(None, Some(Binding::JsonRpc), "http://h/given/")
+            .unwrap();
+        assert_eq!(
+            (asked.url.as_str(), asked.binding, asked.offered),
+            ("http://h/given", Binding::JsonRpc, false)
+        );
+        assert!(got.offered);
         assert!(card
-            .endpoint(None, Some(Binding::JsonRpc))
+            .endpoint(Some(Wire::V0_3), Some(Binding::Rest), "http://h")
             .unwrap_err()
-            .contains("no JSON-RPC interface (only GRPC, HTTP+JSON)"));
+            .contains("A2A 1.0 only"));
+        let rpc_only = json!({"name": "J", "supportedInterfaces": [
+            {"url": "http://h/", "protocolBinding": "JSONRPC", "protocolVersion": "1.0"}]});
+        let card = AgentCard::parse(rpc_only.to_string().as_bytes()).unwrap();
         assert!(card
-            .endpoint(Some(Wire::V0_3), Some(Binding::Rest))
+            .endpoint(Some(Wire::V0_3), Some(Binding::Rest), "http://h")
             .unwrap_err()
             .contains("A2A 1.0 only"));
         let old_rest = json!({"name": "O", "protocolVersion": "0.3.0", "url": "http://h/rest",

@@ -13,11 +13,15 @@ use super::Wire;
 enum Kind {
     Text,
     Object,
-    /// A list with at least one entry.
+    /// A list with at least one entry (1.0: a REQUIRED repeated field,
+    /// A2A 1.0 §5.7).
     List,
+    /// A list, which may be empty (0.3's schema requires the field, not an
+    /// entry).
+    AnyList,
 }
 
-use Kind::{List, Object, Text};
+use Kind::{AnyList, List, Object, Text};
 
 /// A 1.0 card's required fields.
 const FIELDS_1_0: [(&str, Kind); 8] = [
@@ -39,9 +43,9 @@ const FIELDS_0_3: [(&str, Kind); 9] = [
     ("version", Text),
     ("protocolVersion", Text),
     ("capabilities", Object),
-    ("defaultInputModes", List),
-    ("defaultOutputModes", List),
-    ("skills", List),
+    ("defaultInputModes", AnyList),
+    ("defaultOutputModes", AnyList),
+    ("skills", AnyList),
 ];
 
 /// The protocol version whose shape `card` was served in; `fallback` (the
@@ -72,6 +76,7 @@ pub fn card_faults(card: &Value, shape: Wire) -> Vec<(&'static str, String)> {
                 (None, _) => format!("is missing; an A2A {version} card needs it"),
                 (Some(Value::String(_)), Text) | (Some(Value::Object(_)), Object) => return None,
                 (Some(Value::Array(list)), List) if !list.is_empty() => return None,
+                (Some(Value::Array(_)), AnyList) => return None,
                 (Some(Value::Array(_)), List) => {
                     format!("is an empty list; an A2A {version} card needs at least one entry")
                 }
@@ -81,7 +86,7 @@ pub fn card_faults(card: &Value, shape: Wire) -> Vec<(&'static str, String)> {
                     match kind {
                         Text => "text",
                         Object => "an object",
-                        List => "a list",
+                        List | AnyList => "a list",
                     }
                 ),
             };
@@ -151,5 +156,18 @@ mod tests {
             ]
         );
         assert_eq!(card_shape(&json!({"name": "C"}), Wire::V0_3), Wire::V0_3);
+    }
+
+    #[test]
+    fn an_empty_list_is_a_fault_only_where_the_version_needs_an_entry() {
+        let mut card = json!({"name": "B", "description": "d", "url": "http://h/", "version": "1",
+                              "protocolVersion": "0.3.0", "capabilities": {},
+                              "defaultInputModes": [], "defaultOutputModes": [], "skills": []});
+        assert!(card_faults(&card, Wire::V0_3).is_empty());
+        card["skills"] = json!({});
+        assert_eq!(
+            card_faults(&card, Wire::V0_3)[0].1,
+            "is an object, not a list"
+        );
     }
 }

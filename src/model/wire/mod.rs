@@ -15,6 +15,8 @@
 //!   the JSON-RPC error it stands for.
 //! - [`envelope`]: what is wrong with a JSON-RPC answer's envelope, which
 //!   the event reader lets pass.
+//! - [`schema`]: what an event or answer must hold by its wire version's
+//!   schema (`wire-shape`), each rule with its section.
 //!
 //! The rules where readers used to disagree are decided once here:
 //! an event carrying several 1.0 wrappers is refused; when the wire is
@@ -28,6 +30,7 @@ pub mod envelope;
 pub mod event;
 pub mod push;
 pub mod rest;
+pub mod schema;
 pub mod sse;
 pub mod write_v03;
 pub mod write_v10;

@@ -18,6 +18,7 @@ use crate::model::trace::{Disposition, Entry, Row, Source};
 use crate::model::wire::event::{
     parse, read_event, ContentId, Envelope, RawEvent, What, WireEvent,
 };
+use crate::model::wire::schema::{shape_faults, Shape, ShapeFault, ShapeRule};
 use crate::model::wire::Wire;
 
 /// Ledgers of finished tasks kept for the next tasks, at most: about as
@@ -70,6 +71,17 @@ pub(super) struct CaptureJudge {
     spare: Vec<Box<TaskLedger>>,
     /// The part an artifact update offers, rebuilt in place for each one.
     part: Part,
+    /// Per task slot and schema rule, the events that broke it: one
+    /// `wire-shape` finding each (SPEC §13).
+    shapes: BTreeMap<(usize, ShapeRule), ShapeTally>,
+}
+
+/// The events of one task that broke one schema rule.
+struct ShapeTally {
+    first: usize,
+    count: u32,
+    wire: Wire,
+    detail: String,
 }
 
 impl CaptureJudge {
@@ -96,6 +108,7 @@ impl CaptureJudge {
                 last: false,
                 text: String::new(),
             },
+            shapes: BTreeMap::new(),
         }
     }
 
@@ -139,13 +152,38 @@ impl CaptureJudge {
             None
         };
         self.events += 1;
+        let faults = shape_faults(bytes, event.wire, Shape::Event);
+        let slot = self.slot(index, &event);
+        self.tally(slot, index, event.wire, faults);
         self.judge(index, event, id.as_str(), timestamp);
         Ok(())
     }
 
-    /// How many A2A events were read so far.
-    pub(super) fn events_read(&self) -> u64 {
-        self.events
+    /// Counts each schema fault under its task and rule, keeping the first.
+    fn tally(&mut self, slot: usize, index: usize, wire: Wire, faults: Vec<ShapeFault>) {
+        let mut seen: Vec<ShapeRule> = Vec::new();
+        for fault in faults {
+            // Counted once per event, however often the event breaks it.
+            if seen.contains(&fault.rule) {
+                continue;
+            }
+            seen.push(fault.rule);
+            self.shapes
+                .entry((slot, fault.rule))
+                .and_modify(|t| t.count += 1)
+                .or_insert(ShapeTally {
+                    first: index,
+                    count: 1,
+                    wire,
+                    detail: fault.detail,
+                });
+        }
+    }
+
+    /// How many A2A answers were read so far: events, and JSON-RPC
+    /// errors, which a capture lists (SPEC §8) though they are no events.
+    pub(super) fn answers_read(&self) -> u64 {
+        self.events + self.errors.len() as u64
     }
 
     /// The task's slot, opened (with a spare ledger when there is one) on
@@ -194,7 +232,13 @@ impl CaptureJudge {
                 }
                 _ => None,
             };
-            (label_of(&event.what), target)
+            let label = match &event.what {
+                What::Status { state } if is_progress(state.known(), before) => {
+                    format!("{} (progress)", label_of(&event.what))
+                }
+                what => label_of(what),
+            };
+            (label, target)
         });
         let offer = match event.what {
             What::Message => None,
@@ -217,6 +261,9 @@ impl CaptureJudge {
                     )),
                 }
             }
+            // Progress (A2A 1.0 §3.7): the state the task is in again, with
+            // a new message, is no transition (SPEC §13).
+            What::Status { state } if is_progress(state.known(), before) => None,
             What::Status { state } => Some((Offer::Status(state.ledger_text()), Cow::Borrowed(id))),
             What::Artifact {
                 artifact_id,
@@ -377,6 +424,29 @@ impl CaptureJudge {
         let mut tasks = Vec::with_capacity(self.tasks.len());
         let mut rows = Vec::with_capacity(if self.keep_rows { self.tasks.len() } else { 0 });
         let mut late = std::collections::BTreeMap::new();
+        for ((slot, rule), tally) in std::mem::take(&mut self.shapes) {
+            let task = &mut self.tasks[slot];
+            task.findings += 1;
+            let arrival = late.len();
+            let events = match tally.count {
+                1 => format!("event {}", tally.first),
+                n => format!("{n} events, the first {}", tally.first),
+            };
+            late.insert(
+                (tally.first, arrival),
+                CaptureFinding {
+                    code: FindingCode::WireShape,
+                    task: task.id.clone(),
+                    index: tally.first,
+                    message: format!(
+                        "{} ({events}; {}): {}",
+                        tally.detail,
+                        rule.cites(tally.wire),
+                        rule.fix()
+                    ),
+                },
+            );
+        }
         for task in &mut self.tasks {
             let state = task.state();
             if !state.is_terminal() && !state.is_interrupted() {
@@ -424,6 +494,13 @@ impl CaptureJudge {
             rows: if self.keep_rows { rows } else { Vec::new() },
         }
     }
+}
+
+/// A status update that repeats the task's current state, while that
+/// state is not terminal, reports progress (A2A 1.0 §3.7): the seed's
+/// allowlist judges changes of state, and this is none.
+fn is_progress(state: Option<TaskState>, before: TaskState) -> bool {
+    state == Some(before) && !before.is_terminal()
 }
 
 /// A row's label for an event (the task id is the list's, not the row's).

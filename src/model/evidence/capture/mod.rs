@@ -48,7 +48,7 @@ pub struct CaptureReader {
     files: usize,
     empty_files: Vec<usize>,
     /// The judge's event count when the current file began.
-    events_before_file: u64,
+    answers_before_file: u64,
 }
 
 /// How the current file is cut into elements, known from its first
@@ -96,7 +96,7 @@ impl CaptureReader {
             judge: CaptureJudge::new(forced),
             files: 0,
             empty_files: Vec::new(),
-            events_before_file: 0,
+            answers_before_file: 0,
         }
     }
 
@@ -193,11 +193,11 @@ impl CaptureReader {
             Framing::Lines(mut lines) => lines.end(&mut self.judge),
             Framing::Array(splitter) => splitter.finish().map(drop),
         };
-        let events = self.judge.events_read();
-        if events == self.events_before_file {
+        let events = self.judge.answers_read();
+        if events == self.answers_before_file {
             self.empty_files.push(self.files);
         }
-        self.events_before_file = events;
+        self.answers_before_file = events;
         self.files += 1;
         ended
     }

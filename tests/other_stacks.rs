@@ -1,0 +1,124 @@
+//! SPEC §13 on captures: what agents built on other stacks send is judged
+//! by A2A's rules, not by the habits of the SDK samples. Progress status
+//! updates are no transition; a capture of only an error answer lists it.
+#![cfg(not(target_arch = "wasm32"))]
+
+use a2a_lab::cli::{run, Files};
+use a2a_lab::model::evidence::capture::read_capture;
+use serde_json::{json, Value};
+
+fn status(state: &str, text: Option<&str>) -> Value {
+    let mut status = json!({"state": state, "timestamp": "2026-11-02T10:00:00.000Z"});
+    if let Some(text) = text {
+        status["message"] =
+            json!({"messageId": text, "role": "ROLE_AGENT", "parts": [{"text": text}]});
+    }
+    json!({"statusUpdate": {"taskId": "t-1", "contextId": "c-1", "status": status}})
+}
+
+fn submitted() -> Value {
+    json!({"task": {"id": "t-1", "contextId": "c-1", "status": {"state": "TASK_STATE_SUBMITTED"}}})
+}
+
+fn jsonl(events: &[Value]) -> Vec<u8> {
+    events
+        .iter()
+        .map(|e| format!("{}\n", json!({"jsonrpc": "2.0", "id": 1, "result": e})))
+        .collect::<String>()
+        .into_bytes()
+}
+
+/// The four-event capture of the issue: SUBMITTED, WORKING "Looking up",
+/// WORKING "Checking carrier", COMPLETED.
+fn progress_capture() -> Vec<Value> {
+    vec![
+        submitted(),
+        status("TASK_STATE_WORKING", Some("Looking up")),
+        status("TASK_STATE_WORKING", Some("Checking carrier")),
+        status("TASK_STATE_COMPLETED", None),
+    ]
+}
+
+struct One(Vec<u8>);
+
+impl Files for One {
+    fn read(&mut self, _: &str) -> Result<Vec<u8>, String> {
+        Ok(self.0.clone())
+    }
+    fn open(&mut self, _: &str) -> Result<Box<dyn std::io::Read>, String> {
+        Ok(Box::new(std::io::Cursor::new(self.0.clone())))
+    }
+}
+
+fn check(bytes: Vec<u8>) -> (u8, Value) {
+    let mut out = Vec::new();
+    let args: Vec<String> = ["check", "--json", "capture.jsonl"]
+        .map(String::from)
+        .to_vec();
+    let result = run(&args, &mut One(bytes), &mut out);
+    assert_ne!(result.code, 2, "{}", result.stderr);
+    (result.code, serde_json::from_slice(&out).unwrap())
+}
+
+#[test]
+fn working_repeated_with_a_new_message_is_progress_not_an_illegal_transition() {
+    let (code, report) = check(jsonl(&progress_capture()));
+    assert_eq!(report["findings"], json!([]), "{report}");
+    assert_eq!(code, 0);
+    assert_eq!(report["tasks"][0]["events"], 4);
+    assert_eq!(report["tasks"][0]["final_state"], "TASK_STATE_COMPLETED");
+}
+
+#[test]
+fn progress_in_an_interruption_and_on_the_0_3_wire_is_no_finding_either() {
+    let mut events = progress_capture();
+    events.insert(3, status("TASK_STATE_INPUT_REQUIRED", Some("Which order?")));
+    events.insert(
+        4,
+        status("TASK_STATE_INPUT_REQUIRED", Some("Still waiting")),
+    );
+    events.insert(5, status("TASK_STATE_WORKING", Some("Thanks")));
+    let report = read_capture(&[&jsonl(&events)], None).unwrap();
+    assert!(report.findings.is_empty(), "{:?}", report.findings);
+    let v03 = [
+        json!({"kind": "task", "id": "t", "contextId": "c", "status": {"state": "submitted"}}),
+        json!({"kind": "status-update", "taskId": "t", "contextId": "c", "status": {"state": "working"}, "final": false}),
+        json!({"kind": "status-update", "taskId": "t", "contextId": "c", "status": {"state": "working"}, "final": false}),
+        json!({"kind": "status-update", "taskId": "t", "contextId": "c", "status": {"state": "completed"}, "final": true}),
+    ];
+    let report = read_capture(&[&jsonl(&v03)], None).unwrap();
+    assert!(report.findings.is_empty(), "{:?}", report.findings);
+}
+
+#[test]
+fn a_change_of_state_is_still_judged_by_the_allowlist() {
+    // Progress is no licence: a terminal state repeated is after-terminal,
+    // and working back to submitted is outside the allowlist.
+    let mut events = progress_capture();
+    events.push(status("TASK_STATE_COMPLETED", None));
+    let report = read_capture(&[&jsonl(&events)], None).unwrap();
+    let codes: Vec<&str> = report.findings.iter().map(|f| f.code.code()).collect();
+    assert_eq!(codes, ["after-terminal"]);
+    let events = vec![
+        submitted(),
+        status("TASK_STATE_WORKING", None),
+        status("TASK_STATE_SUBMITTED", None),
+    ];
+    let report = read_capture(&[&jsonl(&events)], None).unwrap();
+    let codes: Vec<&str> = report.findings.iter().map(|f| f.code.code()).collect();
+    assert_eq!(codes, ["illegal-transition", "missing-terminal"]);
+}
+
+#[test]
+fn a_capture_of_only_an_error_answer_lists_the_error() {
+    let error =
+        br#"{"jsonrpc":"2.0","id":3,"error":{"code":-32004,"message":"Task is in terminal state"}}
+"#
+        .to_vec();
+    let (code, report) = check(error);
+    assert_eq!(code, 0);
+    assert_eq!(report["tasks"], json!([]));
+    assert_eq!(report["findings"], json!([]));
+    assert_eq!(report["errors"][0]["code"], -32004);
+    assert_eq!(report["errors"][0]["index"], 0);
+}
