@@ -10,6 +10,14 @@ DEFECT  none | no-final | late-artifact | cancel-raises | never-returns | shared
         | shared-queue
 KEY=VALUE  optional extra scenario keys of the fidelity recorders (e.g. ending=fail,
            ending=raise, cancel_impl=noop, chunks=5); they win over the defect's.
+           `progress=K` (default 0): before each step's chunk, K status updates that
+           repeat WORKING with an agent message ("Looking up BBS-1042 (step 1/3)"),
+           a2a-sdk TaskUpdater.update_status(WORKING, message=new_agent_message(...)),
+           @a2a-js/sdk a status-update event of state working with a `message`.
+           `result=last` (default `chunks`): no chunks while working (only the
+           progress updates, a step still STEP_MS long), then the whole artifact,
+           one part per step, in one artifact update (no append, lastChunk) right
+           before the ending, as ADK and most LLM agents do.
            `push=on`: push notifications wired as the push recorders wire them
            (tests/fidelity/python/push.py, tests/fidelity/js/push.mjs): the card declares
            capabilities.pushNotifications and the agent POSTs each event to the webhook
@@ -68,6 +76,7 @@ FIDELITY = HERE.parent / 'fidelity'
 # top level needs only the standard library).
 sys.path.insert(0, str(FIDELITY / 'python'))
 from recorder import DEFAULTS as SCENARIO  # noqa: E402
+from recorder import SHAPE_DEFAULTS, SHAPE_ENUMS  # noqa: E402  (progress, result: serve only)
 
 DEFECTS = {
     'none': {},
@@ -88,7 +97,8 @@ SERVE_CONF = {
     'shared-state': {'shared_state': 'ids'},
     'shared-queue': {'shared_state': 'queue'},
 }
-USAGE = 'usage: start.sh python|js 1.0|0.3 ' + '|'.join(DEFECTS) + ' [push=on] [rest=on|only] [card=thin] [KEY=VALUE ...]'
+USAGE = ('usage: start.sh python|js 1.0|0.3 ' + '|'.join(DEFECTS)
+         + ' [push=on] [rest=on|only] [card=thin] [progress=K] [result=chunks|last] [KEY=VALUE ...]')
 
 
 def die(msg: str, code: int = 2) -> None:
@@ -175,23 +185,59 @@ def main() -> int:
         if key == 'card' and value in ('thin', 'full'):
             thin_card = value == 'thin'
             continue
+        if key in SHAPE_DEFAULTS and sep:
+            # progress=K / result=chunks|last: only the executor of `serve` reads them,
+            # so they are added to its scenario only when given (the defaults change nothing)
+            if value not in SHAPE_ENUMS.get(key, {value}):
+                die(f'bad value for {key}: {value!r} (one of {", ".join(sorted(SHAPE_ENUMS[key]))})')
+            if defect in SERVE_CONF and value != SHAPE_DEFAULTS[key]:
+                die(f'{key}={value}: the {defect} executor streams the default scenario only')
+            scenario[key] = value
+            continue
         if not sep or key not in SCENARIO:
-            die(f'bad scenario pair {pair!r} (keys: {", ".join(SCENARIO)})\n{USAGE}')
+            die(f'bad scenario pair {pair!r} (keys: {", ".join([*SCENARIO, *SHAPE_DEFAULTS])})\n{USAGE}')
         scenario[key] = value
     try:
         step_ms = int(os.environ.get('A2A_AGENT_STEP_MS', '200'))
         ready_s = float(os.environ.get('A2A_AGENT_READY_S', '30'))
         int(scenario['chunks'])
+        if not 0 <= int(scenario.get('progress', '0')) <= 100:
+            die(f'bad value for progress: {scenario["progress"]!r} (0 to 100)')
     except ValueError as e:
         die(f'bad number: {e}')
 
+    def spawn(port: int, workdir: Path) -> tuple[list[str], str]:
+        conf = {
+            'scenario': scenario,
+            'step_ms': step_ms,
+            'side': str(workdir / 'side.jsonl'),
+            'db': str(workdir / 'tasks.sqlite'),
+            'port': port,
+            'v03_compat': wire == '0.3',
+        }
+        conf.update(SERVE_CONF.get(defect, {}))
+        if push:
+            conf['push'] = True
+        if rest:
+            conf['rest'] = rest
+        if thin_card:
+            conf['card'] = 'thin'
+        return command(sdk, conf)
+
+    return serve(sdk, spawn, ready_s)
+
+
+def serve(label: str, spawn, ready_s: float) -> int:  # noqa: ANN001
+    """Runs the agent that spawn(port, workdir) -> (argv, cwd) starts, on a free port of
+    127.0.0.1: prints its URL once its card answers, then waits for a signal or its end.
+    Also the launcher of the other stacks (stacks/launch.py), hence the label."""
     keep = os.environ.get('A2A_AGENT_DIR')
     if keep:
         workdir = Path(keep)
         workdir.mkdir(parents=True, exist_ok=True)
     else:
         remove_stale_workdirs()
-        workdir = Path(tempfile.mkdtemp(prefix=f'a2a-agent-{sdk}-{os.getpid()}-'))
+        workdir = Path(tempfile.mkdtemp(prefix=f'a2a-agent-{label}-{os.getpid()}-'))
 
     proc: subprocess.Popen | None = None
 
@@ -222,22 +268,7 @@ def main() -> int:
     try:
         for attempt in range(3):  # a free port can be taken between choosing and binding it
             port = free_port()
-            conf = {
-                'scenario': scenario,
-                'step_ms': step_ms,
-                'side': str(workdir / 'side.jsonl'),
-                'db': str(workdir / 'tasks.sqlite'),
-                'port': port,
-                'v03_compat': wire == '0.3',
-            }
-            conf.update(SERVE_CONF.get(defect, {}))
-            if push:
-                conf['push'] = True
-            if rest:
-                conf['rest'] = rest
-            if thin_card:
-                conf['card'] = 'thin'
-            argv, cwd = command(sdk, conf)
+            argv, cwd = spawn(port, workdir)
             with open(workdir / 'server.log', 'a', encoding='utf-8') as log:
                 proc = subprocess.Popen(  # noqa: S603
                     argv, cwd=cwd, stdin=subprocess.DEVNULL, stdout=log, stderr=log,
@@ -253,7 +284,7 @@ def main() -> int:
                 proc.wait()
             if attempt == 2 or time.monotonic() >= deadline:
                 tail = (workdir / 'server.log').read_text(encoding='utf-8', errors='replace')[-2000:]
-                die(f'the {sdk} agent did not become ready (log {workdir}/server.log):\n{tail}')
+                die(f'the {label} agent did not become ready (log {workdir}/server.log):\n{tail}')
         print(f'http://127.0.0.1:{port}', flush=True)
         code = proc.wait()
         tail = (workdir / 'server.log').read_text(encoding='utf-8', errors='replace')[-2000:]

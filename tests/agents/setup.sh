@@ -1,48 +1,58 @@
 #!/usr/bin/env bash
-# Makes the two real SDK agents runnable, idempotently, from the registries only:
+# Makes the real agents runnable, idempotently, from the registries only:
 #   - the Python venv with a2a-sdk 1.3.0 (PyPI), exactly as tests/fidelity/python/run.sh makes it
 #   - tests/fidelity/js/node_modules with @a2a-js/sdk 1.3.0 (npm ci), exactly as tests/fidelity/js/run.sh
-# It writes the same stamp files as those scripts, so each accepts what the other installed.
+#   - the agents on other stacks (google-adk, fasta2a, PyPI): one venv each, tests/agents/stacks/.venv-*
+# It writes the same stamp files as the fidelity scripts, so each accepts what the other installed.
 # A second run with nothing changed does nothing (and touches no network).
 #
-#   tests/agents/setup.sh            # both
-#   tests/agents/setup.sh python     # only the venv
+#   tests/agents/setup.sh            # all of them
+#   tests/agents/setup.sh python     # only the a2a-sdk venv
 #   tests/agents/setup.sh js         # only node_modules
+#   tests/agents/setup.sh stacks [adk|fasta2a]   # only the other stacks' venvs (stacks/setup.sh)
 #
 # Environment (the same as the fidelity recorders'):
 #   A2A_FIDELITY_VENV    venv path (default: tests/fidelity/python/.venv, git-ignored)
 #   A2A_FIDELITY_PYTHON  interpreter to build the venv from (default: newest python3.1x >= 3.10)
 #   A2A_FIDELITY_NODE    node binary (default: node on PATH; >= 20)
+#   A2A_STACKS_PYTHON    interpreter for the stacks' venvs (default: newest python3.1x >= 3.11,
+#                        google-adk 2.13.0 needs 3.11)
 set -euo pipefail
 
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 fid="$(cd "$here/../fidelity" && pwd)"
 what="${1:-all}"
 
-setup_python() {
-  local pyd="$fid/python"
-  local venv="${A2A_FIDELITY_VENV:-$pyd/.venv}"
-  local want stamp py="" m c root=""
-  want="$(cat "$pyd/requirements.txt" "$pyd/constraints.txt" | sha256sum | cut -d' ' -f1)"
-  stamp="$venv/.fidelity-stamp"
-  if [[ ! -x "$venv/bin/python" ]] || ! "$venv/bin/python" -c 'import sys' 2>/dev/null; then
-    if [[ -n "${A2A_FIDELITY_PYTHON:-}" ]]; then
-      py="$A2A_FIDELITY_PYTHON"
-    else
-      command -v pyenv >/dev/null 2>&1 && root="$(pyenv root 2>/dev/null || true)"
-      for m in 13 12 11 10; do
-        for c in "python3.$m" ${root:+$root/versions/3.$m.*/bin/python3.$m}; do
-          if [[ -z "$py" && "$c" != *'*'* ]] && command -v "$c" >/dev/null 2>&1 && "$c" -c 'import sys' 2>/dev/null; then
-            py="$c"
-          fi
-        done
+# The interpreter to build a venv from: $1 if set, else the newest python3.1x >= 3.$2
+# on PATH or under pyenv, else python3 if it is new enough.
+pick_python() {
+  local py="$1" min="$2" m c root=""
+  if [[ -z "$py" ]]; then
+    command -v pyenv >/dev/null 2>&1 && root="$(pyenv root 2>/dev/null || true)"
+    for m in 13 12 11 10; do
+      (( m >= min )) || continue
+      for c in "python3.$m" ${root:+$root/versions/3.$m.*/bin/python3.$m}; do
+        if [[ -z "$py" && "$c" != *'*'* ]] && command -v "$c" >/dev/null 2>&1 && "$c" -c 'import sys' 2>/dev/null; then
+          py="$c"
+        fi
       done
-      if [[ -z "$py" ]] && command -v python3 >/dev/null 2>&1 &&
-         python3 -c 'import sys; sys.exit(0 if sys.version_info >= (3, 10) else 1)' 2>/dev/null; then
-        py=python3
-      fi
-      [[ -n "$py" ]] || { echo "no Python >= 3.10 found (set A2A_FIDELITY_PYTHON)" >&2; exit 2; }
+    done
+    if [[ -z "$py" ]] && command -v python3 >/dev/null 2>&1 &&
+       python3 -c "import sys; sys.exit(0 if sys.version_info >= (3, $min) else 1)" 2>/dev/null; then
+      py=python3
     fi
+  fi
+  [[ -n "$py" ]] || { echo "no Python >= 3.$min found (set A2A_FIDELITY_PYTHON / A2A_STACKS_PYTHON)" >&2; exit 2; }
+  echo "$py"
+}
+
+# make_venv VENV REQUIREMENTS CONSTRAINTS STAMP_NAME PYTHON_ENV_VALUE MIN_MINOR:
+# the venv with the pinned packages, reinstalled only when the two files change.
+make_venv() {
+  local venv="$1" req="$2" con="$3" stamp="$1/$4" py want
+  want="$(cat "$req" "$con" | sha256sum | cut -d' ' -f1)"
+  if [[ ! -x "$venv/bin/python" ]] || ! "$venv/bin/python" -c 'import sys' 2>/dev/null; then
+    py="$(pick_python "$5" "$6")"
     echo "creating venv $venv with $("$py" --version 2>&1)" >&2
     if ! "$py" -m venv --clear "$venv"; then
       if [[ "$(id -u)" == 0 ]] && command -v apt-get >/dev/null 2>&1; then
@@ -56,10 +66,28 @@ setup_python() {
   fi
   if [[ ! -f "$stamp" || "$(cat "$stamp")" != "$want" ]]; then
     echo "installing pinned packages into $venv" >&2
-    "$venv/bin/python" -m pip install --disable-pip-version-check -q \
-      -r "$pyd/requirements.txt" -c "$pyd/constraints.txt"
+    "$venv/bin/python" -m pip install --disable-pip-version-check -q -r "$req" -c "$con"
     echo "$want" > "$stamp"
   fi
+}
+
+setup_python() {
+  local pyd="$fid/python"
+  make_venv "${A2A_FIDELITY_VENV:-$pyd/.venv}" "$pyd/requirements.txt" "$pyd/constraints.txt" \
+    .fidelity-stamp "${A2A_FIDELITY_PYTHON:-}" 10
+}
+
+# The other stacks: one venv per stack, each from stacks/requirements-S.txt + constraints-S.txt.
+setup_stacks() {
+  local s stacks=("$@")
+  (( ${#stacks[@]} )) || stacks=(adk fasta2a)
+  for s in "${stacks[@]}"; do
+    [[ "$s" == adk || "$s" == fasta2a ]] || { echo "usage: setup.sh stacks [adk|fasta2a]" >&2; exit 2; }
+  done
+  for s in "${stacks[@]}"; do
+    make_venv "$here/stacks/.venv-$s" "$here/stacks/requirements-$s.txt" "$here/stacks/constraints-$s.txt" \
+      .stack-stamp "${A2A_STACKS_PYTHON:-}" 11
+  done
 }
 
 setup_js() {
@@ -77,8 +105,9 @@ setup_js() {
 }
 
 case "$what" in
-  all) setup_python; setup_js ;;
+  all) setup_python; setup_js; setup_stacks ;;
   python) setup_python ;;
   js) setup_js ;;
-  *) echo "usage: setup.sh [all|python|js]" >&2; exit 2 ;;
+  stacks) shift; setup_stacks "$@" ;;
+  *) echo "usage: setup.sh [all|python|js|stacks [adk|fasta2a]]" >&2; exit 2 ;;
 esac

@@ -78,6 +78,14 @@ const DEFAULTS = {
   interrupt: 'none',
 };
 const KEY_ORDER = Object.keys(DEFAULTS);
+// Shapes of agents on other stacks (SPEC section 14), read by the `serve` executor only
+// (tests/agents/start.sh ... progress=K result=last); not recorded, so neither in DEFAULTS
+// nor in a fixture's `inputs`; the same as the Python recorder's SHAPE_DEFAULTS. progress: K
+// status updates that repeat WORKING with an agent message before each step's chunk.
+// result: `chunks` (one artifact chunk per step) or `last` (no chunks while working; the
+// whole artifact, one part per step, in one artifact update with lastChunk right before
+// the ending).
+const SHAPE_DEFAULTS = { progress: '0', result: 'chunks' };
 const ENUMS = {
   ending: ['complete', 'fail', 'input', 'auth', 'return', 'never', 'raise'],
   client: ['stream', 'block'],
@@ -205,6 +213,11 @@ function fileStem(query) {
   return query.replaceAll('&', '_').replaceAll('=', '-');
 }
 
+/** The agent message of progress update j of k before step i of n. */
+function progressText(i, n, j, k) {
+  return `Looking up BBS-1042 (step ${i}/${n}${k > 1 ? `, update ${j}/${k}` : ''})`;
+}
+
 function stepText(i, n) {
   let what;
   if (i === n) what = 'out for delivery';
@@ -288,6 +301,8 @@ async function serve(configJson) {
   const sc = conf.scenario;
   const step = conf.step_ms;
   const n = Number.parseInt(sc.chunks, 10);
+  const progress = Number.parseInt(sc.progress ?? SHAPE_DEFAULTS.progress, 10);
+  const resultLast = (sc.result ?? SHAPE_DEFAULTS.result) === 'last';
   const side = conf.side;
   const log = (ev, fields) => sideLog(side, ev, fields);
 
@@ -338,7 +353,35 @@ async function serve(configJson) {
       return f;
     }
 
+    /** progress=K: K status updates that repeat WORKING with a message of role agent. */
+    progress(bus, taskId, contextId, i) {
+      for (let j = 1; j <= progress; j += 1) {
+        log('enqueue_progress', { i, j });
+        bus.publish(statusEvent(taskId, contextId, 'TASK_STATE_WORKING', progressText(i, n, j, progress)));
+      }
+    }
+
+    /** result=last: the whole artifact, one part per step, in one artifact update (no append, lastChunk). */
+    result(bus, taskId, contextId) {
+      if (!resultLast || n === 0) return;
+      log('enqueue_result', { parts: n });
+      const parts = [];
+      for (let i = 1; i <= n; i += 1) parts.push({ text: stepText(i, n) });
+      bus.publish(
+        AgentEvent.artifactUpdate(
+          TaskArtifactUpdateEvent.fromJSON({
+            taskId,
+            contextId,
+            artifact: { artifactId: TRACKING_ID, name: TRACKING_NAME, parts },
+            lastChunk: true,
+          }),
+        ),
+      );
+      log('enqueued_result');
+    }
+
     chunk(bus, taskId, contextId, i) {
+      if (resultLast) return; // result=last: nothing while working
       const first = i === 1;
       const last = i === n;
       log('enqueue_chunk', { i });
@@ -353,10 +396,12 @@ async function serve(configJson) {
       const work = sc.work;
       if (work === 'await') {
         for (let i = 1; i <= n; i += 1) {
+          this.progress(bus, taskId, contextId, i);
           await sleep(step);
           log('work_done', { i });
           this.chunk(bus, taskId, contextId, i);
         }
+        this.result(bus, taskId, contextId);
         return false;
       }
       if (n === 0) return false;
@@ -375,7 +420,12 @@ async function serve(configJson) {
       };
       worker.on('message', push);
       worker.on('error', (e) => push({ error: String(e) }));
+      let nextStep = 1;
       for (;;) {
+        if (nextStep <= n) {
+          this.progress(bus, taskId, contextId, nextStep);
+          nextStep += 1;
+        }
         while (inbox.length === 0) {
           await new Promise((resolve) => {
             wake = resolve;
@@ -388,6 +438,7 @@ async function serve(configJson) {
             log('steps_stopped_by_flag');
             return true;
           }
+          this.result(bus, taskId, contextId);
           return false;
         }
         this.chunk(bus, taskId, contextId, m.i);

@@ -83,6 +83,15 @@ DEFAULTS: dict[str, str] = {
     'interrupt': 'none',
 }
 KEY_ORDER = list(DEFAULTS)
+# Shapes of agents on other stacks (SPEC section 14), read by the `serve` executor only
+# (tests/agents/start.sh ... progress=K result=last); not recorded, so neither in
+# DEFAULTS nor in a fixture's `inputs`. progress: K WORKING status updates with an agent
+# message before each step's chunk (TaskUpdater.update_status(WORKING, message)).
+# result: `chunks` (one artifact chunk per step) or `last` (no chunks while working; the
+# whole artifact, one part per step, in one artifact update with lastChunk right before
+# the ending).
+SHAPE_DEFAULTS: dict[str, str] = {'progress': '0', 'result': 'chunks'}
+SHAPE_ENUMS = {'result': {'chunks', 'last'}}
 ENUMS = {
     'ending': {'complete', 'fail', 'input', 'auth', 'return', 'never', 'raise'},
     'client': {'stream', 'block'},
@@ -192,6 +201,11 @@ def file_stem(query: str) -> str:
     return query.replace('&', '_').replace('=', '-')
 
 
+def progress_text(i: int, n: int, j: int, k: int) -> str:
+    """The agent message of progress update j of k before step i of n."""
+    return f'Looking up BBS-1042 (step {i}/{n}' + (f', update {j}/{k})' if k > 1 else ')')
+
+
 def step_text(i: int, n: int) -> str:
     if i == n:
         what = 'out for delivery'
@@ -262,6 +276,8 @@ def serve(config_json: str) -> None:  # noqa: PLR0915
     sc = conf['scenario']
     step = conf['step_ms'] / 1000.0
     n = int(sc['chunks'])
+    progress = int(sc.get('progress', SHAPE_DEFAULTS['progress']))
+    result_last = sc.get('result', SHAPE_DEFAULTS['result']) == 'last'
     side = SideChannel(conf['side'])
     logging.basicConfig(
         level=logging.WARNING,
@@ -278,7 +294,35 @@ def serve(config_json: str) -> None:  # noqa: PLR0915
         def _flag(self, task_id: str) -> threading.Event:
             return self.flags.setdefault(task_id, threading.Event())
 
+        async def _progress(self, updater: TaskUpdater, i: int) -> None:
+            # progress=K: K status updates that repeat WORKING with an agent
+            # message, the SDK's own way (TaskUpdater.update_status + new_agent_message).
+            for j in range(1, progress + 1):
+                side.log('enqueue_progress', i=i, j=j)
+                await updater.update_status(
+                    TaskState.TASK_STATE_WORKING,
+                    message=updater.new_agent_message(
+                        [Part(text=progress_text(i, n, j, progress))]
+                    ),
+                )
+
+        async def _result(self, updater: TaskUpdater) -> None:
+            # result=last: the whole artifact, one part per step, in one
+            # artifact update (no append, lastChunk) after the last step.
+            if not result_last or n == 0:
+                return
+            side.log('enqueue_result', parts=n)
+            await updater.add_artifact(
+                [new_text_part(step_text(i, n)) for i in range(1, n + 1)],
+                artifact_id=TRACKING_ID,
+                name=TRACKING_NAME,
+                last_chunk=True,
+            )
+            side.log('enqueued_result')
+
         async def _chunk(self, updater: TaskUpdater, i: int) -> None:
+            if result_last:
+                return  # result=last: nothing while working
             first, last = i == 1, i == n
             side.log('enqueue_chunk', i=i)
             await updater.add_artifact(
@@ -296,9 +340,11 @@ def serve(config_json: str) -> None:  # noqa: PLR0915
             work = sc['work']
             if work == 'await':
                 for i in range(1, n + 1):
+                    await self._progress(updater, i)
                     await asyncio.sleep(step)
                     side.log('work_done', i=i)
                     await self._chunk(updater, i)
+                await self._result(updater)
                 return
             # to_thread / flag: one blocking call in asyncio.to_thread that
             # performs all the steps and hands each chunk back to the
@@ -321,10 +367,12 @@ def serve(config_json: str) -> None:  # noqa: PLR0915
                 return
             worker = asyncio.ensure_future(asyncio.to_thread(blocking_steps))
             try:
-                for _ in range(n):
+                for step_no in range(1, n + 1):
+                    await self._progress(updater, step_no)
                     i = await handoff.get()
                     await self._chunk(updater, i)
                 await worker
+                await self._result(updater)
             except asyncio.CancelledError:
                 flag.set()
                 raise
