@@ -21,7 +21,7 @@ use super::probe_report::{Load, Outcome, Probe, ProbeCode, ProbeReport, ProbeRes
 use crate::model::state::TaskState;
 use crate::model::wire::answer::Answer;
 use crate::model::wire::rest::Binding;
-use crate::model::wire::schema::{shape_faults, Shape};
+use crate::model::wire::schema::{shape_faults, Shape, ShapeFault};
 use crate::model::wire::Wire;
 
 /// What the judge says of one probe.
@@ -98,6 +98,16 @@ impl Streamed {
     /// The task the stream named, for GetTask.
     pub fn task(&self) -> Option<&str> {
         self.task.as_deref()
+    }
+
+    /// Why there is no finished task to `act` on.
+    fn unfinished(&self, act: &str) -> String {
+        match self.task {
+            Some(_) => format!(
+                "the stream probe's task did not finish, so there is no finished task to {act}"
+            ),
+            None => format!("the stream named no task, so there is no finished task to {act}"),
+        }
     }
 
     /// The task, when the stream saw it finish: what `cancel-terminal` and
@@ -200,6 +210,10 @@ impl ProbeJudge {
             if hung.is_some() && f.code == FindingCode::MissingTerminal {
                 continue;
             }
+            // Judged once per probe, over all its calls' answers.
+            if f.code == FindingCode::WireShape {
+                continue;
+            }
             if own.as_ref().is_some_and(|own| *own != f.task) {
                 continue;
             }
@@ -257,40 +271,57 @@ impl ProbeJudge {
         calls: &[&CallRecord],
     ) -> Judged {
         found.extend(self.envelopes(calls));
-        found.extend(self.task_shapes(calls));
+        found.extend(self.shapes(calls));
         Judged::ran(summary, found)
     }
 
-    /// `wire-shape` of the tasks the JSON calls answered (GetTask,
-    /// CancelTask): one finding per rule a call broke. Streams are the
-    /// capture reader's to judge.
-    fn task_shapes(&self, calls: &[&CallRecord]) -> Vec<(ProbeCode, String)> {
-        let mut found = Vec::new();
-        for call in calls.iter().filter(|c| !c.sse) {
-            let answered_task = call
-                .answers(self.wire)
-                .is_ok_and(|a| a.first().is_some_and(|a| a.event().is_some()));
-            if !answered_task {
+    /// `wire-shape` over every answer of a probe's calls: each stream
+    /// event as an event, each task a JSON call answered (GetTask,
+    /// CancelTask) as a task; one finding per rule broken, with how many
+    /// answers broke it (SPEC §13).
+    fn shapes(&self, calls: &[&CallRecord]) -> Vec<(ProbeCode, String)> {
+        let mut tally: Vec<(ShapeFault, usize)> = Vec::new();
+        for call in calls {
+            let Ok(answers) = call.answers(self.wire) else {
                 continue;
-            }
-            let mut seen = Vec::new();
-            for fault in shape_faults(call.body.as_bytes(), self.wire, Shape::Task) {
-                if seen.contains(&fault.rule) {
+            };
+            let Ok(payloads) = call.payloads() else {
+                continue;
+            };
+            let shape = if call.sse { Shape::Event } else { Shape::Task };
+            for (payload, answer) in payloads.iter().zip(&answers) {
+                if answer.event().is_none() {
                     continue;
                 }
-                seen.push(fault.rule);
-                found.push((
-                    ProbeCode::Stream(FindingCode::WireShape),
-                    format!(
-                        "{} ({}): {}",
-                        fault.detail,
-                        fault.rule.cites(self.wire),
-                        fault.rule.fix()
-                    ),
-                ));
+                let mut seen = Vec::new();
+                for fault in shape_faults(payload, self.wire, shape) {
+                    if seen.contains(&fault.rule) {
+                        continue;
+                    }
+                    seen.push(fault.rule);
+                    match tally.iter_mut().find(|(f, _)| f.rule == fault.rule) {
+                        Some((_, n)) => *n += 1,
+                        None => tally.push((fault, 1)),
+                    }
+                }
             }
         }
-        found
+        tally
+            .into_iter()
+            .map(|(fault, n)| {
+                let many = match n {
+                    1 => String::new(),
+                    n => format!("; {n} answers break it"),
+                };
+                let message = format!(
+                    "{} ({}{many}): {}",
+                    fault.detail,
+                    fault.rule.cites(self.wire),
+                    fault.rule.fix()
+                );
+                (ProbeCode::Stream(FindingCode::WireShape), message)
+            })
+            .collect()
     }
 
     /// A probe's judgement, or, when an answer it needs cannot be read,
@@ -328,6 +359,7 @@ impl ProbeJudge {
                 found.push((code, why));
             }
             found.extend(self.envelopes(&[call]));
+            found.extend(self.shapes(&[call]));
             each.push((answers, found));
         }
         let load = Load {
@@ -462,8 +494,14 @@ impl ProbeJudge {
         };
         let mut found = self.judge_streams(&[(stream, &answers)])?;
         let streamed = last_state(&answers);
-        let got = match after {
-            Some(after) => after.answers(self.wire)?,
+        // GetTask after the stream: what the task ended as. An answer that
+        // cannot be read is this probe's finding too; the rest is judged.
+        let got = match after.map(|a| a.answers(self.wire)) {
+            Some(Err(why)) => {
+                found.push((ProbeCode::UnreadableAnswer, format!("GetTask: {why}")));
+                Vec::new()
+            }
+            Some(Ok(answers)) => answers,
             None => Vec::new(),
         };
         let got = got
@@ -564,9 +602,7 @@ impl ProbeJudge {
         call: Option<&CallRecord>,
     ) -> Result<Judged, String> {
         let Some(call) = call.filter(|_| streamed.finished_task().is_some()) else {
-            return Ok(Judged::skipped(
-                "the stream probe's task did not finish, so there is no finished task to cancel",
-            ));
+            return Ok(Judged::skipped(&streamed.unfinished("cancel")));
         };
         let answers = call.answers(self.wire)?;
         let mut found = Vec::new();
@@ -686,7 +722,7 @@ impl ProbeJudge {
         call: Option<&CallRecord>,
     ) -> Result<Judged, String> {
         let Some(call) = call.filter(|_| streamed.finished_task().is_some()) else {
-            return Ok(Judged::skipped("the stream probe's task did not finish, so there is no finished task to subscribe to"));
+            return Ok(Judged::skipped(&streamed.unfinished("subscribe to")));
         };
         let answers = call.answers(self.wire)?;
         let mut found = Vec::new();

@@ -429,8 +429,8 @@ impl CaptureJudge {
             task.findings += 1;
             let arrival = late.len();
             let events = match tally.count {
-                1 => format!("event {}", tally.first),
-                n => format!("{n} events, the first {}", tally.first),
+                1 => String::new(),
+                n => format!("; {n} events break it"),
             };
             late.insert(
                 (tally.first, arrival),
@@ -439,7 +439,7 @@ impl CaptureJudge {
                     task: task.id.clone(),
                     index: tally.first,
                     message: format!(
-                        "{} ({events}; {}): {}",
+                        "{} ({}{events}): {}",
                         tally.detail,
                         rule.cites(tally.wire),
                         rule.fix()
