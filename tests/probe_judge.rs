@@ -18,7 +18,7 @@ use a2a_lab::model::evidence::probe_report::Probe;
 use a2a_lab::model::wire::answer::read_answer;
 use a2a_lab::model::wire::rest::Binding;
 use a2a_lab::model::wire::Wire;
-use probe_expect::{expect, DEFECTS, HOSTILE, PUSH_AGENTS};
+use probe_expect::{expect, DEFECTS, ENDLESS_PING, HOSTILE, OTHER_STACKS, PUSH_AGENTS};
 
 fn records(name: &str) -> ProbeRecords {
     let path = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
@@ -100,7 +100,7 @@ fn every_recorded_agent_is_judged_as_the_live_probe_judged_it() {
 #[test]
 fn an_endless_stream_of_pings_is_hung_with_how_long_it_waited() {
     let judged = judge(&records("endless-ping"));
-    assert_eq!(found(&judged), ["stream:hung"]);
+    assert_eq!(found(&judged), ENDLESS_PING);
     let (_, stream) = &judged[1];
     assert!(
         stream.found[0].1.contains("still open after 15"),
@@ -171,6 +171,7 @@ fn cancel_and_subscribe_on_a_finished_task_must_be_refused_with_their_codes() {
         ms: None,
         status: None,
         http: None,
+        at_event: None,
     };
     let judged = judge(&r);
     assert_eq!(
@@ -364,9 +365,13 @@ fn an_event_of_another_task_in_a_tasks_stream_is_foreign() {
 /// answered (tests/agents/hostile.py), and the messages that say where.
 #[test]
 fn recorded_stand_ins_are_found_breaking_each_contract() {
-    for (kind, want) in HOSTILE {
-        let judged = judge(&records(&format!("hostile-{kind}")));
-        assert_eq!(found(&judged), want, "{kind}");
+    for agent in HOSTILE.iter().chain(&OTHER_STACKS) {
+        let name = match agent.start {
+            [] => format!("hostile-{}", agent.name),
+            _ => agent.name.to_string(),
+        };
+        let judged = judge(&records(&name));
+        assert_eq!(found(&judged), agent.expect, "{name}");
     }
     let card = judge(&records("hostile-thin-card"));
     let messages: Vec<&str> = card[0].1.found.iter().map(|(_, m)| m.as_str()).collect();

@@ -29,6 +29,9 @@ pub struct Received {
     pub status: Option<u16>,
     /// On JSON-RPC, the HTTP status, when it was not 200.
     pub http: Option<u16>,
+    /// Made while another call's stream was open: how many of its answers
+    /// had been read.
+    pub at_event: Option<usize>,
 }
 
 impl Received {
@@ -57,6 +60,7 @@ impl Received {
             ms: Some(self.ms),
             status: self.status,
             http: self.http,
+            at_event: self.at_event,
         }
     }
 
@@ -71,6 +75,7 @@ impl Received {
             request_id: None,
             status: None,
             http: None,
+            at_event: None,
         }
     }
 }
@@ -153,6 +158,7 @@ fn read_json(answer: HttpAnswer, request: &Request) -> Result<Received, String> 
         // JSON-RPC the body says everything, unless it cannot be read.
         status: (request.binding == Binding::Rest && status != 200).then_some(status),
         http: (request.binding == Binding::JsonRpc && status != 200).then_some(status),
+        at_event: None,
     })
 }
 
@@ -192,5 +198,6 @@ fn read_stream(
         request_id: None,
         status: None,
         http: None,
+        at_event: None,
     })
 }

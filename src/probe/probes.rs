@@ -278,16 +278,22 @@ impl Prober<'_> {
         let request = self.new_task();
         let mut cancel_answer: Option<Result<Received, String>> = None;
         let mut task: Option<String> = None;
+        let mut read = 0;
         let (client, wait) = (self.client, self.wait());
         let requests = &mut self.requests;
         let stream = call(client, &request, wait, |answer| {
+            read += 1;
             if task.is_none() {
                 task = first_task(std::slice::from_ref(answer));
             }
             if cancel_answer.is_none() && is_running(answer) {
                 if let Some(id) = &task {
                     let cancel = requests.on_task(Method::Cancel, id);
-                    cancel_answer = Some(call(client, &cancel, wait, |_| Flow::Read));
+                    let answered = call(client, &cancel, wait, |_| Flow::Read);
+                    cancel_answer = Some(answered.map(|mut a| {
+                        a.at_event = Some(read);
+                        a
+                    }));
                 }
             }
             Flow::Read

@@ -152,6 +152,14 @@ impl ProbeJudge {
         Ok(ProbeJudge::new(wire).on(binding))
     }
 
+    /// The call that starts a task, by its name on the wire.
+    fn stream_method(&self) -> &'static str {
+        match self.wire {
+            Wire::V1_0 => "SendStreamingMessage",
+            Wire::V0_3 => "message/stream",
+        }
+    }
+
     /// `was STATE`, spelled as on the wire.
     fn state_text(&self, state: Option<TaskState>) -> String {
         match state {
@@ -255,8 +263,14 @@ impl ProbeJudge {
     /// `rpc-envelope` on JSON-RPC: what is wrong with the envelopes of
     /// `calls`' answers (REST has no envelope).
     fn envelopes(&self, calls: &[&CallRecord]) -> Vec<(ProbeCode, String)> {
+        // An answer that cannot be read is that finding, not an envelope's.
+        let readable: Vec<&CallRecord> = calls
+            .iter()
+            .copied()
+            .filter(|c| c.answers(self.wire).is_ok())
+            .collect();
         match self.binding {
-            Binding::JsonRpc => probe_contract::envelopes(calls),
+            Binding::JsonRpc => probe_contract::envelopes(&readable),
             Binding::Rest => Vec::new(),
         }
     }
@@ -347,17 +361,19 @@ impl ProbeJudge {
         let mut each = Vec::with_capacity(calls.len());
         for call in calls {
             let answers = call.answers(self.wire)?;
-            let mut found = self.judge_streams(&[(call, &answers)])?;
             // The first stream refused: the agent does not take the probe's
             // message (§13: a method refused is an unreadable answer);
             // a later one, under load: its client saw no terminal.
-            let code = match each.is_empty() {
-                true => ProbeCode::UnreadableAnswer,
-                false => ProbeCode::Stream(FindingCode::MissingTerminal),
+            let refused = match each.is_empty() {
+                true => refusal(self.stream_method(), self.binding, &answers)
+                    .map(|why| (ProbeCode::UnreadableAnswer, why)),
+                false => refusal("the stream", self.binding, &answers)
+                    .map(|why| (ProbeCode::Stream(FindingCode::MissingTerminal), why)),
             };
-            if let Some(why) = refusal("the stream", self.binding, &answers) {
-                found.push((code, why));
-            }
+            let mut found = match refused {
+                Some(refused) => vec![refused],
+                None => self.judge_streams(&[(call, &answers)])?,
+            };
             found.extend(self.envelopes(&[call]));
             found.extend(self.shapes(&[call]));
             each.push((answers, found));
@@ -480,7 +496,7 @@ impl ProbeJudge {
         after: Option<&CallRecord>,
     ) -> Result<Judged, String> {
         let answers = stream.answers(self.wire)?;
-        if let Some(why) = refusal("the stream", self.binding, &answers) {
+        if let Some(why) = refusal(self.stream_method(), self.binding, &answers) {
             return Ok(self.ran(
                 why.clone(),
                 vec![(ProbeCode::UnreadableAnswer, why)],
@@ -561,8 +577,16 @@ impl ProbeJudge {
             Answer::Event(task) => {
                 let told = task.state.as_ref().and_then(|s| s.known());
                 if told == Some(TaskState::Canceled) {
-                    // Told CANCELED: any other state after it is after-terminal.
-                    let later = [("the stream", streamed), ("GetTask", got)];
+                    // Told CANCELED: any other state after it is after-terminal;
+                    // on the stream, what it said after the answer.
+                    let said_after = match cancel.at_event {
+                        Some(read) => answers
+                            .get(read..)
+                            .filter(|rest| !rest.is_empty())
+                            .and_then(last_state),
+                        None => streamed,
+                    };
+                    let later = [("the stream", said_after), ("GetTask", got)];
                     for (who, state) in later {
                         if let Some(state) = state.filter(|s| *s != TaskState::Canceled) {
                             found.push((
@@ -658,7 +682,7 @@ impl ProbeJudge {
         after: Option<&CallRecord>,
     ) -> Result<Judged, String> {
         let answers = dropped.answers(self.wire)?;
-        if let Some(why) = refusal("the stream", self.binding, &answers) {
+        if let Some(why) = refusal(self.stream_method(), self.binding, &answers) {
             return Ok(self.ran(
                 why.clone(),
                 vec![(ProbeCode::UnreadableAnswer, why)],

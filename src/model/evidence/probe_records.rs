@@ -50,6 +50,11 @@ pub struct CallRecord {
     /// answer cannot be read (an HTTP 500 with a page of text).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub http: Option<u16>,
+    /// For a call made while another call's stream was open (the cancel
+    /// probe's CancelTask), how many of that stream's answers had been
+    /// read when it was made: what the stream said after its answer.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub at_event: Option<usize>,
 }
 
 impl CallRecord {
