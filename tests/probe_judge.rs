@@ -370,7 +370,12 @@ fn recorded_stand_ins_are_found_breaking_each_contract() {
             [] => format!("hostile-{}", agent.name),
             _ => agent.name.to_string(),
         };
-        let judged = judge(&records(&name));
+        let records = records(&name);
+        // Recorded in the wire and binding the agent is probed in.
+        assert_eq!(records.wire, agent.wire, "{name}");
+        let rest = agent.more.windows(2).any(|w| w == ["--binding", "rest"]);
+        assert_eq!(records.binding == "rest", rest, "{name}");
+        let judged = judge(&records);
         assert_eq!(found(&judged), agent.expect, "{name}");
     }
     let card = judge(&records("hostile-thin-card"));
