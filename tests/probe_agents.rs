@@ -14,9 +14,9 @@ use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Output, Stdio};
 
-use a2a_lab::model::evidence::probe_judge::ProbeJudge;
-use a2a_lab::model::evidence::probe_records::ProbeRecords;
-use a2a_lab::model::evidence::probe_report::{Outcome, ProbeReport};
+use a2a_lab::model::evidence::probe::plan::replay;
+use a2a_lab::model::evidence::probe::records::ProbeRecords;
+use a2a_lab::model::evidence::probe::report::{Outcome, ProbeReport};
 use probe_expect::{expect, Judged, DEFECTS, ENDLESS_PING, HOSTILE, OTHER_STACKS, PUSH_AGENTS};
 
 mod probe_expect;
@@ -123,9 +123,7 @@ fn scratch(name: &str) -> PathBuf {
 fn rejudged(out: &Path) -> Vec<String> {
     let text = std::fs::read_to_string(out.join("records.json")).expect("records.json");
     let records: ProbeRecords = serde_json::from_str(&text).expect("records.json reads back");
-    ProbeJudge::of(&records)
-        .expect("a wire and binding")
-        .run(&records)
+    replay(&records)
         .expect("the records judge")
         .into_iter()
         .flat_map(|(probe, judged)| {
@@ -538,7 +536,7 @@ fn probe_json_holds_every_call_for_the_page() {
     }
     let calls: Vec<&str> = resubscribe.calls.iter().map(String::as_str).collect();
     let judged =
-        a2a_lab::model::evidence::probe_report::judge_streams(&calls, None).expect("reads");
+        a2a_lab::model::evidence::probe::report::judge_streams(&calls, None).expect("reads");
     assert_eq!(judged.tasks.len(), 1);
     assert_eq!(judged.findings[0].code.code(), "after-terminal");
 }

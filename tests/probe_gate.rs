@@ -6,10 +6,10 @@
 use std::path::PathBuf;
 
 use a2a_lab::model::evidence::ci_report;
-use a2a_lab::model::evidence::probe_gate::{against, cases, findings};
-use a2a_lab::model::evidence::probe_judge::ProbeJudge;
-use a2a_lab::model::evidence::probe_records::ProbeRecords;
-use a2a_lab::model::evidence::probe_report::{Probe, ProbeReport, ProbedAgent};
+use a2a_lab::model::evidence::probe::gate::{against, cases, findings};
+use a2a_lab::model::evidence::probe::plan::replay;
+use a2a_lab::model::evidence::probe::records::ProbeRecords;
+use a2a_lab::model::evidence::probe::report::{Probe, ProbeReport, ProbedAgent};
 use serde_json::Value;
 
 /// The report the probe makes of a recorded run.
@@ -27,7 +27,7 @@ fn report(name: &str) -> ProbeReport {
         offered: true,
         headers: Vec::new(),
     });
-    for (probe, judged) in ProbeJudge::of(&records).unwrap().run(&records).unwrap() {
+    for (probe, judged) in replay(&records).unwrap() {
         report.file(probe, judged, Vec::new(), Vec::new());
     }
     report
@@ -141,7 +141,10 @@ fn junit_has_a_testcase_per_probe_and_sarif_a_result_per_finding() {
     );
     // A probe that could not run is skipped, with why.
     let hung = report("endless-ping");
-    let xml = ci_report::junit("probe", &a2a_lab::model::evidence::probe_gate::cases(&hung));
+    let xml = ci_report::junit(
+        "probe",
+        &a2a_lab::model::evidence::probe::gate::cases(&hung),
+    );
     let doc = roxmltree::Document::parse(&xml).unwrap();
     let terminal = doc
         .descendants()

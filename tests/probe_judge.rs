@@ -11,10 +11,11 @@ mod probe_expect;
 
 use std::path::PathBuf;
 
-use a2a_lab::model::evidence::probe_answers::refusal;
-use a2a_lab::model::evidence::probe_judge::{Judged, ProbeJudge};
-use a2a_lab::model::evidence::probe_records::{CallEnd, CallRecord, ProbeRecords};
-use a2a_lab::model::evidence::probe_report::Probe;
+use a2a_lab::model::evidence::probe::judge::{Judged, ProbeJudge};
+use a2a_lab::model::evidence::probe::plan::replay;
+use a2a_lab::model::evidence::probe::read::refusal;
+use a2a_lab::model::evidence::probe::records::{CallEnd, CallRecord, ProbeRecords};
+use a2a_lab::model::evidence::probe::report::Probe;
 use a2a_lab::model::wire::answer::read_answer;
 use a2a_lab::model::wire::rest::Binding;
 use a2a_lab::model::wire::Wire;
@@ -29,7 +30,7 @@ fn records(name: &str) -> ProbeRecords {
 }
 
 fn judge(records: &ProbeRecords) -> Vec<(Probe, Judged)> {
-    ProbeJudge::of(records).unwrap().run(records).unwrap()
+    replay(records).unwrap()
 }
 
 /// `probe:code` for every finding, in order.

@@ -3,7 +3,7 @@
 //! contacted.
 
 use a2a_lab::cli::{run, Files};
-use a2a_lab::model::evidence::probe_report::{
+use a2a_lab::model::evidence::probe::report::{
     judge_streams, Outcome, Probe, ProbeCode, ProbeReport, ProbeResult, ProbedAgent,
 };
 use serde_json::json;
@@ -187,7 +187,7 @@ fn a_malformed_header_is_refused_without_repeating_its_value() {
 fn the_load_and_the_headers_sent_read_back_from_probe_json() {
     let mut report = report();
     report.agent.headers = vec!["Authorization: <redacted>".into()];
-    report.probes[0].load = Some(a2a_lab::model::evidence::probe_report::Load {
+    report.probes[0].load = Some(a2a_lab::model::evidence::probe::report::Load {
         tasks: 8,
         clean: 1,
         slowest_ms: Some(640),

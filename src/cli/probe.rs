@@ -8,12 +8,13 @@ use std::io::Write;
 use super::print;
 use super::{Format, Output};
 #[cfg(not(target_arch = "wasm32"))]
+use crate::model::evidence::ci_report;
+#[cfg(not(target_arch = "wasm32"))]
 use crate::model::evidence::export::pretty_json;
+use crate::model::evidence::probe::gate as probe_gate;
 #[cfg(not(target_arch = "wasm32"))]
-use crate::model::evidence::probe_report::ProbeReport;
-use crate::model::evidence::probe_report::MAX_TASKS;
-#[cfg(not(target_arch = "wasm32"))]
-use crate::model::evidence::{ci_report, probe_gate};
+use crate::model::evidence::probe::report::ProbeReport;
+use crate::model::evidence::probe::report::MAX_TASKS;
 use crate::model::wire::rest::Binding;
 use crate::model::wire::Wire;
 

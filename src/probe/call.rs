@@ -1,15 +1,16 @@
-//! One call of a probe (JSON-RPC or REST) and everything it received: the raw bytes
-//! (kept as the capture and handed to the judge as a record), the answers
-//! the model read from them as they came, and how it ended.
+//! One call of a probe (JSON-RPC or REST) and everything it received: the
+//! raw bytes (kept as the capture and handed to the plan as a record) and
+//! how it ended; each stream answer, read by the wire's reader, steers the
+//! call as it arrives.
 
 use std::time::Duration;
 
 use super::http::{Answer as HttpAnswer, CallError, Client};
-use super::rpc::Request;
 use super::sse::{Next, SseStream};
-use crate::model::evidence::probe_records::{CallEnd, CallRecord};
-use crate::model::wire::answer::{read_answer, read_response, Answer};
-use crate::model::wire::rest::{read_rest_error, Binding};
+use crate::model::evidence::probe::records::{CallEnd, CallRecord};
+use crate::model::evidence::probe::request::Request;
+use crate::model::wire::answer::{read_answer, Answer};
+use crate::model::wire::rest::Binding;
 
 /// What one call received.
 pub struct Received {
@@ -17,8 +18,6 @@ pub struct Received {
     pub raw: Vec<u8>,
     /// Whether it was an SSE stream (else one JSON answer).
     pub sse: bool,
-    /// Each answer read, in order.
-    pub answers: Vec<Answer>,
     /// How it ended.
     pub end: CallEnd,
     /// How long the call took, from the request to its end, in ms.
@@ -29,9 +28,6 @@ pub struct Received {
     pub status: Option<u16>,
     /// On JSON-RPC, the HTTP status, when it was not 200.
     pub http: Option<u16>,
-    /// Made while another call's stream was open: how many of its answers
-    /// had been read.
-    pub at_event: Option<usize>,
 }
 
 impl Received {
@@ -39,15 +35,6 @@ impl Received {
     /// keeps.
     pub fn body(&self) -> String {
         String::from_utf8_lossy(&self.raw).into_owned()
-    }
-
-    /// The capture file's extension.
-    pub fn ext(&self) -> &'static str {
-        if self.sse {
-            "sse"
-        } else {
-            "json"
-        }
     }
 
     /// What the judge reads of it.
@@ -60,7 +47,7 @@ impl Received {
             ms: Some(self.ms),
             status: self.status,
             http: self.http,
-            at_event: self.at_event,
+            at_event: None,
         }
     }
 
@@ -69,13 +56,11 @@ impl Received {
         Received {
             raw: Vec::new(),
             sse: false,
-            answers: Vec::new(),
             end: CallEnd::TimedOut(millis(waited)),
             ms: millis(waited),
             request_id: None,
             status: None,
             http: None,
-            at_event: None,
         }
     }
 }
@@ -93,8 +78,9 @@ pub enum Flow {
 }
 
 /// Sends `request` and reads the answer, JSON or a stream, handing each
-/// answer to `on_answer` as it arrives. An answer that is neither, or
-/// cannot be read, is an error: the agent cannot be probed.
+/// stream answer that can be read to `on_answer` as it arrives. Only a
+/// call that gets no answer at all is an error (the agent cannot be
+/// probed); what came back is the judge's to read.
 pub fn call(
     client: &Client,
     request: &Request,
@@ -139,18 +125,11 @@ fn read_json(answer: HttpAnswer, request: &Request) -> Result<Received, String> 
         Err(CallError::TimedOut(waited)) => return Ok(Received::nothing(waited)),
         Err(CallError::Failed(why)) => return Err(format!("{method}: {why}")),
     };
-    let read = match request.binding {
-        Binding::JsonRpc => read_response(&raw, request.wire),
-        // A REST error is an HTTP status with its reason in the body.
-        Binding::Rest if status >= 400 => Ok(read_rest_error(status, &raw)),
-        Binding::Rest => read_answer(&raw, Some(request.wire)),
-    };
-    // An answer that cannot be read is kept as it came: the judge finds
-    // it unreadable from the record, live and recorded alike.
+    // Read by the judge from the record, live and recorded alike: an
+    // answer that cannot be read is kept as it came.
     Ok(Received {
         raw,
         sse: false,
-        answers: read.into_iter().collect(),
         end: CallEnd::Closed,
         ms: 0,
         request_id: None,
@@ -158,7 +137,6 @@ fn read_json(answer: HttpAnswer, request: &Request) -> Result<Received, String> 
         // JSON-RPC the body says everything, unless it cannot be read.
         status: (request.binding == Binding::Rest && status != 200).then_some(status),
         http: (request.binding == Binding::JsonRpc && status != 200).then_some(status),
-        at_event: None,
     })
 }
 
@@ -169,7 +147,6 @@ fn read_stream(
 ) -> Result<Received, String> {
     let (method, wire) = (request.name(), request.wire);
     let mut stream = SseStream::new(answer.body, answer.started);
-    let mut answers = Vec::new();
     let end = loop {
         match stream.next() {
             Ok(Next::Closed) => break CallEnd::Closed,
@@ -179,9 +156,7 @@ fn read_stream(
                 let Ok(read) = read_answer(data.as_bytes(), Some(wire)) else {
                     continue;
                 };
-                let flow = on_answer(&read);
-                answers.push(read);
-                if let Flow::Drop = flow {
+                if let Flow::Drop = on_answer(&read) {
                     break CallEnd::Dropped;
                 }
             }
@@ -192,12 +167,10 @@ fn read_stream(
     Ok(Received {
         raw: stream.raw,
         sse: true,
-        answers,
         end,
         ms: 0,
         request_id: None,
         status: None,
         http: None,
-        at_event: None,
     })
 }

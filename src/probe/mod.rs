@@ -6,21 +6,23 @@
 
 mod call;
 mod http;
-mod probes;
-mod rpc;
+mod pump;
 mod sse;
 mod webhook;
 
 use std::path::PathBuf;
-use std::time::Duration;
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use crate::model::evidence::export::pretty_json;
-use crate::model::evidence::probe_report::{redacted, ProbeReport, ProbedAgent};
+use crate::model::evidence::probe::judge::ProbeJudge;
+use crate::model::evidence::probe::plan::{PlanOptions, ProbePlan};
+use crate::model::evidence::probe::report::{redacted, ProbeReport, ProbedAgent};
 use crate::model::wire::card::{AgentCard, Endpoint, CARD_PATHS};
 use crate::model::wire::rest::Binding;
 use crate::model::wire::Wire;
 
 use http::{CallError, Client};
+use webhook::Webhook;
 
 /// What `probe` was asked to do.
 #[derive(Debug, Clone)]
@@ -85,8 +87,49 @@ pub fn probe(options: &Options) -> Result<ProbeReport, String> {
             .map(|(name, _)| redacted(name))
             .collect(),
     };
-    let (report, records) =
-        probes::run(&client, &endpoint, &card, options, ProbeReport::new(agent))?;
+    let salt = SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map(|d| d.as_nanos())
+        .unwrap_or(0);
+    let webhook = match options.webhook && endpoint.push {
+        true => Some(Webhook::start()?),
+        false => None,
+    };
+    let push = webhook.as_ref().map(|w| {
+        let url = options.webhook_url.clone().unwrap_or_else(|| w.url());
+        if options.webhook_url.is_some() {
+            // The forwarder needs the port the webhook listens on.
+            eprintln!(
+                "probe: the webhook listens on {}; the agent is told to POST to {url}",
+                w.url()
+            );
+        }
+        (url, format!("a2a-lab-token-{salt:x}"))
+    });
+    let plan_options = PlanOptions {
+        message: options.message.clone(),
+        tasks: options.tasks,
+        push,
+        webhook: options.webhook,
+        keep_files: options.out.is_some(),
+    };
+    let judge = ProbeJudge::new(endpoint.wire).on(endpoint.binding);
+    let mut plan = ProbePlan::new(
+        judge,
+        &endpoint,
+        Some(card),
+        plan_options,
+        ProbeReport::new(agent),
+        format!("{salt:x}"),
+    );
+    pump::pump(
+        &client,
+        &mut plan,
+        options.timeout,
+        options.out.as_deref(),
+        webhook.as_ref(),
+    )?;
+    let (report, records) = plan.finish();
     if let Some(dir) = &options.out {
         // What the judge read, so that it can judge the run again with no
         // agent running (tests/fixtures/probe/ holds such records).

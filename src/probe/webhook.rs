@@ -11,7 +11,7 @@ use std::sync::{Arc, Mutex};
 use std::thread;
 use std::time::{Duration, Instant};
 
-use crate::model::evidence::probe_records::PostRecord;
+use crate::model::evidence::probe::records::PostRecord;
 
 /// The largest body kept; a longer POST is answered 413 and not kept.
 const MAX_BODY: usize = 4 << 20;

@@ -10,7 +10,7 @@ use super::capture::{CaptureReader, CaptureReport};
 use super::check::{import_export, Report};
 use super::export::MAX_FILE_BYTES;
 use super::finding::check_depth;
-use super::probe_report::{ProbeReport, PROBE_FORMAT};
+use super::probe::report::{ProbeReport, PROBE_FORMAT};
 use crate::model::sim::scenario::Scenario;
 
 /// How far into a file the reader looks to tell an export from a capture:

@@ -2,9 +2,8 @@
 //! a check can find ([`finding`], a leaf), the export ([`export`]), an
 //! export checked ([`check`]), what a file is and the page's files read a
 //! slice at a time ([`import`]), the reader of real traffic ([`capture`]),
-//! the probe's judge, what it reads of answers, its contract checks, its
-//! push judgement and report ([`probe_judge`], [`probe_answers`],
-//! [`probe_contract`], [`probe_push`], [`probe_report`]), two
+//! the probe as a plan with its judge, contract checks, push judgement
+//! and report ([`probe`]), two
 //! runs side by side ([`compare`]), and the seed's own ledger form for
 //! `reduce` ([`seed_form`], [`json_array`]).
 
@@ -16,13 +15,7 @@ pub mod export;
 pub mod finding;
 pub mod import;
 pub mod json_array;
-pub mod probe_answers;
-pub mod probe_contract;
-pub mod probe_gate;
-pub mod probe_judge;
-pub mod probe_push;
-pub mod probe_records;
-pub mod probe_report;
+pub mod probe;
 pub mod push_log;
 pub mod quote;
 pub mod seed_form;

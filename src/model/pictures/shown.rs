@@ -9,7 +9,7 @@ use std::sync::Arc;
 use crate::model::evidence::capture::run::task_run;
 use crate::model::evidence::capture::{CaptureReader, CaptureReport};
 use crate::model::evidence::import::Imported;
-use crate::model::evidence::probe_report::{judge_streams, Outcome, ProbeReport};
+use crate::model::evidence::probe::report::{judge_streams, Outcome, ProbeReport};
 use crate::model::trace::Run;
 use crate::model::wire::Wire;
 

@@ -2,7 +2,7 @@
 //! is this the moment to act) and to judge (the task's last state, the
 //! artifacts a client holds, a refusal, an error as the binding said it):
 //! shared by the probe's calls (`crate::probe`) and its judge
-//! ([`super::probe_judge`]).
+//! ([`super::judge`]).
 
 use crate::model::state::TaskState;
 use crate::model::wire::answer::{Answer, ArtifactParts, EventKind};

@@ -5,8 +5,8 @@
 
 use serde::Serialize;
 
-use super::ci_report::{Case, Finding};
-use super::probe_report::{Outcome, Probe, ProbeCode, ProbeReport};
+use super::report::{Outcome, Probe, ProbeCode, ProbeReport};
+use crate::model::evidence::ci_report::{Case, Finding};
 
 /// One JUnit testcase per probe: a finding a failure, a skipped probe
 /// skipped with its reason.

@@ -1,13 +1,13 @@
 //! The probe's contract checks beside the lifecycle (SPEC §11):
 //! `card-field`, `rpc-envelope`, `foreign-task` and `context-mismatch`.
 //! Each reads what a probe received, as recorded, and says what is wrong;
-//! the judge ([`super::probe_judge`]) files them under the probe whose
+//! the judge ([`super::judge`]) files them under the probe whose
 //! calls showed them.
 
 use serde_json::Value;
 
-use super::probe_records::CallRecord;
-use super::probe_report::ProbeCode;
+use super::records::CallRecord;
+use super::report::ProbeCode;
 use crate::model::wire::answer::{Answer, EventKind};
 use crate::model::wire::card_fields::{card_faults, card_shape};
 use crate::model::wire::envelope::envelope_faults;

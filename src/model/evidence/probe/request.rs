@@ -1,7 +1,7 @@
 //! The calls a probe makes, in the wire and binding it speaks (JSON-RPC,
 //! or REST as [`crate::model::wire::rest`] lays it out). Reading the
 //! answers is the model's (`model::wire::event`), and so is judging them
-//! (`model::evidence::probe_judge`).
+//! (`model::evidence::probe::judge`).
 
 use serde_json::{json, Value};
 

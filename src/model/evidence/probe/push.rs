@@ -2,11 +2,11 @@
 //! about the `stream` and `cancel` tasks, judged per task as a webhook's
 //! log beside their streams, and how a slow webhook held up a stream.
 
-use super::capture::CaptureReader;
-use super::probe_judge::{Judged, ProbeJudge};
-use super::probe_records::{CallEnd, CallRecord, PostRecord, PushRecords};
-use super::probe_report::ProbeCode;
-use super::push_log::PushLog;
+use super::judge::{Judged, ProbeJudge};
+use super::records::{CallEnd, CallRecord, PostRecord, PushRecords};
+use super::report::ProbeCode;
+use crate::model::evidence::capture::CaptureReader;
+use crate::model::evidence::push_log::PushLog;
 
 impl ProbeJudge {
     /// `push`: the POSTs about the `stream` and `cancel` tasks judged per

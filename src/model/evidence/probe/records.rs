@@ -1,12 +1,12 @@
 //! What a probe run received, as records: each call's body and how it
 //! ended, and what the webhook was POSTed. `probe --out` keeps them as
-//! `records.json`; the judge ([`super::probe_judge`]) reads only these, so
+//! `records.json`; the judge ([`super::judge`]) reads only these, so
 //! a recorded run is judged again with no agent running.
 
 use serde::{Deserialize, Serialize};
 
-use super::probe_report::Probe;
-use super::quote::quoted;
+use super::report::Probe;
+use crate::model::evidence::quote::quoted;
 use crate::model::wire::answer::{read_answer, Answer};
 use crate::model::wire::rest::{read_rest_error, Binding};
 use crate::model::wire::sse::SseDecoder;
@@ -79,6 +79,19 @@ impl CallRecord {
                     format!("{what} cannot be read ({e}): {}", quoted(data))
                 })
             })
+            .collect()
+    }
+
+    /// The answers that can be read, in order, as a client steering by
+    /// them met them: one that cannot be read steers nothing.
+    pub fn readable_answers(&self, wire: Wire) -> Vec<Answer> {
+        if let Some(status) = self.status.filter(|s| *s >= 400) {
+            return vec![read_rest_error(status, self.body.as_bytes())];
+        }
+        self.payloads()
+            .unwrap_or_default()
+            .iter()
+            .filter_map(|data| read_answer(data, Some(wire)).ok())
             .collect()
     }
 

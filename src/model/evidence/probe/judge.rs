@@ -4,20 +4,18 @@
 //! so `cargo test` judges recorded answers of real agents with none
 //! running, and every rule is in one place.
 //!
-//! What it reads of the answers is in [`super::probe_answers`], the
-//! contract checks in [`super::probe_contract`], the push probe in
-//! [`super::probe_push`]. Bodies are read by the wire's one reader ([`crate::model::wire::answer::read_answer`], the SSE
+//! What it reads of the answers is in [`super::read`], the
+//! contract checks in [`super::contract`], the push probe in
+//! [`super::push`]. Bodies are read by the wire's one reader ([`crate::model::wire::answer::read_answer`], the SSE
 //! decoder), and streams are judged by the capture reader, as `check`
 //! judges a capture.
 
-use super::capture::CaptureReader;
-use super::finding::FindingCode;
-use super::probe_answers::{
-    error_text, first_task, last_state, parts, refusal, streamed_artifacts,
-};
-use super::probe_contract::{self, context_mismatches, context_of, foreign_tasks};
-use super::probe_records::{CallEnd, CallRecord, ProbeRecords};
-use super::probe_report::{Load, Outcome, Probe, ProbeCode, ProbeReport, ProbeResult};
+use super::contract::{self, context_mismatches, context_of, foreign_tasks};
+use super::read::{error_text, first_task, last_state, parts, refusal, streamed_artifacts};
+use super::records::{CallEnd, CallRecord, ProbeRecords};
+use super::report::{Load, Outcome, Probe, ProbeCode, ProbeReport, ProbeResult};
+use crate::model::evidence::capture::CaptureReader;
+use crate::model::evidence::finding::FindingCode;
 use crate::model::state::TaskState;
 use crate::model::wire::answer::Answer;
 use crate::model::wire::rest::Binding;
@@ -122,7 +120,7 @@ impl Streamed {
 /// Judges a probe run's calls, on `wire`, in a binding.
 pub struct ProbeJudge {
     pub(super) wire: Wire,
-    binding: Binding,
+    pub(super) binding: Binding,
 }
 
 impl ProbeJudge {
@@ -253,7 +251,7 @@ impl ProbeJudge {
     pub fn card(&self, body: Option<&str>) -> Judged {
         match body {
             Some(body) => {
-                let (summary, found) = probe_contract::card(body, self.wire);
+                let (summary, found) = contract::card(body, self.wire);
                 Judged::ran(summary, found)
             }
             None => Judged::skipped("the records hold no card"),
@@ -270,7 +268,7 @@ impl ProbeJudge {
             .filter(|c| c.answers(self.wire).is_ok())
             .collect();
         match self.binding {
-            Binding::JsonRpc => probe_contract::envelopes(&readable),
+            Binding::JsonRpc => contract::envelopes(&readable),
             Binding::Rest => Vec::new(),
         }
     }
@@ -791,47 +789,6 @@ impl ProbeJudge {
             Ok(done) => done,
             Err(why) => (Streamed::default(), self.settle(Err(why))),
         }
-    }
-
-    /// Judges a whole recorded run, probe by probe, in the order run.
-    pub fn run(&self, records: &ProbeRecords) -> Result<Vec<(Probe, Judged)>, String> {
-        let calls = |probe: Probe| -> &[CallRecord] {
-            records
-                .probes
-                .iter()
-                .find(|p| p.probe == probe)
-                .map_or(&[][..], |p| &p.calls[..])
-        };
-        let streams = calls(Probe::Stream);
-        let stream = streams.first().ok_or("the records hold no stream probe")?;
-        let (streamed, judged) = self.stream_settled(streams);
-        let mut out = vec![
-            (Probe::Card, self.card(records.card.as_deref())),
-            (Probe::Stream, judged),
-        ];
-        let get = self.get(&streamed, calls(Probe::Get).first());
-        out.push((Probe::Get, self.settle(get)));
-        if let [stream, rest @ ..] = calls(Probe::Cancel) {
-            let cancel = self.cancel(stream, rest.first(), rest.get(1));
-            out.push((Probe::Cancel, self.settle(cancel)));
-        }
-        let cancel_terminal = self.cancel_terminal(&streamed, calls(Probe::CancelTerminal).first());
-        out.push((Probe::CancelTerminal, self.settle(cancel_terminal)));
-        if let [dropped, rest @ ..] = calls(Probe::Resubscribe) {
-            let resubscribe = self.resubscribe(dropped, rest.first(), rest.get(1));
-            out.push((Probe::Resubscribe, self.settle(resubscribe)));
-        }
-        let subscribe_terminal =
-            self.subscribe_terminal(&streamed, calls(Probe::SubscribeTerminal).first());
-        out.push((Probe::SubscribeTerminal, self.settle(subscribe_terminal)));
-        if let Some(push) = &records.push {
-            let mut streams = vec![stream];
-            streams.extend(calls(Probe::Get).first());
-            streams.extend(calls(Probe::Cancel).first());
-            let push = self.push(&streams, push);
-            out.push((Probe::Push, self.settle(push)));
-        }
-        Ok(out)
     }
 }
 
