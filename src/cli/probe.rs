@@ -11,6 +11,7 @@ use super::{Format, Output};
 use crate::model::evidence::ci_report;
 #[cfg(not(target_arch = "wasm32"))]
 use crate::model::evidence::export::pretty_json;
+#[cfg(not(target_arch = "wasm32"))]
 use crate::model::evidence::probe::gate as probe_gate;
 #[cfg(not(target_arch = "wasm32"))]
 use crate::model::evidence::probe::report::ProbeReport;
