@@ -438,3 +438,44 @@ fn check_on_input_with_no_a2a_event_is_exit_2_naming_each_file() {
     assert_eq!(code, Some(0), "{stdout}{stderr}");
     std::fs::remove_dir_all(&dir).ok();
 }
+
+#[test]
+fn help_on_every_command_prints_its_usage_and_exits_0() {
+    let bin = env!("CARGO_BIN_EXE_a2a-lab");
+    for command in ["trace", "reduce", "check", "probe"] {
+        for asked in [
+            vec![command, "--help"],
+            vec![command, "-h"],
+            vec!["help", command],
+        ] {
+            let out = Command::new(bin).args(&asked).output().unwrap();
+            let stdout = String::from_utf8_lossy(&out.stdout);
+            assert_eq!(out.status.code(), Some(0), "{asked:?}");
+            assert!(
+                stdout.starts_with(&format!("usage:\n  a2a-lab {command}")),
+                "{asked:?}: {stdout}"
+            );
+            assert!(stdout.contains("exit codes"), "{asked:?}");
+        }
+    }
+    let probe = Command::new(bin)
+        .args(["probe", "--help"])
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&probe.stdout);
+    for flag in [
+        "--card",
+        "--binding",
+        "--header",
+        "--webhook",
+        "--tasks",
+        "--format",
+    ] {
+        assert!(text.contains(flag), "{flag}: {text}");
+    }
+    let unknown = Command::new(bin)
+        .args(["help", "frobnicate"])
+        .output()
+        .unwrap();
+    assert_eq!(unknown.status.code(), Some(2));
+}

@@ -122,3 +122,67 @@ fn a_capture_of_only_an_error_answer_lists_the_error() {
     assert_eq!(report["errors"][0]["code"], -32004);
     assert_eq!(report["errors"][0]["index"], 0);
 }
+
+/// A capture kept from a real agent (tests/agents/answers/raw/), checked.
+fn check_raw(name: &str) -> (u8, Value) {
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/agents/answers/raw")
+        .join(name);
+    check(std::fs::read(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display())))
+}
+
+fn codes(report: &Value) -> Vec<&str> {
+    report["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| f["code"].as_str().unwrap())
+        .collect()
+}
+
+#[test]
+fn streams_of_agents_on_other_stacks_are_judged_by_a2a_rules() {
+    // google-adk's to_a2a and both SDKs reporting progress, their artifact
+    // last: progress and all, clean on both wires.
+    for clean in [
+        "adk-stream.sse",
+        "adk-0.3-stream.sse",
+        "progress-python-1.0-stream.sse",
+        "progress-python-0.3-stream.sse",
+        "progress-js-1.0-stream.sse",
+        "progress-js-0.3-stream.sse",
+        "progress-python-1.0-resubscribe.sse",
+    ] {
+        let (code, report) = check_raw(clean);
+        assert_eq!((code, codes(&report)), (0, vec![]), "{clean}: {report}");
+    }
+    // fasta2a writes its task's timestamp without a zone (A2A 1.0 §5.6.1):
+    // one finding for the rule, citing it.
+    let (code, report) = check_raw("fasta2a-stream.sse");
+    assert_eq!((code, codes(&report)), (1, vec!["wire-shape"]), "{report}");
+    let message = report["findings"][0]["message"].as_str().unwrap();
+    assert!(message.contains("§5.6.1"), "{message}");
+    assert!(message.contains("not UTC with `Z`"), "{message}");
+}
+
+#[test]
+fn progress_rows_are_shown_as_progress_and_delivered() {
+    use a2a_lab::model::evidence::capture::CaptureReader;
+    let mut reader = CaptureReader::new(None).keeping_rows();
+    reader.read_bytes(&jsonl(&progress_capture())).unwrap();
+    let report = reader.finish();
+    let rows = &report.rows[0];
+    let labels: Vec<&str> = rows.iter().map(|r| r.event.as_str()).collect();
+    assert_eq!(
+        labels,
+        [
+            "Task SUBMITTED (0 part(s) held)",
+            "status WORKING",
+            "status WORKING (progress)",
+            "status COMPLETED"
+        ]
+    );
+    assert!(rows
+        .iter()
+        .all(|r| r.disposition == a2a_lab::model::trace::Disposition::Delivered));
+}

@@ -809,3 +809,61 @@ fn pushes_come_through_a_forwarder_named_by_webhook_url() {
         assert!(log.lines().count() >= 8, "{sdk}: {log}");
     }
 }
+
+/// An answer that cannot be read (SPEC §13) is a finding of the probe it
+/// broke: the other probes run, and every report is written in full,
+/// exit 1 (never 2: the card was read).
+#[test]
+#[ignore = "needs tests/agents/hostile.py: scripts/test.sh runs it"]
+fn a_broken_answer_leaves_every_report_and_exit_1() {
+    for kind in ["rs-byte", "get-500"] {
+        let server = Agent::start("hostile.py", &[kind]);
+        let out = scratch(&format!("broken-{kind}"));
+        let run = |format: &str| {
+            let output = lab(&[
+                "probe",
+                &server.url,
+                "--timeout-ms",
+                "2500",
+                "--format",
+                format,
+                "--out",
+                out.to_str().unwrap(),
+            ]);
+            assert_eq!(output.status.code(), Some(1), "{kind} {format}");
+            String::from_utf8(output.stdout).unwrap()
+        };
+        let json: serde_json::Value = serde_json::from_str(&run("json")).unwrap();
+        assert_eq!(json["probes"].as_array().unwrap().len(), 7, "{kind}");
+        assert!(json["findings"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|f| f["code"] == "unreadable-answer"));
+        let junit = run("junit");
+        let doc = roxmltree::Document::parse(&junit).expect("JUnit XML");
+        let cases = doc
+            .descendants()
+            .filter(|n| n.has_tag_name("testcase"))
+            .count();
+        assert_eq!(cases, 7, "{kind}: a testcase per probe");
+        assert!(junit.contains("unreadable-answer"), "{kind}");
+        let sarif: serde_json::Value = serde_json::from_str(&run("sarif")).unwrap();
+        let results = sarif["runs"][0]["results"].as_array().unwrap();
+        assert!(
+            results.iter().any(|r| r["ruleId"] == "unreadable-answer"),
+            "{kind}"
+        );
+        for file in ["probe.json", "records.json"] {
+            assert!(out.join(file).exists(), "{kind}: {file}");
+        }
+        assert_eq!(
+            rejudged(&out),
+            found(
+                &ProbeReport::from_json(&std::fs::read_to_string(out.join("probe.json")).unwrap())
+                    .unwrap()
+            ),
+            "{kind}: records.json judged again"
+        );
+    }
+}
