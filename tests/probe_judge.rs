@@ -625,3 +625,96 @@ fn a_cancel_answered_canceled_and_then_completed_is_after_terminal() {
         .1
         .contains("then GetTask said TASK_STATE_COMPLETED"));
 }
+
+/// The plan acts on a running task right after the first answer that
+/// shows it running (SPEC §13), not after its first artifact: driven by
+/// hand with the recorded answers of an SDK agent that reports progress
+/// and sends its only artifact last.
+#[test]
+fn the_plan_cancels_and_drops_right_after_the_first_working_answer() {
+    use a2a_lab::model::evidence::probe::plan::{Ask, PlanOptions, ProbePlan, Steer};
+    use a2a_lab::model::evidence::probe::report::{ProbeReport, ProbedAgent};
+    use a2a_lab::model::wire::card::Endpoint;
+
+    let r = records("progress-python-1.0");
+    let endpoint = Endpoint {
+        name: "agent".into(),
+        url: "http://127.0.0.1:1/".into(),
+        wire: Wire::V1_0,
+        binding: Binding::JsonRpc,
+        push: false,
+        offered: true,
+    };
+    let options = PlanOptions {
+        message: "Where is my order BBS-1042?".into(),
+        tasks: 1,
+        push: None,
+        webhook: false,
+        keep_files: false,
+    };
+    let agent = ProbedAgent {
+        name: "agent".into(),
+        url: endpoint.url.clone(),
+        wire: "1.0".into(),
+        binding: "jsonrpc".into(),
+        offered: true,
+        headers: Vec::new(),
+    };
+    let mut plan = ProbePlan::new(
+        ProbeJudge::of(&r).unwrap(),
+        &endpoint,
+        r.card.clone(),
+        options,
+        ProbeReport::new(agent),
+        "t".into(),
+    );
+    let mut asked = Vec::new();
+    loop {
+        let made = match plan.poll() {
+            Ask::Done => break,
+            Ask::Push { .. } => unreachable!("no webhook"),
+            Ask::Calls(made) => made,
+        };
+        for call in made {
+            asked.push(call.name.clone());
+            // The recorded call of that name: a probe's first call, then
+            // its follow-ups in the order made.
+            let nth = match call.name.as_str() {
+                "cancel-get" => 2,
+                "resubscribe-subscribed" => 1,
+                _ => 0,
+            };
+            let record = calls(&r, call.probe.name())[nth].clone();
+            for (n, answer) in record.readable_answers(Wire::V1_0).iter().enumerate() {
+                match plan.on_answer(answer) {
+                    Steer::Read => {}
+                    Steer::Drop => {
+                        assert_eq!((call.name.as_str(), n), ("resubscribe-dropped", 1));
+                        break;
+                    }
+                    Steer::Call(cancel) => {
+                        assert_eq!((call.name.as_str(), n), ("cancel", 1), "after WORKING");
+                        assert_eq!(cancel.request.name(), "CancelTask");
+                        asked.push(cancel.name.clone());
+                        plan.on_end(cancel.id, calls(&r, "cancel").get(1).cloned());
+                    }
+                }
+            }
+            plan.on_end(call.id, Some(record));
+        }
+    }
+    assert_eq!(
+        asked,
+        [
+            "stream",
+            "get",
+            "cancel",
+            "cancel-call",
+            "cancel-get",
+            "cancel-terminal",
+            "resubscribe-dropped",
+            "resubscribe-subscribed",
+            "subscribe-terminal"
+        ]
+    );
+}

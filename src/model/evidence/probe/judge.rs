@@ -36,7 +36,7 @@ pub struct Judged {
 }
 
 impl Judged {
-    fn ran(summary: String, found: Vec<(ProbeCode, String)>) -> Judged {
+    pub(super) fn ran(summary: String, found: Vec<(ProbeCode, String)>) -> Judged {
         Judged {
             summary,
             skipped: false,
@@ -151,7 +151,7 @@ impl ProbeJudge {
     }
 
     /// The call that starts a task, by its name on the wire.
-    fn stream_method(&self) -> &'static str {
+    pub(super) fn stream_method(&self) -> &'static str {
         match self.wire {
             Wire::V1_0 => "SendStreamingMessage",
             Wire::V0_3 => "message/stream",
@@ -159,7 +159,7 @@ impl ProbeJudge {
     }
 
     /// `was STATE`, spelled as on the wire.
-    fn state_text(&self, state: Option<TaskState>) -> String {
+    pub(super) fn state_text(&self, state: Option<TaskState>) -> String {
         match state {
             Some(state) => format!("was {}", self.wire.spell(state)),
             None => "had no state".to_string(),
@@ -167,7 +167,7 @@ impl ProbeJudge {
     }
 
     /// An error the agent answered, as its binding said it.
-    fn error(&self, code: i64, message: &str) -> String {
+    pub(super) fn error(&self, code: i64, message: &str) -> String {
         error_text(self.binding, code, message)
     }
 
@@ -185,7 +185,7 @@ impl ProbeJudge {
     /// The stream findings of one or more streams read as one session (the
     /// capture reader's); a stream that hung is `hung`, not also
     /// `missing-terminal`.
-    fn judge_streams(
+    pub(super) fn judge_streams(
         &self,
         streams: &[(&CallRecord, &[Answer])],
     ) -> Result<Vec<(ProbeCode, String)>, String> {
@@ -479,144 +479,6 @@ impl ProbeJudge {
         Ok(self.ran(summary, found, &[call]))
     }
 
-    /// `cancel`: a new task, CancelTask once it shows it is running, then
-    /// GetTask when its stream has ended. It must end CANCELED with nothing
-    /// after (SPEC §10), judged by the state the task was in when the
-    /// agent answered (§13): a refusal (-32002, -32004) of a task that had
-    /// already ended, or that the agent may not cancel at its stage (A2A
-    /// 1.0 §3.1.5), is no finding, only a probe that could not act; a
-    /// cancel answered CANCELED and followed by any other state is
-    /// `after-terminal`.
-    pub fn cancel(
-        &self,
-        stream: &CallRecord,
-        cancel: Option<&CallRecord>,
-        after: Option<&CallRecord>,
-    ) -> Result<Judged, String> {
-        let answers = stream.answers(self.wire)?;
-        if let Some(why) = refusal(self.stream_method(), self.binding, &answers) {
-            return Ok(self.ran(
-                why.clone(),
-                vec![(ProbeCode::UnreadableAnswer, why)],
-                &[stream],
-            ));
-        }
-        let Some(cancel) = cancel else {
-            return Ok(Judged::skipped(
-                "could not act on a running task: it never showed it was running before it ended, so there was no moment to cancel it",
-            ));
-        };
-        let mut found = self.judge_streams(&[(stream, &answers)])?;
-        let streamed = last_state(&answers);
-        // GetTask after the stream: what the task ended as. An answer that
-        // cannot be read is this probe's finding too; the rest is judged.
-        let got = match after.map(|a| a.answers(self.wire)) {
-            Some(Err(why)) => {
-                found.push((ProbeCode::UnreadableAnswer, format!("GetTask: {why}")));
-                Vec::new()
-            }
-            Some(Ok(answers)) => answers,
-            None => Vec::new(),
-        };
-        let got = got
-            .first()
-            .and_then(Answer::event)
-            .and_then(|e| e.state.as_ref()?.known());
-        let mut calls = vec![stream, cancel];
-        calls.extend(after);
-        if let CallEnd::TimedOut(waited) = cancel.end {
-            found.push((
-                ProbeCode::Hung,
-                format!("CancelTask gave no answer in {waited} ms"),
-            ));
-            let summary = format!(
-                "CancelTask did not answer; the task {}",
-                self.state_text(streamed)
-            );
-            return Ok(self.ran(summary, found, &calls));
-        }
-        let answered = cancel.answers(self.wire)?;
-        let answer = answered.first().ok_or("CancelTask: an empty answer")?;
-        let stream_open = matches!(stream.end, CallEnd::TimedOut(_));
-        let summary = match answer {
-            Answer::Error { code, message } if matches!(code, -32002 | -32004) => {
-                let ended = got.or(streamed).filter(|s| s.is_terminal());
-                let said = self.error(*code, message);
-                let why = match ended {
-                    Some(state) => format!(
-                        "could not act on a running task: the task had ended ({}) when the agent answered CancelTask with {said}",
-                        self.wire.spell(state)
-                    ),
-                    None => format!(
-                        "could not act on a running task: the agent refused to cancel it ({said}), as A2A 1.0 §3.1.5 allows; the task {}",
-                        self.state_text(got.or(streamed))
-                    ),
-                };
-                if found.is_empty() {
-                    let mut judged = self.ran(why.clone(), found, &calls);
-                    judged.skipped = judged.found.is_empty();
-                    return Ok(judged);
-                }
-                why
-            }
-            Answer::Error { code, message } => {
-                if streamed != Some(TaskState::Canceled) && !stream_open {
-                    found.push((
-                        ProbeCode::CancelNotCanceled,
-                        format!(
-                            "CancelTask failed ({}) and the task {}",
-                            self.error(*code, message),
-                            self.state_text(streamed)
-                        ),
-                    ));
-                }
-                format!("CancelTask failed: {}", self.error(*code, message))
-            }
-            Answer::Event(task) => {
-                let told = task.state.as_ref().and_then(|s| s.known());
-                if told == Some(TaskState::Canceled) {
-                    // Told CANCELED: any other state after it is after-terminal;
-                    // on the stream, what it said after the answer.
-                    let said_after = match cancel.at_event {
-                        Some(read) => answers
-                            .get(read..)
-                            .filter(|rest| !rest.is_empty())
-                            .and_then(last_state),
-                        None => streamed,
-                    };
-                    let later = [("the stream", said_after), ("GetTask", got)];
-                    for (who, state) in later {
-                        if let Some(state) = state.filter(|s| *s != TaskState::Canceled) {
-                            found.push((
-                                ProbeCode::Stream(FindingCode::AfterTerminal),
-                                format!(
-                                    "CancelTask answered the task {}, then {who} said {}",
-                                    self.wire.spell(TaskState::Canceled),
-                                    self.wire.spell(state)
-                                ),
-                            ));
-                        }
-                    }
-                } else if streamed != Some(TaskState::Canceled) && !stream_open {
-                    found.push((
-                        ProbeCode::CancelNotCanceled,
-                        format!(
-                            "CancelTask was accepted, but the task {}",
-                            self.state_text(got.or(streamed))
-                        ),
-                    ));
-                }
-                format!("CancelTask answered: the task {}", self.state_text(told))
-            }
-        };
-        let summary = format!(
-            "CancelTask once the task was running; {summary}; {}, the task {}",
-            end_text(stream.end),
-            self.state_text(streamed)
-        );
-        Ok(self.ran(summary, found, &calls))
-    }
-
     /// `cancel-terminal`: CancelTask on the finished task fails with -32002.
     pub fn cancel_terminal(
         &self,
@@ -667,73 +529,6 @@ impl ProbeJudge {
             (None, _) => return Err("CancelTask: an empty answer".into()),
         };
         Ok(self.ran(summary, found, &[call]))
-    }
-
-    /// `resubscribe`: a new task, the stream dropped once it shows it is
-    /// running, then SubscribeToTask; both streams judged as one session.
-    /// A refusal of a task that had already ended (GetTask says so after
-    /// it) is no finding: the probe could not act on a running task (§13).
-    pub fn resubscribe(
-        &self,
-        dropped: &CallRecord,
-        subscribed: Option<&CallRecord>,
-        after: Option<&CallRecord>,
-    ) -> Result<Judged, String> {
-        let answers = dropped.answers(self.wire)?;
-        if let Some(why) = refusal(self.stream_method(), self.binding, &answers) {
-            return Ok(self.ran(
-                why.clone(),
-                vec![(ProbeCode::UnreadableAnswer, why)],
-                &[dropped],
-            ));
-        }
-        if dropped.end != CallEnd::Dropped {
-            return Ok(Judged::skipped("could not act on a running task: it never showed it was running before its stream ended, so there was no moment to drop the stream"));
-        }
-        let Some(subscribed) = subscribed.filter(|_| first_task(&answers).is_some()) else {
-            return Ok(Judged::skipped("the stream named no task"));
-        };
-        let again = subscribed.answers(self.wire)?;
-        if let Some((code, message)) = again.first().and_then(Answer::error) {
-            let said = self.error(code, message);
-            let ended = match after {
-                Some(after) => after
-                    .answers(self.wire)?
-                    .first()
-                    .and_then(Answer::event)
-                    .and_then(|e| e.state.as_ref()?.known())
-                    .filter(|s| s.is_terminal()),
-                None => None,
-            };
-            let mut calls = vec![dropped, subscribed];
-            calls.extend(after);
-            if let Some(state) = ended {
-                let why = format!(
-                    "could not act on a running task: the task had ended ({}) when the agent answered SubscribeToTask with {said}",
-                    self.wire.spell(state)
-                );
-                let mut judged = self.ran(why, Vec::new(), &calls);
-                judged.skipped = judged.found.is_empty();
-                return Ok(judged);
-            }
-            let found = vec![(
-                ProbeCode::Stream(FindingCode::MissingTerminal),
-                format!(
-                    "the stream was dropped with the task {} and SubscribeToTask failed: {said}",
-                    self.state_text(last_state(&answers)),
-                ),
-            )];
-            return Ok(self.ran(format!("SubscribeToTask failed: {said}"), found, &calls));
-        }
-        let found = self.judge_streams(&[(dropped, &answers), (subscribed, &again)])?;
-        let summary = format!(
-            "dropped after {}, resubscribed: {}, {}, the task {}",
-            count(answers.len()),
-            count(again.len()),
-            end_text(subscribed.end),
-            self.state_text(last_state(&again))
-        );
-        Ok(self.ran(summary, found, &[dropped, subscribed]))
     }
 
     /// `subscribe-terminal`: SubscribeToTask on the finished task fails
@@ -792,7 +587,7 @@ impl ProbeJudge {
     }
 }
 
-fn end_text(end: CallEnd) -> String {
+pub(super) fn end_text(end: CallEnd) -> String {
     match end {
         CallEnd::Closed => "the stream closed".to_string(),
         CallEnd::Dropped => "the probe dropped the stream".to_string(),
@@ -801,7 +596,7 @@ fn end_text(end: CallEnd) -> String {
 }
 
 /// `1 event`, `5 events`.
-fn count(events: usize) -> String {
+pub(super) fn count(events: usize) -> String {
     match events {
         1 => "1 event".to_string(),
         n => format!("{n} events"),

@@ -9,7 +9,9 @@
 //! - [`request`]: each call as its wire and binding spell it.
 //! - [`read`]: what a probe reads of its answers (which task, whether it
 //!   runs, its last state, the artifacts a client holds, a refusal).
-//! - [`judge`]: each probe's calls as records in, a judgement out.
+//! - [`judge`]: each probe's calls as records in, a judgement out;
+//!   [`running`], the probes that act on a running task (`cancel`,
+//!   `resubscribe`).
 //! - [`contract`]: the checks beside the lifecycle (card, envelopes,
 //!   foreign tasks, contexts).
 //! - [`push`]: the push probe's judgement.
@@ -26,3 +28,4 @@ pub mod read;
 pub mod records;
 pub mod report;
 pub mod request;
+pub mod running;

@@ -436,14 +436,7 @@ impl ProbePlan {
     /// `push`: what the webhook received about the `stream`, `get` and
     /// `cancel` tasks, and how long the slow task's stream took.
     fn judge_push(&mut self) -> Judged {
-        let push = self.push.get_or_insert_with(|| PushRecords {
-            declared: false,
-            delay_ms: STALL_DELAY_MS,
-            stream_ms: None,
-            stall: None,
-            stall_ms: None,
-            posts: Vec::new(),
-        });
+        let push = self.push.get_or_insert_with(|| not_pushed(false));
         let first = |probe: Probe| {
             self.records
                 .iter()
@@ -491,13 +484,55 @@ impl ProbePlan {
 /// live pump drives it with HTTP: each call the plan asks for is the next
 /// call recorded for its probe, each answer steers as it did live.
 pub fn replay(records: &ProbeRecords) -> Result<Vec<(Probe, Judged)>, String> {
+    if !records.probes.iter().any(|p| p.probe == Probe::Stream) {
+        return Err("the records hold no stream probe".into());
+    }
+    let mut plan = replaying(records)?;
+    let mut recorded = Recorded {
+        records,
+        taken: Vec::new(),
+    };
+    loop {
+        match plan.poll() {
+            Ask::Done => return Ok(plan.judged),
+            Ask::Push { call, .. } => {
+                let push = records.push.clone().unwrap_or_else(|| not_pushed(false));
+                plan.on_pushed(call.id, push.stall.clone(), push.posts.clone());
+                // The records keep the timings as they were measured.
+                plan.push = Some(push);
+            }
+            Ask::Calls(calls) => {
+                let steered = calls.len() == 1;
+                for call in calls {
+                    let record = recorded.take(call.probe);
+                    let wire = plan.judge.wire;
+                    let answers = match (&record, steered) {
+                        (Some(r), true) => r.readable_answers(wire),
+                        _ => Vec::new(),
+                    };
+                    for answer in answers {
+                        if let Steer::Call(nested) = plan.on_answer(&answer) {
+                            plan.on_end(nested.id, recorded.take(nested.probe));
+                        }
+                    }
+                    plan.on_end(call.id, record);
+                }
+            }
+        }
+    }
+}
+
+/// A plan for a recorded run: its wire, binding, card and options as the
+/// records show them.
+fn replaying(records: &ProbeRecords) -> Result<ProbePlan, String> {
     let judge = ProbeJudge::of(records)?;
+    let declared = records.push.as_ref().is_some_and(|p| p.declared);
     let endpoint = Endpoint {
         name: String::new(),
         url: "http://replay".to_string(),
         wire: judge.wire,
         binding: judge.binding,
-        push: records.push.as_ref().is_some_and(|p| p.declared),
+        push: declared,
         offered: true,
     };
     let options = PlanOptions {
@@ -507,15 +542,10 @@ pub fn replay(records: &ProbeRecords) -> Result<Vec<(Probe, Judged)>, String> {
             .iter()
             .find(|p| p.probe == Probe::Stream)
             .map_or(1, |p| p.calls.len()),
-        push: endpoint
-            .push
-            .then(|| ("http://replay/webhook".to_string(), String::new())),
+        push: declared.then(|| ("http://replay/webhook".to_string(), String::new())),
         webhook: records.push.is_some(),
         keep_files: false,
     };
-    if !records.probes.iter().any(|p| p.probe == Probe::Stream) {
-        return Err("the records hold no stream probe".into());
-    }
     let report = ProbeReport::new(super::report::ProbedAgent {
         name: String::new(),
         url: String::new(),
@@ -524,64 +554,53 @@ pub fn replay(records: &ProbeRecords) -> Result<Vec<(Probe, Judged)>, String> {
         offered: true,
         headers: Vec::new(),
     });
-    let mut plan = ProbePlan::new(
+    let card = records.card.clone();
+    Ok(ProbePlan::new(
         judge,
         &endpoint,
-        records.card.clone(),
+        card,
         options,
         report,
         String::new(),
-    );
-    let mut taken: Vec<(Probe, usize)> = Vec::new();
-    let mut take = |probe: Probe| -> Option<CallRecord> {
-        let n = match taken.iter_mut().find(|(p, _)| *p == probe) {
-            Some((_, n)) => n,
+    ))
+}
+
+/// What a push probe received when nothing was pushed.
+fn not_pushed(declared: bool) -> PushRecords {
+    PushRecords {
+        declared,
+        delay_ms: STALL_DELAY_MS,
+        stream_ms: None,
+        stall: None,
+        stall_ms: None,
+        posts: Vec::new(),
+    }
+}
+
+/// The recorded calls, handed out per probe in the order they were made.
+struct Recorded<'a> {
+    records: &'a ProbeRecords,
+    taken: Vec<(Probe, usize)>,
+}
+
+impl Recorded<'_> {
+    /// The next recorded call of `probe`, if the run made one.
+    fn take(&mut self, probe: Probe) -> Option<CallRecord> {
+        let n = match self.taken.iter().position(|(p, _)| *p == probe) {
+            Some(i) => i,
             None => {
-                taken.push((probe, 0));
-                &mut taken.last_mut()?.1
+                self.taken.push((probe, 0));
+                self.taken.len() - 1
             }
         };
-        let record = records
+        let k = self.taken[n].1;
+        self.taken[n].1 += 1;
+        self.records
             .probes
             .iter()
             .find(|p| p.probe == probe)?
             .calls
-            .get(*n)
-            .cloned();
-        *n += 1;
-        record
-    };
-    loop {
-        match plan.poll() {
-            Ask::Done => break,
-            Ask::Push { call, .. } => {
-                let push = records.push.clone().unwrap_or(PushRecords {
-                    declared: false,
-                    delay_ms: STALL_DELAY_MS,
-                    stream_ms: None,
-                    stall: None,
-                    stall_ms: None,
-                    posts: Vec::new(),
-                });
-                plan.on_pushed(call.id, push.stall.clone(), push.posts.clone());
-                // The records keep the timings as they were measured.
-                plan.push = Some(push);
-            }
-            Ask::Calls(calls) => {
-                let steered = calls.len() == 1;
-                for call in calls {
-                    let record = take(call.probe);
-                    if let (true, Some(record)) = (steered, &record) {
-                        for answer in record.readable_answers(plan.judge.wire) {
-                            if let Steer::Call(nested) = plan.on_answer(&answer) {
-                                plan.on_end(nested.id, take(nested.probe));
-                            }
-                        }
-                    }
-                    plan.on_end(call.id, record);
-                }
-            }
-        }
+            .get(k)
+            .cloned()
     }
-    Ok(plan.judged)
 }
