@@ -186,3 +186,19 @@ fn progress_rows_are_shown_as_progress_and_delivered() {
         .iter()
         .all(|r| r.disposition == a2a_lab::model::trace::Disposition::Delivered));
 }
+
+#[test]
+fn the_page_imports_an_error_only_capture_and_says_what_it_holds() {
+    use a2a_lab::model::evidence::import::{import_bytes, Imported};
+    use a2a_lab::model::pictures::shown::Shown;
+    let error = br#"{"jsonrpc":"2.0","id":3,"error":{"code":-32004,"message":"Task is in terminal state"}}"#;
+    let Ok(Imported::Capture(report)) = import_bytes(error) else {
+        panic!("an error answer is a capture");
+    };
+    assert_eq!(report.errors.len(), 1);
+    let summary = Shown::capture(report).listing(10).unwrap().summary;
+    assert_eq!(
+        summary,
+        "A capture: 1 events, 0 task(s), 0 finding(s), 1 JSON-RPC error(s)."
+    );
+}

@@ -7,7 +7,7 @@
 use std::sync::Arc;
 
 use crate::model::evidence::capture::run::task_run;
-use crate::model::evidence::capture::{CaptureReader, CaptureReport};
+use crate::model::evidence::capture::{CaptureReader, CaptureReport, WiresSeen};
 use crate::model::evidence::import::Imported;
 use crate::model::evidence::probe::report::{judge_streams, Outcome, ProbeReport};
 use crate::model::trace::Run;
@@ -197,19 +197,33 @@ pub struct Listing {
     pub probes: bool,
 }
 
+/// A capture in a sentence: its wire, what it holds, what it breaks; the
+/// JSON-RPC errors it lists, when it has any (a capture of one error
+/// answer alone is read, SPEC §8).
+fn capture_summary(report: &CaptureReport) -> String {
+    let wire = match report.wire {
+        WiresSeen::None => "A capture".to_string(),
+        wire => format!("A capture on the A2A {wire} wire"),
+    };
+    let errors = match report.errors.len() {
+        0 => String::new(),
+        n => format!(", {n} JSON-RPC error(s)"),
+    };
+    format!(
+        "{wire}: {} events, {} task(s), {} finding(s){errors}.",
+        report.read,
+        report.tasks.len(),
+        report.findings.len()
+    )
+}
+
 /// A capture's tasks, the first `listed` of them, with task `chosen`'s
 /// findings.
 pub fn capture_listing(view: &CaptureView, chosen: usize, listed: usize) -> Listing {
     let report = &view.report;
     let task_id = report.tasks.get(chosen).map(|t| t.id.as_str());
     Listing {
-        summary: format!(
-            "A capture on the A2A {} wire: {} events, {} task(s), {} finding(s).",
-            report.wire,
-            report.read,
-            report.tasks.len(),
-            report.findings.len()
-        ),
+        summary: capture_summary(report),
         caption: "Tasks in the capture: choose one to see its events",
         heads: ["task", "events", "final state", "findings"],
         rows: report
