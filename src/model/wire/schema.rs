@@ -6,14 +6,9 @@
 //! `required` lists). A field the schema leaves optional is never a fault
 //! when absent.
 //!
-//! One pass over borrowed fields: the capture reader runs it on every
-//! event, so it allocates only for the faults it finds.
+//! The capture reader runs it on every event, the page's Import included.
 
-use std::borrow::Cow;
-
-use serde::de::IgnoredAny;
-use serde::Deserialize;
-use serde_json::value::RawValue;
+use serde_json::Value;
 
 use super::Wire;
 use crate::model::state::TaskState;
@@ -96,90 +91,29 @@ pub enum Shape {
     Task,
 }
 
-/// Every object an A2A event may hold, read with all its fields optional:
-/// the rules, not the reader, decide what must be there.
-#[derive(Deserialize, Default)]
-struct Obj<'a> {
-    /// A JSON-RPC response's result: the event itself.
-    #[serde(default, borrow)]
-    result: Option<Box<Obj<'a>>>,
-    #[serde(default, borrow)]
-    kind: Option<Cow<'a, str>>,
-    #[serde(default, borrow)]
-    id: Option<&'a RawValue>,
-    #[serde(default, borrow, rename = "taskId")]
-    task_id: Option<&'a RawValue>,
-    #[serde(default, borrow, rename = "contextId")]
-    context_id: Option<&'a RawValue>,
-    #[serde(default, borrow)]
-    status: Option<Box<Obj<'a>>>,
-    #[serde(default, borrow)]
-    state: Option<Cow<'a, str>>,
-    #[serde(default, borrow)]
-    timestamp: Option<Cow<'a, str>>,
-    #[serde(default, borrow)]
-    message: Option<Box<Obj<'a>>>,
-    #[serde(default, borrow, rename = "messageId")]
-    message_id: Option<&'a RawValue>,
-    #[serde(default, borrow)]
-    role: Option<Cow<'a, str>>,
-    #[serde(default, borrow)]
-    parts: Option<Vec<Part<'a>>>,
-    #[serde(default, borrow)]
-    artifact: Option<Box<Obj<'a>>>,
-    #[serde(default, borrow, rename = "artifactId")]
-    artifact_id: Option<&'a RawValue>,
-    #[serde(default, borrow)]
-    artifacts: Option<Vec<Obj<'a>>>,
-    #[serde(default, borrow)]
-    history: Option<Vec<Obj<'a>>>,
-    #[serde(default, rename = "final")]
-    last: Option<IgnoredAny>,
-    #[serde(default, borrow)]
-    task: Option<Box<Obj<'a>>>,
-    #[serde(default, borrow, rename = "statusUpdate")]
-    status_update: Option<Box<Obj<'a>>>,
-    #[serde(default, borrow, rename = "artifactUpdate")]
-    artifact_update: Option<Box<Obj<'a>>>,
-}
-
-/// A part: its content fields only (1.0 `text`/`raw`/`url`/`data`; 0.3
-/// `kind` with `text`/`file`/`data`).
-#[derive(Deserialize, Default)]
-struct Part<'a> {
-    #[serde(default, borrow)]
-    kind: Option<Cow<'a, str>>,
-    #[serde(default)]
-    text: Option<IgnoredAny>,
-    #[serde(default)]
-    raw: Option<IgnoredAny>,
-    #[serde(default)]
-    url: Option<IgnoredAny>,
-    #[serde(default)]
-    data: Option<IgnoredAny>,
-    #[serde(default)]
-    file: Option<IgnoredAny>,
-}
-
 /// The faults of one event or answer (a JSON-RPC response's result, or
 /// the bare event) against `wire`'s schema, in the order met. JSON that
 /// does not parse has none here: reading it is the event reader's to
-/// refuse.
+/// refuse. The JSON is walked as a `Value`, whose reader the page already
+/// carries, so the schema costs its bundle only the rules.
 pub fn shape_faults(json: &[u8], wire: Wire, shape: Shape) -> Vec<ShapeFault> {
-    let Ok(mut obj) = serde_json::from_slice::<Obj>(json) else {
+    // From text, as the page's other readers parse: one instance of the
+    // JSON reader in its bundle.
+    let Some(value) = std::str::from_utf8(json)
+        .ok()
+        .and_then(|text| serde_json::from_str::<Value>(text).ok())
+    else {
         return Vec::new();
     };
-    if let Some(result) = obj.result.take() {
-        obj = *result;
-    }
+    let obj = value.get("result").unwrap_or(&value);
     let mut check = Check {
         wire,
         faults: Vec::new(),
     };
     match (wire, shape) {
-        (_, Shape::Task) => check.task(&obj, "the task"),
-        (Wire::V1_0, Shape::Event) => check.event_1_0(&obj),
-        (Wire::V0_3, Shape::Event) => check.event_0_3(&obj),
+        (_, Shape::Task) => check.task(obj),
+        (Wire::V1_0, Shape::Event) => check.event_1_0(obj),
+        (Wire::V0_3, Shape::Event) => check.event_0_3(obj),
     }
     check.faults
 }
@@ -189,178 +123,202 @@ struct Check {
     faults: Vec<ShapeFault>,
 }
 
+/// A field, when present and not null.
+fn field<'v>(obj: &'v Value, name: &str) -> Option<&'v Value> {
+    obj.get(name).filter(|v| !v.is_null())
+}
+
+/// A text field's text (empty when it is not text).
+fn text<'v>(obj: &'v Value, name: &str) -> Option<&'v str> {
+    field(obj, name).map(|v| v.as_str().unwrap_or_default())
+}
+
+/// What each object of the schema is, for the rules that differ by it.
+#[derive(Clone, Copy, PartialEq)]
+enum Object {
+    Task,
+    StatusUpdate,
+    ArtifactUpdate,
+    Message,
+    Artifact,
+}
+
+impl Object {
+    /// Its 0.3 `kind` (an artifact has none).
+    fn kind(self) -> Option<&'static str> {
+        match self {
+            Object::Task => Some("task"),
+            Object::StatusUpdate => Some("status-update"),
+            Object::ArtifactUpdate => Some("artifact-update"),
+            Object::Message => Some("message"),
+            Object::Artifact => None,
+        }
+    }
+
+    /// The fields the wire requires of it (a2a.proto REQUIRED; 0.3's JSON
+    /// schema `required`), but the status, parts and role, which are
+    /// checked with what they hold.
+    fn required(self, wire: Wire) -> &'static [&'static str] {
+        match (self, wire) {
+            (Object::Task, Wire::V1_0) => &["id"],
+            (Object::Task, Wire::V0_3) => &["id", "contextId"],
+            (Object::StatusUpdate, Wire::V1_0) => &["taskId", "contextId"],
+            (Object::StatusUpdate, Wire::V0_3) => &["taskId", "contextId", "final"],
+            (Object::ArtifactUpdate, _) => &["taskId", "contextId"],
+            (Object::Message, _) => &["messageId"],
+            (Object::Artifact, _) => &["artifactId"],
+        }
+    }
+}
+
 impl Check {
     fn fault(&mut self, rule: ShapeRule, detail: String) {
         self.faults.push(ShapeFault { rule, detail });
     }
 
     /// A field the schema requires: present and not null.
-    fn required<T>(&mut self, field: Option<&T>, what: &str, name: &str) -> bool {
-        if field.is_none() {
+    fn required<'v>(&mut self, obj: &'v Value, what: &str, name: &str) -> Option<&'v Value> {
+        let found = field(obj, name);
+        if found.is_none() {
             self.fault(ShapeRule::Required, format!("{what} has no `{name}`"));
         }
-        field.is_some()
+        found
     }
 
-    /// A 0.3 object's `kind`, which must be `want`.
-    fn kind(&mut self, obj: &Obj, what: &str, want: &str) {
-        if self.wire != Wire::V0_3 {
-            return;
+    /// An object's `kind` (0.3) and its plain required fields.
+    fn object(&mut self, obj: &Value, object: Object, what: &str) {
+        if let (Wire::V0_3, Some(want)) = (self.wire, object.kind()) {
+            match text(obj, "kind") {
+                None => self.fault(ShapeRule::Kind, format!("{what} has no `kind`")),
+                Some(kind) if kind != want => self.fault(
+                    ShapeRule::Kind,
+                    format!("{what} has `kind` `{kind}`, not `{want}`"),
+                ),
+                Some(_) => {}
+            }
         }
-        match obj.kind.as_deref() {
-            None => self.fault(ShapeRule::Kind, format!("{what} has no `kind`")),
-            Some(kind) if kind != want => self.fault(
-                ShapeRule::Kind,
-                format!("{what} has `kind` {kind:?}, not {want:?}"),
-            ),
-            Some(_) => {}
+        for name in object.required(self.wire) {
+            self.required(obj, what, name);
         }
     }
 
-    fn event_1_0(&mut self, obj: &Obj) {
-        if let Some(task) = &obj.task {
-            self.task(task, "the task");
-        } else if let Some(update) = &obj.status_update {
+    fn event_1_0(&mut self, obj: &Value) {
+        if let Some(task) = field(obj, "task") {
+            self.task(task);
+        } else if let Some(update) = field(obj, "statusUpdate") {
             self.status_update(update);
-        } else if let Some(update) = &obj.artifact_update {
+        } else if let Some(update) = field(obj, "artifactUpdate") {
             self.artifact_update(update);
-        } else if let Some(message) = &obj.message {
+        } else if let Some(message) = field(obj, "message") {
             self.message(message, "the message");
         }
     }
 
-    fn event_0_3(&mut self, obj: &Obj) {
-        match obj.kind.as_deref() {
-            Some("task") => self.task(obj, "the task"),
+    fn event_0_3(&mut self, obj: &Value) {
+        match text(obj, "kind") {
+            Some("task") => self.task(obj),
             Some("status-update") => self.status_update(obj),
             Some("artifact-update") => self.artifact_update(obj),
             Some("message") => self.message(obj, "the message"),
             Some(other) => self.fault(
                 ShapeRule::Kind,
-                format!("this event's `kind` {other:?} is none of task, status-update, artifact-update, message"),
+                format!("this event has `kind` `{other}`, none of task, status-update, artifact-update, message"),
             ),
             None => self.fault(ShapeRule::Kind, "this event has no `kind`".into()),
         }
     }
 
-    fn task(&mut self, task: &Obj, what: &str) {
-        self.kind(task, what, "task");
-        self.required(task.id.as_ref(), what, "id");
-        // contextId is REQUIRED on a Task in 0.3's schema, not in a2a.proto.
-        if self.wire == Wire::V0_3 {
-            self.required(task.context_id.as_ref(), what, "contextId");
+    fn task(&mut self, task: &Value) {
+        let what = "the task";
+        self.object(task, Object::Task, what);
+        if let Some(status) = self.required(task, what, "status") {
+            self.status(status, what);
         }
-        if self.required(task.status.as_ref(), what, "status") {
-            if let Some(status) = &task.status {
-                self.status(status, what);
-            }
-        }
-        for artifact in task.artifacts.iter().flatten() {
+        for artifact in list(task, "artifacts") {
             self.artifact(artifact, "an artifact of the task");
         }
-        for message in task.history.iter().flatten() {
+        for message in list(task, "history") {
             self.message(message, "a message of the task's history");
         }
     }
 
-    fn status_update(&mut self, update: &Obj) {
+    fn status_update(&mut self, update: &Value) {
         let what = "the status update";
-        self.kind(update, what, "status-update");
-        self.required(update.task_id.as_ref(), what, "taskId");
-        self.required(update.context_id.as_ref(), what, "contextId");
-        if self.wire == Wire::V0_3 {
-            self.required(update.last.as_ref(), what, "final");
-        }
-        if self.required(update.status.as_ref(), what, "status") {
-            if let Some(status) = &update.status {
-                self.status(status, what);
-            }
+        self.object(update, Object::StatusUpdate, what);
+        if let Some(status) = self.required(update, what, "status") {
+            self.status(status, what);
         }
     }
 
-    fn artifact_update(&mut self, update: &Obj) {
+    fn artifact_update(&mut self, update: &Value) {
         let what = "the artifact update";
-        self.kind(update, what, "artifact-update");
-        self.required(update.task_id.as_ref(), what, "taskId");
-        self.required(update.context_id.as_ref(), what, "contextId");
-        if self.required(update.artifact.as_ref(), what, "artifact") {
-            if let Some(artifact) = &update.artifact {
-                self.artifact(artifact, "its artifact");
-            }
+        self.object(update, Object::ArtifactUpdate, what);
+        if let Some(artifact) = self.required(update, what, "artifact") {
+            self.artifact(artifact, "its artifact");
         }
     }
 
-    fn status(&mut self, status: &Obj, what: &str) {
-        match status.state.as_deref() {
+    fn status(&mut self, status: &Value, what: &str) {
+        let (v10, how) = match self.wire {
+            Wire::V1_0 => (true, "TASK_STATE_SUBMITTED, TASK_STATE_WORKING, …"),
+            Wire::V0_3 => (false, "submitted, working, …"),
+        };
+        match text(status, "state") {
             None => self.fault(
                 ShapeRule::Required,
                 format!("the status of {what} has no `state`"),
             ),
-            Some(state) => {
-                let known = match self.wire {
-                    Wire::V1_0 => TaskState::from_wire(state).is_some(),
-                    // 0.3 also has `unknown`.
-                    Wire::V0_3 => TaskState::from_kebab(state).is_some() || state == "unknown",
-                };
-                if !known {
-                    let how = match self.wire {
-                        Wire::V1_0 => "TASK_STATE_SUBMITTED, TASK_STATE_WORKING, …",
-                        Wire::V0_3 => "submitted, working, …",
-                    };
-                    self.fault(
-                        ShapeRule::StateSpelling,
-                        format!("{what} has state {state:?}, not one of {how}"),
-                    );
-                }
-            }
-        }
-        if let (Wire::V1_0, Some(time)) = (self.wire, status.timestamp.as_deref()) {
-            if !is_utc_z(time) {
+            // 0.3 also has `unknown`.
+            Some(state)
+                if (v10 && TaskState::from_wire(state).is_none())
+                    || (!v10 && TaskState::from_kebab(state).is_none() && state != "unknown") =>
+            {
                 self.fault(
-                    ShapeRule::Timestamp,
-                    format!("{what} has timestamp {time:?}, not UTC with `Z`"),
+                    ShapeRule::StateSpelling,
+                    format!("{what} has state `{state}`, not one of {how}"),
                 );
             }
+            Some(_) => {}
         }
-        if let Some(message) = &status.message {
+        match text(status, "timestamp") {
+            Some(time) if v10 && !is_utc_z(time) => self.fault(
+                ShapeRule::Timestamp,
+                format!("{what} has timestamp `{time}`, not UTC with `Z`"),
+            ),
+            _ => {}
+        }
+        if let Some(message) = field(status, "message") {
             self.message(message, &format!("the status message of {what}"));
         }
     }
 
-    fn message(&mut self, message: &Obj, what: &str) {
-        self.kind(message, what, "message");
-        self.required(message.message_id.as_ref(), what, "messageId");
-        if let Some(role) = message.role.as_deref() {
-            let known = match self.wire {
-                Wire::V1_0 => matches!(role, "ROLE_USER" | "ROLE_AGENT"),
-                Wire::V0_3 => matches!(role, "user" | "agent"),
-            };
-            if !known {
-                let how = match self.wire {
-                    Wire::V1_0 => "ROLE_USER or ROLE_AGENT",
-                    Wire::V0_3 => "user or agent",
-                };
-                self.fault(
-                    ShapeRule::RoleSpelling,
-                    format!("{what} has role {role:?}, not {how}"),
-                );
-            }
-        } else {
-            self.required(None::<&()>, what, "role");
+    fn message(&mut self, message: &Value, what: &str) {
+        self.object(message, Object::Message, what);
+        let roles = match self.wire {
+            Wire::V1_0 => ["ROLE_USER", "ROLE_AGENT"],
+            Wire::V0_3 => ["user", "agent"],
+        };
+        match text(message, "role") {
+            None => self.fault(ShapeRule::Required, format!("{what} has no `role`")),
+            Some(role) if !roles.contains(&role) => self.fault(
+                ShapeRule::RoleSpelling,
+                format!("{what} has role `{role}`, not {} or {}", roles[0], roles[1]),
+            ),
+            Some(_) => {}
         }
-        self.parts(message.parts.as_deref(), what);
+        self.parts(message, what);
     }
 
-    fn artifact(&mut self, artifact: &Obj, what: &str) {
-        self.required(artifact.artifact_id.as_ref(), what, "artifactId");
-        self.parts(artifact.parts.as_deref(), what);
+    fn artifact(&mut self, artifact: &Value, what: &str) {
+        self.object(artifact, Object::Artifact, what);
+        self.parts(artifact, what);
     }
 
-    fn parts(&mut self, parts: Option<&[Part]>, what: &str) {
-        let Some(parts) = parts else {
-            self.required(None::<&()>, what, "parts");
+    fn parts(&mut self, obj: &Value, what: &str) {
+        let Some(parts) = self.required(obj, what, "parts") else {
             return;
         };
+        let parts = parts.as_array().map(Vec::as_slice).unwrap_or_default();
         // 1.0 marks `parts` REQUIRED, so it needs an entry (§5.7); 0.3's
         // schema requires only the field.
         if parts.is_empty() && self.wire == Wire::V1_0 {
@@ -371,51 +329,46 @@ impl Check {
         }
     }
 
-    fn part(&mut self, part: &Part, what: &str) {
-        match self.wire {
-            Wire::V1_0 => {
-                let contents = [
-                    part.text.is_some(),
-                    part.raw.is_some(),
-                    part.url.is_some(),
-                    part.data.is_some(),
-                ]
-                .into_iter()
-                .filter(|c| *c)
-                .count();
-                if contents != 1 {
-                    self.fault(
-                        ShapeRule::PartContent,
-                        format!("a part of {what} carries {contents} of text, raw, url, data"),
-                    );
+    /// A part's content: 1.0, exactly one of text, raw, url, data; 0.3, the
+    /// field its `kind` names.
+    fn part(&mut self, part: &Value, what: &str) {
+        let (rule, detail) = match (self.wire, text(part, "kind")) {
+            (Wire::V1_0, _) => {
+                let contents = ["text", "raw", "url", "data"]
+                    .into_iter()
+                    .filter(|c| field(part, c).is_some())
+                    .count();
+                if contents == 1 {
+                    return;
                 }
+                let how = format!("carries {contents} of text, raw, url, data");
+                (ShapeRule::PartContent, how)
             }
-            Wire::V0_3 => {
-                let (field, present) = match part.kind.as_deref() {
-                    Some("text") => ("text", part.text.is_some()),
-                    Some("file") => ("file", part.file.is_some()),
-                    Some("data") => ("data", part.data.is_some()),
-                    Some(other) => {
-                        let detail = format!(
-                            "a part of {what} has `kind` {other:?}, not text, file or data"
-                        );
-                        self.fault(ShapeRule::Kind, detail);
-                        return;
-                    }
-                    None => {
-                        self.fault(ShapeRule::Kind, format!("a part of {what} has no `kind`"));
-                        return;
-                    }
-                };
-                if !present {
-                    self.fault(
-                        ShapeRule::PartContent,
-                        format!("a {field} part of {what} has no `{field}`"),
-                    );
+            (Wire::V0_3, Some(kind @ ("text" | "file" | "data"))) => {
+                if field(part, kind).is_some() {
+                    return;
                 }
+                (
+                    ShapeRule::PartContent,
+                    format!("of kind {kind} has no `{kind}`"),
+                )
             }
-        }
+            (Wire::V0_3, Some(other)) => (
+                ShapeRule::Kind,
+                format!("has `kind` `{other}`, not text, file or data"),
+            ),
+            (Wire::V0_3, None) => (ShapeRule::Kind, "has no `kind`".to_string()),
+        };
+        self.fault(rule, format!("a part of {what} {detail}"));
     }
+}
+
+/// The entries of a list field (none when absent or not a list).
+fn list<'v>(obj: &'v Value, name: &str) -> &'v [Value] {
+    field(obj, name)
+        .and_then(Value::as_array)
+        .map(Vec::as_slice)
+        .unwrap_or_default()
 }
 
 /// ISO 8601 date and time in UTC with `Z` (A2A 1.0 §5.6.1):

@@ -40,6 +40,9 @@ struct TaskJudge {
     wire: Wire,
     /// The task's events as trace rows, when kept.
     rows: Vec<Row>,
+    /// Per schema rule, the events that broke it: one `wire-shape`
+    /// finding each (SPEC §13).
+    shapes: Vec<(ShapeRule, ShapeTally)>,
     /// Milliseconds of the first status timestamp, the origin of `t_ms`.
     origin_ms: Option<u64>,
 }
@@ -71,9 +74,6 @@ pub(super) struct CaptureJudge {
     spare: Vec<Box<TaskLedger>>,
     /// The part an artifact update offers, rebuilt in place for each one.
     part: Part,
-    /// Per task slot and schema rule, the events that broke it: one
-    /// `wire-shape` finding each (SPEC §13).
-    shapes: BTreeMap<(usize, ShapeRule), ShapeTally>,
 }
 
 /// The events of one task that broke one schema rule.
@@ -108,7 +108,6 @@ impl CaptureJudge {
                 last: false,
                 text: String::new(),
             },
-            shapes: BTreeMap::new(),
         }
     }
 
@@ -161,6 +160,7 @@ impl CaptureJudge {
 
     /// Counts each schema fault under its task and rule, keeping the first.
     fn tally(&mut self, slot: usize, index: usize, wire: Wire, faults: Vec<ShapeFault>) {
+        let shapes = &mut self.tasks[slot].shapes;
         let mut seen: Vec<ShapeRule> = Vec::new();
         for fault in faults {
             // Counted once per event, however often the event breaks it.
@@ -168,15 +168,18 @@ impl CaptureJudge {
                 continue;
             }
             seen.push(fault.rule);
-            self.shapes
-                .entry((slot, fault.rule))
-                .and_modify(|t| t.count += 1)
-                .or_insert(ShapeTally {
-                    first: index,
-                    count: 1,
-                    wire,
-                    detail: fault.detail,
-                });
+            match shapes.iter_mut().find(|(rule, _)| *rule == fault.rule) {
+                Some((_, tally)) => tally.count += 1,
+                None => shapes.push((
+                    fault.rule,
+                    ShapeTally {
+                        first: index,
+                        count: 1,
+                        wire,
+                        detail: fault.detail,
+                    },
+                )),
+            }
         }
     }
 
@@ -212,6 +215,7 @@ impl CaptureJudge {
             wire: event.wire,
             rows: Vec::new(),
             origin_ms: None,
+            shapes: Vec::new(),
         });
         self.tasks.len() - 1
     }
@@ -232,12 +236,10 @@ impl CaptureJudge {
                 }
                 _ => None,
             };
-            let label = match &event.what {
-                What::Status { state } if is_progress(state.known(), before) => {
-                    format!("{} (progress)", label_of(&event.what))
-                }
-                what => label_of(what),
-            };
+            let mut label = label_of(&event.what);
+            if matches!(&event.what, What::Status { state } if is_progress(state.known(), before)) {
+                label.push_str(" (progress)");
+            }
             (label, target)
         });
         let offer = match event.what {
@@ -424,28 +426,29 @@ impl CaptureJudge {
         let mut tasks = Vec::with_capacity(self.tasks.len());
         let mut rows = Vec::with_capacity(if self.keep_rows { self.tasks.len() } else { 0 });
         let mut late = std::collections::BTreeMap::new();
-        for ((slot, rule), tally) in std::mem::take(&mut self.shapes) {
-            let task = &mut self.tasks[slot];
-            task.findings += 1;
-            let arrival = late.len();
-            let events = match tally.count {
-                1 => String::new(),
-                n => format!("; {n} events break it"),
-            };
-            late.insert(
-                (tally.first, arrival),
-                CaptureFinding {
-                    code: FindingCode::WireShape,
-                    task: task.id.clone(),
-                    index: tally.first,
-                    message: format!(
-                        "{} ({}{events}): {}",
-                        tally.detail,
-                        rule.cites(tally.wire),
-                        rule.fix()
-                    ),
-                },
-            );
+        for task in &mut self.tasks {
+            for (rule, tally) in std::mem::take(&mut task.shapes) {
+                task.findings += 1;
+                let arrival = late.len();
+                let events = match tally.count {
+                    1 => String::new(),
+                    n => format!("; {n} events break it"),
+                };
+                late.insert(
+                    (tally.first, arrival),
+                    CaptureFinding {
+                        code: FindingCode::WireShape,
+                        task: task.id.clone(),
+                        index: tally.first,
+                        message: format!(
+                            "{} ({}{events}): {}",
+                            tally.detail,
+                            rule.cites(tally.wire),
+                            rule.fix()
+                        ),
+                    },
+                );
+            }
         }
         for task in &mut self.tasks {
             let state = task.state();
