@@ -355,7 +355,7 @@ impl CaptureJudge {
                         Reason::IllegalTransition => (
                             FindingCode::IllegalTransition,
                             format!(
-                                "{} → {} is outside the allowlist",
+                                "{} → {} is outside the seed's allowlist (the lab's ledger policy: A2A defines the states, not a transition table)",
                                 event.wire.spell(before),
                                 offer.describe(part)
                             ),
