@@ -4,12 +4,14 @@
 
 use std::io::{Read, Write};
 
+pub mod args;
 mod probe;
 
-use probe::{probe, ProbeArgs};
+use args::{CheckArgs, Command, Format, Parsed};
+use probe::probe;
 
 use crate::model::evidence::capture::{
-    CaptureFinding, CaptureReader, CaptureReport, RpcError, TaskSummary, Wire,
+    CaptureFinding, CaptureReader, CaptureReport, RpcError, TaskSummary,
 };
 use crate::model::evidence::ci_report;
 use crate::model::evidence::export::{export_json, pretty_json};
@@ -45,63 +47,6 @@ impl Output {
     }
 }
 
-/// Each command's usage, in the order the whole usage lists them.
-const COMMANDS: [(&str, &str); 4] = [
-    (
-        "trace",
-        "  a2a-lab trace [QUERY]        simulate a scenario (e.g. 'ending=never&cancel=3'), print the export JSON\n",
-    ),
-    (
-        "reduce",
-        "  a2a-lab reduce FILE          apply seed-form ledger events ([{\"id\",\"status\",\"authorizationReceipt\"?}])
-                               to a fresh task and print {status, sequence, accepted, rejected}\n",
-    ),
-    (
-        "check",
-        "  a2a-lab check [--json | --format text|json|junit|sarif] [--wire 1.0|0.3] [--webhook LOG]... FILE...
-                               re-simulate an export and report differences, or judge a capture of real
-                               traffic (SSE, JSON Lines or a JSON array; A2A 1.0 or 0.3; files read in
-                               order as one capture) task by task through the ledger and the wire's
-                               schema; --webhook reads a webhook's log of POST bodies (alone, or beside
-                               the stream of the same task)\n",
-    ),
-    (
-        "probe",
-        "  a2a-lab probe URL [--json | --format text|json|junit|sarif] [--baseline probe.json] [--wire 1.0|0.3] [--binding jsonrpc|rest] [--card CARD_URL] [--out DIR] [--message TEXT] [--timeout-ms N]
-                [--webhook] [--webhook-url URL] [--header 'NAME: VALUE']... [--tasks N]
-                               check the agent's card, put the agent through its lifecycle (stream,
-                               get, cancel, cancel-terminal, resubscribe, subscribe-terminal) and judge
-                               what it answers; each probe creates a task: probe your own or a test
-                               deployment; --card reads the card from CARD_URL instead of the
-                               well-known paths; --binding speaks that binding even where the card
-                               offers none (at URL); --tasks N (1 to 64) runs the stream probe as N
-                               streams at once, each judged on its own;
-                               --webhook listens on 127.0.0.1 for push notifications and judges them
-                               (push); --webhook-url is the address the agent must POST to when it
-                               cannot reach 127.0.0.1 (a public address that forwards to the probe)\n",
-    ),
-];
-
-/// How the usage ends.
-const EXIT_CODES: &str = "exit codes: 0 nothing broken, 1 something broken, 2 bad input\n";
-
-/// The usage text: every command.
-pub fn usage() -> String {
-    let mut text = String::from("usage:\n");
-    for (_, lines) in COMMANDS {
-        text.push_str(lines);
-    }
-    text.push_str("  a2a-lab --version\n");
-    text.push_str(EXIT_CODES);
-    text
-}
-
-/// One command's usage (`a2a-lab CMD --help`, `a2a-lab help CMD`).
-fn usage_of(command: &str) -> Option<String> {
-    let (_, lines) = COMMANDS.iter().find(|(name, _)| *name == command)?;
-    Some(format!("usage:\n{lines}{EXIT_CODES}"))
-}
-
 /// Where the commands get the files named on the command line.
 pub trait Files {
     /// The whole file (for `check`, which needs to look at it twice).
@@ -113,45 +58,33 @@ pub trait Files {
 
 /// Runs one command, printing its result on `stdout`.
 pub fn run(args: &[String], files: &mut dyn Files, stdout: &mut dyn Write) -> Output {
-    let args: Vec<&str> = args.iter().map(String::as_str).collect();
-    let printed = match args.as_slice() {
-        ["--version"] | ["-V"] => print(
-            stdout,
-            &format!("a2a-lab {}\n", env!("CARGO_PKG_VERSION")),
-            0,
-        ),
-        ["--help"] | ["-h"] | ["help"] => print(stdout, &usage(), 0),
-        ["help", command] => match usage_of(command) {
-            Some(text) => print(stdout, &text, 0),
-            None => return Output::bad(format!("help: no command `{command}`\n{}", usage())),
-        },
-        [command, rest @ ..] if rest.iter().any(|a| matches!(*a, "--help" | "-h")) => {
-            match usage_of(command) {
-                Some(text) => print(stdout, &text, 0),
-                None => return Output::bad(format!("no command `{command}`\n{}", usage())),
-            }
+    let command = match args::parse(args) {
+        Parsed::Run(command) => command,
+        Parsed::Print(text) => {
+            return print(stdout, &text, 0)
+                .unwrap_or_else(|e| Output::bad(format!("writing the output: {e}")))
         }
-        ["trace"] => trace("", stdout),
-        ["trace", query] => trace(query, stdout),
-        ["reduce", path] => match files.open(path) {
+        Parsed::Bad(message) => return Output::bad(message),
+    };
+    let printed = match command {
+        Command::Trace { query } => trace(query.as_deref().unwrap_or(""), stdout),
+        Command::Reduce { file } => match files.open(&file) {
             Ok(reader) => reduce_stream(reader, stdout),
             Err(e) => return Output::bad(e),
         },
-        ["check", rest @ ..] => match CheckArgs::parse(rest) {
-            Ok(args) => check(&args, files, stdout),
-            Err(e) => return Output::bad(format!("check: {e}\n{}", usage())),
-        },
-        ["probe", rest @ ..] => match ProbeArgs::parse(rest) {
-            Ok(args) => probe(&args, stdout),
-            Err(e) => return Output::bad(format!("probe: {e}\n{}", usage())),
-        },
-        [] => return Output::bad(format!("no command\n{}", usage())),
-        [cmd, ..] => {
+        Command::Check(args) if args.paths.is_empty() && args.webhooks.is_empty() => {
             return Output::bad(format!(
-                "unknown command or arguments starting at `{cmd}`\n{}",
-                usage()
+                "check: no file to check\n{}",
+                args::usage_of("check")
             ))
         }
+        Command::Check(args) => check(&args, files, stdout),
+        Command::Probe(args) => probe(&args, stdout),
+        Command::Completions { shell } => {
+            args::completions(shell, stdout);
+            Ok(Output::exit(0))
+        }
+        Command::Reference => print(stdout, &args::reference(), 0),
     };
     match printed {
         Ok(out) => out,
@@ -226,49 +159,6 @@ fn located(e: &serde_json::Error, element: &json_array::Element) -> (String, u64
     }
 }
 
-/// `check`'s arguments.
-struct CheckArgs<'a> {
-    format: Format,
-    wire: Option<Wire>,
-    paths: Vec<&'a str>,
-    /// Webhook logs (`--webhook`), read in order as one log.
-    webhooks: Vec<&'a str>,
-}
-
-impl<'a> CheckArgs<'a> {
-    fn parse(args: &[&'a str]) -> Result<CheckArgs<'a>, String> {
-        let mut out = CheckArgs {
-            format: Format::Text,
-            wire: None,
-            paths: Vec::new(),
-            webhooks: Vec::new(),
-        };
-        let mut args = args.iter();
-        while let Some(&arg) = args.next() {
-            match arg {
-                "--json" => out.format = Format::Json,
-                "--format" => out.format = Format::parse(args.next().copied())?,
-                "--wire" => {
-                    let value = args.next().ok_or("--wire needs 1.0 or 0.3")?;
-                    out.wire = Some(
-                        Wire::parse(value)
-                            .ok_or_else(|| format!("--wire `{value}` is not 1.0 or 0.3"))?,
-                    );
-                }
-                "--webhook" => out
-                    .webhooks
-                    .push(args.next().ok_or("--webhook needs a log file")?),
-                flag if flag.starts_with("--") => return Err(format!("unknown flag `{flag}`")),
-                path => out.paths.push(path),
-            }
-        }
-        if out.paths.is_empty() && out.webhooks.is_empty() {
-            return Err("no file to check".into());
-        }
-        Ok(out)
-    }
-}
-
 /// `check`: an export is re-simulated and compared; anything else is a
 /// capture, its files streamed in order through one reader.
 fn check(
@@ -276,14 +166,15 @@ fn check(
     files: &mut dyn Files,
     stdout: &mut dyn Write,
 ) -> std::io::Result<Output> {
+    let format = args.report.chosen();
     if let ([path], []) = (&args.paths[..], &args.webhooks[..]) {
         match is_export(path, files) {
-            Ok(true) => return check_export(path, args.format, files, stdout),
+            Ok(true) => return check_export(path, format, files, stdout),
             Ok(false) => {}
             Err(e) => return Ok(Output::bad(e)),
         }
     }
-    let mut reader = CaptureReader::new(args.wire);
+    let mut reader = CaptureReader::new(args.wire.wire);
     for path in &args.paths {
         let input = match files.open(path) {
             Ok(input) => input,
@@ -307,7 +198,7 @@ fn check(
     };
     let broken = report.as_ref().is_some_and(|r| !r.findings.is_empty())
         || pushes.as_ref().is_some_and(|p| !p.findings.is_empty());
-    let text = match (&report, &pushes, args.format) {
+    let text = match (&report, &pushes, format) {
         (report, pushes, Format::Junit) => {
             ci_report::junit("check", &task_cases(report.as_ref(), pushes.as_ref()))
         }
@@ -328,30 +219,6 @@ fn check(
         (None, None, _) => String::new(),
     };
     print(stdout, &text, u8::from(broken))
-}
-
-/// How a report is written.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Format {
-    Text,
-    Json,
-    Junit,
-    Sarif,
-}
-
-impl Format {
-    fn parse(value: Option<&str>) -> Result<Format, String> {
-        match value {
-            Some("text") => Ok(Format::Text),
-            Some("json") => Ok(Format::Json),
-            Some("junit") => Ok(Format::Junit),
-            Some("sarif") => Ok(Format::Sarif),
-            Some(other) => Err(format!(
-                "--format `{other}` is not text, json, junit or sarif"
-            )),
-            None => Err("--format needs text, json, junit or sarif".into()),
-        }
-    }
 }
 
 /// One JUnit testcase per task of the capture and of the webhook log,
@@ -412,7 +279,7 @@ fn sarif_findings(
 /// The webhook logs, read in order as one log and judged beside the
 /// stream capture; `None` when there are none.
 fn read_webhook_logs(
-    paths: &[&str],
+    paths: &[String],
     stream: Option<&CaptureReport>,
     files: &mut dyn Files,
 ) -> Result<Option<PushReport>, String> {
@@ -426,7 +293,11 @@ fn read_webhook_logs(
     }
     // A log with no POST checked nothing: a capture step that failed.
     if !log.empty_files().is_empty() {
-        let named: Vec<&str> = log.empty_files().iter().map(|&i| paths[i]).collect();
+        let named: Vec<&str> = log
+            .empty_files()
+            .iter()
+            .map(|&i| paths[i].as_str())
+            .collect();
         return Err(format!("no webhook POSTs in {}", named.join(", ")));
     }
     Ok(Some(log.judge(stream)))

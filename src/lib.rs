@@ -10,6 +10,8 @@
 // an invariant that holds is an `expect` that says which.
 #![deny(clippy::unwrap_used)]
 
+// The command line is native only: its argument parser never enters the page.
+#[cfg(not(target_arch = "wasm32"))]
 pub mod cli;
 pub mod model;
 #[cfg(not(target_arch = "wasm32"))]

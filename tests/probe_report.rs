@@ -1,6 +1,7 @@
 //! The probe's report (SPEC §10) without an agent: its codes, outcomes and
 //! JSON, and `probe`'s arguments, which are refused before anything is
 //! contacted.
+#![cfg(not(target_arch = "wasm32"))]
 
 use a2a_lab::cli::{run, Files};
 use a2a_lab::model::evidence::probe::report::{
