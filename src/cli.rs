@@ -11,7 +11,6 @@ use probe::{probe, ProbeArgs};
 use crate::model::evidence::capture::{
     CaptureFinding, CaptureReader, CaptureReport, RpcError, TaskSummary, Wire,
 };
-#[cfg(not(target_arch = "wasm32"))]
 use crate::model::evidence::ci_report;
 use crate::model::evidence::export::{export_json, pretty_json};
 use crate::model::evidence::import::looks_like_export;
@@ -309,11 +308,9 @@ fn check(
     let broken = report.as_ref().is_some_and(|r| !r.findings.is_empty())
         || pushes.as_ref().is_some_and(|p| !p.findings.is_empty());
     let text = match (&report, &pushes, args.format) {
-        #[cfg(not(target_arch = "wasm32"))]
         (report, pushes, Format::Junit) => {
             ci_report::junit("check", &task_cases(report.as_ref(), pushes.as_ref()))
         }
-        #[cfg(not(target_arch = "wasm32"))]
         (report, pushes, Format::Sarif) => ci_report::sarif(
             env!("CARGO_PKG_VERSION"),
             &sarif_findings(report.as_ref(), pushes.as_ref()),
@@ -333,15 +330,12 @@ fn check(
     print(stdout, &text, u8::from(broken))
 }
 
-/// How a report is written. The reports for CI are written natively
-/// only (`ci_report`): their writers stay out of the page's WebAssembly.
+/// How a report is written.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Format {
     Text,
     Json,
-    #[cfg(not(target_arch = "wasm32"))]
     Junit,
-    #[cfg(not(target_arch = "wasm32"))]
     Sarif,
 }
 
@@ -350,14 +344,12 @@ impl Format {
         match value {
             Some("text") => Ok(Format::Text),
             Some("json") => Ok(Format::Json),
-            #[cfg(not(target_arch = "wasm32"))]
+            // Their writers are native only (`ci_report`).
+            Some("junit" | "sarif") if cfg!(target_arch = "wasm32") => {
+                Err(format!("--format: {}", ci_report::NATIVE_ONLY))
+            }
             Some("junit") => Ok(Format::Junit),
-            #[cfg(not(target_arch = "wasm32"))]
             Some("sarif") => Ok(Format::Sarif),
-            #[cfg(target_arch = "wasm32")]
-            Some(ci @ ("junit" | "sarif")) => Err(format!(
-                "--format {ci}: only the native CLI writes the reports for CI"
-            )),
             Some(other) => Err(format!(
                 "--format `{other}` is not text, json, junit or sarif"
             )),
@@ -368,7 +360,6 @@ impl Format {
 
 /// One JUnit testcase per task of the capture and of the webhook log,
 /// each failing with its findings.
-#[cfg(not(target_arch = "wasm32"))]
 fn task_cases(report: Option<&CaptureReport>, pushes: Option<&PushReport>) -> Vec<ci_report::Case> {
     // One pass over the tasks and one over the findings, by task id: a
     // capture may hold 100,000 tasks.
@@ -405,7 +396,6 @@ fn task_cases(report: Option<&CaptureReport>, pushes: Option<&PushReport>) -> Ve
 }
 
 /// One SARIF result per finding of the capture and the webhook log.
-#[cfg(not(target_arch = "wasm32"))]
 fn sarif_findings(
     report: Option<&CaptureReport>,
     pushes: Option<&PushReport>,
@@ -517,23 +507,24 @@ fn check_export(
     };
     match crate::model::evidence::import::check_bytes(&bytes) {
         Ok(report) => {
+            let failures = || {
+                report
+                    .findings
+                    .iter()
+                    .map(|f| (f.code.code(), f.message.clone()))
+                    .collect()
+            };
             let text = match format {
                 Format::Json => report.to_json(),
                 Format::Text => report.to_text(),
-                #[cfg(not(target_arch = "wasm32"))]
                 Format::Junit => ci_report::junit(
                     "check",
                     &[ci_report::Case {
                         name: format!("export {path}"),
-                        failures: report
-                            .findings
-                            .iter()
-                            .map(|f| (f.code.code(), f.message.clone()))
-                            .collect(),
+                        failures: failures(),
                         skipped: None,
                     }],
                 ),
-                #[cfg(not(target_arch = "wasm32"))]
                 Format::Sarif => ci_report::sarif(
                     env!("CARGO_PKG_VERSION"),
                     &report

@@ -151,3 +151,22 @@ pub fn sarif(version: &str, findings: &[Finding]) -> String {
     text.push('\n');
     text
 }
+
+/// What the CLI says for `--format junit|sarif` on wasm32, where the
+/// reports for CI are not written: the page never writes them, so their
+/// writers stay out of its WebAssembly.
+pub const NATIVE_ONLY: &str = "only the native CLI writes the reports for CI (junit, sarif)";
+
+/// On wasm32: the reports for CI are native only ([`NATIVE_ONLY`]); the
+/// CLI refuses `--format junit|sarif` there before it gets here.
+#[cfg(target_arch = "wasm32")]
+pub fn junit(_suite: &str, _cases: &[Case]) -> String {
+    format!("{NATIVE_ONLY}\n")
+}
+
+/// On wasm32: the reports for CI are native only ([`NATIVE_ONLY`]); the
+/// CLI refuses `--format junit|sarif` there before it gets here.
+#[cfg(target_arch = "wasm32")]
+pub fn sarif(_version: &str, _findings: &[Finding]) -> String {
+    format!("{NATIVE_ONLY}\n")
+}
