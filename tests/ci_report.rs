@@ -133,3 +133,88 @@ fn an_export_is_one_testcase_and_a_bad_format_is_exit_2() {
         "{err}"
     );
 }
+
+/// JUnit holds one `failure` per `testcase`: a case with several findings
+/// fails once with every code and message; a skipped case with a finding
+/// fails, its text saying why it was skipped too.
+#[test]
+fn several_findings_are_one_failure_with_all_of_them() {
+    use a2a_lab::model::evidence::ci_report::{junit, Case};
+    let cases = [
+        Case {
+            name: "task a".into(),
+            failures: vec![
+                ("after-terminal", "working after completed".into()),
+                ("duplicate", "the same event twice".into()),
+                ("after-terminal", "an artifact after completed".into()),
+            ],
+            skipped: None,
+        },
+        Case {
+            name: "cancel".into(),
+            failures: vec![("foreign-task", "an answer about task z".into())],
+            skipped: Some("no task ran".into()),
+        },
+        Case {
+            name: "push".into(),
+            failures: Vec::new(),
+            skipped: Some("no webhook".into()),
+        },
+    ];
+    let xml = junit("probe", &cases);
+    let doc = roxmltree::Document::parse(&xml).unwrap();
+    let suite = doc
+        .descendants()
+        .find(|n| n.has_tag_name("testsuite"))
+        .unwrap();
+    assert_eq!(suite.attribute("tests"), Some("3"));
+    assert_eq!(suite.attribute("failures"), Some("2"));
+    assert_eq!(suite.attribute("skipped"), Some("1"));
+    let failures: Vec<_> = doc
+        .descendants()
+        .filter(|n| n.has_tag_name("failure"))
+        .collect();
+    assert_eq!(failures.len(), 2);
+    assert_eq!(
+        failures[0].attribute("type"),
+        Some("after-terminal, duplicate")
+    );
+    assert_eq!(
+        failures[0].attribute("message"),
+        Some("working after completed; the same event twice; an artifact after completed")
+    );
+    assert_eq!(
+        failures[0].text(),
+        Some(
+            "after-terminal: working after completed\n\
+             duplicate: the same event twice\n\
+             after-terminal: an artifact after completed"
+        )
+    );
+    assert_eq!(
+        failures[1].text(),
+        Some("foreign-task: an answer about task z\nskipped: no task ran")
+    );
+    let skipped: Vec<_> = doc
+        .descendants()
+        .filter(|n| n.has_tag_name("skipped"))
+        .collect();
+    assert_eq!(skipped.len(), 1);
+    assert_eq!(skipped[0].attribute("message"), Some("no webhook"));
+}
+
+/// The SARIF reads back as serde-sarif's SARIF 2.1.0 log, whose types are
+/// generated from the schema.
+#[test]
+fn sarif_reads_back_as_a_sarif_2_1_0_log() {
+    let (_, text, err) = check(&["--format", "sarif"], &[("capture.json", two_tasks())]);
+    let log: serde_sarif::sarif::Sarif = serde_json::from_str(&text).expect(&err);
+    let run = &log.runs[0];
+    let results = run.results.as_ref().unwrap();
+    assert_eq!(results.len(), 1);
+    assert_eq!(
+        results[0].level,
+        Some(serde_sarif::sarif::ResultLevel::Error)
+    );
+    assert_eq!(run.tool.driver.rules.as_ref().unwrap().len(), 1);
+}

@@ -1,5 +1,5 @@
-//! Text that goes into XML (the timeline's SVG, JUnit reports): one escape
-//! for every writer of markup.
+//! Text that goes into XML (the timeline's SVG): one escape for every
+//! writer of markup written by hand.
 
 /// Text safe inside an XML attribute or element.
 pub fn escape(text: &str) -> String {
