@@ -8,7 +8,7 @@ mod call;
 mod http;
 mod pump;
 mod sse;
-mod webhook;
+pub mod webhook;
 
 use std::path::PathBuf;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};

@@ -1,31 +1,72 @@
-//! The probe's webhook (SPEC §12): a small HTTP/1.1 receiver on
-//! 127.0.0.1, an ephemeral port, in threads of its own. It keeps every
-//! POST's arrival time, header names (never their values) and body, and
-//! answers 200: at once, or after a delay when asked. What the POSTs mean
-//! is the model's judge's to say.
+//! The probe's webhook (SPEC §12): an HTTP/1.1 receiver on 127.0.0.1, an
+//! ephemeral port, on tiny_http. It keeps every POST's arrival time,
+//! header names (never their values) and body, and answers 200: at once,
+//! or after a delay when asked. What the POSTs mean is the model's judge's
+//! to say.
+//!
+//! tiny_http (0.12) parses the requests; the limits are this file's, since
+//! tiny_http sets no timeout, body limit or header limit of its own. A
+//! request over a limit is answered 4xx and not kept. Two things no limit
+//! here reaches: tiny_http reads a header line whole before it can be
+//! refused, and a request line of HTTP/2.0 leaves its connection open and
+//! unanswered for good (tiny_http's 505 waits on the request it answers).
 
-use std::io::{BufRead, BufReader, Read, Write};
+use std::io::{self, ErrorKind, Read};
 use std::net::{TcpListener, TcpStream};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, MutexGuard};
 use std::thread;
 use std::time::{Duration, Instant};
 
+use tiny_http::{Request, Response, Server};
+
 use crate::model::evidence::probe::records::PostRecord;
 
-/// The largest body kept; a longer POST is answered 413 and not kept.
-const MAX_BODY: usize = 4 << 20;
 /// The most POSTs kept.
 const MAX_POSTS: usize = 10_000;
-/// The most header lines read of one request.
+/// The most header lines of one request.
 const MAX_HEADERS: usize = 100;
+/// The longest header line.
+const MAX_HEADER_LINE: usize = 64 << 10;
+/// The longest request target (the path).
+const MAX_TARGET: usize = 8 << 10;
+/// A refused body declared longer than this is never read (see `refuse`).
+const MAX_DRAINED: usize = 64 << 20;
+
+/// What the webhook puts up with.
+#[derive(Debug, Clone, Copy)]
+pub struct Limits {
+    /// The longest body kept; a longer one is answered 413 and not kept.
+    pub max_body: usize,
+    /// How long a connection may send nothing, in a request or between
+    /// two, before it is closed; a request cut short so is not kept. Set on
+    /// the listening socket, for systems whose accepted connections inherit
+    /// it (Linux, macOS, the BSDs).
+    pub read_timeout: Duration,
+}
+
+impl Default for Limits {
+    /// 4 MiB and 30 s.
+    fn default() -> Limits {
+        Limits {
+            max_body: 4 << 20,
+            read_timeout: Duration::from_secs(30),
+        }
+    }
+}
 
 struct Shared {
     started: Instant,
+    limits: Limits,
     delay_ms: AtomicU64,
     stopped: AtomicBool,
     posts: Mutex<Vec<PostRecord>>,
     last: Mutex<Instant>,
+    /// The listening socket, which each server is given a clone of;
+    /// `None` once the webhook stops.
+    listener: Mutex<Option<TcpListener>>,
+    /// Every server started, each to be unblocked when the webhook stops.
+    servers: Mutex<Vec<Arc<Server>>>,
 }
 
 /// A webhook listening until dropped.
@@ -35,34 +76,34 @@ pub struct Webhook {
 }
 
 impl Webhook {
-    /// Listens on 127.0.0.1, an ephemeral port.
+    /// Listens on 127.0.0.1, an ephemeral port, with the default
+    /// [`Limits`].
     pub fn start() -> Result<Webhook, String> {
-        let listener = TcpListener::bind("127.0.0.1:0")
-            .map_err(|e| format!("--webhook: cannot listen on 127.0.0.1: {e}"))?;
+        Webhook::start_with(Limits::default())
+    }
+
+    /// Listens on 127.0.0.1, an ephemeral port, with `limits`.
+    pub fn start_with(limits: Limits) -> Result<Webhook, String> {
+        let fail = |e: String| format!("--webhook: cannot listen on 127.0.0.1: {e}");
+        let listener = TcpListener::bind("127.0.0.1:0").map_err(|e| fail(e.to_string()))?;
         let port = listener
             .local_addr()
-            .map_err(|e| format!("--webhook: {e}"))?
+            .map_err(|e| fail(e.to_string()))?
             .port();
+        let listener =
+            with_read_timeout(listener, limits.read_timeout).map_err(|e| fail(e.to_string()))?;
         let now = Instant::now();
         let shared = Arc::new(Shared {
             started: now,
+            limits,
             delay_ms: AtomicU64::new(0),
             stopped: AtomicBool::new(false),
             posts: Mutex::new(Vec::new()),
             last: Mutex::new(now),
+            listener: Mutex::new(Some(listener)),
+            servers: Mutex::new(Vec::new()),
         });
-        let accepting = Arc::clone(&shared);
-        thread::spawn(move || {
-            for conn in listener.incoming() {
-                if accepting.stopped.load(Ordering::SeqCst) {
-                    break;
-                }
-                if let Ok(conn) = conn {
-                    let shared = Arc::clone(&accepting);
-                    thread::spawn(move || serve(conn, &shared));
-                }
-            }
-        });
+        serve(&shared).map_err(fail)?;
         Ok(Webhook { shared, port })
     }
 
@@ -82,8 +123,7 @@ impl Webhook {
     pub fn wait_quiet(&self, quiet: Duration, cap: Duration) {
         let until = Instant::now() + cap;
         while Instant::now() < until {
-            let last = *self.shared.last.lock().unwrap_or_else(|e| e.into_inner());
-            if last.elapsed() >= quiet {
+            if lock(&self.shared.last).elapsed() >= quiet {
                 return;
             }
             thread::sleep(Duration::from_millis(20));
@@ -92,199 +132,211 @@ impl Webhook {
 
     /// Every POST kept so far, in the order they arrived.
     pub fn posts(&self) -> Vec<PostRecord> {
-        self.shared
-            .posts
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .clone()
+        lock(&self.shared.posts).clone()
     }
 }
 
 impl Drop for Webhook {
     fn drop(&mut self) {
         self.shared.stopped.store(true, Ordering::SeqCst);
-        // Wakes the accepting thread so that it sees the flag.
-        let _ = TcpStream::connect(("127.0.0.1", self.port));
+        // The listener first, so that no server starts after the unblocking.
+        drop(lock(&self.shared.listener).take());
+        // Each server closes when its receiving thread lets it go.
+        for server in std::mem::take(&mut *lock(&self.shared.servers)) {
+            server.unblock();
+        }
     }
+}
+
+fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
+    mutex.lock().unwrap_or_else(|e| e.into_inner())
 }
 
 fn millis(shared: &Shared) -> u64 {
     u64::try_from(shared.started.elapsed().as_millis()).unwrap_or(u64::MAX)
 }
 
-/// One connection: requests one after another (keep-alive) until it
-/// closes, fails, or the webhook stops.
-fn serve(conn: TcpStream, shared: &Shared) {
-    let _ = conn.set_read_timeout(Some(Duration::from_secs(30)));
-    let Ok(mut writer) = conn.try_clone() else {
-        return;
-    };
-    let mut reader = BufReader::new(conn);
-    while !shared.stopped.load(Ordering::SeqCst) {
-        let Some((headers, body)) = read_request(&mut reader) else {
-            return;
-        };
-        let arrived = millis(shared);
-        touch(shared);
-        let Some(body) = body else {
-            let _ = writer.write_all(
-                b"HTTP/1.1 413 Payload Too Large\r\nContent-Length: 0\r\nConnection: close\r\n\r\n",
-            );
-            return;
-        };
-        let delay = shared.delay_ms.load(Ordering::SeqCst);
-        if delay > 0 {
-            thread::sleep(Duration::from_millis(delay));
-        }
-        // Kept before the answer goes out, so that whoever saw the answer
-        // finds the POST kept.
-        let post = PostRecord {
-            ms: arrived,
-            answered_ms: millis(shared),
-            slow: delay > 0,
-            headers,
-            body: String::from_utf8_lossy(&body).into_owned(),
-        };
-        let mut posts = shared.posts.lock().unwrap_or_else(|e| e.into_inner());
-        if posts.len() < MAX_POSTS {
-            // In the order they arrived, whatever order they were answered.
-            let at = posts.partition_point(|p| p.ms <= post.ms);
-            posts.insert(at, post);
-        }
-        drop(posts);
-        if writer
-            .write_all(b"HTTP/1.1 200 OK\r\nContent-Length: 0\r\n\r\n")
-            .is_err()
-        {
-            return;
-        }
-        touch(shared);
-    }
-}
-
 fn touch(shared: &Shared) {
-    *shared.last.lock().unwrap_or_else(|e| e.into_inner()) = Instant::now();
+    *lock(&shared.last) = Instant::now();
 }
 
-/// Reads one request: its header names and its body (`None` when too
-/// large). `None` when the connection ends or the request is not HTTP.
-type Request = (Vec<String>, Option<Vec<u8>>);
+/// Gives the listening socket a read timeout, which the connections it
+/// accepts inherit (Linux, macOS, the BSDs): tiny_http accepts them itself
+/// and sets none. std sets the option on streams only, and the socket is
+/// one for that purpose.
+#[cfg(unix)]
+fn with_read_timeout(listener: TcpListener, timeout: Duration) -> io::Result<TcpListener> {
+    use std::os::fd::OwnedFd;
+    let socket = TcpStream::from(OwnedFd::from(listener));
+    socket.set_read_timeout(Some(timeout))?;
+    Ok(TcpListener::from(OwnedFd::from(socket)))
+}
 
-fn read_request(reader: &mut BufReader<TcpStream>) -> Option<Request> {
-    let mut line = String::new();
-    // The request line (blank lines before it are skipped).
+#[cfg(windows)]
+fn with_read_timeout(listener: TcpListener, timeout: Duration) -> io::Result<TcpListener> {
+    use std::os::windows::io::OwnedSocket;
+    let socket = TcpStream::from(OwnedSocket::from(listener));
+    socket.set_read_timeout(Some(timeout))?;
+    Ok(TcpListener::from(OwnedSocket::from(socket)))
+}
+
+#[cfg(not(any(unix, windows)))]
+fn with_read_timeout(listener: TcpListener, _: Duration) -> io::Result<TcpListener> {
+    Ok(listener)
+}
+
+/// Starts a server on a clone of the listening socket, and a thread that
+/// hands each of its requests to a thread of its own.
+fn serve(shared: &Arc<Shared>) -> Result<(), String> {
+    // Held until the server is listed, so that a drop either comes first
+    // (and no server starts) or unblocks this one too.
+    let listener = lock(&shared.listener);
+    let Some(listener) = listener.as_ref() else {
+        return Ok(());
+    };
+    let clone = listener.try_clone().map_err(|e| e.to_string())?;
+    let server = Arc::new(Server::from_listener(clone, None).map_err(|e| e.to_string())?);
+    lock(&shared.servers).push(Arc::clone(&server));
+    let shared = Arc::clone(shared);
+    thread::spawn(move || receive(&server, &shared));
+    Ok(())
+}
+
+/// Hands each request of `server` to a thread of its own, until the webhook
+/// stops.
+fn receive(server: &Server, shared: &Arc<Shared>) {
     loop {
-        line.clear();
-        if reader.by_ref().take(8192).read_line(&mut line).ok()? == 0 {
-            return None;
-        }
-        if !line.trim().is_empty() {
-            break;
+        match server.recv() {
+            Ok(request) => {
+                let shared = Arc::clone(shared);
+                thread::spawn(move || answer(request, &shared));
+            }
+            Err(_) if shared.stopped.load(Ordering::SeqCst) => return,
+            // tiny_http stops accepting at its first failed accept, as when
+            // an accept waited a whole read timeout (the listening socket's,
+            // on Linux). A new server takes the socket over; this one goes
+            // on with the connections it has.
+            Err(e) => {
+                if !matches!(e.kind(), ErrorKind::WouldBlock | ErrorKind::TimedOut) {
+                    // Such as no file descriptor left: not at full speed.
+                    thread::sleep(Duration::from_millis(100));
+                }
+                while serve(shared).is_err() && !shared.stopped.load(Ordering::SeqCst) {
+                    thread::sleep(Duration::from_millis(100));
+                }
+            }
         }
     }
-    let mut names = Vec::new();
-    let mut length: Option<usize> = None;
-    let mut chunked = false;
-    for _ in 0..MAX_HEADERS {
-        line.clear();
-        if reader.by_ref().take(65536).read_line(&mut line).ok()? == 0 {
-            return None;
+}
+
+/// One request: kept and answered 200, or refused.
+fn answer(mut request: Request, shared: &Shared) {
+    let max = shared.limits.max_body;
+    if let Some(status) = malformed(&request) {
+        return refuse(request, status);
+    }
+    let declared = request.body_length();
+    if declared.is_some_and(|n| n > max) {
+        touch(shared);
+        return refuse(request, 413);
+    }
+    // tiny_http hands an upgrade request the rest of the connection as its
+    // body; the webhook never upgrades, and reads the body declared.
+    let limit = match declared {
+        Some(n) => n,
+        None if upgrade(&request) => 0,
+        None => max.saturating_add(1),
+    };
+    let mut body = Vec::new();
+    let read = request
+        .as_reader()
+        .take(u64::try_from(limit).unwrap_or(u64::MAX))
+        .read_to_end(&mut body);
+    match read {
+        Err(e) if matches!(e.kind(), ErrorKind::WouldBlock | ErrorKind::TimedOut) => {
+            return refuse(request, 408)
         }
-        let header = line.trim_end_matches(['\r', '\n']);
-        if header.is_empty() {
-            let body = if chunked {
-                read_chunked(reader)?
-            } else {
-                match length.unwrap_or(0) {
-                    n if n > MAX_BODY => None,
-                    n => {
-                        let mut body = vec![0; n];
-                        reader.read_exact(&mut body).ok()?;
-                        Some(body)
-                    }
-                }
-            };
-            return Some((names, body));
-        }
-        let (name, value) = header.split_once(':')?;
-        let (name, value) = (name.trim(), value.trim());
-        if name.eq_ignore_ascii_case("content-length") {
-            length = Some(value.parse().ok()?);
-        }
-        if name.eq_ignore_ascii_case("transfer-encoding") && value.eq_ignore_ascii_case("chunked") {
-            chunked = true;
-        }
-        // The name only: a value (a token, credentials) is never kept.
-        names.push(name.to_string());
+        Err(_) => return refuse(request, 400),
+        // The connection closed before the whole body came.
+        Ok(n) if declared.is_some_and(|d| n < d) => return refuse(request, 400),
+        Ok(_) => {}
+    }
+    let arrived = millis(shared);
+    touch(shared);
+    if body.len() > max {
+        return refuse(request, 413);
+    }
+    let delay = shared.delay_ms.load(Ordering::SeqCst);
+    if delay > 0 {
+        thread::sleep(Duration::from_millis(delay));
+    }
+    // Kept before the answer goes out, so that whoever saw the answer
+    // finds the POST kept.
+    let post = PostRecord {
+        ms: arrived,
+        answered_ms: millis(shared),
+        slow: delay > 0,
+        // The names only: a value (a token, credentials) is never kept.
+        headers: request
+            .headers()
+            .iter()
+            .map(|h| h.field.to_string())
+            .collect(),
+        body: String::from_utf8_lossy(&body).into_owned(),
+    };
+    let mut posts = lock(&shared.posts);
+    if posts.len() < MAX_POSTS {
+        // In the order they arrived, whatever order they were answered.
+        let at = posts.partition_point(|p| p.ms <= post.ms);
+        posts.insert(at, post);
+    }
+    drop(posts);
+    if request.respond(Response::empty(200)).is_ok() {
+        touch(shared);
+    }
+}
+
+/// The status a request is refused with before its body is read, if it is.
+fn malformed(request: &Request) -> Option<u16> {
+    let headers = request.headers();
+    let has = |name: &'static str| headers.iter().any(|h| h.field.equiv(name));
+    if request.url().len() > MAX_TARGET {
+        return Some(414);
+    }
+    let line = |h: &tiny_http::Header| h.field.as_str().len() + h.value.len() + 2;
+    if headers.len() > MAX_HEADERS || headers.iter().any(|h| line(h) > MAX_HEADER_LINE) {
+        return Some(431);
+    }
+    // tiny_http reads an unreadable length as no body, and the body as the
+    // next request.
+    if has("Content-Length") && !has("Transfer-Encoding") && request.body_length().is_none() {
+        return Some(400);
+    }
+    // A chunked body the connection would hand over raw.
+    if upgrade(request) && has("Transfer-Encoding") {
+        return Some(400);
     }
     None
 }
 
-fn read_chunked(reader: &mut BufReader<TcpStream>) -> Option<Option<Vec<u8>>> {
-    let mut body = Vec::new();
-    let mut line = String::new();
-    loop {
-        line.clear();
-        reader.by_ref().take(1024).read_line(&mut line).ok()?;
-        let size = usize::from_str_radix(line.trim().split(';').next()?.trim(), 16).ok()?;
-        if body.len() + size > MAX_BODY {
-            return Some(None);
-        }
-        let mut chunk = vec![0; size + 2];
-        reader.read_exact(&mut chunk).ok()?;
-        body.extend_from_slice(&chunk[..size]);
-        if size == 0 {
-            // Trailers, if any, end with a blank line; the CRLF just read
-            // was that line when there were none.
-            return Some(Some(body));
-        }
-    }
+fn upgrade(request: &Request) -> bool {
+    request
+        .headers()
+        .iter()
+        .find(|h| h.field.equiv("Connection"))
+        .is_some_and(|h| h.value.as_str().to_ascii_lowercase().contains("upgrade"))
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn keeps_names_and_bodies_never_values_and_answers_after_a_delay() {
-        let hook = Webhook::start().unwrap();
-        let port = hook
-            .url()
-            .split(':')
-            .nth(2)
-            .unwrap()
-            .split('/')
-            .next()
-            .unwrap()
-            .to_string();
-        let mut conn = TcpStream::connect(format!("127.0.0.1:{port}")).unwrap();
-        let body = r#"{"statusUpdate":{"taskId":"t"}}"#;
-        let request = format!(
-            "POST /webhook HTTP/1.1\r\nHost: x\r\nX-A2A-Notification-Token: s3cret\r\nContent-Length: {}\r\n\r\n{body}",
-            body.len()
-        );
-        conn.write_all(request.as_bytes()).unwrap();
-        let mut answer = [0; 38];
-        conn.read_exact(&mut answer).unwrap();
-        assert!(answer.starts_with(b"HTTP/1.1 200 OK\r\n"));
-        hook.answer_after(Duration::from_millis(150));
-        let chunked =
-            "POST /webhook HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\n3\r\n{}\n\r\n0\r\n\r\n";
-        let started = Instant::now();
-        conn.write_all(chunked.as_bytes()).unwrap();
-        let mut rest = [0; 38];
-        conn.read_exact(&mut rest).unwrap();
-        assert!(started.elapsed() >= Duration::from_millis(150));
-        hook.wait_quiet(Duration::from_millis(50), Duration::from_secs(2));
-        let posts = hook.posts();
-        assert_eq!(posts.len(), 2);
-        assert_eq!(
-            posts[0].headers,
-            ["Host", "X-A2A-Notification-Token", "Content-Length"]
-        );
-        assert_eq!(posts[0].body, body);
-        assert!(!posts[0].slow && posts[1].slow);
-        assert_eq!(posts[1].body, "{}\n");
-        assert!(!format!("{posts:?}").contains("s3cret"));
+/// Answers `status` and keeps nothing.
+fn refuse(request: Request, status: u16) {
+    if request.body_length().is_some_and(|n| n > MAX_DRAINED) {
+        // tiny_http reads what is left of a declared body into a buffer of
+        // that length when the request is dropped, and a declared terabyte
+        // would end the process. `upgrade` answers without dropping it, and
+        // the connection is left open and unread: a thread and a socket
+        // for as long as the probe runs, for a request no agent sends.
+        std::mem::forget(request.upgrade("none", Response::empty(status)));
+        return;
     }
+    let _ = request.respond(Response::empty(status));
 }
