@@ -26,7 +26,11 @@ const STATES = {
 function to03(event, id) {
   const [key, inner] = Object.entries(event)[0];
   const out = JSON.parse(JSON.stringify(inner).replaceAll('task-bbs-1042', id));
-  if (key === 'task') return { ...out, kind: 'task', status: { state: STATES[inner.status.state] } };
+  if (key === 'task') {
+    // Its history as 0.3 writes messages: tagged, a kebab-case role, tagged parts.
+    const history = (out.history || []).map((m) => ({ ...m, kind: 'message', role: 'user', parts: m.parts.map((p) => ({ kind: 'text', ...p })) }));
+    return { ...out, kind: 'task', status: { state: STATES[inner.status.state] }, history };
+  }
   if (key === 'statusUpdate') {
     const state = STATES[inner.status.state];
     return { ...out, kind: 'status-update', status: { ...out.status, state }, final: !['submitted', 'working'].includes(state) };
