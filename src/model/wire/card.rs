@@ -138,22 +138,8 @@ impl AgentCard {
                 .unwrap_or(Binding::JsonRpc),
         };
         let offered = of(binding);
-        // A binding asked for that the card does not offer is spoken at the
-        // URL given (SPEC §13: --binding is honoured; the report says so).
         if let (Some(asked), true) = (asked, offered.is_empty()) {
-            if (asked, forced) == (Binding::Rest, Some(Wire::V0_3)) {
-                return Err(
-                    "--binding rest speaks A2A 1.0 only; probe a 0.3 agent over JSON-RPC".into(),
-                );
-            }
-            return Ok(Endpoint {
-                name,
-                url: base.trim_end_matches('/').to_string(),
-                wire: forced.unwrap_or(Wire::V1_0),
-                binding: asked,
-                push: self.push(),
-                offered: false,
-            });
+            return self.unoffered(name, asked, forced, base);
         }
         if offered.is_empty() {
             let all: Vec<&str> = interfaces.iter().map(|i| i.binding).collect();
@@ -196,6 +182,30 @@ impl AgentCard {
             binding,
             push: self.push(),
             offered: true,
+        })
+    }
+
+    /// A binding asked for that the card does not offer, spoken at the URL
+    /// given (SPEC §13: --binding is honoured; the report says so).
+    fn unoffered(
+        &self,
+        name: String,
+        asked: Binding,
+        forced: Option<Wire>,
+        base: &str,
+    ) -> Result<Endpoint, String> {
+        if (asked, forced) == (Binding::Rest, Some(Wire::V0_3)) {
+            return Err(
+                "--binding rest speaks A2A 1.0 only; probe a 0.3 agent over JSON-RPC".into(),
+            );
+        }
+        Ok(Endpoint {
+            name,
+            url: base.trim_end_matches('/').to_string(),
+            wire: forced.unwrap_or(Wire::V1_0),
+            binding: asked,
+            push: self.push(),
+            offered: false,
         })
     }
 

@@ -51,19 +51,7 @@ impl ProbeJudge {
             ));
         };
         let mut found = self.judge_streams(&[(stream, &answers)])?;
-        // GetTask after the stream: what the task ended as. An answer that
-        // cannot be read is this probe's finding too; the rest is judged.
-        let got = match after.map(|a| a.answers(self.wire)) {
-            Some(Err(why)) => {
-                found.push((ProbeCode::UnreadableAnswer, format!("GetTask: {why}")));
-                None
-            }
-            Some(Ok(answers)) => answers
-                .first()
-                .and_then(Answer::event)
-                .and_then(|e| e.state.as_ref()?.known()),
-            None => None,
-        };
+        let got = self.ended_as(after, &mut found);
         let mut calls = vec![stream, cancel];
         calls.extend(after);
         let mut seen = Cancel {
@@ -117,6 +105,25 @@ impl ProbeJudge {
             self.state_text(seen.streamed)
         );
         Ok(self.ran(summary, seen.found, &seen.calls))
+    }
+
+    /// GetTask after the stream: what the task ended as. An answer that
+    /// cannot be read is the probe's finding too; the rest is judged.
+    fn ended_as(
+        &self,
+        after: Option<&CallRecord>,
+        found: &mut Vec<(ProbeCode, String)>,
+    ) -> Option<TaskState> {
+        match after?.answers(self.wire) {
+            Err(why) => {
+                found.push((ProbeCode::UnreadableAnswer, format!("GetTask: {why}")));
+                None
+            }
+            Ok(answers) => answers
+                .first()
+                .and_then(Answer::event)
+                .and_then(|e| e.state.as_ref()?.known()),
+        }
     }
 
     /// Why a refused cancel is no finding: the task had ended, or the
