@@ -24,7 +24,7 @@ pub enum Probe {
     Stream,
     /// GetTask after it.
     Get,
-    /// A new task, CancelTask after its first artifact.
+    /// A new task, CancelTask once it shows it is running.
     Cancel,
     /// CancelTask on the finished task.
     CancelTerminal,
