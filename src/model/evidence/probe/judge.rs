@@ -258,19 +258,23 @@ impl ProbeJudge {
         }
     }
 
-    /// `rpc-envelope` on JSON-RPC: what is wrong with the envelopes of
-    /// `calls`' answers (REST has no envelope).
-    fn envelopes(&self, calls: &[&CallRecord]) -> Vec<(ProbeCode, String)> {
-        // An answer that cannot be read is that finding, not an envelope's.
-        let readable: Vec<&CallRecord> = calls
+    /// The contracts of `calls`' answers: `rpc-envelope` on JSON-RPC (REST
+    /// has no envelope) and `wire-shape`. Each call is read once; an answer
+    /// that cannot be read is that finding, not an envelope's or a shape's.
+    fn contracts(&self, calls: &[&CallRecord]) -> Vec<(ProbeCode, String)> {
+        let read: Vec<(&CallRecord, Vec<Answer>)> = calls
             .iter()
-            .copied()
-            .filter(|c| c.answers(self.wire).is_ok())
+            .filter_map(|c| Some((*c, c.answers(self.wire).ok()?)))
             .collect();
-        match self.binding {
-            Binding::JsonRpc => contract::envelopes(&readable),
+        let mut found = match self.binding {
+            Binding::JsonRpc => {
+                let readable: Vec<&CallRecord> = read.iter().map(|(c, _)| *c).collect();
+                contract::envelopes(&readable)
+            }
             Binding::Rest => Vec::new(),
-        }
+        };
+        found.extend(self.shapes(&read));
+        found
     }
 
     /// A probe that ran: its summary, its findings and those of its
@@ -282,8 +286,7 @@ impl ProbeJudge {
         mut found: Vec<(ProbeCode, String)>,
         calls: &[&CallRecord],
     ) -> Judged {
-        found.extend(self.envelopes(calls));
-        found.extend(self.shapes(calls));
+        found.extend(self.contracts(calls));
         Judged::ran(summary, found)
     }
 
@@ -291,17 +294,14 @@ impl ProbeJudge {
     /// event as an event, each task a JSON call answered (GetTask,
     /// CancelTask) as a task; one finding per rule broken, with how many
     /// answers broke it (SPEC §13).
-    fn shapes(&self, calls: &[&CallRecord]) -> Vec<(ProbeCode, String)> {
+    fn shapes(&self, calls: &[(&CallRecord, Vec<Answer>)]) -> Vec<(ProbeCode, String)> {
         let mut tally: Vec<(ShapeFault, usize)> = Vec::new();
-        for call in calls {
-            let Ok(answers) = call.answers(self.wire) else {
-                continue;
-            };
+        for (call, answers) in calls {
             let Ok(payloads) = call.payloads() else {
                 continue;
             };
             let shape = if call.sse { Shape::Event } else { Shape::Task };
-            for (payload, answer) in payloads.iter().zip(&answers) {
+            for (payload, answer) in payloads.iter().zip(answers) {
                 if answer.event().is_none() {
                     continue;
                 }
@@ -372,8 +372,7 @@ impl ProbeJudge {
                 Some(refused) => vec![refused],
                 None => self.judge_streams(&[(call, &answers)])?,
             };
-            found.extend(self.envelopes(&[call]));
-            found.extend(self.shapes(&[call]));
+            found.extend(self.contracts(&[call]));
             each.push((answers, found));
         }
         let load = Load {

@@ -61,38 +61,35 @@ impl CallRecord {
     /// The answers in the body, in order, read on `wire`: on REST, an
     /// error status's body is the error it stands for.
     pub fn answers(&self, wire: Wire) -> Result<Vec<Answer>, String> {
-        if let Some(status) = self.status.filter(|s| *s >= 400) {
-            return Ok(vec![read_rest_error(status, self.body.as_bytes())]);
-        }
-        let payloads = self.payloads()?;
-        let several = payloads.len() > 1;
-        payloads
-            .iter()
-            .enumerate()
-            .map(|(n, data)| {
-                read_answer(data, Some(wire)).map_err(|e| {
-                    let what = match (several || self.sse, self.http) {
-                        (true, _) => format!("event {n}"),
-                        (false, Some(status)) => format!("the answer (HTTP {status})"),
-                        (false, None) => "the answer".to_string(),
-                    };
-                    format!("{what} cannot be read ({e}): {}", quoted(data))
-                })
-            })
-            .collect()
+        self.each_answer(wire)?.into_iter().collect()
     }
 
     /// The answers that can be read, in order, as a client steering by
     /// them met them: one that cannot be read steers nothing.
     pub fn readable_answers(&self, wire: Wire) -> Vec<Answer> {
+        let each = self.each_answer(wire).unwrap_or_default();
+        each.into_iter().flatten().collect()
+    }
+
+    /// Each answer read, or why it cannot be: the one reading behind
+    /// [`Self::answers`] and [`Self::readable_answers`].
+    fn each_answer(&self, wire: Wire) -> Result<Vec<Result<Answer, String>>, String> {
         if let Some(status) = self.status.filter(|s| *s >= 400) {
-            return vec![read_rest_error(status, self.body.as_bytes())];
+            return Ok(vec![Ok(read_rest_error(status, self.body.as_bytes()))]);
         }
-        self.payloads()
-            .unwrap_or_default()
-            .iter()
-            .filter_map(|data| read_answer(data, Some(wire)).ok())
-            .collect()
+        let payloads = self.payloads()?;
+        let several = payloads.len() > 1;
+        let read = |(n, data): (usize, &Vec<u8>)| {
+            read_answer(data, Some(wire)).map_err(|e| {
+                let what = match (several || self.sse, self.http) {
+                    (true, _) => format!("event {n}"),
+                    (false, Some(status)) => format!("the answer (HTTP {status})"),
+                    (false, None) => "the answer".to_string(),
+                };
+                format!("{what} cannot be read ({e}): {}", quoted(data))
+            })
+        };
+        Ok(payloads.iter().enumerate().map(read).collect())
     }
 
     /// Each answer's bytes, in order: the JSON body, or each SSE event's

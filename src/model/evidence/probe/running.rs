@@ -41,9 +41,8 @@ impl ProbeJudge {
         after: Option<&CallRecord>,
     ) -> Result<Judged, String> {
         let answers = stream.answers(self.wire)?;
-        if let Some(why) = refusal(self.stream_method(), self.binding, &answers) {
-            let found = vec![(ProbeCode::UnreadableAnswer, why.clone())];
-            return Ok(self.ran(why, found, &[stream]));
+        if let Some(refused) = self.refused_start(stream, &answers) {
+            return Ok(refused);
         }
         let Some(cancel) = cancel else {
             return Ok(Judged::skipped(
@@ -126,6 +125,14 @@ impl ProbeJudge {
         }
     }
 
+    /// The task-starting stream answered with an error alone: the agent
+    /// does not take the probe's message, a method refused (§13).
+    fn refused_start(&self, stream: &CallRecord, answers: &[Answer]) -> Option<Judged> {
+        let why = refusal(self.stream_method(), self.binding, answers)?;
+        let found = vec![(ProbeCode::UnreadableAnswer, why.clone())];
+        Some(self.ran(why, found, &[stream]))
+    }
+
     /// Why a refused cancel is no finding: the task had ended, or the
     /// agent may refuse at its stage (A2A 1.0 §3.1.5).
     fn cancel_refused(&self, seen: &Cancel, code: i64, message: &str) -> String {
@@ -196,12 +203,8 @@ impl ProbeJudge {
         after: Option<&CallRecord>,
     ) -> Result<Judged, String> {
         let answers = dropped.answers(self.wire)?;
-        if let Some(why) = refusal(self.stream_method(), self.binding, &answers) {
-            return Ok(self.ran(
-                why.clone(),
-                vec![(ProbeCode::UnreadableAnswer, why)],
-                &[dropped],
-            ));
+        if let Some(refused) = self.refused_start(dropped, &answers) {
+            return Ok(refused);
         }
         if dropped.end != CallEnd::Dropped {
             return Ok(Judged::skipped("could not act on a running task: it never showed it was running before its stream ended, so there was no moment to drop the stream"));
