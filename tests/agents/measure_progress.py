@@ -183,6 +183,32 @@ class Rpc:
         return {'message': msg10() if self.wire == '1.0' else msg03()}
 
 
+
+def cancel_when(rpc, moment):
+    """A new task's stream, CancelTask sent as soon as `moment` is read, the stream read to its end.
+    Returns the stream, the task id and the cancel call (with when it was sent)."""
+    s = rpc.stream('stream', rpc.new_message())
+    seen = s.read_until(moment, 4.0)
+    tid = s.task_seen()
+    sent = s.ms_now()
+    cancel = rpc.call('cancel', {'id': tid})
+    cancel['sent_at_stream_ms'] = sent
+    cancel['first_working_ms'] = seen['ms'] if seen else None
+    s.read_to_end(STREAM_S)
+    return s, tid, cancel
+
+
+def resubscribe_when(rpc, moment):
+    """A new task's stream dropped as soon as `moment` is read, then SubscribeToTask read to its end.
+    Returns the dropped stream, the task id and the subscription."""
+    s = rpc.stream('stream', rpc.new_message())
+    s.read_until(moment, 4.0)
+    tid = s.task_seen()
+    s.drop()
+    s2 = rpc.stream('subscribe', {'id': tid})
+    s2.read_to_end(STREAM_S)
+    return s, tid, s2
+
 def one_run(rpc: Rpc) -> tuple[dict, dict]:
     """One run of the four exchanges: (record, raw files of this run)."""
     res: dict = {}
@@ -206,14 +232,7 @@ def one_run(rpc: Rpc) -> tuple[dict, dict]:
 
     # cancel right after the first WORKING
     side_before = len(side_lines(rpc.side))
-    s = rpc.stream('stream', rpc.new_message())
-    first = s.read_until(is_working, 4.0)
-    ctid = s.task_seen()
-    sent = s.ms_now()
-    cancel = rpc.call('cancel', {'id': ctid})
-    cancel['sent_at_stream_ms'] = sent
-    cancel['first_working_ms'] = first['ms'] if first else None
-    s.read_to_end(STREAM_S)
+    s, ctid, cancel = cancel_when(rpc, is_working)
     res['cancel'] = {'stream': s.record(), 'cancel_call': cancel}
     raw['cancel-working.body'] = cancel['raw']
     raw['cancel-working-stream.sse'] = ''.join(s.raw)
@@ -225,12 +244,7 @@ def one_run(rpc: Rpc) -> tuple[dict, dict]:
                                  for e in side_lines(rpc.side)[side_before:]]
 
     # resubscribe: dropped right after the first WORKING, then SubscribeToTask
-    s = rpc.stream('stream', rpc.new_message())
-    s.read_until(is_working, 4.0)
-    rtid = s.task_seen()
-    s.drop()
-    s2 = rpc.stream('subscribe', {'id': rtid})
-    s2.read_to_end(STREAM_S)
+    s, rtid, s2 = resubscribe_when(rpc, is_working)
     res['resubscribe'] = {'dropped': s.record(), 'subscribed': s2.record()}
     raw['resubscribe.sse'] = ''.join(s2.raw)
     s2.drop()
@@ -239,22 +253,10 @@ def one_run(rpc: Rpc) -> tuple[dict, dict]:
 
     # what a probe timed from the first artifact gets: CancelTask, then (on another task)
     # a drop and SubscribeToTask, each sent as soon as the one artifact update arrived
-    s = rpc.stream('stream', rpc.new_message())
-    art = s.read_until(is_artifact, 4.0)
-    atid = s.task_seen()
-    sent = s.ms_now()
-    cancel = rpc.call('cancel', {'id': atid})
-    cancel['sent_at_stream_ms'] = sent
-    cancel['first_working_ms'] = art['ms'] if art else None
-    s.read_to_end(STREAM_S)
+    s, _, cancel = cancel_when(rpc, is_artifact)
     res['after-artifact'] = {'cancel_stream': s.record(), 'cancel_call': cancel}
     s.drop()
-    s = rpc.stream('stream', rpc.new_message())
-    s.read_until(is_artifact, 4.0)
-    atid = s.task_seen()
-    s.drop()
-    s2 = rpc.stream('subscribe', {'id': atid})
-    s2.read_to_end(STREAM_S)
+    s, _, s2 = resubscribe_when(rpc, is_artifact)
     res['after-artifact']['subscribed'] = s2.record()
     s2.drop()
 
