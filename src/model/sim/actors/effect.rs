@@ -1,20 +1,26 @@
 //! What an actor hands back to the world: effects as data, applied by the
-//! world in order (an effect that reaches another actor is carried out,
-//! with all it leads to, before the next one), and the read-only view an
-//! actor gets of everything it does not own.
+//! world in order (a message to another actor is carried out, with all it
+//! leads to, before the next effect), and what an actor may read of the
+//! world it does not own ([`Facts`], and [`View`] with the tasks).
 
-use super::post::Post;
-use super::state::{Call, ClientId, Event, Payload, Stage};
+use std::ops::Deref;
+
+use super::inputs::{QueueIn, To};
+use super::state::{Call, ClientId};
 use super::store::task::TaskSlot;
-use super::Act;
-use crate::model::ledger::LedgerEvent;
+use crate::model::digest::sha256_fields;
+use crate::model::ledger::{Body, LedgerEvent};
 use crate::model::sim::profile::Profile;
-use crate::model::sim::scenario::{CancelImpl, Scenario};
+use crate::model::sim::scenario::Scenario;
 use crate::model::state::TaskState;
 use crate::model::trace::{Entry, Source, StreamOutcome, StreamRole};
+use crate::model::wire;
 
-/// What an actor may read of the world while it handles an input.
-pub(super) struct View<'a> {
+/// What every actor may read of the world while it handles an input: the
+/// clock, the scenario and a few facts about the others, copied when the
+/// input is handed over.
+#[derive(Debug, Clone, Copy)]
+pub(super) struct Facts<'a> {
     /// The virtual time.
     pub(super) now: u64,
     /// The scenario simulated.
@@ -23,22 +29,28 @@ pub(super) struct View<'a> {
     pub(super) profile: &'static Profile,
     /// The task client 1 follows.
     pub(super) followed: usize,
+    /// The stored state of that task (`None` once lost).
+    pub(super) followed_state: Option<TaskState>,
+    /// Whether an execution still works on that task.
+    pub(super) followed_running: bool,
     /// Where client 1's call stands.
     pub(super) client_call: Call,
     /// The record of the stream client 1 reads now.
     pub(super) client_stream: Option<usize>,
+    /// How many rows client 1's first stream carried, while that is the
+    /// stream it reads.
+    pub(super) first_stream_rows: Option<usize>,
     /// The second client's subscription while it is open to receive: its
     /// task and the record of its stream.
     pub(super) second_open: Option<(usize, usize)>,
-    /// Every task, as the store holds it. Empty in the view the store
-    /// itself gets: it reads its own tasks, which it may be changing.
-    pub(super) tasks: &'a [TaskSlot],
+    /// The record the next stream opened gets.
+    pub(super) next_stream: usize,
 }
 
-impl View<'_> {
+impl Facts<'_> {
     /// The stored state of the task client 1 follows (`None` once lost).
     pub(super) fn followed_state(&self) -> Option<TaskState> {
-        self.tasks[self.followed].stored().map(|t| t.state)
+        self.followed_state
     }
 
     /// The stream of the second client's subscription to `task`, while it
@@ -48,13 +60,56 @@ impl View<'_> {
             .filter(|&(on, _)| on == task)
             .map(|(_, stream)| stream)
     }
+
+    /// A ledger event from `source` (a submission, a cancel request) about
+    /// the task client 1 follows.
+    pub(super) fn ledger_event(
+        &self,
+        source: Source,
+        event_id: String,
+        what: &str,
+        body: Body,
+    ) -> LedgerEvent {
+        LedgerEvent {
+            task_id: wire::task_id(self.followed),
+            digest: sha256_fields(&[what, &event_id]),
+            event_id,
+            producer: source.label().into(),
+            source_seq: None,
+            observed_ms: self.now,
+            body,
+        }
+    }
 }
 
-/// One thing an actor asks the world to do: write a row, schedule an act,
-/// or hand an input to an actor (named below by the actor it reaches).
+/// [`Facts`] and every task as the store holds it: what an actor other
+/// than the store reads (the store reads its own tasks, which it may be
+/// changing, and gets the facts alone).
+pub(super) struct View<'a> {
+    facts: Facts<'a>,
+    /// Every task, as the store holds it.
+    pub(super) tasks: &'a [TaskSlot],
+}
+
+impl<'a> View<'a> {
+    /// The facts, with the store's tasks beside them.
+    pub(super) fn new(facts: Facts<'a>, tasks: &'a [TaskSlot]) -> View<'a> {
+        View { facts, tasks }
+    }
+}
+
+impl<'a> Deref for View<'a> {
+    type Target = Facts<'a>;
+
+    fn deref(&self) -> &Facts<'a> {
+        &self.facts
+    }
+}
+
+/// One thing an actor asks the world to do: write a row or a stream's
+/// record, schedule a message, or hand a message to an actor now.
 #[derive(Debug)]
 pub(super) enum Effect {
-    // ----- the world's records and agenda -----
     /// Write a row (the world numbers and stamps it).
     Row(Entry),
     /// Write a row a stream carried, and note it in the stream's record.
@@ -63,119 +118,34 @@ pub(super) enum Effect {
     OpenStream(ClientId, StreamRole),
     /// Record how a stream ended.
     EndStream(Option<usize>, StreamOutcome),
-    /// Schedule an act at a virtual time.
-    Schedule(u64, Act),
+    /// A message due at a virtual time.
+    Schedule(u64, To),
     /// A client's new request at a virtual time, due after the server's
     /// work at that instant.
-    Request(u64, Act),
+    Request(u64, To),
+    /// A message handled now.
+    Send(To),
+}
 
-    // ----- the executor -----
-    /// `execute()` is called for a task.
-    Start(usize),
-    /// `execute()` returns.
-    ExecuteReturns(usize),
-    /// The client resumes the first execution after `stage`.
-    Resume {
-        stage: Stage,
-        receipt: Option<String>,
-    },
-    /// The resumed execution's WORKING was decided (`refused` by the
-    /// guard, or not).
-    Resumed {
-        exec: usize,
-        stage: Stage,
-        refused: bool,
-    },
-    /// `cancel()` (or the handler in its place) publishes `state` for the
-    /// latest execution on the followed task.
-    CancelStatus { source: Source, state: TaskState },
-    /// A cancel stops the executions on the followed task, as the profile
-    /// and the way the work runs say.
-    StopExecutions,
-    /// A step's output reached a closed bus: it was computed for nobody.
-    OrphanedStep,
-    /// The server process died: every execution with it.
-    ProcessKilled,
+impl Effect {
+    /// A message for an actor, handled now.
+    pub(super) fn to(input: impl Into<To>) -> Effect {
+        Effect::Send(input.into())
+    }
 
-    // ----- the handler -----
-    /// An event for the handler to describe and send through the store
-    /// and the streams; `resume` marks the resumed execution's WORKING,
-    /// whose decision the executor waits for.
-    Emit {
-        exec: usize,
-        task: usize,
-        source: Source,
-        payload: Payload,
-        resume: Option<Stage>,
-    },
-    /// The store kept the event: hand it to the push sender (unless
-    /// `pushed` already) and to the clients that read it.
-    Deliver {
-        event: Box<Event>,
-        label: String,
-        was_terminal: bool,
-        status_change: bool,
-        pushed: bool,
-    },
+    /// A message that reaches its actor through the SDK's event queue: in
+    /// its turn, after what the consumer still has to do.
+    pub(super) fn queued(input: impl Into<To>) -> Effect {
+        Effect::to(QueueIn::Consume(Box::new(input.into())))
+    }
 
-    // ----- the store -----
-    /// A request the task's ledger decides without the handler (a
-    /// submission, a cancel request).
-    Ledger(usize, LedgerEvent),
-    /// An event to decide, store (or refuse, or orphan) and pass on.
-    Store {
-        event: Box<Event>,
-        resend: bool,
-        resume: Option<Stage>,
-    },
-    /// The SDK stops reading a task's events (its first final status,
-    /// where the profile ends streams there).
-    CloseBus(usize),
-    /// A resumed call reads the first task's events again.
-    ReopenBus(usize),
-    /// A retried submission creates a new task.
-    CreateTask,
-    /// The process restarted: the store keeps or loses the tasks.
-    StoreRestarts { assumed: bool },
-    /// The SDK writes a status itself, past the queue: stored, never
-    /// streamed or pushed.
-    StoreSilently {
-        task: usize,
-        state: TaskState,
-        label: String,
-    },
+    /// A message due at `t`.
+    pub(super) fn at(t: u64, input: impl Into<To>) -> Effect {
+        Effect::Schedule(t, input.into())
+    }
 
-    // ----- the webhook -----
-    /// A POST reaches the webhook now.
-    ToWebhook(Box<Post>),
-
-    // ----- client 1 -----
-    /// The first chunk (or none) went out: client 1 may retry now.
-    MaybeRetry { task: usize },
-    /// Client 1 follows this task from now on.
-    Follow(usize),
-    /// A client's call changed.
-    SetCall(ClientId, Call),
-    /// Client 1 received an event (a snapshot included).
-    ClientReceived,
-    /// A status changed on the followed task: a blocking call may return.
-    StatusChanged,
-    /// The cancel's status was written (or not): client 1 learns what
-    /// CancelTask answers.
-    CancelAnswered(CancelImpl),
-    /// The queue closed: client 1's call ends (`label` says why).
-    EndCall(String),
-    /// A restart broke client 1's connection.
-    BreakClient { assumed: bool },
-    /// Client 1 subscribes again after its stream broke, if set to.
-    ResubscribeAfterBreak,
-
-    // ----- the second client -----
-    /// The queue of `task` closed: the second client's subscription to it
-    /// ends as the profile says.
-    CloseSecond { task: usize, label: String },
-    /// A restart broke the second client's subscription.
-    BreakSecond,
-    /// An event reached the second client.
-    SecondReceived,
+    /// A client's request at `t`.
+    pub(super) fn request(t: u64, input: impl Into<To>) -> Effect {
+        Effect::Request(t, input.into())
+    }
 }

@@ -3,15 +3,14 @@
 //! artifact); and what a cancel leaves of it.
 
 use super::effect::{Effect, View};
-use super::state::{Call, Payload, Stage};
-use super::store::ledger_event;
-use super::Act;
+use super::inputs::{ClientIn, ExecutorIn, HandlerIn, QueueIn, SecondIn, StoreIn};
+use super::state::{tracking_chunk, Call, Payload, Stage};
 use crate::model::ledger::Body;
 use crate::model::sim::profile::StreamEnd;
 use crate::model::sim::scenario::{CancelImpl, Ending, Interrupt, Scenario, Work};
 use crate::model::state::TaskState;
 use crate::model::trace::{Disposition, Entry, Source};
-use crate::model::wire::{self, Chunk, RECEIPT_ARTIFACT, TRACKING_ARTIFACT};
+use crate::model::wire::{self, Chunk, RECEIPT_ARTIFACT};
 
 /// Where one `execute()` call is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -61,6 +60,37 @@ impl Executor {
         }
     }
 
+    /// Handles one input.
+    pub(super) fn handle(&mut self, view: &View, input: ExecutorIn) -> Vec<Effect> {
+        match input {
+            ExecutorIn::Start(task) => self.start(view, task),
+            ExecutorIn::Step { exec, step } => self.step(view, exec, step),
+            ExecutorIn::Ending { exec } => self.ending(view, exec),
+            ExecutorIn::Late { exec } => self.late(view, exec),
+            ExecutorIn::Returns(exec) => self.returns(view, exec),
+            ExecutorIn::Resume { stage, receipt } => self.resume(view, stage, receipt),
+            ExecutorIn::Resumed {
+                exec,
+                stage,
+                refused,
+            } => self.resumed(view, exec, stage, refused),
+            ExecutorIn::CancelStatus { source, state } => {
+                vec![self.cancel_status(view, source, state)]
+            }
+            ExecutorIn::Stop => self.stop(view),
+            ExecutorIn::OrphanedStep => {
+                self.orphaned += 1;
+                vec![]
+            }
+            ExecutorIn::Killed => {
+                for run in &mut self.runs {
+                    run.state = Exec::Dead;
+                }
+                vec![]
+            }
+        }
+    }
+
     /// How much later than its step the first chunk comes.
     pub(super) fn offset_ms(&self) -> u64 {
         self.offset_ms
@@ -83,21 +113,9 @@ impl Executor {
             .any(|r| r.task == task && r.state == Exec::Running)
     }
 
-    /// A step computed after the stream ended: its output went nowhere.
-    pub(super) fn orphaned_step(&mut self) {
-        self.orphaned += 1;
-    }
-
-    /// The server process died, and every execution with it.
-    pub(super) fn killed(&mut self) {
-        for run in &mut self.runs {
-            run.state = Exec::Dead;
-        }
-    }
-
     /// `execute()` is called for `task`: the submission reaches the
     /// ledger, the Task and WORKING go out, then the work starts.
-    pub(super) fn start(&mut self, view: &View, task: usize) -> Vec<Effect> {
+    fn start(&mut self, view: &View, task: usize) -> Vec<Effect> {
         self.executions += 1;
         self.runs.push(Execution {
             state: Exec::Running,
@@ -105,32 +123,32 @@ impl Executor {
         });
         let exec = self.runs.len() - 1;
         let id = format!("submit:{}", wire::MESSAGE_ID);
-        let submit = ledger_event(view, Source::Client, id, "submit", Body::Submit);
+        let submit = view.ledger_event(Source::Client, id, "submit", Body::Submit);
         let mut effects = vec![
-            Effect::Ledger(task, submit),
+            Effect::to(StoreIn::Ledger(task, submit)),
             self.emit(exec, Payload::Task),
             self.status(exec, TaskState::Working),
         ];
         if view.sc.chunks == 0 {
-            effects.push(Effect::MaybeRetry { task });
+            effects.push(Effect::to(ClientIn::MaybeRetry { task }));
         }
         effects.extend(self.after_working(view, exec, 0));
         effects
     }
 
     fn emit(&self, exec: usize, payload: Payload) -> Effect {
-        Effect::Emit {
+        Effect::queued(HandlerIn::Emit {
             exec,
             task: self.runs[exec].task,
             source: Source::Executor,
             payload,
             resume: None,
-        }
+        })
     }
 
     /// `cancel()` (or the handler in its place, `source`) publishes
     /// `state` for the latest execution on the task client 1 follows.
-    pub(super) fn cancel_status(&self, view: &View, source: Source, state: TaskState) -> Effect {
+    fn cancel_status(&self, view: &View, source: Source, state: TaskState) -> Effect {
         let task = view.followed;
         // Every task is created together with its execute() call.
         let exec = self
@@ -138,7 +156,7 @@ impl Executor {
             .iter()
             .rposition(|r| r.task == task)
             .expect("the followed task has an execution");
-        Effect::Emit {
+        Effect::queued(HandlerIn::Emit {
             exec,
             task,
             source,
@@ -147,7 +165,7 @@ impl Executor {
                 receipt: None,
             },
             resume: None,
-        }
+        })
     }
 
     fn status(&self, exec: usize, state: TaskState) -> Effect {
@@ -172,28 +190,23 @@ impl Executor {
                 };
                 return vec![
                     self.status(exec, state),
-                    Effect::ExecuteReturns(exec),
-                    Effect::Schedule(view.now + step_ms, Act::Resume { stage }),
+                    Effect::to(ExecutorIn::Returns(exec)),
+                    Effect::at(view.now + step_ms, ClientIn::Resume { stage }),
                 ];
             }
         }
         if view.sc.chunks == 0 {
-            vec![Effect::Schedule(view.now, Act::Ending { exec })]
+            vec![Effect::at(view.now, ExecutorIn::Ending { exec })]
         } else {
-            let step = Act::Step { exec, step: 1 };
-            vec![Effect::Schedule(view.now + step_ms, step)]
+            let step = ExecutorIn::Step { exec, step: 1 };
+            vec![Effect::at(view.now + step_ms, step)]
         }
     }
 
     /// The client resumed the first execution after `stage`: it runs again
     /// and publishes WORKING (with the client's receipt), unless the server
     /// lost it or the task.
-    pub(super) fn resume(
-        &mut self,
-        view: &View,
-        stage: Stage,
-        receipt: Option<String>,
-    ) -> Vec<Effect> {
+    fn resume(&mut self, view: &View, stage: Stage, receipt: Option<String>) -> Vec<Effect> {
         let exec = 0;
         if self.runs[exec].state == Exec::Dead || view.tasks[0].stored().is_none() {
             return vec![];
@@ -205,8 +218,8 @@ impl Executor {
             effects.push(self.emit(exec, Payload::TaskAgain));
         }
         // The executor goes on only once it knows how this was decided
-        // (Effect::Resumed).
-        effects.push(Effect::Emit {
+        // (ExecutorIn::Resumed).
+        effects.push(Effect::queued(HandlerIn::Emit {
             exec,
             task: self.runs[exec].task,
             source: Source::Executor,
@@ -215,24 +228,17 @@ impl Executor {
                 receipt,
             },
             resume: Some(stage),
-        });
+        }));
         effects
     }
 
     /// The resume's WORKING was decided: refused by the guard, the
     /// execution does not go on; otherwise it goes on after `stage`.
-    pub(super) fn resumed(
-        &mut self,
-        view: &View,
-        exec: usize,
-        stage: Stage,
-        refused: bool,
-    ) -> Vec<Effect> {
+    fn resumed(&mut self, view: &View, exec: usize, stage: Stage, refused: bool) -> Vec<Effect> {
         if refused {
             self.runs[exec].state = Exec::Finished;
-            return vec![Effect::EndCall(
-                "stream closed: the guard refused the resume".into(),
-            )];
+            let label = "stream closed: the guard refused the resume";
+            return vec![Effect::queued(ClientIn::EndCall(label.into()))];
         }
         let done = self
             .interrupts
@@ -244,11 +250,11 @@ impl Executor {
 
     /// Lookup step `step` of execution `exec`: a chunk while it runs; after
     /// a cancel, what the way the work runs leaves of it.
-    pub(super) fn step(&mut self, view: &View, exec: usize, step: u32) -> Vec<Effect> {
+    fn step(&mut self, view: &View, exec: usize, step: u32) -> Vec<Effect> {
         let n = view.sc.chunks;
-        let next = Effect::Schedule(
+        let next = Effect::at(
             view.now + u64::from(view.sc.step_ms),
-            Act::Step {
+            ExecutorIn::Step {
                 exec,
                 step: step + 1,
             },
@@ -260,12 +266,12 @@ impl Executor {
                 let mut effects = vec![self.emit(exec, Payload::Chunk { chunk, part })];
                 if step == 1 {
                     let task = self.runs[exec].task;
-                    effects.push(Effect::MaybeRetry { task });
+                    effects.push(Effect::to(ClientIn::MaybeRetry { task }));
                 }
                 if step < n {
                     effects.push(next);
                 } else {
-                    effects.push(Effect::Schedule(view.now, Act::Ending { exec }));
+                    effects.push(Effect::at(view.now, ExecutorIn::Ending { exec }));
                 }
                 effects
             }
@@ -304,7 +310,7 @@ impl Executor {
 
     /// After the last chunk: the ending's status, then the late artifact
     /// or the return.
-    pub(super) fn ending(&self, view: &View, exec: usize) -> Vec<Effect> {
+    fn ending(&self, view: &View, exec: usize) -> Vec<Effect> {
         if self.runs[exec].state != Exec::Running {
             return vec![];
         }
@@ -323,8 +329,8 @@ impl Executor {
         };
         let mut effects: Vec<Effect> = state.map(|s| self.status(exec, s)).into_iter().collect();
         effects.push(match view.sc.late {
-            Some(ms) => Effect::Schedule(view.now + u64::from(ms), Act::Late { exec }),
-            None => Effect::Schedule(view.now, Act::Return { exec }),
+            Some(ms) => Effect::at(view.now + u64::from(ms), ExecutorIn::Late { exec }),
+            None => Effect::at(view.now, QueueIn::Return { exec }),
         });
         effects
     }
@@ -337,7 +343,7 @@ impl Executor {
         let raised = Entry::action(Source::Executor, "execute() raises an exception");
         let mut effects = vec![Effect::Row(raised)];
         if view.profile.push.raise_publishes_failed {
-            effects.push(Effect::Emit {
+            effects.push(Effect::queued(HandlerIn::Emit {
                 exec,
                 task,
                 source: Source::Handler,
@@ -346,24 +352,24 @@ impl Executor {
                     receipt: None,
                 },
                 resume: None,
-            });
+            }));
         } else {
-            effects.push(Effect::StoreSilently {
+            effects.push(Effect::queued(StoreIn::StoreSilently {
                 task,
                 state: TaskState::Failed,
                 label: "the handler stores FAILED itself: not streamed, not pushed".into(),
-            });
-            effects.push(Effect::EndCall(format!(
+            }));
+            effects.push(Effect::queued(ClientIn::EndCall(format!(
                 "stream ends with JSON-RPC error {} instead of a FAILED event",
                 crate::model::sim::profile::INTERNAL_ERROR
-            )));
+            ))));
         }
-        effects.push(Effect::Schedule(view.now, Act::Return { exec }));
+        effects.push(Effect::at(view.now, QueueIn::Return { exec }));
         effects
     }
 
     /// `late=ms`: a second artifact after the ending, then the return.
-    pub(super) fn late(&self, view: &View, exec: usize) -> Vec<Effect> {
+    fn late(&self, view: &View, exec: usize) -> Vec<Effect> {
         if self.runs[exec].state != Exec::Running {
             return vec![];
         }
@@ -376,13 +382,13 @@ impl Executor {
         };
         vec![
             self.emit(exec, Payload::Chunk { chunk, part: 0 }),
-            Effect::Schedule(view.now, Act::Return { exec }),
+            Effect::at(view.now, QueueIn::Return { exec }),
         ]
     }
 
     /// `execute()` returns: the handler closes the queue where the profile
     /// says that ends the streams.
-    pub(super) fn returns(&mut self, view: &View, exec: usize) -> Vec<Effect> {
+    fn returns(&mut self, view: &View, exec: usize) -> Vec<Effect> {
         if self.runs[exec].state != Exec::Running {
             return vec![];
         }
@@ -403,12 +409,12 @@ impl Executor {
         };
         let label = format!("{returned}; the handler closes the queue");
         let mut effects = vec![if followed && closes && view.client_call == Call::Open {
-            Effect::EndCall(label.clone())
+            Effect::queued(ClientIn::EndCall(label.clone()))
         } else {
             Effect::Row(Entry::action(Source::Executor, returned))
         }];
         if closes {
-            effects.push(Effect::CloseSecond { task, label });
+            effects.push(Effect::queued(SecondIn::Closed { task, label }));
         }
         effects
     }
@@ -416,7 +422,7 @@ impl Executor {
     /// The handler stops the client's running `execute()` where the profile
     /// says a cancel interrupts it (and closes the queue); elsewhere only a
     /// cancel flag set by a writing `cancel()` stops flag-checking work.
-    pub(super) fn stop(&mut self, view: &View) -> Vec<Effect> {
+    fn stop(&mut self, view: &View) -> Vec<Effect> {
         let interrupts = view.profile.cancel_interrupts_awaiting;
         let flag_set = view.sc.work == Work::Flag && view.sc.cancel_impl == CancelImpl::Write;
         if !interrupts && !flag_set {
@@ -433,35 +439,13 @@ impl Executor {
             let label = "stream closed after the cancel";
             let task = view.followed;
             return vec![
-                Effect::EndCall(label.into()),
-                Effect::CloseSecond {
+                Effect::queued(ClientIn::EndCall(label.into())),
+                Effect::queued(SecondIn::Closed {
                     task,
                     label: label.into(),
-                },
+                }),
             ];
         }
         vec![]
-    }
-}
-
-/// The k-th chunk of the tracking artifact (k from 1).
-pub(super) fn tracking_chunk(step: u32, n: u32, conflicting: bool) -> Chunk {
-    let what = if conflicting {
-        "delivered to a neighbour".to_string()
-    } else if step == n {
-        "out for delivery".to_string()
-    } else if step == 1 {
-        "packed at the Belgavi warehouse".to_string()
-    } else if step == 2 {
-        "handed to the courier".to_string()
-    } else {
-        format!("in transit, checkpoint {step}")
-    };
-    Chunk {
-        artifact_id: TRACKING_ARTIFACT.into(),
-        name: "courier-tracking".into(),
-        text: format!("BBS-1042 courier step {step}/{n}: {what}"),
-        append: step > 1,
-        last_chunk: step == n,
     }
 }

@@ -4,8 +4,8 @@
 //! what the client actually received.
 
 use super::effect::{Effect, View};
-use super::executor::tracking_chunk;
-use super::state::{Call, ClientId, Event, Payload, Stage};
+use super::inputs::{ClientIn, Delivery, HandlerIn, SecondIn, StoreIn};
+use super::state::{tracking_chunk, Call, ClientId, Event, Payload, Stage};
 use crate::model::digest::sha256_fields;
 use crate::model::ledger::artifacts::Part;
 use crate::model::ledger::Body;
@@ -28,10 +28,24 @@ pub(super) struct Handler {
 }
 
 impl Handler {
+    /// Handles one input.
+    pub(super) fn handle(&mut self, view: &View, input: HandlerIn) -> Vec<Effect> {
+        match input {
+            HandlerIn::Emit {
+                exec,
+                task,
+                source,
+                payload,
+                resume,
+            } => self.emit(view, (exec, task), source, payload, resume),
+            HandlerIn::Deliver(delivery) => self.deliver(view, delivery),
+        }
+    }
+
     /// One event from execution `exec` on `task` (put there by the
     /// executor, `cancel()` or the handler): numbered, described and handed
     /// to the store. `resume` marks the resumed execution's WORKING.
-    pub(super) fn emit(
+    fn emit(
         &mut self,
         view: &View,
         (exec, task): (usize, usize),
@@ -42,11 +56,11 @@ impl Handler {
         self.emitted += 1;
         let event_id = format!("E{}", self.emitted);
         let event = self.prepare(view, (exec, task), source, payload, event_id);
-        vec![Effect::Store {
+        vec![Effect::to(StoreIn::Decide {
             event: Box::new(event),
             resend: false,
             resume,
-        }]
+        })]
     }
 
     /// Describes an event: its label, wire JSON, ledger body and digest.
@@ -157,14 +171,14 @@ impl Handler {
     /// if it follows this task and its stream is open (a blocking call's
     /// result aggregator consumes everything server-side), and the second
     /// client's open subscription; one row per client that receives it.
-    pub(super) fn deliver(
-        &mut self,
-        view: &View,
-        event: Event,
-        label: String,
-        was_terminal: bool,
-        status_change: bool,
-    ) -> Vec<Effect> {
+    fn deliver(&mut self, view: &View, delivery: Delivery) -> Vec<Effect> {
+        let Delivery {
+            event,
+            label,
+            was_terminal,
+            status_change,
+        } = delivery;
+        let event = *event;
         let task = event.task;
         let followed = task == view.followed;
         let received =
@@ -205,16 +219,16 @@ impl Handler {
                     .target(event.target)
                     .client(ClientId::Second.number()),
             ));
-            effects.push(Effect::SecondReceived);
+            effects.push(Effect::to(SecondIn::Received));
         }
         if received {
             self.sent.push(event);
             effects.extend(self.maybe_break_stream(view));
-            effects.push(Effect::ClientReceived);
+            effects.push(Effect::to(ClientIn::Received));
         }
         // A blocking call answers a status change, not a republished task.
         if followed && status_change {
-            effects.push(Effect::StatusChanged);
+            effects.push(Effect::to(ClientIn::StatusChanged));
         }
         effects
     }
@@ -264,11 +278,11 @@ impl Handler {
         };
         vec![
             broke,
-            Effect::Store {
+            Effect::to(StoreIn::Decide {
                 event: Box::new(resend),
                 resend: true,
                 resume: None,
-            },
+            }),
         ]
     }
 }

@@ -1,6 +1,6 @@
-//! One POST as the push sender builds it: what the effects carry between
-//! the sender and the world (its own file, so that the effects name it
-//! without importing the sender).
+//! One POST as the push sender builds it, and how the webhook met it: what
+//! the messages carry between the sender and the webhook (their own file,
+//! so that the inputs name them without importing either actor).
 
 use crate::model::state::TaskState;
 
@@ -14,4 +14,13 @@ pub(super) struct Post {
     pub(super) what: String,
     /// The consumer waits for its answer.
     pub(super) holds: bool,
+}
+
+/// How the webhook met one POST.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Answer {
+    /// It answered with this HTTP status at this virtual time.
+    Status(u16, u64),
+    /// Nothing listens: the connection was refused at once.
+    Refused,
 }

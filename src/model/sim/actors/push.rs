@@ -8,10 +8,9 @@
 use std::collections::VecDeque;
 
 use super::effect::{Effect, View};
-use super::post::Post;
+use super::inputs::{HandlerIn, PushIn, QueueIn, WebhookIn};
+use super::post::{Answer, Post};
 use super::state::{Event, Payload};
-use super::webhook::Answer;
-use super::Act;
 use crate::model::sim::keys::{Push, PushAuth, Wire};
 use crate::model::sim::profile::PushBody03;
 use crate::model::state::TaskState;
@@ -37,9 +36,32 @@ pub(super) struct PushSender {
 }
 
 impl PushSender {
+    /// Handles one input.
+    pub(super) fn handle(&mut self, view: &View, input: PushIn) -> Vec<Effect> {
+        match input {
+            PushIn::Event(delivery) => {
+                let (effects, holds) = self.event(view, &delivery.event);
+                let deliver = HandlerIn::Deliver(delivery);
+                if holds {
+                    // The consumer awaits the POST's answer first.
+                    let hold = QueueIn::Hold(Box::new(deliver.into()));
+                    std::iter::once(Effect::to(hold)).chain(effects).collect()
+                } else {
+                    effects.into_iter().chain([Effect::to(deliver)]).collect()
+                }
+            }
+            PushIn::Send => self.send(),
+            PushIn::Answered(post, answer) => self.answered(view, *post, answer),
+            PushIn::Done => {
+                self.busy = false;
+                self.send()
+            }
+        }
+    }
+
     /// The handler processed `event`: POSTs for it join the queue. Returns
     /// the effects and whether the consumer now waits for their answer.
-    pub(super) fn event(&mut self, view: &View, event: &Event) -> (Vec<Effect>, bool) {
+    fn event(&mut self, view: &View, event: &Event) -> (Vec<Effect>, bool) {
         if view.sc.push == Push::Off || event.task != view.followed {
             return (vec![], false);
         }
@@ -87,19 +109,19 @@ impl PushSender {
         for _ in 0..=usize::from(again) {
             self.queue.push_back(post.clone());
         }
-        let send = (!self.busy).then_some(Effect::Schedule(view.now, Act::Post));
+        let send = (!self.busy).then_some(Effect::at(view.now, PushIn::Send));
         (send.into_iter().collect(), push.holds_stream)
     }
 
     /// The next POST leaves for the webhook.
-    pub(super) fn send(&mut self) -> Vec<Effect> {
+    fn send(&mut self) -> Vec<Effect> {
         if self.busy {
             return vec![];
         }
         match self.queue.pop_front() {
             Some(post) => {
                 self.busy = true;
-                vec![Effect::ToWebhook(Box::new(post))]
+                vec![Effect::to(WebhookIn::Receive(Box::new(post)))]
             }
             None => vec![],
         }
@@ -108,7 +130,7 @@ impl PushSender {
     /// The webhook met `post` with `answer`: the POST's row (at the time it
     /// was sent), then the next POST once this one is done; a held consumer
     /// goes on then too.
-    pub(super) fn answered(&mut self, view: &View, post: Post, answer: Answer) -> Vec<Effect> {
+    fn answered(&mut self, view: &View, post: Post, answer: Answer) -> Vec<Effect> {
         let push = &view.profile.push;
         let deadline = view.now + push.timeout_ms;
         let (said, answered_ms, done) = match answer {
@@ -150,17 +172,11 @@ impl PushSender {
             answer: said,
             answered_ms,
         });
-        let mut effects = vec![Effect::Row(entry), Effect::Schedule(done, Act::PostDone)];
+        let mut effects = vec![Effect::Row(entry), Effect::at(done, PushIn::Done)];
         if post.holds {
-            effects.push(Effect::Schedule(done, Act::Release));
+            effects.push(Effect::at(done, QueueIn::Release));
         }
         effects
-    }
-
-    /// The POST out is done: the next one may leave.
-    pub(super) fn done(&mut self) -> Vec<Effect> {
-        self.busy = false;
-        self.send()
     }
 
     /// The push metrics (`None` with push off).

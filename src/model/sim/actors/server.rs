@@ -3,6 +3,7 @@
 //! again) and keeps or loses the tasks with its store.
 
 use super::effect::{Effect, View};
+use super::inputs::{ClientIn, ExecutorIn, SecondIn, ServerIn, StoreIn};
 use super::state::Call;
 use crate::model::trace::{Entry, Source};
 
@@ -12,10 +13,17 @@ use crate::model::trace::{Entry, Source};
 pub(super) struct Server;
 
 impl Server {
+    /// Handles one input.
+    pub(super) fn handle(&mut self, view: &View, input: ServerIn) -> Vec<Effect> {
+        match input {
+            ServerIn::Restart => self.restart(view),
+        }
+    }
+
     /// The process is killed and starts fresh: the executions die with
     /// it, the clients' open calls and streams break, the store keeps or
     /// loses the tasks.
-    pub(super) fn restart(&self, view: &View) -> Vec<Effect> {
+    fn restart(&self, view: &View) -> Vec<Effect> {
         // No recording measured a restart in every SDK: rows say so.
         let assumed = !view.profile.restart_measured;
         let connected = matches!(view.client_call, Call::Open | Call::Stranded);
@@ -24,15 +32,15 @@ impl Server {
                 Entry::action(Source::Server, "server restarts: the process is killed")
                     .assumed(assumed),
             ),
-            Effect::ProcessKilled,
+            Effect::to(ExecutorIn::Killed),
         ];
         if connected {
-            effects.push(Effect::BreakClient { assumed });
+            effects.push(Effect::to(ClientIn::Broken { assumed }));
         }
-        effects.push(Effect::BreakSecond);
-        effects.push(Effect::StoreRestarts { assumed });
+        effects.push(Effect::to(SecondIn::Broken));
+        effects.push(Effect::to(StoreIn::Restarted { assumed }));
         if connected {
-            effects.push(Effect::ResubscribeAfterBreak);
+            effects.push(Effect::to(ClientIn::ResubscribeAfterBreak));
         }
         effects
     }

@@ -1,12 +1,13 @@
 //! The vocabulary the actors share: which client, where a call stands,
 //! the interruption stages, the events that pass between them. Types only,
 //! so that the actors' files and the world import these and nothing
-//! imports back.
+//! imports back (and the tracking artifact's chunks, which the executor
+//! sends and the handler's conflicting resend alters).
 
 use crate::model::ledger::Body;
 use crate::model::state::TaskState;
 use crate::model::trace::Source;
-use crate::model::wire::Chunk;
+use crate::model::wire::{Chunk, TRACKING_ARTIFACT};
 
 // ----- the clients -----------------------------------------------------
 
@@ -103,4 +104,26 @@ pub(super) struct Event {
     pub(super) digest: String,
     /// The state a status event moves to (or tries to).
     pub(super) target: Option<TaskState>,
+}
+
+/// The k-th chunk of the tracking artifact (k from 1).
+pub(super) fn tracking_chunk(step: u32, n: u32, conflicting: bool) -> Chunk {
+    let what = if conflicting {
+        "delivered to a neighbour".to_string()
+    } else if step == n {
+        "out for delivery".to_string()
+    } else if step == 1 {
+        "packed at the Belgavi warehouse".to_string()
+    } else if step == 2 {
+        "handed to the courier".to_string()
+    } else {
+        format!("in transit, checkpoint {step}")
+    };
+    Chunk {
+        artifact_id: TRACKING_ARTIFACT.into(),
+        name: "courier-tracking".into(),
+        text: format!("BBS-1042 courier step {step}/{n}: {what}"),
+        append: step > 1,
+        last_chunk: step == n,
+    }
 }

@@ -1,20 +1,13 @@
-//! SubscribeToTask (SPEC §9): the second client of `second_client=k`, and
-//! how the handler answers a subscription and ends it for either client.
-//! What a subscriber receives first, when its stream ends and what a
-//! finished or lost task answers follow the recordings of both SDKs
-//! (`tests/fidelity/fixtures/*/subscribe/`); where the SDKs differ, the
-//! profile says which way.
+//! The second client of `second_client=k` (SPEC §9): one SubscribeToTask
+//! stream on the task client 1 follows, answered and ended as
+//! [`subscription`](super::subscription) says for either client.
 
 use super::effect::{Effect, View};
+use super::inputs::{self, SecondIn};
 use super::state::{Call, ClientId};
+use super::subscription::{answer, ends};
 use super::timeout::{timeout_due, Due};
-use super::Act;
-use crate::model::sim::profile::{
-    IdleSubscription, SubscriptionEnd, TASK_NOT_FOUND, UNSUPPORTED_OPERATION,
-};
-use crate::model::state::TaskState;
 use crate::model::trace::{Disposition, Entry, Source, StreamOutcome, StreamRole};
-use crate::model::wire;
 
 /// The second client's one SubscribeToTask stream.
 #[derive(Debug)]
@@ -35,6 +28,28 @@ pub(super) struct SecondClient {
 }
 
 impl SecondClient {
+    /// Handles one input.
+    pub(super) fn handle(&mut self, view: &View, input: SecondIn) -> Vec<Effect> {
+        match input {
+            SecondIn::Timeout => self.timeout(view),
+            SecondIn::Subscribe => self.subscribe(view),
+            SecondIn::SetCall(call) => {
+                if let Some(s) = self.subscription.as_mut() {
+                    s.call = call;
+                }
+                vec![]
+            }
+            SecondIn::Closed { task, label } => self.queue_closed(view, task, &label),
+            SecondIn::Broken => self.broken(),
+            SecondIn::Received => {
+                if let Some(s) = self.subscription.as_mut() {
+                    s.last_activity = view.now;
+                }
+                vec![]
+            }
+        }
+    }
+
     /// Its subscription while open to receive: the task and the record of
     /// its stream.
     pub(super) fn open(&self) -> Option<(usize, usize)> {
@@ -44,25 +59,10 @@ impl SecondClient {
             .map(|s| (s.task, s.stream))
     }
 
-    /// The subscription's call changed.
-    pub(super) fn set_call(&mut self, call: Call) {
-        if let Some(s) = self.subscription.as_mut() {
-            s.call = call;
-        }
-    }
-
-    /// An event reached it: its inactivity timeout starts again.
-    pub(super) fn received(&mut self, now: u64) {
-        if let Some(s) = self.subscription.as_mut() {
-            s.last_activity = now;
-        }
-    }
-
-    /// SubscribeToTask on the task client 1 follows; `stream` is the
-    /// record its stream gets, `running` whether an execution still works
-    /// on that task.
-    pub(super) fn subscribe(&mut self, view: &View, stream: usize, running: bool) -> Vec<Effect> {
+    /// SubscribeToTask on the task client 1 follows.
+    fn subscribe(&mut self, view: &View) -> Vec<Effect> {
         let client = ClientId::Second;
+        let stream = view.next_stream;
         self.subscription = Some(Subscription {
             call: Call::Open,
             task: view.followed,
@@ -76,21 +76,21 @@ impl SecondClient {
         ];
         if let Some(ms) = view.sc.timeout_ms {
             let t = view.now + u64::from(ms);
-            effects.push(Effect::Schedule(t, Act::Timeout { client, call: 0 }));
+            effects.push(Effect::at(t, inputs::timeout(client, 0)));
         }
-        effects.extend(answer(view, client, stream, running));
+        effects.extend(answer(view, client, stream));
         effects
     }
 
     /// Its own timeout, by the same rule as client 1's.
-    pub(super) fn timeout(&mut self, view: &View) -> Vec<Effect> {
+    fn timeout(&mut self, view: &View) -> Vec<Effect> {
         let Some(s) = self.subscription.as_mut() else {
             return vec![];
         };
         let client = ClientId::Second;
         match timeout_due(view, s.call, s.last_activity, true) {
             Due::Ignored => vec![],
-            Due::Later(due) => vec![Effect::Schedule(due, Act::Timeout { client, call: 0 })],
+            Due::Later(due) => vec![Effect::at(due, inputs::timeout(client, 0))],
             Due::Now(limit) => {
                 s.call = Call::TimedOut;
                 let label = format!(
@@ -105,7 +105,7 @@ impl SecondClient {
     }
 
     /// A restart breaks its stream; it does not subscribe again.
-    pub(super) fn broken(&mut self) -> Vec<Effect> {
+    fn broken(&mut self) -> Vec<Effect> {
         let Some(s) = self.subscription.as_mut() else {
             return vec![];
         };
@@ -122,7 +122,7 @@ impl SecondClient {
 
     /// Client 1's queue for `task` closed (`label` says why): the second
     /// client's subscription to it ends as the profile says.
-    pub(super) fn queue_closed(&self, view: &View, task: usize, label: &str) -> Vec<Effect> {
+    fn queue_closed(&self, view: &View, task: usize, label: &str) -> Vec<Effect> {
         match self.subscription.as_ref() {
             Some(s) if s.task == task && s.call == Call::Open => {
                 ends(view, ClientId::Second, Some(s.stream), label)
@@ -162,97 +162,4 @@ impl SecondClient {
             _ => vec![],
         }
     }
-}
-
-/// The handler's answer to SubscribeToTask by `client` on the task client
-/// 1 follows: an error for a lost or finished task; otherwise the task as
-/// stored (never SUBMITTED: WORKING is stored before any request gets
-/// through), then what comes later, unless nothing runs for it any more.
-pub(super) fn answer(view: &View, client: ClientId, stream: usize, running: bool) -> Vec<Effect> {
-    let task = view.followed;
-    let number = client.number();
-    let Some(stored) = view.tasks[task].stored() else {
-        let text = "SubscribeToTask → TaskNotFoundError (-32001): the task was lost";
-        return refuse(client, stream, TASK_NOT_FOUND, text.into());
-    };
-    let state = stored.state;
-    if state.is_terminal() {
-        let text = format!(
-            "SubscribeToTask → UnsupportedOperationError (-32004): the task is already {}",
-            state.label()
-        );
-        return refuse(client, stream, UNSUPPORTED_OPERATION, text);
-    }
-    let parts: usize = stored.artifacts.iter().map(|a| a.parts.len()).sum();
-    let snapshot = wire::task_snapshot(task, state, stored.since_ms, &stored.artifacts);
-    let label = format!(
-        "Task snapshot {}: the task as stored, holding {parts} artifact part(s); none is sent again",
-        state.label()
-    );
-    let mut effects = vec![Effect::RowOn(
-        Some(stream),
-        Entry::event(Source::Handler, label, Disposition::Delivered)
-            .wire(Some(snapshot))
-            .client(number),
-    )];
-    if client == ClientId::First {
-        effects.push(Effect::ClientReceived);
-    }
-    if running && !view.tasks[task].bus_closed() {
-        return effects;
-    }
-    let closes = view.profile.idle_subscription == IdleSubscription::ClosesUnlessInterrupted
-        && !state.is_interrupted();
-    let (call, label) = if closes {
-        effects.push(Effect::EndStream(Some(stream), StreamOutcome::Closed));
-        (
-            Call::Closed,
-            "nothing runs for the task: the SDK closes the stream after the snapshot",
-        )
-    } else {
-        (
-            Call::Stranded,
-            "nothing runs for the task: the subscription stays open with nothing to come",
-        )
-    };
-    effects.push(Effect::SetCall(client, call));
-    effects.push(Effect::Row(
-        Entry::action(Source::Handler, label).client(number),
-    ));
-    effects
-}
-
-/// SubscribeToTask answered with a JSON-RPC error instead of a stream.
-fn refuse(client: ClientId, stream: usize, code: i32, text: String) -> Vec<Effect> {
-    let entry = Entry::action(Source::Handler, text).disposition(Disposition::NotDelivered);
-    vec![
-        Effect::SetCall(client, Call::Closed),
-        Effect::EndStream(Some(stream), StreamOutcome::Error(code)),
-        Effect::Row(entry.client(client.number())),
-    ]
-}
-
-/// A subscription's queue closes (the executor returned, a cancel, or the
-/// first final status where the profile ends streams there): the profile
-/// says whether the subscription of `client` on `stream` ends too.
-pub(super) fn ends(
-    view: &View,
-    client: ClientId,
-    stream: Option<usize>,
-    label: &str,
-) -> Vec<Effect> {
-    let number = client.number();
-    let terminal = view.followed_state().is_some_and(TaskState::is_terminal);
-    if view.profile.subscription_end == SubscriptionEnd::AtTerminal && !terminal {
-        let label = format!("{label}; the subscription stays open until a terminal status");
-        return vec![
-            Effect::Row(Entry::action(Source::Handler, label).client(number)),
-            Effect::SetCall(client, Call::Stranded),
-        ];
-    }
-    vec![
-        Effect::EndStream(stream, StreamOutcome::Closed),
-        Effect::Row(Entry::action(Source::Handler, label).client(number)),
-        Effect::SetCall(client, Call::Closed),
-    ]
 }

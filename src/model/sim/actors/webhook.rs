@@ -1,17 +1,10 @@
 //! The client's webhook (SPEC §12): a receiver that answers each POST as
 //! the scenario says (200, 500, or no one listening), after its delay.
 
-use super::effect::View;
+use super::effect::{Effect, View};
+use super::inputs::{PushIn, WebhookIn};
+use super::post::Answer;
 use crate::model::sim::scenario::Webhook as Answers;
-
-/// How the webhook met one POST.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(super) enum Answer {
-    /// It answered with this HTTP status at this virtual time.
-    Status(u16, u64),
-    /// Nothing listens: the connection was refused at once.
-    Refused,
-}
 
 /// The webhook: how many POSTs reached it.
 #[derive(Debug, Default)]
@@ -20,8 +13,18 @@ pub(super) struct Webhook {
 }
 
 impl Webhook {
+    /// Handles one input: a POST is answered, and the sender learns how.
+    pub(super) fn handle(&mut self, view: &View, input: WebhookIn) -> Vec<Effect> {
+        match input {
+            WebhookIn::Receive(post) => {
+                let answer = self.receive(view);
+                vec![Effect::to(PushIn::Answered(post, answer))]
+            }
+        }
+    }
+
     /// A POST arrives now.
-    pub(super) fn receive(&mut self, view: &View) -> Answer {
+    fn receive(&mut self, view: &View) -> Answer {
         let code = match view.sc.webhook {
             Answers::Down => return Answer::Refused,
             Answers::Ok => 200,

@@ -5,7 +5,7 @@
 use super::FirstClient;
 use crate::model::ledger::Body;
 use crate::model::sim::actors::effect::{Effect, View};
-use crate::model::sim::actors::store::ledger_event;
+use crate::model::sim::actors::inputs::{ClientIn, ExecutorIn, StoreIn};
 use crate::model::sim::profile::{RaisingCancel, TASK_NOT_CANCELABLE};
 use crate::model::sim::scenario::CancelImpl;
 use crate::model::state::TaskState;
@@ -16,16 +16,15 @@ impl FirstClient {
     /// and `cancel()` writes a status, raises or does nothing, as the
     /// scenario says; what CancelTask answers may wait for the status
     /// ([`FirstClient::cancel_answered`]).
-    pub(in crate::model::sim::actors) fn cancel(&mut self, view: &View) -> Vec<Effect> {
-        let event = ledger_event(
-            view,
+    pub(super) fn cancel(&mut self, view: &View) -> Vec<Effect> {
+        let event = view.ledger_event(
             Source::Client,
             "cancel:1".into(),
             "cancel",
             Body::CancelRequest,
         );
         let mut effects = vec![
-            Effect::Ledger(view.followed, event),
+            Effect::to(StoreIn::Ledger(view.followed, event)),
             Effect::Row(Entry::action(Source::Client, "client sends CancelTask")),
         ];
         let handler = |label: String| Effect::Row(Entry::action(Source::Handler, label));
@@ -41,13 +40,13 @@ impl FirstClient {
             effects.push(handler(label));
             return effects;
         }
-        let status = |source, state| Effect::CancelStatus { source, state };
+        let status = |source, state| Effect::to(ExecutorIn::CancelStatus { source, state });
         let how = view.sc.cancel_impl;
         match how {
             CancelImpl::Write => effects.extend([
                 status(Source::Cancel, TaskState::Canceled),
-                Effect::CancelAnswered(how),
-                Effect::StopExecutions,
+                Effect::to(ClientIn::CancelAnswered(how)),
+                Effect::to(ExecutorIn::Stop),
             ]),
             CancelImpl::Raise => {
                 let label = "cancel() raises NotImplementedError";
@@ -56,7 +55,7 @@ impl FirstClient {
                 match view.profile.raising_cancel {
                     RaisingCancel::FailsTask => effects.extend([
                         status(Source::Handler, TaskState::Failed),
-                        Effect::StopExecutions,
+                        Effect::to(ExecutorIn::Stop),
                     ]),
                     RaisingCancel::ErrorOnly => effects.push(handler(format!(
                         "CancelTask → JSON-RPC error {}; the executor runs on",
@@ -67,13 +66,13 @@ impl FirstClient {
             CancelImpl::Noop => {
                 let label = "cancel() returns without writing a status";
                 effects.push(Effect::Row(Entry::action(Source::Cancel, label)));
-                effects.push(Effect::StopExecutions);
+                effects.push(Effect::to(ExecutorIn::Stop));
                 if view.profile.noop_cancel_stores_canceled {
                     // The SDK stores CANCELED itself after the queue closed:
                     // the stream never carries it.
                     effects.push(status(Source::Handler, TaskState::Canceled));
                 }
-                effects.push(Effect::CancelAnswered(how));
+                effects.push(Effect::to(ClientIn::CancelAnswered(how)));
             }
         }
         effects
@@ -81,11 +80,7 @@ impl FirstClient {
 
     /// CancelTask's answer, read from the task as stored once `cancel()`
     /// (implemented as `how`) did its part.
-    pub(in crate::model::sim::actors) fn cancel_answered(
-        &mut self,
-        view: &View,
-        how: CancelImpl,
-    ) -> Vec<Effect> {
+    pub(super) fn cancel_answered(&mut self, view: &View, how: CancelImpl) -> Vec<Effect> {
         let canceled = view.followed_state() == Some(TaskState::Canceled);
         match how {
             CancelImpl::Noop if !canceled => {

@@ -5,11 +5,10 @@
 mod cancel;
 
 use super::effect::{Effect, View};
+use super::inputs::{self, ClientIn, ExecutorIn, StoreIn};
 use super::state::{Call, ClientId, Stage};
-use super::store::ledger_event;
-use super::subscriber;
+use super::subscription;
 use super::timeout::{timeout_due, Due};
-use super::Act;
 use crate::model::ledger::{authorization_receipt_for, Body};
 use crate::model::sim::scenario::{Client, ReceiptMode};
 use crate::model::state::TaskState;
@@ -73,6 +72,35 @@ impl FirstClient {
         }
     }
 
+    /// Handles one input.
+    pub(super) fn handle(&mut self, view: &View, input: ClientIn) -> Vec<Effect> {
+        match input {
+            ClientIn::Open => {
+                self.stream = Some(view.next_stream);
+                vec![Effect::OpenStream(ClientId::First, StreamRole::Send)]
+            }
+            ClientIn::Resume { stage } => self.resume(view, stage),
+            ClientIn::Cancel => self.cancel(view),
+            ClientIn::Timeout { call } => self.timeout(view, call),
+            ClientIn::Subscribe => self.subscribe(view),
+            ClientIn::MaybeRetry { task } => self.maybe_retry(view, task),
+            ClientIn::Follow(task) => self.set(|c| c.task = task),
+            ClientIn::SetCall(call) => self.set(|c| c.call = call),
+            ClientIn::Received => self.received_event(view),
+            ClientIn::StatusChanged => self.status_changed(view),
+            ClientIn::CancelAnswered(how) => self.cancel_answered(view, how),
+            ClientIn::EndCall(label) => self.end_call(view, &label),
+            ClientIn::Broken { assumed } => self.broken(view, assumed),
+            ClientIn::ResubscribeAfterBreak => self.resubscribe_after_break(view),
+        }
+    }
+
+    /// A change that leads to nothing else.
+    fn set(&mut self, change: impl FnOnce(&mut FirstClient)) -> Vec<Effect> {
+        change(self);
+        vec![]
+    }
+
     /// The task it follows.
     pub(super) fn task(&self) -> usize {
         self.task
@@ -103,25 +131,9 @@ impl FirstClient {
         self.blocking_result
     }
 
-    /// A streaming client's request opens its stream (record `stream`).
-    pub(super) fn opens(&mut self, stream: usize) -> Vec<Effect> {
-        self.stream = Some(stream);
-        vec![Effect::OpenStream(ClientId::First, StreamRole::Send)]
-    }
-
-    /// Follows `task` from now on (the one a retried submission created).
-    pub(super) fn follow(&mut self, task: usize) {
-        self.task = task;
-    }
-
-    /// Its call changed (as the handler's answer to a subscription says).
-    pub(super) fn set_call(&mut self, call: Call) {
-        self.call = call;
-    }
-
     /// `retry=on`: right after the first chunk the client drops its stream
     /// and sends the identical request again.
-    pub(super) fn maybe_retry(&mut self, view: &View, task: usize) -> Vec<Effect> {
+    fn maybe_retry(&mut self, view: &View, task: usize) -> Vec<Effect> {
         if view.sc.retry && !self.retried && task == 0 {
             self.retried = true;
             return self.retry(view);
@@ -131,7 +143,7 @@ impl FirstClient {
 
     /// The client resumes its interrupted task after `stage`: a new call,
     /// with its own timeout.
-    pub(super) fn resume(&mut self, view: &View, stage: Stage) -> Vec<Effect> {
+    fn resume(&mut self, view: &View, stage: Stage) -> Vec<Effect> {
         self.call = Call::Open;
         self.number += 1;
         self.last_activity = view.now;
@@ -139,14 +151,13 @@ impl FirstClient {
         // (a stream that nothing ends is hung).
         let mut effects = vec![
             Effect::EndStream(self.stream, StreamOutcome::Hung),
-            Effect::ReopenBus(0),
+            Effect::to(StoreIn::ReopenBus(0)),
         ];
         if let Some(ms) = view.sc.timeout_ms {
             let call = self.number;
-            let client = ClientId::First;
-            effects.push(Effect::Schedule(
+            effects.push(Effect::at(
                 view.now + u64::from(ms),
-                Act::Timeout { client, call },
+                ClientIn::Timeout { call },
             ));
         }
         let receipt = match (stage, view.sc.receipt) {
@@ -159,7 +170,7 @@ impl FirstClient {
             (Stage::Input, _) => "client supplies the delivery postcode and resumes".into(),
         };
         effects.push(Effect::Row(Entry::action(Source::Client, label)));
-        effects.push(Effect::Resume { stage, receipt });
+        effects.push(Effect::to(ExecutorIn::Resume { stage, receipt }));
         effects
     }
 
@@ -169,13 +180,13 @@ impl FirstClient {
     /// creates a second task and executes again.
     fn retry(&mut self, view: &View) -> Vec<Effect> {
         let id = format!("submit:{}", wire::MESSAGE_ID);
-        let event = ledger_event(view, Source::Client, id, "submit", Body::Submit);
+        let event = view.ledger_event(Source::Client, id, "submit", Body::Submit);
         let duplicate = view.tasks[0].ledger().judge(event.view()).is_duplicate();
         let what = format!(
             "client drops the stream and retries SendMessage with the same messageId {}",
             wire::MESSAGE_ID
         );
-        let mut effects = vec![Effect::Ledger(0, event)];
+        let mut effects = vec![Effect::to(StoreIn::Ledger(0, event))];
         if view.sc.guard && duplicate {
             let label = format!("{what}: lookup hit, the existing task is returned and followed");
             let entry = Entry::action(Source::Client, label).disposition(Disposition::Duplicate);
@@ -188,16 +199,16 @@ impl FirstClient {
         // request is written (a row shows the followed task's state).
         effects.extend([
             Effect::Row(Entry::action(Source::Client, label)),
-            Effect::CreateTask,
-            Effect::Follow(task),
-            Effect::Start(task),
+            Effect::to(StoreIn::CreateTask),
+            Effect::to(ClientIn::Follow(task)),
+            Effect::to(ExecutorIn::Start(task)),
         ]);
         effects
     }
 
     /// Its timeout ([`timeout_due`]); `call` tells which of its calls set
     /// it, so that an old call's timeout is ignored.
-    pub(super) fn timeout(&mut self, view: &View, call: u32) -> Vec<Effect> {
+    fn timeout(&mut self, view: &View, call: u32) -> Vec<Effect> {
         if call != self.number {
             return vec![];
         }
@@ -207,10 +218,7 @@ impl FirstClient {
         };
         match timeout_due(view, self.call, self.last_activity, streaming) {
             Due::Ignored => vec![],
-            Due::Later(due) => {
-                let client = ClientId::First;
-                vec![Effect::Schedule(due, Act::Timeout { client, call })]
-            }
+            Due::Later(due) => vec![Effect::at(due, ClientIn::Timeout { call })],
             Due::Now(limit) => {
                 self.call = Call::TimedOut;
                 let label = format!(
@@ -226,9 +234,10 @@ impl FirstClient {
 
     /// It received an event (a snapshot included): its inactivity timeout
     /// starts again; it may drop its first stream here (`resubscribe`, when
-    /// that stream, which carried `on_first` rows, is the one it reads),
-    /// and the second client may subscribe now (`second_client`).
-    pub(super) fn received_event(&mut self, view: &View, on_first: Option<usize>) -> Vec<Effect> {
+    /// that stream is the one it reads), and the second client may
+    /// subscribe now (`second_client`).
+    fn received_event(&mut self, view: &View) -> Vec<Effect> {
+        let on_first = view.first_stream_rows;
         self.received += 1;
         self.last_activity = view.now;
         let mut effects = vec![];
@@ -238,36 +247,35 @@ impl FirstClient {
                 let label = format!(
                     "the connection drops after event {k} (resubscribe={k}); the client will call SubscribeToTask"
                 );
-                let client = ClientId::First;
                 effects.extend([
                     Effect::EndStream(self.stream, StreamOutcome::DroppedByClient),
                     Effect::Row(Entry::action(Source::Client, label)),
-                    Effect::Request(view.now, Act::Subscribe { client }),
+                    Effect::request(view.now, ClientIn::Subscribe),
                 ]);
             }
         }
         if view.sc.second_client == Some(self.received) {
-            let client = ClientId::Second;
-            effects.push(Effect::Request(view.now, Act::Subscribe { client }));
+            effects.push(Effect::request(
+                view.now,
+                inputs::subscribe(ClientId::Second),
+            ));
         }
         effects
     }
 
     /// After a restart broke its stream: it subscribes again, as the
     /// recorders' client does, while it has subscriptions left.
-    pub(super) fn resubscribe_after_break(&self, view: &View) -> Vec<Effect> {
+    fn resubscribe_after_break(&self, view: &View) -> Vec<Effect> {
         if view.sc.resubscribe.is_some() && self.subscriptions < MAX_SUBSCRIPTIONS {
-            let client = ClientId::First;
-            return vec![Effect::Request(view.now, Act::Subscribe { client })];
+            return vec![Effect::request(view.now, ClientIn::Subscribe)];
         }
         vec![]
     }
 
-    /// It calls SubscribeToTask on the task it follows; `stream` is the
-    /// record its stream gets, `running` whether an execution still works
-    /// on that task.
-    pub(super) fn subscribe(&mut self, view: &View, stream: usize, running: bool) -> Vec<Effect> {
+    /// It calls SubscribeToTask on the task it follows.
+    fn subscribe(&mut self, view: &View) -> Vec<Effect> {
         let client = ClientId::First;
+        let stream = view.next_stream;
         self.subscriptions += 1;
         self.subscribed = true;
         self.call = Call::Open;
@@ -284,14 +292,14 @@ impl FirstClient {
         if let Some(ms) = view.sc.timeout_ms {
             let call = self.number;
             let t = view.now + u64::from(ms);
-            effects.push(Effect::Schedule(t, Act::Timeout { client, call }));
+            effects.push(Effect::at(t, ClientIn::Timeout { call }));
         }
-        effects.extend(subscriber::answer(view, client, stream, running));
+        effects.extend(subscription::answer(view, client, stream));
         effects
     }
 
     /// A restart broke its connection.
-    pub(super) fn broken(&mut self, view: &View, assumed: bool) -> Vec<Effect> {
+    fn broken(&mut self, view: &View, assumed: bool) -> Vec<Effect> {
         self.call = match view.sc.client {
             Client::Stream => Call::Closed,
             Client::Block => Call::Failed,
@@ -309,7 +317,7 @@ impl FirstClient {
     /// A status changed on the task it follows: a blocking call returns
     /// at a terminal or interrupted state (at FAILED only where the profile
     /// says so; elsewhere it keeps the result for when `execute()` returns).
-    pub(super) fn status_changed(&mut self, view: &View) -> Vec<Effect> {
+    fn status_changed(&mut self, view: &View) -> Vec<Effect> {
         if view.sc.client != Client::Block || self.call != Call::Open {
             return vec![];
         }
@@ -362,13 +370,13 @@ impl FirstClient {
 
     /// The queue closed: a stream ends (a subscription as the profile
     /// says); a blocking call still waiting returns the task as it is.
-    pub(super) fn end_call(&mut self, view: &View, label: &str) -> Vec<Effect> {
+    fn end_call(&mut self, view: &View, label: &str) -> Vec<Effect> {
         if self.call != Call::Open {
             return vec![];
         }
         match view.sc.client {
             Client::Stream if self.subscribed => {
-                subscriber::ends(view, ClientId::First, self.stream, label)
+                subscription::ends(view, ClientId::First, self.stream, label)
             }
             Client::Stream => {
                 self.call = Call::Closed;

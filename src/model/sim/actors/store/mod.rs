@@ -8,9 +8,9 @@ pub(super) mod task;
 
 pub(super) use task::{StoredTask, TaskSlot};
 
-use super::effect::{Effect, View};
+use super::effect::{Effect, Facts};
+use super::inputs::{ClientIn, Delivery, ExecutorIn, PushIn, SecondIn, StoreIn};
 use super::state::{Event, Payload, Stage};
-use crate::model::digest::sha256_fields;
 use crate::model::ledger::{Body, Decision, LedgerEvent, Outcome, Reason, TaskLedger};
 use crate::model::sim::profile::StreamEnd;
 use crate::model::sim::scenario::Store as Keeping;
@@ -44,21 +44,34 @@ impl Store {
         self.tasks.into_iter().map(|t| t.ledger).collect()
     }
 
-    /// A request the task's ledger decides without the handler (a
-    /// submission, a cancel request): nothing is stored or shown for it.
-    pub(super) fn request(&mut self, task: usize, event: &LedgerEvent) {
-        self.tasks[task].ledger.apply(event);
-    }
-
-    /// A retried submission the SDK takes as new: one more task.
-    pub(super) fn create_task(&mut self) {
-        let task = self.tasks.len();
-        self.tasks.push(TaskSlot::new(&wire::task_id(task)));
-    }
-
-    /// A resumed call reads the task's events again.
-    pub(super) fn reopen_bus(&mut self, task: usize) {
-        self.tasks[task].bus_closed = false;
+    /// Handles one input. The store reads its own tasks, so it is given
+    /// the facts of the world without them.
+    pub(super) fn handle(&mut self, facts: &Facts, input: StoreIn) -> Vec<Effect> {
+        match input {
+            StoreIn::Ledger(task, event) => {
+                self.tasks[task].ledger.apply(&event);
+                vec![]
+            }
+            StoreIn::Decide {
+                event,
+                resend,
+                resume,
+            } => self.decide(facts, *event, resend, resume),
+            StoreIn::CloseBus(task) => self.close_bus(facts, task),
+            StoreIn::ReopenBus(task) => {
+                self.tasks[task].bus_closed = false;
+                vec![]
+            }
+            StoreIn::CreateTask => {
+                let task = self.tasks.len();
+                self.tasks.push(TaskSlot::new(&wire::task_id(task)));
+                vec![]
+            }
+            StoreIn::Restarted { assumed } => self.restarted(facts, assumed),
+            StoreIn::StoreSilently { task, state, label } => {
+                self.store_silently(facts, task, state, label)
+            }
+        }
     }
 
     /// An event from the handler (`resend` when the server repeats one the
@@ -67,9 +80,9 @@ impl Store {
     /// otherwise stored and handed back for delivery. A resumed
     /// execution's WORKING (`resume`) tells the executor how it was
     /// decided, after all it led to.
-    pub(super) fn decide(
+    fn decide(
         &mut self,
-        view: &View,
+        view: &Facts,
         event: Event,
         resend: bool,
         resume: Option<Stage>,
@@ -77,18 +90,18 @@ impl Store {
         let exec = event.exec;
         let (mut effects, refused) = self.take(view, event, resend);
         if let Some(stage) = resume {
-            effects.push(Effect::Resumed {
+            effects.push(Effect::to(ExecutorIn::Resumed {
                 exec,
                 stage,
                 refused,
-            });
+            }));
         }
         effects
     }
 
     /// [`Store::decide`], and whether the guard refused the event: the
     /// ledger's decision, not a count.
-    fn take(&mut self, view: &View, event: Event, resend: bool) -> (Vec<Effect>, bool) {
+    fn take(&mut self, view: &Facts, event: Event, resend: bool) -> (Vec<Effect>, bool) {
         let task = event.task;
         let source = event.source;
         let target = event.target;
@@ -120,64 +133,26 @@ impl Store {
         }
         let payload = &event.payload;
         if slot.bus_closed {
-            // Work that goes on after the SDK stopped reading is orphaned:
-            // its output reaches nobody and nothing stores it.
-            let step = matches!(payload, Payload::Chunk { chunk, .. } if chunk.artifact_id == TRACKING_ARTIFACT);
-            let (why, disposition) = if step {
-                (
-                    "courier step computed after the stream ended: dropped silently",
-                    Disposition::Orphaned,
-                )
-            } else {
-                (
-                    "dropped silently, the SDK stopped reading this task",
-                    Disposition::NotDelivered,
-                )
-            };
-            let row = Entry::event(source, format!("{label}: {why}"), disposition).target(target);
-            let effects = if step {
-                vec![Effect::OrphanedStep, Effect::Row(row)]
-            } else {
-                vec![Effect::Row(row)]
-            };
-            return (effects, false);
+            return (dropped(&event, label), false);
         }
         let was_terminal = slot.stored.as_ref().is_some_and(|t| t.state.is_terminal());
-        match (payload, slot.stored.as_mut()) {
-            (Payload::TaskAgain, _) => {}
-            (Payload::Task, stored) => {
-                if stored.is_none() {
-                    slot.stored = Some(StoredTask {
-                        state: TaskState::Submitted,
-                        since_ms: view.now,
-                        artifacts: Vec::new(),
-                    });
-                }
-            }
+        if !store(slot, payload, view.now) {
             // Lost with the process: nothing stores it, nobody receives it.
-            (_, None) => return (vec![], false),
-            (Payload::Status { state, .. }, Some(stored)) => {
-                stored.state = *state;
-                stored.since_ms = view.now;
-            }
-            (Payload::Chunk { chunk, part }, Some(stored)) => {
-                store_chunk(stored, chunk, *part as usize)
-            }
+            return (vec![], false);
         }
         let final_status = matches!(payload, Payload::Status { state, .. }
             if state.is_terminal() || *state == TaskState::InputRequired);
         let status_change = matches!(payload, Payload::Status { .. });
-        let mut effects = vec![Effect::Deliver {
+        let mut effects = vec![Effect::to(PushIn::Event(Delivery {
             event: Box::new(event),
             label,
             was_terminal,
             status_change,
-            pushed: false,
-        }];
+        }))];
         // The bus closes only after the delivery and all it leads to: a
         // resend it sets off still passes.
         if final_status && view.profile.stream_end == StreamEnd::FirstFinalStatus {
-            effects.push(Effect::CloseBus(task));
+            effects.push(Effect::to(StoreIn::CloseBus(task)));
         }
         (effects, false)
     }
@@ -185,9 +160,9 @@ impl Store {
     /// The SDK writes `state` itself, past the queue (a2a-sdk's FAILED
     /// when `execute()` raises): judged and stored, never streamed or
     /// pushed.
-    pub(super) fn store_silently(
+    fn store_silently(
         &mut self,
-        view: &View,
+        view: &Facts,
         task: usize,
         state: TaskState,
         label: String,
@@ -198,7 +173,7 @@ impl Store {
             manifest: state.is_terminal().then(|| "manifest".to_string()),
         };
         let id = format!("silent:{}", state.kebab());
-        let event = ledger_event(view, Source::Handler, id, "status", body);
+        let event = view.ledger_event(Source::Handler, id, "status", body);
         let slot = &mut self.tasks[task];
         let _ = slot.ledger.apply(&event);
         if let Some(stored) = slot.stored.as_mut() {
@@ -211,23 +186,23 @@ impl Store {
 
     /// The SDK stops reading `task`'s events: the calls reading its queue
     /// end.
-    pub(super) fn close_bus(&mut self, view: &View, task: usize) -> Vec<Effect> {
+    fn close_bus(&mut self, view: &Facts, task: usize) -> Vec<Effect> {
         self.tasks[task].bus_closed = true;
         let label = "stream closed at the first final status";
         let mut effects = vec![];
         if task == view.followed {
-            effects.push(Effect::EndCall(label.into()));
+            effects.push(Effect::queued(ClientIn::EndCall(label.into())));
         }
-        effects.push(Effect::CloseSecond {
+        effects.push(Effect::queued(SecondIn::Closed {
             task,
             label: label.into(),
-        });
+        }));
         effects
     }
 
     /// The process restarted: an in-memory store starts empty, every task
     /// lost; a database keeps them, with nothing to resume them.
-    pub(super) fn restarted(&mut self, view: &View, assumed: bool) -> Vec<Effect> {
+    fn restarted(&mut self, view: &Facts, assumed: bool) -> Vec<Effect> {
         let row = match view.sc.store {
             Keeping::Memory => {
                 for task in &mut self.tasks {
@@ -252,6 +227,57 @@ impl Store {
         };
         vec![Effect::Row(row.assumed(assumed))]
     }
+}
+
+/// An event that reached a task whose events the SDK stopped reading:
+/// work that goes on after that is orphaned, its output reaching nobody
+/// and nothing storing it.
+fn dropped(event: &Event, label: String) -> Vec<Effect> {
+    let step = matches!(&event.payload, Payload::Chunk { chunk, .. } if chunk.artifact_id == TRACKING_ARTIFACT);
+    let (why, disposition) = if step {
+        (
+            "courier step computed after the stream ended: dropped silently",
+            Disposition::Orphaned,
+        )
+    } else {
+        (
+            "dropped silently, the SDK stopped reading this task",
+            Disposition::NotDelivered,
+        )
+    };
+    let row =
+        Entry::event(event.source, format!("{label}: {why}"), disposition).target(event.target);
+    if step {
+        vec![Effect::to(ExecutorIn::OrphanedStep), Effect::Row(row)]
+    } else {
+        vec![Effect::Row(row)]
+    }
+}
+
+/// Stores what `payload` carries in the task; `false` when the task is
+/// lost and nothing can be stored.
+fn store(slot: &mut TaskSlot, payload: &Payload, now: u64) -> bool {
+    match (payload, slot.stored.as_mut()) {
+        (Payload::TaskAgain, _) => {}
+        (Payload::Task, stored) => {
+            if stored.is_none() {
+                slot.stored = Some(StoredTask {
+                    state: TaskState::Submitted,
+                    since_ms: now,
+                    artifacts: Vec::new(),
+                });
+            }
+        }
+        (_, None) => return false,
+        (Payload::Status { state, .. }, Some(stored)) => {
+            stored.state = *state;
+            stored.since_ms = now;
+        }
+        (Payload::Chunk { chunk, part }, Some(stored)) => {
+            store_chunk(stored, chunk, *part as usize)
+        }
+    }
+    true
 }
 
 /// How the guard's ledger decision shows in the trace, when it stops the
@@ -286,25 +312,5 @@ fn store_chunk(task: &mut StoredTask, chunk: &Chunk, part: usize) {
             name: chunk.name.clone(),
             parts: vec![chunk.text.clone()],
         }),
-    }
-}
-
-/// A ledger event from `source` (a submission, a cancel request) about the
-/// task client 1 follows.
-pub(super) fn ledger_event(
-    view: &View,
-    source: Source,
-    event_id: String,
-    what: &str,
-    body: Body,
-) -> LedgerEvent {
-    LedgerEvent {
-        task_id: wire::task_id(view.followed),
-        digest: sha256_fields(&[what, &event_id]),
-        event_id,
-        producer: source.label().into(),
-        source_seq: None,
-        observed_ms: view.now,
-        body,
     }
 }

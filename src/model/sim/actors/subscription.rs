@@ -1,0 +1,109 @@
+//! How the handler answers SubscribeToTask and ends a subscription, for
+//! either client (SPEC §9). What a subscriber receives first, when its
+//! stream ends and what a finished or lost task answers follow the
+//! recordings of both SDKs (`tests/fidelity/fixtures/*/subscribe/`); where
+//! the SDKs differ, the profile says which way.
+
+use super::effect::{Effect, View};
+use super::inputs::{self, ClientIn};
+use super::state::{Call, ClientId};
+use crate::model::sim::profile::{
+    IdleSubscription, SubscriptionEnd, TASK_NOT_FOUND, UNSUPPORTED_OPERATION,
+};
+use crate::model::state::TaskState;
+use crate::model::trace::{Disposition, Entry, Source, StreamOutcome};
+use crate::model::wire;
+
+/// The handler's answer to SubscribeToTask by `client` on the task client
+/// 1 follows: an error for a lost or finished task; otherwise the task as
+/// stored (never SUBMITTED: WORKING is stored before any request gets
+/// through), then what comes later, unless nothing runs for it any more
+/// (`stream`: the record its stream got).
+pub(super) fn answer(view: &View, client: ClientId, stream: usize) -> Vec<Effect> {
+    let task = view.followed;
+    let number = client.number();
+    let Some(stored) = view.tasks[task].stored() else {
+        let text = "SubscribeToTask → TaskNotFoundError (-32001): the task was lost";
+        return refuse(client, stream, TASK_NOT_FOUND, text.into());
+    };
+    let state = stored.state;
+    if state.is_terminal() {
+        let text = format!(
+            "SubscribeToTask → UnsupportedOperationError (-32004): the task is already {}",
+            state.label()
+        );
+        return refuse(client, stream, UNSUPPORTED_OPERATION, text);
+    }
+    let parts: usize = stored.artifacts.iter().map(|a| a.parts.len()).sum();
+    let snapshot = wire::task_snapshot(task, state, stored.since_ms, &stored.artifacts);
+    let label = format!(
+        "Task snapshot {}: the task as stored, holding {parts} artifact part(s); none is sent again",
+        state.label()
+    );
+    let mut effects = vec![Effect::RowOn(
+        Some(stream),
+        Entry::event(Source::Handler, label, Disposition::Delivered)
+            .wire(Some(snapshot))
+            .client(number),
+    )];
+    if client == ClientId::First {
+        effects.push(Effect::to(ClientIn::Received));
+    }
+    if view.followed_running && !view.tasks[task].bus_closed() {
+        return effects;
+    }
+    let closes = view.profile.idle_subscription == IdleSubscription::ClosesUnlessInterrupted
+        && !state.is_interrupted();
+    let (call, label) = if closes {
+        effects.push(Effect::EndStream(Some(stream), StreamOutcome::Closed));
+        (
+            Call::Closed,
+            "nothing runs for the task: the SDK closes the stream after the snapshot",
+        )
+    } else {
+        (
+            Call::Stranded,
+            "nothing runs for the task: the subscription stays open with nothing to come",
+        )
+    };
+    effects.push(Effect::to(inputs::set_call(client, call)));
+    effects.push(Effect::Row(
+        Entry::action(Source::Handler, label).client(number),
+    ));
+    effects
+}
+
+/// SubscribeToTask answered with a JSON-RPC error instead of a stream.
+fn refuse(client: ClientId, stream: usize, code: i32, text: String) -> Vec<Effect> {
+    let entry = Entry::action(Source::Handler, text).disposition(Disposition::NotDelivered);
+    vec![
+        Effect::to(inputs::set_call(client, Call::Closed)),
+        Effect::EndStream(Some(stream), StreamOutcome::Error(code)),
+        Effect::Row(entry.client(client.number())),
+    ]
+}
+
+/// A subscription's queue closes (the executor returned, a cancel, or the
+/// first final status where the profile ends streams there): the profile
+/// says whether the subscription of `client` on `stream` ends too.
+pub(super) fn ends(
+    view: &View,
+    client: ClientId,
+    stream: Option<usize>,
+    label: &str,
+) -> Vec<Effect> {
+    let number = client.number();
+    let terminal = view.followed_state().is_some_and(TaskState::is_terminal);
+    if view.profile.subscription_end == SubscriptionEnd::AtTerminal && !terminal {
+        let label = format!("{label}; the subscription stays open until a terminal status");
+        return vec![
+            Effect::Row(Entry::action(Source::Handler, label).client(number)),
+            Effect::to(inputs::set_call(client, Call::Stranded)),
+        ];
+    }
+    vec![
+        Effect::EndStream(stream, StreamOutcome::Closed),
+        Effect::Row(Entry::action(Source::Handler, label).client(number)),
+        Effect::to(inputs::set_call(client, Call::Closed)),
+    ]
+}
