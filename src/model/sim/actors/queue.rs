@@ -13,7 +13,7 @@ use super::inputs::{ExecutorIn, QueueIn, To};
 #[derive(Debug)]
 enum Waiting {
     /// A message for another actor, handled when the consumer gets to it.
-    Message(To),
+    Message(Box<To>),
     /// `execute()` of this execution returned meanwhile: due again when
     /// the consumer gets to it.
     Return(usize),
@@ -31,13 +31,13 @@ impl Queue {
     /// Handles one input.
     pub(super) fn handle(&mut self, view: &View, input: QueueIn) -> Vec<Effect> {
         match input {
-            QueueIn::Consume(to) if self.held => self.wait(Waiting::Message(*to)),
+            QueueIn::Consume(to) if self.held => self.wait(Waiting::Message(to)),
             QueueIn::Consume(to) => vec![Effect::Send(*to)],
             QueueIn::Return { exec } if self.held => self.wait(Waiting::Return(exec)),
             QueueIn::Return { exec } => vec![Effect::to(ExecutorIn::Returns(exec))],
             QueueIn::Hold(first) => {
                 self.held = true;
-                self.waiting.push_front(Waiting::Message(*first));
+                self.waiting.push_front(Waiting::Message(first));
                 vec![]
             }
             QueueIn::Release => {
@@ -63,7 +63,7 @@ impl Queue {
             return vec![];
         };
         let effect = match waiting {
-            Waiting::Message(to) => Effect::Send(to),
+            Waiting::Message(to) => Effect::Send(*to),
             // A return that came while the consumer waited is due now.
             Waiting::Return(exec) => Effect::at(view.now, QueueIn::Return { exec }),
         };
