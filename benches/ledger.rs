@@ -4,6 +4,7 @@
 
 use a2a_lab::model::evidence::seed_form::SeedEvent;
 use a2a_lab::model::ledger::{EventRef, TaskLedger};
+use a2a_lab::model::state::SentState;
 use criterion::{criterion_group, criterion_main, BatchSize, Criterion, Throughput};
 
 /// A deterministic mix: mostly legal moves between working and the
@@ -70,7 +71,11 @@ impl Packed {
 
     fn views(&self) -> impl Iterator<Item = EventRef<'_>> {
         self.events.iter().map(|&(start, end, status, auth)| {
-            EventRef::seed(&self.text[start..end], status, auth.then_some("authz:7"))
+            EventRef::seed(
+                &self.text[start..end],
+                SentState::read(status),
+                auth.then_some("authz:7"),
+            )
         })
     }
 }

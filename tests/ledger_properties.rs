@@ -22,7 +22,7 @@ fn event_strategy() -> impl Strategy<Value = LedgerEvent> {
     ];
     let body = prop_oneof![
         (status, any::<bool>()).prop_map(|(s, receipt)| Body::Status {
-            status: s.to_string(),
+            status: s.into(),
             authorization_receipt: receipt.then(|| "authz:1".to_string()),
             manifest: None,
         }),

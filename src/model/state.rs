@@ -140,6 +140,94 @@ impl TaskState {
     }
 }
 
+/// A state as a producer sent it: one of the eight, or text that names
+/// none. The ledger refuses the latter (SPEC §2), so it must be
+/// representable; `T` holds its text, owned in a stored event and
+/// borrowed where an event is judged in place.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum SentState<T = String> {
+    /// One of the eight.
+    Known(TaskState),
+    /// Anything else, as sent.
+    Other(T),
+}
+
+impl<T: AsRef<str>> SentState<T> {
+    /// Reads the seed's kebab-case form: a name of the eight, or other
+    /// text kept as sent.
+    pub fn read(text: T) -> SentState<T> {
+        match TaskState::from_kebab(text.as_ref()) {
+            Some(state) => SentState::Known(state),
+            None => SentState::Other(text),
+        }
+    }
+
+    /// The state, when it is one of the eight.
+    pub fn known(&self) -> Option<TaskState> {
+        match self {
+            SentState::Known(state) => Some(*state),
+            SentState::Other(_) => None,
+        }
+    }
+
+    /// The kebab-case name, or the text as sent.
+    pub fn text(&self) -> &str {
+        match self {
+            SentState::Known(state) => state.kebab(),
+            SentState::Other(text) => text.as_ref(),
+        }
+    }
+
+    /// The same state, its text borrowed.
+    pub fn borrowed(&self) -> SentState<&str> {
+        match self {
+            SentState::Known(state) => SentState::Known(*state),
+            SentState::Other(text) => SentState::Other(text.as_ref()),
+        }
+    }
+}
+
+impl<T> From<TaskState> for SentState<T> {
+    fn from(state: TaskState) -> SentState<T> {
+        SentState::Known(state)
+    }
+}
+
+impl From<&str> for SentState {
+    fn from(text: &str) -> SentState {
+        SentState::read(text).owned()
+    }
+}
+
+impl From<String> for SentState {
+    fn from(text: String) -> SentState {
+        SentState::read(text)
+    }
+}
+
+impl SentState<&str> {
+    /// The same state with its text owned.
+    pub fn owned(self) -> SentState {
+        match self {
+            SentState::Known(state) => SentState::Known(state),
+            SentState::Other(text) => SentState::Other(text.to_string()),
+        }
+    }
+}
+
+/// Written as its text, as the seed's events carry it.
+impl<T: AsRef<str>> Serialize for SentState<T> {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.serialize_str(self.text())
+    }
+}
+
+impl<'de> Deserialize<'de> for SentState {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<SentState, D::Error> {
+        String::deserialize(deserializer).map(SentState::read)
+    }
+}
+
 /// Serde for an optional state in its A2A 1.0 wire spelling
 /// (`TASK_STATE_WORKING`, or `null`), as trace rows and metrics write it:
 /// the one place that spelling enters an export.

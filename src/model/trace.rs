@@ -4,7 +4,7 @@
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use crate::model::ledger::TaskLedger;
+use crate::model::ledger::{Decision, Outcome, Reason, TaskLedger};
 use crate::model::state::TaskState;
 
 /// Who produced a row.
@@ -80,6 +80,32 @@ pub enum Disposition {
 }
 
 impl Disposition {
+    /// How a ledger decision shows in a row, decided here for the
+    /// simulator, the presets and the capture judge alike: `None` where the
+    /// event passes. `guard`: the task's state where the lab's guard stands
+    /// in front of delivery and storage (the simulator with `guard=on`), so
+    /// that a refusal of what comes after the end is the guard dropping it;
+    /// `None` where the ledger only judges (a preset, a capture), and a
+    /// refusal is a rejection.
+    pub fn of_decision(decision: &Decision, guard: Option<TaskState>) -> Option<Disposition> {
+        Some(match decision {
+            Decision::Duplicate(_) | Decision::New(Outcome::Replayed { .. }) => {
+                Disposition::Duplicate
+            }
+            Decision::New(Outcome::Incident { .. }) => Disposition::Incident,
+            Decision::New(Outcome::Rejected { reason }) => match reason {
+                Reason::AfterTerminal | Reason::ResultSetClosed if guard.is_some() => {
+                    Disposition::DroppedByGuard
+                }
+                Reason::IllegalTransition if guard.is_some_and(TaskState::is_terminal) => {
+                    Disposition::DroppedByGuard
+                }
+                _ => Disposition::Rejected,
+            },
+            Decision::New(_) => return None,
+        })
+    }
+
     /// Every disposition, for legends.
     pub const ALL: [Disposition; 9] = [
         Disposition::Delivered,

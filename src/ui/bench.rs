@@ -9,6 +9,7 @@ use wasm_bindgen::prelude::wasm_bindgen;
 
 use crate::model::evidence::seed_form::SeedEvent;
 use crate::model::ledger::{EventRef, TaskLedger};
+use crate::model::state::SentState;
 
 /// The prepared events as a parser leaves them: the ids in one buffer and
 /// each event a few fields pointing into it (`a2a-lab reduce` reads its
@@ -91,7 +92,11 @@ pub fn bench_run() -> u32 {
                 .iter()
                 .map(|&(start, end, status, receipt)| {
                     let id = prepared.ids.get(start as usize..end as usize);
-                    EventRef::seed(id.unwrap_or_default(), status, receipt.then_some("authz:7"))
+                    EventRef::seed(
+                        id.unwrap_or_default(),
+                        SentState::read(status),
+                        receipt.then_some("authz:7"),
+                    )
                 }),
         );
         ledger.sequence() as u32

@@ -9,6 +9,7 @@ use serde::ser::{SerializeMap, SerializeStruct};
 use serde::{Deserialize, Serialize, Serializer};
 
 use crate::model::ledger::{Body, EventRef, LedgerEvent, TaskLedger};
+use crate::model::state::SentState;
 
 /// An event as the seed's reference reducer takes it.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -39,7 +40,7 @@ impl SeedEvent {
             digest: String::new(),
             observed_ms: 0,
             body: Body::Status {
-                status: self.status.clone(),
+                status: SentState::read(self.status.clone()),
                 authorization_receipt: self.authorization_receipt.clone(),
                 manifest: None,
             },
@@ -69,7 +70,7 @@ impl SeedEventRef<'_> {
     pub fn view(&self) -> EventRef<'_> {
         EventRef::seed(
             &self.id,
-            &self.status,
+            SentState::read(self.status.as_ref()),
             self.authorization_receipt.as_deref(),
         )
     }

@@ -41,9 +41,58 @@ impl Part {
 
     /// The part's coordinate.
     pub fn coordinate(&self) -> Coordinate {
-        Coordinate {
-            artifact_id: self.artifact_id.clone(),
+        self.borrowed().coordinate()
+    }
+
+    /// The part, borrowed.
+    pub fn borrowed(&self) -> PartRef<'_> {
+        PartRef {
+            artifact_id: &self.artifact_id,
             part: self.part,
+            media_type: &self.media_type,
+            checksum: &self.checksum,
+            last: self.last,
+            text: &self.text,
+        }
+    }
+}
+
+/// A borrowed [`Part`]: what the ledger judges, so that a part read from a
+/// capture is offered without copying its text; owned only once stored.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct PartRef<'a> {
+    /// Which artifact the part belongs to.
+    pub artifact_id: &'a str,
+    /// Its part number, from 0.
+    pub part: u32,
+    /// Media type of the bytes.
+    pub media_type: &'a str,
+    /// SHA-256 of the bytes.
+    pub checksum: &'a str,
+    /// This part closes its artifact.
+    pub last: bool,
+    /// The bytes, as text.
+    pub text: &'a str,
+}
+
+impl PartRef<'_> {
+    /// The part's coordinate.
+    pub fn coordinate(&self) -> Coordinate {
+        Coordinate {
+            artifact_id: self.artifact_id.to_string(),
+            part: self.part,
+        }
+    }
+
+    /// The part, owned, as it is stored.
+    pub fn owned(&self) -> Part {
+        Part {
+            artifact_id: self.artifact_id.to_string(),
+            part: self.part,
+            media_type: self.media_type.to_string(),
+            checksum: self.checksum.to_string(),
+            last: self.last,
+            text: self.text.to_string(),
         }
     }
 }
@@ -168,13 +217,13 @@ pub struct ArtifactStore {
 impl ArtifactStore {
     /// Judges a part without changing anything: where it would go and
     /// what storing it would mean.
-    pub fn judge(&self, part: &Part) -> PartOutcome {
+    pub fn judge(&self, part: PartRef<'_>) -> PartOutcome {
         if self.manifest.is_some() {
             return PartOutcome::ResultSetClosed;
         }
         let stored = self
             .artifacts
-            .get(&part.artifact_id)
+            .get(part.artifact_id)
             .and_then(|record| record.parts.get(&part.part));
         match stored {
             Some(stored) if stored.checksum == part.checksum => PartOutcome::Replay,
@@ -186,30 +235,33 @@ impl ArtifactStore {
     /// Carries out what [`ArtifactStore::judge`] decided for `part`: a new
     /// coordinate is stored, a conflict is recorded as an incident (the
     /// stored part stays), anything else changes nothing.
-    pub fn commit(&mut self, part: &Part, outcome: &PartOutcome) {
+    pub fn commit(&mut self, part: PartRef<'_>, outcome: &PartOutcome) {
         match outcome {
             PartOutcome::Stored => {
                 // The id is copied only for an artifact's first part.
-                let record = match self.artifacts.get_mut(&part.artifact_id) {
+                let record = match self.artifacts.get_mut(part.artifact_id) {
                     Some(record) => record,
-                    None => self.artifacts.entry(part.artifact_id.clone()).or_default(),
+                    None => self
+                        .artifacts
+                        .entry(part.artifact_id.to_string())
+                        .or_default(),
                 };
                 if part.last {
                     record.final_part = Some(part.part);
                 }
-                record.parts.insert(part.part, part.clone());
+                record.parts.insert(part.part, part.owned());
             }
             PartOutcome::ConflictingCoordinate => {
                 let stored_checksum = self
                     .artifacts
-                    .get(&part.artifact_id)
+                    .get(part.artifact_id)
                     .and_then(|record| record.parts.get(&part.part))
                     .map(|stored| stored.checksum.clone())
                     .unwrap_or_default();
                 self.incidents.push(Incident {
                     coordinate: part.coordinate(),
                     stored_checksum,
-                    offered_checksum: part.checksum.clone(),
+                    offered_checksum: part.checksum.to_string(),
                 });
             }
             PartOutcome::Replay | PartOutcome::ResultSetClosed => {}
@@ -220,8 +272,8 @@ impl ArtifactStore {
     /// [`ArtifactStore::commit`]. Parts may arrive in any order; a
     /// coordinate is written once and never overwritten.
     pub fn put(&mut self, part: Part) -> PartOutcome {
-        let outcome = self.judge(&part);
-        self.commit(&part, &outcome);
+        let outcome = self.judge(part.borrowed());
+        self.commit(part.borrowed(), &outcome);
         outcome
     }
 

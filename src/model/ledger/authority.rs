@@ -25,7 +25,7 @@ use super::verdict::{Outcome, Reason, Receipt};
 
 use serde::{Deserialize, Serialize};
 
-use super::artifacts::{ArtifactCursor, ArtifactStore, Part, PartOutcome};
+use super::artifacts::{ArtifactCursor, ArtifactStore, PartOutcome, PartRef};
 use super::event::{BodyRef, EventRef, LedgerEvent};
 use super::panel::{ArtifactCompletion, LedgerPanel, Suffix, TerminalReceipt};
 use crate::model::digest::sha256_fields;
@@ -442,7 +442,7 @@ impl TaskLedger {
                 if self.state.is_terminal() {
                     return reject(Reason::IllegalTransition);
                 }
-                let Some(to) = TaskState::from_kebab(status) else {
+                let Some(to) = status.known() else {
                     return reject(Reason::IllegalTransition);
                 };
                 if !self.state.allows(to) {
@@ -466,7 +466,7 @@ impl TaskLedger {
     /// Writes the effect of a judged outcome and returns it in full.
     #[inline]
     fn carry_out(&mut self, event: EventRef<'_>, kind: OutcomeKind) -> Outcome {
-        let part_outcome = |part: &Part, outcome| (part.coordinate(), outcome);
+        let part_outcome = |part: PartRef<'_>, outcome| (part.coordinate(), outcome);
         match (kind, event.body) {
             (OutcomeKind::Accepted { sequence, state }, body) => {
                 self.advance_producer(event);

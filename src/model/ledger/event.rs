@@ -3,7 +3,8 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::artifacts::Part;
+use super::artifacts::{Part, PartRef};
+use crate::model::state::SentState;
 
 /// One event offered to the authority.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -39,11 +40,11 @@ impl LedgerEvent {
                     authorization_receipt,
                     manifest,
                 } => BodyRef::Status {
-                    status,
+                    status: status.borrowed(),
                     authorization_receipt: authorization_receipt.as_deref(),
                     manifest: manifest.as_deref(),
                 },
-                Body::Part(part) => BodyRef::Part(part),
+                Body::Part(part) => BodyRef::Part(part.borrowed()),
                 Body::CancelRequest => BodyRef::CancelRequest,
                 Body::Submit => BodyRef::Submit,
             },
@@ -73,7 +74,11 @@ impl<'a> EventRef<'a> {
     /// An event in the seed's own form: a status with an optional
     /// authorization receipt, and no producer, digest or time, so the
     /// ledger decides it exactly as the seed's reducer does.
-    pub fn seed(id: &'a str, status: &'a str, authorization_receipt: Option<&'a str>) -> Self {
+    pub fn seed(
+        id: &'a str,
+        status: SentState<&'a str>,
+        authorization_receipt: Option<&'a str>,
+    ) -> Self {
         EventRef {
             event_id: id,
             producer: "",
@@ -94,15 +99,15 @@ impl<'a> EventRef<'a> {
 pub enum BodyRef<'a> {
     /// A status change.
     Status {
-        /// Kebab-case state name, as offered.
-        status: &'a str,
+        /// The state offered.
+        status: SentState<&'a str>,
         /// Reference to an authorization decision.
         authorization_receipt: Option<&'a str>,
         /// A manifest id that closes the result set.
         manifest: Option<&'a str>,
     },
     /// An artifact part.
-    Part(&'a Part),
+    Part(PartRef<'a>),
     /// A request to cancel.
     CancelRequest,
     /// A submission.
@@ -113,11 +118,11 @@ pub enum BodyRef<'a> {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case", tag = "kind")]
 pub enum Body {
-    /// A status change. `status` is kept as text because anything outside
-    /// the eight concrete states must be rejected, not unrepresentable.
+    /// A status change. Anything outside the eight concrete states must be
+    /// rejected, not unrepresentable: [`SentState`] keeps it as sent.
     Status {
-        /// Kebab-case state name.
-        status: String,
+        /// The state offered (written as its kebab-case name).
+        status: SentState,
         /// Reference to an authorization decision (never the credential).
         authorization_receipt: Option<String>,
         /// A manifest id that closes the result set with this status.

@@ -3,7 +3,9 @@
 //! computed from the trace, naming the SDK whose behaviour they describe.
 
 use crate::model::sim::profile::{Profile, TASK_NOT_FOUND};
-use crate::model::sim::scenario::{CancelImpl, Client, Ending, ReceiptMode, Scenario, Store, Work};
+use crate::model::sim::scenario::{
+    CancelImpl, Client, Ending, Interrupt, ReceiptMode, Scenario, Sdk, Store, Work,
+};
 use crate::model::state::TaskState;
 use crate::model::trace::Metric;
 use crate::model::trace::{
@@ -27,120 +29,197 @@ fn plural(n: u32, one: &str, many: &str) -> String {
     format!("{n} {}", if n == 1 { one } else { many })
 }
 
+/// What every reading of a run starts from.
+struct Reading<'a> {
+    sc: &'a Scenario,
+    run: &'a Run,
+    m: &'a Metrics,
+    /// The SDK whose behaviour the run follows.
+    sdk: &'static str,
+    /// "N event(s)" delivered.
+    events: String,
+    /// The final state's short name, or "lost".
+    state: String,
+}
+
+impl<'a> Reading<'a> {
+    fn of(sc: &'a Scenario, run: &'a Run) -> Reading<'a> {
+        let m = &run.trace.metrics;
+        Reading {
+            sc,
+            run,
+            m,
+            sdk: Profile::of(sc.sdk).name,
+            events: plural(m.events_delivered, "event", "events"),
+            state: state_label(m),
+        }
+    }
+}
+
+/// One sentence that may tell a run's outcome.
+type Sentence = fn(&Reading) -> Option<String>;
+
+/// The outcome's sentences, tried in order: the first that speaks tells
+/// the outcome, so a row above wins over the rows below it.
+const OUTCOMES: &[Sentence] = &[
+    preset_outcome,
+    |r| push_outcome(r.sc, r.run),
+    |r| subscriber_outcome(r.sc, r.run),
+    restart_outcome,
+    hung_outcome,
+    timed_out_outcome,
+    cancel_outcome,
+    guard_outcome,
+    after_terminal_outcome,
+    retry_outcome,
+    resend_outcome,
+    receipt_outcome,
+    |r| {
+        (r.sc.ending == Ending::Return).then(|| format!("execute() returned without a final status, so the stream closed and the task stays {}: 1 task left non-terminal, no hang.", r.state))
+    },
+];
+
 /// The outcome in one sentence.
 pub fn outcome(scenario: &Scenario, run: &Run) -> String {
-    let m = &run.trace.metrics;
-    let sdk = Profile::of(scenario.sdk).name;
-    let events = plural(m.events_delivered, "event", "events");
-    let state = state_label(m);
-    if let Some(preset) = scenario.preset {
-        let ledger = &run.ledgers[0];
-        return format!(
-            "The seed's {preset:?} ledger ends {state} at accepted sequence {}: {}, {} — every decision taken from the event's identity, none from the connection.",
-            ledger.sequence(),
-            plural(m.duplicates, "duplicate was a lookup hit", "duplicates were lookup hits"),
-            plural(m.rejected, "event was rejected with a reason", "events were rejected with a reason"),
-        );
-    }
-    if let Some(sentence) = push_outcome(scenario, run) {
+    let r = Reading::of(scenario, run);
+    if let Some(sentence) = OUTCOMES.iter().find_map(|sentence| sentence(&r)) {
         return sentence;
     }
-    if let Some(sentence) = subscriber_outcome(scenario, run) {
-        return sentence;
+    let client = match scenario.client {
+        Client::Stream => format!("streamed {}", r.events),
+        Client::Block => format!("answered the blocking call with the task {}", r.state),
+    };
+    format!(
+        "The executor {client} and the task ended {}, as {} does with these inputs.",
+        r.state, r.sdk
+    )
+}
+
+fn preset_outcome(r: &Reading) -> Option<String> {
+    let preset = r.sc.preset?;
+    let (m, state) = (r.m, &r.state);
+    Some(format!(
+        "The seed's {preset:?} ledger ends {state} at accepted sequence {}: {}, {} — every decision taken from the event's identity, none from the connection.",
+        r.run.ledgers[0].sequence(),
+        plural(m.duplicates, "duplicate was a lookup hit", "duplicates were lookup hits"),
+        plural(m.rejected, "event was rejected with a reason", "events were rejected with a reason"),
+    ))
+}
+
+fn restart_outcome(r: &Reading) -> Option<String> {
+    let k = r.sc.restart?;
+    let (sdk, state) = (r.sdk, &r.state);
+    Some(match r.sc.store {
+        Store::Memory => format!("The server restarted after chunk {k} and the in-memory store lost the task: GetTask finds nothing ({sdk})."),
+        Store::Database => format!("The server restarted after chunk {k}; the database still holds the task {state}, and nothing resumes it ({sdk})."),
+    })
+}
+
+fn hung_outcome(r: &Reading) -> Option<String> {
+    let (sdk, state, events) = (r.sdk, &r.state, &r.events);
+    if r.m.hung_streams > 0 {
+        return Some(format!("execute() never returns, so the stream hangs after {events}: 1 hung stream, the task stays {state} ({sdk})."));
     }
-    if let Some(k) = scenario.restart {
-        return match scenario.store {
-            Store::Memory => format!("The server restarted after chunk {k} and the in-memory store lost the task: GetTask finds nothing ({sdk})."),
-            Store::Database => format!("The server restarted after chunk {k}; the database still holds the task {state}, and nothing resumes it ({sdk})."),
-        };
-    }
-    if m.hung_streams > 0 {
-        return format!("execute() never returns, so the stream hangs after {events}: 1 hung stream, the task stays {state} ({sdk}).");
-    }
-    if m.hung_calls > 0 {
-        return format!("execute() never returns, so the blocking call never answers: 1 hung call, the task stays {state} ({sdk}).");
-    }
-    if m.stream == Some(StreamEnd::TimedOut) || run.call_end == Some(CallEnd::TimedOut) {
-        return format!("The client's own timeout ended the wait after {events}; on the server the task stays {state}.");
-    }
-    match (m.cancel_result, scenario.cancel_impl) {
-        (Some(CancelResult::NotCancelable), _) => {
-            return format!("The cancel arrived after the task was already {state}: it lost the race, and CancelTask got TaskNotCancelableError (-32002) ({sdk}).")
-        }
-        (Some(_), CancelImpl::Raise) if m.final_state == Some(TaskState::Failed) => {
-            return format!("cancel() raised NotImplementedError, so the task ended FAILED after {events} ({sdk}).")
-        }
-        (Some(CancelResult::Canceled), CancelImpl::Noop) => {
-            return format!("cancel() wrote nothing: {sdk} stored CANCELED itself but never streamed it, so the stream closed after {events} without a final status.")
-        }
-        (Some(CancelResult::Canceled), _) => {
-            let orphans = match (m.orphaned_steps, scenario.work) {
+    (r.m.hung_calls > 0).then(|| format!("execute() never returns, so the blocking call never answers: 1 hung call, the task stays {state} ({sdk})."))
+}
+
+fn timed_out_outcome(r: &Reading) -> Option<String> {
+    let timed_out =
+        r.m.stream == Some(StreamEnd::TimedOut) || r.run.call_end == Some(CallEnd::TimedOut);
+    timed_out.then(|| {
+        format!(
+            "The client's own timeout ended the wait after {}; on the server the task stays {}.",
+            r.events, r.state
+        )
+    })
+}
+
+fn cancel_outcome(r: &Reading) -> Option<String> {
+    let (m, sdk, state, events) = (r.m, r.sdk, &r.state, &r.events);
+    Some(match (m.cancel_result?, r.sc.cancel_impl) {
+        (CancelResult::NotCancelable, _) => format!("The cancel arrived after the task was already {state}: it lost the race, and CancelTask got TaskNotCancelableError (-32002) ({sdk})."),
+        (_, CancelImpl::Raise) if m.final_state == Some(TaskState::Failed) => format!("cancel() raised NotImplementedError, so the task ended FAILED after {events} ({sdk})."),
+        (CancelResult::Canceled, CancelImpl::Noop) => format!("cancel() wrote nothing: {sdk} stored CANCELED itself but never streamed it, so the stream closed after {events} without a final status."),
+        (CancelResult::Canceled, _) => {
+            let orphans = match (m.orphaned_steps, r.sc.work) {
                 (0, _) => "no step ran on after it".to_string(),
                 (n, Work::ToThread) => format!("{} kept running in asyncio.to_thread, output going nowhere", plural(n, "orphaned step", "orphaned steps")),
                 (n, _) => format!("{} finished after it", plural(n, "orphaned step", "orphaned steps")),
             };
-            return format!("The cancel wrote CANCELED after {events}; {orphans} ({sdk}).");
+            format!("The cancel wrote CANCELED after {events}; {orphans} ({sdk}).")
         }
-        _ => {}
+        _ => return None,
+    })
+}
+
+fn guard_outcome(r: &Reading) -> Option<String> {
+    (r.m.dropped_by_guard > 0).then(|| {
+        format!(
+            "Your terminal-state guard dropped {} after {}: the client got {}.",
+            plural(r.m.dropped_by_guard, "event", "events"),
+            r.state,
+            r.events
+        )
+    })
+}
+
+fn after_terminal_outcome(r: &Reading) -> Option<String> {
+    let m = r.m;
+    if m.events_after_terminal == 0 {
+        return None;
     }
-    if m.dropped_by_guard > 0 {
-        return format!(
-            "Your terminal-state guard dropped {} after {state}: the client got {events}.",
-            plural(m.dropped_by_guard, "event", "events")
-        );
+    let stored = match (m.blocking_result_artifacts, m.get_task_artifacts) {
+        (Some(b), Some(g)) if b != g => {
+            format!("; the blocking result lists {b} artifact(s) while GetTask lists {g}")
+        }
+        (_, Some(g)) => format!(" and stored (GetTask lists {g} artifacts)"),
+        _ => String::new(),
+    };
+    Some(format!(
+        "{} arrived after the task was already {} and {} still delivered{stored} ({}).",
+        plural(m.events_after_terminal, "event", "events"),
+        r.state,
+        if m.events_after_terminal == 1 {
+            "was"
+        } else {
+            "were"
+        },
+        r.sdk
+    ))
+}
+
+fn retry_outcome(r: &Reading) -> Option<String> {
+    if !r.sc.retry {
+        return None;
     }
-    if m.events_after_terminal > 0 {
-        let stored = match (m.blocking_result_artifacts, m.get_task_artifacts) {
-            (Some(b), Some(g)) if b != g => {
-                format!("; the blocking result lists {b} artifact(s) while GetTask lists {g}")
-            }
-            (_, Some(g)) => format!(" and stored (GetTask lists {g} artifacts)"),
-            _ => String::new(),
-        };
-        return format!(
-            "{} arrived after the task was already {state} and {} still delivered{stored} ({sdk}).",
-            plural(m.events_after_terminal, "event", "events"),
-            if m.events_after_terminal == 1 {
-                "was"
-            } else {
-                "were"
-            }
-        );
+    if r.m.executions > 1 {
+        return Some(format!("The retried submission executed again as a second task: {} ({} does nothing with the repeated message id).", plural(r.m.executions, "execution", "executions"), r.sdk));
     }
-    if m.executions > 1 && scenario.retry {
-        return format!("The retried submission executed again as a second task: {} ({sdk} does nothing with the repeated message id).", plural(m.executions, "execution", "executions"));
-    }
-    if scenario.retry && scenario.guard {
-        return "The ledger answered the retried submission from its idempotency key: the existing task was returned and the work ran once.".into();
-    }
+    r.sc.guard.then(|| "The ledger answered the retried submission from its idempotency key: the existing task was returned and the work ran once.".into())
+}
+
+fn resend_outcome(r: &Reading) -> Option<String> {
+    let (m, sc, sdk, events) = (r.m, r.sc, r.sdk, &r.events);
     if m.incidents > 0 {
-        return "The resent part carried other bytes at the same artifact coordinate: the ledger recorded a protocol incident and kept the stored part.".into();
+        return Some("The resent part carried other bytes at the same artifact coordinate: the ledger recorded a protocol incident and kept the stored part.".into());
     }
-    if scenario.conflict && scenario.dup.is_some() {
-        return format!("The resent part carried other bytes at the same coordinate and {sdk} silently replaced the stored part.");
+    if sc.conflict && sc.dup.is_some() {
+        return Some(format!("The resent part carried other bytes at the same coordinate and {sdk} silently replaced the stored part."));
     }
     if m.duplicates > 0 {
-        return format!("The resent event was a duplicate: a lookup hit in the ledger, not delivered twice; the client got {events}.");
+        return Some(format!("The resent event was a duplicate: a lookup hit in the ledger, not delivered twice; the client got {events}."));
     }
-    if scenario.dup.is_some() {
-        return format!("The stream broke and the server resent an event: the client received it twice ({events} in all).");
+    sc.dup.is_some().then(|| format!("The stream broke and the server resent an event: the client received it twice ({events} in all)."))
+}
+
+fn receipt_outcome(r: &Reading) -> Option<String> {
+    if r.sc.receipt != ReceiptMode::Missing {
+        return None;
     }
-    if m.rejected > 0 && scenario.receipt == ReceiptMode::Missing {
-        return "The resume carried no authorization receipt, so the ledger rejected it (authorization-receipt-required) and the task stays AUTH_REQUIRED.".into();
+    if r.m.rejected > 0 {
+        return Some("The resume carried no authorization receipt, so the ledger rejected it (authorization-receipt-required) and the task stays AUTH_REQUIRED.".into());
     }
-    if scenario.receipt == ReceiptMode::Missing
-        && scenario.interrupt != crate::model::sim::scenario::Interrupt::None
-    {
-        return format!("The resume carried no authorization receipt and {sdk} resumed anyway: it never checks one. The task ended {state}.");
-    }
-    if scenario.ending == Ending::Return {
-        return format!("execute() returned without a final status, so the stream closed and the task stays {state}: 1 task left non-terminal, no hang.");
-    }
-    let client = match scenario.client {
-        Client::Stream => format!("streamed {events}"),
-        Client::Block => format!("answered the blocking call with the task {state}"),
-    };
-    format!("The executor {client} and the task ended {state}, as {sdk} does with these inputs.")
+    (r.sc.interrupt != Interrupt::None).then(|| format!("The resume carried no authorization receipt and {} resumed anyway: it never checks one. The task ended {}.", r.sdk, r.state))
 }
 
 /// The outcome of a scenario with push notifications (SPEC §12), told as
@@ -273,108 +352,153 @@ fn subscriber_outcome(scenario: &Scenario, run: &Run) -> Option<String> {
     Some(format!("{who} called SubscribeToTask and {got} ({sdk})."))
 }
 
+/// One piece of advice, given where it applies.
+type Counsel = fn(&Reading) -> Option<Advice>;
+
+/// The advice, where `applies`.
+fn when(applies: bool, title: &'static str, why: &str) -> Option<Advice> {
+    applies.then(|| Advice {
+        title,
+        why: why.to_string(),
+    })
+}
+
+/// What a worked ledger of the seed teaches, in place of the scenario
+/// advice.
+const PRESET_ADVICE: &[(&str, &str)] = &[
+    ("Operate from receipts instead of connection logs", "The accepted sequence, the rejected events and the terminal receipt answer which status owns the task; no connection log is needed."),
+    ("Keep the reducer and its release trace versioned", "Re-run this trace on every interoperability upgrade; accept an upgrade only when it stays equivalent."),
+];
+
+/// The advice, each piece given where it applies, in the order shown.
+const ADVICE: &[Counsel] = &[
+    |r| {
+        when(matches!(r.sc.ending, Ending::Return | Ending::Never) || r.m.tasks_non_terminal > 0, "End every path with exactly one terminal or interrupted status", "Enqueue the Task first and finish with complete(), failed(), or an input/auth request, so no task is left WORKING.")
+    },
+    |r| {
+        when(
+            r.m.hung_streams > 0 || r.m.hung_calls > 0 || r.sc.timeout_ms.is_some(),
+            "Put a timeout on every client call",
+            "A stream or call with nothing to end it waits forever; only the client can bound it.",
+        )
+    },
+    |r| {
+        when(r.sc.late.is_some() || r.m.events_after_terminal > 0 || r.m.dropped_by_guard > 0, "Never emit after the end", "The SDK delivers and stores what comes after a terminal status; a guard in front of delivery drops it.")
+    },
+    |r| {
+        when(r.sc.cancel.is_some() && r.sc.sdk == Sdk::Js, "Make awaiting work honour an abort signal (@a2a-js/sdk)", "In @a2a-js/sdk a cancel never interrupts execute(): awaiting code runs on, its output dropped, unless it checks a flag or an abort signal.")
+    },
+    cancel_advice,
+    |r| {
+        when(r.sc.restart.is_some(), "Use a persistent task store plus recovery code", "An in-memory store loses the task on restart; a database keeps it, but something must resume it.")
+    },
+    |r| {
+        when(r.sc.retry, "Reuse the idempotency key and return the existing task", "A retry is not permission to execute again: decide it from the durable key, not the connection.")
+    },
+    |r| {
+        when(subscribed(r), "Replace your view with the snapshot after SubscribeToTask", "A subscription starts with the task as stored (never SUBMITTED), with every part so far, then sends only later events: take its artifacts as your state; adding them to what you hold doubles the parts.")
+    },
+    |r| {
+        when(subscribed(r) && r.run.streams.iter().any(|s| matches!(s.end, StreamOutcome::Error(_))), "Call GetTask when SubscribeToTask is refused", "A finished task answers -32004, a lost one -32001: a missed terminal status is only in GetTask.")
+    },
+    |r| {
+        when(subscribed(r) && (closed_open_task(r) || r.m.hung_streams > 0), "Judge the end by the last status, not by the stream", "A subscription may close on a WORKING task or stay open at an interruption, by SDK: read the task's state first.")
+    },
+    |r| {
+        when(
+            r.m.push
+                .as_ref()
+                .is_some_and(|p| p.push_last_state != r.m.final_state),
+            "Read GetTask when the pushes stop",
+            "A push is a hint, not the record: the webhook's last state here is not the task's.",
+        )
+    },
+    |r| {
+        when(
+            r.m.push.as_ref().is_some_and(|_| {
+                r.sc.webhook_delay_ms.is_some() && Profile::of(r.sc.sdk).push.holds_stream
+            }),
+            "Answer the webhook at once (202) and work later",
+            "A slow webhook holds this SDK's stream: every event waits for its POST's answer.",
+        )
+    },
+    |r| {
+        when(
+            r.m.push
+                .as_ref()
+                .is_some_and(|p| p.pushes_answered < p.pushes),
+            "Expect lost pushes: neither SDK retries",
+            "A POST answered 500, refused or timed out is gone; poll GetTask for what it carried.",
+        )
+    },
+    |r| {
+        when(r.m.push.as_ref().is_some_and(|p| p.push_duplicates > 0 || p.push_after_terminal > 0), "Make the webhook idempotent", "The same body may come twice, and more may come after the terminal one: keep the first terminal state.")
+    },
+    |r| {
+        when(r.sc.dup.is_some(), "Reconnect by cursor, not by replay", "Ask for the absent suffix after the status and artifact cursors; an event id already decided is a lookup hit.")
+    },
+    |r| {
+        when(
+            r.sc.conflict,
+            "Treat other bytes at one coordinate as an incident",
+            "Never overwrite a stored part; record the conflict where an operator will look.",
+        )
+    },
+    |r| {
+        when(
+            r.sc.interrupt != Interrupt::None,
+            "Validate a fresh authorization receipt before resuming",
+            "auth-required only says progress is blocked; it is never proof of authorization.",
+        )
+    },
+    |_| {
+        when(
+            true,
+            "Re-run your own tests on upgrade",
+            "These behaviours were measured on a2a-sdk 1.3.0 and can change between releases.",
+        )
+    },
+];
+
 /// The "what carries over" advice that applies to this scenario.
 pub fn advice(scenario: &Scenario, run: &Run) -> Vec<Advice> {
-    let m = &run.trace.metrics;
-    let mut out = Vec::new();
-    let mut add = |title, why: String| out.push(Advice { title, why });
     if scenario.preset.is_some() {
-        add("Operate from receipts instead of connection logs", "The accepted sequence, the rejected events and the terminal receipt answer which status owns the task; no connection log is needed.".into());
-        add("Keep the reducer and its release trace versioned", "Re-run this trace on every interoperability upgrade; accept an upgrade only when it stays equivalent.".into());
-        return out;
-    }
-    if matches!(scenario.ending, Ending::Return | Ending::Never) || m.tasks_non_terminal > 0 {
-        add("End every path with exactly one terminal or interrupted status", "Enqueue the Task first and finish with complete(), failed(), or an input/auth request, so no task is left WORKING.".into());
-    }
-    if m.hung_streams > 0 || m.hung_calls > 0 || scenario.timeout_ms.is_some() {
-        add(
-            "Put a timeout on every client call",
-            "A stream or call with nothing to end it waits forever; only the client can bound it."
-                .into(),
-        );
-    }
-    if scenario.late.is_some() || m.events_after_terminal > 0 || m.dropped_by_guard > 0 {
-        add("Never emit after the end", "The SDK delivers and stores what comes after a terminal status; a guard in front of delivery drops it.".into());
-    }
-    if scenario.cancel.is_some() && scenario.sdk == crate::model::sim::scenario::Sdk::Js {
-        add("Make awaiting work honour an abort signal (@a2a-js/sdk)", "In @a2a-js/sdk a cancel never interrupts execute(): awaiting code runs on, its output dropped, unless it checks a flag or an abort signal.".into());
-    }
-    if scenario.cancel.is_some() {
-        let why = match (scenario.cancel_impl, scenario.work) {
-            (CancelImpl::Raise, _) => "A cancel() that raises turns the task FAILED instead of CANCELED.",
-            (CancelImpl::Noop, _) => "A cancel() that writes nothing leaves the stream without a final status.",
-            (_, Work::ToThread) => "A cancel stops awaiting code, not a blocking call in a thread: check a cancel flag between steps.",
-            _ => "cancel() should write CANCELED, and blocking work should check a cancel flag.",
-        };
-        add(
-            "Make cancel() write CANCELED and blocking work check a cancel flag",
-            why.into(),
-        );
-    }
-    if scenario.restart.is_some() {
-        add("Use a persistent task store plus recovery code", "An in-memory store loses the task on restart; a database keeps it, but something must resume it.".into());
-    }
-    if scenario.retry {
-        add("Reuse the idempotency key and return the existing task", "A retry is not permission to execute again: decide it from the durable key, not the connection.".into());
-    }
-    if run.streams.iter().any(|s| s.role != StreamRole::Send) {
-        add("Replace your view with the snapshot after SubscribeToTask", "A subscription starts with the task as stored (never SUBMITTED), with every part so far, then sends only later events: take its artifacts as your state; adding them to what you hold doubles the parts.".into());
-        let refused = run
-            .streams
+        return PRESET_ADVICE
             .iter()
-            .any(|s| matches!(s.end, StreamOutcome::Error(_)));
-        if refused {
-            add("Call GetTask when SubscribeToTask is refused", "A finished task answers -32004, a lost one -32001: a missed terminal status is only in GetTask.".into());
-        }
-        let closed_open_task = run
-            .streams
-            .iter()
-            .any(|s| s.role != StreamRole::Send && s.end == StreamOutcome::Closed)
-            && m.final_state.is_some_and(|s| !s.is_terminal());
-        if closed_open_task || m.hung_streams > 0 {
-            add("Judge the end by the last status, not by the stream", "A subscription may close on a WORKING task or stay open at an interruption, by SDK: read the task's state first.".into());
-        }
+            .filter_map(|(title, why)| when(true, title, why))
+            .collect();
     }
-    if let Some(p) = &m.push {
-        if p.push_last_state != m.final_state {
-            add("Read GetTask when the pushes stop", "A push is a hint, not the record: the webhook's last state here is not the task's.".into());
-        }
-        if scenario.webhook_delay_ms.is_some() && Profile::of(scenario.sdk).push.holds_stream {
-            add(
-                "Answer the webhook at once (202) and work later",
-                "A slow webhook holds this SDK's stream: every event waits for its POST's answer."
-                    .into(),
-            );
-        }
-        if p.pushes_answered < p.pushes {
-            add("Expect lost pushes: neither SDK retries", "A POST answered 500, refused or timed out is gone; poll GetTask for what it carried.".into());
-        }
-        if p.push_duplicates > 0 || p.push_after_terminal > 0 {
-            add("Make the webhook idempotent", "The same body may come twice, and more may come after the terminal one: keep the first terminal state.".into());
-        }
-    }
-    if scenario.dup.is_some() {
-        add("Reconnect by cursor, not by replay", "Ask for the absent suffix after the status and artifact cursors; an event id already decided is a lookup hit.".into());
-    }
-    if scenario.conflict {
-        add(
-            "Treat other bytes at one coordinate as an incident",
-            "Never overwrite a stored part; record the conflict where an operator will look."
-                .into(),
-        );
-    }
-    if scenario.interrupt != crate::model::sim::scenario::Interrupt::None {
-        add(
-            "Validate a fresh authorization receipt before resuming",
-            "auth-required only says progress is blocked; it is never proof of authorization."
-                .into(),
-        );
-    }
-    add(
-        "Re-run your own tests on upgrade",
-        "These behaviours were measured on a2a-sdk 1.3.0 and can change between releases.".into(),
-    );
-    out
+    let r = Reading::of(scenario, run);
+    ADVICE.iter().filter_map(|counsel| counsel(&r)).collect()
+}
+
+fn cancel_advice(r: &Reading) -> Option<Advice> {
+    r.sc.cancel?;
+    let why = match (r.sc.cancel_impl, r.sc.work) {
+        (CancelImpl::Raise, _) => "A cancel() that raises turns the task FAILED instead of CANCELED.",
+        (CancelImpl::Noop, _) => "A cancel() that writes nothing leaves the stream without a final status.",
+        (_, Work::ToThread) => "A cancel stops awaiting code, not a blocking call in a thread: check a cancel flag between steps.",
+        _ => "cancel() should write CANCELED, and blocking work should check a cancel flag.",
+    };
+    when(
+        true,
+        "Make cancel() write CANCELED and blocking work check a cancel flag",
+        why,
+    )
+}
+
+/// Whether a client called SubscribeToTask.
+fn subscribed(r: &Reading) -> bool {
+    r.run.streams.iter().any(|s| s.role != StreamRole::Send)
+}
+
+/// Whether a subscription closed on a task that had not ended.
+fn closed_open_task(r: &Reading) -> bool {
+    r.run
+        .streams
+        .iter()
+        .any(|s| s.role != StreamRole::Send && s.end == StreamOutcome::Closed)
+        && r.m.final_state.is_some_and(|s| !s.is_terminal())
 }
 
 /// Why a metric differs between the two SDK profiles for the same scenario,
@@ -413,7 +537,7 @@ pub fn sdk_difference(metric: Metric, scenario: &Scenario) -> &'static str {
         M::Stream | M::HungStreams | M::EventsDelivered if scenario.timeout_ms.is_some() => {
             "a2a-sdk's client timeout restarts with every event (an inactivity timeout); @a2a-js/sdk's abort signal is a deadline for the whole call."
         }
-        M::EventsDelivered if scenario.interrupt != crate::model::sim::scenario::Interrupt::None => {
+        M::EventsDelivered if scenario.interrupt != Interrupt::None => {
             "@a2a-js/sdk makes every execute(), a resume included, publish the task first: one more task event per resume."
         }
         M::Pushes | M::PushDuplicates | M::PushAfterTerminal if scenario.cancel.is_some() => {

@@ -281,9 +281,13 @@ pub fn play(preset: Preset) -> Run {
             None => Entry::action(step.source, label),
             Some(event) => {
                 let decision = ledger.apply(&event);
-                Entry::event(step.source, label, disposition_of(&decision))
-                    .wire(wire_for(&decision, &event, step.t_ms))
-                    .target(status_target(&event))
+                Entry::event(
+                    step.source,
+                    label,
+                    Disposition::of_decision(&decision, None).unwrap_or(Disposition::Delivered),
+                )
+                .wire(wire_for(&decision, &event, step.t_ms))
+                .target(status_target(&event))
             }
         };
         rows.push(entry.row(rows.len(), step.t_ms, Some(ledger.state())));
@@ -325,19 +329,9 @@ pub fn play(preset: Preset) -> Run {
 /// The state a scripted status event moves to (or tries to).
 fn status_target(event: &LedgerEvent) -> Option<TaskState> {
     match &event.body {
-        Body::Status { status, .. } => TaskState::from_kebab(status),
+        Body::Status { status, .. } => status.known(),
         Body::Submit => Some(TaskState::Submitted),
         _ => None,
-    }
-}
-
-fn disposition_of(decision: &Decision) -> Disposition {
-    match decision {
-        Decision::Duplicate(_) => Disposition::Duplicate,
-        Decision::New(Outcome::Rejected { .. }) => Disposition::Rejected,
-        Decision::New(Outcome::Incident { .. }) => Disposition::Incident,
-        Decision::New(Outcome::Replayed { .. }) => Disposition::Duplicate,
-        Decision::New(_) => Disposition::Delivered,
     }
 }
 

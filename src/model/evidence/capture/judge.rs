@@ -11,12 +11,12 @@ use std::collections::{BTreeMap, HashMap};
 
 use super::report::{CaptureFinding, CaptureReport, RpcError, TaskSummary, WiresSeen};
 use crate::model::evidence::finding::{check_depth, FindingCode};
-use crate::model::ledger::artifacts::Part;
+use crate::model::ledger::artifacts::{Coordinate, PartRef};
 use crate::model::ledger::{BodyRef, Decision, EventRef, Outcome, Reason, TaskLedger};
-use crate::model::state::TaskState;
+use crate::model::state::{SentState, TaskState};
 use crate::model::trace::{Disposition, Entry, Row, Source};
 use crate::model::wire::event::{
-    parse, read_event, ContentId, Envelope, RawEvent, What, WireEvent,
+    parse, read_event, ContentId, Envelope, RawEvent, What, WireEvent, WireState,
 };
 use crate::model::wire::schema::{shape_faults, Shape, ShapeFault, ShapeRule};
 use crate::model::wire::Wire;
@@ -53,6 +53,218 @@ impl TaskJudge {
             .or_else(|| self.ledger.as_ref().map(|l| l.state()))
             .unwrap_or(TaskState::Submitted)
     }
+
+    /// What an event offers the ledger, and under which id; the parts the
+    /// client holds follow the event, and an append with no start held is
+    /// a gap.
+    fn offer<'e>(
+        &mut self,
+        index: usize,
+        what: &'e What<'e>,
+        id: &'e str,
+        found: &mut Found,
+    ) -> Option<(Offer<'e>, Cow<'e, str>)> {
+        let before = self.state();
+        match what {
+            What::Message => None,
+            What::Task { state, held } => {
+                // A snapshot is the client's new view: its parts are what
+                // the client holds, and its state is a transition only
+                // when it differs.
+                self.held.clear();
+                for (artifact, n) in held {
+                    self.held.insert(artifact.to_string(), *n);
+                }
+                match sent(state) {
+                    SentState::Known(s) if s == before => None,
+                    SentState::Known(TaskState::Submitted) if self.events == 1 => {
+                        Some((Offer::Submit, Cow::Owned(format!("submit:{index}"))))
+                    }
+                    state => Some((
+                        Offer::Status(state),
+                        Cow::Owned(format!("snapshot:{index}")),
+                    )),
+                }
+            }
+            // Progress (A2A 1.0 §3.7): the state the task is in again, with
+            // a new message, is no transition (SPEC §13).
+            What::Status { state } if is_progress(state.known(), before) => None,
+            What::Status { state } => Some((Offer::Status(sent(state)), Cow::Borrowed(id))),
+            What::Artifact {
+                artifact_id,
+                append,
+                last,
+                parts,
+            } => {
+                let number = self.next_part(artifact_id, *append, found);
+                let offer = Offer::Part {
+                    artifact_id,
+                    number,
+                    last: *last,
+                    checksum: ContentId::of(parts.as_bytes()),
+                };
+                Some((offer, Cow::Borrowed(id)))
+            }
+        }
+    }
+
+    /// The part number an artifact update takes, as the client counts the
+    /// parts it holds.
+    fn next_part(&mut self, artifact_id: &str, append: bool, found: &mut Found) -> u32 {
+        let held = self.held.get_mut(artifact_id);
+        let number = match (append, held.as_deref()) {
+            (false, _) => 0,
+            (true, Some(&next)) => next,
+            // After the end the event is after-terminal; no gap.
+            (true, None) if self.closed.is_some() => 0,
+            (true, None) => {
+                found.gap = Some(format!(
+                    "an append to {artifact_id}, of which the client holds no start"
+                ));
+                0
+            }
+        };
+        match held {
+            Some(next) => *next = number + 1,
+            None => {
+                self.held.insert(artifact_id.to_string(), number + 1);
+            }
+        }
+        number
+    }
+
+    /// The ledger's decision on an offer, when it is a finding.
+    fn decide(
+        &mut self,
+        offer: &Offer,
+        event_id: &str,
+        index: usize,
+        wire: Wire,
+        before: TaskState,
+    ) -> Option<(FindingCode, String, Disposition)> {
+        let ledger = self.ledger.as_mut()?;
+        let decision = ledger.apply_view(EventRef {
+            event_id,
+            producer: "server",
+            source_seq: None,
+            digest: event_id,
+            observed_ms: index as u64,
+            body: offer.body(),
+        });
+        let disposition = Disposition::of_decision(&decision, None)?;
+        let (code, message) = match decision {
+            Decision::New(Outcome::Incident { coordinate }) => (
+                FindingCode::ConflictingCoordinate,
+                format!("{coordinate} already holds other bytes"),
+            ),
+            Decision::New(Outcome::Rejected {
+                reason: Reason::IllegalTransition,
+            }) => (
+                FindingCode::IllegalTransition,
+                format!(
+                    "{} → {} is outside the seed's allowlist (the lab's ledger policy: A2A defines the states, not a transition table)",
+                    wire.spell(before),
+                    offer.describe()
+                ),
+            ),
+            Decision::New(Outcome::Rejected { reason }) => {
+                (FindingCode::Refused(reason), format!("refused: {}", reason.code()))
+            }
+            _ => (
+                FindingCode::Duplicate,
+                "the same event again: a lookup hit".into(),
+            ),
+        };
+        Some((code, message, disposition))
+    }
+
+    /// A finished task keeps only its state: whatever comes after is
+    /// after-terminal without asking a ledger, which goes back to `spare`.
+    #[allow(clippy::vec_box)]
+    fn close_if_terminal(&mut self, spare: &mut Vec<Box<TaskLedger>>) {
+        let Some(state) = self.ledger.as_ref().map(|l| l.state()) else {
+            return;
+        };
+        if !state.is_terminal() {
+            return;
+        }
+        self.closed = Some(state);
+        self.held = BTreeMap::new();
+        if let Some(ledger) = self.ledger.take() {
+            if spare.len() < SPARE_LEDGERS && ledger.receipt_count() <= 1024 {
+                spare.push(ledger);
+            }
+        }
+    }
+
+    /// The event's row in the page's table, labelled and disposed by its
+    /// first finding.
+    fn row(&mut self, what: &What, before: TaskState, timestamp: Option<u64>, found: &Found) {
+        let target = match what {
+            What::Task { state, .. } | What::Status { state } => sent(state).known(),
+            _ => None,
+        };
+        let mut label = label_of(what);
+        if matches!(what, What::Status { state } if is_progress(state.known(), before)) {
+            label.push_str(" (progress)");
+        }
+        let t_ms = match (timestamp, self.origin_ms) {
+            (Some(ms), Some(origin)) => ms.saturating_sub(origin),
+            (Some(ms), None) => {
+                self.origin_ms = Some(ms);
+                0
+            }
+            (None, _) => self.rows.last().map_or(0, |r| r.t_ms),
+        };
+        let (label, disposition) = match found.first() {
+            Some((code, disposition)) => (format!("{label}: {code}"), disposition),
+            None => (label, Disposition::Delivered),
+        };
+        let row = Entry::event(Source::Server, label, disposition)
+            .target(target)
+            .row(self.rows.len(), t_ms, Some(self.state()));
+        self.rows.push(row);
+    }
+}
+
+/// What one event was found to break, in the order it was found: a gap in
+/// the parts the client holds, then what came after the end or what the
+/// ledger refused.
+#[derive(Default)]
+struct Found {
+    gap: Option<String>,
+    after_terminal: Option<String>,
+    ledger: Option<(FindingCode, String, Disposition)>,
+}
+
+impl Found {
+    /// The event came after its task ended (`state`, spelled by its wire).
+    fn after_terminal(&mut self, offer: &Offer, state: &str) {
+        // A finished task keeps no part numbers: name the artifact.
+        let what = match offer {
+            Offer::Part { artifact_id, .. } => format!("an artifact update of {artifact_id}"),
+            other => other.describe(),
+        };
+        self.after_terminal = Some(format!("{what} after the task was already {state}"));
+    }
+
+    /// The first finding's code and how the event's row shows it.
+    fn first(&self) -> Option<(FindingCode, Disposition)> {
+        if self.gap.is_some() {
+            return Some((FindingCode::ArtifactGap, Disposition::Rejected));
+        }
+        if self.after_terminal.is_some() {
+            return Some((FindingCode::AfterTerminal, Disposition::AfterTerminal));
+        }
+        self.ledger.as_ref().map(|(code, _, d)| (*code, *d))
+    }
+
+    fn into_findings(self) -> impl Iterator<Item = (FindingCode, String)> {
+        let gap = self.gap.map(|m| (FindingCode::ArtifactGap, m));
+        let after = self.after_terminal.map(|m| (FindingCode::AfterTerminal, m));
+        let ledger = self.ledger.map(|(code, m, _)| (code, m));
+        gap.into_iter().chain(after).chain(ledger)
+    }
 }
 
 /// Judges a capture's elements, in capture order, task by task.
@@ -72,8 +284,6 @@ pub(super) struct CaptureJudge {
     /// the tasks hold them, so that handing one over moves a pointer.
     #[allow(clippy::vec_box)]
     spare: Vec<Box<TaskLedger>>,
-    /// The part an artifact update offers, rebuilt in place for each one.
-    part: Part,
 }
 
 /// The events of one task that broke one schema rule.
@@ -98,16 +308,6 @@ impl CaptureJudge {
             seen_1_0: false,
             seen_0_3: false,
             spare: Vec::new(),
-            // A captured part is judged by its coordinate and checksum; its
-            // text and media types stay in the capture.
-            part: Part {
-                artifact_id: String::new(),
-                part: 0,
-                media_type: String::new(),
-                checksum: String::new(),
-                last: false,
-                text: String::new(),
-            },
         }
     }
 
@@ -220,6 +420,10 @@ impl CaptureJudge {
         self.tasks.len() - 1
     }
 
+    /// Judges one event of its task, in three steps: what it offers the
+    /// task's ledger ([`TaskJudge::offer`]), the ledger's decision
+    /// ([`TaskJudge::decide`]), and the row the page shows
+    /// ([`TaskJudge::row`]).
     fn judge(&mut self, index: usize, event: WireEvent, id: &str, timestamp: Option<u64>) {
         let slot = self.slot(index, &event);
         let task = &mut self.tasks[slot];
@@ -227,187 +431,20 @@ impl CaptureJudge {
         task.last_index = index;
         task.wire = event.wire;
         let before = task.state();
-        let mut found: Vec<(FindingCode, String)> = Vec::new();
-        // Rows only: the page's table reads them, the CLI never does.
-        let shown = self.keep_rows.then(|| {
-            let target = match &event.what {
-                What::Task { state, .. } | What::Status { state } => {
-                    TaskState::from_kebab(&state.ledger_text())
-                }
-                _ => None,
-            };
-            let mut label = label_of(&event.what);
-            if matches!(&event.what, What::Status { state } if is_progress(state.known(), before)) {
-                label.push_str(" (progress)");
-            }
-            (label, target)
-        });
-        let offer = match event.what {
-            What::Message => None,
-            What::Task { state, held } => {
-                // A snapshot is the client's new view: its parts are what
-                // the client holds, and its state is a transition only
-                // when it differs.
-                task.held.clear();
-                for (artifact, n) in held {
-                    task.held.insert(artifact.into_owned(), n);
-                }
-                match TaskState::from_kebab(&state.ledger_text()) {
-                    Some(s) if s == before => None,
-                    Some(TaskState::Submitted) if task.events == 1 => {
-                        Some((Offer::Submit, Cow::Owned(format!("submit:{index}"))))
-                    }
-                    _ => Some((
-                        Offer::Status(state.ledger_text()),
-                        Cow::Owned(format!("snapshot:{index}")),
-                    )),
-                }
-            }
-            // Progress (A2A 1.0 §3.7): the state the task is in again, with
-            // a new message, is no transition (SPEC §13).
-            What::Status { state } if is_progress(state.known(), before) => None,
-            What::Status { state } => Some((Offer::Status(state.ledger_text()), Cow::Borrowed(id))),
-            What::Artifact {
-                artifact_id,
-                append,
-                last,
-                parts,
-            } => {
-                let held = task.held.get_mut(artifact_id.as_ref());
-                let number = match (append, held.as_deref()) {
-                    (false, _) => 0,
-                    (true, Some(&next)) => next,
-                    // After the end the event is after-terminal; no gap.
-                    (true, None) if task.closed.is_some() => 0,
-                    (true, None) => {
-                        found.push((
-                            FindingCode::ArtifactGap,
-                            format!(
-                                "an append to {artifact_id}, of which the client holds no start"
-                            ),
-                        ));
-                        0
-                    }
-                };
-                let part = &mut self.part;
-                part.artifact_id.clear();
-                part.artifact_id.push_str(&artifact_id);
-                part.part = number;
-                part.last = last;
-                part.checksum.clear();
-                part.checksum
-                    .push_str(ContentId::of(parts.as_bytes()).as_str());
-                match held {
-                    Some(next) => *next = number + 1,
-                    None => {
-                        task.held.insert(artifact_id.into_owned(), number + 1);
-                    }
-                }
-                Some((Offer::Part, Cow::Borrowed(id)))
-            }
-        };
-        if let Some((offer, event_id)) = offer {
-            let part = &self.part;
-            if let Some(state) = task.closed {
-                // A finished task keeps no part numbers: name the artifact.
-                let what = match &offer {
-                    Offer::Part => format!("an artifact update of {}", part.artifact_id),
-                    other => other.describe(part),
-                };
-                found.push((
-                    FindingCode::AfterTerminal,
-                    format!(
-                        "{what} after the task was already {}",
-                        event.wire.spell(state)
-                    ),
-                ));
-            } else if let Some(ledger) = task.ledger.as_mut() {
-                let body = match &offer {
-                    Offer::Submit => BodyRef::Submit,
-                    Offer::Status(state) => BodyRef::Status {
-                        status: state,
-                        // A capture carries no authorization decisions to check.
-                        authorization_receipt: Some("capture"),
-                        manifest: None,
-                    },
-                    Offer::Part => BodyRef::Part(part),
-                };
-                let view = EventRef {
-                    event_id: &event_id,
-                    producer: "server",
-                    source_seq: None,
-                    digest: &event_id,
-                    observed_ms: index as u64,
-                    body,
-                };
-                match ledger.apply_view(view) {
-                    Decision::Duplicate(_) | Decision::New(Outcome::Replayed { .. }) => {
-                        found.push((
-                            FindingCode::Duplicate,
-                            "the same event again: a lookup hit".into(),
-                        ))
-                    }
-                    Decision::New(Outcome::Incident { coordinate }) => found.push((
-                        FindingCode::ConflictingCoordinate,
-                        format!("{coordinate} already holds other bytes"),
-                    )),
-                    Decision::New(Outcome::Rejected { reason }) => found.push(match reason {
-                        Reason::IllegalTransition => (
-                            FindingCode::IllegalTransition,
-                            format!(
-                                "{} → {} is outside the seed's allowlist (the lab's ledger policy: A2A defines the states, not a transition table)",
-                                event.wire.spell(before),
-                                offer.describe(part)
-                            ),
-                        ),
-                        other => (
-                            FindingCode::Refused(other),
-                            format!("refused: {}", other.code()),
-                        ),
-                    }),
-                    Decision::New(_) => {}
-                }
-                if ledger.state().is_terminal() {
-                    // A finished task keeps only its state: whatever comes
-                    // after is after-terminal without asking a ledger.
-                    task.closed = Some(ledger.state());
-                    task.held = BTreeMap::new();
-                    if let Some(ledger) = task.ledger.take() {
-                        if self.spare.len() < SPARE_LEDGERS && ledger.receipt_count() <= 1024 {
-                            self.spare.push(ledger);
-                        }
-                    }
+        let mut found = Found::default();
+        if let Some((offer, event_id)) = task.offer(index, &event.what, id, &mut found) {
+            match task.closed {
+                Some(state) => found.after_terminal(&offer, event.wire.spell(state)),
+                None => {
+                    found.ledger = task.decide(&offer, &event_id, index, event.wire, before);
+                    task.close_if_terminal(&mut self.spare);
                 }
             }
         }
-        if let Some((label, target)) = shown {
-            let t_ms = match (timestamp, task.origin_ms) {
-                (Some(ms), Some(origin)) => ms.saturating_sub(origin),
-                (Some(ms), None) => {
-                    task.origin_ms = Some(ms);
-                    0
-                }
-                (None, _) => task.rows.last().map_or(0, |r| r.t_ms),
-            };
-            let disposition =
-                found
-                    .first()
-                    .map_or(Disposition::Delivered, |(code, _)| match code {
-                        FindingCode::Duplicate => Disposition::Duplicate,
-                        FindingCode::AfterTerminal => Disposition::AfterTerminal,
-                        FindingCode::ConflictingCoordinate => Disposition::Incident,
-                        _ => Disposition::Rejected,
-                    });
-            let label = match found.first() {
-                Some((code, _)) => format!("{label}: {code}"),
-                None => label,
-            };
-            let row = Entry::event(Source::Server, label, disposition)
-                .target(target)
-                .row(task.rows.len(), t_ms, Some(task.state()));
-            task.rows.push(row);
+        if self.keep_rows {
+            task.row(&event.what, before, timestamp, &found);
         }
-        for (code, message) in found {
+        for (code, message) in found.into_findings() {
             task.findings += 1;
             self.findings.push(CaptureFinding {
                 code,
@@ -508,15 +545,16 @@ fn is_progress(state: Option<TaskState>, before: TaskState) -> bool {
 
 /// A row's label for an event (the task id is the list's, not the row's).
 fn label_of(what: &What) -> String {
-    let state = |s: &str| {
-        TaskState::from_kebab(s).map_or_else(|| s.to_string(), |st| st.short().to_string())
+    let state = |s: &WireState| match sent(s) {
+        SentState::Known(state) => state.short().to_string(),
+        SentState::Other(text) => text.to_string(),
     };
     match what {
         What::Task { state: s, held } => {
             let parts: u32 = held.iter().map(|(_, n)| n).sum();
-            format!("Task {} ({parts} part(s) held)", state(&s.ledger_text()))
+            format!("Task {} ({parts} part(s) held)", state(s))
         }
-        What::Status { state: s } => format!("status {}", state(&s.ledger_text())),
+        What::Status { state: s } => format!("status {}", state(s)),
         What::Artifact {
             artifact_id,
             append,
@@ -535,20 +573,73 @@ fn label_of(what: &What) -> String {
     }
 }
 
-/// What an event offers its task's ledger (a part is the judge's own).
-enum Offer<'a> {
+/// What an event offers its task's ledger, borrowed from the event.
+enum Offer<'e> {
     Submit,
-    Status(Cow<'a, str>),
-    Part,
+    Status(SentState<&'e str>),
+    /// A captured part is judged by its coordinate and checksum; its text
+    /// and media types stay in the capture.
+    Part {
+        artifact_id: &'e str,
+        number: u32,
+        last: bool,
+        checksum: ContentId,
+    },
 }
 
 impl Offer<'_> {
     /// For a finding's message (built only when there is one).
-    fn describe(&self, part: &Part) -> String {
+    fn describe(&self) -> String {
         match self {
             Offer::Submit => "submitted".into(),
-            Offer::Status(state) => state.to_string(),
-            Offer::Part => format!("artifact part {}", part.coordinate()),
+            Offer::Status(state) => state.text().to_string(),
+            Offer::Part {
+                artifact_id,
+                number,
+                ..
+            } => format!(
+                "artifact part {}",
+                Coordinate {
+                    artifact_id: artifact_id.to_string(),
+                    part: *number,
+                }
+            ),
         }
+    }
+
+    /// What the ledger reads of it.
+    fn body(&self) -> BodyRef<'_> {
+        match self {
+            Offer::Submit => BodyRef::Submit,
+            Offer::Status(state) => BodyRef::Status {
+                status: *state,
+                // A capture carries no authorization decisions to check.
+                authorization_receipt: Some("capture"),
+                manifest: None,
+            },
+            Offer::Part {
+                artifact_id,
+                number,
+                last,
+                checksum,
+            } => BodyRef::Part(PartRef {
+                artifact_id,
+                part: *number,
+                media_type: "",
+                checksum: checksum.as_str(),
+                last: *last,
+                text: "",
+            }),
+        }
+    }
+}
+
+/// The state an event carries, as the ledger reads it: a state spelled
+/// the other wire's way is still that state (`wire-shape` reports the
+/// spelling).
+fn sent<'e>(state: &'e WireState<'_>) -> SentState<&'e str> {
+    match state {
+        WireState::Known(state) => SentState::Known(*state),
+        WireState::Unknown(text) => SentState::read(text),
     }
 }

@@ -136,7 +136,7 @@ impl Handler {
                     format!("status {}{suffix}", state.label()),
                     wire::status_update(task, *state, view.now),
                     Body::Status {
-                        status: state.kebab().into(),
+                        status: (*state).into(),
                         authorization_receipt: receipt.clone(),
                         manifest,
                     },

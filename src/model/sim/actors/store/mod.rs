@@ -11,7 +11,7 @@ pub(super) use task::{StoredTask, TaskSlot};
 use super::effect::{Effect, Facts};
 use super::inputs::{ClientIn, Delivery, ExecutorIn, PushIn, SecondIn, StoreIn};
 use super::state::{Event, Payload, Stage};
-use crate::model::ledger::{Body, Decision, LedgerEvent, Outcome, Reason, TaskLedger};
+use crate::model::ledger::{Body, LedgerEvent, Outcome, TaskLedger};
 use crate::model::sim::profile::StreamEnd;
 use crate::model::sim::scenario::Store as Keeping;
 use crate::model::state::TaskState;
@@ -122,7 +122,9 @@ impl Store {
             event.label.clone()
         };
         if view.sc.guard {
-            if let Some(disposition) = guard_refusal(&decision, slot.ledger.state()) {
+            if let Some(disposition) =
+                Disposition::of_decision(&decision, Some(slot.ledger.state()))
+            {
                 let label = match decision.outcome() {
                     Outcome::Rejected { reason } => format!("{label}: {}", reason.code()),
                     _ => label,
@@ -168,7 +170,7 @@ impl Store {
         label: String,
     ) -> Vec<Effect> {
         let body = Body::Status {
-            status: state.kebab().into(),
+            status: state.into(),
             authorization_receipt: None,
             manifest: state.is_terminal().then(|| "manifest".to_string()),
         };
@@ -278,22 +280,6 @@ fn store(slot: &mut TaskSlot, payload: &Payload, now: u64) -> bool {
         }
     }
     true
-}
-
-/// How the guard's ledger decision shows in the trace, when it stops the
-/// event before delivery and storage.
-fn guard_refusal(decision: &Decision, state: TaskState) -> Option<Disposition> {
-    match decision {
-        Decision::Duplicate(_) => Some(Disposition::Duplicate),
-        Decision::New(Outcome::Incident { .. }) => Some(Disposition::Incident),
-        Decision::New(Outcome::Replayed { .. }) => Some(Disposition::Duplicate),
-        Decision::New(Outcome::Rejected { reason }) => Some(match reason {
-            Reason::AfterTerminal | Reason::ResultSetClosed => Disposition::DroppedByGuard,
-            Reason::IllegalTransition if state.is_terminal() => Disposition::DroppedByGuard,
-            _ => Disposition::Rejected,
-        }),
-        Decision::New(_) => None,
-    }
 }
 
 /// The SDK's store: a chunk appends to its artifact (or replaces the part at
