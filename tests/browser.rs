@@ -9,37 +9,32 @@ use wasm_bindgen_test::*;
 
 mod support;
 
-use support::mount;
+use support::{all, button, home, mount, one};
 
 wasm_bindgen_test_configure!(run_in_browser);
 
+/// The event table's rows, as text.
 fn rows(host: &web_sys::HtmlElement) -> Vec<String> {
-    let list = host.query_selector_all(".event-table tbody tr").unwrap();
-    (0..list.length())
-        .map(|i| list.item(i).unwrap().text_content().unwrap_or_default())
+    all(host, ".event-table tbody tr")
+        .iter()
+        .map(|row| row.text_content().unwrap_or_default())
         .collect()
 }
 
+/// What the metric card `name` shows.
 fn metric(host: &web_sys::HtmlElement, name: &str) -> String {
-    host.query_selector(&format!("[data-metric=\"{name}\"] .metric__value"))
-        .unwrap()
-        .unwrap()
+    one(host, &format!("[data-metric=\"{name}\"] .metric__value"))
         .text_content()
         .unwrap()
 }
 
 fn click(host: &web_sys::HtmlElement, selector: &str) {
-    let el: web_sys::HtmlElement = host
-        .query_selector(selector)
-        .unwrap()
-        .unwrap()
-        .unchecked_into();
+    let el: web_sys::HtmlElement = one(host, selector).unchecked_into();
     el.click();
 }
 
 fn choose(host: &web_sys::HtmlElement, id: &str, value: &str) {
-    let select: web_sys::HtmlSelectElement =
-        host.query_selector(id).unwrap().unwrap().unchecked_into();
+    let select: web_sys::HtmlSelectElement = one(host, id).unchecked_into();
     select.set_value(value);
     let event = web_sys::Event::new("change").unwrap();
     select.dispatch_event(&event).unwrap();
@@ -69,17 +64,10 @@ async fn choosing_an_ending_recomputes_metrics_and_marks_the_change() {
     choose(&host, "#key-ending", "never");
     leptos::task::tick().await;
     assert_eq!(metric(&host, "hung_streams"), "1");
-    let card = host
-        .query_selector("[data-metric=\"hung_streams\"]")
-        .unwrap()
-        .unwrap();
+    let card = one(&host, "[data-metric=\"hung_streams\"]");
     assert!(card.class_list().contains("metric--changed"));
     // A control that does not apply is disabled with its reason.
-    let work: web_sys::HtmlSelectElement = host
-        .query_selector("#key-work")
-        .unwrap()
-        .unwrap()
-        .unchecked_into();
+    let work: web_sys::HtmlSelectElement = one(&host, "#key-work").unchecked_into();
     assert!(work.disabled());
     assert!(work.title().contains("cancel"));
     click(&host, ".playback__reset");
@@ -92,32 +80,16 @@ async fn choosing_an_ending_recomputes_metrics_and_marks_the_change() {
 async fn next_step_reveals_one_row_and_marks_it_current() {
     let host = mount();
     leptos::task::tick().await;
-    let buttons = host.query_selector_all(".playback button").unwrap();
-    let next: web_sys::HtmlElement = (0..buttons.length())
-        .map(|i| {
-            buttons
-                .item(i)
-                .unwrap()
-                .unchecked_into::<web_sys::HtmlElement>()
-        })
-        .find(|b| b.text_content().as_deref() == Some("Next step"))
-        .unwrap();
+    let next = button(&host, "Next step");
     // Home: no rows, then one step at a time.
-    let home = web_sys::KeyboardEventInit::new();
-    home.set_key("Home");
-    let event =
-        web_sys::KeyboardEvent::new_with_keyboard_event_init_dict("keydown", &home).unwrap();
-    web_sys::window().unwrap().dispatch_event(&event).unwrap();
+    home();
     leptos::task::tick().await;
     assert_eq!(rows(&host).len(), 0);
     next.click();
     next.click();
     leptos::task::tick().await;
     assert_eq!(rows(&host).len(), 2);
-    let current = host
-        .query_selector(".event-table__row--current td")
-        .unwrap()
-        .unwrap();
+    let current = one(&host, ".event-table__row--current td");
     assert_eq!(current.text_content().unwrap(), "1");
     host.remove();
 }

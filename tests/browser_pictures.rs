@@ -6,44 +6,13 @@
 use a2a_lab::model::sim::scenario::Scenario;
 use a2a_lab::model::sim::simulate;
 use a2a_lab::model::state::TaskState;
-use wasm_bindgen::JsCast;
 use wasm_bindgen_test::*;
 
 mod support;
 
-use support::{document, mount};
+use support::{all, button, document, home, mount, one};
 
 wasm_bindgen_test_configure!(run_in_browser);
-
-fn all(host: &web_sys::HtmlElement, selector: &str) -> Vec<web_sys::Element> {
-    let list = host.query_selector_all(selector).unwrap();
-    (0..list.length())
-        .map(|i| list.item(i).unwrap().unchecked_into())
-        .collect()
-}
-
-fn one(host: &web_sys::HtmlElement, selector: &str) -> web_sys::Element {
-    host.query_selector(selector)
-        .unwrap()
-        .unwrap_or_else(|| panic!("no {selector}"))
-}
-
-fn button(host: &web_sys::HtmlElement, text: &str) -> web_sys::HtmlElement {
-    all(host, ".playback button")
-        .into_iter()
-        .map(|b| b.unchecked_into::<web_sys::HtmlElement>())
-        .find(|b| b.text_content().as_deref() == Some(text))
-        .unwrap()
-}
-
-/// Home: the slider back to step 0, as the keyboard does it.
-fn home() {
-    let init = web_sys::KeyboardEventInit::new();
-    init.set_key("Home");
-    let event =
-        web_sys::KeyboardEvent::new_with_keyboard_event_init_dict("keydown", &init).unwrap();
-    web_sys::window().unwrap().dispatch_event(&event).unwrap();
-}
 
 fn taken(host: &web_sys::HtmlElement) -> Vec<(String, String)> {
     all(host, ".diagram__edge--taken")

@@ -3,28 +3,25 @@
 //! errors, SSE, JSON Lines and arrays, several files as one capture.
 #![cfg(not(target_arch = "wasm32"))]
 
-use std::collections::HashMap;
-use std::process::Command;
+mod cli_support;
+mod model_support;
 
-use a2a_lab::cli::{run, Files};
+use std::collections::HashMap;
+
+use a2a_lab::cli::run;
 use a2a_lab::model::evidence::capture::{read_capture, CaptureReport, Wire};
-use a2a_lab::model::evidence::export::export_json;
-use a2a_lab::model::sim::scenario::Scenario;
 use a2a_lab::model::state::TaskState;
+use cli_support::{binary, MemoryFiles, Scratch};
+use model_support::{capture_report, jsonl, wire_rows};
 use serde_json::{json, Value};
 
-/// The wire events a streaming client of the simulated agent received.
+/// The wire events a streaming client of the simulated agent received: not
+/// the answers of calls that return.
 fn stream(query: &str) -> Vec<Value> {
-    let export: Value =
-        serde_json::from_str(&export_json(&Scenario::from_query(query).unwrap())).unwrap();
-    export["trace"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .filter(|r| {
-            r["wire"].is_object() && r["event"].as_str().is_some_and(|e| !e.contains("returns"))
-        })
-        .map(|r| r["wire"].clone())
+    wire_rows(query)
+        .into_iter()
+        .filter(|r| r["event"].as_str().is_some_and(|e| !e.contains("returns")))
+        .map(|mut r| r["wire"].take())
         .collect()
 }
 
@@ -85,10 +82,6 @@ fn to_0_3(event: &Value) -> Value {
     out
 }
 
-fn rpc(event: &Value) -> Value {
-    json!({"jsonrpc": "2.0", "id": "1", "result": event})
-}
-
 fn sse(events: &[Value]) -> Vec<u8> {
     sse_as(events, 1)
 }
@@ -103,19 +96,6 @@ fn sse_as(events: &[Value], id: u32) -> Vec<u8> {
     out.into_bytes()
 }
 
-fn jsonl(events: &[Value]) -> Vec<u8> {
-    events
-        .iter()
-        .map(|e| format!("{}\n", rpc(e)))
-        .collect::<String>()
-        .into_bytes()
-}
-
-fn read(files: &[Vec<u8>]) -> CaptureReport {
-    let files: Vec<&[u8]> = files.iter().map(Vec::as_slice).collect();
-    read_capture(&files, None).unwrap()
-}
-
 fn codes(report: &CaptureReport) -> Vec<(String, &str)> {
     report
         .findings
@@ -127,13 +107,13 @@ fn codes(report: &CaptureReport) -> Vec<(String, &str)> {
 #[test]
 fn an_a2a_0_3_stream_is_read_and_judged_like_its_1_0_twin() {
     let events: Vec<Value> = stream("").iter().map(to_0_3).collect();
-    let report = read(&[sse(&events)]);
+    let report = capture_report(&[sse(&events)]);
     assert_eq!(report.wire.name(), "0.3");
     assert_eq!(report.tasks.len(), 1);
     assert_eq!(report.tasks[0].final_state, "completed");
     assert!(report.findings.is_empty(), "{:?}", report.findings);
     let late: Vec<Value> = stream("late=0").iter().map(to_0_3).collect();
-    let report = read(&[jsonl(&late)]);
+    let report = capture_report(&[jsonl(&late, json!("1"))]);
     assert_eq!(codes(&report), [("task-bbs-1042".into(), "after-terminal")]);
 }
 
@@ -143,7 +123,7 @@ fn two_tasks_in_one_file_are_judged_each_by_its_own_ledger_in_either_order() {
     let b = retask(&stream("cancel=1"), "task-other");
     for (first, second) in [(&a, &b), (&b, &a)] {
         let concatenated: Vec<Value> = first.iter().chain(second.iter()).cloned().collect();
-        let report = read(&[jsonl(&concatenated)]);
+        let report = capture_report(&[jsonl(&concatenated, json!("1"))]);
         assert!(report.findings.is_empty(), "{:?}", report.findings);
         assert_eq!(report.tasks.len(), 2);
     }
@@ -153,7 +133,7 @@ fn two_tasks_in_one_file_are_judged_each_by_its_own_ledger_in_either_order() {
         interleaved.extend(a.get(i).cloned());
         interleaved.extend(b.get(i).cloned());
     }
-    let report = read(&[sse(&interleaved)]);
+    let report = capture_report(&[sse(&interleaved)]);
     assert!(report.findings.is_empty(), "{:?}", report.findings);
     let states: HashMap<String, String> = report
         .tasks
@@ -169,7 +149,7 @@ fn a_dropped_stream_and_its_resubscription_are_one_clean_session() {
     let events = stream("");
     // The client's stream drops after the first chunk, while WORKING.
     let dropped = events[..3].to_vec();
-    let alone = read(&[sse(&dropped)]);
+    let alone = capture_report(&[sse(&dropped)]);
     assert_eq!(
         codes(&alone),
         [("task-bbs-1042".into(), "missing-terminal")]
@@ -184,14 +164,14 @@ fn a_dropped_stream_and_its_resubscription_are_one_clean_session() {
     }]);
     let mut resubscribed = vec![snapshot];
     resubscribed.extend(events[3..].iter().cloned());
-    let report = read(&[sse(&dropped), sse(&resubscribed)]);
+    let report = capture_report(&[sse(&dropped), sse(&resubscribed)]);
     assert!(report.findings.is_empty(), "{:?}", report.findings);
     assert_eq!(report.tasks[0].final_state, "TASK_STATE_COMPLETED");
     // A part delivered again as an artifact event is a duplicate, though
     // it answers another request.
     let mut again = resubscribed.clone();
     again.insert(1, events[2].clone());
-    let report = read(&[sse(&dropped), sse_as(&again, 2)]);
+    let report = capture_report(&[sse(&dropped), sse_as(&again, 2)]);
     assert_eq!(codes(&report), [("task-bbs-1042".into(), "duplicate")]);
 }
 
@@ -204,18 +184,18 @@ fn an_append_with_no_start_is_an_artifact_gap() {
         .filter(|(i, _)| *i != 2)
         .map(|(_, e)| e.clone())
         .collect();
-    let report = read(&[jsonl(&without_first_chunk)]);
+    let report = capture_report(&[jsonl(&without_first_chunk, json!("1"))]);
     assert_eq!(codes(&report), [("task-bbs-1042".into(), "artifact-gap")]);
 }
 
 #[test]
 fn json_rpc_errors_are_listed_not_findings() {
-    let mut lines = String::from_utf8(jsonl(&stream(""))).unwrap();
+    let mut lines = String::from_utf8(jsonl(&stream(""), json!("1"))).unwrap();
     lines.push_str(
         r#"{"jsonrpc":"2.0","id":"2","error":{"code":-32002,"message":"Task cannot be canceled"}}"#,
     );
     lines.push('\n');
-    let report = read(&[lines.into_bytes()]);
+    let report = capture_report(&[lines.into_bytes()]);
     assert!(report.findings.is_empty());
     assert_eq!(report.errors.len(), 1);
     assert_eq!(report.errors[0].code, -32002);
@@ -225,35 +205,17 @@ fn json_rpc_errors_are_listed_not_findings() {
 #[test]
 fn the_wire_can_be_forced_and_a_wrong_one_is_bad_input() {
     let events: Vec<Value> = stream("").iter().map(to_0_3).collect();
-    let bytes = jsonl(&events);
+    let bytes = jsonl(&events, json!("1"));
     assert!(read_capture(&[&bytes], Some(Wire::V0_3)).is_ok());
     let err = read_capture(&[&bytes], Some(Wire::V1_0)).unwrap_err();
     assert!(err.contains("event 0"), "{err}");
 }
 
-/// Files by name, in memory.
-struct Named(HashMap<String, Vec<u8>>);
-
-impl Files for Named {
-    fn read(&mut self, path: &str) -> Result<Vec<u8>, String> {
-        self.0
-            .get(path)
-            .cloned()
-            .ok_or_else(|| format!("{path}: no such file"))
-    }
-    fn open(&mut self, path: &str) -> Result<Box<dyn std::io::Read>, String> {
-        Ok(Box::new(std::io::Cursor::new(self.read(path)?)))
-    }
-}
-
 #[test]
 fn check_reads_several_files_as_one_capture_and_prints_spec_json() {
     let events = stream("");
-    let files = Named(HashMap::from([
-        ("a.sse".to_string(), sse(&events[..3])),
-        ("b.sse".to_string(), sse(&events[3..])),
-    ]));
-    let mut files = files;
+    let mut files =
+        MemoryFiles::named(&[("a.sse", sse(&events[..3])), ("b.sse", sse(&events[3..]))]);
     let mut out = Vec::new();
     let args: Vec<String> = ["check", "--json", "a.sse", "b.sse"]
         .map(String::from)
@@ -282,22 +244,18 @@ fn check_reads_several_files_as_one_capture_and_prints_spec_json() {
 #[test]
 fn the_binary_reads_a_capture_larger_than_the_page_limit_a_line_at_a_time() {
     // 51 MiB of JSON Lines: over the 50 MiB the page reads, fine for the CLI.
-    let dir = std::env::temp_dir().join(format!("a2a-lab-capture-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let path = dir.join("big.jsonl");
+    let dir = Scratch::new("capture");
     let events = stream("");
     let mut text = String::new();
     let mut n = 0;
     while text.len() < 51 << 20 {
-        text.push_str(&String::from_utf8(jsonl(&retask(&events, &format!("t-{n}")))).unwrap());
+        text.push_str(
+            &String::from_utf8(jsonl(&retask(&events, &format!("t-{n}")), json!("1"))).unwrap(),
+        );
         n += 1;
     }
-    std::fs::write(&path, text).unwrap();
-    let out = Command::new(env!("CARGO_BIN_EXE_a2a-lab"))
-        .args(["check", "--json", path.to_str().unwrap()])
-        .output()
-        .unwrap();
-    let _ = std::fs::remove_dir_all(&dir);
+    let path = dir.write("big.jsonl", text.as_bytes());
+    let out = binary(["check", "--json", path.to_str().unwrap()]);
     assert_eq!(
         out.status.code(),
         Some(0),
@@ -314,7 +272,7 @@ fn a_chunk_resent_after_the_end_is_after_terminal_and_nothing_else() {
         env!("CARGO_MANIFEST_DIR"),
         "/tests/fixtures/captures/doctor/after-terminal-resent-chunk.jsonl"
     );
-    let report = read(&[std::fs::read(path).unwrap()]);
+    let report = capture_report(&[std::fs::read(path).unwrap()]);
     let found: Vec<&str> = report.findings.iter().map(|f| f.code.code()).collect();
     assert_eq!(found, ["after-terminal"]);
     assert!(

@@ -10,7 +10,8 @@ mod model_support;
 
 use std::path::{Path, PathBuf};
 
-use a2a_lab::model::evidence::capture::{read_capture, CaptureReport};
+use a2a_lab::model::evidence::capture::CaptureReport;
+use model_support::capture_report;
 
 const SDKS: [(&str, &str); 2] = [("python", "python"), ("js", "js")];
 const WIRES: [&str; 2] = ["v1.0", "v0.3"];
@@ -24,10 +25,6 @@ fn dir(sdk: &str) -> PathBuf {
 fn capture(sdk: &str, wire: &str, name: &str) -> Vec<u8> {
     let path = dir(sdk).join(format!("{wire}_{name}"));
     std::fs::read(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
-}
-
-fn read(files: &[&[u8]]) -> CaptureReport {
-    read_capture(files, None).unwrap()
 }
 
 /// Finding codes, final states (in 1.0 spelling) and event counts.
@@ -56,12 +53,13 @@ fn every_recorded_stream_is_judged_as_the_models_stream_for_its_scenario() {
                 ("cancel-1.sse", "cancel=1"),
                 ("chunks-10.sse", "chunks=10"),
             ] {
-                let recorded = verdict(&read(&[&capture(folder, wire, name)]));
+                let recorded = verdict(&capture_report(&[&capture(folder, wire, name)]));
                 let query = format!(
                     "{query}{}sdk={sdk}",
                     if query.is_empty() { "" } else { "&" }
                 );
-                let modelled = verdict(&read(&[&model_support::sse(&query).into_bytes()]));
+                let modelled =
+                    verdict(&capture_report(&[&model_support::sse(&query).into_bytes()]));
                 assert_eq!(
                     recorded, modelled,
                     "{folder} {wire} {name} vs the model's {query}"
@@ -76,9 +74,9 @@ fn every_recorded_stream_is_judged_as_the_models_stream_for_its_scenario() {
 #[test]
 fn the_python_sdk_delivers_a_late_artifact_after_the_terminal_status_and_js_drops_it() {
     for wire in WIRES {
-        let python = read(&[&capture("python", wire, "late-0.sse")]);
+        let python = capture_report(&[&capture("python", wire, "late-0.sse")]);
         assert_eq!(verdict(&python).0, ["after-terminal"], "{wire}");
-        let js = read(&[&capture("js", wire, "late-0.sse")]);
+        let js = capture_report(&[&capture("js", wire, "late-0.sse")]);
         assert!(js.findings.is_empty(), "{wire}: {:?}", js.findings);
         assert_eq!(python.wire.name(), wire.trim_start_matches('v'));
     }
@@ -91,11 +89,11 @@ fn a_dropped_stream_is_missing_its_terminal_until_its_resubscription_completes_i
             let dropped = capture(folder, wire, "resubscribe-dropped.sse");
             let resubscribed = capture(folder, wire, "resubscribe-resubscribed.sse");
             assert_eq!(
-                verdict(&read(&[&dropped])).0,
+                verdict(&capture_report(&[&dropped])).0,
                 ["missing-terminal"],
                 "{folder} {wire}"
             );
-            let session = read(&[&dropped, &resubscribed]);
+            let session = capture_report(&[&dropped, &resubscribed]);
             assert!(
                 session.findings.is_empty(),
                 "{folder} {wire}: {:?}",
@@ -117,13 +115,13 @@ fn an_authorization_turn_and_its_follow_up_are_one_session_ending_completed() {
         for wire in WIRES {
             let first = capture(folder, wire, "interrupt-auth.turn-1.sse");
             let second = capture(folder, wire, "interrupt-auth.turn-2.sse");
-            let alone = read(&[&first]);
+            let alone = capture_report(&[&first]);
             assert!(
                 alone.findings.is_empty(),
                 "an interrupted task is no missing terminal"
             );
             assert_eq!(verdict(&alone).1, ["TASK_STATE_AUTH_REQUIRED"]);
-            let session = read(&[&first, &second]);
+            let session = capture_report(&[&first, &second]);
             assert!(
                 session.findings.is_empty(),
                 "{folder} {wire}: {:?}",
@@ -142,7 +140,7 @@ fn an_authorization_turn_and_its_follow_up_are_one_session_ending_completed() {
 fn a_json_rpc_error_in_a_capture_is_listed_not_a_finding() {
     for (folder, _) in SDKS {
         for wire in WIRES {
-            let report = read(&[&capture(folder, wire, "cancel-finished-task.json")]);
+            let report = capture_report(&[&capture(folder, wire, "cancel-finished-task.json")]);
             assert!(report.findings.is_empty());
             assert_eq!(report.errors.len(), 1, "{folder} {wire}");
             assert_eq!(report.errors[0].code, -32002, "{folder} {wire}");
@@ -167,10 +165,10 @@ fn two_tasks_concatenated_or_interleaved_are_judged_each_by_its_own_ledger() {
         for wire in WIRES {
             let late = capture(folder, wire, "late-0.sse");
             let fail = capture(folder, wire, "ending-fail.sse");
-            let alone_late = verdict(&read(&[&late])).0;
+            let alone_late = verdict(&capture_report(&[&late])).0;
             for (a, b) in [(&late, &fail), (&fail, &late)] {
                 let joined: Vec<u8> = [a.as_slice(), b.as_slice()].concat();
-                let report = read(&[&joined]);
+                let report = capture_report(&[&joined]);
                 assert_eq!(report.tasks.len(), 2, "{folder} {wire}");
                 assert_eq!(verdict(&report).0, alone_late, "{folder} {wire}");
             }
@@ -180,7 +178,7 @@ fn two_tasks_concatenated_or_interleaved_are_judged_each_by_its_own_ledger() {
                 interleaved.extend(x.get(i).cloned());
                 interleaved.extend(y.get(i).cloned());
             }
-            let report = read(&[interleaved.as_bytes()]);
+            let report = capture_report(&[interleaved.as_bytes()]);
             assert_eq!(
                 verdict(&report).0,
                 alone_late,

@@ -4,28 +4,27 @@
 //! per code with what to fix.
 #![cfg(not(target_arch = "wasm32"))]
 
+mod cli_support;
 mod model_support;
 
-use std::process::Command;
+use std::ffi::OsString;
 
+use cli_support::{binary, Scratch};
 use model_support::wire_events;
 use serde_json::Value;
 
+/// `a2a-lab check ARGS FILES…` with the files written to a folder of this
+/// call's own: the exit code, stdout and stderr.
 fn check(args: &[&str], files: &[(&str, Vec<u8>)]) -> (i32, String, String) {
-    // A folder per call: the tests run side by side.
-    static CALLS: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
-    let call = CALLS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-    let dir = std::env::temp_dir().join(format!("a2a-lab-ci-{}-{call}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let mut cmd = Command::new(env!("CARGO_BIN_EXE_a2a-lab"));
-    cmd.arg("check").args(args);
+    let dir = Scratch::new("ci");
+    let mut argv: Vec<OsString> = std::iter::once("check")
+        .chain(args.iter().copied())
+        .map(OsString::from)
+        .collect();
     for (name, bytes) in files {
-        let path = dir.join(name);
-        std::fs::write(&path, bytes).unwrap();
-        cmd.arg(path);
+        argv.push(dir.write(name, bytes).into());
     }
-    let out = cmd.output().unwrap();
-    std::fs::remove_dir_all(&dir).ok();
+    let out = binary(argv);
     (
         out.status.code().unwrap_or(-1),
         String::from_utf8(out.stdout).unwrap(),

@@ -2,40 +2,15 @@
 //! codes, in-process and as a real process.
 #![cfg(not(target_arch = "wasm32"))]
 
+mod cli_support;
 mod model_support;
 
-use model_support::wire_events;
-use std::process::Command;
+use cli_support::{binary, cli, Scratch};
+use model_support::{wire_events, wire_rows};
 
-use a2a_lab::cli::{run, Files};
 use a2a_lab::model::evidence::export::export_json;
 use a2a_lab::model::sim::scenario::Scenario;
 use serde_json::{json, Value};
-
-/// One in-memory file, whatever the path.
-struct OneFile(Option<Vec<u8>>);
-
-impl Files for OneFile {
-    fn read(&mut self, _: &str) -> Result<Vec<u8>, String> {
-        self.0.clone().ok_or_else(|| "no such file".to_string())
-    }
-
-    fn open(&mut self, path: &str) -> Result<Box<dyn std::io::Read>, String> {
-        Ok(Box::new(std::io::Cursor::new(self.read(path)?)))
-    }
-}
-
-fn cli(args: &[&str], file: Option<&[u8]>) -> (String, String, u8) {
-    let args: Vec<String> = args.iter().map(|s| s.to_string()).collect();
-    let mut stdout = Vec::new();
-    let out = run(&args, &mut OneFile(file.map(<[u8]>::to_vec)), &mut stdout);
-    let stdout = String::from_utf8(stdout).expect("stdout is UTF-8");
-    assert!(
-        out.code == 0 || out.code == 1 || stdout.is_empty(),
-        "a failing command printed {stdout}"
-    );
-    (stdout, out.stderr, out.code)
-}
 
 fn findings(stdout: &str) -> Vec<(String, Option<u64>)> {
     let v: Value = serde_json::from_str(stdout).unwrap();
@@ -150,13 +125,10 @@ fn a_resubscribed_session_read_as_a_capture_is_clean() {
         ("second_client=3", 1),
         ("second_client=3", 2),
     ] {
-        let export: Value =
-            serde_json::from_str(&export_json(&Scenario::from_query(query).unwrap())).unwrap();
-        let events: Vec<&Value> = export["trace"]
-            .as_array()
-            .unwrap()
+        let rows = wire_rows(query);
+        let events: Vec<&Value> = rows
             .iter()
-            .filter(|r| r["client"].as_u64().unwrap_or(1) == client && r["wire"].is_object())
+            .filter(|r| r["client"].as_u64().unwrap_or(1) == client)
             .map(|r| &r["wire"])
             .collect();
         let raw = serde_json::to_vec(&events).unwrap();
@@ -359,9 +331,7 @@ fn check_refuses_unknown_event_kinds_and_deep_nesting_with_exit_2() {
 
 #[test]
 fn the_binary_never_panics_and_uses_exit_codes() {
-    let bin = env!("CARGO_BIN_EXE_a2a-lab");
-    let status = |args: &[&str]| Command::new(bin).args(args).output().unwrap();
-    let out = status(&["trace", "chunks=2"]);
+    let out = binary(["trace", "chunks=2"]);
     assert_eq!(out.status.code(), Some(0));
     assert!(String::from_utf8_lossy(&out.stdout).contains("\"format\""));
     for args in [
@@ -371,31 +341,25 @@ fn the_binary_never_panics_and_uses_exit_codes() {
         &["frobnicate"],
         &[],
     ] {
-        let out = status(args);
+        let out = binary(args);
         assert_eq!(out.status.code(), Some(2), "{args:?}");
         assert!(!String::from_utf8_lossy(&out.stderr).contains("panicked"));
     }
-    assert_eq!(status(&["--version"]).status.code(), Some(0));
+    assert_eq!(binary(["--version"]).status.code(), Some(0));
 }
 
 #[test]
 fn check_on_input_with_no_a2a_event_is_exit_2_naming_each_file() {
-    let dir = std::env::temp_dir().join(format!("a2a-lab-empty-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let write = |name: &str, bytes: &[u8]| {
-        let path = dir.join(name);
-        std::fs::write(&path, bytes).unwrap();
-        path.to_string_lossy().into_owned()
-    };
+    let dir = Scratch::new("empty");
+    let write = |name: &str, bytes: &[u8]| dir.write(name, bytes).to_string_lossy().into_owned();
     let empties = [
         write("empty.sse", b""),
         write("blanks.jsonl", b"\n\n   \r\n\n"),
         write("pings.sse", b": ping\n\n: ping\n\n"),
         write("no-event.json", b"[]"),
     ];
-    let bin = env!("CARGO_BIN_EXE_a2a-lab");
     let check = |args: &[&str]| {
-        let out = Command::new(bin).arg("check").args(args).output().unwrap();
+        let out = binary(["check"].iter().chain(args));
         (
             out.status.code(),
             String::from_utf8_lossy(&out.stdout).into_owned(),
@@ -437,19 +401,17 @@ fn check_on_input_with_no_a2a_event_is_exit_2_naming_each_file() {
     );
     let (code, stdout, stderr) = check(&[&mixed]);
     assert_eq!(code, Some(0), "{stdout}{stderr}");
-    std::fs::remove_dir_all(&dir).ok();
 }
 
 #[test]
 fn help_on_every_command_prints_its_usage_and_exits_0() {
-    let bin = env!("CARGO_BIN_EXE_a2a-lab");
     for command in ["trace", "reduce", "check", "probe"] {
         for asked in [
             vec![command, "--help"],
             vec![command, "-h"],
             vec!["help", command],
         ] {
-            let out = Command::new(bin).args(&asked).output().unwrap();
+            let out = binary(&asked);
             let stdout = String::from_utf8_lossy(&out.stdout);
             assert_eq!(out.status.code(), Some(0), "{asked:?}");
             assert!(
@@ -459,10 +421,7 @@ fn help_on_every_command_prints_its_usage_and_exits_0() {
             assert!(stdout.contains("Exit codes"), "{asked:?}");
         }
     }
-    let probe = Command::new(bin)
-        .args(["probe", "--help"])
-        .output()
-        .unwrap();
+    let probe = binary(["probe", "--help"]);
     let text = String::from_utf8_lossy(&probe.stdout);
     for flag in [
         "--card",
@@ -474,19 +433,14 @@ fn help_on_every_command_prints_its_usage_and_exits_0() {
     ] {
         assert!(text.contains(flag), "{flag}: {text}");
     }
-    let unknown = Command::new(bin)
-        .args(["help", "frobnicate"])
-        .output()
-        .unwrap();
+    let unknown = binary(["help", "frobnicate"]);
     assert_eq!(unknown.status.code(), Some(2));
 }
 
 #[test]
 fn version_completions_and_the_reference_come_from_the_same_definitions() {
-    let bin = env!("CARGO_BIN_EXE_a2a-lab");
-    let run = |args: &[&str]| Command::new(bin).args(args).output().unwrap();
     for version in ["--version", "-V"] {
-        let out = run(&[version]);
+        let out = binary([version]);
         assert_eq!(out.status.code(), Some(0));
         assert_eq!(
             String::from_utf8_lossy(&out.stdout),
@@ -498,7 +452,7 @@ fn version_completions_and_the_reference_come_from_the_same_definitions() {
         ("zsh", "#compdef a2a-lab"),
         ("fish", "complete -c a2a-lab"),
     ] {
-        let out = run(&["completions", shell]);
+        let out = binary(["completions", shell]);
         let script = String::from_utf8_lossy(&out.stdout);
         assert_eq!(out.status.code(), Some(0), "{shell}");
         assert!(script.contains(says), "{shell}: {script}");
@@ -507,9 +461,9 @@ fn version_completions_and_the_reference_come_from_the_same_definitions() {
             "{shell}: every flag is completed"
         );
     }
-    assert_eq!(run(&["completions", "tcsh"]).status.code(), Some(2));
+    assert_eq!(binary(["completions", "tcsh"]).status.code(), Some(2));
     // docs/cli.md is the reference as the definitions make it.
-    let made = String::from_utf8(run(&["reference"]).stdout).unwrap();
+    let made = String::from_utf8(binary(["reference"]).stdout).unwrap();
     let kept = std::fs::read_to_string(
         std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/cli.md"),
     )

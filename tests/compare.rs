@@ -1,17 +1,15 @@
 //! Compare mode: differences between two scenarios, checked for two pairs
 //! of examples.
 
-use a2a_lab::model::evidence::compare::compare;
-use a2a_lab::model::sim::scenario::Scenario;
-use serde_json::{json, Value};
+mod model_support;
 
-fn q(query: &str) -> Scenario {
-    Scenario::from_query(query).unwrap()
-}
+use a2a_lab::model::evidence::compare::compare;
+use model_support::scenario;
+use serde_json::{json, Value};
 
 #[test]
 fn late_artifact_against_its_guard_differs_in_exactly_the_guarded_metrics() {
-    let c = compare(&q("late=0"), &q("late=0&guard=on"));
+    let c = compare(&scenario("late=0"), &scenario("late=0&guard=on"));
     let names: Vec<&str> = c.differences.iter().map(|d| d.metric.name()).collect();
     assert_eq!(
         names,
@@ -31,7 +29,10 @@ fn late_artifact_against_its_guard_differs_in_exactly_the_guarded_metrics() {
 
 #[test]
 fn memory_against_database_restart_differs_in_loss() {
-    let c = compare(&q("restart=2&store=memory"), &q("restart=2&store=database"));
+    let c = compare(
+        &scenario("restart=2&store=memory"),
+        &scenario("restart=2&store=database"),
+    );
     let names: Vec<&str> = c.differences.iter().map(|d| d.metric.name()).collect();
     assert!(
         names.contains(&"task_lost") && names.contains(&"final_state"),
@@ -45,7 +46,7 @@ fn memory_against_database_restart_differs_in_loss() {
 
 #[test]
 fn identical_scenarios_have_no_differences() {
-    let c = compare(&q(""), &q(""));
+    let c = compare(&scenario(""), &scenario(""));
     assert!(c.differences.is_empty());
     assert_eq!(c.first_divergence, None);
 }

@@ -1,19 +1,19 @@
 //! The examples menu: every example is a valid scenario URL, in the seed's
 //! order, and the ones the seed gives numbers for reproduce them.
 
+mod model_support;
+
 use a2a_lab::model::pictures::examples::EXAMPLES;
 use a2a_lab::model::sim::scenario::Scenario;
-use a2a_lab::model::sim::simulate;
 use a2a_lab::model::state::TaskState;
 
+/// The metrics of the example whose label starts `label_prefix`.
 fn metrics_of(label_prefix: &str) -> a2a_lab::model::trace::Metrics {
     let example = EXAMPLES
         .iter()
         .find(|e| e.label.starts_with(label_prefix))
         .expect(label_prefix);
-    simulate(&Scenario::from_query(example.query).unwrap())
-        .trace
-        .metrics
+    model_support::metrics(example.query)
 }
 
 #[test]

@@ -2,28 +2,24 @@
 //! a2a-sdk 1.3.0 (`tests/fidelity/python/`) must be reproduced in order and
 //! count (timing may differ).
 
-use std::path::Path;
+mod model_support;
 
-use a2a_lab::model::sim::scenario::Scenario;
-use a2a_lab::model::sim::simulate;
 use a2a_lab::model::trace::RowKind;
 use a2a_lab::model::trace::Run;
 use a2a_lab::model::wire::answer::read_value;
+use model_support::fidelity::{every, fixture_dir, model_query, spelled, Settled};
+use model_support::run;
 use serde_json::Value;
 
 /// What is compared: event kinds/states/after-terminal in order, how the
-/// stream or call ended, artifact counts, the cancel result, orphaned steps
-/// and executions.
+/// call ended, artifact counts, and how the run settled (the stream's end,
+/// GetTask, the cancel result, orphaned steps and executions).
 #[derive(Debug, PartialEq)]
 struct Outcome {
     events: Vec<String>,
-    stream: Option<String>,
     call: Option<String>,
     blocking_result_artifacts: Option<u64>,
-    get_task: String,
-    cancel_result: Option<String>,
-    orphaned_steps: u64,
-    executions: u64,
+    settled: Settled,
 }
 
 fn signature(kind: &str, state: Option<&str>, after_terminal: bool) -> String {
@@ -47,26 +43,12 @@ fn from_fixture(run: &Value) -> Outcome {
             )
         })
         .collect();
-    let get_task = match &run["get_task_settled"] {
-        Value::String(s) => s.clone(),
-        g => format!("{} with {}", g["state"].as_str().unwrap(), g["artifacts"]),
-    };
     Outcome {
         events,
-        stream: run["stream"].as_str().map(String::from),
         call: run["call"].as_str().map(String::from),
         blocking_result_artifacts: run["blocking_result_artifacts"].as_u64(),
-        get_task,
-        cancel_result: run["cancel_result"].as_str().map(String::from),
-        orphaned_steps: run["orphaned_steps"].as_u64().unwrap(),
-        executions: run["executions"].as_u64().unwrap(),
+        settled: Settled::recorded(run),
     }
-}
-
-/// A value as the export spells it (`timed_out`, `not_cancelable`), the
-/// spelling the recorders write.
-fn spelled<T: serde::Serialize>(value: &T) -> Option<String> {
-    serde_json::to_value(value).ok()?.as_str().map(String::from)
 }
 
 fn from_model(run: &Run) -> Outcome {
@@ -83,59 +65,36 @@ fn from_model(run: &Run) -> Outcome {
             Some(signature(event.kind.wrapper(), state, after))
         })
         .collect();
-    let get_task = match (&m.final_state, m.get_task_artifacts) {
-        (Some(state), Some(n)) => format!("{} with {n}", state.wire()),
-        _ => "lost".to_string(),
-    };
     Outcome {
         events,
-        stream: spelled(&m.stream),
         call: spelled(&run.call_end),
         blocking_result_artifacts: m.blocking_result_artifacts.map(u64::from),
-        get_task,
-        cancel_result: spelled(&m.cancel_result),
-        orphaned_steps: u64::from(m.orphaned_steps),
-        executions: u64::from(m.executions),
+        settled: Settled::modelled(run),
     }
 }
 
 #[test]
 fn model_reproduces_every_python_sdk_fixture() {
-    check_profile("python", "");
+    check_profile("python");
 }
 
 #[test]
 fn model_reproduces_every_js_sdk_fixture() {
-    check_profile("js", "&sdk=js");
+    check_profile("js");
 }
 
 /// Compares every fixture of one SDK with the model under that profile.
-fn check_profile(folder: &str, sdk_key: &str) {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("tests/fidelity/fixtures")
-        .join(folder);
+fn check_profile(folder: &str) {
     let mut compared = 0;
     let mut failures = Vec::new();
-    for entry in std::fs::read_dir(&dir).expect("fixtures are committed") {
-        let path = entry.unwrap().path();
-        if path.extension().is_none_or(|e| e != "json") || path.file_name().unwrap() == "index.json"
-        {
+    for fixture in every(&fixture_dir(folder)) {
+        if !fixture.measurable() {
             continue;
         }
-        let fixture: Value = serde_json::from_slice(&std::fs::read(&path).unwrap()).unwrap();
-        if fixture["measurable"] == Value::Bool(false) {
-            continue;
-        }
-        let query = fixture["scenario"].as_str().unwrap();
-        let query = if query == "defaults" { "" } else { query };
-        let step = fixture["step_ms"].as_u64().unwrap();
-        let query = format!("{query}{sdk_key}");
-        let query = query.trim_start_matches('&');
-        let scenario = Scenario::from_query(query)
-            .and_then(|s| s.with("step_ms", &step.to_string()))
-            .unwrap_or_else(|e| panic!("{}: {e}", path.display()));
-        let model = from_model(&simulate(&scenario));
-        for run in fixture["runs"].as_array().unwrap() {
+        let recorded = fixture.json["scenario"].as_str().unwrap();
+        let query = model_query(recorded, folder, Some(fixture.step_ms()));
+        let model = from_model(&run(&query));
+        for run in fixture.json["runs"].as_array().unwrap() {
             let sdk = from_fixture(run);
             if sdk != model {
                 failures.push(format!("{query}:\n  sdk   {sdk:?}\n  model {model:?}"));

@@ -9,10 +9,13 @@
 //! fidelity tests compare with the model, cannot disagree with the reader
 //! the capture reader, Import and the probe share.
 
+mod model_support;
+
 use std::path::Path;
 
 use a2a_lab::model::wire::answer::{read_value, EventKind};
 use a2a_lab::model::wire::event::WireState;
+use model_support::fidelity::{fixtures_root, read_json};
 use serde_json::Value;
 
 /// An event as the recorders normalize it.
@@ -97,13 +100,12 @@ fn fixtures(dir: &Path, out: &mut Vec<std::path::PathBuf>) {
 
 #[test]
 fn the_recorders_normalize_every_event_as_the_one_reader_reads_it() {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fidelity/fixtures");
     let mut files = Vec::new();
-    fixtures(&root, &mut files);
+    fixtures(&fixtures_root(), &mut files);
     files.sort();
     let (mut compared, mut events, mut failures) = (0, 0, Vec::new());
     for file in &files {
-        let fixture: Value = serde_json::from_str(&std::fs::read_to_string(file).unwrap()).unwrap();
+        let fixture = read_json(file);
         for run in fixture["runs"].as_array().into_iter().flatten() {
             for (normalized, wire) in pairs(run) {
                 compared += 1;

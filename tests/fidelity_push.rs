@@ -6,11 +6,11 @@
 //! webhook or not. Times may differ otherwise.
 #![cfg(not(target_arch = "wasm32"))]
 
-use std::path::Path;
+mod model_support;
 
-use a2a_lab::model::sim::scenario::Scenario;
-use a2a_lab::model::sim::simulate;
 use a2a_lab::model::trace::{RowKind, Run};
+use model_support::fidelity::{fixture_dir, listed, model_query, spelled};
+use model_support::run;
 use serde_json::Value;
 
 /// Fixtures the model does not reproduce, by SDK folder and scenario, with
@@ -202,11 +202,10 @@ fn modelled(run: &Run, scenario: &str) -> Outcome {
         });
     let m = &run.trace.metrics;
     let end = match (m.stream, run.call_end) {
-        (Some(s), _) => serde_json::to_value(s).ok(),
-        (None, Some(c)) => serde_json::to_value(c).ok(),
+        (Some(s), _) => spelled(&s),
+        (None, Some(c)) => spelled(&c),
         _ => None,
     }
-    .and_then(|v| v.as_str().map(String::from))
     .unwrap_or_default();
     let push = m.push.as_ref().expect("push metrics with push on");
     Outcome {
@@ -223,21 +222,13 @@ fn modelled(run: &Run, scenario: &str) -> Outcome {
 
 #[test]
 fn the_model_pushes_what_both_sdks_were_measured_to_push() {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fidelity/fixtures");
     let mut differ = Vec::new();
     let mut checked = 0;
     for sdk in ["python", "js"] {
-        let dir = root.join(sdk).join("push");
-        let index: Value =
-            serde_json::from_str(&std::fs::read_to_string(dir.join("index.json")).unwrap())
-                .unwrap();
-        for entry in index["scenarios"].as_array().unwrap() {
-            let scenario = entry["scenario"].as_str().unwrap();
-            let file = entry["file"].as_str().unwrap();
-            let fixture: Value =
-                serde_json::from_str(&std::fs::read_to_string(dir.join(file)).unwrap()).unwrap();
-            let step = fixture["step_ms"].as_u64().unwrap_or(50);
-            let mut query = format!("{scenario}&step_ms={step}&sdk={sdk}");
+        for (scenario, fixture) in listed(&fixture_dir(sdk).join("push")) {
+            let scenario = scenario.as_str();
+            let step = fixture.json["step_ms"].as_u64().unwrap_or(50);
+            let mut query = model_query(scenario, sdk, Some(step));
             if let Some((.., added, _)) = ADDED_KEYS
                 .iter()
                 .find(|(s, q, ..)| *s == sdk && *q == scenario)
@@ -245,9 +236,8 @@ fn the_model_pushes_what_both_sdks_were_measured_to_push() {
                 query.push('&');
                 query.push_str(added);
             }
-            let sc = Scenario::from_query(&query).unwrap_or_else(|e| panic!("{query}: {e}"));
-            let model = modelled(&simulate(&sc), scenario);
-            let want = recorded(&fixture, scenario);
+            let model = modelled(&run(&query), scenario);
+            let want = recorded(&fixture.json, scenario);
             checked += 1;
             let listed = NOT_REPRODUCED
                 .iter()

@@ -10,12 +10,12 @@
 //! names are the `wire` key's, not these keys'.
 #![cfg(not(target_arch = "wasm32"))]
 
-use a2a_lab::model::wire::answer::{read_value, EventKind};
-use std::path::Path;
+mod model_support;
 
-use a2a_lab::model::sim::scenario::Scenario;
-use a2a_lab::model::sim::simulate;
 use a2a_lab::model::trace::{Disposition, Run, StreamOutcome, StreamRole};
+use a2a_lab::model::wire::answer::{read_value, EventKind};
+use model_support::fidelity::{fixture_dir, listed, model_query, Settled};
+use model_support::run;
 use serde_json::Value;
 
 /// Fixtures the model does not reproduce yet, by SDK folder and scenario.
@@ -36,11 +36,7 @@ struct StreamView {
 #[derive(Debug, PartialEq)]
 struct Outcome {
     streams: Vec<StreamView>,
-    stream: Option<String>,
-    get_task: String,
-    cancel_result: Option<String>,
-    orphaned_steps: u64,
-    executions: u64,
+    settled: Settled,
 }
 
 /// A part by what it is: the courier step `i/n`, or the receipt.
@@ -130,23 +126,10 @@ fn from_fixture(run: &Value) -> Outcome {
             }
         })
         .collect();
-    let get_task = match &run["get_task_settled"] {
-        Value::String(s) => s.clone(),
-        g => format!("{} with {}", g["state"].as_str().unwrap(), g["artifacts"]),
-    };
     Outcome {
         streams,
-        stream: run["stream"].as_str().map(String::from),
-        get_task,
-        cancel_result: run["cancel_result"].as_str().map(String::from),
-        orphaned_steps: run["orphaned_steps"].as_u64().unwrap(),
-        executions: run["executions"].as_u64().unwrap(),
+        settled: Settled::recorded(run),
     }
-}
-
-/// A value as the export spells it (`timed_out`, `not_cancelable`).
-fn spelled<T: serde::Serialize>(value: &T) -> Option<String> {
-    serde_json::to_value(value).ok()?.as_str().map(String::from)
 }
 
 /// A wire event of the model as a comparable line, read by the model's
@@ -176,7 +159,6 @@ fn model_line(wire: &Value, after_terminal: bool) -> String {
 }
 
 fn from_model(run: &Run) -> Outcome {
-    let m = &run.trace.metrics;
     let streams = run
         .streams
         .iter()
@@ -207,17 +189,9 @@ fn from_model(run: &Run) -> Outcome {
             }
         })
         .collect();
-    let get_task = match (&m.final_state, m.get_task_artifacts) {
-        (Some(state), Some(n)) => format!("{} with {n}", state.wire()),
-        _ => "lost".to_string(),
-    };
     Outcome {
         streams,
-        stream: spelled(&m.stream),
-        get_task,
-        cancel_result: spelled(&m.cancel_result),
-        orphaned_steps: u64::from(m.orphaned_steps),
-        executions: u64::from(m.executions),
+        settled: Settled::modelled(run),
     }
 }
 
@@ -243,6 +217,7 @@ fn differences(sdk: &Outcome, model: &Outcome) -> Vec<String> {
             (None, None) => {}
         }
     }
+    let (sdk, model) = (&sdk.settled, &model.settled);
     let mut field = |name: &str, a: String, b: String| {
         if a != b {
             out.push(format!("{name}: sdk {a}, model {b}"));
@@ -274,32 +249,20 @@ fn differences(sdk: &Outcome, model: &Outcome) -> Vec<String> {
 
 /// Compares every 1.0 subscribe fixture of one SDK with the model; returns
 /// how many were compared.
-fn check_profile(folder: &str, sdk_key: &str) -> usize {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("tests/fidelity/fixtures")
-        .join(folder)
-        .join("subscribe");
-    let index: Value =
-        serde_json::from_slice(&std::fs::read(dir.join("index.json")).unwrap()).unwrap();
+fn check_profile(folder: &str) -> usize {
     let mut compared = 0;
     let mut failures = Vec::new();
     let mut reproduced_but_listed = Vec::new();
-    for entry in index["scenarios"].as_array().unwrap() {
-        let query = entry["scenario"].as_str().unwrap();
+    for (query, fixture) in listed(&fixture_dir(folder).join("subscribe")) {
+        let query = query.as_str();
         if query.split('&').any(|p| p == "wire=0.3") {
             continue;
         }
-        let path = dir.join(entry["file"].as_str().unwrap());
-        let fixture: Value = serde_json::from_slice(&std::fs::read(&path).unwrap()).unwrap();
-        if fixture["measurable"] == Value::Bool(false) {
+        if !fixture.measurable() {
             continue;
         }
-        let step = fixture["step_ms"].as_u64().unwrap();
-        let full = format!("{query}{sdk_key}&step_ms={step}");
-        let scenario =
-            Scenario::from_query(&full).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
-        let model = from_model(&simulate(&scenario));
-        let runs = fixture["runs"].as_array().unwrap();
+        let model = from_model(&run(&model_query(query, folder, Some(fixture.step_ms()))));
+        let runs = fixture.json["runs"].as_array().unwrap();
         let sdk = from_fixture(&runs[0]);
         for (i, run) in runs.iter().enumerate().skip(1) {
             assert_eq!(
@@ -332,12 +295,12 @@ fn check_profile(folder: &str, sdk_key: &str) -> usize {
 
 #[test]
 fn model_reproduces_every_python_sdk_subscribe_fixture() {
-    let compared = check_profile("python", "");
+    let compared = check_profile("python");
     assert_eq!(compared, 38, "the 1.0 subscribe fixtures of a2a-sdk");
 }
 
 #[test]
 fn model_reproduces_every_js_sdk_subscribe_fixture() {
-    let compared = check_profile("js", "&sdk=js");
+    let compared = check_profile("js");
     assert_eq!(compared, 38, "the 1.0 subscribe fixtures of @a2a-js/sdk");
 }

@@ -12,18 +12,11 @@
 //! carries a timestamp (a2a-sdk writes none on the FAILED after a raising
 //! `cancel()`).
 
-use std::path::PathBuf;
+mod model_support;
 
-use a2a_lab::model::evidence::export::export_json;
-use a2a_lab::model::sim::scenario::Scenario;
+use model_support::fidelity::{every, fixture_dir, model_query};
+use model_support::wire_rows;
 use serde_json::{Map, Value};
-
-fn fixtures(sdk: &str) -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join("tests/fidelity/fixtures")
-        .join(sdk)
-        .join("subscribe")
-}
 
 /// Values that differ between any two runs (ids, clocks) or between the
 /// recorder's agent and the seed's (texts, names) become `·`; the fields a
@@ -64,14 +57,7 @@ fn shape(v: &Value) -> Value {
 /// client 1's first and then the second client's (the recorder keeps one
 /// stream after another; the trace interleaves them in time).
 fn model_stream(query: &str) -> Vec<Value> {
-    let scenario = Scenario::from_query(query).unwrap_or_else(|e| panic!("{query}: {e}"));
-    let export: Value = serde_json::from_str(&export_json(&scenario)).unwrap();
-    let mut rows: Vec<&Value> = export["trace"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .filter(|r| r["wire"].is_object())
-        .collect();
+    let mut rows = wire_rows(query);
     rows.sort_by_key(|r| r["client"].as_u64().unwrap_or(1));
     rows.iter().map(|r| shape(&r["wire"])).collect()
 }
@@ -91,15 +77,12 @@ fn every_recorded_0_3_stream_has_the_models_shape_event_for_event() {
     let mut checked = 0;
     let mut failures = Vec::new();
     for sdk in ["python", "js"] {
-        let mut names: Vec<_> = std::fs::read_dir(fixtures(sdk))
-            .unwrap_or_else(|e| panic!("{sdk} fixtures: {e}"))
-            .filter_map(|e| e.ok()?.file_name().into_string().ok())
-            .filter(|n| n.ends_with("wire-0.3.json"))
-            .collect();
-        names.sort();
-        for name in names {
-            let text = std::fs::read_to_string(fixtures(sdk).join(&name)).unwrap();
-            let fixture: Value = serde_json::from_str(&text).unwrap();
+        for fixture in every(&fixture_dir(sdk).join("subscribe")) {
+            let name = fixture.file_name();
+            if !name.ends_with("wire-0.3.json") {
+                continue;
+            }
+            let fixture = fixture.json;
             let scenario = fixture["scenario"].as_str().unwrap_or_default();
             // Every call's stream in order: a resume and a retry stream
             // too, as the model's trace does.
@@ -110,8 +93,7 @@ fn every_recorded_0_3_stream_has_the_models_shape_event_for_event() {
                 .flat_map(|s| s["wire"].as_array().cloned().unwrap_or_default())
                 .map(|e| shape(&e))
                 .collect();
-            let query = format!("{scenario}&sdk={sdk}");
-            let modelled = model_stream(&query);
+            let modelled = model_stream(&model_query(scenario, sdk, None));
             let set_aside = NOT_MODELLED.iter().any(|(s, n, _)| *s == sdk && *n == name);
             if set_aside {
                 assert_ne!(

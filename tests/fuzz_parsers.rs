@@ -10,20 +10,19 @@
 //! replayed on every run.
 #![cfg(not(target_arch = "wasm32"))]
 
+mod model_support;
+
 use a2a_lab::model::evidence::capture::{read_capture, CaptureReader, Wire, MAX_LINE_BYTES};
 use a2a_lab::model::evidence::export::export_json;
 use a2a_lab::model::evidence::import::import_bytes;
 use a2a_lab::model::evidence::json_array;
 use a2a_lab::model::sim::scenario::Scenario;
 use a2a_lab::model::wire::schema::{shape_faults, Shape};
+use model_support::fuzz_cases;
 use proptest::prelude::*;
 
-fn cases() -> u32 {
-    std::env::var("FUZZ_CASES")
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(3000)
-}
+/// Cases per property in CI; `FUZZ_CASES` sets more for a soak.
+const CASES: u32 = 3000;
 
 /// Fragments that steer random input towards the parsers' interesting paths.
 const QUERY_PARTS: &[&str] = &[
@@ -148,7 +147,7 @@ fn stitched(parts: &'static [&'static str]) -> impl Strategy<Value = String> {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig { cases: cases(), failure_persistence: None, ..ProptestConfig::default() })]
+    #![proptest_config(ProptestConfig { cases: fuzz_cases(CASES), failure_persistence: None, ..ProptestConfig::default() })]
 
     #[test]
     fn query_parser_never_panics(q in prop_oneof![stitched(QUERY_PARTS), any::<String>()]) {
@@ -272,7 +271,7 @@ const CAPTURE_PARTS: &[&str] = &[
 ];
 
 proptest! {
-    #![proptest_config(ProptestConfig { cases: cases(), failure_persistence: None, ..ProptestConfig::default() })]
+    #![proptest_config(ProptestConfig { cases: fuzz_cases(CASES), failure_persistence: None, ..ProptestConfig::default() })]
 
     /// The wire's schema reader (`wire-shape`) never panics, on events
     /// stitched from real fragments or on any bytes, for either wire and
@@ -295,7 +294,7 @@ proptest! {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig { cases: cases(), failure_persistence: None, ..ProptestConfig::default() })]
+    #![proptest_config(ProptestConfig { cases: fuzz_cases(CASES), failure_persistence: None, ..ProptestConfig::default() })]
 
     /// The capture reader, one file or several, never panics: it reads a
     /// capture or names what is wrong with it.
@@ -320,7 +319,7 @@ proptest! {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig { cases: cases(), failure_persistence: None, ..ProptestConfig::default() })]
+    #![proptest_config(ProptestConfig { cases: fuzz_cases(CASES), failure_persistence: None, ..ProptestConfig::default() })]
 
     /// A capture fed in chunks of any size, as the page reads a file, is
     /// read exactly as the whole file is: the same report or the same error.

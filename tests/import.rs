@@ -9,7 +9,7 @@ use a2a_lab::model::evidence::export::export_json;
 use a2a_lab::model::evidence::import::{import_bytes, Imported};
 use a2a_lab::model::evidence::import::{import_files, Importer};
 use a2a_lab::model::sim::scenario::Scenario;
-use model_support::sse;
+use model_support::{fuzz_cases, sse};
 use proptest::prelude::*;
 use serde_json::Value;
 
@@ -136,13 +136,8 @@ fn more_than_the_page_reads_is_refused_as_it_arrives() {
     assert!(e.contains("the page reads at most"), "{e}");
 }
 
-/// Cases per property; a soak sets `FUZZ_CASES` as for `fuzz_parsers`.
-fn cases() -> u32 {
-    std::env::var("FUZZ_CASES")
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(2000)
-}
+/// Cases per property in CI; a soak sets `FUZZ_CASES` as for `fuzz_parsers`.
+const CASES: u32 = 2000;
 
 /// Fragments of exports and captures.
 const PARTS: &[&str] = &[
@@ -166,7 +161,7 @@ const PARTS: &[&str] = &[
 ];
 
 proptest! {
-    #![proptest_config(ProptestConfig { cases: cases(), failure_persistence: None, ..ProptestConfig::default() })]
+    #![proptest_config(ProptestConfig { cases: fuzz_cases(CASES), failure_persistence: None, ..ProptestConfig::default() })]
 
     /// Any slicing reads what the whole files read, as `import_files`
     /// (which the page used to call on whole files) does.

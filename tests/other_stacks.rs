@@ -3,8 +3,11 @@
 //! updates are no transition; a capture of only an error answer lists it.
 #![cfg(not(target_arch = "wasm32"))]
 
-use a2a_lab::cli::{run, Files};
-use a2a_lab::model::evidence::capture::read_capture;
+mod cli_support;
+mod model_support;
+
+use cli_support::cli;
+use model_support::{capture_report, jsonl};
 use serde_json::{json, Value};
 
 fn status(state: &str, text: Option<&str>) -> Value {
@@ -20,14 +23,6 @@ fn submitted() -> Value {
     json!({"task": {"id": "t-1", "contextId": "c-1", "status": {"state": "TASK_STATE_SUBMITTED"}}})
 }
 
-fn jsonl(events: &[Value]) -> Vec<u8> {
-    events
-        .iter()
-        .map(|e| format!("{}\n", json!({"jsonrpc": "2.0", "id": 1, "result": e})))
-        .collect::<String>()
-        .into_bytes()
-}
-
 /// The four-event capture of the issue: SUBMITTED, WORKING "Looking up",
 /// WORKING "Checking carrier", COMPLETED.
 fn progress_capture() -> Vec<Value> {
@@ -39,30 +34,16 @@ fn progress_capture() -> Vec<Value> {
     ]
 }
 
-struct One(Vec<u8>);
-
-impl Files for One {
-    fn read(&mut self, _: &str) -> Result<Vec<u8>, String> {
-        Ok(self.0.clone())
-    }
-    fn open(&mut self, _: &str) -> Result<Box<dyn std::io::Read>, String> {
-        Ok(Box::new(std::io::Cursor::new(self.0.clone())))
-    }
-}
-
+/// `check --json` of `bytes` as a capture: the exit code and the report.
 fn check(bytes: Vec<u8>) -> (u8, Value) {
-    let mut out = Vec::new();
-    let args: Vec<String> = ["check", "--json", "capture.jsonl"]
-        .map(String::from)
-        .to_vec();
-    let result = run(&args, &mut One(bytes), &mut out);
-    assert_ne!(result.code, 2, "{}", result.stderr);
-    (result.code, serde_json::from_slice(&out).unwrap())
+    let (out, err, code) = cli(&["check", "--json", "capture.jsonl"], Some(&bytes));
+    assert_ne!(code, 2, "{err}");
+    (code, serde_json::from_str(&out).unwrap())
 }
 
 #[test]
 fn working_repeated_with_a_new_message_is_progress_not_an_illegal_transition() {
-    let (code, report) = check(jsonl(&progress_capture()));
+    let (code, report) = check(jsonl(&progress_capture(), json!(1)));
     assert_eq!(report["findings"], json!([]), "{report}");
     assert_eq!(code, 0);
     assert_eq!(report["tasks"][0]["events"], 4);
@@ -78,7 +59,7 @@ fn progress_in_an_interruption_and_on_the_0_3_wire_is_no_finding_either() {
         status("TASK_STATE_INPUT_REQUIRED", Some("Still waiting")),
     );
     events.insert(5, status("TASK_STATE_WORKING", Some("Thanks")));
-    let report = read_capture(&[&jsonl(&events)], None).unwrap();
+    let report = capture_report(&[jsonl(&events, json!(1))]);
     assert!(report.findings.is_empty(), "{:?}", report.findings);
     let v03 = [
         json!({"kind": "task", "id": "t", "contextId": "c", "status": {"state": "submitted"}}),
@@ -86,7 +67,7 @@ fn progress_in_an_interruption_and_on_the_0_3_wire_is_no_finding_either() {
         json!({"kind": "status-update", "taskId": "t", "contextId": "c", "status": {"state": "working"}, "final": false}),
         json!({"kind": "status-update", "taskId": "t", "contextId": "c", "status": {"state": "completed"}, "final": true}),
     ];
-    let report = read_capture(&[&jsonl(&v03)], None).unwrap();
+    let report = capture_report(&[jsonl(&v03, json!(1))]);
     assert!(report.findings.is_empty(), "{:?}", report.findings);
 }
 
@@ -96,7 +77,7 @@ fn a_change_of_state_is_still_judged_by_the_allowlist() {
     // and working back to submitted is outside the allowlist.
     let mut events = progress_capture();
     events.push(status("TASK_STATE_COMPLETED", None));
-    let report = read_capture(&[&jsonl(&events)], None).unwrap();
+    let report = capture_report(&[jsonl(&events, json!(1))]);
     let codes: Vec<&str> = report.findings.iter().map(|f| f.code.code()).collect();
     assert_eq!(codes, ["after-terminal"]);
     let events = vec![
@@ -104,7 +85,7 @@ fn a_change_of_state_is_still_judged_by_the_allowlist() {
         status("TASK_STATE_WORKING", None),
         status("TASK_STATE_SUBMITTED", None),
     ];
-    let report = read_capture(&[&jsonl(&events)], None).unwrap();
+    let report = capture_report(&[jsonl(&events, json!(1))]);
     let codes: Vec<&str> = report.findings.iter().map(|f| f.code.code()).collect();
     assert_eq!(codes, ["illegal-transition", "missing-terminal"]);
 }
@@ -169,7 +150,9 @@ fn streams_of_agents_on_other_stacks_are_judged_by_a2a_rules() {
 fn progress_rows_are_shown_as_progress_and_delivered() {
     use a2a_lab::model::evidence::capture::CaptureReader;
     let mut reader = CaptureReader::new(None).keeping_rows();
-    reader.read_bytes(&jsonl(&progress_capture())).unwrap();
+    reader
+        .read_bytes(&jsonl(&progress_capture(), json!(1)))
+        .unwrap();
     let report = reader.finish();
     let rows = &report.rows[0];
     let labels: Vec<&str> = rows.iter().map(|r| r.event.as_str()).collect();

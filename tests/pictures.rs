@@ -2,21 +2,17 @@
 //! allowlist with the path a task took, and the timeline's lanes, cursor and
 //! sampling — all computed by the model, so they are tested here natively.
 
+mod model_support;
+
 use std::collections::HashSet;
 
 use a2a_lab::model::pictures::diagram::{self, attempt_curve, edges, nodes, path_taken, Attempt};
 use a2a_lab::model::pictures::timeline::{
     lane_y, lanes, x_of_time, Glyph, Timeline, MAX_MARKS, PLOT_LEFT, PLOT_RIGHT,
 };
-use a2a_lab::model::sim::scenario::Scenario;
-use a2a_lab::model::sim::simulate;
 use a2a_lab::model::state::TaskState::{self, *};
-use a2a_lab::model::trace::Run;
 use a2a_lab::model::trace::{Disposition, Source};
-
-fn run(query: &str) -> Run {
-    simulate(&Scenario::from_query(query).expect("valid scenario"))
-}
+use model_support::run;
 
 #[test]
 fn the_diagram_has_the_eight_states_and_the_25_allowlist_edges() {

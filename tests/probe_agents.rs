@@ -12,13 +12,16 @@
 
 use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Output, Stdio};
+use std::process::{Child, Command, Stdio};
 
 use a2a_lab::model::evidence::probe::plan::replay;
-use a2a_lab::model::evidence::probe::records::ProbeRecords;
 use a2a_lab::model::evidence::probe::report::{Outcome, ProbeReport};
+use cli_support::binary;
+use model_support::probe::read_records;
 use probe_expect::{expect, Judged, DEFECTS, ENDLESS_PING, HOSTILE, OTHER_STACKS, PUSH_AGENTS};
 
+mod cli_support;
+mod model_support;
 mod probe_expect;
 
 /// One agent or server, stopped when dropped.
@@ -64,13 +67,6 @@ fn root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
 }
 
-fn lab(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_a2a-lab"))
-        .args(args)
-        .output()
-        .expect("a2a-lab runs")
-}
-
 /// Probes `url`, keeping everything under `out`; returns the exit code and
 /// the report `probe.json` holds.
 fn probe(url: &str, wire: &str, out: &Path, timeout_ms: &str) -> (i32, ProbeReport) {
@@ -95,7 +91,7 @@ fn probe_with(
         out.to_str().expect("utf-8 path"),
     ];
     args.extend(more);
-    let output = lab(&args);
+    let output = binary(&args);
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert!(stderr.is_empty(), "probe {url}: {stderr}");
     let text = std::fs::read_to_string(out.join("probe.json")).expect("probe.json");
@@ -121,18 +117,8 @@ fn scratch(name: &str) -> PathBuf {
 /// The findings the model's judge gives the records a run kept under
 /// `out` (`tests/fixtures/probe/records/` holds such records).
 fn rejudged(out: &Path) -> Vec<String> {
-    let text = std::fs::read_to_string(out.join("records.json")).expect("records.json");
-    let records: ProbeRecords = serde_json::from_str(&text).expect("records.json reads back");
-    replay(&records)
-        .expect("the records judge")
-        .into_iter()
-        .flat_map(|(probe, judged)| {
-            judged
-                .found
-                .into_iter()
-                .map(move |(code, _)| format!("{probe}:{code}"))
-        })
-        .collect()
+    let records = read_records(&out.join("records.json"));
+    model_support::probe::found(&replay(&records).expect("the records judge"))
 }
 
 /// Every defect on one SDK and wire, in one binding: the findings are
@@ -178,7 +164,7 @@ fn probe_all(sdk: &str, wire: &str, binding: &str) {
             "{sdk} {wire} {defect}: records.json judged again"
         );
         let stream = out.join("stream.sse");
-        let check = lab(&["check", "--wire", wire, stream.to_str().expect("utf-8")]);
+        let check = binary(["check", "--wire", wire, stream.to_str().expect("utf-8")]);
         let stream_broken = report.probes[1].outcome == Outcome::Broken;
         assert_eq!(
             check.status.code(),
@@ -280,7 +266,7 @@ fn push_notifications_on_both_sdks() {
         // check --webhook on the kept log beside the stream, GetTask and
         // the cancel stream finds what the push probe found of them.
         let file = |name: &str| out.join(name).to_str().expect("utf-8").to_string();
-        let check = lab(&[
+        let check = binary([
             "check",
             "--json",
             "--wire",
@@ -320,7 +306,7 @@ fn servers_that_are_not_agents() {
         ("hang", "no answer in"),
     ] {
         let server = Agent::start("bad.py", &[kind]);
-        let output = lab(&["probe", &server.url, "--timeout-ms", "1500"]);
+        let output = binary(["probe", &server.url, "--timeout-ms", "1500"]);
         let stderr = String::from_utf8_lossy(&output.stderr);
         assert_eq!(output.status.code(), Some(2), "{kind}: {stderr}");
         assert!(output.stdout.is_empty(), "{kind}");
@@ -553,7 +539,7 @@ fn a_baseline_passes_an_unchanged_agent_and_fails_a_changed_one() {
     assert_eq!(code, 0);
     let baseline = out.join("probe.json");
     let baseline = baseline.to_str().expect("utf-8");
-    let again = lab(&[
+    let again = binary([
         "probe",
         &healthy.url,
         "--timeout-ms",
@@ -572,7 +558,7 @@ fn a_baseline_passes_an_unchanged_agent_and_fails_a_changed_one() {
     assert_eq!(v["baseline"]["new"], serde_json::json!([]));
     drop(healthy);
     let changed = Agent::start("start.sh", &["python", "1.0", "late-artifact"]);
-    let worse = lab(&[
+    let worse = binary([
         "probe",
         &changed.url,
         "--timeout-ms",
@@ -596,7 +582,7 @@ fn a_baseline_passes_an_unchanged_agent_and_fails_a_changed_one() {
         })
         .collect();
     assert_eq!(new, ["stream:after-terminal", "resubscribe:after-terminal"]);
-    let junit = lab(&[
+    let junit = binary([
         "probe",
         &changed.url,
         "--timeout-ms",
@@ -628,7 +614,7 @@ fn credentials_go_with_header_and_are_written_nowhere() {
     for (sdk, binding) in [("python", "jsonrpc"), ("js", "rest")] {
         let agent = Agent::start("start.sh", &[sdk, "1.0", "none", "rest=on"]);
         let gateway = Agent::start("bearer.py", &[&agent.url]);
-        let refused = lab(&["probe", &gateway.url, "--timeout-ms", "1500"]);
+        let refused = binary(["probe", &gateway.url, "--timeout-ms", "1500"]);
         let stderr = String::from_utf8_lossy(&refused.stderr);
         assert_eq!(refused.status.code(), Some(2), "{stderr}");
         assert!(
@@ -651,7 +637,7 @@ fn credentials_go_with_header_and_are_written_nowhere() {
         assert_eq!(report.agent.binding, binding);
         assert_eq!(report.agent.headers, ["Authorization: <redacted>"]);
         assert!(report.probes.iter().all(|p| p.outcome == Outcome::Clean));
-        let json = lab(&[
+        let json = binary([
             "probe",
             &gateway.url,
             "--json",
@@ -672,7 +658,7 @@ fn credentials_go_with_header_and_are_written_nowhere() {
     }
     // The stand-in that wants the same token, asked for JSON-RPC it does not offer.
     let server = Agent::start("bad.py", &["auth"]);
-    let with = lab(&[
+    let with = binary([
         "probe",
         &server.url,
         "--timeout-ms",
@@ -708,7 +694,7 @@ fn the_readme_ci_recipe_gates_a_changed_agent() {
     let baseline = base.join("probe.json");
     let gate = |url: &str, name: &str| -> (i32, String, PathBuf) {
         let out = scratch(name);
-        let run = lab(&[
+        let run = binary([
             "probe",
             url,
             "--tasks",
@@ -820,7 +806,7 @@ fn a_broken_answer_leaves_every_report_and_exit_1() {
         let server = Agent::start("hostile.py", &[kind]);
         let out = scratch(&format!("broken-{kind}"));
         let run = |format: &str| {
-            let output = lab(&[
+            let output = binary([
                 "probe",
                 &server.url,
                 "--timeout-ms",

@@ -3,22 +3,18 @@
 //! with a result per finding, and a run held against a baseline.
 #![cfg(not(target_arch = "wasm32"))]
 
-use std::path::PathBuf;
+mod model_support;
 
 use a2a_lab::model::evidence::ci_report;
 use a2a_lab::model::evidence::probe::gate::{against, cases, findings};
 use a2a_lab::model::evidence::probe::plan::replay;
-use a2a_lab::model::evidence::probe::records::ProbeRecords;
 use a2a_lab::model::evidence::probe::report::{Probe, ProbeReport, ProbedAgent};
+use model_support::probe::records;
 use serde_json::Value;
 
 /// The report the probe makes of a recorded run.
 fn report(name: &str) -> ProbeReport {
-    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join("tests/fixtures/probe/records")
-        .join(format!("{name}.json"));
-    let records: ProbeRecords =
-        serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
+    let records = records(name);
     let mut report = ProbeReport::new(ProbedAgent {
         name: name.into(),
         url: "http://127.0.0.1:1".into(),

@@ -7,9 +7,8 @@
 //! the real agents never break.
 #![cfg(not(target_arch = "wasm32"))]
 
+mod model_support;
 mod probe_expect;
-
-use std::path::PathBuf;
 
 use a2a_lab::model::evidence::probe::judge::{Judged, ProbeJudge};
 use a2a_lab::model::evidence::probe::plan::replay;
@@ -19,30 +18,11 @@ use a2a_lab::model::evidence::probe::report::Probe;
 use a2a_lab::model::wire::answer::read_answer;
 use a2a_lab::model::wire::rest::Binding;
 use a2a_lab::model::wire::Wire;
+use model_support::probe::{found, records};
 use probe_expect::{expect, DEFECTS, ENDLESS_PING, HOSTILE, OTHER_STACKS, PUSH_AGENTS};
-
-fn records(name: &str) -> ProbeRecords {
-    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join("tests/fixtures/probe/records")
-        .join(format!("{name}.json"));
-    let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
-    serde_json::from_str(&text).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
-}
 
 fn judge(records: &ProbeRecords) -> Vec<(Probe, Judged)> {
     replay(records).unwrap()
-}
-
-/// `probe:code` for every finding, in order.
-fn found(judged: &[(Probe, Judged)]) -> Vec<String> {
-    judged
-        .iter()
-        .flat_map(|(probe, j)| {
-            j.found
-                .iter()
-                .map(move |(code, _)| format!("{probe}:{code}"))
-        })
-        .collect()
 }
 
 fn call_mut<'a>(records: &'a mut ProbeRecords, probe: &str, n: usize) -> &'a mut CallRecord {

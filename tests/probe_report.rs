@@ -3,29 +3,13 @@
 //! contacted.
 #![cfg(not(target_arch = "wasm32"))]
 
-use a2a_lab::cli::{run, Files};
+mod cli_support;
+
 use a2a_lab::model::evidence::probe::report::{
     judge_streams, Outcome, Probe, ProbeCode, ProbeReport, ProbeResult, ProbedAgent,
 };
+use cli_support::cli;
 use serde_json::json;
-
-struct NoFiles;
-
-impl Files for NoFiles {
-    fn read(&mut self, path: &str) -> Result<Vec<u8>, String> {
-        Err(format!("{path}: no files here"))
-    }
-    fn open(&mut self, path: &str) -> Result<Box<dyn std::io::Read>, String> {
-        Err(format!("{path}: no files here"))
-    }
-}
-
-fn cli(args: &[&str]) -> (String, String, u8) {
-    let args: Vec<String> = args.iter().map(|s| s.to_string()).collect();
-    let mut stdout = Vec::new();
-    let out = run(&args, &mut NoFiles, &mut stdout);
-    (String::from_utf8(stdout).unwrap(), out.stderr, out.code)
-}
 
 fn result(probe: Probe) -> ProbeResult {
     let name = probe.name();
@@ -155,7 +139,7 @@ fn bad_arguments_are_refused_before_anything_is_contacted() {
             "--baseline",
         ),
     ] {
-        let (stdout, stderr, code) = cli(args);
+        let (stdout, stderr, code) = cli(args, None);
         assert_eq!(code, 2, "{args:?}");
         assert!(stdout.is_empty());
         assert!(stderr.contains(says), "{args:?}: {stderr}");
@@ -170,7 +154,7 @@ fn an_unreachable_agent_is_exit_2_with_a_message() {
         .map(|a| a.port())
         .unwrap();
     let url = format!("http://127.0.0.1:{port}");
-    let (stdout, stderr, code) = cli(&["probe", &url, "--timeout-ms", "2000"]);
+    let (stdout, stderr, code) = cli(&["probe", &url, "--timeout-ms", "2000"], None);
     assert_eq!(code, 2);
     assert!(stdout.is_empty());
     assert!(stderr.contains("cannot reach the agent"), "{stderr}");
@@ -178,7 +162,7 @@ fn an_unreachable_agent_is_exit_2_with_a_message() {
 
 #[test]
 fn a_malformed_header_is_refused_without_repeating_its_value() {
-    let (stdout, stderr, code) = cli(&["probe", "http://a", "--header", "Bearer hunter2"]);
+    let (stdout, stderr, code) = cli(&["probe", "http://a", "--header", "Bearer hunter2"], None);
     assert_eq!(code, 2);
     assert!(stdout.is_empty());
     assert!(!stderr.contains("hunter2"), "{stderr}");

@@ -1,18 +1,13 @@
 //! SDK profiles (SPEC §7): the same scenario under a2a-sdk 1.3.0 (Python)
 //! and @a2a-js/sdk 1.3.0, each measured difference by name.
 
+mod model_support;
+
 use a2a_lab::model::sim::scenario::Scenario;
-use a2a_lab::model::sim::simulate;
 use a2a_lab::model::state::TaskState;
 use a2a_lab::model::trace::CancelResult;
-use a2a_lab::model::trace::Metrics;
 use a2a_lab::model::trace::StreamEnd;
-
-fn metrics(query: &str) -> Metrics {
-    simulate(&Scenario::from_query(query).unwrap())
-        .trace
-        .metrics
-}
+use model_support::metrics;
 
 #[test]
 fn js_ends_the_stream_at_the_first_terminal_status_and_drops_later_events_silently() {

@@ -6,34 +6,34 @@
 //! told how the task ended.
 #![cfg(not(target_arch = "wasm32"))]
 
-use std::path::PathBuf;
-use std::process::Command;
+mod cli_support;
+mod model_support;
+
+use std::ffi::OsStr;
 
 use a2a_lab::model::evidence::capture::read_capture;
 use a2a_lab::model::evidence::finding::FindingCode;
 use a2a_lab::model::evidence::push_log::{PushLog, PushReport};
 use a2a_lab::model::state::TaskState;
+use cli_support::{binary, Scratch};
+use model_support::fidelity::{every, fixture_dir};
 use serde_json::{json, Value};
 
+/// Every push fixture of `sdk`, by name (`push-inline_late-0`).
 fn fixtures(sdk: &str) -> Vec<(String, Value)> {
-    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join("tests/fidelity/fixtures")
-        .join(sdk)
-        .join("push");
-    let mut out: Vec<(String, Value)> = std::fs::read_dir(&dir)
-        .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
-        .map(|e| e.unwrap().path())
-        .filter(|p| p.file_name().is_some_and(|n| n != "index.json"))
-        .map(|p| {
-            let text = std::fs::read_to_string(&p).unwrap();
-            (
-                p.file_stem().unwrap().to_string_lossy().into_owned(),
-                serde_json::from_str(&text).unwrap(),
-            )
-        })
-        .collect();
-    out.sort_by(|a, b| a.0.cmp(&b.0));
-    out
+    every(&fixture_dir(sdk).join("push"))
+        .into_iter()
+        .map(|f| (f.stem(), f.json))
+        .collect()
+}
+
+/// The push fixture `name` of `sdk`.
+fn fixture(sdk: &str, name: &str) -> Value {
+    fixtures(sdk)
+        .into_iter()
+        .find(|(n, _)| n == name)
+        .unwrap_or_else(|| panic!("{sdk} {name}"))
+        .1
 }
 
 /// The first run's POSTs as a webhook's log: JSON Lines of
@@ -102,19 +102,12 @@ fn every_recorded_webhook_log_is_judged_as_the_recorder_counted_it() {
 
 #[test]
 fn each_sdks_push_defects_are_named_and_a_healthy_log_is_clean() {
-    let find = |sdk: &str, name: &str| {
-        fixtures(sdk)
-            .into_iter()
-            .find(|(n, _)| n == name)
-            .unwrap_or_else(|| panic!("{sdk} {name}"))
-            .1
-    };
     let codes = |report: &PushReport| -> Vec<&str> {
         report.findings.iter().map(|f| f.code.code()).collect()
     };
     for sdk in ["python", "js"] {
         assert!(
-            judge(&log_of(&find(sdk, "push-inline")), None)
+            judge(&log_of(&fixture(sdk, "push-inline")), None)
                 .findings
                 .is_empty(),
             "{sdk}"
@@ -122,12 +115,18 @@ fn each_sdks_push_defects_are_named_and_a_healthy_log_is_clean() {
     }
     // a2a-sdk pushes an artifact sent after complete().
     assert_eq!(
-        codes(&judge(&log_of(&find("python", "push-inline_late-0")), None)),
+        codes(&judge(
+            &log_of(&fixture("python", "push-inline_late-0")),
+            None
+        )),
         ["pushed-after-terminal"]
     );
     // @a2a-js/sdk pushes CANCELED twice, the same bytes.
     assert_eq!(
-        codes(&judge(&log_of(&find("js", "push-inline_cancel-1")), None)),
+        codes(&judge(
+            &log_of(&fixture("js", "push-inline_cancel-1")),
+            None
+        )),
         ["pushed-after-terminal", "push-duplicate"]
     );
 }
@@ -146,10 +145,7 @@ fn get_task(fixture: &Value, log: &PushReport) -> Vec<u8> {
 #[test]
 fn a_webhook_never_told_failed_is_found_beside_get_task() {
     for (sdk, want) in [("python", 1), ("js", 0)] {
-        let (_, fixture) = fixtures(sdk)
-            .into_iter()
-            .find(|(n, _)| n == "push-inline_ending-raise")
-            .unwrap();
+        let fixture = fixture(sdk, "push-inline_ending-raise");
         let alone = judge(&log_of(&fixture), None);
         assert!(
             alone.findings.is_empty(),
@@ -163,10 +159,7 @@ fn a_webhook_never_told_failed_is_found_beside_get_task() {
             beside.findings
         );
     }
-    let (_, fixture) = fixtures("python")
-        .into_iter()
-        .find(|(n, _)| n == "push-inline_ending-raise")
-        .unwrap();
+    let fixture = fixture("python", "push-inline_ending-raise");
     let report = judge(&log_of(&fixture), None);
     let beside = judge(&log_of(&fixture), Some(&get_task(&fixture, &report)));
     assert!(
@@ -180,33 +173,24 @@ fn a_webhook_never_told_failed_is_found_beside_get_task() {
 
 #[test]
 fn check_webhook_prints_the_log_beside_the_stream_and_refuses_a_log_without_posts() {
-    let (_, fixture) = fixtures("python")
-        .into_iter()
-        .find(|(n, _)| n == "push-inline_ending-raise")
-        .unwrap();
-    let dir = std::env::temp_dir().join(format!("a2a-lab-push-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let log = dir.join("push.jsonl");
-    std::fs::write(&log, log_of(&fixture)).unwrap();
+    let fixture = fixture("python", "push-inline_ending-raise");
+    let dir = Scratch::new("push");
+    let log = dir.write("push.jsonl", log_of(&fixture).as_bytes());
     let report = judge(&log_of(&fixture), None);
-    let get = dir.join("get.json");
-    std::fs::write(&get, get_task(&fixture, &report)).unwrap();
-    let empty = dir.join("empty.jsonl");
-    std::fs::write(&empty, "\n").unwrap();
-    let bin = env!("CARGO_BIN_EXE_a2a-lab");
+    let get = dir.write("get.json", &get_task(&fixture, &report));
+    let empty = dir.write("empty.jsonl", b"\n");
     let run = |args: &[&std::path::Path], json: bool| {
-        let mut cmd = Command::new(bin);
-        cmd.arg("check");
+        let mut argv = vec![OsStr::new("check")];
         if json {
-            cmd.arg("--json");
+            argv.push(OsStr::new("--json"));
         }
         for (i, a) in args.iter().enumerate() {
             if i == 0 {
-                cmd.arg("--webhook");
+                argv.push(OsStr::new("--webhook"));
             }
-            cmd.arg(a);
+            argv.push(a.as_os_str());
         }
-        cmd.output().unwrap()
+        binary(argv)
     };
     let out = run(&[&log, &get], true);
     assert_eq!(
@@ -225,5 +209,4 @@ fn check_webhook_prints_the_log_beside_the_stream_and_refuses_a_log_without_post
     let out = run(&[&empty], false);
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("no webhook POSTs in"));
-    std::fs::remove_dir_all(&dir).ok();
 }

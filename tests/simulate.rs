@@ -1,22 +1,14 @@
 //! SPEC §4's table of numbers, one named test per row, each computed by the
 //! model from its scenario query.
 
-use a2a_lab::model::sim::scenario::Scenario;
-use a2a_lab::model::sim::simulate;
+mod model_support;
+
 use a2a_lab::model::state::TaskState;
 use a2a_lab::model::trace::CancelResult;
-use a2a_lab::model::trace::Run;
 use a2a_lab::model::trace::StreamEnd;
 use a2a_lab::model::trace::{Disposition, Metrics, RowKind};
 use a2a_lab::model::wire::answer::read_value;
-
-fn run(query: &str) -> Run {
-    simulate(&Scenario::from_query(query).expect("valid scenario"))
-}
-
-fn metrics(query: &str) -> Metrics {
-    run(query).trace.metrics
-}
+use model_support::{metrics, run};
 
 fn state(m: &Metrics) -> Option<&str> {
     m.final_state.map(TaskState::wire)

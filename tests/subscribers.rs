@@ -2,13 +2,10 @@
 //! stream, the subscriber's own timeout, and where the two SDK profiles
 //! part. The fixtures themselves are compared in `fidelity_subscribe.rs`.
 
-use a2a_lab::model::sim::scenario::Scenario;
-use a2a_lab::model::sim::simulate;
-use a2a_lab::model::trace::{Run, StreamEnd, StreamOutcome, StreamRole};
+mod model_support;
 
-fn run(query: &str) -> Run {
-    simulate(&Scenario::from_query(query).unwrap_or_else(|e| panic!("{query}: {e}")))
-}
+use a2a_lab::model::trace::{Run, StreamEnd, StreamOutcome, StreamRole};
+use model_support::run;
 
 fn ends(run: &Run) -> Vec<(u8, StreamRole, StreamOutcome)> {
     run.streams

@@ -1,4 +1,7 @@
-//! Shared by the browser tests: mount the lab into a fresh element.
+//! Shared by the browser tests (wasm32 only): mount the lab into a fresh
+//! element, find what it shows, and drive it as a user does. (Each test
+//! crate uses some of it.)
+#![allow(dead_code)]
 
 use a2a_lab::ui::app::App;
 use wasm_bindgen::JsCast;
@@ -15,4 +18,38 @@ pub fn mount() -> web_sys::HtmlElement {
     let handle = leptos::mount::mount_to(host.clone(), App);
     handle.forget();
     host
+}
+
+/// Every element under `host` that `selector` matches, in document order.
+pub fn all(host: &web_sys::HtmlElement, selector: &str) -> Vec<web_sys::Element> {
+    let list = host.query_selector_all(selector).unwrap();
+    (0..list.length())
+        .map(|i| list.item(i).unwrap().unchecked_into())
+        .collect()
+}
+
+/// The first element under `host` that `selector` matches; none fails the
+/// test, naming the selector.
+pub fn one(host: &web_sys::HtmlElement, selector: &str) -> web_sys::Element {
+    host.query_selector(selector)
+        .unwrap()
+        .unwrap_or_else(|| panic!("no {selector}"))
+}
+
+/// The playback button labelled `text` (`Next step`).
+pub fn button(host: &web_sys::HtmlElement, text: &str) -> web_sys::HtmlElement {
+    all(host, ".playback button")
+        .into_iter()
+        .map(|b| b.unchecked_into::<web_sys::HtmlElement>())
+        .find(|b| b.text_content().as_deref() == Some(text))
+        .unwrap()
+}
+
+/// Home: the slider back to step 0, as the keyboard does it.
+pub fn home() {
+    let init = web_sys::KeyboardEventInit::new();
+    init.set_key("Home");
+    let event =
+        web_sys::KeyboardEvent::new_with_keyboard_event_init_dict("keydown", &init).unwrap();
+    web_sys::window().unwrap().dispatch_event(&event).unwrap();
 }

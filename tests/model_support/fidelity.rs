@@ -1,0 +1,172 @@
+//! The fixtures recorded from the real SDKs (`tests/fidelity/fixtures/`),
+//! as the fidelity tests load them and hold the model to them: where they
+//! are, the scenario the model runs for one, and the parts of a run that
+//! the 1.0 and the subscriber fixtures record alike.
+
+use std::path::{Path, PathBuf};
+
+use a2a_lab::model::trace::Run;
+use serde_json::Value;
+
+/// Every SDK's recorded fixtures.
+pub fn fixtures_root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fidelity/fixtures")
+}
+
+/// One SDK's recorded fixtures (`python`, `js`).
+pub fn fixture_dir(sdk: &str) -> PathBuf {
+    fixtures_root().join(sdk)
+}
+
+/// A JSON file of recorded data; one that is missing or does not parse
+/// fails the test, naming it.
+pub fn read_json(path: &Path) -> Value {
+    let text = std::fs::read_to_string(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    serde_json::from_str(&text).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+}
+
+/// A recorded fixture: its file and what it holds.
+pub struct Fixture {
+    pub path: PathBuf,
+    pub json: Value,
+}
+
+impl Fixture {
+    /// The file's name (`cancel-1.json`).
+    pub fn file_name(&self) -> String {
+        self.path
+            .file_name()
+            .unwrap()
+            .to_string_lossy()
+            .into_owned()
+    }
+
+    /// The file's name without `.json` (`cancel-1`).
+    pub fn stem(&self) -> String {
+        self.path
+            .file_stem()
+            .unwrap()
+            .to_string_lossy()
+            .into_owned()
+    }
+
+    /// The step the recorder's agent took between events; a fixture
+    /// without it fails the test.
+    pub fn step_ms(&self) -> u64 {
+        self.json["step_ms"]
+            .as_u64()
+            .unwrap_or_else(|| panic!("{}: no step_ms", self.path.display()))
+    }
+
+    /// False when the recorder marked the scenario as not measurable.
+    pub fn measurable(&self) -> bool {
+        self.json["measurable"] != Value::Bool(false)
+    }
+}
+
+/// Every fixture file in `dir` but its index, by file name.
+pub fn every(dir: &Path) -> Vec<Fixture> {
+    let mut paths: Vec<PathBuf> = std::fs::read_dir(dir)
+        .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
+        .map(|entry| entry.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|e| e == "json"))
+        .filter(|p| p.file_name().is_some_and(|n| n != "index.json"))
+        .collect();
+    paths.sort();
+    paths
+        .into_iter()
+        .map(|path| Fixture {
+            json: read_json(&path),
+            path,
+        })
+        .collect()
+}
+
+/// The fixtures `dir/index.json` lists, in its order, each with the
+/// scenario the index names it by.
+pub fn listed(dir: &Path) -> Vec<(String, Fixture)> {
+    let index = read_json(&dir.join("index.json"));
+    index["scenarios"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|entry| {
+            let path = dir.join(entry["file"].as_str().unwrap());
+            let scenario = entry["scenario"].as_str().unwrap().to_string();
+            (
+                scenario,
+                Fixture {
+                    json: read_json(&path),
+                    path,
+                },
+            )
+        })
+        .collect()
+}
+
+/// The query the model runs a recorded scenario under: the recorded keys
+/// (`defaults` is none), the SDK's profile, and the recorder's step when
+/// the comparison times events.
+pub fn model_query(recorded: &str, sdk: &str, step_ms: Option<u64>) -> String {
+    let mut keys = Vec::new();
+    if !recorded.is_empty() && recorded != "defaults" {
+        keys.push(recorded.to_string());
+    }
+    keys.push(format!("sdk={sdk}"));
+    if let Some(step) = step_ms {
+        keys.push(format!("step_ms={step}"));
+    }
+    keys.join("&")
+}
+
+/// A value as the export spells it (`timed_out`, `not_cancelable`), the
+/// spelling the recorders write.
+pub fn spelled<T: serde::Serialize>(value: &T) -> Option<String> {
+    serde_json::to_value(value).ok()?.as_str().map(String::from)
+}
+
+/// How a run settled, as the 1.0 and the subscriber fixtures both record
+/// it and as both tests compare it with the model: how client 1's last
+/// stream ended, GetTask once the task settled (`STATE with N` artifacts,
+/// or `lost`), the cancel result, the orphaned steps and the executions.
+#[derive(Debug, PartialEq)]
+pub struct Settled {
+    pub stream: Option<String>,
+    pub get_task: String,
+    pub cancel_result: Option<String>,
+    pub orphaned_steps: u64,
+    pub executions: u64,
+}
+
+impl Settled {
+    /// What the recorder wrote for one run of a fixture.
+    pub fn recorded(run: &Value) -> Settled {
+        let get_task = match &run["get_task_settled"] {
+            Value::String(s) => s.clone(),
+            g => format!("{} with {}", g["state"].as_str().unwrap(), g["artifacts"]),
+        };
+        Settled {
+            stream: run["stream"].as_str().map(String::from),
+            get_task,
+            cancel_result: run["cancel_result"].as_str().map(String::from),
+            orphaned_steps: run["orphaned_steps"].as_u64().unwrap(),
+            executions: run["executions"].as_u64().unwrap(),
+        }
+    }
+
+    /// What the model's run of the same scenario says.
+    pub fn modelled(run: &Run) -> Settled {
+        let m = &run.trace.metrics;
+        let get_task = match (&m.final_state, m.get_task_artifacts) {
+            (Some(state), Some(n)) => format!("{} with {n}", state.wire()),
+            _ => "lost".to_string(),
+        };
+        Settled {
+            stream: spelled(&m.stream),
+            get_task,
+            cancel_result: spelled(&m.cancel_result),
+            orphaned_steps: u64::from(m.orphaned_steps),
+            executions: u64::from(m.executions),
+        }
+    }
+}
