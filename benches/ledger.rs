@@ -1,6 +1,7 @@
 //! The ledger on 1,000,000 events: events per second (criterion reports
 //! throughput in elements/s). The seed's reference reducer copies its
 //! seen-set per event and is quadratic; this one must stay linear.
+#![allow(clippy::unwrap_used)]
 
 use a2a_lab::model::evidence::seed_form::SeedEvent;
 use a2a_lab::model::ledger::{EventRef, TaskLedger};

@@ -4,6 +4,7 @@
 //! parsing dominates. The file is written by `scripts/perf/gen-events.mjs`
 //! (seed 42) when it is missing. Without node the benchmark says so and
 //! measures nothing.
+#![allow(clippy::unwrap_used)]
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};

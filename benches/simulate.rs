@@ -1,5 +1,6 @@
 //! Simulate and serialize the export at 3, 1,000 and 10,000 chunks (cost
 //! must grow linearly), and the query codec.
+#![allow(clippy::unwrap_used)]
 
 use a2a_lab::model::evidence::export::export_json;
 use a2a_lab::model::sim::scenario::Scenario;

@@ -5,11 +5,6 @@
 //! complete trace comes out, and the page, the CLI and the tests are views of
 //! that value.
 
-// A plausible wrong answer is worse than a loud one, and a panic in the
-// page aborts it: no `unwrap` outside tests (clippy.toml allows them there);
-// an invariant that holds is an `expect` that says which.
-#![deny(clippy::unwrap_used)]
-
 // The command line is native only: its argument parser never enters the page.
 #[cfg(not(target_arch = "wasm32"))]
 pub mod cli;

@@ -1,6 +1,7 @@
 //! Component tests in headless Chromium (wasm-bindgen-test): the page shows
 //! the model, and its controls and buttons change what it shows.
 #![cfg(target_arch = "wasm32")]
+#![allow(clippy::unwrap_used)]
 
 use a2a_lab::model::sim::scenario::Scenario;
 use a2a_lab::model::sim::simulate;

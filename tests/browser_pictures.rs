@@ -2,6 +2,7 @@
 //! model's diagram and timeline, lights the path up to the slider, and the
 //! timeline's cursor and marks follow and drive the slider.
 #![cfg(target_arch = "wasm32")]
+#![allow(clippy::unwrap_used)]
 
 use a2a_lab::model::sim::scenario::Scenario;
 use a2a_lab::model::sim::simulate;

@@ -2,6 +2,7 @@
 //! file, a dropped stream followed by its SubscribeToTask stream, JSON-RPC
 //! errors, SSE, JSON Lines and arrays, several files as one capture.
 #![cfg(not(target_arch = "wasm32"))]
+#![allow(clippy::unwrap_used)]
 
 mod cli_support;
 mod model_support;

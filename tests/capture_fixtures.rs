@@ -5,6 +5,7 @@
 //! sessions over two files, and files built by concatenating and
 //! interleaving two tasks' captures, are judged task by task.
 #![cfg(not(target_arch = "wasm32"))]
+#![allow(clippy::unwrap_used)]
 
 mod model_support;
 

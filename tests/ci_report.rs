@@ -3,6 +3,7 @@
 //! has the shape SARIF 2.1.0 requires, one result per finding and one rule
 //! per code with what to fix.
 #![cfg(not(target_arch = "wasm32"))]
+#![allow(clippy::unwrap_used)]
 
 mod cli_support;
 mod model_support;

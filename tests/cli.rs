@@ -1,6 +1,7 @@
 //! `a2a-lab` (SPEC §5): trace, reduce and check, their output and exit
 //! codes, in-process and as a real process.
 #![cfg(not(target_arch = "wasm32"))]
+#![allow(clippy::unwrap_used)]
 
 mod cli_support;
 mod model_support;

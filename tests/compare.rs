@@ -1,5 +1,6 @@
 //! Compare mode: differences between two scenarios, checked for two pairs
 //! of examples.
+#![allow(clippy::unwrap_used)]
 
 mod model_support;
 

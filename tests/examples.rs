@@ -1,5 +1,6 @@
 //! The examples menu: every example is a valid scenario URL, in the seed's
 //! order, and the ones the seed gives numbers for reproduce them.
+#![allow(clippy::unwrap_used)]
 
 mod model_support;
 

@@ -1,4 +1,5 @@
 //! The outcome sentence and the advice are read off the trace.
+#![allow(clippy::unwrap_used)]
 
 use a2a_lab::model::pictures::explain::{advice, outcome};
 use a2a_lab::model::sim::scenario::Scenario;

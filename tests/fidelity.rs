@@ -1,6 +1,7 @@
 //! The model against the real SDK: every committed fixture recorded from
 //! a2a-sdk 1.3.0 (`tests/fidelity/python/`) must be reproduced in order and
 //! count (timing may differ).
+#![allow(clippy::unwrap_used)]
 
 mod model_support;
 

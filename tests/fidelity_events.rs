@@ -8,6 +8,7 @@
 //! recorders' normalizers, which `tests/fidelity/report.py` and the
 //! fidelity tests compare with the model, cannot disagree with the reader
 //! the capture reader, Import and the probe share.
+#![allow(clippy::unwrap_used)]
 
 mod model_support;
 

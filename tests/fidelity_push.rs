@@ -5,6 +5,7 @@
 //! its end, GetTask, and the stream's timing class: held up by a slow
 //! webhook or not. Times may differ otherwise.
 #![cfg(not(target_arch = "wasm32"))]
+#![allow(clippy::unwrap_used)]
 
 mod model_support;
 

@@ -9,6 +9,7 @@
 //! executions. Timing may differ. The fixtures with `wire-0.3` in their
 //! names are the `wire` key's, not these keys'.
 #![cfg(not(target_arch = "wasm32"))]
+#![allow(clippy::unwrap_used)]
 
 mod model_support;
 

@@ -11,6 +11,7 @@
 //! the later messages a resumed task's history holds, and whether a status
 //! carries a timestamp (a2a-sdk writes none on the FAILED after a raising
 //! `cancel()`).
+#![allow(clippy::unwrap_used)]
 
 mod model_support;
 

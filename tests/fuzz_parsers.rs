@@ -9,6 +9,7 @@
 //! Inputs that once broke a parser live in `tests/fuzz_corpus/` and are
 //! replayed on every run.
 #![cfg(not(target_arch = "wasm32"))]
+#![allow(clippy::unwrap_used)]
 
 mod model_support;
 

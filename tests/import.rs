@@ -2,6 +2,7 @@
 //! slices, it reads what the whole files read, an export is told from a
 //! capture by its first line, and a bad file says which it is.
 #![cfg(not(target_arch = "wasm32"))]
+#![allow(clippy::unwrap_used)]
 
 mod model_support;
 

@@ -1,4 +1,5 @@
 //! The replay-safe task ledger of SPEC §2: the seed's worked cases by name.
+#![allow(clippy::unwrap_used)]
 
 use a2a_lab::model::evidence::seed_form::{reduce, SeedEvent};
 use a2a_lab::model::ledger::artifacts::{ArtifactCursor, Part};

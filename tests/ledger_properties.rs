@@ -2,6 +2,7 @@
 //! concurrent producers: terminal never reopens, duplicates never change
 //! state, replay through JSON converges.
 #![cfg(not(target_arch = "wasm32"))]
+#![allow(clippy::unwrap_used)]
 
 use a2a_lab::model::ledger::artifacts::Part;
 use a2a_lab::model::ledger::{Body, Decision, LedgerEvent, TaskLedger};

@@ -2,6 +2,7 @@
 //! by A2A's rules, not by the habits of the SDK samples. Progress status
 //! updates are no transition; a capture of only an error answer lists it.
 #![cfg(not(target_arch = "wasm32"))]
+#![allow(clippy::unwrap_used)]
 
 mod cli_support;
 mod model_support;

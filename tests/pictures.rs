@@ -1,6 +1,7 @@
 //! The pictures' geometry (SPEC §6): the state diagram generated from the
 //! allowlist with the path a task took, and the timeline's lanes, cursor and
 //! sampling — all computed by the model, so they are tested here natively.
+#![allow(clippy::unwrap_used)]
 
 mod model_support;
 

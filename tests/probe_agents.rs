@@ -9,6 +9,7 @@
 //! `--include-ignored` once the installs are done, and a missing install
 //! fails them with a message rather than skipping them.
 #![cfg(not(target_arch = "wasm32"))]
+#![allow(clippy::unwrap_used)]
 
 use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};

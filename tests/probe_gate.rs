@@ -2,6 +2,7 @@
 //! (tests/fixtures/probe/records/): JUnit with a testcase per probe, SARIF
 //! with a result per finding, and a run held against a baseline.
 #![cfg(not(target_arch = "wasm32"))]
+#![allow(clippy::unwrap_used)]
 
 mod model_support;
 

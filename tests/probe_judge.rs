@@ -6,6 +6,7 @@
 //! them; and answers no SDK gives, made from those records, for the rules
 //! the real agents never break.
 #![cfg(not(target_arch = "wasm32"))]
+#![allow(clippy::unwrap_used)]
 
 mod model_support;
 mod probe_expect;

@@ -2,6 +2,7 @@
 //! JSON, and `probe`'s arguments, which are refused before anything is
 //! contacted.
 #![cfg(not(target_arch = "wasm32"))]
+#![allow(clippy::unwrap_used)]
 
 mod cli_support;
 

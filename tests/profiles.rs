@@ -1,5 +1,6 @@
 //! SDK profiles (SPEC §7): the same scenario under a2a-sdk 1.3.0 (Python)
 //! and @a2a-js/sdk 1.3.0, each measured difference by name.
+#![allow(clippy::unwrap_used)]
 
 mod model_support;
 

@@ -5,6 +5,7 @@
 //! terminal POST, what was sent twice, and, beside GetTask, a webhook never
 //! told how the task ended.
 #![cfg(not(target_arch = "wasm32"))]
+#![allow(clippy::unwrap_used)]
 
 mod cli_support;
 mod model_support;

@@ -1,4 +1,5 @@
 //! The scenario codec: one parser for the URL, the CLI and the export.
+#![allow(clippy::unwrap_used)]
 
 use a2a_lab::model::sim::scenario::{Scenario, KEYS, SINCE_FORMAT};
 

@@ -3,6 +3,7 @@
 //! keep whatever the keys. `cargo test` runs a few hundred cases; the soak
 //! is `PROPTEST_CASES=100000 cargo test --release --test scenario_space`.
 #![cfg(not(target_arch = "wasm32"))]
+#![allow(clippy::unwrap_used)]
 
 use a2a_lab::model::evidence::export::export_json;
 use a2a_lab::model::evidence::import::check_bytes;

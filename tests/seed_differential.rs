@@ -8,6 +8,7 @@
 //! reducer also runs live, by node, on sequences the fixture does not hold,
 //! and the script must reproduce the committed fixture byte for byte. In a
 //! clone with nothing beside it the live part says so once and passes.
+#![allow(clippy::unwrap_used)]
 
 use std::io::Write;
 use std::path::{Path, PathBuf};

@@ -1,5 +1,6 @@
 //! SPEC §4's table of numbers, one named test per row, each computed by the
 //! model from its scenario query.
+#![allow(clippy::unwrap_used)]
 
 mod model_support;
 

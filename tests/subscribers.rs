@@ -1,6 +1,7 @@
 //! SPEC §9's subscribers in the simulator: what the metrics count per
 //! stream, the subscriber's own timeout, and where the two SDK profiles
 //! part. The fixtures themselves are compared in `fidelity_subscribe.rs`.
+#![allow(clippy::unwrap_used)]
 
 mod model_support;
 

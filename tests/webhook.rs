@@ -5,6 +5,7 @@
 //! their header names and never a header's value.
 
 #![cfg(not(target_arch = "wasm32"))]
+#![allow(clippy::unwrap_used)]
 
 use std::io::{Read, Write};
 use std::net::TcpStream;
