@@ -98,7 +98,7 @@ pub fn App() -> impl IntoView {
     };
 
     // The simulation's own panels, hidden while an import is shown.
-    let simulation = flag(move || !lab.showing_capture());
+    let simulation = flag(move || !lab.showing_import());
 
     view! {
         <div class="lab" class:lab--embed=embed

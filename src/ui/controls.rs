@@ -38,7 +38,7 @@ pub fn Controls() -> impl IntoView {
     let lab = expect_context::<Lab>();
     // An import is not a scenario: the controls cannot change what it
     // shows, and say so while it is shown.
-    let imported = move || lab.showing_capture();
+    let imported = move || lab.showing_import();
     let note = move || {
         imported().then(|| {
             view! {

@@ -133,7 +133,7 @@ impl Lab {
 
     /// Whether an imported capture or probe report is shown instead of
     /// the simulation.
-    pub fn showing_capture(&self) -> bool {
+    pub fn showing_import(&self) -> bool {
         !self.shown.with(Shown::is_simulation)
     }
 

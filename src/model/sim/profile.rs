@@ -5,7 +5,7 @@ use crate::model::sim::scenario::Sdk;
 
 /// When a streaming response or a blocking call ends.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum StreamEnd {
+pub enum StreamCloses {
     /// When `execute()` returns and the handler closes the queue: anything
     /// emitted after a terminal status is still delivered and stored.
     ExecuteReturns,
@@ -34,7 +34,7 @@ pub enum SubscriptionEnd {
     /// closes at an interruption, or when `execute()` returns without a
     /// final status, leaves the subscription open with nothing to come.
     AtTerminal,
-    /// Wherever the message stream ends ([`StreamEnd`]).
+    /// Wherever the message stream ends ([`StreamCloses`]).
     WithTheStream,
 }
 
@@ -96,7 +96,7 @@ pub struct Profile {
     /// Its name and version, for traces and explanations.
     pub name: &'static str,
     /// When the stream ends.
-    pub stream_end: StreamEnd,
+    pub stream_end: StreamCloses,
     /// A cancel stops awaiting code at its next await.
     pub cancel_interrupts_awaiting: bool,
     /// What a raising `cancel()` does.
@@ -140,7 +140,7 @@ pub const UNSUPPORTED_OPERATION: i32 = -32004;
 const PYTHON: Profile = Profile {
     sdk: Sdk::Python,
     name: "a2a-sdk 1.3.0 (Python)",
-    stream_end: StreamEnd::ExecuteReturns,
+    stream_end: StreamCloses::ExecuteReturns,
     cancel_interrupts_awaiting: true,
     raising_cancel: RaisingCancel::FailsTask,
     raising_cancel_code: INTERNAL_ERROR,
@@ -174,7 +174,7 @@ const PYTHON: Profile = Profile {
 const JS: Profile = Profile {
     sdk: Sdk::Js,
     name: "@a2a-js/sdk 1.3.0 (JavaScript)",
-    stream_end: StreamEnd::FirstFinalStatus,
+    stream_end: StreamCloses::FirstFinalStatus,
     cancel_interrupts_awaiting: false,
     raising_cancel: RaisingCancel::ErrorOnly,
     raising_cancel_code: INTERNAL_ERROR,

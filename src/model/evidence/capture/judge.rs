@@ -62,7 +62,7 @@ impl TaskJudge {
         index: usize,
         what: &'e What<'e>,
         id: &'e str,
-        found: &mut Found,
+        found: &mut EventFindings,
     ) -> Option<(Offer<'e>, Cow<'e, str>)> {
         let before = self.state();
         match what {
@@ -110,7 +110,7 @@ impl TaskJudge {
 
     /// The part number an artifact update takes, as the client counts the
     /// parts it holds.
-    fn next_part(&mut self, artifact_id: &str, append: bool, found: &mut Found) -> u32 {
+    fn next_part(&mut self, artifact_id: &str, append: bool, found: &mut EventFindings) -> u32 {
         let held = self.held.get_mut(artifact_id);
         let number = match (append, held.as_deref()) {
             (false, _) => 0,
@@ -199,7 +199,13 @@ impl TaskJudge {
 
     /// The event's row in the page's table, labelled and disposed by its
     /// first finding.
-    fn row(&mut self, what: &What, before: TaskState, timestamp: Option<u64>, found: &Found) {
+    fn row(
+        &mut self,
+        what: &What,
+        before: TaskState,
+        timestamp: Option<u64>,
+        found: &EventFindings,
+    ) {
         let target = match what {
             What::Task { state, .. } | What::Status { state } => sent(state).known(),
             _ => None,
@@ -231,13 +237,13 @@ impl TaskJudge {
 /// the parts the client holds, then what came after the end or what the
 /// ledger refused.
 #[derive(Default)]
-struct Found {
+struct EventFindings {
     gap: Option<String>,
     after_terminal: Option<String>,
     ledger: Option<(FindingCode, String, Disposition)>,
 }
 
-impl Found {
+impl EventFindings {
     /// The event came after its task ended (`state`, spelled by its wire).
     fn after_terminal(&mut self, offer: &Offer, state: &str) {
         // A finished task keeps no part numbers: name the artifact.
@@ -431,7 +437,7 @@ impl CaptureJudge {
         task.last_index = index;
         task.wire = event.wire;
         let before = task.state();
-        let mut found = Found::default();
+        let mut found = EventFindings::default();
         if let Some((offer, event_id)) = task.offer(index, &event.what, id, &mut found) {
             match task.closed {
                 Some(state) => found.after_terminal(&offer, event.wire.spell(state)),

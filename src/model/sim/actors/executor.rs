@@ -6,7 +6,7 @@ use super::effect::{Effect, View};
 use super::inputs::{ClientIn, ExecutorIn, HandlerIn, QueueIn, SecondIn, StoreIn};
 use super::state::{tracking_chunk, Call, Payload, Stage};
 use crate::model::ledger::Body;
-use crate::model::sim::profile::StreamEnd;
+use crate::model::sim::profile::StreamCloses;
 use crate::model::sim::scenario::{CancelImpl, Ending, Interrupt, Scenario, Work};
 use crate::model::state::TaskState;
 use crate::model::trace::{Disposition, Entry, Source};
@@ -403,9 +403,9 @@ impl Executor {
         };
         let followed = task == view.followed;
         let closes = match view.profile.stream_end {
-            StreamEnd::ExecuteReturns => true,
+            StreamCloses::ExecuteReturns => true,
             // An auth-required task keeps its channel open in this SDK.
-            StreamEnd::FirstFinalStatus => state != Some(TaskState::AuthRequired),
+            StreamCloses::FirstFinalStatus => state != Some(TaskState::AuthRequired),
         };
         let label = format!("{returned}; the handler closes the queue");
         let mut effects = vec![if followed && closes && view.client_call == Call::Open {
@@ -435,7 +435,7 @@ impl Executor {
                 };
             }
         }
-        if interrupts && view.profile.stream_end == StreamEnd::ExecuteReturns {
+        if interrupts && view.profile.stream_end == StreamCloses::ExecuteReturns {
             let label = "stream closed after the cancel";
             let task = view.followed;
             return vec![

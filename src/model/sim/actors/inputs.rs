@@ -3,7 +3,7 @@
 //! types, so no actor's file imports a sibling: adding an input is an edit
 //! here and in the actor that handles it, never in the world.
 
-use super::post::{Answer, Post};
+use super::post::{Post, Reply};
 use super::state::{Call, ClientId, Event, Payload, Stage};
 use crate::model::ledger::LedgerEvent;
 use crate::model::sim::scenario::CancelImpl;
@@ -160,7 +160,7 @@ pub(super) enum PushIn {
     /// The next POST leaves.
     Send,
     /// The webhook met a POST with an answer.
-    Answered(Box<Post>, Answer),
+    Answered(Box<Post>, Reply),
     /// The POST out was answered (or timed out): the next may leave.
     Done,
 }

@@ -46,7 +46,7 @@ use server::Server;
 use state::{Call, ClientId};
 use store::Store;
 use subscriber::SecondClient;
-use webhook::Webhook;
+use webhook::ClientWebhook;
 
 use crate::model::sim::keys::Wire;
 use crate::model::sim::presets;
@@ -142,7 +142,7 @@ struct Sim<'a> {
     second: SecondClient,
     server: Server,
     push: PushSender,
-    webhook: Webhook,
+    webhook: ClientWebhook,
     queue: Queue,
     /// When client 1's stream or call last ended (`None` while open).
     client_done_ms: Option<u64>,
@@ -164,7 +164,7 @@ impl<'a> Sim<'a> {
             second: SecondClient::default(),
             server: Server,
             push: PushSender::default(),
-            webhook: Webhook::default(),
+            webhook: ClientWebhook::default(),
             queue: Queue::default(),
             client_done_ms: None,
         }

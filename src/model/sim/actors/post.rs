@@ -18,7 +18,7 @@ pub(super) struct Post {
 
 /// How the webhook met one POST.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(super) enum Answer {
+pub(super) enum Reply {
     /// It answered with this HTTP status at this virtual time.
     Status(u16, u64),
     /// Nothing listens: the connection was refused at once.

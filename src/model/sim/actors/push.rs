@@ -9,7 +9,7 @@ use std::collections::VecDeque;
 
 use super::effect::{Effect, View};
 use super::inputs::{HandlerIn, PushIn, QueueIn, WebhookIn};
-use super::post::{Answer, Post};
+use super::post::{Post, Reply};
 use super::state::{Event, Payload};
 use crate::model::sim::keys::{Push, PushAuth, Wire};
 use crate::model::sim::profile::PushBody03;
@@ -130,16 +130,16 @@ impl PushSender {
     /// The webhook met `post` with `answer`: the POST's row (at the time it
     /// was sent), then the next POST once this one is done; a held consumer
     /// goes on then too.
-    fn answered(&mut self, view: &View, post: Post, answer: Answer) -> Vec<Effect> {
+    fn answered(&mut self, view: &View, post: Post, answer: Reply) -> Vec<Effect> {
         let push = &view.profile.push;
         let deadline = view.now + push.timeout_ms;
         let (said, answered_ms, done) = match answer {
-            Answer::Refused => ("refused".to_string(), None, view.now),
-            Answer::Status(_, at) if at > deadline => ("timeout".to_string(), None, deadline),
-            Answer::Status(code, at) => (code.to_string(), Some(at), at),
+            Reply::Refused => ("refused".to_string(), None, view.now),
+            Reply::Status(_, at) if at > deadline => ("timeout".to_string(), None, deadline),
+            Reply::Status(code, at) => (code.to_string(), Some(at), at),
         };
         self.pushes += 1;
-        if matches!(answer, Answer::Status(200..=299, at) if at <= deadline) {
+        if matches!(answer, Reply::Status(200..=299, at) if at <= deadline) {
             self.answered += 1;
         }
         let text = post.body.to_string();
@@ -150,12 +150,12 @@ impl PushSender {
         let disposition = if self.terminal_sent {
             self.after_terminal += 1;
             Disposition::AfterTerminal
-        } else if answer == Answer::Refused {
+        } else if answer == Reply::Refused {
             Disposition::NotDelivered
         } else {
             Disposition::Delivered
         };
-        if answer != Answer::Refused {
+        if answer != Reply::Refused {
             if let Some(state) = post.state {
                 self.last_state = Some(state);
                 self.terminal_sent |= state.is_terminal();

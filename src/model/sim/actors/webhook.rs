@@ -3,16 +3,16 @@
 
 use super::effect::{Effect, View};
 use super::inputs::{PushIn, WebhookIn};
-use super::post::Answer;
-use crate::model::sim::scenario::Webhook as Answers;
+use super::post::Reply;
+use crate::model::sim::scenario::Webhook as Replies;
 
 /// The webhook: how many POSTs reached it.
 #[derive(Debug, Default)]
-pub(super) struct Webhook {
+pub(super) struct ClientWebhook {
     received: u32,
 }
 
-impl Webhook {
+impl ClientWebhook {
     /// Handles one input: a POST is answered, and the sender learns how.
     pub(super) fn handle(&mut self, view: &View, input: WebhookIn) -> Vec<Effect> {
         match input {
@@ -24,14 +24,14 @@ impl Webhook {
     }
 
     /// A POST arrives now.
-    fn receive(&mut self, view: &View) -> Answer {
+    fn receive(&mut self, view: &View) -> Reply {
         let code = match view.sc.webhook {
-            Answers::Down => return Answer::Refused,
-            Answers::Ok => 200,
-            Answers::Error => 500,
+            Replies::Down => return Reply::Refused,
+            Replies::Ok => 200,
+            Replies::Error => 500,
         };
         self.received += 1;
         let delay = view.sc.webhook_delay_ms.map_or(0, u64::from);
-        Answer::Status(code, view.now + delay)
+        Reply::Status(code, view.now + delay)
     }
 }

@@ -12,7 +12,7 @@ use super::effect::{Effect, Facts};
 use super::inputs::{ClientIn, Delivery, ExecutorIn, PushIn, SecondIn, StoreIn};
 use super::state::{Event, Payload, Stage};
 use crate::model::ledger::{Body, LedgerEvent, Outcome, TaskLedger};
-use crate::model::sim::profile::StreamEnd;
+use crate::model::sim::profile::StreamCloses;
 use crate::model::sim::scenario::Store as Keeping;
 use crate::model::state::TaskState;
 use crate::model::trace::{Disposition, Entry, Source};
@@ -153,7 +153,7 @@ impl Store {
         }))];
         // The bus closes only after the delivery and all it leads to: a
         // resend it sets off still passes.
-        if final_status && view.profile.stream_end == StreamEnd::FirstFinalStatus {
+        if final_status && view.profile.stream_end == StreamCloses::FirstFinalStatus {
             effects.push(Effect::to(StoreIn::CloseBus(task)));
         }
         (effects, false)
