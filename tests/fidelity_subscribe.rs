@@ -13,7 +13,7 @@
 
 mod model_support;
 
-use a2a_lab::model::trace::{Disposition, Run, StreamOutcome, StreamRole};
+use a2a_lab::model::trace::{Disposition, Run, StreamEnd, StreamRole};
 use a2a_lab::model::wire::answer::{read_value, EventKind};
 use model_support::fidelity::{fixture_dir, listed, model_query, Settled};
 use model_support::run;
@@ -174,7 +174,7 @@ fn from_model(run: &Run) -> Outcome {
                 })
                 .collect();
             let end = match s.end {
-                StreamOutcome::Error(code) => format!("error {code}"),
+                StreamEnd::Error(code) => format!("error {code}"),
                 end => end.label().to_string(),
             };
             let role = match s.role {

@@ -10,7 +10,7 @@ use a2a_lab::model::evidence::import::check_bytes;
 use a2a_lab::model::sim::scenario::Scenario;
 use a2a_lab::model::sim::simulate;
 use a2a_lab::model::state::TaskState;
-use a2a_lab::model::trace::{Disposition, Row, RowKind, StreamEnd, StreamOutcome, StreamRole};
+use a2a_lab::model::trace::{Disposition, Row, RowKind, StreamEnd, StreamRole};
 use proptest::prelude::*;
 use serde_json::Value;
 
@@ -207,14 +207,14 @@ fn hold_invariants(query: &str) {
         let hung = run
             .streams
             .iter()
-            .filter(|s| s.end == StreamOutcome::Hung)
+            .filter(|s| s.end == StreamEnd::Hung)
             .count() as u32;
         assert_eq!(m.hung_streams, hung, "{query}");
         let first_hung = run
             .streams
             .iter()
             .rfind(|s| s.client == 1)
-            .is_some_and(|s| s.end == StreamOutcome::Hung);
+            .is_some_and(|s| s.end == StreamEnd::Hung);
         assert_eq!(m.stream == Some(StreamEnd::Hung), first_hung, "{query}");
         // The stored state at the end is the last row's.
         let last = rows.last().and_then(|r| r.state_after);
@@ -350,7 +350,7 @@ fn hold_stream_invariants(query: &str) {
         }
         if s.role != StreamRole::Send {
             match s.end {
-                StreamOutcome::Error(_) => assert!(s.rows.is_empty(), "{query}"),
+                StreamEnd::Error(_) => assert!(s.rows.is_empty(), "{query}"),
                 _ => {
                     let first = s.rows.first().map(|&i| rows[i].wire.as_ref().unwrap());
                     let state = first.and_then(|w| w.pointer("/task/status/state"));

@@ -5,10 +5,10 @@
 
 mod model_support;
 
-use a2a_lab::model::trace::{Run, StreamEnd, StreamOutcome, StreamRole};
+use a2a_lab::model::trace::{Run, StreamEnd, StreamRole};
 use model_support::run;
 
-fn ends(run: &Run) -> Vec<(u8, StreamRole, StreamOutcome)> {
+fn ends(run: &Run) -> Vec<(u8, StreamRole, StreamEnd)> {
     run.streams
         .iter()
         .map(|s| (s.client, s.role, s.end))
@@ -31,8 +31,8 @@ fn the_subscribers_own_timeout_turns_its_hung_stream_into_timed_out() {
     assert_eq!(
         ends(&r),
         [
-            (1, StreamRole::Send, StreamOutcome::TimedOut),
-            (2, StreamRole::SecondClient, StreamOutcome::TimedOut),
+            (1, StreamRole::Send, StreamEnd::TimedOut),
+            (2, StreamRole::SecondClient, StreamEnd::TimedOut),
         ]
     );
     assert_eq!(r.trace.metrics.hung_streams, 0);
@@ -45,12 +45,12 @@ fn the_subscribers_own_timeout_turns_its_hung_stream_into_timed_out() {
 fn a_python_subscription_stays_open_at_input_required_and_a_js_one_closes() {
     let python = run("ending=input&second_client=3");
     let js = run("ending=input&second_client=3&sdk=js");
-    assert_eq!(python.streams[1].end, StreamOutcome::Hung);
-    assert_eq!(js.streams[1].end, StreamOutcome::Closed);
+    assert_eq!(python.streams[1].end, StreamEnd::Hung);
+    assert_eq!(js.streams[1].end, StreamEnd::Closed);
     // Opened once the task waits for input, it hangs on both.
     for sdk in ["python", "js"] {
         let r = run(&format!("ending=input&resubscribe=6&sdk={sdk}"));
-        assert_eq!(r.streams[1].end, StreamOutcome::Hung, "{sdk}");
+        assert_eq!(r.streams[1].end, StreamEnd::Hung, "{sdk}");
         assert_eq!(r.streams[1].rows.len(), 1, "{sdk}: only the snapshot");
     }
 }
@@ -58,14 +58,14 @@ fn a_python_subscription_stays_open_at_input_required_and_a_js_one_closes() {
 #[test]
 fn subscribe_to_a_finished_task_is_32004_and_to_a_lost_one_32001() {
     let r = run("resubscribe=6");
-    assert_eq!(r.streams[1].end, StreamOutcome::Error(-32004));
+    assert_eq!(r.streams[1].end, StreamEnd::Error(-32004));
     assert_eq!(r.trace.metrics.stream, Some(StreamEnd::Closed));
     let r = run("restart=2&resubscribe=5");
     assert_eq!(
         ends(&r),
         [
-            (1, StreamRole::Send, StreamOutcome::Broken),
-            (1, StreamRole::Resubscribe, StreamOutcome::Error(-32001)),
+            (1, StreamRole::Send, StreamEnd::Broken),
+            (1, StreamRole::Resubscribe, StreamEnd::Error(-32001)),
         ]
     );
 }
@@ -84,7 +84,7 @@ fn the_late_artifact_reaches_python_subscribers_after_the_terminal_status_and_no
 fn a_drop_that_never_comes_is_said_in_the_trace() {
     // With a cancel after chunk 1 the stream closes after 4 events.
     let r = run("cancel=1&resubscribe=6");
-    assert_eq!(ends(&r), [(1, StreamRole::Send, StreamOutcome::Closed)]);
+    assert_eq!(ends(&r), [(1, StreamRole::Send, StreamEnd::Closed)]);
     let last = r.trace.rows.last().unwrap();
     assert!(last.event.contains("never dropped it"), "{}", last.event);
     let r = run("cancel=1&second_client=6");

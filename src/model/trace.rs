@@ -522,18 +522,6 @@ impl Serialize for Metric {
     }
 }
 
-/// How a stream ended.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum StreamEnd {
-    /// The server closed it.
-    Closed,
-    /// Nothing will ever end it.
-    Hung,
-    /// The client's own timeout gave up on it.
-    TimedOut,
-}
-
 /// What CancelTask answered.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
@@ -599,9 +587,11 @@ pub enum StreamRole {
     SecondClient,
 }
 
-/// How one stream ended, in the words of the fidelity recordings.
+/// How a stream ended, in the words of the fidelity recordings: each
+/// stream's record, and the `stream` metric (client 1's message stream,
+/// which ends closed, hung or timed out).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum StreamOutcome {
+pub enum StreamEnd {
     /// The server ended it.
     Closed,
     /// Nothing will ever end it.
@@ -616,18 +606,49 @@ pub enum StreamOutcome {
     Error(i32),
 }
 
-impl StreamOutcome {
+impl StreamEnd {
     /// `closed`, `hung`, `timed_out`, `dropped_by_client`, `broken` or
     /// `error`, as the recorders write a stream's `end`.
     pub fn label(self) -> &'static str {
         match self {
-            StreamOutcome::Closed => "closed",
-            StreamOutcome::Hung => "hung",
-            StreamOutcome::TimedOut => "timed_out",
-            StreamOutcome::DroppedByClient => "dropped_by_client",
-            StreamOutcome::Broken => "broken",
-            StreamOutcome::Error(_) => "error",
+            StreamEnd::Closed => "closed",
+            StreamEnd::Hung => "hung",
+            StreamEnd::TimedOut => "timed_out",
+            StreamEnd::DroppedByClient => "dropped_by_client",
+            StreamEnd::Broken => "broken",
+            StreamEnd::Error(_) => "error",
         }
+    }
+}
+
+/// Written as its label; an error's code is kept in the stream's record,
+/// not in the metric.
+impl Serialize for StreamEnd {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.serialize_str(self.label())
+    }
+}
+
+impl<'de> Deserialize<'de> for StreamEnd {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        let label = <std::borrow::Cow<str>>::deserialize(deserializer)?;
+        const LABELS: &[&str] = &[
+            "closed",
+            "hung",
+            "timed_out",
+            "dropped_by_client",
+            "broken",
+            "error",
+        ];
+        Ok(match label.as_ref() {
+            "closed" => StreamEnd::Closed,
+            "hung" => StreamEnd::Hung,
+            "timed_out" => StreamEnd::TimedOut,
+            "dropped_by_client" => StreamEnd::DroppedByClient,
+            "broken" => StreamEnd::Broken,
+            "error" => StreamEnd::Error(0),
+            other => return Err(serde::de::Error::unknown_variant(other, LABELS)),
+        })
     }
 }
 
@@ -642,6 +663,6 @@ pub struct StreamRecord {
     pub opened_ms: u64,
     /// The rows of the events it carried, in order.
     pub rows: Vec<usize>,
-    /// How it ended ([`StreamOutcome::Hung`] until something ends it).
-    pub end: StreamOutcome,
+    /// How it ended ([`StreamEnd::Hung`] until something ends it).
+    pub end: StreamEnd,
 }

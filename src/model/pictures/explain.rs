@@ -9,7 +9,7 @@ use crate::model::sim::scenario::{
 use crate::model::state::TaskState;
 use crate::model::trace::Metric;
 use crate::model::trace::{
-    CallEnd, CancelResult, Disposition, Metrics, Run, StreamEnd, StreamOutcome, StreamRole,
+    CallEnd, CancelResult, Disposition, Metrics, Run, StreamEnd, StreamRole,
 };
 
 /// One piece of advice that carries over to production.
@@ -284,7 +284,7 @@ fn subscriber_outcome(scenario: &Scenario, run: &Run) -> Option<String> {
     {
         Some(i)
             if streams[..i].iter().rfind(|s| s.client == 1).map(|s| s.end)
-                == Some(StreamOutcome::Broken) =>
+                == Some(StreamEnd::Broken) =>
         {
             (
                 &streams[i],
@@ -313,10 +313,10 @@ fn subscriber_outcome(scenario: &Scenario, run: &Run) -> Option<String> {
     let state = state_label(m);
     let rows = &run.trace.rows;
     let got = match stream.end {
-        StreamOutcome::Error(TASK_NOT_FOUND) => {
+        StreamEnd::Error(TASK_NOT_FOUND) => {
             "got TaskNotFoundError (-32001): the restart had lost the task".to_string()
         }
-        StreamOutcome::Error(code) => format!("got UnsupportedOperationError ({code}): the task was already {state}, so only GetTask can tell how it ended"),
+        StreamEnd::Error(code) => format!("got UnsupportedOperationError ({code}): the task was already {state}, so only GetTask can tell how it ended"),
         end => {
             let first = &rows[stream.rows[0]];
             let parts = first.wire.as_ref().map_or(0, |w| {
@@ -331,11 +331,11 @@ fn subscriber_outcome(scenario: &Scenario, run: &Run) -> Option<String> {
                 .count();
             let late = if late > 0 { format!(" ({late} after the terminal status)") } else { String::new() };
             let ended = match (end, m.final_state) {
-                (StreamOutcome::Closed, Some(s)) if s.is_terminal() => format!("the stream closed at {state}"),
-                (StreamOutcome::Closed, Some(s)) if s.is_interrupted() => format!("the stream closed at {state}, where the task waits for the client"),
-                (StreamOutcome::Closed, _) => format!("the stream closed although the task is {state} and nothing resumes it"),
-                (StreamOutcome::Hung, _) => format!("the subscription stays open at {state} with nothing to come: {}", plural(m.hung_streams, "hung stream", "hung streams")),
-                (StreamOutcome::TimedOut, _) => "the client's own timeout gave up on it".to_string(),
+                (StreamEnd::Closed, Some(s)) if s.is_terminal() => format!("the stream closed at {state}"),
+                (StreamEnd::Closed, Some(s)) if s.is_interrupted() => format!("the stream closed at {state}, where the task waits for the client"),
+                (StreamEnd::Closed, _) => format!("the stream closed although the task is {state} and nothing resumes it"),
+                (StreamEnd::Hung, _) => format!("the subscription stays open at {state} with nothing to come: {}", plural(m.hung_streams, "hung stream", "hung streams")),
+                (StreamEnd::TimedOut, _) => "the client's own timeout gave up on it".to_string(),
                 _ => "a restart broke it".to_string(),
             };
             format!(
@@ -399,7 +399,7 @@ const ADVICE: &[Counsel] = &[
         when(subscribed(r), "Replace your view with the snapshot after SubscribeToTask", "A subscription starts with the task as stored (never SUBMITTED), with every part so far, then sends only later events: take its artifacts as your state; adding them to what you hold doubles the parts.")
     },
     |r| {
-        when(subscribed(r) && r.run.streams.iter().any(|s| matches!(s.end, StreamOutcome::Error(_))), "Call GetTask when SubscribeToTask is refused", "A finished task answers -32004, a lost one -32001: a missed terminal status is only in GetTask.")
+        when(subscribed(r) && r.run.streams.iter().any(|s| matches!(s.end, StreamEnd::Error(_))), "Call GetTask when SubscribeToTask is refused", "A finished task answers -32004, a lost one -32001: a missed terminal status is only in GetTask.")
     },
     |r| {
         when(subscribed(r) && (closed_open_task(r) || r.m.hung_streams > 0), "Judge the end by the last status, not by the stream", "A subscription may close on a WORKING task or stay open at an interruption, by SDK: read the task's state first.")
@@ -497,7 +497,7 @@ fn closed_open_task(r: &Reading) -> bool {
     r.run
         .streams
         .iter()
-        .any(|s| s.role != StreamRole::Send && s.end == StreamOutcome::Closed)
+        .any(|s| s.role != StreamRole::Send && s.end == StreamEnd::Closed)
         && r.m.final_state.is_some_and(|s| !s.is_terminal())
 }
 

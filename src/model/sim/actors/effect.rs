@@ -13,7 +13,7 @@ use crate::model::ledger::{Body, LedgerEvent};
 use crate::model::sim::profile::Profile;
 use crate::model::sim::scenario::Scenario;
 use crate::model::state::TaskState;
-use crate::model::trace::{Entry, Source, StreamOutcome, StreamRole};
+use crate::model::trace::{Entry, Source, StreamEnd, StreamRole};
 use crate::model::wire;
 
 /// What every actor may read of the world while it handles an input: the
@@ -117,7 +117,7 @@ pub(super) enum Effect {
     /// Open a stream record for a client (the next in order).
     OpenStream(ClientId, StreamRole),
     /// Record how a stream ended.
-    EndStream(Option<usize>, StreamOutcome),
+    EndStream(Option<usize>, StreamEnd),
     /// A message due at a virtual time.
     Schedule(u64, To),
     /// A client's new request at a virtual time, due after the server's

@@ -6,7 +6,7 @@ use super::executor::Executor;
 use super::store::TaskSlot;
 use crate::model::sim::scenario::{Client, Scenario};
 use crate::model::trace::{
-    Disposition, Metrics, PushMetrics, Row, RowKind, StreamEnd, StreamOutcome, StreamRecord,
+    Disposition, Metrics, PushMetrics, Row, RowKind, StreamEnd, StreamRecord,
 };
 
 /// What the metrics are counted from once nothing is left to happen.
@@ -49,7 +49,7 @@ pub(super) fn metrics(end: Ended) -> Metrics {
         hung_streams: end
             .streams
             .iter()
-            .filter(|s| s.end == StreamOutcome::Hung)
+            .filter(|s| s.end == StreamEnd::Hung)
             .count() as u32,
         hung_calls: u32::from(end.hung_call),
         tasks_non_terminal: end

@@ -52,7 +52,7 @@ use crate::model::sim::keys::Wire;
 use crate::model::sim::presets;
 use crate::model::sim::profile::Profile;
 use crate::model::sim::scenario::{Client, Scenario};
-use crate::model::trace::{Entry, Row, Run, StreamOutcome, StreamRecord, StreamRole, Trace};
+use crate::model::trace::{Entry, Row, Run, StreamEnd, StreamRecord, StreamRole, Trace};
 use crate::model::wire::write_v03::to_v03;
 
 /// Simulates a scenario to completion.
@@ -196,12 +196,12 @@ impl<'a> Sim<'a> {
             role,
             opened_ms: self.now,
             rows: Vec::new(),
-            end: StreamOutcome::Hung,
+            end: StreamEnd::Hung,
         });
     }
 
     /// Records how a stream ended.
-    fn end_stream(&mut self, stream: Option<usize>, end: StreamOutcome) {
+    fn end_stream(&mut self, stream: Option<usize>, end: StreamEnd) {
         if let Some(record) = stream.and_then(|i| self.streams.get_mut(i)) {
             record.end = end;
         }

@@ -7,7 +7,7 @@ use super::inputs::{self, SecondIn};
 use super::state::{Call, ClientId};
 use super::subscription::{answer, ends};
 use super::timeout::{timeout_due, Due};
-use crate::model::trace::{Disposition, Entry, Source, StreamOutcome, StreamRole};
+use crate::model::trace::{Disposition, Entry, Source, StreamEnd, StreamRole};
 
 /// The second client's one SubscribeToTask stream.
 #[derive(Debug)]
@@ -97,7 +97,7 @@ impl SecondClient {
                     "client timeout after {limit} ms without an answer: gives up on the subscription"
                 );
                 vec![
-                    Effect::EndStream(Some(s.stream), StreamOutcome::TimedOut),
+                    Effect::EndStream(Some(s.stream), StreamEnd::TimedOut),
                     Effect::Row(Entry::action(Source::Client, label).client(client.number())),
                 ]
             }
@@ -115,7 +115,7 @@ impl SecondClient {
         s.call = Call::Closed;
         let entry = Entry::action(Source::Client, "subscription broken by the restart");
         vec![
-            Effect::EndStream(Some(s.stream), StreamOutcome::Broken),
+            Effect::EndStream(Some(s.stream), StreamEnd::Broken),
             Effect::Row(entry.client(ClientId::Second.number())),
         ]
     }

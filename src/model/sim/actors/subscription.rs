@@ -11,7 +11,7 @@ use crate::model::sim::profile::{
     IdleSubscription, SubscriptionEnd, TASK_NOT_FOUND, UNSUPPORTED_OPERATION,
 };
 use crate::model::state::TaskState;
-use crate::model::trace::{Disposition, Entry, Source, StreamOutcome};
+use crate::model::trace::{Disposition, Entry, Source, StreamEnd};
 use crate::model::wire;
 
 /// The handler's answer to SubscribeToTask by `client` on the task client
@@ -55,7 +55,7 @@ pub(super) fn answer(view: &View, client: ClientId, stream: usize) -> Vec<Effect
     let closes = view.profile.idle_subscription == IdleSubscription::ClosesUnlessInterrupted
         && !state.is_interrupted();
     let (call, label) = if closes {
-        effects.push(Effect::EndStream(Some(stream), StreamOutcome::Closed));
+        effects.push(Effect::EndStream(Some(stream), StreamEnd::Closed));
         (
             Call::Closed,
             "nothing runs for the task: the SDK closes the stream after the snapshot",
@@ -78,7 +78,7 @@ fn refuse(client: ClientId, stream: usize, code: i32, text: String) -> Vec<Effec
     let entry = Entry::action(Source::Handler, text).disposition(Disposition::NotDelivered);
     vec![
         Effect::to(inputs::set_call(client, Call::Closed)),
-        Effect::EndStream(Some(stream), StreamOutcome::Error(code)),
+        Effect::EndStream(Some(stream), StreamEnd::Error(code)),
         Effect::Row(entry.client(client.number())),
     ]
 }
@@ -102,7 +102,7 @@ pub(super) fn ends(
         ];
     }
     vec![
-        Effect::EndStream(stream, StreamOutcome::Closed),
+        Effect::EndStream(stream, StreamEnd::Closed),
         Effect::Row(Entry::action(Source::Handler, label).client(number)),
         Effect::to(inputs::set_call(client, Call::Closed)),
     ]

@@ -13,8 +13,7 @@ use crate::model::ledger::{authorization_receipt_for, Body};
 use crate::model::sim::scenario::{Client, ReceiptMode};
 use crate::model::state::TaskState;
 use crate::model::trace::{
-    CallEnd, CancelResult, Disposition, Entry, Source, StreamEnd as Ended, StreamOutcome,
-    StreamRole,
+    CallEnd, CancelResult, Disposition, Entry, Source, StreamEnd, StreamRole,
 };
 use crate::model::wire::{self};
 
@@ -150,7 +149,7 @@ impl FirstClient {
         // The resume's stream continues the first one's record, open again
         // (a stream that nothing ends is hung).
         let mut effects = vec![
-            Effect::EndStream(self.stream, StreamOutcome::Hung),
+            Effect::EndStream(self.stream, StreamEnd::Hung),
             Effect::to(StoreIn::ReopenBus(0)),
         ];
         if let Some(ms) = view.sc.timeout_ms {
@@ -225,7 +224,7 @@ impl FirstClient {
                     "client timeout after {limit} ms without an answer: gives up on the {what}"
                 );
                 vec![
-                    Effect::EndStream(self.stream, StreamOutcome::TimedOut),
+                    Effect::EndStream(self.stream, StreamEnd::TimedOut),
                     Effect::Row(Entry::action(Source::Client, label)),
                 ]
             }
@@ -248,7 +247,7 @@ impl FirstClient {
                     "the connection drops after event {k} (resubscribe={k}); the client will call SubscribeToTask"
                 );
                 effects.extend([
-                    Effect::EndStream(self.stream, StreamOutcome::DroppedByClient),
+                    Effect::EndStream(self.stream, StreamEnd::DroppedByClient),
                     Effect::Row(Entry::action(Source::Client, label)),
                     Effect::request(view.now, ClientIn::Subscribe),
                 ]);
@@ -309,7 +308,7 @@ impl FirstClient {
             Client::Block => "SendMessage fails: connection reset by the restart",
         };
         vec![
-            Effect::EndStream(self.stream, StreamOutcome::Broken),
+            Effect::EndStream(self.stream, StreamEnd::Broken),
             Effect::Row(Entry::action(Source::Client, label).assumed(assumed)),
         ]
     }
@@ -381,7 +380,7 @@ impl FirstClient {
             Client::Stream => {
                 self.call = Call::Closed;
                 vec![
-                    Effect::EndStream(self.stream, StreamOutcome::Closed),
+                    Effect::EndStream(self.stream, StreamEnd::Closed),
                     Effect::Row(Entry::action(Source::Handler, label)),
                 ]
             }
@@ -428,15 +427,15 @@ impl FirstClient {
 
     /// How its call ended, as the run's metrics and call end say: a
     /// stream's end, or a blocking call's.
-    pub(super) fn ending(&self, view: &View) -> (Option<Ended>, Option<CallEnd>) {
+    pub(super) fn ending(&self, view: &View) -> (Option<StreamEnd>, Option<CallEnd>) {
         match (view.sc.client, self.call) {
             (Client::Block, Call::Open) => (None, Some(CallEnd::Hung)),
             (Client::Block, Call::TimedOut) => (None, Some(CallEnd::TimedOut)),
             (Client::Block, Call::Failed) => (None, Some(CallEnd::Failed)),
             (Client::Block, _) => (None, Some(CallEnd::Returned)),
-            (Client::Stream, Call::Open | Call::Stranded) => (Some(Ended::Hung), None),
-            (Client::Stream, Call::TimedOut) => (Some(Ended::TimedOut), None),
-            (Client::Stream, _) => (Some(Ended::Closed), None),
+            (Client::Stream, Call::Open | Call::Stranded) => (Some(StreamEnd::Hung), None),
+            (Client::Stream, Call::TimedOut) => (Some(StreamEnd::TimedOut), None),
+            (Client::Stream, _) => (Some(StreamEnd::Closed), None),
         }
     }
 }
