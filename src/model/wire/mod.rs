@@ -15,6 +15,8 @@
 //!   the JSON-RPC error it stands for.
 //! - [`envelope`]: what is wrong with a JSON-RPC answer's envelope, which
 //!   the event reader lets pass.
+//! - [`read_error`]: what every reader of the lab's input says when it
+//!   refuses it: a kind to match, and where.
 //! - [`schema`]: what an event or answer must hold by its wire version's
 //!   schema (`wire-shape`), each rule with its section.
 //!
@@ -29,6 +31,7 @@ pub mod card_fields;
 pub mod envelope;
 pub mod event;
 pub mod push;
+pub mod read_error;
 pub mod rest;
 pub mod schema;
 pub mod sse;
@@ -61,9 +64,12 @@ impl Wire {
         }
     }
 
-    /// Reads `1.0` or `0.3` (the CLI's `--wire`).
-    pub fn parse(text: &str) -> Option<Wire> {
-        Wire::ALL.iter().copied().find(|w| w.name() == text)
+    /// Reads `1.0` or `0.3` (the CLI's `--wire`, a `probe.json`'s agent).
+    pub fn parse(text: impl AsRef<str>) -> Option<Wire> {
+        Wire::ALL
+            .iter()
+            .copied()
+            .find(|w| w.name() == text.as_ref())
     }
 
     /// How a state is spelled on this wire.
@@ -72,5 +78,34 @@ impl Wire {
             Wire::V1_0 => state.wire(),
             Wire::V0_3 => state.kebab(),
         }
+    }
+}
+
+/// The spelling, so that a wire is read back with [`Wire::parse`]
+/// whether it is held as text or as a `Wire`.
+impl AsRef<str> for Wire {
+    fn as_ref(&self) -> &str {
+        self.name()
+    }
+}
+
+impl std::fmt::Display for Wire {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// Written as its spelling (`probe.json`, `records.json`).
+impl serde::Serialize for Wire {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(self.name())
+    }
+}
+
+impl<'de> serde::Deserialize<'de> for Wire {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Wire, D::Error> {
+        let text = std::borrow::Cow::<str>::deserialize(d)?;
+        Wire::parse(&*text)
+            .ok_or_else(|| serde::de::Error::custom(format!("`{text}` is not 1.0 or 0.3")))
     }
 }
