@@ -8,6 +8,7 @@ use serde::Deserialize;
 use serde_json::value::RawValue;
 
 use super::event::{parse, read_event, Envelope, RawEvent, What, WireState};
+use super::read_error::{EventFault, ReadError, ReadKind};
 use super::Wire;
 
 /// The kind of an A2A event.
@@ -102,7 +103,7 @@ impl Answer {
 /// Reads one answer (a JSON-RPC response or a bare event) on `wire` (or
 /// the wire its fields say, when `None`), with the same rules as the
 /// capture reader: one reader, one answer.
-pub fn read_answer(bytes: &[u8], wire: Option<Wire>) -> Result<Answer, String> {
+pub fn read_answer(bytes: &[u8], wire: Option<Wire>) -> Result<Answer, ReadError> {
     let line: RawEvent = parse(bytes)?;
     let typed = match line.envelope()? {
         Envelope::Error(error) => {
@@ -147,7 +148,7 @@ pub fn read_answer(bytes: &[u8], wire: Option<Wire>) -> Result<Answer, String> {
                 .pointer(&at)
                 .map(|v| serde_json::from_value(v.clone()))
                 .transpose()
-                .map_err(|e| format!("a task's artifacts cannot be read: {e}"))?
+                .map_err(|e| fault(EventFault::Artifacts(e.to_string())))?
                 .unwrap_or(TaskArtifacts {
                     artifacts: Vec::new(),
                 });
@@ -198,20 +199,24 @@ pub fn read_answer(bytes: &[u8], wire: Option<Wire>) -> Result<Answer, String> {
 
 /// Reads the answer to a JSON-RPC call: a response, never a bare event
 /// (an agent that answers something else does not speak JSON-RPC).
-pub fn read_response(bytes: &[u8], wire: Wire) -> Result<Answer, String> {
+pub fn read_response(bytes: &[u8], wire: Wire) -> Result<Answer, ReadError> {
     let line: RawEvent = parse(bytes)?;
     if line.jsonrpc.is_none() && line.result.is_none() && line.error.is_none() {
-        return Err("JSON that is not a JSON-RPC response".into());
+        return Err(fault(EventFault::NotJsonRpc));
     }
     read_answer(bytes, Some(wire))
 }
 
 /// Reads a wire event held as a JSON value (the simulator's trace rows).
-pub fn read_value(value: &serde_json::Value, wire: Option<Wire>) -> Result<OwnedEvent, String> {
+pub fn read_value(value: &serde_json::Value, wire: Option<Wire>) -> Result<OwnedEvent, ReadError> {
     match read_answer(value.to_string().as_bytes(), wire)? {
         Answer::Event(event) => Ok(event),
-        Answer::Error { code, message } => Err(format!("a JSON-RPC error: {code} {message}")),
+        Answer::Error { code, message } => Err(fault(EventFault::ErrorAnswer { code, message })),
     }
+}
+
+fn fault(fault: EventFault) -> ReadError {
+    ReadError::new(ReadKind::Event(fault))
 }
 
 /// A task's artifacts with their parts, for a client that compares them
