@@ -114,7 +114,7 @@ pub fn reduce_stream(
     stdout: &mut dyn Write,
 ) -> std::io::Result<Output> {
     let mut ledger = TaskLedger::new("seed");
-    let split = json_array::split(reader, |buf, elements| {
+    let split = json_array::split(reader, |buf, elements| -> Result<(), String> {
         let mut events = Vec::with_capacity(elements.len());
         for element in elements {
             let bytes = &buf[element.start..element.end];

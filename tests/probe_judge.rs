@@ -70,7 +70,7 @@ fn every_recorded_agent_is_judged_as_the_live_probe_judged_it() {
             for defect in DEFECTS {
                 let records = records(&format!("{prefix}{sdk}-{wire}-{defect}"));
                 assert_eq!(
-                    (records.wire.as_str(), records.binding.as_str()),
+                    (records.wire.name(), records.binding.name()),
                     (wire, binding)
                 );
                 let judged = judge(&records);
@@ -373,9 +373,9 @@ fn recorded_stand_ins_are_found_breaking_each_contract() {
         };
         let records = records(&name);
         // Recorded in the wire and binding the agent is probed in.
-        assert_eq!(records.wire, agent.wire, "{name}");
+        assert_eq!(records.wire.name(), agent.wire, "{name}");
         let rest = agent.more.windows(2).any(|w| w == ["--binding", "rest"]);
-        assert_eq!(records.binding == "rest", rest, "{name}");
+        assert_eq!(records.binding == Binding::Rest, rest, "{name}");
         let judged = judge(&records);
         assert_eq!(found(&judged), agent.expect, "{name}");
     }
@@ -577,7 +577,7 @@ fn a_stray_byte_before_each_event_is_unreadable_and_shown_escaped() {
 #[test]
 fn a_cancel_refused_because_the_task_had_ended_is_no_finding() {
     let r = records("python-1.0-none");
-    let judge_of = ProbeJudge::of(&r).unwrap();
+    let judge_of = ProbeJudge::of(&r);
     let stream = &calls(&r, "stream")[0];
     let refused = &calls(&r, "cancel-terminal")[0];
     let get = &calls(&r, "get")[0];
@@ -599,7 +599,7 @@ fn a_cancel_refused_because_the_task_had_ended_is_no_finding() {
 #[test]
 fn a_cancel_answered_canceled_and_then_completed_is_after_terminal() {
     let r = records("python-1.0-none");
-    let judge_of = ProbeJudge::of(&r).unwrap();
+    let judge_of = ProbeJudge::of(&r);
     let completed = &calls(&r, "stream")[0];
     let canceled = &calls(&r, "cancel")[1];
     assert!(
@@ -655,13 +655,13 @@ fn the_plan_cancels_and_drops_right_after_the_first_working_answer() {
     let agent = ProbedAgent {
         name: "agent".into(),
         url: endpoint.url.clone(),
-        wire: "1.0".into(),
-        binding: "jsonrpc".into(),
+        wire: Wire::V1_0,
+        binding: Binding::JsonRpc,
         offered: true,
         headers: Vec::new(),
     };
     let mut plan = ProbePlan::new(
-        ProbeJudge::of(&r).unwrap(),
+        ProbeJudge::of(&r),
         &endpoint,
         r.card.clone(),
         options,

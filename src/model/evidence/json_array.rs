@@ -13,6 +13,8 @@
 
 use std::io::Read;
 
+use crate::model::wire::read_error::{ArrayFault, Place, ReadError, ReadKind};
+
 /// How much input is read at a time.
 const CHUNK: usize = 1 << 20;
 
@@ -87,8 +89,12 @@ impl Position {
         self.line_start = self.base + i as u64 + 1;
     }
 
-    fn at(&self, i: usize) -> String {
-        format!("line {} column {}", self.line, self.column(i))
+    /// `fault`, found at byte `i` of the current chunk.
+    fn fault(&self, fault: ArrayFault, i: usize) -> ReadError {
+        array(fault).within(Place::Position {
+            line: self.line,
+            column: self.column(i),
+        })
     }
 }
 
@@ -136,11 +142,11 @@ impl Splitter {
     /// elements, or the carried bytes of one element that began earlier.
     /// An error names the line and column; an error from `each` stops the
     /// split and is returned as is.
-    pub fn feed(
+    pub fn feed<E: From<ReadError>>(
         &mut self,
         chunk: &[u8],
-        each: &mut impl FnMut(&[u8], &[Element]) -> Result<(), String>,
-    ) -> Result<(), String> {
+        each: &mut impl FnMut(&[u8], &[Element]) -> Result<(), E>,
+    ) -> Result<(), E> {
         self.batch.clear();
         let mut i = 0;
         while i < chunk.len() {
@@ -159,7 +165,10 @@ impl Splitter {
                 i = end + 1;
                 let blank = |text: &[u8]| {
                     text.iter().all(u8::is_ascii_whitespace).then(|| {
-                        format!("expected an element at line {} column {}", s.line, s.column)
+                        array(ArrayFault::ExpectedElement).within(Place::Position {
+                            line: s.line,
+                            column: s.column,
+                        })
                     })
                 };
                 let index = self.count;
@@ -190,7 +199,7 @@ impl Splitter {
                             column: s.column,
                         };
                         let result = match blank(&carry) {
-                            Some(err) => Err(err),
+                            Some(err) => Err(err.into()),
                             None => each(&carry, &[element]),
                         };
                         carry.clear();
@@ -230,13 +239,10 @@ impl Splitter {
                     });
                 }
                 (Expect::Open, _) => {
-                    return Err(format!("expected `[` at {}", self.pos.at(i)));
+                    return Err(self.pos.fault(ArrayFault::ExpectedOpen, i).into());
                 }
                 (Expect::Trailing, _) => {
-                    let err = format!(
-                        "unexpected characters after the array at {}",
-                        self.pos.at(i)
-                    );
+                    let err = self.pos.fault(ArrayFault::AfterArray, i);
                     return self.fail(chunk, each, err);
                 }
             }
@@ -259,31 +265,32 @@ impl Splitter {
 
     /// The input ended: how many elements there were, or why the input is
     /// not one whole array.
-    pub fn finish(&self) -> Result<u64, String> {
+    pub fn finish(&self) -> Result<u64, ReadError> {
         match self.expect {
             Expect::Trailing => Ok(self.count),
-            Expect::Open => Err("empty input: expected `[`".to_string()),
-            _ => Err(format!(
-                "the input ends inside the array (at {}): expected `]`",
-                self.pos.at(0)
-            )),
+            Expect::Open => Err(array(ArrayFault::Empty)),
+            _ => Err(self.pos.fault(ArrayFault::Unclosed, 0)),
         }
     }
 
     /// Hands over the elements before a structural error first, so that
     /// the first problem in the input is the one reported.
-    fn fail(
+    fn fail<E: From<ReadError>>(
         &mut self,
         chunk: &[u8],
-        each: &mut impl FnMut(&[u8], &[Element]) -> Result<(), String>,
-        err: String,
-    ) -> Result<(), String> {
+        each: &mut impl FnMut(&[u8], &[Element]) -> Result<(), E>,
+        err: ReadError,
+    ) -> Result<(), E> {
         if !self.batch.is_empty() {
             each(chunk, &self.batch)?;
             self.batch.clear();
         }
-        Err(err)
+        Err(err.into())
     }
+}
+
+fn array(fault: ArrayFault) -> ReadError {
+    ReadError::new(ReadKind::Array(fault))
 }
 
 /// Reads a JSON array from `reader` and calls `each` with bytes and the
@@ -291,16 +298,16 @@ impl Splitter {
 /// [`Splitter::feed`]). Returns how many elements there were. An error
 /// names the line and column; an error from `each` stops the split and is
 /// returned as is.
-pub fn split(
+pub fn split<E: From<ReadError>>(
     mut reader: impl Read,
-    mut each: impl FnMut(&[u8], &[Element]) -> Result<(), String>,
-) -> Result<u64, String> {
+    mut each: impl FnMut(&[u8], &[Element]) -> Result<(), E>,
+) -> Result<u64, E> {
     let mut splitter = Splitter::new();
     let mut buf = vec![0u8; CHUNK];
     loop {
         let n = read_some(&mut reader, &mut buf)?;
         if n == 0 {
-            return splitter.finish();
+            return Ok(splitter.finish()?);
         }
         splitter.feed(&buf[..n], &mut each)?;
     }
@@ -334,12 +341,12 @@ fn scan_element(s: &mut Scan, buf: &[u8], i: &mut usize, pos: &mut Position) -> 
     None
 }
 
-fn read_some(reader: &mut impl Read, into: &mut [u8]) -> Result<usize, String> {
+fn read_some(reader: &mut impl Read, into: &mut [u8]) -> Result<usize, ReadError> {
     loop {
         match reader.read(into) {
             Ok(n) => return Ok(n),
             Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
-            Err(e) => return Err(format!("reading the input: {e}")),
+            Err(e) => return Err(ReadError::io(&e).within(Place::Input)),
         }
     }
 }
@@ -361,15 +368,18 @@ mod tests {
         }
     }
 
-    fn elements(input: &str, step: usize) -> Result<Vec<(String, u64, u64)>, String> {
+    fn elements(input: &str, step: usize) -> Result<Vec<(String, u64, u64)>, ReadError> {
         let mut out = Vec::new();
-        split(Trickle(input.as_bytes(), step), |buf, els| {
-            for e in els {
-                let text = String::from_utf8_lossy(&buf[e.start..e.end]);
-                out.push((text.trim().to_string(), e.line, e.column));
-            }
-            Ok(())
-        })?;
+        split(
+            Trickle(input.as_bytes(), step),
+            |buf, els| -> Result<(), ReadError> {
+                for e in els {
+                    let text = String::from_utf8_lossy(&buf[e.start..e.end]);
+                    out.push((text.trim().to_string(), e.line, e.column));
+                }
+                Ok(())
+            },
+        )?;
         Ok(out)
     }
 
@@ -405,8 +415,12 @@ mod tests {
             ("[1][2]", "after the array at line 1 column 4"),
         ] {
             let err = elements(input, 2).unwrap_err();
-            assert!(err.contains(says), "{input:?}: {err}");
+            assert!(matches!(err.kind(), ReadKind::Array(_)), "{input:?}: {err}");
+            assert!(err.to_string().contains(says), "{input:?}: {err}");
         }
+        let err = elements("[1]\n x", 1).unwrap_err();
+        assert_eq!(err.kind(), &ReadKind::Array(ArrayFault::AfterArray));
+        assert_eq!(err.at(), [Place::Position { line: 2, column: 2 }]);
     }
 
     #[test]

@@ -14,8 +14,9 @@ use serde::Serialize;
 use super::capture::{CaptureFinding, CaptureReport};
 use super::finding::{check_depth, FindingCode};
 use crate::model::state::TaskState;
-use crate::model::wire::event::WireState;
+use crate::model::wire::event::{json_error, WireState};
 use crate::model::wire::push::{read_post, PushPost};
+use crate::model::wire::read_error::{Place, ReadError, ReadKind};
 
 /// What a webhook was told about one task.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -55,20 +56,23 @@ impl PushLog {
     }
 
     /// Reads one file of the log: JSON Lines, a JSON array, or one body.
-    pub fn read_file(&mut self, bytes: &[u8]) -> Result<(), String> {
+    pub fn read_file(&mut self, bytes: &[u8]) -> Result<(), ReadError> {
         let file = self.files;
         self.files += 1;
         let before = self.posts.len();
-        let text = std::str::from_utf8(bytes)
-            .map_err(|e| format!("not UTF-8 text (byte {})", e.valid_up_to()))?;
+        let text = std::str::from_utf8(bytes).map_err(|e| {
+            ReadError::new(ReadKind::NotUtf8 {
+                byte: Some(e.valid_up_to()),
+            })
+        })?;
         let text = text.trim_start_matches('\u{feff}').trim();
         if text.starts_with('[') {
             check_depth(text.as_bytes())?;
             let bodies: Vec<&serde_json::value::RawValue> =
-                serde_json::from_str(text).map_err(|e| format!("malformed JSON: {e}"))?;
+                serde_json::from_str(text).map_err(|e| json_error(text, &e))?;
             for (i, body) in bodies.iter().enumerate() {
                 self.push(body.get().as_bytes())
-                    .map_err(|e| format!("element {i}: {e}"))?;
+                    .map_err(|e| e.within(Place::Entry(i)))?;
             }
         } else if serde_json::from_str::<serde::de::IgnoredAny>(text).is_ok() {
             // One body (possibly pretty-printed over several lines).
@@ -77,7 +81,7 @@ impl PushLog {
             for (i, line) in text.lines().enumerate() {
                 if !line.trim().is_empty() {
                     self.push(line.as_bytes())
-                        .map_err(|e| format!("line {}: {e}", i + 1))?;
+                        .map_err(|e| e.within(Place::Line(i as u64 + 1)))?;
                 }
             }
         }
@@ -87,7 +91,7 @@ impl PushLog {
         Ok(())
     }
 
-    fn push(&mut self, element: &[u8]) -> Result<(), String> {
+    fn push(&mut self, element: &[u8]) -> Result<(), ReadError> {
         check_depth(element)?;
         self.posts.push(read_post(element)?);
         Ok(())
