@@ -156,96 +156,14 @@ impl Splitter {
                 };
                 let s = *s;
                 self.scan = None;
-                // scan_element stopped on the `,` or `]` that ended the element.
-                self.expect = if chunk.get(end) == Some(&b']') {
-                    Expect::Trailing
-                } else {
-                    Expect::Element
-                };
                 i = end + 1;
-                let blank = |text: &[u8]| {
-                    text.iter().all(u8::is_ascii_whitespace).then(|| {
-                        array(ArrayFault::ExpectedElement).within(Place::Position {
-                            line: s.line,
-                            column: s.column,
-                        })
-                    })
-                };
-                let index = self.count;
-                self.count += 1;
-                match s.start {
-                    Some(start) => {
-                        if let Some(err) = blank(&chunk[start..end]) {
-                            return self.fail(chunk, each, err);
-                        }
-                        self.batch.push(Element {
-                            start,
-                            end,
-                            index,
-                            line: s.line,
-                            column: s.column,
-                        });
-                    }
-                    None => {
-                        // It began in an earlier chunk, so it is the first
-                        // element completed in this one: nothing is batched.
-                        let mut carry = std::mem::take(&mut self.carry);
-                        carry.extend_from_slice(&chunk[..end]);
-                        let element = Element {
-                            start: 0,
-                            end: carry.len(),
-                            index,
-                            line: s.line,
-                            column: s.column,
-                        };
-                        let result = match blank(&carry) {
-                            Some(err) => Err(err.into()),
-                            None => each(&carry, &[element]),
-                        };
-                        carry.clear();
-                        self.carry = carry;
-                        result?;
-                    }
-                }
+                self.ended(chunk, s, end, each)?;
                 continue;
             }
-            let b = chunk.get(i).copied().unwrap_or(0);
-            if b == b'\n' {
-                self.pos.newline_at(i);
-                i += 1;
-                continue;
-            }
-            if matches!(b, b' ' | b'\t' | b'\r') {
-                i += 1;
-                continue;
-            }
-            match (self.expect, b) {
-                (Expect::Open, b'[') => {
-                    self.expect = Expect::FirstOrClose;
-                    i += 1;
-                }
-                (Expect::FirstOrClose, b']') => {
-                    self.expect = Expect::Trailing;
-                    i += 1;
-                }
-                (Expect::FirstOrClose | Expect::Element, _) => {
-                    self.scan = Some(Scan {
-                        start: Some(i),
-                        line: self.pos.line,
-                        column: self.pos.column(i),
-                        depth: 0,
-                        in_string: false,
-                        escaped: false,
-                    });
-                }
-                (Expect::Open, _) => {
-                    return Err(self.pos.fault(ArrayFault::ExpectedOpen, i).into());
-                }
-                (Expect::Trailing, _) => {
-                    let err = self.pos.fault(ArrayFault::AfterArray, i);
-                    return self.fail(chunk, each, err);
-                }
-            }
+            i = match self.between(chunk, i) {
+                Ok(next) => next,
+                Err(err) => return self.fail(chunk, each, err),
+            };
         }
         if !self.batch.is_empty() {
             each(chunk, &self.batch)?;
@@ -261,6 +179,102 @@ impl Splitter {
         }
         self.pos.base += chunk.len() as u64;
         Ok(())
+    }
+
+    /// An element scanned `s` to the `,` or `]` at `end` of the chunk: one
+    /// that began in the chunk is batched; one that began in an earlier
+    /// chunk is handed over at once, with the bytes carried.
+    fn ended<E: From<ReadError>>(
+        &mut self,
+        chunk: &[u8],
+        s: Scan,
+        end: usize,
+        each: &mut impl FnMut(&[u8], &[Element]) -> Result<(), E>,
+    ) -> Result<(), E> {
+        self.expect = if chunk.get(end) == Some(&b']') {
+            Expect::Trailing
+        } else {
+            Expect::Element
+        };
+        let blank = |text: &[u8]| {
+            text.iter().all(u8::is_ascii_whitespace).then(|| {
+                array(ArrayFault::ExpectedElement).within(Place::Position {
+                    line: s.line,
+                    column: s.column,
+                })
+            })
+        };
+        let index = self.count;
+        self.count += 1;
+        let Some(start) = s.start else {
+            // It began in an earlier chunk, so it is the first element
+            // completed in this one: nothing is batched.
+            let mut carry = std::mem::take(&mut self.carry);
+            carry.extend_from_slice(&chunk[..end]);
+            let element = Element {
+                start: 0,
+                end: carry.len(),
+                index,
+                line: s.line,
+                column: s.column,
+            };
+            let result = match blank(&carry) {
+                Some(err) => Err(err.into()),
+                None => each(&carry, &[element]),
+            };
+            carry.clear();
+            self.carry = carry;
+            return result;
+        };
+        if let Some(err) = blank(&chunk[start..end]) {
+            return self.fail(chunk, each, err);
+        }
+        self.batch.push(Element {
+            start,
+            end,
+            index,
+            line: s.line,
+            column: s.column,
+        });
+        Ok(())
+    }
+
+    /// The byte at `i`, between elements: whitespace, a bracket, or the
+    /// first byte of an element (whose scan starts there). Where to read
+    /// on, or what is wrong.
+    fn between(&mut self, chunk: &[u8], i: usize) -> Result<usize, ReadError> {
+        let b = chunk.get(i).copied().unwrap_or(0);
+        if b == b'\n' {
+            self.pos.newline_at(i);
+            return Ok(i + 1);
+        }
+        if matches!(b, b' ' | b'\t' | b'\r') {
+            return Ok(i + 1);
+        }
+        match (self.expect, b) {
+            (Expect::Open, b'[') => {
+                self.expect = Expect::FirstOrClose;
+                Ok(i + 1)
+            }
+            (Expect::FirstOrClose, b']') => {
+                self.expect = Expect::Trailing;
+                Ok(i + 1)
+            }
+            (Expect::FirstOrClose | Expect::Element, _) => {
+                self.scan = Some(Scan {
+                    start: Some(i),
+                    line: self.pos.line,
+                    column: self.pos.column(i),
+                    depth: 0,
+                    in_string: false,
+                    escaped: false,
+                });
+                Ok(i)
+            }
+            // Nothing is batched before the `[`: no element to hand over.
+            (Expect::Open, _) => Err(self.pos.fault(ArrayFault::ExpectedOpen, i)),
+            (Expect::Trailing, _) => Err(self.pos.fault(ArrayFault::AfterArray, i)),
+        }
     }
 
     /// The input ended: how many elements there were, or why the input is

@@ -158,32 +158,7 @@ impl PushLog {
             }
         }
         if let Some(stream) = stream {
-            for summary in &stream.tasks {
-                let Some(stream_state) = parse_state(&summary.final_state) else {
-                    continue;
-                };
-                if !stream_state.is_terminal() {
-                    continue;
-                }
-                let told = by_id
-                    .get(&summary.id)
-                    .and_then(|&slot| tasks[slot].last_state.as_deref());
-                let settled = told
-                    .and_then(parse_state)
-                    .is_some_and(|s| s.is_terminal() || s.is_interrupted());
-                if !settled {
-                    findings.push(CaptureFinding {
-                        code: FindingCode::PushMissingTerminal,
-                        task: summary.id.clone(),
-                        index: self.posts.len(),
-                        message: format!(
-                            "the webhook was last told {}, never {}: the stream or GetTask says the task ended",
-                            told.unwrap_or("nothing"),
-                            summary.final_state
-                        ),
-                    });
-                }
-            }
+            findings.extend(missing_terminals(stream, &tasks, &by_id, self.posts.len()));
         }
         PushReport {
             posts: self.posts.len(),
@@ -191,6 +166,45 @@ impl PushLog {
             findings,
         }
     }
+}
+
+/// `push-missing-terminal`: each task the stream (or GetTask) says ended
+/// while the webhook was last told neither a terminal nor an interrupted
+/// state; `after` is the log's length, where the finding is placed.
+fn missing_terminals(
+    stream: &CaptureReport,
+    tasks: &[PushedTask],
+    by_id: &HashMap<String, usize>,
+    after: usize,
+) -> Vec<CaptureFinding> {
+    let mut findings = Vec::new();
+    for summary in &stream.tasks {
+        let Some(stream_state) = parse_state(&summary.final_state) else {
+            continue;
+        };
+        if !stream_state.is_terminal() {
+            continue;
+        }
+        let told = by_id
+            .get(&summary.id)
+            .and_then(|&slot| tasks[slot].last_state.as_deref());
+        let settled = told
+            .and_then(parse_state)
+            .is_some_and(|s| s.is_terminal() || s.is_interrupted());
+        if !settled {
+            findings.push(CaptureFinding {
+                code: FindingCode::PushMissingTerminal,
+                task: summary.id.clone(),
+                index: after,
+                message: format!(
+                    "the webhook was last told {}, never {}: the stream or GetTask says the task ended",
+                    told.unwrap_or("nothing"),
+                    summary.final_state
+                ),
+            });
+        }
+    }
+    findings
 }
 
 /// A state in either wire's spelling.

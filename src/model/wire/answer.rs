@@ -133,37 +133,11 @@ pub fn read_answer(bytes: &[u8], wire: Option<Wire>) -> Result<Answer, ReadError
     };
     let (kind, state, artifacts) = match event.what {
         What::Task { state, .. } => {
-            // The parts are read again, whole: only a task's are compared.
-            let task = match event.wire {
-                Wire::V1_0 if typed.task.is_some() => "/task",
-                _ => "",
-            };
-            let value: serde_json::Value = parse(bytes)?;
-            let at = if value.get("result").is_some() {
-                format!("/result{task}")
-            } else {
-                task.to_string()
-            };
-            let held: TaskArtifacts = value
-                .pointer(&at)
-                .map(|v| serde_json::from_value(v.clone()))
-                .transpose()
-                .map_err(|e| fault(EventFault::Artifacts(e.to_string())))?
-                .unwrap_or(TaskArtifacts {
-                    artifacts: Vec::new(),
-                });
+            let wrapped = event.wire == Wire::V1_0 && typed.task.is_some();
             (
                 EventKind::Task,
                 Some(state),
-                held.artifacts
-                    .into_iter()
-                    .map(|a| ArtifactParts {
-                        artifact_id: a.artifact_id,
-                        append: false,
-                        last: false,
-                        parts: a.parts,
-                    })
-                    .collect(),
+                task_artifacts(bytes, wrapped)?,
             )
         }
         What::Status { state } => (EventKind::Status, Some(state), Vec::new()),
@@ -195,6 +169,37 @@ pub fn read_answer(bytes: &[u8], wire: Option<Wire>) -> Result<Answer, ReadError
         }),
         artifacts,
     }))
+}
+
+/// A task's artifacts with their parts, read again whole from the answer's
+/// `bytes` (only a task's parts are compared, so only a task's are
+/// parsed); `wrapped` when the task is in a 1.0 `task` wrapper.
+fn task_artifacts(bytes: &[u8], wrapped: bool) -> Result<Vec<ArtifactParts>, ReadError> {
+    let task = if wrapped { "/task" } else { "" };
+    let value: serde_json::Value = parse(bytes)?;
+    let at = if value.get("result").is_some() {
+        format!("/result{task}")
+    } else {
+        task.to_string()
+    };
+    let held: TaskArtifacts = value
+        .pointer(&at)
+        .map(|v| serde_json::from_value(v.clone()))
+        .transpose()
+        .map_err(|e| fault(EventFault::Artifacts(e.to_string())))?
+        .unwrap_or(TaskArtifacts {
+            artifacts: Vec::new(),
+        });
+    Ok(held
+        .artifacts
+        .into_iter()
+        .map(|a| ArtifactParts {
+            artifact_id: a.artifact_id,
+            append: false,
+            last: false,
+            parts: a.parts,
+        })
+        .collect())
 }
 
 /// Reads the answer to a JSON-RPC call: a response, never a bare event
