@@ -655,7 +655,7 @@ fn the_plan_cancels_and_drops_right_after_the_first_working_answer() {
     let agent = ProbedAgent {
         name: "agent".into(),
         url: endpoint.url.clone(),
-        wire: Wire::V1_0,
+        wire: "1.0".into(),
         binding: Binding::JsonRpc,
         offered: true,
         headers: Vec::new(),

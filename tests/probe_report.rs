@@ -9,7 +9,6 @@ use a2a_lab::model::evidence::probe::report::{
 };
 use a2a_lab::model::wire::read_error::{ProbeJsonFault, ReadKind};
 use a2a_lab::model::wire::rest::Binding;
-use a2a_lab::model::wire::Wire;
 use serde_json::json;
 
 struct NoFiles;
@@ -50,7 +49,7 @@ fn report() -> ProbeReport {
     let mut report = ProbeReport::new(ProbedAgent {
         name: "A".into(),
         url: "http://127.0.0.1:1".into(),
-        wire: Wire::V0_3,
+        wire: "0.3".into(),
         binding: Binding::JsonRpc,
         offered: true,
         headers: Vec::new(),

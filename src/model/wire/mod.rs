@@ -64,12 +64,9 @@ impl Wire {
         }
     }
 
-    /// Reads `1.0` or `0.3` (the CLI's `--wire`, a `probe.json`'s agent).
-    pub fn parse(text: impl AsRef<str>) -> Option<Wire> {
-        Wire::ALL
-            .iter()
-            .copied()
-            .find(|w| w.name() == text.as_ref())
+    /// Reads `1.0` or `0.3` (the CLI's `--wire`).
+    pub fn parse(text: &str) -> Option<Wire> {
+        Wire::ALL.iter().copied().find(|w| w.name() == text)
     }
 
     /// How a state is spelled on this wire.
@@ -78,14 +75,6 @@ impl Wire {
             Wire::V1_0 => state.wire(),
             Wire::V0_3 => state.kebab(),
         }
-    }
-}
-
-/// The spelling, so that a wire is read back with [`Wire::parse`]
-/// whether it is held as text or as a `Wire`.
-impl AsRef<str> for Wire {
-    fn as_ref(&self) -> &str {
-        self.name()
     }
 }
 
@@ -105,7 +94,7 @@ impl serde::Serialize for Wire {
 impl<'de> serde::Deserialize<'de> for Wire {
     fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Wire, D::Error> {
         let text = std::borrow::Cow::<str>::deserialize(d)?;
-        Wire::parse(&*text)
+        Wire::parse(&text)
             .ok_or_else(|| serde::de::Error::custom(format!("`{text}` is not 1.0 or 0.3")))
     }
 }

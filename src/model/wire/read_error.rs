@@ -268,8 +268,6 @@ pub enum ProbeJsonFault {
     Probe(String),
     /// A finding's code that names no finding.
     Code(String),
-    /// A wire other than 1.0 or 0.3.
-    Wire(String),
     /// A binding other than jsonrpc or rest.
     Binding(String),
 }
@@ -621,7 +619,6 @@ impl fmt::Display for ProbeJsonFault {
             }
             ProbeJsonFault::Probe(name) => write!(f, "`{name}` is not a probe"),
             ProbeJsonFault::Code(code) => write!(f, "`{code}` is not a probe finding"),
-            ProbeJsonFault::Wire(wire) => write!(f, "wire `{wire}` is not 1.0 or 0.3"),
             ProbeJsonFault::Binding(binding) => {
                 write!(f, "binding `{binding}` is not jsonrpc or rest")
             }

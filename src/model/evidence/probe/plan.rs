@@ -550,7 +550,7 @@ fn replaying(records: &ProbeRecords) -> ProbePlan {
     let report = ProbeReport::new(super::report::ProbedAgent {
         name: String::new(),
         url: String::new(),
-        wire: judge.wire,
+        wire: judge.wire.name().to_string(),
         binding: judge.binding,
         offered: true,
         headers: Vec::new(),

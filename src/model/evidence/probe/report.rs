@@ -252,8 +252,10 @@ pub struct ProbedAgent {
     pub name: String,
     /// The URL given to `probe`.
     pub url: String,
-    /// The wire spoken to it (`1.0` or `0.3` in `probe.json`).
-    pub wire: Wire,
+    /// The wire spoken to it: `1.0` or `0.3`. Text still because the
+    /// page's views read it as text; a `Wire` is written the same, so the
+    /// field can become one when they read it as one.
+    pub wire: String,
     /// The binding spoken to it (`jsonrpc` or `rest` in `probe.json`).
     pub binding: Binding,
     /// Whether the card offered that binding (else `--binding` asked for
@@ -549,13 +551,10 @@ fn read_report(value: Value) -> Result<ProbeReport, ProbeJsonFault> {
 
 /// The agent as `probe.json` names it.
 fn agent(agent: &Value) -> Result<ProbedAgent, ProbeJsonFault> {
-    // Read in the order written, so that the first field missing is named.
-    let (name, url) = (text(agent, "name")?, text(agent, "url")?);
-    let wire = text(agent, "wire")?;
     Ok(ProbedAgent {
-        name,
-        url,
-        wire: Wire::parse(&wire).ok_or(ProbeJsonFault::Wire(wire))?,
+        name: text(agent, "name")?,
+        url: text(agent, "url")?,
+        wire: text(agent, "wire")?,
         // A probe.json kept before REST was probed spoke JSON-RPC.
         binding: match agent.get("binding").and_then(Value::as_str) {
             Some(name) => {
