@@ -681,6 +681,17 @@ mod tests {
             assert_eq!(e.kind(), &ReadKind::TooDeep { limit: MAX_DEPTH }, "{text}");
             assert_eq!(e.to_string(), "JSON nested deeper than 128 levels");
         }
+        // The event reader's own structs count as serde_json's levels too.
+        let results = format!(
+            "{}{{}}{}",
+            "{\"result\":".repeat(MAX_DEPTH - 1),
+            "}".repeat(MAX_DEPTH - 1)
+        );
+        let e = parse::<RawEvent>(results.as_bytes()).err();
+        assert_eq!(
+            e.map(|e| e.kind().clone()),
+            Some(ReadKind::TooDeep { limit: MAX_DEPTH })
+        );
     }
 
     #[test]
