@@ -16,7 +16,9 @@ use a2a_lab::model::evidence::probe::plan::replay;
 use a2a_lab::model::evidence::probe::read::refusal;
 use a2a_lab::model::evidence::probe::records::{CallEnd, CallRecord, ProbeRecords};
 use a2a_lab::model::evidence::probe::report::Probe;
+use a2a_lab::model::evidence::probe::unreadable::{Unreadable, Which};
 use a2a_lab::model::wire::answer::read_answer;
+use a2a_lab::model::wire::read_error::ReadKind;
 use a2a_lab::model::wire::rest::Binding;
 use a2a_lab::model::wire::Wire;
 use probe_expect::{expect, DEFECTS, ENDLESS_PING, HOSTILE, OTHER_STACKS, PUSH_AGENTS};
@@ -247,6 +249,40 @@ fn records_are_read_by_the_one_reader_of_the_wire_and_refuse_the_other_wire() {
     );
     let r = records("python-0.3-none");
     assert!(r.probes[0].calls[0].answers(Wire::V1_0).is_err());
+}
+
+#[test]
+fn an_answer_that_cannot_be_read_is_named_by_its_place_and_settles_as_the_probes_finding() {
+    let stream = CallRecord {
+        sse: true,
+        body: "data: {\"kind\":\"task\",\"id\":\"t\",\"status\":{\"state\":\"working\"}}\n\ndata: {oops\n\n"
+            .into(),
+        end: CallEnd::Closed,
+        request_id: None,
+        ms: None,
+        status: None,
+        http: None,
+        at_event: None,
+    };
+    let why = stream.answers(Wire::V0_3).unwrap_err();
+    let Unreadable::Answer { which, error, .. } = &why else {
+        panic!("{why:?}")
+    };
+    assert_eq!(*which, Which::Event(1));
+    assert!(
+        matches!(error.kind(), ReadKind::Malformed { .. }),
+        "{error}"
+    );
+    let judge = ProbeJudge::new(Wire::V0_3);
+    let judged = judge.settle(judge.stream(std::slice::from_ref(&stream)).map(|(_, j)| j));
+    assert_eq!(judged.found[0].1, why.to_string());
+    assert!(
+        judged.found[0]
+            .1
+            .starts_with("event 1 cannot be read (malformed JSON: "),
+        "{}",
+        judged.found[0].1
+    );
 }
 
 #[test]
