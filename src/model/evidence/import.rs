@@ -241,7 +241,7 @@ pub fn import_bytes(bytes: &[u8]) -> Result<Imported, ReadError> {
     }
     let text = std::str::from_utf8(bytes).map_err(|e| {
         let byte = Some(e.valid_up_to());
-        ReadError::new(ReadKind::NotUtf8 { byte }).within(Place::File(THE_FILE.into()))
+        ReadError::new(ReadKind::NotUtf8 { byte }).within(Place::TheFile)
     })?;
     let trimmed = text.trim_start_matches('\u{feff}').trim();
     if trimmed.is_empty() {

@@ -24,8 +24,8 @@ pub struct ReadError {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum ReadKind {
     /// The bytes are not UTF-8 (`byte`: where the valid text ends, when
-    /// the reader says it). Said of a [`Place::File`] when the file is
-    /// the place.
+    /// the reader says it). Said of [`Place::TheFile`] when that is the
+    /// place.
     NotUtf8 {
         /// The first byte that is not UTF-8.
         byte: Option<usize>,
@@ -268,8 +268,6 @@ pub enum ProbeJsonFault {
     Probe(String),
     /// A finding's code that names no finding.
     Code(String),
-    /// A binding other than jsonrpc or rest.
-    Binding(String),
 }
 
 /// Where in the input a reader was, outermost first in [`ReadError::at`].
@@ -277,6 +275,9 @@ pub enum ProbeJsonFault {
 pub enum Place {
     /// A file, by the name it was given.
     File(String),
+    /// The one file a reader was given, which has no name (the page's
+    /// Import of a single file says `the file`).
+    TheFile,
     /// A line, from 1 (JSON Lines, an SSE body).
     Line(u64),
     /// The SSE event that ended at this line (a blank line, or the end of
@@ -338,6 +339,7 @@ impl ReadError {
     pub fn file(&self) -> Option<&str> {
         self.at.iter().find_map(|p| match p {
             Place::File(name) => Some(name.as_str()),
+            Place::TheFile => Some("the file"),
             _ => None,
         })
     }
@@ -402,7 +404,7 @@ impl ReadKind {
     fn says(&self, place: &Place) -> bool {
         matches!(
             (self, place),
-            (ReadKind::NotUtf8 { .. }, Place::File(_))
+            (ReadKind::NotUtf8 { .. }, Place::TheFile)
                 | (
                     ReadKind::TooLong {
                         unit: Unit::Line,
@@ -418,8 +420,8 @@ impl ReadKind {
     /// The sentence that says `place` (one [`Self::says`]).
     fn fmt_at(&self, f: &mut fmt::Formatter<'_>, place: &Place) -> fmt::Result {
         match (self, place) {
-            (ReadKind::NotUtf8 { byte }, Place::File(name)) => {
-                write!(f, "{name} is ")?;
+            (ReadKind::NotUtf8 { byte }, Place::TheFile) => {
+                f.write_str("the file is ")?;
                 not_utf8(f, *byte)
             }
             (ReadKind::TooLong { limit, .. }, Place::Line(n)) => {
@@ -619,9 +621,6 @@ impl fmt::Display for ProbeJsonFault {
             }
             ProbeJsonFault::Probe(name) => write!(f, "`{name}` is not a probe"),
             ProbeJsonFault::Code(code) => write!(f, "`{code}` is not a probe finding"),
-            ProbeJsonFault::Binding(binding) => {
-                write!(f, "binding `{binding}` is not jsonrpc or rest")
-            }
         }
     }
 }
@@ -630,6 +629,7 @@ impl fmt::Display for Place {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             Place::File(name) => f.write_str(name),
+            Place::TheFile => f.write_str("the file"),
             Place::Line(n) => write!(f, "line {n}"),
             Place::SseEvent { ends_at } => write!(f, "SSE event ending at line {ends_at}"),
             Place::Element {
@@ -673,8 +673,15 @@ mod tests {
             e.to_string(),
             "the input ends inside the array (at line 1 column 3): expected `]`"
         );
-        let e = ReadError::new(ReadKind::NotUtf8 { byte: Some(4) })
-            .within(Place::File("the file".into()));
-        assert_eq!(e.to_string(), "the file is not UTF-8 text (byte 4)");
+        // A named file is always a prefix; only the unnamed one is said.
+        let e = ReadError::new(ReadKind::NotUtf8 { byte: Some(4) });
+        assert_eq!(
+            e.clone().within(Place::TheFile).to_string(),
+            "the file is not UTF-8 text (byte 4)"
+        );
+        assert_eq!(
+            e.within(Place::File("log.jsonl".into())).to_string(),
+            "log.jsonl: not UTF-8 text (byte 4)"
+        );
     }
 }

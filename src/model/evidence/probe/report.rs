@@ -555,12 +555,11 @@ fn agent(agent: &Value) -> Result<ProbedAgent, ProbeJsonFault> {
         name: text(agent, "name")?,
         url: text(agent, "url")?,
         wire: text(agent, "wire")?,
-        // A probe.json kept before REST was probed spoke JSON-RPC.
+        // A probe.json kept before REST was probed spoke JSON-RPC, and so
+        // was one that names any binding but `rest`, as it always read.
         binding: match agent.get("binding").and_then(Value::as_str) {
-            Some(name) => {
-                Binding::parse(name).ok_or_else(|| ProbeJsonFault::Binding(name.to_string()))?
-            }
-            None => Binding::JsonRpc,
+            Some(name) if Binding::parse(name) == Some(Binding::Rest) => Binding::Rest,
+            _ => Binding::JsonRpc,
         },
         offered: agent
             .get("offered")
