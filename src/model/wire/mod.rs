@@ -16,7 +16,8 @@
 //! - [`envelope`]: what is wrong with a JSON-RPC answer's envelope, which
 //!   the event reader lets pass.
 //! - [`read_error`]: what every reader of the lab's input says when it
-//!   refuses it: a kind to match, and where.
+//!   refuses it: a kind to match, and where; [`read_faults`], each
+//!   reader's faults (event, card, export, `probe.json`) in their words.
 //! - [`schema`]: what an event or answer must hold by its wire version's
 //!   schema (`wire-shape`), each rule with its section.
 //!
@@ -32,6 +33,7 @@ pub mod envelope;
 pub mod event;
 pub mod push;
 pub mod read_error;
+pub mod read_faults;
 pub mod rest;
 pub mod schema;
 pub mod sse;
