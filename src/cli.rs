@@ -21,6 +21,7 @@ use crate::model::evidence::push_log::{PushLog, PushReport, PushedTask};
 use crate::model::evidence::seed_form::{write_answer, SeedEventRef};
 use crate::model::ledger::TaskLedger;
 use crate::model::sim::scenario::Scenario;
+use crate::model::wire::read_error::Place;
 
 /// How a command ended. Standard output went to the writer given to
 /// [`run`]; a command that fails writes nothing there.
@@ -114,7 +115,7 @@ pub fn reduce_stream(
     stdout: &mut dyn Write,
 ) -> std::io::Result<Output> {
     let mut ledger = TaskLedger::new("seed");
-    let split = json_array::split(reader, |buf, elements| {
+    let split = json_array::split(reader, |buf, elements| -> Result<(), String> {
         let mut events = Vec::with_capacity(elements.len());
         for element in elements {
             let bytes = &buf[element.start..element.end];
@@ -181,7 +182,8 @@ fn check(
             Err(e) => return Ok(Output::bad(e)),
         };
         if let Err(e) = reader.read(input) {
-            return Ok(Output::bad(format!("check: {path}: {e}")));
+            let e = e.within(Place::File(path.clone()));
+            return Ok(Output::bad(format!("check: {e}")));
         }
     }
     let report = if args.paths.is_empty() {
@@ -289,7 +291,8 @@ fn read_webhook_logs(
     let mut log = PushLog::new();
     for path in paths {
         let bytes = files.read(path)?;
-        log.read_file(&bytes).map_err(|e| format!("{path}: {e}"))?;
+        log.read_file(&bytes)
+            .map_err(|e| e.within(Place::File(path.clone())).to_string())?;
     }
     // A log with no POST checked nothing: a capture step that failed.
     if !log.empty_files().is_empty() {

@@ -208,7 +208,9 @@ fn the_wire_can_be_forced_and_a_wrong_one_is_bad_input() {
     let events: Vec<Value> = stream("").iter().map(to_0_3).collect();
     let bytes = jsonl(&events, json!("1"));
     assert!(read_capture(&[&bytes], Some(Wire::V0_3)).is_ok());
-    let err = read_capture(&[&bytes], Some(Wire::V1_0)).unwrap_err();
+    let err = read_capture(&[&bytes], Some(Wire::V1_0))
+        .unwrap_err()
+        .to_string();
     assert!(err.contains("event 0"), "{err}");
 }
 

@@ -331,6 +331,22 @@ fn check_refuses_unknown_event_kinds_and_deep_nesting_with_exit_2() {
 }
 
 #[test]
+fn check_names_the_file_then_where_in_it_a_capture_or_webhook_log_went_wrong() {
+    let (_, err, code) = cli(
+        &["check", "stream.jsonl"],
+        Some(b"{\"kind\":\"task\",\"id\":\"t\",\"status\":{\"state\":\"working\"}}\nnope\n"),
+    );
+    assert_eq!(code, 2);
+    assert_eq!(
+        err,
+        "a2a-lab: check: stream.jsonl: line 2 is neither JSON nor an SSE field: not a capture this lab reads\n"
+    );
+    let (_, err, code) = cli(&["check", "--webhook", "log.jsonl"], Some(b"\xff{}"));
+    assert_eq!(code, 2);
+    assert_eq!(err, "a2a-lab: check: log.jsonl: not UTF-8 text (byte 0)\n");
+}
+
+#[test]
 fn the_binary_never_panics_and_uses_exit_codes() {
     let out = binary(["trace", "chunks=2"]);
     assert_eq!(out.status.code(), Some(0));

@@ -10,12 +10,13 @@ use a2a_lab::model::evidence::export::export_json;
 use a2a_lab::model::evidence::import::{import_bytes, Imported};
 use a2a_lab::model::evidence::import::{import_files, Importer};
 use a2a_lab::model::sim::scenario::Scenario;
+use a2a_lab::model::wire::read_error::{Place, ReadError, ReadKind};
 use model_support::{fuzz_cases, sse};
 use proptest::prelude::*;
 use serde_json::Value;
 
 /// Feeds `files` to an importer `step` bytes at a time.
-fn sliced(files: &[&[u8]], step: usize) -> Result<Imported, String> {
+fn sliced(files: &[&[u8]], step: usize) -> Result<Imported, ReadError> {
     let mut importer = Importer::new(files.len());
     for file in files {
         for chunk in file.chunks(step.max(1)) {
@@ -59,20 +60,54 @@ fn a_capture_in_slices_is_judged_as_the_whole_file_is() {
 #[test]
 fn bad_files_are_refused_with_the_file_named_when_there_are_several() {
     assert_eq!(
-        sliced(&[b"  \n "], 1).unwrap_err(),
+        sliced(&[b"  \n "], 1).unwrap_err().to_string(),
         "no A2A events in file 1"
     );
     assert_eq!(
-        sliced(&[&vec![b' '; 10_000]], 512).unwrap_err(),
+        sliced(&[&vec![b' '; 10_000]], 512).unwrap_err().to_string(),
         "no A2A events in file 1"
     );
     let good = sse("");
-    let e = sliced(&[good.as_bytes(), b"data: {\"kind\":\n\n"], 5).unwrap_err();
+    let e = sliced(&[good.as_bytes(), b"data: {\"kind\":\n\n"], 5)
+        .unwrap_err()
+        .to_string();
     assert!(e.starts_with("file 2: SSE event ending at line 2"), "{e}");
-    let e = sliced(&[b"not a capture\n", good.as_bytes()], 5).unwrap_err();
+    let e = sliced(&[b"not a capture\n", good.as_bytes()], 5)
+        .unwrap_err()
+        .to_string();
     assert!(e.starts_with("file 1: line 1 is neither JSON"), "{e}");
-    let e = sliced(&[b"{\"format\": "], 3).unwrap_err();
+    let e = sliced(&[b"{\"format\": "], 3).unwrap_err().to_string();
     assert!(e.contains("malformed JSON"), "{e}");
+}
+
+#[test]
+fn where_a_bad_file_went_wrong_is_data_and_a_file_without_events_is_a_kind() {
+    let good = sse("");
+    let e = sliced(&[good.as_bytes(), b"data: {\"kind\":\n\n"], 5).unwrap_err();
+    assert_eq!(
+        e.at(),
+        [Place::File("file 2".into()), Place::SseEvent { ends_at: 2 }]
+    );
+    assert_eq!((e.file(), e.line()), (Some("file 2"), Some(2)));
+    let e = sliced(&[b"not a capture\n", good.as_bytes()], 5).unwrap_err();
+    assert_eq!(e.kind(), &ReadKind::NotACapture);
+    assert_eq!(e.line(), Some(1));
+    // However the reader learnt that nothing was in it (blanks kept whole,
+    // an empty array streamed), Import names the one file it was given.
+    for empty in [&b" \n"[..], b"[]"] {
+        let mut importer = Importer::named(vec!["capture.sse".into()]);
+        importer.feed(empty).unwrap();
+        importer.end_file().unwrap();
+        let e = importer.finish().unwrap_err();
+        assert_eq!(
+            e.kind(),
+            &ReadKind::NoEvents {
+                files: vec!["capture.sse".into()]
+            }
+        );
+    }
+    let e = import_bytes(b"\n").unwrap_err();
+    assert!(matches!(e.kind(), ReadKind::NoEvents { .. }), "{e}");
 }
 
 #[test]
@@ -92,14 +127,14 @@ fn input_that_holds_no_a2a_event_is_refused_by_name_not_read_as_clean() {
         };
         for step in [1, 3, 4096] {
             assert_eq!(
-                one(step).unwrap_err(),
+                one(step).unwrap_err().to_string(),
                 "no A2A events in capture.sse",
                 "{:?} in slices of {step}",
                 String::from_utf8_lossy(empty)
             );
         }
         assert_eq!(
-            import_bytes(empty).unwrap_err(),
+            import_bytes(empty).unwrap_err().to_string(),
             "no A2A events in the file"
         );
         // Beside a file with events, the empty one is named.
@@ -109,7 +144,7 @@ fn input_that_holds_no_a2a_event_is_refused_by_name_not_read_as_clean() {
         importer.feed(empty).unwrap();
         importer.end_file().unwrap();
         assert_eq!(
-            importer.finish().unwrap_err(),
+            importer.finish().unwrap_err().to_string(),
             "no A2A events in resubscribed.sse"
         );
     }
@@ -133,7 +168,7 @@ fn more_than_the_page_reads_is_refused_as_it_arrives() {
             break;
         }
     }
-    let e = fed.unwrap_err();
+    let e = fed.unwrap_err().to_string();
     assert!(e.contains("the page reads at most"), "{e}");
 }
 

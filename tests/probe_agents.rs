@@ -143,7 +143,11 @@ fn probe_all(sdk: &str, wire: &str, binding: &str) {
         };
         let (code, report) = probe(&agent.url, wire, &out, "2500");
         drop(agent);
-        assert_eq!(report.agent.binding, binding, "{sdk} {wire} {defect}");
+        assert_eq!(
+            report.agent.binding.name(),
+            binding,
+            "{sdk} {wire} {defect}"
+        );
         let want = expect(sdk, defect);
         let got = found(&report);
         if got != want {
@@ -635,7 +639,7 @@ fn credentials_go_with_header_and_are_written_nowhere() {
             (0, vec![]),
             "{sdk} {binding} behind the gateway"
         );
-        assert_eq!(report.agent.binding, binding);
+        assert_eq!(report.agent.binding.name(), binding);
         assert_eq!(report.agent.headers, ["Authorization: <redacted>"]);
         assert!(report.probes.iter().all(|p| p.outcome == Outcome::Clean));
         let json = binary([

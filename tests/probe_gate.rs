@@ -19,8 +19,8 @@ fn report(name: &str) -> ProbeReport {
     let mut report = ProbeReport::new(ProbedAgent {
         name: name.into(),
         url: "http://127.0.0.1:1".into(),
-        wire: records.wire.clone(),
-        binding: records.binding.clone(),
+        wire: records.wire.name().to_string(),
+        binding: records.binding,
         offered: true,
         headers: Vec::new(),
     });

@@ -16,7 +16,9 @@ use a2a_lab::model::evidence::probe::plan::replay;
 use a2a_lab::model::evidence::probe::read::refusal;
 use a2a_lab::model::evidence::probe::records::{CallEnd, CallRecord, ProbeRecords};
 use a2a_lab::model::evidence::probe::report::Probe;
+use a2a_lab::model::evidence::probe::unreadable::{Unreadable, Which};
 use a2a_lab::model::wire::answer::read_answer;
+use a2a_lab::model::wire::read_error::ReadKind;
 use a2a_lab::model::wire::rest::Binding;
 use a2a_lab::model::wire::Wire;
 use model_support::probe::{found, records};
@@ -51,7 +53,7 @@ fn every_recorded_agent_is_judged_as_the_live_probe_judged_it() {
             for defect in DEFECTS {
                 let records = records(&format!("{prefix}{sdk}-{wire}-{defect}"));
                 assert_eq!(
-                    (records.wire.as_str(), records.binding.as_str()),
+                    (records.wire.name(), records.binding.name()),
                     (wire, binding)
                 );
                 let judged = judge(&records);
@@ -231,6 +233,40 @@ fn records_are_read_by_the_one_reader_of_the_wire_and_refuse_the_other_wire() {
 }
 
 #[test]
+fn an_answer_that_cannot_be_read_is_named_by_its_place_and_settles_as_the_probes_finding() {
+    let stream = CallRecord {
+        sse: true,
+        body: "data: {\"kind\":\"task\",\"id\":\"t\",\"status\":{\"state\":\"working\"}}\n\ndata: {oops\n\n"
+            .into(),
+        end: CallEnd::Closed,
+        request_id: None,
+        ms: None,
+        status: None,
+        http: None,
+        at_event: None,
+    };
+    let why = stream.answers(Wire::V0_3).unwrap_err();
+    let Unreadable::Answer { which, error, .. } = &why else {
+        panic!("{why:?}")
+    };
+    assert_eq!(*which, Which::Event(1));
+    assert!(
+        matches!(error.kind(), ReadKind::Malformed { .. }),
+        "{error}"
+    );
+    let judge = ProbeJudge::new(Wire::V0_3);
+    let judged = judge.settle(judge.stream(std::slice::from_ref(&stream)).map(|(_, j)| j));
+    assert_eq!(judged.found[0].1, why.to_string());
+    assert!(
+        judged.found[0]
+            .1
+            .starts_with("event 1 cannot be read (malformed JSON: "),
+        "{}",
+        judged.found[0].1
+    );
+}
+
+#[test]
 fn every_recorded_push_agent_is_judged_as_the_live_probe_judged_it() {
     let mut failures = Vec::new();
     for agent in &PUSH_AGENTS {
@@ -354,9 +390,9 @@ fn recorded_stand_ins_are_found_breaking_each_contract() {
         };
         let records = records(&name);
         // Recorded in the wire and binding the agent is probed in.
-        assert_eq!(records.wire, agent.wire, "{name}");
+        assert_eq!(records.wire.name(), agent.wire, "{name}");
         let rest = agent.more.windows(2).any(|w| w == ["--binding", "rest"]);
-        assert_eq!(records.binding == "rest", rest, "{name}");
+        assert_eq!(records.binding == Binding::Rest, rest, "{name}");
         let judged = judge(&records);
         assert_eq!(found(&judged), agent.expect, "{name}");
     }
@@ -558,7 +594,7 @@ fn a_stray_byte_before_each_event_is_unreadable_and_shown_escaped() {
 #[test]
 fn a_cancel_refused_because_the_task_had_ended_is_no_finding() {
     let r = records("python-1.0-none");
-    let judge_of = ProbeJudge::of(&r).unwrap();
+    let judge_of = ProbeJudge::of(&r);
     let stream = &calls(&r, "stream")[0];
     let refused = &calls(&r, "cancel-terminal")[0];
     let get = &calls(&r, "get")[0];
@@ -580,7 +616,7 @@ fn a_cancel_refused_because_the_task_had_ended_is_no_finding() {
 #[test]
 fn a_cancel_answered_canceled_and_then_completed_is_after_terminal() {
     let r = records("python-1.0-none");
-    let judge_of = ProbeJudge::of(&r).unwrap();
+    let judge_of = ProbeJudge::of(&r);
     let completed = &calls(&r, "stream")[0];
     let canceled = &calls(&r, "cancel")[1];
     assert!(
@@ -637,12 +673,12 @@ fn the_plan_cancels_and_drops_right_after_the_first_working_answer() {
         name: "agent".into(),
         url: endpoint.url.clone(),
         wire: "1.0".into(),
-        binding: "jsonrpc".into(),
+        binding: Binding::JsonRpc,
         offered: true,
         headers: Vec::new(),
     };
     let mut plan = ProbePlan::new(
-        ProbeJudge::of(&r).unwrap(),
+        ProbeJudge::of(&r),
         &endpoint,
         r.card.clone(),
         options,

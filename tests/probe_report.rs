@@ -9,6 +9,8 @@ mod cli_support;
 use a2a_lab::model::evidence::probe::report::{
     judge_streams, Outcome, Probe, ProbeCode, ProbeReport, ProbeResult, ProbedAgent,
 };
+use a2a_lab::model::wire::read_error::{ProbeJsonFault, ReadKind};
+use a2a_lab::model::wire::rest::Binding;
 use cli_support::cli;
 use serde_json::json;
 
@@ -33,7 +35,7 @@ fn report() -> ProbeReport {
         name: "A".into(),
         url: "http://127.0.0.1:1".into(),
         wire: "0.3".into(),
-        binding: "jsonrpc".into(),
+        binding: Binding::JsonRpc,
         offered: true,
         headers: Vec::new(),
     });
@@ -84,9 +86,12 @@ fn json_has_no_calls_and_probe_json_reads_back_whole() {
     let wrong = report
         .to_file_json()
         .replace("a2a-lifecycle-lab/probe", "x");
-    assert!(ProbeReport::from_json(&wrong)
-        .unwrap_err()
-        .contains("format"));
+    let e = ProbeReport::from_json(&wrong).unwrap_err();
+    assert!(e.to_string().contains("format"));
+    assert!(matches!(
+        e.kind(),
+        ReadKind::NotProbeJson(ProbeJsonFault::Format { .. })
+    ));
     assert!(ProbeReport::from_json("{}").is_err());
 }
 

@@ -16,6 +16,7 @@ use a2a_lab::model::evidence::capture::read_capture;
 use a2a_lab::model::evidence::finding::FindingCode;
 use a2a_lab::model::evidence::push_log::{PushLog, PushReport};
 use a2a_lab::model::state::TaskState;
+use a2a_lab::model::wire::read_error::{EventFault, Place, ReadKind};
 use cli_support::{binary, Scratch};
 use model_support::fidelity::{every, fixture_dir};
 use serde_json::{json, Value};
@@ -53,6 +54,26 @@ fn judge(log: &str, stream: Option<&[u8]>) -> PushReport {
     reader.read_file(log.as_bytes()).unwrap();
     let stream = stream.map(|s| read_capture(&[s], None).unwrap());
     reader.judge(stream.as_ref())
+}
+
+/// A log that cannot be read says what is wrong as a kind, and which line
+/// or element, as data.
+#[test]
+fn a_log_that_cannot_be_read_names_the_fault_and_the_post() {
+    let ok = r#"{"statusUpdate":{"taskId":"t","contextId":"c","status":{"state":"TASK_STATE_WORKING"}}}"#;
+    let deep = format!("{ok}\n{}{}\n", "[".repeat(200), "]".repeat(200));
+    let e = PushLog::new().read_file(deep.as_bytes()).unwrap_err();
+    assert_eq!(e.kind(), &ReadKind::TooDeep { limit: 128 });
+    assert_eq!(e.at(), [Place::Line(2)]);
+    assert_eq!(e.to_string(), "line 2: JSON nested deeper than 128 levels");
+    let error = r#"{"jsonrpc":"2.0","id":1,"error":{"code":-32001,"message":"gone"}}"#;
+    let array = format!("[{ok},{error}]");
+    let e = PushLog::new().read_file(array.as_bytes()).unwrap_err();
+    assert!(matches!(
+        e.kind(),
+        ReadKind::Event(EventFault::ErrorPosted { code: -32001, .. })
+    ));
+    assert_eq!(e.at(), [Place::Entry(1)]);
 }
 
 fn count(report: &PushReport, code: FindingCode) -> u64 {

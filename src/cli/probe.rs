@@ -41,13 +41,19 @@ pub(super) fn probe(args: &ProbeArgs, stdout: &mut dyn Write) -> std::io::Result
     // The baseline is read before any request: a bad one is bad input.
     let baseline = match &args.baseline {
         None => None,
-        Some(path) => match std::fs::read_to_string(path)
-            .map_err(|e| e.to_string())
-            .and_then(|text| ProbeReport::from_json(&text))
-        {
-            Ok(report) => Some(report),
-            Err(e) => return Ok(Output::bad(format!("probe: --baseline {path}: {e}"))),
-        },
+        Some(path) => {
+            let bad = |e: &dyn std::fmt::Display| {
+                Ok(Output::bad(format!("probe: --baseline {path}: {e}")))
+            };
+            let text = match std::fs::read_to_string(path) {
+                Ok(text) => text,
+                Err(e) => return bad(&e),
+            };
+            match ProbeReport::from_json(&text) {
+                Ok(report) => Some(report),
+                Err(e) => return bad(&e),
+            }
+        }
     };
     match crate::probe::probe(&options) {
         Ok(report) => {

@@ -79,7 +79,7 @@ pub fn probe(options: &Options) -> Result<ProbeReport, String> {
         name: endpoint.name.clone(),
         url: options.url.clone(),
         wire: endpoint.wire.name().to_string(),
-        binding: endpoint.binding.name().to_string(),
+        binding: endpoint.binding,
         offered: endpoint.offered,
         headers: options
             .headers

@@ -56,7 +56,11 @@ impl SseStream {
             if got == 0 {
                 return Ok(self.decoder.end().map_or(Next::Closed, event));
             }
-            match self.decoder.line(&line).map_err(CallError::Failed)? {
+            match self
+                .decoder
+                .line(&line)
+                .map_err(|e| CallError::Failed(e.to_string()))?
+            {
                 SseLine::Read => {}
                 SseLine::Event(data) => return Ok(event(data)),
                 SseLine::NotSse => {

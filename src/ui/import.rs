@@ -102,7 +102,8 @@ fn is_current(lab: Lab, run: u64) -> bool {
 }
 
 /// The files, slice by slice, through the model's importer; `None` when a
-/// newer import or Cancel ended this one.
+/// newer import or Cancel ended this one. An error is only shown, so it
+/// is its message: the importer's, or a file the browser could not read.
 #[cfg(target_arch = "wasm32")]
 async fn read(
     lab: Lab,
@@ -130,7 +131,7 @@ async fn read(
             let bytes = js_sys::Uint8Array::new(&buffer);
             buf.resize(bytes.length() as usize, 0);
             bytes.copy_to(&mut buf);
-            importer.feed(&buf)?;
+            importer.feed(&buf).map_err(|e| e.to_string())?;
             at = end;
             progress.read += buf.len() as u64;
             progress.file = file.name();
@@ -142,9 +143,9 @@ async fn read(
                 return Ok(None);
             }
         }
-        importer.end_file()?;
+        importer.end_file().map_err(|e| e.to_string())?;
     }
-    importer.finish().map(Some)
+    importer.finish().map(Some).map_err(|e| e.to_string())
 }
 
 /// Files dragged over the page and dropped onto it are imported as the

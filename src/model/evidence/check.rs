@@ -9,6 +9,7 @@ use super::export::{pretty_json, Export, FORMAT, VERSION};
 pub use super::finding::{check_depth, FindingCode, MAX_DEPTH};
 use crate::model::sim::scenario::Scenario;
 use crate::model::sim::simulate;
+use crate::model::wire::read_error::{ExportFault, ReadError, ReadKind};
 
 /// One thing a checked file breaks.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -63,26 +64,39 @@ impl Report {
 
 /// An export read back: its scenario, and where it differs from a fresh
 /// simulation of its inputs.
-pub fn import_export(value: Value) -> Result<(Scenario, Report), String> {
+pub fn import_export(value: Value) -> Result<(Scenario, Report), ReadError> {
+    let not = |fault| ReadError::new(ReadKind::Export(fault));
     let format = value.get("format").and_then(Value::as_str).unwrap_or("");
     if format != FORMAT {
-        return Err(format!("`format` is `{format}`, expected `{FORMAT}`"));
+        return Err(not(ExportFault::Format {
+            found: format.to_string(),
+            expected: FORMAT,
+        }));
     }
     match value.get("version").and_then(Value::as_u64) {
         Some(v) if v == u64::from(VERSION) => {}
-        Some(v) => {
-            return Err(format!(
-                "export version {v} is not supported (this lab reads version {VERSION})"
-            ))
+        Some(found) => {
+            return Err(not(ExportFault::Version {
+                found,
+                reads: VERSION,
+            }))
         }
-        None => return Err("`version` is missing or not a number".into()),
+        None => return Err(not(ExportFault::NoVersion)),
     }
-    let inputs = value.get("inputs").ok_or("`inputs` is missing")?;
-    let scenario = Scenario::from_inputs(inputs).map_err(|e| format!("inputs: {e}"))?;
+    let inputs = value
+        .get("inputs")
+        .ok_or_else(|| not(ExportFault::NoInputs))?;
+    let scenario = Scenario::from_inputs(inputs).map_err(|e| {
+        not(ExportFault::Inputs {
+            key: e.key,
+            message: e.message,
+        })
+    })?;
     // The fresh export as the very bytes the lab writes, read back: the
     // page then carries one serializer of the export (to text), not two.
     let fresh = Export::of(&scenario, &simulate(&scenario)).to_json();
-    let fresh: Value = serde_json::from_str(&fresh).map_err(|e| format!("export: {e}"))?;
+    let fresh: Value =
+        serde_json::from_str(&fresh).map_err(|e| not(ExportFault::Fresh(e.to_string())))?;
     let report = compare(&value, &fresh);
     Ok((scenario, report))
 }

@@ -12,6 +12,7 @@ use super::export::MAX_FILE_BYTES;
 use super::finding::check_depth;
 use super::probe::report::{ProbeReport, PROBE_FORMAT};
 use crate::model::sim::scenario::Scenario;
+use crate::model::wire::read_error::{ExportFault, Place, ReadError, ReadKind, Size};
 
 /// How far into a file the reader looks to tell an export from a capture:
 /// an export's first line is `{`, or names its `format`.
@@ -64,12 +65,10 @@ impl Importer {
     }
 
     /// The next bytes of the current file.
-    pub fn feed(&mut self, chunk: &[u8]) -> Result<(), String> {
+    pub fn feed(&mut self, chunk: &[u8]) -> Result<(), ReadError> {
         self.bytes = self.bytes.saturating_add(chunk.len());
         if self.bytes > MAX_FILE_BYTES {
-            return Err(format!(
-                "more than {MAX_FILE_BYTES} bytes; the page reads at most that (the a2a-lab CLI reads captures of any size)"
-            ));
+            return Err(too_large(Size::Arriving));
         }
         self.content = self.content || chunk.iter().any(|b| !b.is_ascii_whitespace());
         match &mut self.mode {
@@ -109,7 +108,7 @@ impl Importer {
     }
 
     /// The current file ended.
-    pub fn end_file(&mut self) -> Result<(), String> {
+    pub fn end_file(&mut self) -> Result<(), ReadError> {
         let ended = match &mut self.mode {
             Mode::Head(head) => {
                 // Too short to tell: read whole, as an export or not.
@@ -127,15 +126,16 @@ impl Importer {
     /// What the files were: an export re-simulated, or a capture judged.
     /// A file that holds no A2A event is refused by name: nothing was
     /// checked in it.
-    pub fn finish(self) -> Result<Imported, String> {
-        let no_events = || match self.names.first() {
-            Some(name) => format!("no A2A events in {name}"),
-            None => "no A2A events: no file was given".to_string(),
+    pub fn finish(self) -> Result<Imported, ReadError> {
+        // The one file, by its name (none when no file was given).
+        let no_events = || {
+            let files = self.names.first().cloned().into_iter().collect();
+            ReadError::new(ReadKind::NoEvents { files })
         };
         match self.mode {
             Mode::Head(_) | Mode::Document(_) if !self.content => Err(no_events()),
             Mode::Head(bytes) | Mode::Document(bytes) => match import_bytes(&bytes) {
-                Err(e) if e == NO_EVENTS => Err(no_events()),
+                Err(e) if matches!(e.kind(), ReadKind::NoEvents { .. }) => Err(no_events()),
                 imported => imported,
             },
             Mode::Capture(reader) => reader.finish_checked(&self.names).map(Imported::Capture),
@@ -143,9 +143,9 @@ impl Importer {
     }
 
     /// Names the file an error is in, when there are several.
-    fn in_file(&self, e: String) -> String {
+    fn in_file(&self, e: ReadError) -> ReadError {
         match self.names.get(self.ended) {
-            Some(name) if self.names.len() > 1 => format!("{name}: {e}"),
+            Some(name) if self.names.len() > 1 => e.within(Place::File(name.clone())),
             _ => e,
         }
     }
@@ -186,12 +186,10 @@ pub fn looks_like_export(head: &[u8]) -> Option<bool> {
 /// Reads files the page was given, each whole: one export, or a capture of
 /// one or more files read in order, whose tasks keep their rows for the
 /// views. The same as feeding them to an [`Importer`] in any chunks.
-pub fn import_files(files: &[&[u8]]) -> Result<Imported, String> {
+pub fn import_files(files: &[&[u8]]) -> Result<Imported, ReadError> {
     let total: usize = files.iter().map(|f| f.len()).sum();
     if total > MAX_FILE_BYTES {
-        return Err(format!(
-            "the files have {total} bytes together; the lab reads at most {MAX_FILE_BYTES}"
-        ));
+        return Err(too_large(Size::Files(total)));
     }
     let mut importer = Importer::new(files.len());
     for bytes in files {
@@ -217,23 +215,37 @@ pub enum Imported {
     Probe(ProbeReport),
 }
 
-/// What [`import_bytes`] says of a file that holds no A2A event.
-pub const NO_EVENTS: &str = "no A2A events in the file";
+fn too_large(size: Size) -> ReadError {
+    ReadError::new(ReadKind::TooLarge {
+        size,
+        limit: MAX_FILE_BYTES,
+    })
+}
+
+/// How [`import_bytes`] names the file it was given.
+const THE_FILE: &str = "the file";
+
+/// That the file holds no A2A event.
+fn no_events_in_the_file() -> ReadError {
+    ReadError::new(ReadKind::NoEvents {
+        files: vec![THE_FILE.to_string()],
+    })
+}
 
 /// Reads a file of any kind the lab accepts. A file that is not an export
-/// and holds no A2A event is refused ([`NO_EVENTS`]): nothing was checked.
-pub fn import_bytes(bytes: &[u8]) -> Result<Imported, String> {
+/// and holds no A2A event is refused ([`ReadKind::NoEvents`]): nothing was
+/// checked.
+pub fn import_bytes(bytes: &[u8]) -> Result<Imported, ReadError> {
     if bytes.len() > MAX_FILE_BYTES {
-        return Err(format!(
-            "the file has {} bytes; the lab reads at most {MAX_FILE_BYTES}",
-            bytes.len()
-        ));
+        return Err(too_large(Size::File(bytes.len())));
     }
-    let text = std::str::from_utf8(bytes)
-        .map_err(|e| format!("the file is not UTF-8 text (byte {})", e.valid_up_to()))?;
+    let text = std::str::from_utf8(bytes).map_err(|e| {
+        let byte = Some(e.valid_up_to());
+        ReadError::new(ReadKind::NotUtf8 { byte }).within(Place::TheFile)
+    })?;
     let trimmed = text.trim_start_matches('\u{feff}').trim();
     if trimmed.is_empty() {
-        return Err(NO_EVENTS.into());
+        return Err(no_events_in_the_file());
     }
     if trimmed.starts_with('{') {
         // One JSON document is an export, or a capture of a single event;
@@ -244,9 +256,7 @@ pub fn import_bytes(bytes: &[u8]) -> Result<Imported, String> {
                 unreachable!("a document starting with {{ is an object")
             };
             if map.get("format").and_then(Value::as_str) == Some(PROBE_FORMAT) {
-                return ProbeReport::from_value(value)
-                    .map(Imported::Probe)
-                    .map_err(|e| format!("a probe.json that cannot be read: {e}"));
+                return ProbeReport::from_value(value).map(Imported::Probe);
             }
             if map.contains_key("format") {
                 return import_export(value)
@@ -257,25 +267,24 @@ pub fn import_bytes(bytes: &[u8]) -> Result<Imported, String> {
                 .any(|k| map.contains_key(*k))
                 || map.len() == 1;
             if !event_like {
-                return Err("a JSON object that is not a lab export (no `format` field)".into());
+                return Err(ReadError::new(ReadKind::Export(ExportFault::NoFormat)));
             }
         }
     }
     let mut reader = CaptureReader::new(None).keeping_rows();
     reader.read_bytes(bytes)?;
-    match reader.finish_checked(&["the file"]) {
-        Ok(report) => Ok(Imported::Capture(report)),
-        Err(_) => Err(NO_EVENTS.into()),
-    }
+    reader
+        .finish_checked(&[THE_FILE])
+        .map(Imported::Capture)
+        .map_err(|_| no_events_in_the_file())
 }
 
 /// `check` of one exported file: its differences from a fresh simulation.
-pub fn check_bytes(bytes: &[u8]) -> Result<Report, String> {
+pub fn check_bytes(bytes: &[u8]) -> Result<Report, ReadError> {
+    let not = |fault| Err(ReadError::new(ReadKind::Export(fault)));
     match import_bytes(bytes)? {
         Imported::Export { report, .. } => Ok(report),
-        Imported::Capture(_) => Err("not a lab export: a capture, read by `check` as one".into()),
-        Imported::Probe(_) => {
-            Err("not a lab export: a probe.json (the page's Import shows it)".into())
-        }
+        Imported::Capture(_) => not(ExportFault::Capture),
+        Imported::Probe(_) => not(ExportFault::ProbeJson),
     }
 }

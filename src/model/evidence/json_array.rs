@@ -13,6 +13,8 @@
 
 use std::io::Read;
 
+use crate::model::wire::read_error::{ArrayFault, Place, ReadError, ReadKind};
+
 /// How much input is read at a time.
 const CHUNK: usize = 1 << 20;
 
@@ -87,8 +89,12 @@ impl Position {
         self.line_start = self.base + i as u64 + 1;
     }
 
-    fn at(&self, i: usize) -> String {
-        format!("line {} column {}", self.line, self.column(i))
+    /// `fault`, found at byte `i` of the current chunk.
+    fn fault(&self, fault: ArrayFault, i: usize) -> ReadError {
+        array(fault).within(Place::Position {
+            line: self.line,
+            column: self.column(i),
+        })
     }
 }
 
@@ -136,11 +142,11 @@ impl Splitter {
     /// elements, or the carried bytes of one element that began earlier.
     /// An error names the line and column; an error from `each` stops the
     /// split and is returned as is.
-    pub fn feed(
+    pub fn feed<E: From<ReadError>>(
         &mut self,
         chunk: &[u8],
-        each: &mut impl FnMut(&[u8], &[Element]) -> Result<(), String>,
-    ) -> Result<(), String> {
+        each: &mut impl FnMut(&[u8], &[Element]) -> Result<(), E>,
+    ) -> Result<(), E> {
         self.batch.clear();
         let mut i = 0;
         while i < chunk.len() {
@@ -150,96 +156,14 @@ impl Splitter {
                 };
                 let s = *s;
                 self.scan = None;
-                // scan_element stopped on the `,` or `]` that ended the element.
-                self.expect = if chunk.get(end) == Some(&b']') {
-                    Expect::Trailing
-                } else {
-                    Expect::Element
-                };
                 i = end + 1;
-                let blank = |text: &[u8]| {
-                    text.iter().all(u8::is_ascii_whitespace).then(|| {
-                        format!("expected an element at line {} column {}", s.line, s.column)
-                    })
-                };
-                let index = self.count;
-                self.count += 1;
-                match s.start {
-                    Some(start) => {
-                        if let Some(err) = blank(&chunk[start..end]) {
-                            return self.fail(chunk, each, err);
-                        }
-                        self.batch.push(Element {
-                            start,
-                            end,
-                            index,
-                            line: s.line,
-                            column: s.column,
-                        });
-                    }
-                    None => {
-                        // It began in an earlier chunk, so it is the first
-                        // element completed in this one: nothing is batched.
-                        let mut carry = std::mem::take(&mut self.carry);
-                        carry.extend_from_slice(&chunk[..end]);
-                        let element = Element {
-                            start: 0,
-                            end: carry.len(),
-                            index,
-                            line: s.line,
-                            column: s.column,
-                        };
-                        let result = match blank(&carry) {
-                            Some(err) => Err(err),
-                            None => each(&carry, &[element]),
-                        };
-                        carry.clear();
-                        self.carry = carry;
-                        result?;
-                    }
-                }
+                self.ended(chunk, s, end, each)?;
                 continue;
             }
-            let b = chunk.get(i).copied().unwrap_or(0);
-            if b == b'\n' {
-                self.pos.newline_at(i);
-                i += 1;
-                continue;
-            }
-            if matches!(b, b' ' | b'\t' | b'\r') {
-                i += 1;
-                continue;
-            }
-            match (self.expect, b) {
-                (Expect::Open, b'[') => {
-                    self.expect = Expect::FirstOrClose;
-                    i += 1;
-                }
-                (Expect::FirstOrClose, b']') => {
-                    self.expect = Expect::Trailing;
-                    i += 1;
-                }
-                (Expect::FirstOrClose | Expect::Element, _) => {
-                    self.scan = Some(Scan {
-                        start: Some(i),
-                        line: self.pos.line,
-                        column: self.pos.column(i),
-                        depth: 0,
-                        in_string: false,
-                        escaped: false,
-                    });
-                }
-                (Expect::Open, _) => {
-                    return Err(format!("expected `[` at {}", self.pos.at(i)));
-                }
-                (Expect::Trailing, _) => {
-                    let err = format!(
-                        "unexpected characters after the array at {}",
-                        self.pos.at(i)
-                    );
-                    return self.fail(chunk, each, err);
-                }
-            }
+            i = match self.between(chunk, i) {
+                Ok(next) => next,
+                Err(err) => return self.fail(chunk, each, err),
+            };
         }
         if !self.batch.is_empty() {
             each(chunk, &self.batch)?;
@@ -257,33 +181,130 @@ impl Splitter {
         Ok(())
     }
 
+    /// An element scanned `s` to the `,` or `]` at `end` of the chunk: one
+    /// that began in the chunk is batched; one that began in an earlier
+    /// chunk is handed over at once, with the bytes carried.
+    fn ended<E: From<ReadError>>(
+        &mut self,
+        chunk: &[u8],
+        s: Scan,
+        end: usize,
+        each: &mut impl FnMut(&[u8], &[Element]) -> Result<(), E>,
+    ) -> Result<(), E> {
+        self.expect = if chunk.get(end) == Some(&b']') {
+            Expect::Trailing
+        } else {
+            Expect::Element
+        };
+        let blank = |text: &[u8]| {
+            text.iter().all(u8::is_ascii_whitespace).then(|| {
+                array(ArrayFault::ExpectedElement).within(Place::Position {
+                    line: s.line,
+                    column: s.column,
+                })
+            })
+        };
+        let index = self.count;
+        self.count += 1;
+        let Some(start) = s.start else {
+            // It began in an earlier chunk, so it is the first element
+            // completed in this one: nothing is batched.
+            let mut carry = std::mem::take(&mut self.carry);
+            carry.extend_from_slice(&chunk[..end]);
+            let element = Element {
+                start: 0,
+                end: carry.len(),
+                index,
+                line: s.line,
+                column: s.column,
+            };
+            let result = match blank(&carry) {
+                Some(err) => Err(err.into()),
+                None => each(&carry, &[element]),
+            };
+            carry.clear();
+            self.carry = carry;
+            return result;
+        };
+        if let Some(err) = blank(&chunk[start..end]) {
+            return self.fail(chunk, each, err);
+        }
+        self.batch.push(Element {
+            start,
+            end,
+            index,
+            line: s.line,
+            column: s.column,
+        });
+        Ok(())
+    }
+
+    /// The byte at `i`, between elements: whitespace, a bracket, or the
+    /// first byte of an element (whose scan starts there). Where to read
+    /// on, or what is wrong.
+    fn between(&mut self, chunk: &[u8], i: usize) -> Result<usize, ReadError> {
+        let b = chunk.get(i).copied().unwrap_or(0);
+        if b == b'\n' {
+            self.pos.newline_at(i);
+            return Ok(i + 1);
+        }
+        if matches!(b, b' ' | b'\t' | b'\r') {
+            return Ok(i + 1);
+        }
+        match (self.expect, b) {
+            (Expect::Open, b'[') => {
+                self.expect = Expect::FirstOrClose;
+                Ok(i + 1)
+            }
+            (Expect::FirstOrClose, b']') => {
+                self.expect = Expect::Trailing;
+                Ok(i + 1)
+            }
+            (Expect::FirstOrClose | Expect::Element, _) => {
+                self.scan = Some(Scan {
+                    start: Some(i),
+                    line: self.pos.line,
+                    column: self.pos.column(i),
+                    depth: 0,
+                    in_string: false,
+                    escaped: false,
+                });
+                Ok(i)
+            }
+            // Nothing is batched before the `[`: no element to hand over.
+            (Expect::Open, _) => Err(self.pos.fault(ArrayFault::ExpectedOpen, i)),
+            (Expect::Trailing, _) => Err(self.pos.fault(ArrayFault::AfterArray, i)),
+        }
+    }
+
     /// The input ended: how many elements there were, or why the input is
     /// not one whole array.
-    pub fn finish(&self) -> Result<u64, String> {
+    pub fn finish(&self) -> Result<u64, ReadError> {
         match self.expect {
             Expect::Trailing => Ok(self.count),
-            Expect::Open => Err("empty input: expected `[`".to_string()),
-            _ => Err(format!(
-                "the input ends inside the array (at {}): expected `]`",
-                self.pos.at(0)
-            )),
+            Expect::Open => Err(array(ArrayFault::Empty)),
+            _ => Err(self.pos.fault(ArrayFault::Unclosed, 0)),
         }
     }
 
     /// Hands over the elements before a structural error first, so that
     /// the first problem in the input is the one reported.
-    fn fail(
+    fn fail<E: From<ReadError>>(
         &mut self,
         chunk: &[u8],
-        each: &mut impl FnMut(&[u8], &[Element]) -> Result<(), String>,
-        err: String,
-    ) -> Result<(), String> {
+        each: &mut impl FnMut(&[u8], &[Element]) -> Result<(), E>,
+        err: ReadError,
+    ) -> Result<(), E> {
         if !self.batch.is_empty() {
             each(chunk, &self.batch)?;
             self.batch.clear();
         }
-        Err(err)
+        Err(err.into())
     }
+}
+
+fn array(fault: ArrayFault) -> ReadError {
+    ReadError::new(ReadKind::Array(fault))
 }
 
 /// Reads a JSON array from `reader` and calls `each` with bytes and the
@@ -291,16 +312,16 @@ impl Splitter {
 /// [`Splitter::feed`]). Returns how many elements there were. An error
 /// names the line and column; an error from `each` stops the split and is
 /// returned as is.
-pub fn split(
+pub fn split<E: From<ReadError>>(
     mut reader: impl Read,
-    mut each: impl FnMut(&[u8], &[Element]) -> Result<(), String>,
-) -> Result<u64, String> {
+    mut each: impl FnMut(&[u8], &[Element]) -> Result<(), E>,
+) -> Result<u64, E> {
     let mut splitter = Splitter::new();
     let mut buf = vec![0u8; CHUNK];
     loop {
         let n = read_some(&mut reader, &mut buf)?;
         if n == 0 {
-            return splitter.finish();
+            return Ok(splitter.finish()?);
         }
         splitter.feed(&buf[..n], &mut each)?;
     }
@@ -334,12 +355,12 @@ fn scan_element(s: &mut Scan, buf: &[u8], i: &mut usize, pos: &mut Position) -> 
     None
 }
 
-fn read_some(reader: &mut impl Read, into: &mut [u8]) -> Result<usize, String> {
+fn read_some(reader: &mut impl Read, into: &mut [u8]) -> Result<usize, ReadError> {
     loop {
         match reader.read(into) {
             Ok(n) => return Ok(n),
             Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
-            Err(e) => return Err(format!("reading the input: {e}")),
+            Err(e) => return Err(ReadError::io(&e).within(Place::Input)),
         }
     }
 }
@@ -361,15 +382,18 @@ mod tests {
         }
     }
 
-    fn elements(input: &str, step: usize) -> Result<Vec<(String, u64, u64)>, String> {
+    fn elements(input: &str, step: usize) -> Result<Vec<(String, u64, u64)>, ReadError> {
         let mut out = Vec::new();
-        split(Trickle(input.as_bytes(), step), |buf, els| {
-            for e in els {
-                let text = String::from_utf8_lossy(&buf[e.start..e.end]);
-                out.push((text.trim().to_string(), e.line, e.column));
-            }
-            Ok(())
-        })?;
+        split(
+            Trickle(input.as_bytes(), step),
+            |buf, els| -> Result<(), ReadError> {
+                for e in els {
+                    let text = String::from_utf8_lossy(&buf[e.start..e.end]);
+                    out.push((text.trim().to_string(), e.line, e.column));
+                }
+                Ok(())
+            },
+        )?;
         Ok(out)
     }
 
@@ -405,8 +429,12 @@ mod tests {
             ("[1][2]", "after the array at line 1 column 4"),
         ] {
             let err = elements(input, 2).unwrap_err();
-            assert!(err.contains(says), "{input:?}: {err}");
+            assert!(matches!(err.kind(), ReadKind::Array(_)), "{input:?}: {err}");
+            assert!(err.to_string().contains(says), "{input:?}: {err}");
         }
+        let err = elements("[1]\n x", 1).unwrap_err();
+        assert_eq!(err.kind(), &ReadKind::Array(ArrayFault::AfterArray));
+        assert_eq!(err.at(), [Place::Position { line: 2, column: 2 }]);
     }
 
     #[test]

@@ -14,8 +14,9 @@ use serde::Serialize;
 use super::capture::{CaptureFinding, CaptureReport};
 use super::finding::{check_depth, FindingCode};
 use crate::model::state::TaskState;
-use crate::model::wire::event::WireState;
+use crate::model::wire::event::{json_error, WireState};
 use crate::model::wire::push::{read_post, PushPost};
+use crate::model::wire::read_error::{Place, ReadError, ReadKind};
 
 /// What a webhook was told about one task.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -55,20 +56,23 @@ impl PushLog {
     }
 
     /// Reads one file of the log: JSON Lines, a JSON array, or one body.
-    pub fn read_file(&mut self, bytes: &[u8]) -> Result<(), String> {
+    pub fn read_file(&mut self, bytes: &[u8]) -> Result<(), ReadError> {
         let file = self.files;
         self.files += 1;
         let before = self.posts.len();
-        let text = std::str::from_utf8(bytes)
-            .map_err(|e| format!("not UTF-8 text (byte {})", e.valid_up_to()))?;
+        let text = std::str::from_utf8(bytes).map_err(|e| {
+            ReadError::new(ReadKind::NotUtf8 {
+                byte: Some(e.valid_up_to()),
+            })
+        })?;
         let text = text.trim_start_matches('\u{feff}').trim();
         if text.starts_with('[') {
             check_depth(text.as_bytes())?;
             let bodies: Vec<&serde_json::value::RawValue> =
-                serde_json::from_str(text).map_err(|e| format!("malformed JSON: {e}"))?;
+                serde_json::from_str(text).map_err(|e| json_error(text, &e))?;
             for (i, body) in bodies.iter().enumerate() {
                 self.push(body.get().as_bytes())
-                    .map_err(|e| format!("element {i}: {e}"))?;
+                    .map_err(|e| e.within(Place::Entry(i)))?;
             }
         } else if serde_json::from_str::<serde::de::IgnoredAny>(text).is_ok() {
             // One body (possibly pretty-printed over several lines).
@@ -77,7 +81,7 @@ impl PushLog {
             for (i, line) in text.lines().enumerate() {
                 if !line.trim().is_empty() {
                     self.push(line.as_bytes())
-                        .map_err(|e| format!("line {}: {e}", i + 1))?;
+                        .map_err(|e| e.within(Place::Line(i as u64 + 1)))?;
                 }
             }
         }
@@ -87,7 +91,7 @@ impl PushLog {
         Ok(())
     }
 
-    fn push(&mut self, element: &[u8]) -> Result<(), String> {
+    fn push(&mut self, element: &[u8]) -> Result<(), ReadError> {
         check_depth(element)?;
         self.posts.push(read_post(element)?);
         Ok(())
@@ -154,32 +158,7 @@ impl PushLog {
             }
         }
         if let Some(stream) = stream {
-            for summary in &stream.tasks {
-                let Some(stream_state) = parse_state(&summary.final_state) else {
-                    continue;
-                };
-                if !stream_state.is_terminal() {
-                    continue;
-                }
-                let told = by_id
-                    .get(&summary.id)
-                    .and_then(|&slot| tasks[slot].last_state.as_deref());
-                let settled = told
-                    .and_then(parse_state)
-                    .is_some_and(|s| s.is_terminal() || s.is_interrupted());
-                if !settled {
-                    findings.push(CaptureFinding {
-                        code: FindingCode::PushMissingTerminal,
-                        task: summary.id.clone(),
-                        index: self.posts.len(),
-                        message: format!(
-                            "the webhook was last told {}, never {}: the stream or GetTask says the task ended",
-                            told.unwrap_or("nothing"),
-                            summary.final_state
-                        ),
-                    });
-                }
-            }
+            findings.extend(missing_terminals(stream, &tasks, &by_id, self.posts.len()));
         }
         PushReport {
             posts: self.posts.len(),
@@ -187,6 +166,45 @@ impl PushLog {
             findings,
         }
     }
+}
+
+/// `push-missing-terminal`: each task the stream (or GetTask) says ended
+/// while the webhook was last told neither a terminal nor an interrupted
+/// state; `after` is the log's length, where the finding is placed.
+fn missing_terminals(
+    stream: &CaptureReport,
+    tasks: &[PushedTask],
+    by_id: &HashMap<String, usize>,
+    after: usize,
+) -> Vec<CaptureFinding> {
+    let mut findings = Vec::new();
+    for summary in &stream.tasks {
+        let Some(stream_state) = parse_state(&summary.final_state) else {
+            continue;
+        };
+        if !stream_state.is_terminal() {
+            continue;
+        }
+        let told = by_id
+            .get(&summary.id)
+            .and_then(|&slot| tasks[slot].last_state.as_deref());
+        let settled = told
+            .and_then(parse_state)
+            .is_some_and(|s| s.is_terminal() || s.is_interrupted());
+        if !settled {
+            findings.push(CaptureFinding {
+                code: FindingCode::PushMissingTerminal,
+                task: summary.id.clone(),
+                index: after,
+                message: format!(
+                    "the webhook was last told {}, never {}: the stream or GetTask says the task ended",
+                    told.unwrap_or("nothing"),
+                    summary.final_state
+                ),
+            });
+        }
+    }
+    findings
 }
 
 /// A state in either wire's spelling.

@@ -8,6 +8,7 @@ use serde::Deserialize;
 use serde_json::value::RawValue;
 
 use super::event::{parse, read_event, Envelope, RawEvent, What, WireState};
+use super::read_error::{EventFault, ReadError, ReadKind};
 use super::Wire;
 
 /// The kind of an A2A event.
@@ -102,7 +103,7 @@ impl Answer {
 /// Reads one answer (a JSON-RPC response or a bare event) on `wire` (or
 /// the wire its fields say, when `None`), with the same rules as the
 /// capture reader: one reader, one answer.
-pub fn read_answer(bytes: &[u8], wire: Option<Wire>) -> Result<Answer, String> {
+pub fn read_answer(bytes: &[u8], wire: Option<Wire>) -> Result<Answer, ReadError> {
     let line: RawEvent = parse(bytes)?;
     let typed = match line.envelope()? {
         Envelope::Error(error) => {
@@ -132,37 +133,11 @@ pub fn read_answer(bytes: &[u8], wire: Option<Wire>) -> Result<Answer, String> {
     };
     let (kind, state, artifacts) = match event.what {
         What::Task { state, .. } => {
-            // The parts are read again, whole: only a task's are compared.
-            let task = match event.wire {
-                Wire::V1_0 if typed.task.is_some() => "/task",
-                _ => "",
-            };
-            let value: serde_json::Value = parse(bytes)?;
-            let at = if value.get("result").is_some() {
-                format!("/result{task}")
-            } else {
-                task.to_string()
-            };
-            let held: TaskArtifacts = value
-                .pointer(&at)
-                .map(|v| serde_json::from_value(v.clone()))
-                .transpose()
-                .map_err(|e| format!("a task's artifacts cannot be read: {e}"))?
-                .unwrap_or(TaskArtifacts {
-                    artifacts: Vec::new(),
-                });
+            let wrapped = event.wire == Wire::V1_0 && typed.task.is_some();
             (
                 EventKind::Task,
                 Some(state),
-                held.artifacts
-                    .into_iter()
-                    .map(|a| ArtifactParts {
-                        artifact_id: a.artifact_id,
-                        append: false,
-                        last: false,
-                        parts: a.parts,
-                    })
-                    .collect(),
+                task_artifacts(bytes, wrapped)?,
             )
         }
         What::Status { state } => (EventKind::Status, Some(state), Vec::new()),
@@ -196,22 +171,57 @@ pub fn read_answer(bytes: &[u8], wire: Option<Wire>) -> Result<Answer, String> {
     }))
 }
 
+/// A task's artifacts with their parts, read again whole from the answer's
+/// `bytes` (only a task's parts are compared, so only a task's are
+/// parsed); `wrapped` when the task is in a 1.0 `task` wrapper.
+fn task_artifacts(bytes: &[u8], wrapped: bool) -> Result<Vec<ArtifactParts>, ReadError> {
+    let task = if wrapped { "/task" } else { "" };
+    let value: serde_json::Value = parse(bytes)?;
+    let at = if value.get("result").is_some() {
+        format!("/result{task}")
+    } else {
+        task.to_string()
+    };
+    let held: TaskArtifacts = value
+        .pointer(&at)
+        .map(|v| serde_json::from_value(v.clone()))
+        .transpose()
+        .map_err(|e| fault(EventFault::Artifacts(e.to_string())))?
+        .unwrap_or(TaskArtifacts {
+            artifacts: Vec::new(),
+        });
+    Ok(held
+        .artifacts
+        .into_iter()
+        .map(|a| ArtifactParts {
+            artifact_id: a.artifact_id,
+            append: false,
+            last: false,
+            parts: a.parts,
+        })
+        .collect())
+}
+
 /// Reads the answer to a JSON-RPC call: a response, never a bare event
 /// (an agent that answers something else does not speak JSON-RPC).
-pub fn read_response(bytes: &[u8], wire: Wire) -> Result<Answer, String> {
+pub fn read_response(bytes: &[u8], wire: Wire) -> Result<Answer, ReadError> {
     let line: RawEvent = parse(bytes)?;
     if line.jsonrpc.is_none() && line.result.is_none() && line.error.is_none() {
-        return Err("JSON that is not a JSON-RPC response".into());
+        return Err(fault(EventFault::NotJsonRpc));
     }
     read_answer(bytes, Some(wire))
 }
 
 /// Reads a wire event held as a JSON value (the simulator's trace rows).
-pub fn read_value(value: &serde_json::Value, wire: Option<Wire>) -> Result<OwnedEvent, String> {
+pub fn read_value(value: &serde_json::Value, wire: Option<Wire>) -> Result<OwnedEvent, ReadError> {
     match read_answer(value.to_string().as_bytes(), wire)? {
         Answer::Event(event) => Ok(event),
-        Answer::Error { code, message } => Err(format!("a JSON-RPC error: {code} {message}")),
+        Answer::Error { code, message } => Err(fault(EventFault::ErrorAnswer { code, message })),
     }
+}
+
+fn fault(fault: EventFault) -> ReadError {
+    ReadError::new(ReadKind::Event(fault))
 }
 
 /// A task's artifacts with their parts, for a client that compares them

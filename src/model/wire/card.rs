@@ -4,6 +4,7 @@
 
 use serde::Deserialize;
 
+use super::read_error::{CardFault, ReadError, ReadKind};
 use super::rest::Binding;
 use super::Wire;
 
@@ -92,15 +93,14 @@ struct Interface<'a> {
 
 impl AgentCard {
     /// Reads a card from its bytes.
-    pub fn parse(bytes: &[u8]) -> Result<AgentCard, String> {
-        let text = std::str::from_utf8(bytes).map_err(|_| "it is not UTF-8 text".to_string())?;
-        let value: serde_json::Value = serde_json::from_str(text).map_err(|_| {
-            "not an A2A agent card: it is not JSON (is this an A2A agent?)".to_string()
-        })?;
+    pub fn parse(bytes: &[u8]) -> Result<AgentCard, ReadError> {
+        let text = std::str::from_utf8(bytes).map_err(|_| fault(CardFault::NotUtf8))?;
+        let value: serde_json::Value =
+            serde_json::from_str(text).map_err(|_| fault(CardFault::NotJson))?;
         if !value.is_object() {
-            return Err("the agent card is not a JSON object".into());
+            return Err(fault(CardFault::NotObject));
         }
-        serde_json::from_value(value).map_err(|e| format!("the agent card cannot be read: {e}"))
+        serde_json::from_value(value).map_err(|e| fault(CardFault::Unreadable(e.to_string())))
     }
 
     /// The endpoint: of the `binding` asked for, else JSON-RPC when the
@@ -113,7 +113,7 @@ impl AgentCard {
         forced: Option<Wire>,
         binding: Option<Binding>,
         base: &str,
-    ) -> Result<Endpoint, String> {
+    ) -> Result<Endpoint, ReadError> {
         let asked = binding;
         let name = self
             .name
@@ -142,38 +142,30 @@ impl AgentCard {
             return self.unoffered(name, asked, forced, base);
         }
         if offered.is_empty() {
-            let all: Vec<&str> = interfaces.iter().map(|i| i.binding).collect();
-            return Err(if all.is_empty() {
-                "the agent card names no interface (no supportedInterfaces, no url)".into()
+            let all: Vec<String> = interfaces.iter().map(|i| i.binding.to_string()).collect();
+            return Err(fault(if all.is_empty() {
+                CardFault::NoInterface
             } else {
                 let wanted = match binding {
                     Binding::JsonRpc => "JSON-RPC",
                     Binding::Rest => "HTTP+JSON",
                 };
-                format!(
-                    "the agent card offers no {wanted} interface (only {})",
-                    all.join(", ")
-                )
-            });
+                CardFault::NotOffered {
+                    wanted,
+                    offered: all,
+                }
+            }));
         }
         if (binding, forced) == (Binding::Rest, Some(Wire::V0_3)) {
-            return Err(
-                "--binding rest speaks A2A 1.0 only; probe a 0.3 agent over JSON-RPC".into(),
-            );
+            return Err(fault(CardFault::RestIs1_0));
         }
         let chosen = choose(&offered, binding, forced);
         let Some((url, wire)) = chosen else {
-            let versions: Vec<&str> = offered.iter().map(|i| i.version).collect();
-            return Err(match binding {
-                Binding::JsonRpc => format!(
-                    "the agent's JSON-RPC interface speaks protocol version {}, not 1.0 or 0.3 (--wire forces one)",
-                    versions.join(", ")
-                ),
-                Binding::Rest => format!(
-                    "the agent's HTTP+JSON interface speaks protocol version {}; the probe speaks REST in A2A 1.0 only",
-                    versions.join(", ")
-                ),
-            });
+            let versions: Vec<String> = offered.iter().map(|i| i.version.to_string()).collect();
+            return Err(fault(match binding {
+                Binding::JsonRpc => CardFault::JsonRpcVersion(versions),
+                Binding::Rest => CardFault::RestVersion(versions),
+            }));
         };
         Ok(Endpoint {
             name,
@@ -193,11 +185,9 @@ impl AgentCard {
         asked: Binding,
         forced: Option<Wire>,
         base: &str,
-    ) -> Result<Endpoint, String> {
+    ) -> Result<Endpoint, ReadError> {
         if (asked, forced) == (Binding::Rest, Some(Wire::V0_3)) {
-            return Err(
-                "--binding rest speaks A2A 1.0 only; probe a 0.3 agent over JSON-RPC".into(),
-            );
+            return Err(fault(CardFault::RestIs1_0));
         }
         Ok(Endpoint {
             name,
@@ -269,6 +259,10 @@ fn choose<'a>(
     }
 }
 
+fn fault(fault: CardFault) -> ReadError {
+    ReadError::new(ReadKind::Card(fault))
+}
+
 /// `1.0` for any 1.x, `0.3` for any 0.3.x.
 fn wire_of(version: &str) -> Option<Wire> {
     if version == "1" || version.starts_with("1.") {
@@ -285,7 +279,7 @@ mod tests {
     use super::*;
     use serde_json::{json, Value};
 
-    fn endpoint(card: &Value, forced: Option<Wire>) -> Result<Endpoint, String> {
+    fn endpoint(card: &Value, forced: Option<Wire>) -> Result<Endpoint, ReadError> {
         AgentCard::parse(card.to_string().as_bytes())?.endpoint(forced, None, "http://h")
     }
 
@@ -311,7 +305,15 @@ mod tests {
         assert_eq!((got.url.as_str(), got.wire), ("http://h/rpc", Wire::V0_3));
         let grpc = json!({"name": "C", "supportedInterfaces": [
             {"url": "http://h/", "protocolBinding": "GRPC", "protocolVersion": "1.0"}]});
-        assert!(endpoint(&grpc, None).unwrap_err().contains("only GRPC"));
+        let e = endpoint(&grpc, None).unwrap_err();
+        assert!(e.to_string().contains("only GRPC"));
+        assert_eq!(
+            e.kind(),
+            &ReadKind::Card(CardFault::NotOffered {
+                wanted: "JSON-RPC",
+                offered: vec!["GRPC".into()]
+            })
+        );
         // REST when it is all the card offers, or when asked for.
         let rest = json!({"name": "R", "supportedInterfaces": [
             {"url": "http://h/grpc", "protocolBinding": "GRPC", "protocolVersion": "1.0"},
@@ -334,6 +336,7 @@ mod tests {
         assert!(card
             .endpoint(Some(Wire::V0_3), Some(Binding::Rest), "http://h")
             .unwrap_err()
+            .to_string()
             .contains("A2A 1.0 only"));
         let rpc_only = json!({"name": "J", "supportedInterfaces": [
             {"url": "http://h/", "protocolBinding": "JSONRPC", "protocolVersion": "1.0"}]});
@@ -341,11 +344,13 @@ mod tests {
         assert!(card
             .endpoint(Some(Wire::V0_3), Some(Binding::Rest), "http://h")
             .unwrap_err()
+            .to_string()
             .contains("A2A 1.0 only"));
         let old_rest = json!({"name": "O", "protocolVersion": "0.3.0", "url": "http://h/rest",
                               "preferredTransport": "HTTP+JSON"});
         assert!(endpoint(&old_rest, None)
             .unwrap_err()
+            .to_string()
             .contains("version 0.3.0"));
         // A JSON-RPC interface in a version the probe cannot speak: REST 1.0.
         let mixed = json!({"name": "M", "supportedInterfaces": [
@@ -355,6 +360,7 @@ mod tests {
         assert!(endpoint(&json!([1]), None).is_err());
         assert!(endpoint(&json!({"name": "D"}), None)
             .unwrap_err()
+            .to_string()
             .contains("no interface"));
     }
 }

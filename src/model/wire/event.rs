@@ -10,6 +10,7 @@ use std::borrow::Cow;
 use serde::Deserialize;
 use serde_json::value::RawValue;
 
+use super::read_error::{EventFault, ReadError, ReadKind};
 use super::Wire;
 use crate::model::state::TaskState;
 
@@ -98,7 +99,7 @@ pub const MAX_DEPTH: usize = 128;
 
 /// Refuses nesting deeper than [`MAX_DEPTH`] before parsing, so hostile
 /// input cannot exhaust the stack.
-pub fn check_depth(text: &[u8]) -> Result<(), String> {
+pub fn check_depth(text: &[u8]) -> Result<(), ReadError> {
     let mut depth = 0usize;
     let mut in_string = false;
     let mut escaped = false;
@@ -117,7 +118,7 @@ pub fn check_depth(text: &[u8]) -> Result<(), String> {
             b'{' | b'[' => {
                 depth += 1;
                 if depth > MAX_DEPTH {
-                    return Err(format!("JSON nested deeper than {MAX_DEPTH} levels"));
+                    return Err(too_deep());
                 }
             }
             b'}' | b']' => depth = depth.saturating_sub(1),
@@ -127,20 +128,86 @@ pub fn check_depth(text: &[u8]) -> Result<(), String> {
     Ok(())
 }
 
+fn too_deep() -> ReadError {
+    ReadError::new(ReadKind::TooDeep { limit: MAX_DEPTH })
+}
+
 /// Parses JSON into `T`; serde_json's own recursion limit refuses hostile
 /// nesting, and says so in the lab's words.
-pub fn parse<'a, T: Deserialize<'a>>(bytes: &'a [u8]) -> Result<T, String> {
+pub fn parse<'a, T: Deserialize<'a>>(bytes: &'a [u8]) -> Result<T, ReadError> {
     // From text, as the rest of the page parses JSON, so that the bundle
     // carries one instance of serde_json's reader, not two.
-    let text = std::str::from_utf8(bytes)
-        .map_err(|e| format!("not UTF-8 text (byte {})", e.valid_up_to()))?;
-    serde_json::from_str(text).map_err(|e| {
-        if e.to_string().contains("recursion limit") {
-            format!("JSON nested deeper than {MAX_DEPTH} levels")
-        } else {
-            format!("malformed JSON: {e}")
-        }
+    let text = std::str::from_utf8(bytes).map_err(|e| {
+        ReadError::new(ReadKind::NotUtf8 {
+            byte: Some(e.valid_up_to()),
+        })
+    })?;
+    serde_json::from_str(text).map_err(|e| json_error(text, &e))
+}
+
+/// serde_json's error on `text` as the lab's: [`ReadKind::TooDeep`] when
+/// it is serde_json's recursion limit, else [`ReadKind::Malformed`].
+/// serde_json names no kind for its limit, so it is told by where the
+/// parse stopped: a syntax error at a bracket where a value may start,
+/// with `MAX_DEPTH - 1` levels open (the one place such a bracket is
+/// wrong is the level it would open).
+pub fn json_error(text: &str, e: &serde_json::Error) -> ReadError {
+    let category = e.classify();
+    if category == serde_json::error::Category::Syntax && opens_too_deep(text, e.line(), e.column())
+    {
+        return too_deep();
+    }
+    ReadError::new(ReadKind::Malformed {
+        category,
+        message: e.to_string(),
     })
+}
+
+/// Whether the byte at `line` and `column` (from 1) is a bracket, in a
+/// place a value may start, that would open level [`MAX_DEPTH`].
+fn opens_too_deep(text: &str, line: usize, column: usize) -> bool {
+    let start: usize = text
+        .split_inclusive('\n')
+        .take(line.saturating_sub(1))
+        .map(str::len)
+        .sum();
+    let at = start + column.saturating_sub(1);
+    let bytes = text.as_bytes();
+    if !matches!(bytes.get(at), Some(b'[' | b'{')) {
+        return false;
+    }
+    // The containers open before it, and the last byte outside strings.
+    let mut open: Vec<u8> = Vec::new();
+    let (mut in_string, mut escaped, mut last) = (false, false, 0u8);
+    for &b in &bytes[..at] {
+        if in_string {
+            match (escaped, b) {
+                (true, _) => escaped = false,
+                (false, b'\\') => escaped = true,
+                (false, b'"') => in_string = false,
+                _ => {}
+            }
+            continue;
+        }
+        match b {
+            b'"' => in_string = true,
+            b'[' | b'{' => open.push(b),
+            b']' | b'}' => {
+                open.pop();
+            }
+            _ => {}
+        }
+        if !b.is_ascii_whitespace() {
+            last = b;
+        }
+    }
+    let value_here = match last {
+        0 => open.is_empty(),
+        b':' | b'[' => true,
+        b',' => open.last() == Some(&b'['),
+        _ => false,
+    };
+    value_here && open.len() + 1 >= MAX_DEPTH
 }
 
 /// A JSON-RPC error, borrowed.
@@ -166,13 +233,13 @@ impl<'a> RawEvent<'a> {
     /// Opens the envelope: a JSON-RPC response's error or result, or the
     /// line itself when it is a bare event. A JSON-RPC response with
     /// neither is an error.
-    pub fn envelope(&self) -> Result<Envelope<'_, 'a>, String> {
+    pub fn envelope(&self) -> Result<Envelope<'_, 'a>, ReadError> {
         if let Some(error) = &self.error {
             Ok(Envelope::Error(error))
         } else if let Some(result) = &self.result {
             Ok(Envelope::Event(result))
         } else if self.jsonrpc.is_some() {
-            Err("a JSON-RPC response with neither result nor error".into())
+            Err(fault(EventFault::NoResultNorError))
         } else {
             Ok(Envelope::Event(self))
         }
@@ -310,7 +377,10 @@ impl RawHeld<'_> {
 }
 
 /// Reads a wire event of either version (or the forced one).
-pub fn read_event<'a>(event: &RawEvent<'a>, forced: Option<Wire>) -> Result<WireEvent<'a>, String> {
+pub fn read_event<'a>(
+    event: &RawEvent<'a>,
+    forced: Option<Wire>,
+) -> Result<WireEvent<'a>, ReadError> {
     match forced.unwrap_or(if event.kind.is_some() {
         Wire::V0_3
     } else {
@@ -321,11 +391,9 @@ pub fn read_event<'a>(event: &RawEvent<'a>, forced: Option<Wire>) -> Result<Wire
     }
 }
 
-const SEVERAL_WRAPPERS: &str =
-    "an A2A 1.0 event carries exactly one of task, statusUpdate, artifactUpdate, message, not several";
-
-const NOT_AN_EVENT_1_0: &str =
-    "not an A2A 1.0 event (exactly one of task, statusUpdate, artifactUpdate, message) nor a 0.3 one (kind)";
+fn fault(fault: EventFault) -> ReadError {
+    ReadError::new(ReadKind::Event(fault))
+}
 
 /// A fast 64-bit hasher for event content: eight bytes at a time, folded
 /// with a multiply (ids only need to tell one task's events apart; this is
@@ -393,21 +461,28 @@ fn text_of<'a>(raw: Option<&'a RawValue>) -> Option<Cow<'a, str>> {
 
 fn required<'a>(
     field: &Option<Cow<'a, str>>,
-    what: &str,
-    name: &str,
-) -> Result<Cow<'a, str>, String> {
-    field.clone().ok_or_else(|| format!("{what} has no {name}"))
+    what: &'static str,
+    name: &'static str,
+) -> Result<Cow<'a, str>, ReadError> {
+    field
+        .clone()
+        .ok_or_else(|| fault(EventFault::Missing { what, field: name }))
 }
 
-fn state_of<'a>(event: &RawEvent<'a>, what: &str) -> Result<Cow<'a, str>, String> {
+fn state_of<'a>(event: &RawEvent<'a>, what: &'static str) -> Result<Cow<'a, str>, ReadError> {
     event
         .status
         .as_ref()
         .map(|s| s.state.clone())
-        .ok_or_else(|| format!("{what} has no status.state"))
+        .ok_or_else(|| {
+            fault(EventFault::Missing {
+                what,
+                field: "status.state",
+            })
+        })
 }
 
-fn read_1_0<'a>(event: &RawEvent<'a>) -> Result<WireEvent<'a>, String> {
+fn read_1_0<'a>(event: &RawEvent<'a>) -> Result<WireEvent<'a>, ReadError> {
     let wrappers = [
         ("task", &event.task),
         ("statusUpdate", &event.status_update),
@@ -430,8 +505,8 @@ fn read_1_0<'a>(event: &RawEvent<'a>) -> Result<WireEvent<'a>, String> {
                 },
             });
         }
-        (Some(_), Some(_)) => return Err(SEVERAL_WRAPPERS.into()),
-        _ => return Err(NOT_AN_EVENT_1_0.into()),
+        (Some(_), Some(_)) => return Err(fault(EventFault::SeveralWrappers)),
+        _ => return Err(fault(EventFault::NotAnEvent)),
     };
     let (task_id, what) = match key {
         "task" => (
@@ -463,31 +538,34 @@ fn read_1_0<'a>(event: &RawEvent<'a>) -> Result<WireEvent<'a>, String> {
     })
 }
 
-fn read_0_3<'a>(event: &RawEvent<'a>) -> Result<WireEvent<'a>, String> {
-    let kind = event.kind.as_deref().ok_or("an A2A 0.3 event has a kind")?;
+fn read_0_3<'a>(event: &RawEvent<'a>) -> Result<WireEvent<'a>, ReadError> {
+    let kind = event
+        .kind
+        .as_deref()
+        .ok_or_else(|| fault(EventFault::NoKind))?;
     let (task_id, what) = match kind {
         "task" => (
-            required(&text_of(event.id), kind, "id")?,
+            required(&text_of(event.id), "task", "id")?,
             What::Task {
-                state: WireState::read(state_of(event, kind)?, Wire::V0_3),
+                state: WireState::read(state_of(event, "task")?, Wire::V0_3),
                 held: held_parts(&event.artifacts),
             },
         ),
         "status-update" => (
-            required(&event.task_id, kind, "taskId")?,
+            required(&event.task_id, "status-update", "taskId")?,
             What::Status {
-                state: WireState::read(state_of(event, kind)?, Wire::V0_3),
+                state: WireState::read(state_of(event, "status-update")?, Wire::V0_3),
             },
         ),
         "artifact-update" => (
-            required(&event.task_id, kind, "taskId")?,
-            artifact(event, kind)?,
+            required(&event.task_id, "artifact-update", "taskId")?,
+            artifact(event, "artifact-update")?,
         ),
         "message" => (
             event.task_id.clone().unwrap_or(Cow::Borrowed("(no task)")),
             What::Message,
         ),
-        other => return Err(format!("`{other}` is not an A2A 0.3 event kind")),
+        other => return Err(fault(EventFault::UnknownKind(other.to_string()))),
     };
     Ok(WireEvent {
         wire: Wire::V0_3,
@@ -496,11 +574,13 @@ fn read_0_3<'a>(event: &RawEvent<'a>) -> Result<WireEvent<'a>, String> {
     })
 }
 
-fn artifact<'a>(event: &RawEvent<'a>, what: &str) -> Result<What<'a>, String> {
-    let artifact = event
-        .artifact
-        .as_ref()
-        .ok_or_else(|| format!("{what} has no artifact"))?;
+fn artifact<'a>(event: &RawEvent<'a>, what: &'static str) -> Result<What<'a>, ReadError> {
+    let artifact = event.artifact.as_ref().ok_or_else(|| {
+        fault(EventFault::Missing {
+            what,
+            field: "artifact",
+        })
+    })?;
     Ok(What::Artifact {
         artifact_id: artifact.artifact_id.clone(),
         append: event.append.unwrap_or(false),
@@ -575,4 +655,62 @@ pub fn parse_rfc3339_ms(text: &str) -> Option<u64> {
     let days = era * 146_097 + doe - 719_468;
     let ms = ((days * 86_400 + h * 3600 + mi * 60 + sec - offset_min * 60) * 1000) + millis;
     u64::try_from(ms).ok()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn nested(open: &str, levels: usize, close: &str) -> String {
+        format!("{}{}", open.repeat(levels), close.repeat(levels))
+    }
+
+    #[test]
+    fn serde_jsons_recursion_limit_is_the_too_deep_kind() {
+        assert!(parse::<serde_json::Value>(nested("[", MAX_DEPTH - 1, "]").as_bytes()).is_ok());
+        for text in [
+            nested("[", MAX_DEPTH, "]"),
+            nested("[", 10_000, "]"),
+            format!(" \n {{\"a\":{}}}", nested("[", MAX_DEPTH - 1, "]")),
+            format!(
+                "[1,{}]",
+                nested("{\"k\":", MAX_DEPTH - 1, "}").replace("{\"k\":}", "{}")
+            ),
+        ] {
+            let e = parse::<serde_json::Value>(text.as_bytes()).unwrap_err();
+            assert_eq!(e.kind(), &ReadKind::TooDeep { limit: MAX_DEPTH }, "{text}");
+            assert_eq!(e.to_string(), "JSON nested deeper than 128 levels");
+        }
+        // The event reader's own structs count as serde_json's levels too.
+        let results = format!(
+            "{}{{}}{}",
+            "{\"result\":".repeat(MAX_DEPTH - 1),
+            "}".repeat(MAX_DEPTH - 1)
+        );
+        let e = parse::<RawEvent>(results.as_bytes()).err();
+        assert_eq!(
+            e.map(|e| e.kind().clone()),
+            Some(ReadKind::TooDeep { limit: MAX_DEPTH })
+        );
+    }
+
+    #[test]
+    fn a_bracket_where_no_value_may_start_is_malformed_however_deep() {
+        // 127 levels open, then a bracket where a colon or a key is due.
+        for wrong in ["{\"a\"[", "{[", "[1 ["] {
+            let text = format!("{}{wrong}", "[".repeat(MAX_DEPTH - 2));
+            let e = parse::<serde_json::Value>(text.as_bytes()).unwrap_err();
+            assert!(
+                matches!(e.kind(), ReadKind::Malformed { .. }),
+                "{wrong}: {e}"
+            );
+            assert!(e.to_string().starts_with("malformed JSON: "), "{e}");
+        }
+        // Nesting in a field the reader skips is no recursion at all.
+        let skipped = format!(
+            "{{\"kind\":\"task\",\"id\":\"t\",\"metadata\":{}}}",
+            nested("[", 2 * MAX_DEPTH, "]")
+        );
+        assert!(parse::<RawEvent>(skipped.as_bytes()).is_ok());
+    }
 }

@@ -15,6 +15,9 @@
 //!   the JSON-RPC error it stands for.
 //! - [`envelope`]: what is wrong with a JSON-RPC answer's envelope, which
 //!   the event reader lets pass.
+//! - [`read_error`]: what every reader of the lab's input says when it
+//!   refuses it: a kind to match, and where; [`read_faults`], each
+//!   reader's faults (event, card, export, `probe.json`) in their words.
 //! - [`schema`]: what an event or answer must hold by its wire version's
 //!   schema (`wire-shape`), each rule with its section.
 //!
@@ -29,6 +32,8 @@ pub mod card_fields;
 pub mod envelope;
 pub mod event;
 pub mod push;
+pub mod read_error;
+pub mod read_faults;
 pub mod rest;
 pub mod schema;
 pub mod sse;
@@ -72,5 +77,26 @@ impl Wire {
             Wire::V1_0 => state.wire(),
             Wire::V0_3 => state.kebab(),
         }
+    }
+}
+
+impl std::fmt::Display for Wire {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// Written as its spelling (`probe.json`, `records.json`).
+impl serde::Serialize for Wire {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(self.name())
+    }
+}
+
+impl<'de> serde::Deserialize<'de> for Wire {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Wire, D::Error> {
+        let text = std::borrow::Cow::<str>::deserialize(d)?;
+        Wire::parse(&text)
+            .ok_or_else(|| serde::de::Error::custom(format!("`{text}` is not 1.0 or 0.3")))
     }
 }

@@ -9,6 +9,7 @@ use serde_json::value::RawValue;
 
 use super::answer::{read_answer, Answer, OwnedEvent};
 use super::event::parse;
+use super::read_error::{EventFault, ReadError, ReadKind};
 
 /// One POST a webhook received.
 #[derive(Debug, Clone, PartialEq)]
@@ -39,8 +40,9 @@ enum Headers {
 }
 
 /// Reads one POST as a log holds it: a body, or `{"headers", "body"}`.
-pub fn read_post(element: &[u8]) -> Result<PushPost, String> {
-    let text = std::str::from_utf8(element).map_err(|_| "not UTF-8 text".to_string())?;
+pub fn read_post(element: &[u8]) -> Result<PushPost, ReadError> {
+    let text = std::str::from_utf8(element)
+        .map_err(|_| ReadError::new(ReadKind::NotUtf8 { byte: None }))?;
     // A line with its headers, or else the body itself.
     let (headers, body) = match parse::<Logged>(element).ok() {
         Some(Logged { headers, body }) => {
@@ -64,9 +66,12 @@ pub fn read_post(element: &[u8]) -> Result<PushPost, String> {
             body,
             event,
         }),
-        Answer::Error { code, message } => Err(format!(
-            "a JSON-RPC error ({code} {message}) is not a webhook body"
-        )),
+        Answer::Error { code, message } => {
+            Err(ReadError::new(ReadKind::Event(EventFault::ErrorPosted {
+                code,
+                message,
+            })))
+        }
     }
 }
 
@@ -92,9 +97,15 @@ mod tests {
         assert!(!format!("{post:?}").contains("s3cret"));
         assert_eq!(post.event.kind, EventKind::Task);
         assert_eq!(post.event.state.unwrap().known(), Some(TaskState::Canceled));
-        assert!(
-            read_post(br#"{"jsonrpc":"2.0","id":1,"error":{"code":-32603,"message":"x"}}"#)
-                .is_err()
+        let e = read_post(br#"{"jsonrpc":"2.0","id":1,"error":{"code":-32603,"message":"x"}}"#)
+            .unwrap_err();
+        assert!(matches!(
+            e.kind(),
+            ReadKind::Event(EventFault::ErrorPosted { code: -32603, .. })
+        ));
+        assert_eq!(
+            e.to_string(),
+            "a JSON-RPC error (-32603 x) is not a webhook body"
         );
     }
 }

@@ -53,6 +53,21 @@ impl Binding {
     }
 }
 
+/// Written as its name (`probe.json`, `records.json`).
+impl serde::Serialize for Binding {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(self.name())
+    }
+}
+
+impl<'de> serde::Deserialize<'de> for Binding {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Binding, D::Error> {
+        let text = std::borrow::Cow::<str>::deserialize(d)?;
+        Binding::parse(&text)
+            .ok_or_else(|| serde::de::Error::custom(format!("`{text}` is not jsonrpc or rest")))
+    }
+}
+
 /// The REST calls a probe makes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum RestCall {

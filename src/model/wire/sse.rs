@@ -11,6 +11,8 @@
 
 use memchr::memchr;
 
+use super::read_error::{ReadError, ReadKind, Unit};
+
 /// The longest event (or line) taken; a longer one is refused rather
 /// than held in memory.
 pub const MAX_EVENT_BYTES: usize = 16 << 20;
@@ -49,7 +51,7 @@ impl SseDecoder {
 
     /// One line, with or without its line end. An event's data is
     /// returned when the blank line that ends it arrives.
-    pub fn line(&mut self, line: &[u8]) -> Result<SseLine<'_>, String> {
+    pub fn line(&mut self, line: &[u8]) -> Result<SseLine<'_>, ReadError> {
         let line = trim_eol(line);
         if line.is_empty() {
             return Ok(match self.take() {
@@ -75,9 +77,7 @@ impl SseDecoder {
                 self.data.extend_from_slice(value);
                 self.open = true;
                 if self.data.len() > MAX_EVENT_BYTES {
-                    return Err(format!(
-                        "an SSE event is longer than {MAX_EVENT_BYTES} bytes: no A2A event is that large"
-                    ));
+                    return Err(too_long(Unit::SseEvent));
                 }
                 Ok(SseLine::Read)
             }
@@ -98,8 +98,8 @@ impl SseDecoder {
     pub fn feed(
         &mut self,
         mut chunk: &[u8],
-        on_event: &mut dyn FnMut(&[u8]) -> Result<(), String>,
-    ) -> Result<(), String> {
+        on_event: &mut dyn FnMut(&[u8]) -> Result<(), ReadError>,
+    ) -> Result<(), ReadError> {
         while let Some(end) = memchr(b'\n', chunk) {
             let (line, rest) = chunk.split_at(end + 1);
             chunk = rest;
@@ -116,9 +116,7 @@ impl SseDecoder {
         }
         self.carry.extend_from_slice(chunk);
         if self.carry.len() > MAX_EVENT_BYTES {
-            return Err(format!(
-                "an SSE line is longer than {MAX_EVENT_BYTES} bytes: no A2A event is that large"
-            ));
+            return Err(too_long(Unit::SseLine));
         }
         Ok(())
     }
@@ -127,8 +125,8 @@ impl SseDecoder {
     /// event left open.
     pub fn finish(
         &mut self,
-        on_event: &mut dyn FnMut(&[u8]) -> Result<(), String>,
-    ) -> Result<(), String> {
+        on_event: &mut dyn FnMut(&[u8]) -> Result<(), ReadError>,
+    ) -> Result<(), ReadError> {
         if !self.carry.is_empty() {
             let line = std::mem::take(&mut self.carry);
             self.feed_line(&line, on_event)?;
@@ -142,18 +140,17 @@ impl SseDecoder {
     fn feed_line(
         &mut self,
         line: &[u8],
-        on_event: &mut dyn FnMut(&[u8]) -> Result<(), String>,
-    ) -> Result<(), String> {
+        on_event: &mut dyn FnMut(&[u8]) -> Result<(), ReadError>,
+    ) -> Result<(), ReadError> {
         match self.line(line)? {
             SseLine::Read => Ok(()),
             SseLine::Event(data) => on_event(data),
-            SseLine::NotSse => Err(format!(
-                "`{}` is not a line of an SSE stream",
-                String::from_utf8_lossy(trim_eol(line))
+            SseLine::NotSse => Err(ReadError::new(ReadKind::NotSse {
+                line: String::from_utf8_lossy(trim_eol(line))
                     .chars()
                     .take(60)
-                    .collect::<String>()
-            )),
+                    .collect(),
+            })),
         }
     }
 
@@ -169,6 +166,13 @@ impl SseDecoder {
     }
 }
 
+fn too_long(unit: Unit) -> ReadError {
+    ReadError::new(ReadKind::TooLong {
+        unit,
+        limit: MAX_EVENT_BYTES,
+    })
+}
+
 /// A line without its `\n` or `\r\n`.
 pub fn trim_eol(line: &[u8]) -> &[u8] {
     let line = line.strip_suffix(b"\n").unwrap_or(line);
@@ -179,7 +183,7 @@ pub fn trim_eol(line: &[u8]) -> &[u8] {
 mod tests {
     use super::*;
 
-    fn events(body: &[u8], step: usize) -> Result<Vec<String>, String> {
+    fn events(body: &[u8], step: usize) -> Result<Vec<String>, ReadError> {
         let mut out = Vec::new();
         let mut decoder = SseDecoder::new();
         let mut push = |data: &[u8]| {
@@ -219,7 +223,16 @@ mod tests {
     #[test]
     fn a_line_that_is_no_sse_field_is_refused() {
         let e = events(b"data: a\n\nhello world\n", 4).unwrap_err();
-        assert!(e.contains("hello world"), "{e}");
+        assert_eq!(
+            e.kind(),
+            &ReadKind::NotSse {
+                line: "hello world".into()
+            }
+        );
+        assert_eq!(
+            e.to_string(),
+            "`hello world` is not a line of an SSE stream"
+        );
         let mut d = SseDecoder::new();
         assert_eq!(d.line(b"{\"json\": 1}").unwrap(), SseLine::NotSse);
     }
@@ -237,6 +250,14 @@ mod tests {
                 break;
             }
         }
-        assert!(e.unwrap_err().contains("longer than"));
+        let e = e.unwrap_err();
+        assert!(matches!(
+            e.kind(),
+            ReadKind::TooLong {
+                unit: Unit::SseEvent | Unit::SseLine,
+                ..
+            }
+        ));
+        assert!(e.to_string().contains("longer than"));
     }
 }

@@ -22,6 +22,7 @@ pub mod report;
 pub mod run;
 
 use super::json_array::{Element, Splitter};
+use crate::model::wire::read_error::{Place, ReadError, ReadKind, Unit};
 use crate::model::wire::sse::{trim_eol, SseDecoder, SseLine};
 use judge::CaptureJudge;
 pub use report::{CaptureFinding, CaptureReport, RpcError, TaskSummary, WiresSeen};
@@ -108,21 +109,21 @@ impl CaptureReader {
     }
 
     /// Reads one file of the capture from `input`, a chunk at a time.
-    pub fn read(&mut self, mut input: impl Read) -> Result<(), String> {
+    pub fn read(&mut self, mut input: impl Read) -> Result<(), ReadError> {
         let mut buf = vec![0u8; READ_CHUNK];
         loop {
             let n = match input.read(&mut buf) {
                 Ok(0) => return self.end_file(),
                 Ok(n) => n,
                 Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
-                Err(e) => return Err(e.to_string()),
+                Err(e) => return Err(ReadError::io(&e)),
             };
             self.feed(&buf[..n])?;
         }
     }
 
     /// Reads one file already in memory.
-    pub fn read_bytes(&mut self, bytes: &[u8]) -> Result<(), String> {
+    pub fn read_bytes(&mut self, bytes: &[u8]) -> Result<(), ReadError> {
         self.feed(bytes)?;
         self.end_file()
     }
@@ -131,7 +132,7 @@ impl CaptureReader {
     /// or an SSE body, told apart by the file's first character and, for a
     /// line that is not JSON, by its `data:` lines. Every element completed
     /// in them is judged now; the one still open waits for the next chunk.
-    pub fn feed(&mut self, chunk: &[u8]) -> Result<(), String> {
+    pub fn feed(&mut self, chunk: &[u8]) -> Result<(), ReadError> {
         let Self { framing, judge, .. } = self;
         let mut chunk = chunk;
         if let Framing::Start {
@@ -167,18 +168,17 @@ impl CaptureReader {
                         // The splitter hands out spans of the buffer it passes.
                         let bytes = &buf[element.start..element.end];
                         judge.element(bytes).map_err(|e| {
-                            format!(
-                                "element {} (line {}, column {}): {e}",
-                                element.index, element.line, element.column
-                            )
+                            judged(e).within(Place::Element {
+                                index: element.index,
+                                line: element.line,
+                                column: element.column,
+                            })
                         })?;
                     }
-                    Ok(())
+                    Ok::<_, ReadError>(())
                 })?;
                 if splitter.pending() > MAX_LINE_BYTES {
-                    return Err(format!(
-                        "an array element is longer than {MAX_LINE_BYTES} bytes: no A2A event is that large"
-                    ));
+                    return Err(too_long(Unit::ArrayElement));
                 }
                 Ok(())
             }
@@ -187,7 +187,7 @@ impl CaptureReader {
 
     /// The current file ended: its last line or SSE event is judged, and a
     /// JSON array must have been closed. The next chunk starts a new file.
-    pub fn end_file(&mut self) -> Result<(), String> {
+    pub fn end_file(&mut self) -> Result<(), ReadError> {
         let ended = match std::mem::replace(&mut self.framing, Framing::START) {
             Framing::Start { .. } => Ok(()),
             Framing::Lines(mut lines) => lines.end(&mut self.judge),
@@ -213,11 +213,11 @@ impl CaptureReader {
     /// there (an empty file, blanks, SSE comments, JSON without an event,
     /// JSON-RPC errors alone), and a capture step that failed must not
     /// read as clean. `names` are the files' names, in the order read.
-    pub fn finish_checked<S: AsRef<str>>(self, names: &[S]) -> Result<CaptureReport, String> {
+    pub fn finish_checked<S: AsRef<str>>(self, names: &[S]) -> Result<CaptureReport, ReadError> {
         if self.empty_files.is_empty() {
             return Ok(self.finish());
         }
-        let named: Vec<String> = self
+        let files: Vec<String> = self
             .empty_files
             .iter()
             .map(|&i| match names.get(i) {
@@ -225,14 +225,27 @@ impl CaptureReader {
                 None => format!("file {}", i + 1),
             })
             .collect();
-        Err(format!("no A2A events in {}", named.join(", ")))
+        Err(ReadError::new(ReadKind::NoEvents { files }))
     }
+}
+
+/// An element the judge refused, in its words. (The judge says `event N`
+/// itself; once it returns a [`ReadError`], its kind passes through here.)
+fn judged(e: String) -> ReadError {
+    ReadError::new(ReadKind::Judged(e))
+}
+
+fn too_long(unit: Unit) -> ReadError {
+    ReadError::new(ReadKind::TooLong {
+        unit,
+        limit: MAX_LINE_BYTES,
+    })
 }
 
 impl Lines {
     /// Judges every line the chunk completes and keeps the one it leaves
     /// open.
-    fn feed(&mut self, mut chunk: &[u8], judge: &mut CaptureJudge) -> Result<(), String> {
+    fn feed(&mut self, mut chunk: &[u8], judge: &mut CaptureJudge) -> Result<(), ReadError> {
         if !self.carry.is_empty() {
             let Some(end) = memchr(b'\n', chunk) else {
                 return self.keep(chunk);
@@ -253,7 +266,7 @@ impl Lines {
     }
 
     /// Holds the start of a line until its end arrives, up to the limit.
-    fn keep(&mut self, part: &[u8]) -> Result<(), String> {
+    fn keep(&mut self, part: &[u8]) -> Result<(), ReadError> {
         self.carry.extend_from_slice(part);
         if self.carry.len() > MAX_LINE_BYTES {
             return Err(self.too_long(self.number + 1));
@@ -261,12 +274,12 @@ impl Lines {
         Ok(())
     }
 
-    fn too_long(&self, number: u64) -> String {
-        format!("line {number} is longer than {MAX_LINE_BYTES} bytes: no A2A event is that large")
+    fn too_long(&self, number: u64) -> ReadError {
+        too_long(Unit::Line).within(Place::Line(number))
     }
 
     /// The file ended: its last line, then the SSE event it leaves open.
-    fn end(&mut self, judge: &mut CaptureJudge) -> Result<(), String> {
+    fn end(&mut self, judge: &mut CaptureJudge) -> Result<(), ReadError> {
         if !self.carry.is_empty() {
             let line = std::mem::take(&mut self.carry);
             self.line(&line, judge)?;
@@ -278,7 +291,7 @@ impl Lines {
     /// One line, with its line end: a JSON Lines element, or a line of an
     /// SSE body (the decoder joins an event's `data` lines; a blank line
     /// ends the event).
-    fn line(&mut self, line: &[u8], judge: &mut CaptureJudge) -> Result<(), String> {
+    fn line(&mut self, line: &[u8], judge: &mut CaptureJudge) -> Result<(), ReadError> {
         self.number += 1;
         let text = trim_eol(line);
         if text.len() > MAX_LINE_BYTES {
@@ -288,33 +301,33 @@ impl Lines {
         if matches!(text.first(), Some(b'{' | b'[')) {
             return judge
                 .element(text)
-                .map_err(|e| format!("line {number}: {e}"));
+                .map_err(|e| judged(e).within(Place::Line(number)));
         }
         match self.sse.line(text)? {
             SseLine::Read => Ok(()),
             SseLine::Event(data) => judge
                 .element(data)
-                .map_err(|e| format!("SSE event ending at line {number}: {e}")),
-            SseLine::NotSse => Err(format!(
-                "line {number} is neither JSON nor an SSE field: not a capture this lab reads"
-            )),
+                .map_err(|e| judged(e).within(Place::SseEvent { ends_at: number })),
+            SseLine::NotSse => {
+                Err(ReadError::new(ReadKind::NotACapture).within(Place::Line(number)))
+            }
         }
     }
 
     /// The end of the file: the SSE event it leaves open.
-    fn end_event(&mut self, judge: &mut CaptureJudge) -> Result<(), String> {
+    fn end_event(&mut self, judge: &mut CaptureJudge) -> Result<(), ReadError> {
         let number = self.number;
         match self.sse.end() {
             Some(data) => judge
                 .element(data)
-                .map_err(|e| format!("SSE event ending at line {number}: {e}")),
+                .map_err(|e| judged(e).within(Place::SseEvent { ends_at: number })),
             None => Ok(()),
         }
     }
 }
 
 /// Reads a whole capture held in memory.
-pub fn read_capture(files: &[&[u8]], forced: Option<Wire>) -> Result<CaptureReport, String> {
+pub fn read_capture(files: &[&[u8]], forced: Option<Wire>) -> Result<CaptureReport, ReadError> {
     let mut reader = CaptureReader::new(forced);
     for bytes in files {
         reader.read_bytes(bytes)?;

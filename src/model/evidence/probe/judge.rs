@@ -14,10 +14,12 @@ use super::contract::{self, context_mismatches, context_of, foreign_tasks};
 use super::read::{error_text, first_task, last_state, parts, refusal, streamed_artifacts};
 use super::records::{CallEnd, CallRecord, ProbeRecords};
 use super::report::{Load, Outcome, Probe, ProbeCode, ProbeReport, ProbeResult};
+use super::unreadable::Unreadable;
 use crate::model::evidence::capture::CaptureReader;
 use crate::model::evidence::finding::FindingCode;
 use crate::model::state::TaskState;
 use crate::model::wire::answer::Answer;
+use crate::model::wire::read_error::ReadError;
 use crate::model::wire::rest::Binding;
 use crate::model::wire::schema::{shape_faults, Shape, ShapeFault};
 use crate::model::wire::Wire;
@@ -138,16 +140,8 @@ impl ProbeJudge {
     }
 
     /// The judge of a recorded run, in its wire and binding.
-    pub fn of(records: &ProbeRecords) -> Result<ProbeJudge, String> {
-        let wire = Wire::parse(&records.wire)
-            .ok_or_else(|| format!("the records' wire `{}` is not 1.0 or 0.3", records.wire))?;
-        let binding = Binding::parse(&records.binding).ok_or_else(|| {
-            format!(
-                "the records' binding `{}` is not jsonrpc or rest",
-                records.binding
-            )
-        })?;
-        Ok(ProbeJudge::new(wire).on(binding))
+    pub fn of(records: &ProbeRecords) -> ProbeJudge {
+        ProbeJudge::new(records.wire).on(records.binding)
     }
 
     /// The call that starts a task, by its name on the wire.
@@ -188,7 +182,7 @@ impl ProbeJudge {
     pub(super) fn judge_streams(
         &self,
         streams: &[(&CallRecord, &[Answer])],
-    ) -> Result<Vec<(ProbeCode, String)>, String> {
+    ) -> Result<Vec<(ProbeCode, String)>, ReadError> {
         let mut reader = CaptureReader::new(Some(self.wire));
         for (call, _) in streams {
             reader.read_bytes(call.body.as_bytes())?;
@@ -339,11 +333,11 @@ impl ProbeJudge {
     /// A probe's judgement, or, when an answer it needs cannot be read,
     /// that finding (`unreadable-answer`): the probe broke, the others go
     /// on (SPEC §13).
-    pub fn settle(&self, judged: Result<Judged, String>) -> Judged {
+    pub fn settle(&self, judged: Result<Judged, Unreadable>) -> Judged {
         judged.unwrap_or_else(|why| {
             Judged::ran(
                 "an answer could not be read".to_string(),
-                vec![(ProbeCode::UnreadableAnswer, why)],
+                vec![(ProbeCode::UnreadableAnswer, why.to_string())],
             )
         })
     }
@@ -352,9 +346,9 @@ impl ProbeJudge {
     /// N at once, each judged as its own capture (SPEC §11), the later
     /// probes going on with the first. A stream after the first that was
     /// refused outright is what its client saw: no task, no terminal.
-    pub fn stream(&self, calls: &[CallRecord]) -> Result<(Streamed, Judged), String> {
+    pub fn stream(&self, calls: &[CallRecord]) -> Result<(Streamed, Judged), Unreadable> {
         let [call, ..] = calls else {
-            return Err("the records hold no stream probe".into());
+            return Err(Unreadable::NoStream);
         };
         let mut each = Vec::with_capacity(calls.len());
         for call in calls {
@@ -414,7 +408,11 @@ impl ProbeJudge {
     }
 
     /// `get`: GetTask agrees with what was streamed.
-    pub fn get(&self, streamed: &Streamed, call: Option<&CallRecord>) -> Result<Judged, String> {
+    pub fn get(
+        &self,
+        streamed: &Streamed,
+        call: Option<&CallRecord>,
+    ) -> Result<Judged, Unreadable> {
         let Some(call) = call.filter(|_| streamed.task.is_some()) else {
             return Ok(Judged::skipped("the stream named no task"));
         };
@@ -473,7 +471,7 @@ impl ProbeJudge {
                 }
                 format!("GetTask: the task {}", self.state_text(state))
             }
-            (None, _) => return Err("GetTask: an empty answer".into()),
+            (None, _) => return Err(Unreadable::Empty { method: "GetTask" }),
         };
         Ok(self.ran(summary, found, &[call]))
     }
@@ -483,7 +481,7 @@ impl ProbeJudge {
         &self,
         streamed: &Streamed,
         call: Option<&CallRecord>,
-    ) -> Result<Judged, String> {
+    ) -> Result<Judged, Unreadable> {
         let Some(call) = call.filter(|_| streamed.finished_task().is_some()) else {
             return Ok(Judged::skipped(&streamed.unfinished("cancel")));
         };
@@ -525,7 +523,11 @@ impl ProbeJudge {
                 ));
                 format!("accepted: the task {state}")
             }
-            (None, _) => return Err("CancelTask: an empty answer".into()),
+            (None, _) => {
+                return Err(Unreadable::Empty {
+                    method: "CancelTask",
+                })
+            }
         };
         Ok(self.ran(summary, found, &[call]))
     }
@@ -536,7 +538,7 @@ impl ProbeJudge {
         &self,
         streamed: &Streamed,
         call: Option<&CallRecord>,
-    ) -> Result<Judged, String> {
+    ) -> Result<Judged, Unreadable> {
         let Some(call) = call.filter(|_| streamed.finished_task().is_some()) else {
             return Ok(Judged::skipped(&streamed.unfinished("subscribe to")));
         };

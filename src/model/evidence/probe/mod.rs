@@ -18,6 +18,7 @@
 //! - [`records`]: what a run received, as `records.json` keeps it.
 //! - [`report`]: what `probe` found; `probe.json`.
 //! - [`gate`]: the probe as a CI gate (JUnit, SARIF, baseline).
+//! - [`unreadable`]: why what a probe received cannot be judged.
 
 pub mod contract;
 pub mod gate;
@@ -29,3 +30,4 @@ pub mod records;
 pub mod report;
 pub mod request;
 pub mod running;
+pub mod unreadable;

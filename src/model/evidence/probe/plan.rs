@@ -16,6 +16,7 @@ use super::read::{first_task, is_running};
 use super::records::{CallEnd, CallRecord, PostRecord, ProbeCalls, ProbeRecords, PushRecords};
 use super::report::{Probe, ProbeReport};
 use super::request::{Method, Request, Requests};
+use super::unreadable::Unreadable;
 use crate::model::wire::answer::Answer;
 use crate::model::wire::card::Endpoint;
 
@@ -228,8 +229,8 @@ impl ProbePlan {
     /// The report and everything received, once [`Ask::Done`].
     pub fn finish(self) -> (ProbeReport, ProbeRecords) {
         let records = ProbeRecords {
-            wire: self.judge.wire.name().to_string(),
-            binding: self.judge.binding.name().to_string(),
+            wire: self.judge.wire,
+            binding: self.judge.binding,
             card: self.card,
             probes: self.records,
             push: self.push,
@@ -483,11 +484,11 @@ impl ProbePlan {
 /// Judges a recorded run by driving the plan with its records, as the
 /// live pump drives it with HTTP: each call the plan asks for is the next
 /// call recorded for its probe, each answer steers as it did live.
-pub fn replay(records: &ProbeRecords) -> Result<Vec<(Probe, Judged)>, String> {
+pub fn replay(records: &ProbeRecords) -> Result<Vec<(Probe, Judged)>, Unreadable> {
     if !records.probes.iter().any(|p| p.probe == Probe::Stream) {
-        return Err("the records hold no stream probe".into());
+        return Err(Unreadable::NoStream);
     }
-    let mut plan = replaying(records)?;
+    let mut plan = replaying(records);
     let mut recorded = Recorded {
         records,
         taken: Vec::new(),
@@ -524,8 +525,8 @@ pub fn replay(records: &ProbeRecords) -> Result<Vec<(Probe, Judged)>, String> {
 
 /// A plan for a recorded run: its wire, binding, card and options as the
 /// records show them.
-fn replaying(records: &ProbeRecords) -> Result<ProbePlan, String> {
-    let judge = ProbeJudge::of(records)?;
+fn replaying(records: &ProbeRecords) -> ProbePlan {
+    let judge = ProbeJudge::of(records);
     let declared = records.push.as_ref().is_some_and(|p| p.declared);
     let endpoint = Endpoint {
         name: String::new(),
@@ -550,19 +551,12 @@ fn replaying(records: &ProbeRecords) -> Result<ProbePlan, String> {
         name: String::new(),
         url: String::new(),
         wire: judge.wire.name().to_string(),
-        binding: judge.binding.name().to_string(),
+        binding: judge.binding,
         offered: true,
         headers: Vec::new(),
     });
     let card = records.card.clone();
-    Ok(ProbePlan::new(
-        judge,
-        &endpoint,
-        card,
-        options,
-        report,
-        String::new(),
-    ))
+    ProbePlan::new(judge, &endpoint, card, options, report, String::new())
 }
 
 /// What a push probe received when nothing was pushed.

@@ -5,6 +5,7 @@
 use super::judge::{Judged, ProbeJudge};
 use super::records::{CallEnd, CallRecord, PostRecord, PushRecords};
 use super::report::ProbeCode;
+use super::unreadable::Unreadable;
 use crate::model::evidence::capture::CaptureReader;
 use crate::model::evidence::push_log::PushLog;
 
@@ -15,7 +16,7 @@ impl ProbeJudge {
     /// `push-duplicate`), and the slow webhook's task (`push-stalls-stream`:
     /// its stream took the webhook's delay longer than the `stream`
     /// probe's).
-    pub fn push(&self, streams: &[&CallRecord], push: &PushRecords) -> Result<Judged, String> {
+    pub fn push(&self, streams: &[&CallRecord], push: &PushRecords) -> Result<Judged, Unreadable> {
         if !push.declared {
             return Ok(Judged::skipped(
                 "the agent card does not declare capabilities.pushNotifications, so no push was asked for",
@@ -29,8 +30,7 @@ impl ProbeJudge {
         let prompt: Vec<&PostRecord> = push.posts.iter().filter(|p| !p.slow).collect();
         let mut log = PushLog::new();
         let lines: String = prompt.iter().map(|p| p.log_line() + "\n").collect();
-        log.read_file(lines.as_bytes())
-            .map_err(|e| format!("a POST the webhook received: {e}"))?;
+        log.read_file(lines.as_bytes()).map_err(Unreadable::Post)?;
         let report = log.judge(Some(&ended));
         let mut found: Vec<(ProbeCode, String)> = report
             .findings

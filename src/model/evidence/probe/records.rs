@@ -6,8 +6,10 @@
 use serde::{Deserialize, Serialize};
 
 use super::report::Probe;
+use super::unreadable::{Unreadable, Which};
 use crate::model::evidence::quote::quoted;
 use crate::model::wire::answer::{read_answer, Answer};
+use crate::model::wire::read_error::ReadError;
 use crate::model::wire::rest::{read_rest_error, Binding};
 use crate::model::wire::sse::SseDecoder;
 use crate::model::wire::Wire;
@@ -60,7 +62,7 @@ pub struct CallRecord {
 impl CallRecord {
     /// The answers in the body, in order, read on `wire`: on REST, an
     /// error status's body is the error it stands for.
-    pub fn answers(&self, wire: Wire) -> Result<Vec<Answer>, String> {
+    pub fn answers(&self, wire: Wire) -> Result<Vec<Answer>, Unreadable> {
         self.each_answer(wire)?.into_iter().collect()
     }
 
@@ -73,20 +75,20 @@ impl CallRecord {
 
     /// Each answer read, or why it cannot be: the one reading behind
     /// [`Self::answers`] and [`Self::readable_answers`].
-    fn each_answer(&self, wire: Wire) -> Result<Vec<Result<Answer, String>>, String> {
+    fn each_answer(&self, wire: Wire) -> Result<Vec<Result<Answer, Unreadable>>, ReadError> {
         if let Some(status) = self.status.filter(|s| *s >= 400) {
             return Ok(vec![Ok(read_rest_error(status, self.body.as_bytes()))]);
         }
         let payloads = self.payloads()?;
         let several = payloads.len() > 1;
         let read = |(n, data): (usize, &Vec<u8>)| {
-            read_answer(data, Some(wire)).map_err(|e| {
-                let what = match (several || self.sse, self.http) {
-                    (true, _) => format!("event {n}"),
-                    (false, Some(status)) => format!("the answer (HTTP {status})"),
-                    (false, None) => "the answer".to_string(),
-                };
-                format!("{what} cannot be read ({e}): {}", quoted(data))
+            read_answer(data, Some(wire)).map_err(|error| Unreadable::Answer {
+                which: match several || self.sse {
+                    true => Which::Event(n),
+                    false => Which::Answer { http: self.http },
+                },
+                error,
+                quoted: quoted(data),
             })
         };
         Ok(payloads.iter().enumerate().map(read).collect())
@@ -94,7 +96,7 @@ impl CallRecord {
 
     /// Each answer's bytes, in order: the JSON body, or each SSE event's
     /// data.
-    pub fn payloads(&self) -> Result<Vec<Vec<u8>>, String> {
+    pub fn payloads(&self) -> Result<Vec<Vec<u8>>, ReadError> {
         if !self.sse {
             if self.body.trim().is_empty() {
                 return Ok(Vec::new());
@@ -131,11 +133,11 @@ pub struct ProbeCalls {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ProbeRecords {
     /// The wire the agent was spoken to in.
-    pub wire: String,
+    pub wire: Wire,
     /// The binding it was spoken to in (`jsonrpc` in records kept before
     /// REST was probed).
     #[serde(default = "jsonrpc")]
-    pub binding: String,
+    pub binding: Binding,
     /// The agent card as served (absent in records kept before the card
     /// was judged).
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -148,8 +150,8 @@ pub struct ProbeRecords {
     pub push: Option<PushRecords>,
 }
 
-fn jsonrpc() -> String {
-    Binding::JsonRpc.name().to_string()
+fn jsonrpc() -> Binding {
+    Binding::JsonRpc
 }
 
 /// One POST the probe's webhook received. Header values are never kept.

@@ -10,6 +10,7 @@ use serde_json::Value;
 use crate::model::evidence::capture::{CaptureReader, CaptureReport, Wire};
 use crate::model::evidence::export::pretty_json;
 use crate::model::evidence::finding::FindingCode;
+use crate::model::wire::read_error::{ProbeJsonFault, ReadError, ReadKind};
 use crate::model::wire::rest::Binding;
 
 /// The `format` of a `probe.json`.
@@ -251,10 +252,12 @@ pub struct ProbedAgent {
     pub name: String,
     /// The URL given to `probe`.
     pub url: String,
-    /// The wire spoken to it: `1.0` or `0.3`.
+    /// The wire spoken to it: `1.0` or `0.3`. Text still because the
+    /// page's views read it as text; a `Wire` is written the same, so the
+    /// field can become one when they read it as one.
     pub wire: String,
-    /// The binding spoken to it: `jsonrpc` or `rest`.
-    pub binding: String,
+    /// The binding spoken to it (`jsonrpc` or `rest` in `probe.json`).
+    pub binding: Binding,
     /// Whether the card offered that binding (else `--binding` asked for
     /// it, and it was spoken at the URL given).
     #[serde(skip_serializing_if = "is_true")]
@@ -272,7 +275,7 @@ fn is_true(b: &bool) -> bool {
 impl ProbedAgent {
     /// Whether the probe spoke REST (HTTP+JSON) to it.
     pub fn spoke_rest(&self) -> bool {
-        Binding::parse(&self.binding) == Some(Binding::Rest)
+        self.binding == Binding::Rest
     }
 }
 
@@ -499,58 +502,76 @@ impl ProbeReport {
         out
     }
 
-    /// Reads a `probe.json` back.
-    pub fn from_json(text: &str) -> Result<ProbeReport, String> {
-        let value = serde_json::from_str(text).map_err(|e| format!("not a probe.json: {e}"))?;
-        ProbeReport::from_value(value).map_err(|e| format!("not a probe.json: {e}"))
+    /// Reads a file given as a `probe.json` (`--baseline`).
+    pub fn from_json(text: &str) -> Result<ProbeReport, ReadError> {
+        let not = |fault| ReadError::new(ReadKind::NotProbeJson(fault));
+        let value =
+            serde_json::from_str(text).map_err(|e| not(ProbeJsonFault::Json(e.to_string())))?;
+        read_report(value).map_err(not)
     }
 
-    /// Reads a parsed `probe.json` (the page's Import). Read by hand
-    /// rather than derived: the page already parses JSON into values, and a
-    /// derived reader would add a second JSON reader to its bundle.
-    pub fn from_value(value: Value) -> Result<ProbeReport, String> {
-        let format = text(&value, "format")?;
-        if format != PROBE_FORMAT {
-            return Err(format!("format `{format}` is not `{PROBE_FORMAT}`"));
-        }
-        let agent = value.get("agent").ok_or("`agent` is missing")?;
-        let agent = ProbedAgent {
-            name: text(agent, "name")?,
-            url: text(agent, "url")?,
-            wire: text(agent, "wire")?,
-            // A probe.json kept before REST was probed spoke JSON-RPC.
-            binding: text(agent, "binding").unwrap_or_else(|_| Binding::JsonRpc.name().to_string()),
-            offered: agent
-                .get("offered")
-                .and_then(Value::as_bool)
-                .unwrap_or(true),
-            headers: strings(agent, "headers"),
-        };
-        let mut probes = Vec::new();
-        for p in list(&value, "probes")? {
-            probes.push(probe_result(p)?);
-        }
-        let mut findings = Vec::new();
-        for f in list(&value, "findings")? {
-            findings.push(ProbeFinding {
-                code: code(f.get("code"))?,
-                probe: probe(f)?,
-                message: text(f, "message")?,
-            });
-        }
-        Ok(ProbeReport {
-            format,
-            agent,
-            probes,
-            findings,
-        })
+    /// Reads a parsed file that says it is a `probe.json` (the page's
+    /// Import).
+    pub fn from_value(value: Value) -> Result<ProbeReport, ReadError> {
+        read_report(value).map_err(|fault| ReadError::new(ReadKind::ProbeJson(fault)))
     }
 }
 
-fn probe_result(p: &Value) -> Result<ProbeResult, String> {
+/// A parsed `probe.json`, read by hand rather than derived: the page
+/// already parses JSON into values, and a derived reader would add a
+/// second JSON reader to its bundle.
+fn read_report(value: Value) -> Result<ProbeReport, ProbeJsonFault> {
+    let format = text(&value, "format")?;
+    if format != PROBE_FORMAT {
+        return Err(ProbeJsonFault::Format {
+            found: format,
+            expected: PROBE_FORMAT,
+        });
+    }
+    let agent = agent(value.get("agent").ok_or(ProbeJsonFault::NoAgent)?)?;
+    let mut probes = Vec::new();
+    for p in list(&value, "probes")? {
+        probes.push(probe_result(p)?);
+    }
+    let mut findings = Vec::new();
+    for f in list(&value, "findings")? {
+        findings.push(ProbeFinding {
+            code: code(f.get("code"))?,
+            probe: probe(f)?,
+            message: text(f, "message")?,
+        });
+    }
+    Ok(ProbeReport {
+        format,
+        agent,
+        probes,
+        findings,
+    })
+}
+
+/// The agent as `probe.json` names it.
+fn agent(agent: &Value) -> Result<ProbedAgent, ProbeJsonFault> {
+    Ok(ProbedAgent {
+        name: text(agent, "name")?,
+        url: text(agent, "url")?,
+        wire: text(agent, "wire")?,
+        // A probe.json kept before REST was probed spoke JSON-RPC, and so
+        // was one that names any binding but `rest`, as it always read.
+        binding: match agent.get("binding").and_then(Value::as_str) {
+            Some(name) if Binding::parse(name) == Some(Binding::Rest) => Binding::Rest,
+            _ => Binding::JsonRpc,
+        },
+        offered: agent
+            .get("offered")
+            .and_then(Value::as_bool)
+            .unwrap_or(true),
+        headers: strings(agent, "headers"),
+    })
+}
+
+fn probe_result(p: &Value) -> Result<ProbeResult, ProbeJsonFault> {
     let outcome = text(p, "outcome")?;
-    let outcome = Outcome::parse(&outcome)
-        .ok_or_else(|| format!("outcome `{outcome}` is not clean, broken or skipped"))?;
+    let outcome = Outcome::parse(&outcome).ok_or(ProbeJsonFault::Outcome(outcome))?;
     let mut findings = Vec::new();
     for c in list(p, "findings")? {
         findings.push(code(Some(c))?);
@@ -558,7 +579,7 @@ fn probe_result(p: &Value) -> Result<ProbeResult, String> {
     Ok(ProbeResult {
         name: {
             let name = text(p, "name")?;
-            Probe::parse(&name).ok_or_else(|| format!("`{name}` is not a probe"))?
+            Probe::parse(&name).ok_or(ProbeJsonFault::Probe(name))?
         },
         outcome,
         summary: text(p, "summary")?,
@@ -589,34 +610,34 @@ fn load(v: &Value) -> Option<Load> {
     })
 }
 
-fn probe(v: &Value) -> Result<Probe, String> {
+fn probe(v: &Value) -> Result<Probe, ProbeJsonFault> {
     let name = text(v, "probe")?;
-    Probe::parse(&name).ok_or_else(|| format!("`{name}` is not a probe"))
+    Probe::parse(&name).ok_or(ProbeJsonFault::Probe(name))
 }
 
-fn text(v: &Value, key: &str) -> Result<String, String> {
+fn text(v: &Value, key: &'static str) -> Result<String, ProbeJsonFault> {
     v.get(key)
         .and_then(Value::as_str)
         .map(String::from)
-        .ok_or_else(|| format!("`{key}` is missing or not text"))
+        .ok_or(ProbeJsonFault::NotText(key))
 }
 
-fn list<'a>(v: &'a Value, key: &str) -> Result<&'a Vec<Value>, String> {
+fn list<'a>(v: &'a Value, key: &'static str) -> Result<&'a Vec<Value>, ProbeJsonFault> {
     v.get(key)
         .and_then(Value::as_array)
-        .ok_or_else(|| format!("`{key}` is missing or not a list"))
+        .ok_or(ProbeJsonFault::NotList(key))
 }
 
-fn code(v: Option<&Value>) -> Result<ProbeCode, String> {
+fn code(v: Option<&Value>) -> Result<ProbeCode, ProbeJsonFault> {
     let text = v.and_then(Value::as_str).unwrap_or("");
-    ProbeCode::parse(text).ok_or_else(|| format!("`{text}` is not a probe finding"))
+    ProbeCode::parse(text).ok_or_else(|| ProbeJsonFault::Code(text.to_string()))
 }
 
 /// Judges what a probe received, one body per call, read in order as one
 /// capture (SPEC §8: a dropped stream and its resubscription are one
 /// session), keeping each task's rows for the views. `wire` is the wire
 /// the agent was spoken to in.
-pub fn judge_streams(calls: &[&str], wire: Option<Wire>) -> Result<CaptureReport, String> {
+pub fn judge_streams(calls: &[&str], wire: Option<Wire>) -> Result<CaptureReport, ReadError> {
     let mut reader = CaptureReader::new(wire).keeping_rows();
     for body in calls {
         reader.read_bytes(body.as_bytes())?;

@@ -8,6 +8,7 @@ use super::judge::{count, end_text, Judged, ProbeJudge};
 use super::read::{first_task, last_state, refusal};
 use super::records::{CallEnd, CallRecord};
 use super::report::ProbeCode;
+use super::unreadable::Unreadable;
 use crate::model::evidence::finding::FindingCode;
 use crate::model::state::TaskState;
 use crate::model::wire::answer::Answer;
@@ -39,7 +40,7 @@ impl ProbeJudge {
         stream: &CallRecord,
         cancel: Option<&CallRecord>,
         after: Option<&CallRecord>,
-    ) -> Result<Judged, String> {
+    ) -> Result<Judged, Unreadable> {
         let answers = stream.answers(self.wire)?;
         if let Some(refused) = self.refused_start(stream, &answers) {
             return Ok(refused);
@@ -70,7 +71,9 @@ impl ProbeJudge {
             return Ok(self.ran(summary, seen.found, &seen.calls));
         }
         let answered = cancel.answers(self.wire)?;
-        let answer = answered.first().ok_or("CancelTask: an empty answer")?;
+        let answer = answered.first().ok_or(Unreadable::Empty {
+            method: "CancelTask",
+        })?;
         let summary = match answer {
             Answer::Error { code, message } if matches!(code, -32002 | -32004) => {
                 let why = self.cancel_refused(&seen, *code, message);
@@ -201,7 +204,7 @@ impl ProbeJudge {
         dropped: &CallRecord,
         subscribed: Option<&CallRecord>,
         after: Option<&CallRecord>,
-    ) -> Result<Judged, String> {
+    ) -> Result<Judged, Unreadable> {
         let answers = dropped.answers(self.wire)?;
         if let Some(refused) = self.refused_start(dropped, &answers) {
             return Ok(refused);
