@@ -139,7 +139,7 @@ fn two_tasks_in_one_file_are_judged_each_by_its_own_ledger_in_either_order() {
     let states: HashMap<String, String> = report
         .tasks
         .iter()
-        .map(|t| (t.id.clone(), t.final_state.clone()))
+        .map(|t| (t.id.clone(), t.final_state.to_string()))
         .collect();
     assert_eq!(states["task-bbs-1042"], "TASK_STATE_COMPLETED");
     assert_eq!(states["task-other"], "TASK_STATE_CANCELED");

@@ -36,7 +36,11 @@ fn verdict(report: &CaptureReport) -> (Vec<&'static str>, Vec<String>, Vec<u32>)
     };
     (
         report.findings.iter().map(|f| f.code.code()).collect(),
-        report.tasks.iter().map(|t| state(&t.final_state)).collect(),
+        report
+            .tasks
+            .iter()
+            .map(|t| state(&t.final_state.to_string()))
+            .collect(),
         report.tasks.iter().map(|t| t.events).collect(),
     )
 }

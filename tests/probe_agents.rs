@@ -155,7 +155,7 @@ fn probe_all(sdk: &str, wire: &str, binding: &str) {
                 "{sdk} {wire} {defect}: found {got:?}, want {want:?}"
             ));
         }
-        assert_eq!(report.agent.wire, wire);
+        assert_eq!(report.agent.wire.name(), wire);
         assert_eq!(
             code,
             i32::from(!want.is_empty()),

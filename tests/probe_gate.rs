@@ -19,7 +19,7 @@ fn report(name: &str) -> ProbeReport {
     let mut report = ProbeReport::new(ProbedAgent {
         name: name.into(),
         url: "http://127.0.0.1:1".into(),
-        wire: records.wire.name().to_string(),
+        wire: records.wire,
         binding: records.binding,
         offered: true,
         headers: Vec::new(),

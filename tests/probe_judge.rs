@@ -672,7 +672,7 @@ fn the_plan_cancels_and_drops_right_after_the_first_working_answer() {
     let agent = ProbedAgent {
         name: "agent".into(),
         url: endpoint.url.clone(),
-        wire: "1.0".into(),
+        wire: a2a_lab::model::wire::Wire::V1_0,
         binding: Binding::JsonRpc,
         offered: true,
         headers: Vec::new(),

@@ -11,6 +11,7 @@ use a2a_lab::model::evidence::probe::report::{
 };
 use a2a_lab::model::wire::read_error::{ProbeJsonFault, ReadKind};
 use a2a_lab::model::wire::rest::Binding;
+use a2a_lab::model::wire::Wire;
 use cli_support::cli;
 use serde_json::json;
 
@@ -34,7 +35,7 @@ fn report() -> ProbeReport {
     let mut report = ProbeReport::new(ProbedAgent {
         name: "A".into(),
         url: "http://127.0.0.1:1".into(),
-        wire: "0.3".into(),
+        wire: Wire::V0_3,
         binding: Binding::JsonRpc,
         offered: true,
         headers: Vec::new(),

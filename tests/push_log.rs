@@ -102,7 +102,7 @@ fn every_recorded_webhook_log_is_judged_as_the_recorder_counted_it() {
             );
             assert_eq!(report.tasks.len(), 1, "{at}: one task");
             assert_eq!(
-                report.tasks[0].last_state.as_deref().and_then(state),
+                report.tasks[0].last_state.map(|s| s.state),
                 run["push_last_state"].as_str().and_then(state),
                 "{at}: what the webhook was told last"
             );

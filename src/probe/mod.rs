@@ -78,7 +78,7 @@ pub fn probe(options: &Options) -> Result<ProbeReport, String> {
     let agent = ProbedAgent {
         name: endpoint.name.clone(),
         url: options.url.clone(),
-        wire: endpoint.wire.name().to_string(),
+        wire: endpoint.wire,
         binding: endpoint.binding,
         offered: endpoint.offered,
         headers: options

@@ -7,6 +7,7 @@
 //! (`push-duplicate`), and, beside a stream capture of the same task, a
 //! log that ends while the task ended elsewhere (`push-missing-terminal`).
 
+use crate::model::wire::SpelledState;
 use std::collections::HashMap;
 
 use serde::Serialize;
@@ -27,7 +28,7 @@ pub struct PushedTask {
     pub posts: u32,
     /// The last state it was told (wire spelling), if any: what a
     /// webhook-driven client believes.
-    pub last_state: Option<String>,
+    pub last_state: Option<SpelledState>,
 }
 
 /// What a webhook's log shows.
@@ -151,7 +152,10 @@ impl PushLog {
                 sent[slot].insert(&post.body, index);
             }
             if let Some(state) = state {
-                task.last_state = Some(post.event.wire.spell(state).to_string());
+                task.last_state = Some(SpelledState {
+                    state,
+                    wire: post.event.wire,
+                });
                 if state.is_terminal() && ended[slot].is_none() {
                     ended[slot] = Some((index, state));
                 }
@@ -179,18 +183,13 @@ fn missing_terminals(
 ) -> Vec<CaptureFinding> {
     let mut findings = Vec::new();
     for summary in &stream.tasks {
-        let Some(stream_state) = parse_state(&summary.final_state) else {
-            continue;
-        };
-        if !stream_state.is_terminal() {
+        if !summary.final_state.state.is_terminal() {
             continue;
         }
         let told = by_id
             .get(&summary.id)
-            .and_then(|&slot| tasks[slot].last_state.as_deref());
-        let settled = told
-            .and_then(parse_state)
-            .is_some_and(|s| s.is_terminal() || s.is_interrupted());
+            .and_then(|&slot| tasks[slot].last_state);
+        let settled = told.is_some_and(|t| t.state.is_terminal() || t.state.is_interrupted());
         if !settled {
             findings.push(CaptureFinding {
                 code: FindingCode::PushMissingTerminal,
@@ -198,18 +197,13 @@ fn missing_terminals(
                 index: after,
                 message: format!(
                     "the webhook was last told {}, never {}: the stream or GetTask says the task ended",
-                    told.unwrap_or("nothing"),
+                    told.map_or("nothing".to_string(), |t| t.to_string()),
                     summary.final_state
                 ),
             });
         }
     }
     findings
-}
-
-/// A state in either wire's spelling.
-fn parse_state(text: &str) -> Option<TaskState> {
-    TaskState::from_wire(text).or_else(|| TaskState::from_kebab(text))
 }
 
 impl PushReport {
@@ -221,7 +215,8 @@ impl PushReport {
                 "  task {}: {} POST(s), last told {}\n",
                 task.id,
                 task.posts,
-                task.last_state.as_deref().unwrap_or("no state")
+                task.last_state
+                    .map_or("no state".to_string(), |s| s.to_string())
             ));
         }
         for f in &self.findings {

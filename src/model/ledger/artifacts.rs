@@ -166,21 +166,54 @@ pub struct ArtifactCursor(pub BTreeMap<String, u32>);
 
 impl ArtifactCursor {
     /// Parses `id/part` pairs separated by commas (`draft/0,notes/3`).
-    pub fn parse(text: &str) -> Result<ArtifactCursor, String> {
+    pub fn parse(text: &str) -> Result<ArtifactCursor, CursorError> {
         let mut map = BTreeMap::new();
         for item in text.split(',').filter(|s| !s.is_empty()) {
+            let fault = |fault| CursorError {
+                item: item.to_string(),
+                fault,
+            };
             let (id, part) = item
                 .rsplit_once('/')
-                .ok_or_else(|| format!("artifact cursor `{item}` is not `artifact/part`"))?;
-            let part: u32 = part
-                .parse()
-                .map_err(|_| format!("artifact cursor `{item}`: part is not a number"))?;
+                .ok_or_else(|| fault(CursorFault::NoSlash))?;
+            let part: u32 = part.parse().map_err(|_| fault(CursorFault::NotANumber))?;
             if id.is_empty() {
-                return Err(format!("artifact cursor `{item}` has no artifact id"));
+                return Err(fault(CursorFault::NoArtifactId));
             }
             map.insert(id.to_string(), part);
         }
         Ok(ArtifactCursor(map))
+    }
+}
+
+/// An artifact cursor's item that cannot be read.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CursorError {
+    /// The item, as given.
+    pub item: String,
+    /// What is wrong with it.
+    pub fault: CursorFault,
+}
+
+/// What is wrong with an artifact cursor's item.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum CursorFault {
+    /// It is not `artifact/part`.
+    NoSlash,
+    /// Its part is not a number.
+    NotANumber,
+    /// It names no artifact.
+    NoArtifactId,
+}
+
+impl std::fmt::Display for CursorError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let item = &self.item;
+        match self.fault {
+            CursorFault::NoSlash => write!(f, "artifact cursor `{item}` is not `artifact/part`"),
+            CursorFault::NotANumber => write!(f, "artifact cursor `{item}`: part is not a number"),
+            CursorFault::NoArtifactId => write!(f, "artifact cursor `{item}` has no artifact id"),
+        }
     }
 }
 

@@ -174,17 +174,34 @@ impl From<TaskLedger> for LedgerRecord {
     }
 }
 
-impl TryFrom<LedgerRecord> for TaskLedger {
-    type Error = String;
+/// A stored ledger with two receipts for one event id: a ledger decides
+/// each id once, so it was not written by one.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TwoReceipts {
+    /// The event id.
+    pub event_id: String,
+}
 
-    fn try_from(r: LedgerRecord) -> Result<Self, String> {
+impl std::fmt::Display for TwoReceipts {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "two receipts for event id {:?}: a ledger decides each id once",
+            self.event_id
+        )
+    }
+}
+
+impl TryFrom<LedgerRecord> for TaskLedger {
+    type Error = TwoReceipts;
+
+    fn try_from(r: LedgerRecord) -> Result<Self, TwoReceipts> {
         let mut receipts = ReceiptLog::default();
         for receipt in r.receipts {
             let Lookup::Vacant(vacancy) = receipts.find(&receipt.event_id) else {
-                return Err(format!(
-                    "two receipts for event id {:?}: a ledger decides each id once",
-                    receipt.event_id
-                ));
+                return Err(TwoReceipts {
+                    event_id: receipt.event_id.into(),
+                });
             };
             let fields = NewReceipt {
                 event_id: &receipt.event_id,

@@ -11,7 +11,6 @@ use crate::model::evidence::capture::{CaptureReader, CaptureReport, WiresSeen};
 use crate::model::evidence::import::Imported;
 use crate::model::evidence::probe::report::{judge_streams, Outcome, ProbeReport};
 use crate::model::trace::Run;
-use crate::model::wire::Wire;
 
 /// An imported capture, judged, with each task as a run for the views.
 #[derive(Debug)]
@@ -44,7 +43,7 @@ pub struct ProbeView {
 impl ProbeView {
     /// Judges each probe's calls (on the wire the agent was spoken to in).
     pub fn new(report: ProbeReport) -> ProbeView {
-        let wire = Wire::parse(&report.agent.wire);
+        let wire = Some(report.agent.wire);
         let captures = report
             .probes
             .iter()
@@ -234,7 +233,7 @@ pub fn capture_listing(view: &CaptureView, chosen: usize, listed: usize) -> List
                 let cells = [
                     t.id.clone(),
                     t.events.to_string(),
-                    t.final_state.clone(),
+                    t.final_state.to_string(),
                     t.findings.to_string(),
                 ];
                 (cells, t.findings > 0)

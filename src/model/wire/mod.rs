@@ -80,6 +80,35 @@ impl Wire {
     }
 }
 
+/// A state as a wire spells it: kept typed, written in the wire's
+/// spelling (`TASK_STATE_COMPLETED`, `completed`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct SpelledState {
+    /// The state.
+    pub state: crate::model::state::TaskState,
+    /// The wire whose spelling it is written in.
+    pub wire: Wire,
+}
+
+impl std::fmt::Display for SpelledState {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.wire.spell(self.state))
+    }
+}
+
+/// Equal to its spelling, as a reader of the report compares it.
+impl PartialEq<&str> for SpelledState {
+    fn eq(&self, text: &&str) -> bool {
+        self.wire.spell(self.state) == *text
+    }
+}
+
+impl serde::Serialize for SpelledState {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(self.wire.spell(self.state))
+    }
+}
+
 impl std::fmt::Display for Wire {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.write_str(self.name())

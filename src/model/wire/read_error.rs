@@ -84,9 +84,6 @@ pub enum ReadKind {
         /// The files, by name.
         files: Vec<String>,
     },
-    /// An element the capture's judge refused, in the judge's words (it
-    /// says its own `event N`).
-    Judged(String),
     /// JSON that is not the A2A event or answer it should be.
     Event(EventFault),
     /// An agent card that cannot be read or spoken to.
@@ -177,6 +174,9 @@ pub enum Place {
     },
     /// While the input was being read (an IO failure's place).
     Input,
+    /// The event of a capture at this place, from 0, counted over the
+    /// whole capture.
+    Event(usize),
 }
 
 impl ReadError {
@@ -240,8 +240,8 @@ impl From<ReadKind> for ReadError {
     }
 }
 
-/// The message, for code that still speaks in text (the capture judge,
-/// until its element reader returns a [`ReadError`]).
+/// The message, for callers that only report it (the CLI's `reduce`,
+/// whose elements' faults are its own text).
 impl From<ReadError> for String {
     fn from(e: ReadError) -> String {
         e.to_string()
@@ -283,6 +283,7 @@ impl ReadKind {
                     Place::Line(_)
                 )
                 | (ReadKind::NotACapture, Place::Line(_))
+                | (ReadKind::Event(EventFault::NotAnObject), Place::Event(_))
                 | (ReadKind::Array(_), Place::Position { .. })
         )
     }
@@ -303,6 +304,9 @@ impl ReadKind {
             ),
             (ReadKind::Array(fault), Place::Position { line, column }) => {
                 fault.fmt_at(f, &format!("line {line} column {column}"))
+            }
+            (ReadKind::Event(EventFault::NotAnObject), Place::Event(n)) => {
+                write!(f, "event {n} is not a JSON object")
             }
             _ => write!(f, "{place}: {self}"),
         }
@@ -351,7 +355,6 @@ impl fmt::Display for ReadKind {
                 f.write_str("no A2A events: no file was given")
             }
             ReadKind::NoEvents { files } => write!(f, "no A2A events in {}", files.join(", ")),
-            ReadKind::Judged(message) => f.write_str(message),
             ReadKind::Event(fault) => write!(f, "{fault}"),
             ReadKind::Card(fault) => write!(f, "{fault}"),
             ReadKind::Export(fault) => write!(f, "{fault}"),
@@ -392,6 +395,7 @@ impl fmt::Display for Place {
         match self {
             Place::File(name) => f.write_str(name),
             Place::TheFile => f.write_str("the file"),
+            Place::Event(n) => write!(f, "event {n}"),
             Place::Line(n) => write!(f, "line {n}"),
             Place::SseEvent { ends_at } => write!(f, "SSE event ending at line {ends_at}"),
             Place::Element {

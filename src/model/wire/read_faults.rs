@@ -29,6 +29,9 @@ pub enum EventFault {
     Artifacts(String),
     /// JSON where a JSON-RPC response was due.
     NotJsonRpc,
+    /// A JSON value other than an object where an event was due (said
+    /// with its [`Place::Event`](super::read_error::Place::Event)).
+    NotAnObject,
     /// A JSON-RPC error where an event was due.
     ErrorAnswer {
         /// Its code.
@@ -133,6 +136,8 @@ pub enum ProbeJsonFault {
     Outcome(String),
     /// A probe's name that names no probe.
     Probe(String),
+    /// A wire other than 1.0 or 0.3.
+    Wire(String),
     /// A finding's code that names no finding.
     Code(String),
 }
@@ -154,6 +159,7 @@ impl fmt::Display for EventFault {
             EventFault::Missing { what, field } => write!(f, "{what} has no {field}"),
             EventFault::Artifacts(e) => write!(f, "a task's artifacts cannot be read: {e}"),
             EventFault::NotJsonRpc => f.write_str("JSON that is not a JSON-RPC response"),
+            EventFault::NotAnObject => f.write_str("not a JSON object"),
             EventFault::ErrorAnswer { code, message } => {
                 write!(f, "a JSON-RPC error: {code} {message}")
             }
@@ -240,6 +246,7 @@ impl fmt::Display for ProbeJsonFault {
                 write!(f, "outcome `{outcome}` is not clean, broken or skipped")
             }
             ProbeJsonFault::Probe(name) => write!(f, "`{name}` is not a probe"),
+            ProbeJsonFault::Wire(wire) => write!(f, "`{wire}` is not an A2A wire (1.0 or 0.3)"),
             ProbeJsonFault::Code(code) => write!(f, "`{code}` is not a probe finding"),
         }
     }

@@ -18,8 +18,9 @@ use crate::model::trace::{Disposition, Entry, Row, Source};
 use crate::model::wire::event::{
     parse, read_event, ContentId, Envelope, RawEvent, What, WireEvent, WireState,
 };
+use crate::model::wire::read_error::{EventFault, Place, ReadError, ReadKind};
 use crate::model::wire::schema::{shape_faults, Shape, ShapeFault, ShapeRule};
-use crate::model::wire::Wire;
+use crate::model::wire::{SpelledState, Wire};
 
 /// Ledgers of finished tasks kept for the next tasks, at most: about as
 /// many as a server has tasks open at once.
@@ -319,17 +320,20 @@ impl CaptureJudge {
 
     /// One element: a JSON-RPC response (its result, or its error) or a
     /// bare event, read into borrowed, typed fields.
-    pub(super) fn element(&mut self, bytes: &[u8]) -> Result<(), String> {
+    pub(super) fn element(&mut self, bytes: &[u8]) -> Result<(), ReadError> {
         let index = self.index;
         self.index += 1;
+        let in_event = |e: ReadError| e.within(Place::Event(index));
         if bytes.iter().find(|b| !b.is_ascii_whitespace()) != Some(&b'{') {
             check_depth(bytes)?;
-            return Err(format!("event {index} is not a JSON object"));
+            return Err(in_event(ReadError::new(ReadKind::Event(
+                EventFault::NotAnObject,
+            ))));
         }
         // One pass: the line is a JSON-RPC response whose result is the
         // event, or the event itself.
         let line: RawEvent = parse(bytes)?;
-        let typed = match line.envelope().map_err(|e| format!("event {index}: {e}"))? {
+        let typed = match line.envelope().map_err(in_event)? {
             Envelope::Error(error) => {
                 self.errors.push(RpcError {
                     index,
@@ -340,7 +344,7 @@ impl CaptureJudge {
             }
             Envelope::Event(typed) => typed,
         };
-        let event = read_event(typed, self.forced).map_err(|e| format!("event {index}: {e}"))?;
+        let event = read_event(typed, self.forced).map_err(in_event)?;
         match event.wire {
             Wire::V1_0 => self.seen_1_0 = true,
             Wire::V0_3 => self.seen_0_3 = true,
@@ -515,7 +519,10 @@ impl CaptureJudge {
             tasks.push(TaskSummary {
                 id: std::mem::take(&mut task.id),
                 events: task.events,
-                final_state: task.wire.spell(state).to_string(),
+                final_state: SpelledState {
+                    state,
+                    wire: task.wire,
+                },
                 findings: task.findings,
             });
         }

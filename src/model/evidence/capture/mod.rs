@@ -168,7 +168,7 @@ impl CaptureReader {
                         // The splitter hands out spans of the buffer it passes.
                         let bytes = &buf[element.start..element.end];
                         judge.element(bytes).map_err(|e| {
-                            judged(e).within(Place::Element {
+                            e.within(Place::Element {
                                 index: element.index,
                                 line: element.line,
                                 column: element.column,
@@ -227,12 +227,6 @@ impl CaptureReader {
             .collect();
         Err(ReadError::new(ReadKind::NoEvents { files }))
     }
-}
-
-/// An element the judge refused, in its words. (The judge says `event N`
-/// itself; once it returns a [`ReadError`], its kind passes through here.)
-fn judged(e: String) -> ReadError {
-    ReadError::new(ReadKind::Judged(e))
 }
 
 fn too_long(unit: Unit) -> ReadError {
@@ -301,13 +295,13 @@ impl Lines {
         if matches!(text.first(), Some(b'{' | b'[')) {
             return judge
                 .element(text)
-                .map_err(|e| judged(e).within(Place::Line(number)));
+                .map_err(|e| e.within(Place::Line(number)));
         }
         match self.sse.line(text)? {
             SseLine::Read => Ok(()),
             SseLine::Event(data) => judge
                 .element(data)
-                .map_err(|e| judged(e).within(Place::SseEvent { ends_at: number })),
+                .map_err(|e| e.within(Place::SseEvent { ends_at: number })),
             SseLine::NotSse => {
                 Err(ReadError::new(ReadKind::NotACapture).within(Place::Line(number)))
             }
@@ -320,7 +314,7 @@ impl Lines {
         match self.sse.end() {
             Some(data) => judge
                 .element(data)
-                .map_err(|e| judged(e).within(Place::SseEvent { ends_at: number })),
+                .map_err(|e| e.within(Place::SseEvent { ends_at: number })),
             None => Ok(()),
         }
     }

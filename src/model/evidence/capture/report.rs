@@ -9,7 +9,7 @@ use serde::Serialize;
 use crate::model::evidence::export::pretty_json;
 use crate::model::evidence::finding::FindingCode;
 use crate::model::trace::Row;
-use crate::model::wire::Wire;
+use crate::model::wire::{SpelledState, Wire};
 
 /// One thing a capture breaks.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -43,7 +43,7 @@ pub struct TaskSummary {
     /// Events of this task in the capture.
     pub events: u32,
     /// Its state at the end of the capture, spelled as on the wire.
-    pub final_state: String,
+    pub final_state: SpelledState,
     /// How many findings concern it.
     pub findings: u32,
 }

@@ -550,7 +550,7 @@ fn replaying(records: &ProbeRecords) -> ProbePlan {
     let report = ProbeReport::new(super::report::ProbedAgent {
         name: String::new(),
         url: String::new(),
-        wire: judge.wire.name().to_string(),
+        wire: judge.wire,
         binding: judge.binding,
         offered: true,
         headers: Vec::new(),

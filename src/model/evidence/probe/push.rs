@@ -45,7 +45,10 @@ impl ProbeJudge {
         let told: Vec<String> = report
             .tasks
             .iter()
-            .map(|t| t.last_state.clone().unwrap_or_else(|| "no state".into()))
+            .map(|t| {
+                t.last_state
+                    .map_or("no state".to_string(), |s| s.to_string())
+            })
             .collect();
         let mut summary = format!(
             "{} POST(s) about {} task(s), the webhook last told {}",

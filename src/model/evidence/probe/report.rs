@@ -252,10 +252,8 @@ pub struct ProbedAgent {
     pub name: String,
     /// The URL given to `probe`.
     pub url: String,
-    /// The wire spoken to it: `1.0` or `0.3`. Text still because the
-    /// page's views read it as text; a `Wire` is written the same, so the
-    /// field can become one when they read it as one.
-    pub wire: String,
+    /// The wire spoken to it (`1.0` or `0.3` in `probe.json`).
+    pub wire: Wire,
     /// The binding spoken to it (`jsonrpc` or `rest` in `probe.json`).
     pub binding: Binding,
     /// Whether the card offered that binding (else `--binding` asked for
@@ -554,7 +552,10 @@ fn agent(agent: &Value) -> Result<ProbedAgent, ProbeJsonFault> {
     Ok(ProbedAgent {
         name: text(agent, "name")?,
         url: text(agent, "url")?,
-        wire: text(agent, "wire")?,
+        wire: {
+            let wire = text(agent, "wire")?;
+            Wire::parse(&wire).ok_or(ProbeJsonFault::Wire(wire))?
+        },
         // A probe.json kept before REST was probed spoke JSON-RPC, and so
         // was one that names any binding but `rest`, as it always read.
         binding: match agent.get("binding").and_then(Value::as_str) {
