@@ -16,7 +16,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 
 use a2a_lab::model::evidence::probe::plan::replay;
-use a2a_lab::model::evidence::probe::report::{Outcome, ProbeReport};
+use a2a_lab::model::evidence::probe::report::{ProbeOutcome, ProbeReport};
 use cli_support::binary;
 use model_support::probe::read_records;
 use probe_expect::{expect, Judged, DEFECTS, ENDLESS_PING, HOSTILE, OTHER_STACKS, PUSH_AGENTS};
@@ -170,7 +170,7 @@ fn probe_all(sdk: &str, wire: &str, binding: &str) {
         );
         let stream = out.join("stream.sse");
         let check = binary(["check", "--wire", wire, stream.to_str().expect("utf-8")]);
-        let stream_broken = report.probes[1].outcome == Outcome::Broken;
+        let stream_broken = report.probes[1].outcome == ProbeOutcome::Broken;
         assert_eq!(
             check.status.code(),
             Some(i32::from(stream_broken)),
@@ -250,7 +250,7 @@ fn push_notifications_on_both_sdks() {
             agent.name
         );
         if !agent.args.contains(&"push=on") {
-            assert_eq!(push.outcome, Outcome::Skipped, "{}", agent.name);
+            assert_eq!(push.outcome, ProbeOutcome::Skipped, "{}", agent.name);
             assert!(
                 push.summary.contains("capabilities.pushNotifications"),
                 "{}: {}",
@@ -527,7 +527,7 @@ fn probe_json_holds_every_call_for_the_page() {
     }
     let calls: Vec<&str> = resubscribe.calls.iter().map(String::as_str).collect();
     let judged =
-        a2a_lab::model::evidence::probe::report::judge_streams(&calls, None).expect("reads");
+        a2a_lab::model::evidence::probe::report::capture_of_calls(&calls, None).expect("reads");
     assert_eq!(judged.tasks.len(), 1);
     assert_eq!(judged.findings[0].code.code(), "after-terminal");
 }
@@ -641,7 +641,10 @@ fn credentials_go_with_header_and_are_written_nowhere() {
         );
         assert_eq!(report.agent.binding.name(), binding);
         assert_eq!(report.agent.headers, ["Authorization: <redacted>"]);
-        assert!(report.probes.iter().all(|p| p.outcome == Outcome::Clean));
+        assert!(report
+            .probes
+            .iter()
+            .all(|p| p.outcome == ProbeOutcome::Clean));
         let json = binary([
             "probe",
             &gateway.url,
@@ -795,7 +798,7 @@ fn pushes_come_through_a_forwarder_named_by_webhook_url() {
             .iter()
             .find(|p| p.name.name() == "push")
             .expect("push");
-        assert_ne!(push.outcome, Outcome::Skipped, "{sdk}");
+        assert_ne!(push.outcome, ProbeOutcome::Skipped, "{sdk}");
         let log = std::fs::read_to_string(out.join("push.jsonl")).expect("push.jsonl");
         assert!(log.lines().count() >= 8, "{sdk}: {log}");
     }

@@ -14,7 +14,7 @@ mod probe_expect;
 use a2a_lab::model::evidence::probe::judge::{Judged, ProbeJudge};
 use a2a_lab::model::evidence::probe::plan::replay;
 use a2a_lab::model::evidence::probe::read::refusal;
-use a2a_lab::model::evidence::probe::records::{CallEnd, CallRecord, ProbeRecords};
+use a2a_lab::model::evidence::probe::records::{AnswerEnd, CallRecord, ProbeRecords};
 use a2a_lab::model::evidence::probe::report::Probe;
 use a2a_lab::model::evidence::probe::unreadable::{Unreadable, Which};
 use a2a_lab::model::wire::answer::read_answer;
@@ -150,7 +150,7 @@ fn cancel_and_subscribe_on_a_finished_task_must_be_refused_with_their_codes() {
     *call_mut(&mut r, "subscribe-terminal", 0) = CallRecord {
         sse: true,
         body: stream,
-        end: CallEnd::TimedOut(2500),
+        end: AnswerEnd::TimedOut(2500),
         request_id: None,
         ms: None,
         status: None,
@@ -238,7 +238,7 @@ fn an_answer_that_cannot_be_read_is_named_by_its_place_and_settles_as_the_probes
         sse: true,
         body: "data: {\"kind\":\"task\",\"id\":\"t\",\"status\":{\"state\":\"working\"}}\n\ndata: {oops\n\n"
             .into(),
-        end: CallEnd::Closed,
+        end: AnswerEnd::Closed,
         request_id: None,
         ms: None,
         status: None,
@@ -328,7 +328,7 @@ fn push_rules_on_recorded_posts_changed_by_hand() {
     let push = r.push.as_mut().unwrap();
     assert!(push.stall_ms.unwrap() >= push.stream_ms.unwrap() + push.delay_ms);
     push.stall_ms = push.stream_ms;
-    push.stall.as_mut().unwrap().end = CallEnd::Closed;
+    push.stall.as_mut().unwrap().end = AnswerEnd::Closed;
     assert_eq!(found(&judge(&r)), Vec::<String>::new());
 }
 

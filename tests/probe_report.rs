@@ -7,7 +7,7 @@
 mod cli_support;
 
 use a2a_lab::model::evidence::probe::report::{
-    judge_streams, Outcome, Probe, ProbeCode, ProbeReport, ProbeResult, ProbedAgent,
+    capture_of_calls, Probe, ProbeCode, ProbeOutcome, ProbeReport, ProbeResult, ProbedAgent,
 };
 use a2a_lab::model::wire::read_error::{ProbeJsonFault, ReadKind};
 use a2a_lab::model::wire::rest::Binding;
@@ -19,7 +19,7 @@ fn result(probe: Probe) -> ProbeResult {
     let name = probe.name();
     ProbeResult {
         name: probe,
-        outcome: Outcome::Clean,
+        outcome: ProbeOutcome::Clean,
         summary: "s".into(),
         load: None,
         findings: Vec::new(),
@@ -51,9 +51,9 @@ fn report() -> ProbeReport {
 #[test]
 fn outcomes_follow_the_findings_and_every_code_reads_back() {
     let report = report();
-    assert_eq!(report.probes[0].outcome, Outcome::Broken);
+    assert_eq!(report.probes[0].outcome, ProbeOutcome::Broken);
     assert_eq!(report.probes[0].findings, [ProbeCode::Hung]);
-    assert_eq!(report.probes[1].outcome, Outcome::Clean);
+    assert_eq!(report.probes[1].outcome, ProbeOutcome::Clean);
     assert_eq!(report.findings[0].probe, Probe::Stream);
     for code in [
         "hung",
@@ -113,9 +113,9 @@ fn a_dropped_stream_and_its_resubscription_are_judged_as_one_session() {
         json!({"kind": "task", "id": "t", "contextId": "c", "status": {"state": "working"}}),
         "\n{\"kind\": \"status-update\", \"taskId\": \"t\", \"contextId\": \"c\", \"status\": {\"state\": \"completed\"}, \"final\": true}"
     );
-    let session = judge_streams(&[dropped, &subscribed], None).unwrap();
+    let session = capture_of_calls(&[dropped, &subscribed], None).unwrap();
     assert!(session.findings.is_empty(), "{:?}", session.findings);
-    let alone = judge_streams(&[dropped], None).unwrap();
+    let alone = capture_of_calls(&[dropped], None).unwrap();
     assert_eq!(alone.findings[0].code.code(), "missing-terminal");
 }
 

@@ -13,20 +13,20 @@ use std::sync::{Arc, Barrier};
 use std::thread;
 use std::time::{Duration, Instant};
 
-use a2a_lab::probe::webhook::{Limits, Webhook};
+use a2a_lab::probe::webhook::{Limits, WebhookServer};
 
 /// A read timeout for the test's own sockets, so that no test hangs.
 const PATIENCE: Duration = Duration::from_secs(8);
 
-fn short(read_timeout: Duration) -> Webhook {
-    Webhook::start_with(Limits {
+fn short(read_timeout: Duration) -> WebhookServer {
+    WebhookServer::start_with(Limits {
         read_timeout,
         ..Limits::default()
     })
     .unwrap()
 }
 
-fn connect(hook: &Webhook) -> TcpStream {
+fn connect(hook: &WebhookServer) -> TcpStream {
     let url = hook.url();
     let addr = url
         .strip_prefix("http://")
@@ -52,7 +52,7 @@ fn head(conn: &mut TcpStream) -> String {
 }
 
 /// Sends `request` whole on a new connection and reads the answer's head.
-fn send(hook: &Webhook, request: &[u8]) -> String {
+fn send(hook: &WebhookServer, request: &[u8]) -> String {
     let mut conn = connect(hook);
     // A refused request may be closed on before it is all written.
     let _ = conn.write_all(request);
@@ -66,7 +66,7 @@ fn post(body: &str) -> String {
     )
 }
 
-fn bodies(hook: &Webhook) -> Vec<String> {
+fn bodies(hook: &WebhookServer) -> Vec<String> {
     hook.posts().into_iter().map(|p| p.body).collect()
 }
 
@@ -77,7 +77,7 @@ fn refused(answer: &str) -> bool {
 
 #[test]
 fn keeps_names_and_bodies_never_values_and_answers_after_a_delay() {
-    let hook = Webhook::start().unwrap();
+    let hook = WebhookServer::start().unwrap();
     let mut conn = connect(&hook);
     let body = r#"{"statusUpdate":{"taskId":"t"}}"#;
     let request = format!(
@@ -160,7 +160,7 @@ fn a_slow_drip_is_kept_whole_and_holds_up_no_one() {
 /// kept; a declared length too large to buffer ends nothing.
 #[test]
 fn an_oversized_body_is_answered_413_and_not_kept() {
-    let hook = Webhook::start().unwrap();
+    let hook = WebhookServer::start().unwrap();
     let max = Limits::default().max_body;
     for declared in [
         (max + 1).to_string(),
@@ -198,7 +198,7 @@ fn an_oversized_body_is_answered_413_and_not_kept() {
     drop(conn);
     sender.join().unwrap();
     // Exactly at a limit is kept, one byte over is not.
-    let small = Webhook::start_with(Limits {
+    let small = WebhookServer::start_with(Limits {
         max_body: 8,
         ..Limits::default()
     })
@@ -223,7 +223,7 @@ fn an_oversized_body_is_answered_413_and_not_kept() {
 /// answered 4xx or closed, never kept, and the webhook goes on.
 #[test]
 fn a_malformed_request_is_refused_and_not_kept() {
-    let hook = Webhook::start().unwrap();
+    let hook = WebhookServer::start().unwrap();
     let huge_header = format!(
         "POST /webhook HTTP/1.1\r\nHost: x\r\nX-Huge: {}\r\nContent-Length: 2\r\n\r\n{{}}",
         "h".repeat(1 << 20)
@@ -329,7 +329,7 @@ fn a_request_that_never_ends_is_closed_after_the_read_timeout() {
 #[test]
 fn many_connections_at_once_are_all_kept() {
     const CLIENTS: usize = 100;
-    let hook = Arc::new(Webhook::start().unwrap());
+    let hook = Arc::new(WebhookServer::start().unwrap());
     let ready = Arc::new(Barrier::new(CLIENTS));
     let clients: Vec<_> = (0..CLIENTS)
         .map(|n| {

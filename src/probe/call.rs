@@ -5,9 +5,9 @@
 
 use std::time::Duration;
 
-use super::http::{Answer as HttpAnswer, CallError, Client};
+use super::http::{CallError, Client, HttpAnswer};
 use super::sse::{Next, SseStream};
-use crate::model::evidence::probe::records::{CallEnd, CallRecord};
+use crate::model::evidence::probe::records::{AnswerEnd, CallRecord};
 use crate::model::evidence::probe::request::Request;
 use crate::model::wire::answer::{read_answer, Answer};
 use crate::model::wire::rest::Binding;
@@ -19,7 +19,7 @@ pub struct Received {
     /// Whether it was an SSE stream (else one JSON answer).
     pub sse: bool,
     /// How it ended.
-    pub end: CallEnd,
+    pub end: AnswerEnd,
     /// How long the call took, from the request to its end, in ms.
     pub ms: u64,
     /// The JSON-RPC request's id, which its answers must echo.
@@ -56,7 +56,7 @@ impl Received {
         Received {
             raw: Vec::new(),
             sse: false,
-            end: CallEnd::TimedOut(millis(waited)),
+            end: AnswerEnd::TimedOut(millis(waited)),
             ms: millis(waited),
             request_id: None,
             status: None,
@@ -130,7 +130,7 @@ fn read_json(answer: HttpAnswer, request: &Request) -> Result<Received, String> 
     Ok(Received {
         raw,
         sse: false,
-        end: CallEnd::Closed,
+        end: AnswerEnd::Closed,
         ms: 0,
         request_id: None,
         // On REST the status is part of the answer (an error's); on
@@ -149,7 +149,7 @@ fn read_stream(
     let mut stream = SseStream::new(answer.body, answer.started);
     let end = loop {
         match stream.next() {
-            Ok(Next::Closed) => break CallEnd::Closed,
+            Ok(Next::Closed) => break AnswerEnd::Closed,
             Ok(Next::Event(data)) => {
                 // An event that cannot be read is kept in the raw body for
                 // the judge, and steers nothing.
@@ -157,10 +157,10 @@ fn read_stream(
                     continue;
                 };
                 if let Flow::Drop = on_answer(&read) {
-                    break CallEnd::Dropped;
+                    break AnswerEnd::Dropped;
                 }
             }
-            Err(CallError::TimedOut(waited)) => break CallEnd::TimedOut(millis(waited)),
+            Err(CallError::TimedOut(waited)) => break AnswerEnd::TimedOut(millis(waited)),
             Err(CallError::Failed(why)) => return Err(format!("{method}: {why}")),
         }
     };

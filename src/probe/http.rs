@@ -34,7 +34,7 @@ impl std::fmt::Display for CallError {
 }
 
 /// An answer: its status, content type and the open body.
-pub struct Answer {
+pub struct HttpAnswer {
     /// The HTTP status.
     pub status: u16,
     /// The `Content-Type`, lower case, without parameters.
@@ -45,7 +45,7 @@ pub struct Answer {
     pub started: Instant,
 }
 
-impl Answer {
+impl HttpAnswer {
     /// Reads the whole body, up to [`MAX_JSON_BYTES`].
     pub fn bytes(self) -> Result<Vec<u8>, CallError> {
         let started = self.started;
@@ -107,7 +107,7 @@ impl Client {
     }
 
     /// `GET url`, within `deadline`.
-    pub fn get(&self, url: &str, deadline: Duration) -> Result<Answer, CallError> {
+    pub fn get(&self, url: &str, deadline: Duration) -> Result<HttpAnswer, CallError> {
         self.call(url, None, "application/json", deadline)
     }
 
@@ -119,7 +119,7 @@ impl Client {
         body: &serde_json::Value,
         accept: &str,
         deadline: Duration,
-    ) -> Result<Answer, CallError> {
+    ) -> Result<HttpAnswer, CallError> {
         self.call(url, Some(body.to_string()), accept, deadline)
     }
 
@@ -129,7 +129,7 @@ impl Client {
         body: Option<String>,
         accept: &str,
         deadline: Duration,
-    ) -> Result<Answer, CallError> {
+    ) -> Result<HttpAnswer, CallError> {
         let started = Instant::now();
         let mut url = url.to_string();
         for _ in 0..=MAX_REDIRECTS {
@@ -223,7 +223,7 @@ impl Client {
     }
 }
 
-fn into_answer(answer: Response<Body>, started: Instant) -> Answer {
+fn into_answer(answer: Response<Body>, started: Instant) -> HttpAnswer {
     let status = answer.status().as_u16();
     let content_type = answer
         .headers()
@@ -235,7 +235,7 @@ fn into_answer(answer: Response<Body>, started: Instant) -> Answer {
         .unwrap_or("")
         .trim()
         .to_ascii_lowercase();
-    Answer {
+    HttpAnswer {
         status,
         content_type,
         body: Box::new(answer.into_body().into_reader()),

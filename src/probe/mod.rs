@@ -22,7 +22,7 @@ use crate::model::wire::rest::Binding;
 use crate::model::wire::Wire;
 
 use http::{CallError, Client};
-use webhook::Webhook;
+use webhook::WebhookServer;
 
 /// What `probe` was asked to do.
 #[derive(Debug, Clone)]
@@ -92,7 +92,7 @@ pub fn probe(options: &Options) -> Result<ProbeReport, String> {
         .map(|d| d.as_nanos())
         .unwrap_or(0);
     let webhook = match options.webhook && endpoint.push {
-        true => Some(Webhook::start()?),
+        true => Some(WebhookServer::start()?),
         false => None,
     };
     let push = webhook.as_ref().map(|w| {

@@ -11,7 +11,7 @@ use crate::model::evidence::probe::plan::{Ask, Call, ProbePlan, Steer};
 
 use super::call::{call, Flow, Received};
 use super::http::Client;
-use super::webhook::Webhook;
+use super::webhook::WebhookServer;
 
 /// The webhook is done with the earlier tasks when nothing arrived for
 /// this long.
@@ -23,7 +23,7 @@ pub fn pump(
     plan: &mut ProbePlan,
     wait: Duration,
     out: Option<&Path>,
-    webhook: Option<&Webhook>,
+    webhook: Option<&WebhookServer>,
 ) -> Result<(), String> {
     loop {
         match plan.poll() {

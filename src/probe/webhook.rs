@@ -70,20 +70,20 @@ struct Shared {
 }
 
 /// A webhook listening until dropped.
-pub struct Webhook {
+pub struct WebhookServer {
     shared: Arc<Shared>,
     port: u16,
 }
 
-impl Webhook {
+impl WebhookServer {
     /// Listens on 127.0.0.1, an ephemeral port, with the default
     /// [`Limits`].
-    pub fn start() -> Result<Webhook, String> {
-        Webhook::start_with(Limits::default())
+    pub fn start() -> Result<WebhookServer, String> {
+        WebhookServer::start_with(Limits::default())
     }
 
     /// Listens on 127.0.0.1, an ephemeral port, with `limits`.
-    pub fn start_with(limits: Limits) -> Result<Webhook, String> {
+    pub fn start_with(limits: Limits) -> Result<WebhookServer, String> {
         let fail = |e: String| format!("--webhook: cannot listen on 127.0.0.1: {e}");
         let listener = TcpListener::bind("127.0.0.1:0").map_err(|e| fail(e.to_string()))?;
         let port = listener
@@ -104,7 +104,7 @@ impl Webhook {
             servers: Mutex::new(Vec::new()),
         });
         serve(&shared).map_err(fail)?;
-        Ok(Webhook { shared, port })
+        Ok(WebhookServer { shared, port })
     }
 
     /// The address the agent is told when no `--webhook-url` is given.
@@ -136,7 +136,7 @@ impl Webhook {
     }
 }
 
-impl Drop for Webhook {
+impl Drop for WebhookServer {
     fn drop(&mut self) {
         self.shared.stopped.store(true, Ordering::SeqCst);
         // The listener first, so that no server starts after the unblocking.

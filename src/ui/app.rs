@@ -16,7 +16,7 @@ use super::import::{on_drag, ImportStatus};
 use super::lab::{arc_changed, Lab, Level, Message};
 use super::ledger_panel::LedgerPanel;
 use super::metrics::MetricsPanel;
-use super::outcome::{CarriesOver, Outcome};
+use super::outcome::{CarriesOver, OutcomeSentence};
 use super::playback::Playback;
 use super::timeline::Timeline;
 use super::toolbar::Toolbar;
@@ -120,7 +120,7 @@ pub fn App() -> impl IntoView {
                 <main class="lab-main">
                     <CaptureTasks/>
                     {move || simulation.get().then(|| view! {
-                        <Outcome/>
+                        <OutcomeSentence/>
                         <MetricsPanel/>
                     }.into_any())}
                     <Playback/>

@@ -10,7 +10,7 @@ use crate::model::pictures::explain::{advice, outcome};
 
 /// The one-sentence outcome, announced politely when it changes.
 #[component]
-pub fn Outcome() -> impl IntoView {
+pub fn OutcomeSentence() -> impl IntoView {
     let lab = expect_context::<Lab>();
     let sentence = move || lab.scenario.with(|s| lab.run.with(|r| outcome(s, r)));
     view! {

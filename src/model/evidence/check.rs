@@ -13,7 +13,7 @@ use crate::model::wire::read_error::{ExportFault, ReadError, ReadKind};
 
 /// One thing a checked file breaks.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub struct Finding {
+pub struct CheckFinding {
     /// What is broken.
     pub code: FindingCode,
     /// The event or row it concerns (`None` for the whole file).
@@ -29,7 +29,7 @@ pub struct Report {
     #[serde(skip)]
     pub read: usize,
     /// What is broken, in file order.
-    pub findings: Vec<Finding>,
+    pub findings: Vec<CheckFinding>,
 }
 
 impl Report {
@@ -106,7 +106,7 @@ pub fn import_export(value: Value) -> Result<(Scenario, Report), ReadError> {
 /// not a parse failure).
 pub fn compare(file: &Value, fresh: &Value) -> Report {
     let mut findings = Vec::new();
-    let differs = |index, message| Finding {
+    let differs = |index, message| CheckFinding {
         code: FindingCode::Differs,
         index,
         message,

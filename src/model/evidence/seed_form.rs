@@ -145,10 +145,10 @@ pub fn write_answer(ledger: &TaskLedger, out: &mut dyn Write) -> std::io::Result
             map.end()
         }
     }
-    struct Answer<'a>(&'a TaskLedger);
-    impl Serialize for Answer<'_> {
+    struct SeedAnswer<'a>(&'a TaskLedger);
+    impl Serialize for SeedAnswer<'_> {
         fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-            let mut answer = s.serialize_struct("Answer", 4)?;
+            let mut answer = s.serialize_struct("SeedAnswer", 4)?;
             answer.serialize_field("status", self.0.state().kebab())?;
             answer.serialize_field("sequence", &self.0.sequence())?;
             answer.serialize_field("accepted", &Ids(self.0))?;
@@ -157,7 +157,7 @@ pub fn write_answer(ledger: &TaskLedger, out: &mut dyn Write) -> std::io::Result
         }
     }
     let mut out = std::io::BufWriter::with_capacity(1 << 16, out);
-    serde_json::to_writer(&mut out, &Answer(ledger))?;
+    serde_json::to_writer(&mut out, &SeedAnswer(ledger))?;
     out.write_all(b"\n")?;
     out.flush()
 }

@@ -9,7 +9,7 @@ use std::sync::Arc;
 use crate::model::evidence::capture::run::task_run;
 use crate::model::evidence::capture::{CaptureReader, CaptureReport, WiresSeen};
 use crate::model::evidence::import::Imported;
-use crate::model::evidence::probe::report::{judge_streams, Outcome, ProbeReport};
+use crate::model::evidence::probe::report::{capture_of_calls, ProbeOutcome, ProbeReport};
 use crate::model::trace::Run;
 
 /// An imported capture, judged, with each task as a run for the views.
@@ -51,7 +51,7 @@ impl ProbeView {
                 let calls: Vec<&str> = p.calls.iter().map(String::as_str).collect();
                 // A call whose answer the reader cannot take is shown as
                 // nothing received; the probe's own findings still say why.
-                let judged = judge_streams(&calls, wire)
+                let judged = capture_of_calls(&calls, wire)
                     .unwrap_or_else(|_| CaptureReader::new(wire).keeping_rows().finish());
                 Arc::new(CaptureView::new(judged))
             })
@@ -266,7 +266,7 @@ pub fn probe_listing(view: &ProbeView, chosen: usize) -> Listing {
     let broken = report
         .probes
         .iter()
-        .filter(|p| p.outcome == Outcome::Broken)
+        .filter(|p| p.outcome == ProbeOutcome::Broken)
         .count();
     Listing {
         summary: format!(
@@ -288,7 +288,7 @@ pub fn probe_listing(view: &ProbeView, chosen: usize) -> Listing {
                     p.summary.clone(),
                     p.findings.len().to_string(),
                 ];
-                (cells, p.outcome == Outcome::Broken)
+                (cells, p.outcome == ProbeOutcome::Broken)
             })
             .collect(),
         findings: report

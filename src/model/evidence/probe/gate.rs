@@ -5,7 +5,7 @@
 
 use serde::Serialize;
 
-use super::report::{Outcome, Probe, ProbeCode, ProbeReport};
+use super::report::{Probe, ProbeCode, ProbeOutcome, ProbeReport};
 use crate::model::evidence::ci_report::{Case, Finding};
 
 /// One JUnit testcase per probe: a finding a failure, a skipped probe
@@ -22,7 +22,7 @@ pub fn cases(report: &ProbeReport) -> Vec<Case> {
                 .filter(|f| f.probe == p.name)
                 .map(|f| (f.code.code(), f.message.clone()))
                 .collect(),
-            skipped: (p.outcome == Outcome::Skipped).then(|| p.summary.clone()),
+            skipped: (p.outcome == ProbeOutcome::Skipped).then(|| p.summary.clone()),
         })
         .collect()
 }
@@ -43,7 +43,7 @@ pub fn findings(report: &ProbeReport) -> Vec<Finding> {
 
 /// A finding as a baseline compares it: which probe, which code.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-pub struct Found {
+pub struct BaselineFinding {
     /// The probe.
     pub probe: Probe,
     /// The code.
@@ -65,9 +65,9 @@ pub struct Changed {
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
 pub struct BaselineDiff {
     /// Findings the baseline did not have.
-    pub new: Vec<Found>,
+    pub new: Vec<BaselineFinding>,
     /// Findings of the baseline this run did not find.
-    pub gone: Vec<Found>,
+    pub gone: Vec<BaselineFinding>,
     /// Probes whose outcome changed.
     pub changed: Vec<Changed>,
 }
@@ -112,10 +112,10 @@ impl BaselineDiff {
 pub fn against(run: &ProbeReport, baseline: &ProbeReport) -> BaselineDiff {
     // Each (probe, code) once: how many times a finding repeats (one per
     // stream under `--tasks`, one per field of a card) is not a change.
-    let found = |r: &ProbeReport| -> Vec<Found> {
-        let mut out: Vec<Found> = Vec::new();
+    let found = |r: &ProbeReport| -> Vec<BaselineFinding> {
+        let mut out: Vec<BaselineFinding> = Vec::new();
         for f in &r.findings {
-            let found = Found {
+            let found = BaselineFinding {
                 probe: f.probe,
                 code: f.code,
             };

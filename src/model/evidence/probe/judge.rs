@@ -12,8 +12,8 @@
 
 use super::contract::{self, context_mismatches, context_of, foreign_tasks};
 use super::read::{error_text, first_task, last_state, parts, refusal, streamed_artifacts};
-use super::records::{CallEnd, CallRecord, ProbeRecords};
-use super::report::{Load, Outcome, Probe, ProbeCode, ProbeReport, ProbeResult};
+use super::records::{AnswerEnd, CallRecord, ProbeRecords};
+use super::report::{Load, Probe, ProbeCode, ProbeOutcome, ProbeReport, ProbeResult};
 use super::unreadable::Unreadable;
 use crate::model::evidence::capture::CaptureReader;
 use crate::model::evidence::finding::FindingCode;
@@ -38,7 +38,7 @@ pub struct Judged {
 }
 
 impl Judged {
-    pub(super) fn ran(summary: String, found: Vec<(ProbeCode, String)>) -> Judged {
+    pub(super) fn new(summary: String, found: Vec<(ProbeCode, String)>) -> Judged {
         Judged {
             summary,
             skipped: false,
@@ -71,9 +71,9 @@ impl ProbeReport {
         let result = ProbeResult {
             name: probe,
             outcome: if judged.skipped {
-                Outcome::Skipped
+                ProbeOutcome::Skipped
             } else {
-                Outcome::Clean
+                ProbeOutcome::Clean
             },
             summary: judged.summary,
             load: judged.load,
@@ -190,7 +190,7 @@ impl ProbeJudge {
         let report = reader.finish();
         let last = streams.last();
         let hung = last.and_then(|(call, _)| match call.end {
-            CallEnd::TimedOut(waited) => Some(waited),
+            AnswerEnd::TimedOut(waited) => Some(waited),
             _ => None,
         });
         // A stream (and its resubscription) is one task's: an event that
@@ -246,7 +246,7 @@ impl ProbeJudge {
         match body {
             Some(body) => {
                 let (summary, found) = contract::card(body, self.wire);
-                Judged::ran(summary, found)
+                Judged::new(summary, found)
             }
             None => Judged::skipped("the records hold no card"),
         }
@@ -281,7 +281,7 @@ impl ProbeJudge {
         calls: &[&CallRecord],
     ) -> Judged {
         found.extend(self.contracts(calls));
-        Judged::ran(summary, found)
+        Judged::new(summary, found)
     }
 
     /// `wire-shape` over every answer of a probe's calls: each stream
@@ -335,7 +335,7 @@ impl ProbeJudge {
     /// on (SPEC §13).
     pub fn settle(&self, judged: Result<Judged, Unreadable>) -> Judged {
         judged.unwrap_or_else(|why| {
-            Judged::ran(
+            Judged::new(
                 "an answer could not be read".to_string(),
                 vec![(ProbeCode::UnreadableAnswer, why.to_string())],
             )
@@ -402,7 +402,7 @@ impl ProbeJudge {
                 })
             })
             .collect();
-        let mut judged = Judged::ran(summary, found);
+        let mut judged = Judged::new(summary, found);
         judged.load = Some(load);
         Ok((streamed, judged))
     }
@@ -419,7 +419,7 @@ impl ProbeJudge {
         let answers = call.answers(self.wire)?;
         let mut found = Vec::new();
         let summary = match (answers.first(), call.end) {
-            (_, CallEnd::TimedOut(waited)) => {
+            (_, AnswerEnd::TimedOut(waited)) => {
                 found.push((
                     ProbeCode::Hung,
                     format!("GetTask gave no answer in {waited} ms"),
@@ -488,7 +488,7 @@ impl ProbeJudge {
         let answers = call.answers(self.wire)?;
         let mut found = Vec::new();
         let summary = match (answers.first(), call.end) {
-            (_, CallEnd::TimedOut(waited)) => {
+            (_, AnswerEnd::TimedOut(waited)) => {
                 found.push((
                     ProbeCode::Hung,
                     format!("CancelTask gave no answer in {waited} ms"),
@@ -560,7 +560,7 @@ impl ProbeJudge {
                 ));
                 format!("refused: {}", self.error(code, message))
             }
-            (None, CallEnd::TimedOut(waited)) => {
+            (None, AnswerEnd::TimedOut(waited)) => {
                 found.push((ProbeCode::SubscribeTerminalAccepted, format!("SubscribeToTask on a finished task was accepted and its stream stayed open for {waited} ms with {} event(s)", answers.len())));
                 "accepted; the stream stayed open".to_string()
             }
@@ -588,11 +588,11 @@ impl ProbeJudge {
     }
 }
 
-pub(super) fn end_text(end: CallEnd) -> String {
+pub(super) fn end_text(end: AnswerEnd) -> String {
     match end {
-        CallEnd::Closed => "the stream closed".to_string(),
-        CallEnd::Dropped => "the probe dropped the stream".to_string(),
-        CallEnd::TimedOut(waited) => format!("still open after {waited} ms"),
+        AnswerEnd::Closed => "the stream closed".to_string(),
+        AnswerEnd::Dropped => "the probe dropped the stream".to_string(),
+        AnswerEnd::TimedOut(waited) => format!("still open after {waited} ms"),
     }
 }
 

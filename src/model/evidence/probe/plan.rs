@@ -13,7 +13,7 @@
 
 use super::judge::{Judged, ProbeJudge, Streamed};
 use super::read::{first_task, is_running};
-use super::records::{CallEnd, CallRecord, PostRecord, ProbeCalls, ProbeRecords, PushRecords};
+use super::records::{AnswerEnd, CallRecord, PostRecord, ProbeCalls, ProbeRecords, PushRecords};
 use super::report::{Probe, ProbeReport};
 use super::request::{Method, Request, Requests};
 use super::unreadable::Unreadable;
@@ -268,7 +268,7 @@ impl ProbePlan {
             Probe::Resubscribe if !self.asked("resubscribe-subscribed") => {
                 let dropped = self
                     .record("resubscribe-dropped")
-                    .is_some_and(|r| r.end == CallEnd::Dropped);
+                    .is_some_and(|r| r.end == AnswerEnd::Dropped);
                 self.on_task(
                     task.filter(|_| dropped),
                     Method::Subscribe,

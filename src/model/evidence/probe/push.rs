@@ -3,7 +3,7 @@
 //! log beside their streams, and how a slow webhook held up a stream.
 
 use super::judge::{Judged, ProbeJudge};
-use super::records::{CallEnd, CallRecord, PostRecord, PushRecords};
+use super::records::{AnswerEnd, CallRecord, PostRecord, PushRecords};
 use super::report::ProbeCode;
 use super::unreadable::Unreadable;
 use crate::model::evidence::capture::CaptureReader;
@@ -64,11 +64,11 @@ impl ProbeJudge {
             (Some(prompt_ms), Some(stall), Some(stall_ms)) => Some((prompt_ms, stall, stall_ms)),
             _ => None,
         };
-        let stream_closed = streams.first().is_some_and(|s| s.end == CallEnd::Closed);
+        let stream_closed = streams.first().is_some_and(|s| s.end == AnswerEnd::Closed);
         match stall {
             Some((prompt_ms, stall, stall_ms)) if stream_closed => {
                 let how = match stall.end {
-                    CallEnd::TimedOut(waited) => format!("was still open after {waited} ms"),
+                    AnswerEnd::TimedOut(waited) => format!("was still open after {waited} ms"),
                     _ => format!("took {stall_ms} ms"),
                 };
                 summary.push_str(&format!(

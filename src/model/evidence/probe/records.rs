@@ -17,7 +17,7 @@ use crate::model::wire::Wire;
 /// How a call's answer ended.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
-pub enum CallEnd {
+pub enum AnswerEnd {
     /// A JSON answer, or a stream the server closed.
     Closed,
     /// The probe closed the stream on purpose.
@@ -36,7 +36,7 @@ pub struct CallRecord {
     /// The body, as text.
     pub body: String,
     /// How it ended.
-    pub end: CallEnd,
+    pub end: AnswerEnd,
     /// The JSON-RPC request's `id`, which its answers must echo (absent
     /// in records kept before it was, and on REST).
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -112,7 +112,7 @@ impl CallRecord {
         decoder.feed(self.body.as_bytes(), &mut keep)?;
         // A stream cut short (dropped, timed out) leaves its last event
         // unfinished: only a closed stream's last event counts.
-        if self.end == CallEnd::Closed {
+        if self.end == AnswerEnd::Closed {
             decoder.finish(&mut keep)?;
         }
         Ok(payloads)

@@ -284,7 +284,7 @@ pub fn redacted(name: &str) -> String {
 
 /// How a probe ended.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Outcome {
+pub enum ProbeOutcome {
     /// Nothing broken.
     Clean,
     /// Something broken: see its findings.
@@ -294,25 +294,29 @@ pub enum Outcome {
     Skipped,
 }
 
-impl Outcome {
-    const ALL: [Outcome; 3] = [Outcome::Clean, Outcome::Broken, Outcome::Skipped];
+impl ProbeOutcome {
+    const ALL: [ProbeOutcome; 3] = [
+        ProbeOutcome::Clean,
+        ProbeOutcome::Broken,
+        ProbeOutcome::Skipped,
+    ];
 
     /// `clean`, `broken` or `skipped`, as `probe.json` and the page spell it.
     pub fn name(self) -> &'static str {
         match self {
-            Outcome::Clean => "clean",
-            Outcome::Broken => "broken",
-            Outcome::Skipped => "skipped",
+            ProbeOutcome::Clean => "clean",
+            ProbeOutcome::Broken => "broken",
+            ProbeOutcome::Skipped => "skipped",
         }
     }
 
     /// The outcome spelled `text`, if it is one.
-    pub fn parse(text: &str) -> Option<Outcome> {
-        Outcome::ALL.into_iter().find(|o| o.name() == text)
+    pub fn parse(text: &str) -> Option<ProbeOutcome> {
+        ProbeOutcome::ALL.into_iter().find(|o| o.name() == text)
     }
 }
 
-impl Serialize for Outcome {
+impl Serialize for ProbeOutcome {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         s.serialize_str(self.name())
     }
@@ -354,7 +358,7 @@ pub struct ProbeResult {
     /// Which probe.
     pub name: Probe,
     /// How it ended.
-    pub outcome: Outcome,
+    pub outcome: ProbeOutcome,
     /// What happened, in a sentence.
     pub summary: String,
     /// The `stream` probe's streams, when it ran several at once.
@@ -412,11 +416,11 @@ impl ProbeReport {
     /// Adds a probe's result with its findings.
     pub fn push(&mut self, mut result: ProbeResult, findings: Vec<(ProbeCode, String)>) {
         result.findings = findings.iter().map(|(code, _)| *code).collect();
-        if result.outcome != Outcome::Skipped {
+        if result.outcome != ProbeOutcome::Skipped {
             result.outcome = if findings.is_empty() {
-                Outcome::Clean
+                ProbeOutcome::Clean
             } else {
-                Outcome::Broken
+                ProbeOutcome::Broken
             };
         }
         for (code, message) in findings {
@@ -471,7 +475,7 @@ impl ProbeReport {
         for probe in &self.probes {
             // Upper case where something broke, so that it stands out.
             let outcome = match probe.outcome {
-                Outcome::Broken => "BROKEN",
+                ProbeOutcome::Broken => "BROKEN",
                 other => other.name(),
             };
             out.push_str(&format!(
@@ -572,7 +576,7 @@ fn agent(agent: &Value) -> Result<ProbedAgent, ProbeJsonFault> {
 
 fn probe_result(p: &Value) -> Result<ProbeResult, ProbeJsonFault> {
     let outcome = text(p, "outcome")?;
-    let outcome = Outcome::parse(&outcome).ok_or(ProbeJsonFault::Outcome(outcome))?;
+    let outcome = ProbeOutcome::parse(&outcome).ok_or(ProbeJsonFault::Outcome(outcome))?;
     let mut findings = Vec::new();
     for c in list(p, "findings")? {
         findings.push(code(Some(c))?);
@@ -638,7 +642,7 @@ fn code(v: Option<&Value>) -> Result<ProbeCode, ProbeJsonFault> {
 /// capture (SPEC §8: a dropped stream and its resubscription are one
 /// session), keeping each task's rows for the views. `wire` is the wire
 /// the agent was spoken to in.
-pub fn judge_streams(calls: &[&str], wire: Option<Wire>) -> Result<CaptureReport, ReadError> {
+pub fn capture_of_calls(calls: &[&str], wire: Option<Wire>) -> Result<CaptureReport, ReadError> {
     let mut reader = CaptureReader::new(wire).keeping_rows();
     for body in calls {
         reader.read_bytes(body.as_bytes())?;

@@ -6,7 +6,7 @@
 
 use super::judge::{count, end_text, Judged, ProbeJudge};
 use super::read::{first_task, last_state, refusal};
-use super::records::{CallEnd, CallRecord};
+use super::records::{AnswerEnd, CallRecord};
 use super::report::ProbeCode;
 use super::unreadable::Unreadable;
 use crate::model::evidence::finding::FindingCode;
@@ -61,7 +61,7 @@ impl ProbeJudge {
             calls,
             found,
         };
-        if let CallEnd::TimedOut(waited) = cancel.end {
+        if let AnswerEnd::TimedOut(waited) = cancel.end {
             let why = format!("CancelTask gave no answer in {waited} ms");
             seen.found.push((ProbeCode::Hung, why));
             let summary = format!(
@@ -209,7 +209,7 @@ impl ProbeJudge {
         if let Some(refused) = self.refused_start(dropped, &answers) {
             return Ok(refused);
         }
-        if dropped.end != CallEnd::Dropped {
+        if dropped.end != AnswerEnd::Dropped {
             return Ok(Judged::skipped("could not act on a running task: it never showed it was running before its stream ended, so there was no moment to drop the stream"));
         }
         let Some(subscribed) = subscribed.filter(|_| first_task(&answers).is_some()) else {
@@ -261,5 +261,5 @@ impl ProbeJudge {
 
 /// A stream still open when its wait ran out.
 fn stream_open(stream: &CallRecord) -> bool {
-    matches!(stream.end, CallEnd::TimedOut(_))
+    matches!(stream.end, AnswerEnd::TimedOut(_))
 }
