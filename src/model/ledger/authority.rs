@@ -55,11 +55,11 @@ impl Decision {
 #[derive(Debug, Clone, Copy)]
 pub struct Verdict<'e> {
     event: EventRef<'e>,
-    judged: Judged,
+    judged: Judgement,
 }
 
 #[derive(Debug, Clone, Copy)]
-enum Judged {
+enum Judgement {
     /// A lookup hit: the receipt at this position answers it.
     Duplicate(usize),
     /// A new id, decided; its receipt goes where the index said.
@@ -86,7 +86,7 @@ enum OutcomeKind {
 impl Verdict<'_> {
     /// The judged event is a lookup hit.
     pub fn is_duplicate(&self) -> bool {
-        matches!(self.judged, Judged::Duplicate(_))
+        matches!(self.judged, Judgement::Duplicate(_))
     }
 }
 
@@ -281,9 +281,9 @@ impl TaskLedger {
     #[inline]
     fn judge_hashed<'e>(&self, event: EventRef<'e>, hash: u64) -> Verdict<'e> {
         let judged = match self.receipts.find_hashed(event.event_id, hash) {
-            Lookup::Found(i) if self.receipts.digest_is(i, event.digest) => Judged::Duplicate(i),
-            Lookup::Found(_) => Judged::Conflict(self.judge_conflicting_replay(event)),
-            Lookup::Vacant(vacancy) => Judged::New(vacancy, self.judge_new(event)),
+            Lookup::Found(i) if self.receipts.digest_is(i, event.digest) => Judgement::Duplicate(i),
+            Lookup::Found(_) => Judgement::Conflict(self.judge_conflicting_replay(event)),
+            Lookup::Vacant(vacancy) => Judgement::New(vacancy, self.judge_new(event)),
         };
         Verdict { event, judged }
     }
@@ -293,7 +293,7 @@ impl TaskLedger {
     /// and, when accepted, stored or recorded, its effect.
     pub fn commit(&mut self, verdict: Verdict<'_>) -> Decision {
         match verdict.judged {
-            Judged::Duplicate(at) => Decision::Duplicate(self.receipts.receipt(at)),
+            Judgement::Duplicate(at) => Decision::Duplicate(self.receipts.receipt(at)),
             _ => Decision::New(self.record(verdict)),
         }
     }
@@ -302,10 +302,10 @@ impl TaskLedger {
     fn record(&mut self, verdict: Verdict<'_>) -> Outcome {
         let Verdict { event, judged } = verdict;
         match judged {
-            Judged::New(vacancy, kind) => self.record_new(event, vacancy, kind),
-            Judged::Conflict(kind) => self.carry_out(event, kind),
+            Judgement::New(vacancy, kind) => self.record_new(event, vacancy, kind),
+            Judgement::Conflict(kind) => self.carry_out(event, kind),
             // Never asked of a duplicate, which writes nothing.
-            Judged::Duplicate(_) => Outcome::Rejected {
+            Judgement::Duplicate(_) => Outcome::Rejected {
                 reason: Reason::ConflictingEvent,
             },
         }
@@ -405,9 +405,9 @@ impl TaskLedger {
             return Ok(self.commit(verdict));
         }
         let class = match verdict.judged {
-            Judged::Duplicate(_) | Judged::Conflict(_) => LossClass::Duplicate,
-            Judged::New(_, OutcomeKind::Accepted { .. }) => LossClass::LegalNext,
-            Judged::New(..) => LossClass::Stale,
+            Judgement::Duplicate(_) | Judgement::Conflict(_) => LossClass::Duplicate,
+            Judgement::New(_, OutcomeKind::Accepted { .. }) => LossClass::LegalNext,
+            Judgement::New(..) => LossClass::Stale,
         };
         Err(CasLoss {
             current_version: self.sequence,

@@ -64,7 +64,7 @@ impl TaskJudge {
         what: &'e What<'e>,
         id: &'e str,
         found: &mut EventFindings,
-    ) -> Option<(Offer<'e>, Cow<'e, str>)> {
+    ) -> Option<(CaptureOffer<'e>, Cow<'e, str>)> {
         let before = self.state();
         match what {
             What::Message => None,
@@ -79,10 +79,10 @@ impl TaskJudge {
                 match sent(state) {
                     SentState::Known(s) if s == before => None,
                     SentState::Known(TaskState::Submitted) if self.events == 1 => {
-                        Some((Offer::Submit, Cow::Owned(format!("submit:{index}"))))
+                        Some((CaptureOffer::Submit, Cow::Owned(format!("submit:{index}"))))
                     }
                     state => Some((
-                        Offer::Status(state),
+                        CaptureOffer::Status(state),
                         Cow::Owned(format!("snapshot:{index}")),
                     )),
                 }
@@ -90,7 +90,7 @@ impl TaskJudge {
             // Progress (A2A 1.0 §3.7): the state the task is in again, with
             // a new message, is no transition (SPEC §13).
             What::Status { state } if is_progress(state.known(), before) => None,
-            What::Status { state } => Some((Offer::Status(sent(state)), Cow::Borrowed(id))),
+            What::Status { state } => Some((CaptureOffer::Status(sent(state)), Cow::Borrowed(id))),
             What::Artifact {
                 artifact_id,
                 append,
@@ -98,7 +98,7 @@ impl TaskJudge {
                 parts,
             } => {
                 let number = self.next_part(artifact_id, *append, found);
-                let offer = Offer::Part {
+                let offer = CaptureOffer::Part {
                     artifact_id,
                     number,
                     last: *last,
@@ -137,7 +137,7 @@ impl TaskJudge {
     /// The ledger's decision on an offer, when it is a finding.
     fn decide(
         &mut self,
-        offer: &Offer,
+        offer: &CaptureOffer,
         event_id: &str,
         index: usize,
         wire: Wire,
@@ -246,10 +246,12 @@ struct EventFindings {
 
 impl EventFindings {
     /// The event came after its task ended (`state`, spelled by its wire).
-    fn after_terminal(&mut self, offer: &Offer, state: &str) {
+    fn after_terminal(&mut self, offer: &CaptureOffer, state: &str) {
         // A finished task keeps no part numbers: name the artifact.
         let what = match offer {
-            Offer::Part { artifact_id, .. } => format!("an artifact update of {artifact_id}"),
+            CaptureOffer::Part { artifact_id, .. } => {
+                format!("an artifact update of {artifact_id}")
+            }
             other => other.describe(),
         };
         self.after_terminal = Some(format!("{what} after the task was already {state}"));
@@ -587,7 +589,7 @@ fn label_of(what: &What) -> String {
 }
 
 /// What an event offers its task's ledger, borrowed from the event.
-enum Offer<'e> {
+enum CaptureOffer<'e> {
     Submit,
     Status(SentState<&'e str>),
     /// A captured part is judged by its coordinate and checksum; its text
@@ -600,13 +602,13 @@ enum Offer<'e> {
     },
 }
 
-impl Offer<'_> {
+impl CaptureOffer<'_> {
     /// For a finding's message (built only when there is one).
     fn describe(&self) -> String {
         match self {
-            Offer::Submit => "submitted".into(),
-            Offer::Status(state) => state.text().to_string(),
-            Offer::Part {
+            CaptureOffer::Submit => "submitted".into(),
+            CaptureOffer::Status(state) => state.text().to_string(),
+            CaptureOffer::Part {
                 artifact_id,
                 number,
                 ..
@@ -623,14 +625,14 @@ impl Offer<'_> {
     /// What the ledger reads of it.
     fn body(&self) -> BodyRef<'_> {
         match self {
-            Offer::Submit => BodyRef::Submit,
-            Offer::Status(state) => BodyRef::Status {
+            CaptureOffer::Submit => BodyRef::Submit,
+            CaptureOffer::Status(state) => BodyRef::Status {
                 status: *state,
                 // A capture carries no authorization decisions to check.
                 authorization_receipt: Some("capture"),
                 manifest: None,
             },
-            Offer::Part {
+            CaptureOffer::Part {
                 artifact_id,
                 number,
                 last,

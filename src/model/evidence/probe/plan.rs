@@ -96,7 +96,7 @@ pub enum Steer {
 
 /// Where the plan is: the probe whose calls are being made.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Stage {
+enum PlanStage {
     Probe(Probe),
     Done,
 }
@@ -106,7 +106,7 @@ pub struct ProbePlan {
     judge: ProbeJudge,
     requests: Requests,
     options: PlanOptions,
-    stage: Stage,
+    stage: PlanStage,
     report: ProbeReport,
     judged: Vec<(Probe, Judged)>,
     records: Vec<ProbeCalls>,
@@ -138,7 +138,7 @@ impl ProbePlan {
             requests: Requests::new(endpoint, salt),
             judge,
             options,
-            stage: Stage::Probe(Probe::Stream),
+            stage: PlanStage::Probe(Probe::Stream),
             report,
             judged: Vec::new(),
             records: Vec::new(),
@@ -158,7 +158,7 @@ impl ProbePlan {
     /// What to do next, once every call asked for before has ended.
     pub fn poll(&mut self) -> Ask {
         loop {
-            let Stage::Probe(probe) = self.stage else {
+            let PlanStage::Probe(probe) = self.stage else {
                 return Ask::Done;
             };
             if let Some(ask) = self.step(probe) {
@@ -183,12 +183,12 @@ impl ProbePlan {
             return Steer::Read;
         };
         match self.stage {
-            Stage::Probe(Probe::Cancel) => {
+            PlanStage::Probe(Probe::Cancel) => {
                 self.acted = true;
                 let request = self.requests.on_task(Method::Cancel, &task);
                 Steer::Call(self.ask(request, "cancel-call"))
             }
-            Stage::Probe(Probe::Resubscribe) => {
+            PlanStage::Probe(Probe::Resubscribe) => {
                 self.acted = true;
                 Steer::Drop
             }
@@ -317,8 +317,8 @@ impl ProbePlan {
 
     fn ask(&mut self, request: Request, name: &str) -> Call {
         let probe = match self.stage {
-            Stage::Probe(probe) => probe,
-            Stage::Done => Probe::Push,
+            PlanStage::Probe(probe) => probe,
+            PlanStage::Done => Probe::Push,
         };
         let call = Call {
             id: self.calls.len(),
@@ -423,14 +423,14 @@ impl ProbePlan {
         self.read = 0;
         self.acted = false;
         self.stage = match probe {
-            Probe::Card => Stage::Probe(Probe::Stream),
-            Probe::Stream => Stage::Probe(Probe::Get),
-            Probe::Get => Stage::Probe(Probe::Cancel),
-            Probe::Cancel => Stage::Probe(Probe::CancelTerminal),
-            Probe::CancelTerminal => Stage::Probe(Probe::Resubscribe),
-            Probe::Resubscribe => Stage::Probe(Probe::SubscribeTerminal),
-            Probe::SubscribeTerminal if self.options.webhook => Stage::Probe(Probe::Push),
-            Probe::SubscribeTerminal | Probe::Push => Stage::Done,
+            Probe::Card => PlanStage::Probe(Probe::Stream),
+            Probe::Stream => PlanStage::Probe(Probe::Get),
+            Probe::Get => PlanStage::Probe(Probe::Cancel),
+            Probe::Cancel => PlanStage::Probe(Probe::CancelTerminal),
+            Probe::CancelTerminal => PlanStage::Probe(Probe::Resubscribe),
+            Probe::Resubscribe => PlanStage::Probe(Probe::SubscribeTerminal),
+            Probe::SubscribeTerminal if self.options.webhook => PlanStage::Probe(Probe::Push),
+            Probe::SubscribeTerminal | Probe::Push => PlanStage::Done,
         };
     }
 

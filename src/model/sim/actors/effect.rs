@@ -6,7 +6,7 @@
 use std::ops::Deref;
 
 use super::inputs::{QueueIn, To};
-use super::state::{Call, ClientId};
+use super::state::{CallState, ClientId};
 use super::store::task::TaskSlot;
 use crate::model::digest::sha256_fields;
 use crate::model::ledger::{Body, LedgerEvent};
@@ -34,7 +34,7 @@ pub(super) struct Facts<'a> {
     /// Whether an execution still works on that task.
     pub(super) followed_running: bool,
     /// Where client 1's call stands.
-    pub(super) client_call: Call,
+    pub(super) client_call: CallState,
     /// The record of the stream client 1 reads now.
     pub(super) client_stream: Option<usize>,
     /// How many rows client 1's first stream carried, while that is the

@@ -4,7 +4,7 @@
 
 use super::effect::{Effect, View};
 use super::inputs::{ClientIn, ExecutorIn, HandlerIn, QueueIn, SecondIn, StoreIn};
-use super::state::{tracking_chunk, Call, Payload, Stage};
+use super::state::{tracking_chunk, CallState, Payload, Stage};
 use crate::model::ledger::Body;
 use crate::model::sim::profile::StreamCloses;
 use crate::model::sim::scenario::{CancelImpl, Ending, Interrupt, Scenario, Work};
@@ -408,11 +408,13 @@ impl Executor {
             StreamCloses::FirstFinalStatus => state != Some(TaskState::AuthRequired),
         };
         let label = format!("{returned}; the handler closes the queue");
-        let mut effects = vec![if followed && closes && view.client_call == Call::Open {
-            Effect::queued(ClientIn::EndCall(label.clone()))
-        } else {
-            Effect::Row(Entry::action(Source::Executor, returned))
-        }];
+        let mut effects = vec![
+            if followed && closes && view.client_call == CallState::Open {
+                Effect::queued(ClientIn::EndCall(label.clone()))
+            } else {
+                Effect::Row(Entry::action(Source::Executor, returned))
+            },
+        ];
         if closes {
             effects.push(Effect::queued(SecondIn::Closed { task, label }));
         }

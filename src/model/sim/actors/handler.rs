@@ -5,7 +5,7 @@
 
 use super::effect::{Effect, View};
 use super::inputs::{ClientIn, Delivery, HandlerIn, SecondIn, StoreIn};
-use super::state::{tracking_chunk, Call, ClientId, Event, Payload, Stage};
+use super::state::{tracking_chunk, CallState, ClientId, Event, Payload, Stage};
 use crate::model::digest::sha256_fields;
 use crate::model::ledger::artifacts::Part;
 use crate::model::ledger::Body;
@@ -182,7 +182,7 @@ impl Handler {
         let task = event.task;
         let followed = task == view.followed;
         let received =
-            followed && view.sc.client == Client::Stream && view.client_call == Call::Open;
+            followed && view.sc.client == Client::Stream && view.client_call == CallState::Open;
         let consumed = received || (followed && view.sc.client == Client::Block);
         let second = view.second_on(task);
         let disposition = match (consumed, was_terminal) {

@@ -4,7 +4,7 @@
 //! here and in the actor that handles it, never in the world.
 
 use super::post::{Post, Reply};
-use super::state::{Call, ClientId, Event, Payload, Stage};
+use super::state::{CallState, ClientId, Event, Payload, Stage};
 use crate::model::ledger::LedgerEvent;
 use crate::model::sim::scenario::CancelImpl;
 use crate::model::state::TaskState;
@@ -190,7 +190,7 @@ pub(super) enum ClientIn {
     /// It follows this task from now on.
     Follow(usize),
     /// Its call changed.
-    SetCall(Call),
+    SetCall(CallState),
     /// It received an event (a snapshot included).
     Received,
     /// A status changed on the followed task: a blocking call may return.
@@ -214,7 +214,7 @@ pub(super) enum SecondIn {
     /// Time to call SubscribeToTask.
     Subscribe,
     /// Its subscription's call changed.
-    SetCall(Call),
+    SetCall(CallState),
     /// The queue of `task` closed: its subscription to it ends as the
     /// profile says.
     Closed { task: usize, label: String },
@@ -270,7 +270,7 @@ pub(super) fn subscribe(client: ClientId) -> To {
 }
 
 /// Either client's call changed.
-pub(super) fn set_call(client: ClientId, call: Call) -> To {
+pub(super) fn set_call(client: ClientId, call: CallState) -> To {
     match client {
         ClientId::First => ClientIn::SetCall(call).into(),
         ClientId::Second => SecondIn::SetCall(call).into(),

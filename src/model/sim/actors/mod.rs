@@ -43,7 +43,7 @@ use inputs::{ClientIn, ExecutorIn, ServerIn, To};
 use push::PushSender;
 use queue::Queue;
 use server::Server;
-use state::{Call, ClientId};
+use state::{CallState, ClientId};
 use store::Store;
 use subscriber::SecondClient;
 use webhook::ClientWebhook;
@@ -89,29 +89,29 @@ enum Tier {
 
 /// A message on the agenda.
 #[derive(Debug)]
-struct Due {
+struct Scheduled {
     /// Ordered by (virtual time, tier, scheduling order): unique, so the
     /// message itself never decides.
     key: (u64, Tier, u64),
     to: To,
 }
 
-impl PartialEq for Due {
-    fn eq(&self, other: &Due) -> bool {
+impl PartialEq for Scheduled {
+    fn eq(&self, other: &Scheduled) -> bool {
         self.key == other.key
     }
 }
 
-impl Eq for Due {}
+impl Eq for Scheduled {}
 
-impl PartialOrd for Due {
-    fn partial_cmp(&self, other: &Due) -> Option<std::cmp::Ordering> {
+impl PartialOrd for Scheduled {
+    fn partial_cmp(&self, other: &Scheduled) -> Option<std::cmp::Ordering> {
         Some(self.cmp(other))
     }
 }
 
-impl Ord for Due {
-    fn cmp(&self, other: &Due) -> std::cmp::Ordering {
+impl Ord for Scheduled {
+    fn cmp(&self, other: &Scheduled) -> std::cmp::Ordering {
         self.key.cmp(&other.key)
     }
 }
@@ -119,7 +119,7 @@ impl Ord for Due {
 /// What is due, earliest first.
 #[derive(Default)]
 struct Agenda {
-    heap: BinaryHeap<Reverse<Due>>,
+    heap: BinaryHeap<Reverse<Scheduled>>,
     scheduled: u64,
 }
 
@@ -185,7 +185,7 @@ impl<'a> Sim<'a> {
     fn schedule(&mut self, t: u64, tier: Tier, to: To) {
         self.agenda.scheduled += 1;
         let key = (t, tier, self.agenda.scheduled);
-        self.agenda.heap.push(Reverse(Due { key, to }));
+        self.agenda.heap.push(Reverse(Scheduled { key, to }));
     }
 
     /// Opens a stream record for `client` (the next index, which the
@@ -226,7 +226,7 @@ impl<'a> Sim<'a> {
             self.now = due.key.0;
             self.apply(vec![Effect::Send(due.to)]);
             match self.client.call() {
-                Call::Open | Call::Stranded => self.client_done_ms = None,
+                CallState::Open | CallState::Stranded => self.client_done_ms = None,
                 _ => self.client_done_ms = self.client_done_ms.or(Some(self.now)),
             }
         }

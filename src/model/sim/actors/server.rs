@@ -4,7 +4,7 @@
 
 use super::effect::{Effect, View};
 use super::inputs::{ClientIn, ExecutorIn, SecondIn, ServerIn, StoreIn};
-use super::state::Call;
+use super::state::CallState;
 use crate::model::trace::{Entry, Source};
 
 /// The server process. It holds nothing of its own: what a restart does
@@ -26,7 +26,7 @@ impl Server {
     fn restart(&self, view: &View) -> Vec<Effect> {
         // No recording measured a restart in every SDK: rows say so.
         let assumed = !view.profile.restart_measured;
-        let connected = matches!(view.client_call, Call::Open | Call::Stranded);
+        let connected = matches!(view.client_call, CallState::Open | CallState::Stranded);
         let mut effects = vec![
             Effect::Row(
                 Entry::action(Source::Server, "server restarts: the process is killed")

@@ -46,7 +46,7 @@ pub(super) enum Stage {
 
 /// Where the client's current call is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(super) enum Call {
+pub(super) enum CallState {
     /// Waiting for what comes next.
     Open,
     /// A subscription still open although nothing will come on it any

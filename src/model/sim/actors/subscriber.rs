@@ -4,7 +4,7 @@
 
 use super::effect::{Effect, View};
 use super::inputs::{self, SecondIn};
-use super::state::{Call, ClientId};
+use super::state::{CallState, ClientId};
 use super::subscription::{answer, ends};
 use super::timeout::{timeout_due, Due};
 use crate::model::trace::{Disposition, Entry, Source, StreamEnd, StreamRole};
@@ -12,7 +12,7 @@ use crate::model::trace::{Disposition, Entry, Source, StreamEnd, StreamRole};
 /// The second client's one SubscribeToTask stream.
 #[derive(Debug)]
 struct Subscription {
-    call: Call,
+    call: CallState,
     /// The task it subscribed to.
     task: usize,
     last_activity: u64,
@@ -55,7 +55,7 @@ impl SecondClient {
     pub(super) fn open(&self) -> Option<(usize, usize)> {
         self.subscription
             .as_ref()
-            .filter(|s| s.call == Call::Open)
+            .filter(|s| s.call == CallState::Open)
             .map(|s| (s.task, s.stream))
     }
 
@@ -64,7 +64,7 @@ impl SecondClient {
         let client = ClientId::Second;
         let stream = view.next_stream;
         self.subscription = Some(Subscription {
-            call: Call::Open,
+            call: CallState::Open,
             task: view.followed,
             last_activity: view.now,
             stream,
@@ -92,7 +92,7 @@ impl SecondClient {
             Due::Ignored => vec![],
             Due::Later(due) => vec![Effect::at(due, inputs::timeout(client, 0))],
             Due::Now(limit) => {
-                s.call = Call::TimedOut;
+                s.call = CallState::TimedOut;
                 let label = format!(
                     "client timeout after {limit} ms without an answer: gives up on the subscription"
                 );
@@ -109,10 +109,10 @@ impl SecondClient {
         let Some(s) = self.subscription.as_mut() else {
             return vec![];
         };
-        if !matches!(s.call, Call::Open | Call::Stranded) {
+        if !matches!(s.call, CallState::Open | CallState::Stranded) {
             return vec![];
         }
-        s.call = Call::Closed;
+        s.call = CallState::Closed;
         let entry = Entry::action(Source::Client, "subscription broken by the restart");
         vec![
             Effect::EndStream(Some(s.stream), StreamEnd::Broken),
@@ -124,7 +124,7 @@ impl SecondClient {
     /// client's subscription to it ends as the profile says.
     fn queue_closed(&self, view: &View, task: usize, label: &str) -> Vec<Effect> {
         match self.subscription.as_ref() {
-            Some(s) if s.task == task && s.call == Call::Open => {
+            Some(s) if s.task == task && s.call == CallState::Open => {
                 ends(view, ClientId::Second, Some(s.stream), label)
             }
             _ => vec![],
@@ -153,7 +153,7 @@ impl SecondClient {
     /// At the end: a subscription that nothing ended hangs.
     pub(super) fn hangs(&self) -> Vec<Effect> {
         match &self.subscription {
-            Some(s) if matches!(s.call, Call::Open | Call::Stranded) => {
+            Some(s) if matches!(s.call, CallState::Open | CallState::Stranded) => {
                 let label = "subscription still open: nothing will ever end it (hung)";
                 let entry =
                     Entry::action(Source::Client, label).disposition(Disposition::NotDelivered);

@@ -6,7 +6,7 @@
 
 use super::effect::{Effect, View};
 use super::inputs::{self, ClientIn};
-use super::state::{Call, ClientId};
+use super::state::{CallState, ClientId};
 use crate::model::sim::profile::{
     IdleSubscription, SubscriptionEnd, TASK_NOT_FOUND, UNSUPPORTED_OPERATION,
 };
@@ -57,12 +57,12 @@ pub(super) fn answer(view: &View, client: ClientId, stream: usize) -> Vec<Effect
     let (call, label) = if closes {
         effects.push(Effect::EndStream(Some(stream), StreamEnd::Closed));
         (
-            Call::Closed,
+            CallState::Closed,
             "nothing runs for the task: the SDK closes the stream after the snapshot",
         )
     } else {
         (
-            Call::Stranded,
+            CallState::Stranded,
             "nothing runs for the task: the subscription stays open with nothing to come",
         )
     };
@@ -77,7 +77,7 @@ pub(super) fn answer(view: &View, client: ClientId, stream: usize) -> Vec<Effect
 fn refuse(client: ClientId, stream: usize, code: i32, text: String) -> Vec<Effect> {
     let entry = Entry::action(Source::Handler, text).disposition(Disposition::NotDelivered);
     vec![
-        Effect::to(inputs::set_call(client, Call::Closed)),
+        Effect::to(inputs::set_call(client, CallState::Closed)),
         Effect::EndStream(Some(stream), StreamEnd::Error(code)),
         Effect::Row(entry.client(client.number())),
     ]
@@ -98,12 +98,12 @@ pub(super) fn ends(
         let label = format!("{label}; the subscription stays open until a terminal status");
         return vec![
             Effect::Row(Entry::action(Source::Handler, label).client(number)),
-            Effect::to(inputs::set_call(client, Call::Stranded)),
+            Effect::to(inputs::set_call(client, CallState::Stranded)),
         ];
     }
     vec![
         Effect::EndStream(stream, StreamEnd::Closed),
         Effect::Row(Entry::action(Source::Handler, label).client(number)),
-        Effect::to(inputs::set_call(client, Call::Closed)),
+        Effect::to(inputs::set_call(client, CallState::Closed)),
     ]
 }

@@ -1,7 +1,7 @@
 //! A client's timeout, one rule for both clients.
 
 use super::effect::View;
-use super::state::Call;
+use super::state::CallState;
 
 /// What a client's timeout finds when it is due.
 pub(super) enum Due {
@@ -17,8 +17,13 @@ pub(super) enum Due {
 /// subscription's) is an inactivity timeout where the profile says so (it
 /// restarts with every event received, as httpx's read timeout does); a
 /// blocking call's runs from the request.
-pub(super) fn timeout_due(view: &View, call: Call, last_activity: u64, streaming: bool) -> Due {
-    if !matches!(call, Call::Open | Call::Stranded) {
+pub(super) fn timeout_due(
+    view: &View,
+    call: CallState,
+    last_activity: u64,
+    streaming: bool,
+) -> Due {
+    if !matches!(call, CallState::Open | CallState::Stranded) {
         return Due::Ignored;
     }
     let limit = u64::from(view.sc.timeout_ms.unwrap_or(0));

@@ -6,7 +6,7 @@ mod cancel;
 
 use super::effect::{Effect, View};
 use super::inputs::{self, ClientIn, ExecutorIn, StoreIn};
-use super::state::{Call, ClientId, Stage};
+use super::state::{CallState, ClientId, Stage};
 use super::subscription;
 use super::timeout::{timeout_due, Due};
 use crate::model::ledger::{authorization_receipt_for, Body};
@@ -30,7 +30,7 @@ const MAX_SUBSCRIPTIONS: u32 = 2;
 pub(super) struct FirstClient {
     /// The task the client follows now.
     task: usize,
-    call: Call,
+    call: CallState,
     /// Which call this is (a resume makes a new one), so that an old
     /// call's timeout is ignored.
     number: u32,
@@ -57,7 +57,7 @@ impl FirstClient {
     pub(super) fn new() -> FirstClient {
         FirstClient {
             task: 0,
-            call: Call::Open,
+            call: CallState::Open,
             number: 0,
             last_activity: 0,
             retried: false,
@@ -106,7 +106,7 @@ impl FirstClient {
     }
 
     /// Where its call stands.
-    pub(super) fn call(&self) -> Call {
+    pub(super) fn call(&self) -> CallState {
         self.call
     }
 
@@ -143,7 +143,7 @@ impl FirstClient {
     /// The client resumes its interrupted task after `stage`: a new call,
     /// with its own timeout.
     fn resume(&mut self, view: &View, stage: Stage) -> Vec<Effect> {
-        self.call = Call::Open;
+        self.call = CallState::Open;
         self.number += 1;
         self.last_activity = view.now;
         // The resume's stream continues the first one's record, open again
@@ -219,7 +219,7 @@ impl FirstClient {
             Due::Ignored => vec![],
             Due::Later(due) => vec![Effect::at(due, ClientIn::Timeout { call })],
             Due::Now(limit) => {
-                self.call = Call::TimedOut;
+                self.call = CallState::TimedOut;
                 let label = format!(
                     "client timeout after {limit} ms without an answer: gives up on the {what}"
                 );
@@ -242,7 +242,7 @@ impl FirstClient {
         let mut effects = vec![];
         if let Some(k) = view.sc.resubscribe {
             if on_first == Some(k as usize) {
-                self.call = Call::Closed;
+                self.call = CallState::Closed;
                 let label = format!(
                     "the connection drops after event {k} (resubscribe={k}); the client will call SubscribeToTask"
                 );
@@ -277,7 +277,7 @@ impl FirstClient {
         let stream = view.next_stream;
         self.subscriptions += 1;
         self.subscribed = true;
-        self.call = Call::Open;
+        self.call = CallState::Open;
         self.number += 1;
         self.last_activity = view.now;
         self.stream = Some(stream);
@@ -300,8 +300,8 @@ impl FirstClient {
     /// A restart broke its connection.
     fn broken(&mut self, view: &View, assumed: bool) -> Vec<Effect> {
         self.call = match view.sc.client {
-            Client::Stream => Call::Closed,
-            Client::Block => Call::Failed,
+            Client::Stream => CallState::Closed,
+            Client::Block => CallState::Failed,
         };
         let label = match view.sc.client {
             Client::Stream => "stream broken by the restart",
@@ -317,7 +317,7 @@ impl FirstClient {
     /// at a terminal or interrupted state (at FAILED only where the profile
     /// says so; elsewhere it keeps the result for when `execute()` returns).
     fn status_changed(&mut self, view: &View) -> Vec<Effect> {
-        if view.sc.client != Client::Block || self.call != Call::Open {
+        if view.sc.client != Client::Block || self.call != CallState::Open {
             return vec![];
         }
         let Some(state) = view.followed_state() else {
@@ -362,7 +362,7 @@ impl FirstClient {
             plural(count)
         );
         self.blocking_result = Some(count);
-        self.call = Call::Returned;
+        self.call = CallState::Returned;
         let entry = Entry::action(Source::Handler, label).wire(Some(snapshot));
         vec![Effect::Row(entry)]
     }
@@ -370,7 +370,7 @@ impl FirstClient {
     /// The queue closed: a stream ends (a subscription as the profile
     /// says); a blocking call still waiting returns the task as it is.
     fn end_call(&mut self, view: &View, label: &str) -> Vec<Effect> {
-        if self.call != Call::Open {
+        if self.call != CallState::Open {
             return vec![];
         }
         match view.sc.client {
@@ -378,7 +378,7 @@ impl FirstClient {
                 subscription::ends(view, ClientId::First, self.stream, label)
             }
             Client::Stream => {
-                self.call = Call::Closed;
+                self.call = CallState::Closed;
                 vec![
                     Effect::EndStream(self.stream, StreamEnd::Closed),
                     Effect::Row(Entry::action(Source::Handler, label)),
@@ -408,7 +408,7 @@ impl FirstClient {
     /// At the end: a call or stream that nothing ended hangs (a hung
     /// blocking call is counted: `true`).
     pub(super) fn hangs(&self, view: &View) -> (Vec<Effect>, bool) {
-        if !matches!(self.call, Call::Open | Call::Stranded) {
+        if !matches!(self.call, CallState::Open | CallState::Stranded) {
             return (vec![], false);
         }
         let (label, hung_call) = match (view.sc.client, self.subscribed) {
@@ -429,12 +429,14 @@ impl FirstClient {
     /// stream's end, or a blocking call's.
     pub(super) fn ending(&self, view: &View) -> (Option<StreamEnd>, Option<CallEnd>) {
         match (view.sc.client, self.call) {
-            (Client::Block, Call::Open) => (None, Some(CallEnd::Hung)),
-            (Client::Block, Call::TimedOut) => (None, Some(CallEnd::TimedOut)),
-            (Client::Block, Call::Failed) => (None, Some(CallEnd::Failed)),
+            (Client::Block, CallState::Open) => (None, Some(CallEnd::Hung)),
+            (Client::Block, CallState::TimedOut) => (None, Some(CallEnd::TimedOut)),
+            (Client::Block, CallState::Failed) => (None, Some(CallEnd::Failed)),
             (Client::Block, _) => (None, Some(CallEnd::Returned)),
-            (Client::Stream, Call::Open | Call::Stranded) => (Some(StreamEnd::Hung), None),
-            (Client::Stream, Call::TimedOut) => (Some(StreamEnd::TimedOut), None),
+            (Client::Stream, CallState::Open | CallState::Stranded) => {
+                (Some(StreamEnd::Hung), None)
+            }
+            (Client::Stream, CallState::TimedOut) => (Some(StreamEnd::TimedOut), None),
             (Client::Stream, _) => (Some(StreamEnd::Closed), None),
         }
     }
