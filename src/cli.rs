@@ -59,7 +59,7 @@ pub trait Files {
 
 /// Runs one command, printing its result on `stdout`.
 pub fn run(args: &[String], files: &mut dyn Files, stdout: &mut dyn Write) -> Output {
-    let command = match args::parse(args) {
+    let command = match args::parse_args(args) {
         Parsed::Run(command) => command,
         Parsed::Print(text) => {
             return print(stdout, &text, 0)

@@ -260,7 +260,7 @@ pub enum Parsed {
 }
 
 /// Reads the arguments (without the program's name).
-pub fn parse(args: &[String]) -> Parsed {
+pub fn parse_args(args: &[String]) -> Parsed {
     let argv = std::iter::once("a2a-lab".to_string()).chain(args.iter().cloned());
     match Cli::try_parse_from(argv) {
         Ok(cli) => Parsed::Run(cli.command),

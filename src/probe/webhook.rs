@@ -152,7 +152,7 @@ fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
     mutex.lock().unwrap_or_else(|e| e.into_inner())
 }
 
-fn millis(shared: &Shared) -> u64 {
+fn now_ms(shared: &Shared) -> u64 {
     u64::try_from(shared.started.elapsed().as_millis()).unwrap_or(u64::MAX)
 }
 
@@ -209,7 +209,7 @@ fn receive(server: &Server, shared: &Arc<Shared>) {
         match server.recv() {
             Ok(request) => {
                 let shared = Arc::clone(shared);
-                thread::spawn(move || answer(request, &shared));
+                thread::spawn(move || answer_post(request, &shared));
             }
             Err(_) if shared.stopped.load(Ordering::SeqCst) => return,
             // tiny_http stops accepting at its first failed accept, as when
@@ -230,7 +230,7 @@ fn receive(server: &Server, shared: &Arc<Shared>) {
 }
 
 /// One request: kept and answered 200, or refused.
-fn answer(mut request: Request, shared: &Shared) {
+fn answer_post(mut request: Request, shared: &Shared) {
     let max = shared.limits.max_body;
     if let Some(status) = malformed(&request) {
         return refuse(request, status);
@@ -261,7 +261,7 @@ fn answer(mut request: Request, shared: &Shared) {
         Ok(n) if declared.is_some_and(|d| n < d) => return refuse(request, 400),
         Ok(_) => {}
     }
-    let arrived = millis(shared);
+    let arrived = now_ms(shared);
     touch(shared);
     if body.len() > max {
         return refuse(request, 413);
@@ -274,7 +274,7 @@ fn answer(mut request: Request, shared: &Shared) {
     // finds the POST kept.
     let post = PostRecord {
         ms: arrived,
-        answered_ms: millis(shared),
+        answered_ms: now_ms(shared),
         slow: delay > 0,
         // The names only: a value (a token, credentials) is never kept.
         headers: request

@@ -97,14 +97,14 @@ pub fn import_export(value: Value) -> Result<(Scenario, Report), ReadError> {
     let fresh = Export::of(&scenario, &simulate(&scenario)).to_json();
     let fresh: Value =
         serde_json::from_str(&fresh).map_err(|e| not(ExportFault::Fresh(e.to_string())))?;
-    let report = compare(&value, &fresh);
+    let report = differences(&value, &fresh);
     Ok((scenario, report))
 }
 
 /// Where an export differs from a fresh simulation of its inputs, both as
 /// JSON values (so a hand-edited field of the wrong type is a difference,
 /// not a parse failure).
-pub fn compare(file: &Value, fresh: &Value) -> Report {
+pub fn differences(file: &Value, fresh: &Value) -> Report {
     let mut findings = Vec::new();
     let differs = |index, message| CheckFinding {
         code: FindingCode::Differs,

@@ -296,7 +296,7 @@ impl ReadKind {
                 not_utf8(f, *byte)
             }
             (ReadKind::TooLong { limit, .. }, Place::Line(n)) => {
-                too_long(f, &format!("line {n}"), *limit)
+                write_too_long(f, &format!("line {n}"), *limit)
             }
             (ReadKind::NotACapture, Place::Line(n)) => write!(
                 f,
@@ -320,7 +320,7 @@ fn not_utf8(f: &mut fmt::Formatter<'_>, byte: Option<usize>) -> fmt::Result {
     }
 }
 
-fn too_long(f: &mut fmt::Formatter<'_>, what: &str, limit: usize) -> fmt::Result {
+fn write_too_long(f: &mut fmt::Formatter<'_>, what: &str, limit: usize) -> fmt::Result {
     write!(
         f,
         "{what} is longer than {limit} bytes: no A2A event is that large"
@@ -333,7 +333,7 @@ impl fmt::Display for ReadKind {
             ReadKind::NotUtf8 { byte } => not_utf8(f, *byte),
             ReadKind::TooDeep { limit } => write!(f, "JSON nested deeper than {limit} levels"),
             ReadKind::Malformed { message, .. } => write!(f, "malformed JSON: {message}"),
-            ReadKind::TooLong { unit, limit } => too_long(f, &unit.to_string(), *limit),
+            ReadKind::TooLong { unit, limit } => write_too_long(f, &unit.to_string(), *limit),
             ReadKind::TooLarge { size, limit } => match size {
                 Size::Arriving => write!(
                     f,

@@ -29,7 +29,7 @@ pub fn to_v03(event: &Value) -> Value {
                 let v = match k.as_str() {
                     "status" => status(v),
                     "history" => each(v, message),
-                    "artifacts" => each(v, artifact),
+                    "artifacts" => each(v, artifact_v03),
                     _ => v.clone(),
                 };
                 out.insert(k.clone(), v);
@@ -56,7 +56,7 @@ pub fn to_v03(event: &Value) -> Value {
                 out.insert(
                     k.clone(),
                     if k == "artifact" {
-                        artifact(v)
+                        artifact_v03(v)
                     } else {
                         v.clone()
                     },
@@ -113,7 +113,7 @@ fn message(message: &Value) -> Value {
     Value::Object(out)
 }
 
-fn artifact(artifact: &Value) -> Value {
+fn artifact_v03(artifact: &Value) -> Value {
     let mut out = artifact.clone();
     if let Some(parts) = artifact.get("parts") {
         out["parts"] = each(parts, part);

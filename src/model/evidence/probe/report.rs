@@ -539,7 +539,7 @@ fn read_report(value: Value) -> Result<ProbeReport, ProbeJsonFault> {
     for f in list(&value, "findings")? {
         findings.push(ProbeFinding {
             code: code(f.get("code"))?,
-            probe: probe(f)?,
+            probe: probe_named(f)?,
             message: text(f, "message")?,
         });
     }
@@ -615,7 +615,7 @@ fn load(v: &Value) -> Option<Load> {
     })
 }
 
-fn probe(v: &Value) -> Result<Probe, ProbeJsonFault> {
+fn probe_named(v: &Value) -> Result<Probe, ProbeJsonFault> {
     let name = text(v, "probe")?;
     Probe::parse(&name).ok_or(ProbeJsonFault::Probe(name))
 }

@@ -359,7 +359,7 @@ impl FirstClient {
         let label = format!(
             "{why}: Task {} with {count} artifact{}",
             state.label(),
-            plural(count)
+            s_if_many(count)
         );
         self.blocking_result = Some(count);
         self.call = CallState::Returned;
@@ -442,7 +442,7 @@ impl FirstClient {
     }
 }
 
-fn plural(n: u32) -> &'static str {
+fn s_if_many(n: u32) -> &'static str {
     if n == 1 {
         ""
     } else {
