@@ -373,13 +373,7 @@ class PushRun extends S.SubRun {
       }
     });
     const side = R.readSide(this.sidePath);
-    let log = '';
-    try {
-      log = fs.readFileSync(this.logPath, 'utf8');
-    } catch {
-      log = '';
-    }
-    const logLines = log
+    const logLines = R.readLog(this.logPath)
       .split('\n')
       .filter((l) => ['WARNING', 'ERROR'].includes(l.split(' ', 1)[0]))
       .map(R.maskIds);
@@ -405,10 +399,7 @@ class PushRun extends S.SubRun {
       cancel: Object.keys(cancelInfo).length ? cancelInfo : null,
       config_set: Object.keys(configSet).length ? configSet : null,
       executions: side.filter((r) => r.ev === 'execute_start').length,
-      side_channel: side.map((r) => {
-        const { t, pid, task_id: _tid, ...rest } = r;
-        return { ...rest, ms: Math.round((t - this.t0Wall) * 1000) };
-      }),
+      side_channel: R.sideRecords(side, this.t0Wall, ['t', 'pid', 'task_id']),
       server_log: logLines.slice(0, 20),
       notes: this.notes.join('; '),
     };

@@ -202,11 +202,7 @@ class Client {
 
   message(messageId, { taskId, contextId, text = R.USER_TEXT, metadata } = {}) {
     if (this.wire === '1.0') return this.run.makeRequest(messageId, { taskId, contextId, text, metadata });
-    const msg = { kind: 'message', messageId, role: 'user', parts: [{ kind: 'text', text }] };
-    if (taskId) msg.taskId = taskId;
-    if (contextId) msg.contextId = contextId;
-    if (metadata) msg.metadata = metadata;
-    return msg;
+    return R.v03Message(messageId, { taskId, contextId, text, metadata });
   }
 
   v03(method, params) {
@@ -424,38 +420,6 @@ class SubRun extends R.Run {
     }
   }
 
-  /** The recorder's watchdog: open 3 s after the executor went quiet = hung. */
-  async watched(readFn) {
-    const ac = new AbortController();
-    let done = false;
-    let failure = null;
-    let end = null;
-    const body = readFn(ac.signal).then(
-      (e) => {
-        done = true;
-        end = e;
-      },
-      (e) => {
-        done = true;
-        failure = e;
-      },
-    );
-    const start = performance.now();
-    while (!done) {
-      await Promise.race([body, sleep(50)]);
-      if (done) break;
-      const recs = R.readSide(this.sidePath);
-      const last = recs.length ? Math.max(...recs.map((r) => r.t)) : Date.now() / 1000;
-      if (Date.now() / 1000 - last > this.watchdogS && (performance.now() - start) / 1000 > this.watchdogS) {
-        ac.abort(new Error('watchdog'));
-        await body;
-        return { end: 'hung', failure: null };
-      }
-    }
-    if (failure) return { end: 'closed', failure };
-    return { end: end ?? 'closed', failure: null };
-  }
-
   /** SubscribeToTask; a call without any HTTP answer (the server is restarting) is retried. */
   async subscribe(client, role, streams) {
     const deadline = performance.now() + RECONNECT_FOR_MS;
@@ -489,7 +453,6 @@ class SubRun extends R.Run {
     this.t0 = performance.now();
     this.t0Wall = Date.now() / 1000;
     const streams = [];
-    const sideTasks = [];
     const cancelInfo = {};
     const restartInfo = {};
     const attempts = [];
@@ -505,34 +468,7 @@ class SubRun extends R.Run {
       for (const [k, resolve] of waiters) if (count >= k) resolve(true);
     };
 
-    if (cfg.cancel !== 'none') {
-      sideTasks.push(
-        (async () => {
-          if (!(await this.triggerAfterChunk(Number.parseInt(cfg.cancel, 10)))) {
-            cancelInfo.result = 'not_sent';
-            return;
-          }
-          Object.assign(cancelInfo, await c1.cancel(this.taskId ?? this.taskIdFromSide()));
-        })(),
-      );
-    }
-    let restartTask = null;
-    if (cfg.restart !== 'none') {
-      restartTask = (async () => {
-        if (!(await this.triggerAfterChunk(Number.parseInt(cfg.restart, 10)))) {
-          restartInfo.done = false;
-          return;
-        }
-        await this.server.kill();
-        restartInfo.killed_at_ms = this.ms();
-        this.server = new R.ServerProc(this.serverConf(), this.logPath);
-        this.server.start();
-        await this.server.waitReady();
-        restartInfo.back_at_ms = this.ms();
-        restartInfo.done = true;
-      })();
-      sideTasks.push(restartTask);
-    }
+    const { sideTasks, restartTask } = this.startFaults((tid) => c1.cancel(tid), cancelInfo, restartInfo);
     let secondTask = null;
     if (extra.second_client !== 'none') {
       const k = Number.parseInt(extra.second_client, 10);
@@ -581,17 +517,9 @@ class SubRun extends R.Run {
       for (let round = 0; round < 3; round += 1) {
         const [got] = await c1.getTask(this.taskId ?? this.taskIdFromSide());
         const st = got && typeof got === 'object' ? got.state : null;
-        let follow;
-        if (st === 'TASK_STATE_AUTH_REQUIRED') {
-          follow = c1.message(`msg-${randomUUID()}`, {
-            taskId: this.taskId,
-            contextId: this.contextId,
-            text: 'Signed in (authz:7).',
-            metadata: { authorizationReceipt: 'authz:7' },
-          });
-        } else if (st === 'TASK_STATE_INPUT_REQUIRED') {
-          follow = c1.message(`msg-${randomUUID()}`, { taskId: this.taskId, contextId: this.contextId, text: 'Home, please.' });
-        } else break;
+        const answer = R.followUp(st);
+        if (!answer) break;
+        const follow = c1.message(`msg-${randomUUID()}`, { taskId: this.taskId, contextId: this.contextId, ...answer });
         rec = await c1.call('resume', send, follow);
         streams.push(rec);
         attempts.push({ task_id: this.taskId, end: rec.end, resumed_from: st });
@@ -721,21 +649,8 @@ class SubRun extends R.Run {
     const drop = sorted.find((s) => s.client === 1 && s.dropped_wall != null);
     if (drop && this.extra.resubscribe !== 'none') run.executor_after_drop = executorAfter(side, drop.dropped_wall, this.t0Wall);
     if (second.skipped) this.notes.push(`second_client: ${second.skipped}`);
-    run.side_channel = side.map((r) => {
-      const { t, pid, ...rest } = r;
-      return { ...rest, ms: Math.round((t - this.t0Wall) * 1000) };
-    });
-    let log = '';
-    try {
-      log = fs.readFileSync(this.logPath, 'utf8');
-    } catch {
-      log = '';
-    }
-    run.server_log = log
-      .split('\n')
-      .filter((line) => /^(WARNING|ERROR|CRITICAL)\b/.test(line))
-      .map(R.maskIds)
-      .slice(0, 30);
+    run.side_channel = R.sideRecords(side, this.t0Wall);
+    run.server_log = R.serverLogLines(this.logPath).slice(0, 30);
     run.notes = this.notes.join('; ');
     return run;
   }

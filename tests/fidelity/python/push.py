@@ -338,9 +338,7 @@ class PushRun(S.SubRun):
             if ev.get('state') in R.TERMINAL and not seen_terminal:
                 seen_terminal, terminal_at = True, i
         side = R.read_side(self.side_path)
-        log = Path(self.log_path).read_text(encoding='utf-8', errors='replace') if Path(self.log_path).exists() else ''
-        log_lines = [R._UUID.sub('<id>', line) for line in log.splitlines()
-                     if line.split(' ', 1)[0] in ('WARNING', 'ERROR', 'CRITICAL')]
+        log_lines = R.server_log_lines(self.log_path)
         failed_logged = sum(1 for line in log_lines if 'Error sending push-notification' in line)
         states = [p['event'].get('state') for p in posts if p['event'].get('state')]
         run: dict[str, Any] = {
@@ -363,10 +361,7 @@ class PushRun(S.SubRun):
             'cancel': cancel_info or None,
             'config_set': config_set or None,
             'executions': sum(1 for r in side if r['ev'] == 'execute_start'),
-            'side_channel': [
-                {k: v for k, v in r.items() if k not in ('t', 'pid', 'task_id')}
-                | {'ms': round((r['t'] - self.t0_wall) * 1000)} for r in side
-            ],
+            'side_channel': R.side_records(side, self.t0_wall, drop=('t', 'pid', 'task_id')),
             'server_log': log_lines[:20],
             'notes': '; '.join(self.notes),
         }

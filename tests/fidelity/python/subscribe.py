@@ -234,15 +234,7 @@ class Client:
                 text: str = R.USER_TEXT, metadata: dict[str, Any] | None = None) -> Any:
         if self.wire == '1.0':
             return self.run.make_request(message_id, task_id, context_id, text, metadata)
-        msg: dict[str, Any] = {'kind': 'message', 'messageId': message_id, 'role': 'user',
-                               'parts': [{'kind': 'text', 'text': text}]}
-        if task_id:
-            msg['taskId'] = task_id
-        if context_id:
-            msg['contextId'] = context_id
-        if metadata:
-            msg['metadata'] = metadata
-        return msg
+        return R.v03_message(message_id, task_id, context_id, text, metadata)
 
     def v03(self, method: str, params: dict[str, Any]) -> dict[str, Any]:
         self.rpc_id += 1
@@ -431,24 +423,6 @@ class SubRun(R.Run):
         if isinstance(body, dict) and body.get('id') and not self.task_id:
             self.task_id, self.context_id = body['id'], body.get('contextId')
 
-    async def watched(self, fn) -> tuple[str, BaseException | None]:  # noqa: ANN001
-        """The recorder's watchdog: open 3 s after the executor went quiet = hung."""
-        task = asyncio.ensure_future(fn())
-        start = time.monotonic()
-        while not task.done():
-            await asyncio.wait({task}, timeout=0.05)
-            recs = R.read_side(self.side_path)
-            last = max([r['t'] for r in recs], default=time.time())
-            if not task.done() and time.time() - last > self.watchdog_s and time.monotonic() - start > self.watchdog_s:
-                task.cancel()
-                with contextlib.suppress(BaseException):
-                    await task
-                return 'hung', None
-        try:
-            return task.result() or 'closed', None
-        except Exception as e:  # noqa: BLE001
-            return 'closed', e
-
     async def subscribe(self, client: Client, role: str, streams: list[dict[str, Any]]) -> dict[str, Any]:
         """SubscribeToTask; a call without any HTTP answer (the server is restarting) is retried."""
         deadline = time.monotonic() + RECONNECT_FOR_S
@@ -475,7 +449,6 @@ class SubRun(R.Run):
             await c2.open()
         self.t0, self.t0_wall = time.monotonic(), time.time()
         streams: list[dict[str, Any]] = []
-        side_tasks: list[asyncio.Future] = []
         cancel_info: dict[str, Any] = {}
         restart_info: dict[str, Any] = {}
         attempts: list[dict[str, Any]] = []
@@ -487,24 +460,6 @@ class SubRun(R.Run):
             for k, ev in reached.items():
                 if count >= k:
                     ev.set()
-
-        async def do_cancel(k: int) -> None:
-            if not await self.trigger_after_chunk(k):
-                cancel_info['result'] = 'not_sent'
-                return
-            cancel_info.update(await c1.cancel(self.task_id or self.task_id_from_side()))
-
-        async def do_restart(k: int) -> None:
-            if not await self.trigger_after_chunk(k):
-                restart_info['done'] = False
-                return
-            self.server.kill()
-            restart_info['killed_at_ms'] = self.ms()
-            self.server = R.ServerProc(self.server_conf(), self.log_path)
-            self.server.start()
-            await self.server.wait_ready()
-            restart_info['back_at_ms'] = self.ms()
-            restart_info['done'] = True
 
         second: dict[str, Any] = {}
 
@@ -523,12 +478,7 @@ class SubRun(R.Run):
             finally:
                 await c2.close()
 
-        if cfg['cancel'] != 'none':
-            side_tasks.append(asyncio.ensure_future(do_cancel(int(cfg['cancel']))))
-        restart_task = None
-        if cfg['restart'] != 'none':
-            restart_task = asyncio.ensure_future(do_restart(int(cfg['restart'])))
-            side_tasks.append(restart_task)
+        side_tasks, restart_task = self.start_faults(c1.cancel, cancel_info, restart_info)
         second_task = None
         if extra['second_client'] != 'none':
             second['first_done'] = asyncio.get_running_loop().create_future()
@@ -564,13 +514,10 @@ class SubRun(R.Run):
             for _round in range(3):
                 got, _ = await c1.get_task(self.task_id)
                 st = got['state'] if isinstance(got, dict) else None
-                if st == 'TASK_STATE_AUTH_REQUIRED':
-                    follow = c1.message(f'msg-{uuid.uuid4()}', self.task_id, self.context_id,
-                                        text='Signed in (authz:7).', metadata={'authorizationReceipt': 'authz:7'})
-                elif st == 'TASK_STATE_INPUT_REQUIRED':
-                    follow = c1.message(f'msg-{uuid.uuid4()}', self.task_id, self.context_id, text='Home, please.')
-                else:
+                answer = R.follow_up(st)
+                if answer is None:
                     break
+                follow = c1.message(f'msg-{uuid.uuid4()}', self.task_id, self.context_id, **answer)
                 rec = await c1.call('resume', send, follow)
                 streams.append(rec)
                 attempts.append({'task_id': self.task_id, 'end': rec['end'], 'resumed_from': st})
@@ -713,13 +660,8 @@ class SubRun(R.Run):
             run['executor_after_drop'] = executor_after(side, drop['dropped_wall'], self.t0_wall)
         if second.get('skipped'):
             self.notes.append('second_client: ' + second['skipped'])
-        run['side_channel'] = [
-            {k: v for k, v in r.items() if k not in ('t', 'pid')} | {'ms': round((r['t'] - self.t0_wall) * 1000)}
-            for r in side
-        ]
-        log = Path(self.log_path).read_text(encoding='utf-8', errors='replace') if Path(self.log_path).exists() else ''
-        run['server_log'] = [R._UUID.sub('<id>', line) for line in log.splitlines()
-                             if line.split(' ', 1)[0] in ('WARNING', 'ERROR', 'CRITICAL')][:30]
+        run['side_channel'] = R.side_records(side, self.t0_wall)
+        run['server_log'] = R.server_log_lines(self.log_path)[:30]
         run['notes'] = '; '.join(self.notes)
         return run
 
