@@ -979,6 +979,7 @@ class Run {
     this.dbPath = path.join(workdir, 'tasks.sqlite');
     this.logPath = path.join(workdir, 'server.log');
     this.notes = [];
+    this.shape = { ...SHAPE_DEFAULTS }; // progress / result (subscribe.mjs sets them)
     this.server = null;
     this.taskId = null;
     this.contextId = null;
@@ -1137,6 +1138,11 @@ class Run {
     if (k === 0) {
       rec = await this.waitSide((r) => r.ev === 'execute_start', 10000);
       if (rec) await sleep(5); // WORKING follows execute_start at once; step 1 is running
+    } else if (this.shape.result === 'last') {
+      // result=last sends no chunk while working: the only artifact event is the whole
+      // result right before the ending, so cancel=k / restart=k (k >= 1) wait for it
+      // (a moment "timed from the first artifact" lands after the work), as recorder.py
+      rec = await this.waitSide((r) => r.ev === 'enqueued_result', 10000);
     } else {
       rec = await this.waitSide((r) => r.ev === 'enqueued_chunk' && r.i === k, 10000);
     }
@@ -2180,6 +2186,7 @@ export {
   RECORD_STEP_MS,
   Run,
   SDK_VERSION,
+  SHAPE_DEFAULTS,
   ServerProc,
   TERMINAL,
   TRACKING_ID,

@@ -35,6 +35,37 @@ const RECONNECT_FOR_MS = 15000; // how long a re-subscribing client retries a re
 const DEFAULT_EVENTS = 6;
 const ENDING_LAST = { fail: 6, input: 6, auth: 6, return: 5, never: 5 };
 const range = (a, b) => Array.from({ length: b - a + 1 }, (_, i) => a + i);
+// SPEC section 14, the lifecycle in combination (as subscribe.py): a subscriber on a task that
+// asks for input or authorization (subscribed before the question and after, across the
+// follow-up turns), a subscriber with a retried submission, and the shapes of agents on other
+// stacks (progress, result=last) with cancel, resubscribe and second_client.
+export const COMBOS = [
+  'interrupt=input&resubscribe=2',
+  'interrupt=input&resubscribe=3',
+  'interrupt=input&second_client=2',
+  'interrupt=input&second_client=3',
+  'interrupt=auth&resubscribe=3',
+  'interrupt=auth&second_client=3',
+  'interrupt=both&resubscribe=3',
+  'interrupt=both&second_client=3',
+  'interrupt=input&resubscribe=3&wire=0.3',
+  'interrupt=input&second_client=3&wire=0.3',
+  'interrupt=auth&second_client=3&wire=0.3',
+  'retry=on&second_client=2',
+  'retry=on&second_client=3',
+  'retry=on&resubscribe=3',
+  'retry=on&second_client=2&wire=0.3',
+  'progress=2&cancel=1',
+  'result=last&cancel=1',
+  'progress=2&result=last&cancel=1',
+  'progress=2&resubscribe=3',
+  'result=last&resubscribe=3',
+  'progress=2&second_client=3',
+  'result=last&second_client=3',
+  'progress=2&cancel=1&wire=0.3',
+  'result=last&resubscribe=3&wire=0.3',
+];
+
 export const MATRIX = [
   ...range(1, DEFAULT_EVENTS).map((k) => `resubscribe=${k}`),
   ...Object.entries(ENDING_LAST).flatMap(([e, last]) => [3, last].map((k) => `ending=${e}&resubscribe=${k}`)),
@@ -61,6 +92,7 @@ export const MATRIX = [
   'ending=auth&resubscribe=6&wire=0.3',
   'restart=2&store=memory&resubscribe=5&wire=0.3',
   'restart=2&store=database&resubscribe=5&wire=0.3',
+  ...COMBOS,
 ];
 
 const V03_KIND = { task: 'task', 'status-update': 'statusUpdate', 'artifact-update': 'artifactUpdate', message: 'message' };
@@ -90,8 +122,19 @@ export function splitQuery(query, defaults) {
   return [R.parseScenario(rest.join('&') || 'defaults'), extra];
 }
 
+export function checkShapes(extra) {
+  if (!/^\d+$/.test(extra.progress)) throw new Error('progress must be k >= 0');
+  if (!['chunks', 'last'].includes(extra.result)) throw new Error('result must be chunks or last');
+}
+
+// Keys a fixture's `inputs` holds only when they are set (added after the fixtures of the
+// earlier keys were recorded, so re-recording those keeps their `inputs`).
+export const LATE_KEYS = { ...R.SHAPE_DEFAULTS, push_followup: 'none' };
+
+/** The lab's keys plus SPEC section 9's three and the shapes of SPEC section 14 (progress, result). */
 export function parseQuery(query) {
-  const [cfg, extra] = splitQuery(query, SUB_DEFAULTS);
+  const [cfg, extra] = splitQuery(query, { ...SUB_DEFAULTS, ...R.SHAPE_DEFAULTS });
+  checkShapes(extra);
   for (const key of ['resubscribe', 'second_client']) {
     if (extra[key] !== 'none' && !(/^\d+$/.test(extra[key]) && Number(extra[key]) >= 1)) {
       throw new Error(`${key} must be none or k >= 1`);
@@ -274,7 +317,14 @@ class Client {
    * Delivers events one by one (onEvent(count)); dropAfter = k or a predicate: the
    * client drops the connection right after that delivered event.
    */
-  async call(role, method, arg, { dropAfter = null, onEvent = null } = {}) {
+  async call(role, method, arg, { dropAfter = null, onEvent = null, onResult = null, pushConfig = null } = {}) {
+    // pushConfig (push.mjs): the inline config of this send, set on the 1.0 request
+    // (configuration.taskPushNotificationConfig) or the 0.3 params (configuration.pushNotificationConfig)
+    if (pushConfig && this.wire === '1.0') {
+      const json = this.run.sdk.SendMessageRequest.toJSON(arg);
+      json.configuration = { ...(json.configuration ?? {}), taskPushNotificationConfig: pushConfig };
+      arg = this.run.sdk.SendMessageRequest.fromJSON(json);
+    }
     const rec = {
       client: this.name,
       role,
@@ -294,6 +344,7 @@ class Client {
       rec.event_ms.push(this.run.ms());
       if (result && typeof result === 'object') this.run.noteTask(result);
       if (onEvent) onEvent(rec.results.length);
+      if (onResult) onResult(result);
       const drop =
         dropAfter != null && (typeof dropAfter === 'function' ? dropAfter(result) : rec.results.length >= dropAfter);
       if (drop) rec.dropped_wall = Date.now() / 1000;
@@ -327,10 +378,11 @@ class Client {
     };
 
     const readV03 = async (signal) => {
-      const params =
+      let params =
         method === 'SubscribeToTask'
           ? { id: arg }
           : { message: arg, ...(method === 'SendMessage' ? { configuration: { blocking: true } } : {}) };
+      if (pushConfig) params = { ...params, configuration: { ...(params.configuration ?? {}), pushNotificationConfig: pushConfig } };
       const resp = await fetch(`${this.run.baseUrl}/`, {
         method: 'POST',
         headers: { 'Content-Type': 'application/json', ...(method === 'SendMessage' ? {} : { Accept: 'text/event-stream' }) },
@@ -398,14 +450,39 @@ class SubRun extends R.Run {
   constructor(query, cfg, extra, workdir, sdk) {
     super(query, cfg, workdir, R.WATCHDOG_S, sdk);
     this.extra = extra;
+    this.shape = Object.fromEntries(Object.entries(R.SHAPE_DEFAULTS).map(([k, v]) => [k, extra[k] ?? v]));
     this.t0 = performance.now();
     this.t0Wall = Date.now() / 1000;
+    this.firstStreamHooks = []; // onEvent(count) of client 1's first stream (push.mjs)
+    this.moreSideTasks = []; // joined with the cancel / restart ones (push.mjs)
   }
 
   serverConf() {
     const conf = super.serverConf();
     if (this.extra.wire === '0.3') conf.v03_compat = true;
+    if (Object.entries(R.SHAPE_DEFAULTS).some(([k, v]) => this.shape[k] !== v)) conf.scenario = { ...conf.scenario, ...this.shape };
     return conf;
+  }
+
+  // --- hooks (push.mjs) ------------------------------------------------------
+  makeClient(name, streaming) {
+    return new Client(this, name, streaming);
+  }
+
+  /** The inline push config a send of this role carries (none here). */
+  pushConfigFor(_client, _role) {
+    return null;
+  }
+
+  /** After the executor's end, before the settled GetTask (push.mjs: the webhook's quiet). */
+  async afterSettle() {}
+
+  /**
+   * interrupt=* with a subscriber (or a push config): each turn's stream is left open while
+   * the client sends the next turn, so what an open stream gets is measured.
+   */
+  get turnsConcurrent() {
+    return this.cfg.interrupt !== 'none' && (this.extra.resubscribe !== 'none' || this.extra.second_client !== 'none');
   }
 
   get baseUrl() {
@@ -421,13 +498,13 @@ class SubRun extends R.Run {
   }
 
   /** SubscribeToTask; a call without any HTTP answer (the server is restarting) is retried. */
-  async subscribe(client, role, streams) {
+  async subscribe(client, role, streams, onResult = null) {
     const deadline = performance.now() + RECONNECT_FOR_MS;
     let attempts = 0;
     let rec;
     for (;;) {
       attempts += 1;
-      rec = await client.call(role, 'SubscribeToTask', this.taskId);
+      rec = await client.call(role, 'SubscribeToTask', this.taskId, { onResult });
       if (!(rec.end === 'broken' && rec.no_response) || performance.now() > deadline) break;
       await sleep(100);
     }
@@ -442,12 +519,12 @@ class SubRun extends R.Run {
     this.port = await R.freePort();
     if (cfg.store === 'database') this.migrateDatabase();
     await this.startServer();
-    const c1 = new Client(this, 1, this.isStream);
+    const c1 = this.makeClient(1, this.isStream);
     await c1.open();
     let c2 = null;
     if (extra.second_client !== 'none') {
       // ready before the run starts, so its setup does not delay the run's triggers
-      c2 = new Client(this, 2, true);
+      c2 = this.makeClient(2, true);
       await c2.open();
     }
     this.t0 = performance.now();
@@ -463,9 +540,14 @@ class SubRun extends R.Run {
     const firstDonePromise = new Promise((resolve) => {
       firstDone = resolve;
     });
+    let secondOpened;
+    const secondOpenedPromise = new Promise((resolve) => {
+      secondOpened = resolve;
+    });
     const onFirstStream = (count) => {
       delivered1 = count;
       for (const [k, resolve] of waiters) if (count >= k) resolve(true);
+      for (const hook of this.firstStreamHooks) hook(count);
     };
 
     const { sideTasks, restartTask } = this.startFaults((tid) => c1.cancel(tid), cancelInfo, restartInfo);
@@ -479,10 +561,15 @@ class SubRun extends R.Run {
         ]);
         if (!reached) {
           second.skipped = `the first stream ended after ${delivered1} events, before event ${k}`;
+          secondOpened();
           return;
         }
-        const rec = await this.subscribe(c2, 'second_client', streams);
-        rec.after_event = k;
+        try {
+          const rec = await this.subscribe(c2, 'second_client', streams, () => secondOpened());
+          rec.after_event = k;
+        } finally {
+          secondOpened();
+        }
       })();
     }
     if (this.timeoutMs != null) {
@@ -495,23 +582,50 @@ class SubRun extends R.Run {
     const send = this.isStream ? 'SendStreamingMessage' : 'SendMessage';
     const messageId = `msg-${randomUUID()}`;
     const resub = extra.resubscribe === 'none' ? null : Number.parseInt(extra.resubscribe, 10);
+    const sending = (role, message, opts = {}) => c1.call(role, send, message, { ...opts, pushConfig: this.pushConfigFor(c1, role) });
+    const resubscribing = async (rec) => {
+      let subs = 0;
+      let last = rec;
+      // the client re-subscribes after its own drop, and after a stream the server
+      // broke (a restart); never after a stream the server closed
+      while (subs < MAX_SUBSCRIPTIONS && ['dropped_by_client', 'broken'].includes(last.end)) {
+        this.taskId ??= this.taskIdFromSide();
+        subs += 1;
+        last = await this.subscribe(c1, 'resubscribe', streams);
+      }
+      if (rec.end !== 'dropped_by_client') {
+        this.notes.push(`resubscribe=${resub}: the stream ended (${rec.end}) after ${rec.results.length} events, before event ${resub}`);
+      }
+    };
     if (cfg.retry === 'on') {
       // attempt 1: the connection drops after the first artifact event; the client
       // then re-sends the very same submission (same messageId)
       const firstArtifact = (r) => normEvent(r, false).kind === 'artifactUpdate';
-      const a1 = await c1.call('send', send, c1.message(messageId), { dropAfter: firstArtifact });
+      const a1 = await sending('send', c1.message(messageId), { dropAfter: firstArtifact, onEvent: onFirstStream });
       streams.push(a1);
       attempts.push({ task_id: this.taskId, end: a1.end });
+      firstDone();
       this.taskId = null;
-      const a2 = await c1.call('retry', send, c1.message(messageId));
+      // with resubscribe=k the resent stream drops after its event k and the client
+      // subscribes to the task that stream is on
+      const a2 = await sending('retry', c1.message(messageId), { dropAfter: resub });
       streams.push(a2);
       attempts.push({ task_id: this.taskId, end: a2.end });
       this.notes.push(
         'retry: attempt 1 dropped by the client after its first artifact event, then the identical ' +
           `request (same messageId ${messageId}) was sent again`,
       );
+      if (resub != null) await resubscribing(a2);
+    } else if (cfg.interrupt !== 'none' && this.turnsConcurrent) {
+      const secondReady = async () => {
+        // a second client that is subscribing: the follow-up waits for its first event
+        if (secondTask && delivered1 >= Number.parseInt(extra.second_client, 10)) {
+          await Promise.race([secondOpenedPromise, sleep(5000)]);
+        }
+      };
+      await this.turns({ c1, sending, messageId, resub, onFirstStream, firstDone, secondReady, streams, attempts });
     } else if (cfg.interrupt !== 'none') {
-      let rec = await c1.call('send', send, c1.message(messageId), { onEvent: onFirstStream });
+      let rec = await sending('send', c1.message(messageId), { onEvent: onFirstStream });
       streams.push(rec);
       attempts.push({ task_id: this.taskId, end: rec.end });
       for (let round = 0; round < 3; round += 1) {
@@ -520,30 +634,15 @@ class SubRun extends R.Run {
         const answer = R.followUp(st);
         if (!answer) break;
         const follow = c1.message(`msg-${randomUUID()}`, { taskId: this.taskId, contextId: this.contextId, ...answer });
-        rec = await c1.call('resume', send, follow);
+        rec = await sending('resume', follow);
         streams.push(rec);
         attempts.push({ task_id: this.taskId, end: rec.end, resumed_from: st });
       }
     } else {
-      const rec = await c1.call('send', send, c1.message(messageId), { dropAfter: resub, onEvent: onFirstStream });
+      const rec = await sending('send', c1.message(messageId), { dropAfter: resub, onEvent: onFirstStream });
       streams.push(rec);
       firstDone();
-      if (resub != null) {
-        let subs = 0;
-        let last = rec;
-        // the client re-subscribes after its own drop, and after a stream the server
-        // broke (a restart); never after a stream the server closed
-        while (subs < MAX_SUBSCRIPTIONS && ['dropped_by_client', 'broken'].includes(last.end)) {
-          this.taskId ??= this.taskIdFromSide();
-          subs += 1;
-          last = await this.subscribe(c1, 'resubscribe', streams);
-        }
-        if (rec.end !== 'dropped_by_client') {
-          this.notes.push(
-            `resubscribe=${resub}: the first stream ended (${rec.end}) after ${rec.results.length} events, before event ${resub}`,
-          );
-        }
-      }
+      if (resub != null) await resubscribing(rec);
     }
     firstDone();
     const callEndMs = this.ms();
@@ -552,12 +651,81 @@ class SubRun extends R.Run {
     if (restartTask) await Promise.race([restartTask.catch(() => {}), sleep(30000)]);
     const [getAfter] = await c1.getTask(this.taskId);
     await this.joinSideTasks([...sideTasks, ...(secondTask ? [secondTask] : [])], 20);
+    await this.joinSideTasks(this.moreSideTasks, 20);
     await this.settle(cfg);
+    await this.afterSettle();
     const [getSettled, settledWire] = await c1.getTask(this.taskId);
     let firstAttempt = null;
     if (cfg.retry === 'on' && attempts.length && attempts[0].task_id) [firstAttempt] = await c1.getTask(attempts[0].task_id);
     await this.server.kill();
     return this.assemble({ streams, getAfter, getSettled, settledWire, cancelInfo, restartInfo, attempts, firstAttempt, callEndMs, second });
+  }
+
+  /**
+   * interrupt=* with a subscriber or a push config (turnsConcurrent): every turn's stream is read
+   * in the background and left open; the follow-up is sent once the task is interrupted (GetTask)
+   * and, with resubscribe / second_client, once that subscription has its first event.
+   * resubscribe=k: the first stream drops after its event k and the client subscribes at once.
+   */
+  async turns({ c1, sending, messageId, resub, onFirstStream, firstDone, secondReady, streams, attempts }) {
+    const calls = [];
+    const watching = () => {
+      let resolve;
+      const seen = new Promise((r) => {
+        resolve = r;
+      });
+      const onResult = (result) => {
+        const st = normEvent(result, false).state;
+        if (['TASK_STATE_INPUT_REQUIRED', 'TASK_STATE_AUTH_REQUIRED'].includes(st) || R.TERMINAL.has(st)) resolve();
+      };
+      return { seen, onResult };
+    };
+    const until = (seen, task, ms) => Promise.race([seen, task, sleep(ms)]);
+    const w1 = watching();
+    const t1 = sending('send', c1.message(messageId), { dropAfter: resub, onEvent: onFirstStream, onResult: w1.onResult });
+    t1.then(() => firstDone());
+    calls.push([t1, null]);
+    let subTask = null;
+    if (resub != null) {
+      const rec = await t1;
+      if (rec.end === 'dropped_by_client') {
+        this.taskId ??= this.taskIdFromSide();
+        let opened;
+        const openedP = new Promise((r) => {
+          opened = r;
+        });
+        subTask = this.subscribe(c1, 'resubscribe', streams, () => opened());
+        await until(openedP, subTask, 5000);
+      } else {
+        this.notes.push(`resubscribe=${resub}: the first stream ended (${rec.end}) after ${rec.results.length} events, before event ${resub}`);
+      }
+    } else {
+      await until(w1.seen, t1, 10000);
+    }
+    for (let round = 0; round < 3; round += 1) {
+      await secondReady();
+      let st = null;
+      const deadline = performance.now() + 5000;
+      while (performance.now() < deadline) {
+        const [got] = await c1.getTask(this.taskId ?? this.taskIdFromSide());
+        st = got && typeof got === 'object' ? got.state : null;
+        if (['TASK_STATE_INPUT_REQUIRED', 'TASK_STATE_AUTH_REQUIRED'].includes(st) || R.TERMINAL.has(st)) break;
+        await sleep(50);
+      }
+      const answer = R.followUp(st);
+      if (!answer) break;
+      const follow = c1.message(`msg-${randomUUID()}`, { taskId: this.taskId, contextId: this.contextId, ...answer });
+      const w = watching();
+      const t = sending('resume', follow, { onResult: w.onResult });
+      calls.push([t, st]);
+      await until(w.seen, t, 10000);
+    }
+    for (const [t, resumedFrom] of calls) {
+      const rec = await t;
+      streams.push(rec);
+      attempts.push({ task_id: this.taskId, end: rec.end, ...(resumedFrom ? { resumed_from: resumedFrom } : {}) });
+    }
+    if (subTask) await subTask;
   }
 
   assemble({ streams, getAfter, getSettled, settledWire, cancelInfo, restartInfo, attempts, firstAttempt, callEndMs, second }) {
@@ -726,12 +894,13 @@ function executorPhrase(ead) {
 // shared with push.mjs (the other matrix recorder).
 
 // The fields a matrix recorder's fixture starts with.
-export function fixtureHead(query, cfg, extra, watchdogMs) {
+export function fixtureHead(query, cfg, extra, watchdogMs, late = LATE_KEYS) {
+  const written = Object.entries(extra).filter(([k, v]) => !(k in late) || v !== late[k]);
   return {
     sdk: `@a2a-js/sdk ${R.SDK_VERSION}`,
     node: process.versions.node,
     scenario: query,
-    inputs: { ...Object.fromEntries(R.KEY_ORDER.map((k) => [k, cfg[k]])), ...extra },
+    inputs: { ...Object.fromEntries(R.KEY_ORDER.map((k) => [k, cfg[k]])), ...Object.fromEntries(written) },
     step_ms: R.RECORD_STEP_MS,
     watchdog_ms: watchdogMs,
   };
@@ -880,4 +1049,4 @@ export async function record(argv) {
 }
 
 // For push.mjs (the push notification recorder reuses this client driver and run).
-export { Client, SubRun, eventsOf, normEvent };
+export { Client, SubRun, eventsOf, normEvent, shortEvent, streamKey };

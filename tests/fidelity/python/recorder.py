@@ -913,6 +913,7 @@ class Run:
         self.log_path = str(workdir / 'server.log')
         self.port = free_port()
         self.notes: list[str] = []
+        self.shape: dict[str, str] = dict(SHAPE_DEFAULTS)  # progress / result (subscribe.py sets them)
         self.server: ServerProc | None = None
         self.task_id: str | None = None
         self.context_id: str | None = None
@@ -1002,6 +1003,11 @@ class Run:
             if rec:
                 # WORKING follows execute_start immediately; the first step is running.
                 await asyncio.sleep(0.005)
+        elif self.shape.get('result') == 'last':
+            # result=last sends no chunk while working: the only artifact event is the
+            # whole result right before the ending, so cancel=k / restart=k (k >= 1) wait
+            # for it (a moment "timed from the first artifact" lands after the work)
+            rec = await self.wait_side(lambda r: r['ev'] == 'enqueued_result', 10)
         else:
             rec = await self.wait_side(
                 lambda r: r['ev'] == 'enqueued_chunk' and r['i'] == k, 10
