@@ -605,9 +605,12 @@ export async function record(argv) {
     const name = `${R.fileStem(q).replace(/:/g, '-')}.json`;
     // every scenario is written, unstable ones too (`stable: false` and `variants`)
     fs.writeFileSync(path.join(args.out, name), `${JSON.stringify(fx, null, 1)}\n`);
-    const entry = { scenario: q, file: name, stable: fx.stable, summary: fx.summary };
-    if (!fx.stable) entry.variants = fx.variants;
-    entries.set(q, entry);
+    if (COMBOS.includes(q)) mx.combination(q, name, fx); // index.json's own `combinations` list (SPEC section 14)
+    else {
+      const entry = { scenario: q, file: name, stable: fx.stable, summary: fx.summary };
+      if (!fx.stable) entry.variants = fx.variants;
+      entries.set(q, entry);
+    }
     const secs = ((performance.now() - t) / 1000).toFixed(1).padStart(5);
     console.log(`[${secs}s] ${q}: stable=${fx.stable} ${fx.summary}`);
     if (!fx.stable) for (const v of fx.variants) console.log(`    ${v.runs}x ${v.summary}`);

@@ -583,7 +583,7 @@ class SubRun extends R.Run {
     const messageId = `msg-${randomUUID()}`;
     const resub = extra.resubscribe === 'none' ? null : Number.parseInt(extra.resubscribe, 10);
     const sending = (role, message, opts = {}) => c1.call(role, send, message, { ...opts, pushConfig: this.pushConfigFor(c1, role) });
-    const resubscribing = async (rec) => {
+    const resubscribing = async (rec, which = 'first stream') => {
       let subs = 0;
       let last = rec;
       // the client re-subscribes after its own drop, and after a stream the server
@@ -594,7 +594,7 @@ class SubRun extends R.Run {
         last = await this.subscribe(c1, 'resubscribe', streams);
       }
       if (rec.end !== 'dropped_by_client') {
-        this.notes.push(`resubscribe=${resub}: the stream ended (${rec.end}) after ${rec.results.length} events, before event ${resub}`);
+        this.notes.push(`resubscribe=${resub}: the ${which} ended (${rec.end}) after ${rec.results.length} events, before event ${resub}`);
       }
     };
     if (cfg.retry === 'on') {
@@ -615,7 +615,7 @@ class SubRun extends R.Run {
         'retry: attempt 1 dropped by the client after its first artifact event, then the identical ' +
           `request (same messageId ${messageId}) was sent again`,
       );
-      if (resub != null) await resubscribing(a2);
+      if (resub != null) await resubscribing(a2, 'resent stream');
     } else if (cfg.interrupt !== 'none' && this.turnsConcurrent) {
       const secondReady = async () => {
         // a second client that is subscribing: the follow-up waits for its first event
@@ -953,6 +953,17 @@ export class MatrixRecording {
     if (args.only.length && fs.existsSync(this.indexPath)) this.old = JSON.parse(fs.readFileSync(this.indexPath, 'utf8'));
     this.order = new Map(matrix.map((q, i) => [q, i]));
     this.started = performance.now();
+    this.combinations = new Map((this.old.combinations ?? []).map((e) => [e.scenario, e]));
+  }
+
+  /**
+   * SPEC section 14: a combination's entry goes to index.json's own `combinations` list (stable or
+   * not; every run is in its file), so the readers of `scenarios` keep what they compare.
+   */
+  combination(q, name, fx) {
+    const entry = { scenario: q, file: name, stable: fx.stable, summary: fx.summary };
+    if (!fx.stable) entry.variants = fx.variants;
+    this.combinations.set(q, entry);
   }
 
   ordered(entries) {
@@ -972,6 +983,7 @@ export class MatrixRecording {
       scenarios,
       unstable,
     };
+    if (this.combinations.size) index.combinations = this.ordered(this.combinations.values());
     fs.writeFileSync(this.indexPath, `${JSON.stringify(index, null, 1)}\n`);
     console.log(
       `recorded ${this.queries.length} scenarios in ${((performance.now() - this.started) / 1000).toFixed(0)}s -> ${this.out} ` +
@@ -1015,7 +1027,12 @@ export async function record(argv) {
     const name = `${R.fileStem(q)}.json`;
     entries.delete(q);
     unstable.delete(q);
-    if (fx.stable) {
+    if (COMBOS.includes(q)) {
+      // SPEC section 14: written whether stable or not (every run; `variants` when they differ),
+      // so the lab can show a race instead of picking one
+      fs.writeFileSync(path.join(args.out, name), `${JSON.stringify(fx, null, 1)}\n`);
+      mx.combination(q, name, fx);
+    } else if (fx.stable) {
       fs.writeFileSync(path.join(args.out, name), `${JSON.stringify(fx, null, 1)}\n`);
       entries.set(q, { scenario: q, file: name, summary: fx.summary });
     } else {

@@ -534,9 +534,12 @@ async def record(args: Any) -> int:
         name = R.file_stem(q).replace(':', '-') + '.json'
         # every scenario is written, unstable ones too (`stable: false` and `variants`)
         (out / name).write_text(json.dumps(fx, indent=1) + '\n', encoding='utf-8')
-        entries[q] = {'scenario': q, 'file': name, 'stable': stable, 'summary': fx['summary']}
-        if not stable:
-            entries[q]['variants'] = fx['variants']
+        if q in COMBOS:
+            mx.combination(q, name, fx)  # index.json's own `combinations` list (SPEC section 14)
+        else:
+            entries[q] = {'scenario': q, 'file': name, 'stable': stable, 'summary': fx['summary']}
+            if not stable:
+                entries[q]['variants'] = fx['variants']
         print(f'[{time.monotonic() - t:5.1f}s] {q}: stable={stable} {fx["summary"]}', flush=True)
         if not stable:
             for v in fx['variants']:

@@ -569,7 +569,7 @@ class SubRun(R.Run):
         def first_artifact(result: Any) -> bool:
             return norm_event(result, False)['kind'] == 'artifactUpdate'
 
-        async def resubscribing(rec: dict[str, Any]) -> None:
+        async def resubscribing(rec: dict[str, Any], which: str = 'first stream') -> None:
             subs = 0
             last = rec
             # the client re-subscribes after its own drop, and after a stream the
@@ -580,7 +580,7 @@ class SubRun(R.Run):
                 subs += 1
                 last = await self.subscribe(c1, 'resubscribe', streams)
             if rec['end'] != 'dropped_by_client':
-                self.notes.append(f'resubscribe={resub}: the stream ended ({rec["end"]}) after '
+                self.notes.append(f'resubscribe={resub}: the {which} ended ({rec["end"]}) after '
                                   f'{len(rec["results"])} events, before event {resub}')
 
         if cfg['retry'] == 'on':
@@ -600,7 +600,7 @@ class SubRun(R.Run):
             self.notes.append('retry: attempt 1 dropped by the client after its first artifact event, then the '
                               f'identical request (same messageId {message_id}) was sent again')
             if resub is not None:
-                await resubscribing(a2)
+                await resubscribing(a2, 'resent stream')
         elif cfg['interrupt'] != 'none' and self.turns_concurrent:
             async def second_ready() -> None:
                 # a second client that is subscribing: the follow-up waits for its first event
@@ -945,9 +945,18 @@ class MatrixRecording:
         self.old = json.loads(self.path.read_text()) if self.path.exists() and args.only else {}
         self.order = {q: i for i, q in enumerate(matrix)}
         self.started = time.monotonic()
+        self.combinations = {e['scenario']: e for e in self.old.get('combinations', [])}
 
     def ordered(self, entries: Any) -> list[dict[str, Any]]:
         return sorted(entries, key=lambda e: self.order.get(e['scenario'], 1_000))
+
+    def combination(self, q: str, name: str, fx: dict[str, Any]) -> None:
+        """SPEC section 14: a combination's entry goes to index.json's own `combinations` list (stable
+        or not; every run is in its file), so the readers of `scenarios` keep what they compare."""
+        entry = {'scenario': q, 'file': name, 'stable': fx['stable'], 'summary': fx['summary']}
+        if not fx['stable']:
+            entry['variants'] = fx['variants']
+        self.combinations[q] = entry
 
     def write(self, about: dict[str, Any], scenarios: list[Any], unstable: list[Any], counts: str) -> int:
         """Writes index.json (`about`: what this recorder ran) and prints the closing line."""
@@ -962,6 +971,8 @@ class MatrixRecording:
             'scenarios': scenarios,
             'unstable': unstable,
         }
+        if self.combinations:
+            index['combinations'] = self.ordered(self.combinations.values())
         self.path.write_text(json.dumps(index, indent=1) + '\n', encoding='utf-8')
         print(f'recorded {len(self.queries)} scenarios in {time.monotonic() - self.started:.0f}s -> {self.out} '
               f'({counts})')
@@ -996,7 +1007,12 @@ async def record(args: Any) -> int:
         name = R.file_stem(q) + '.json'
         entries.pop(q, None)
         unstable.pop(q, None)
-        if stable:
+        if q in COMBOS:
+            # SPEC section 14: written whether stable or not (every run; `variants` when they
+            # differ), so the lab can show a race instead of picking one
+            (out / name).write_text(json.dumps(fx, indent=1) + '\n', encoding='utf-8')
+            mx.combination(q, name, fx)
+        elif stable:
             (out / name).write_text(json.dumps(fx, indent=1) + '\n', encoding='utf-8')
             entries[q] = {'scenario': q, 'file': name, 'summary': fx['summary']}
         else:
