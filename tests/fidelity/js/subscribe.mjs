@@ -342,7 +342,9 @@ class Client {
     const deliver = (result) => {
       rec.results.push(result);
       rec.event_ms.push(this.run.ms());
-      if (result && typeof result === 'object') this.run.noteTask(result);
+      // the run's task is client 1's (a second client's snapshot of the first task must not
+      // stand for the task a retry makes)
+      if (result && typeof result === 'object' && this.name === 1) this.run.noteTask(result);
       if (onEvent) onEvent(rec.results.length);
       if (onResult) onResult(result);
       const drop =
@@ -498,13 +500,13 @@ class SubRun extends R.Run {
   }
 
   /** SubscribeToTask; a call without any HTTP answer (the server is restarting) is retried. */
-  async subscribe(client, role, streams, onResult = null) {
+  async subscribe(client, role, streams, onResult = null, taskId = null) {
     const deadline = performance.now() + RECONNECT_FOR_MS;
     let attempts = 0;
     let rec;
     for (;;) {
       attempts += 1;
-      rec = await client.call(role, 'SubscribeToTask', this.taskId, { onResult });
+      rec = await client.call(role, 'SubscribeToTask', taskId ?? this.taskId, { onResult });
       if (!(rec.end === 'broken' && rec.no_response) || performance.now() > deadline) break;
       await sleep(100);
     }
@@ -544,8 +546,10 @@ class SubRun extends R.Run {
     const secondOpenedPromise = new Promise((resolve) => {
       secondOpened = resolve;
     });
+    let firstTaskId = null; // the task client 1's first stream is on (a retry resets this.taskId)
     const onFirstStream = (count) => {
       delivered1 = count;
+      firstTaskId ??= this.taskId;
       for (const [k, resolve] of waiters) if (count >= k) resolve(true);
       for (const hook of this.firstStreamHooks) hook(count);
     };
@@ -565,7 +569,7 @@ class SubRun extends R.Run {
           return;
         }
         try {
-          const rec = await this.subscribe(c2, 'second_client', streams, () => secondOpened());
+          const rec = await this.subscribe(c2, 'second_client', streams, () => secondOpened(), firstTaskId);
           rec.after_event = k;
         } finally {
           secondOpened();

@@ -349,7 +349,9 @@ class Client:
         def deliver(result: Any) -> bool:
             rec['results'].append(result)
             rec['event_ms'].append(self.run.ms())
-            if isinstance(result, dict):
+            if isinstance(result, dict) and self.name == 1:
+                # the run's task is client 1's (a second client's snapshot of the first task
+                # must not stand for the task a retry makes)
                 self.run.note_task(result)
             if on_event is not None:
                 on_event(len(rec['results']))
@@ -489,13 +491,13 @@ class SubRun(R.Run):
             self.task_id, self.context_id = body['id'], body.get('contextId')
 
     async def subscribe(self, client: Client, role: str, streams: list[dict[str, Any]],
-                        on_result=None) -> dict[str, Any]:  # noqa: ANN001
+                        on_result=None, task_id: str | None = None) -> dict[str, Any]:  # noqa: ANN001
         """SubscribeToTask; a call without any HTTP answer (the server is restarting) is retried."""
         deadline = time.monotonic() + RECONNECT_FOR_S
         attempts = 0
         while True:
             attempts += 1
-            rec = await client.call(role, 'SubscribeToTask', self.task_id, on_result=on_result)
+            rec = await client.call(role, 'SubscribeToTask', task_id or self.task_id, on_result=on_result)
             if not (rec['end'] == 'broken' and rec.get('no_response')) or time.monotonic() > deadline:
                 break
             await asyncio.sleep(0.1)
@@ -518,11 +520,14 @@ class SubRun(R.Run):
         cancel_info: dict[str, Any] = {}
         restart_info: dict[str, Any] = {}
         attempts: list[dict[str, Any]] = []
-        delivered1 = {'n': 0}
+        delivered1: dict[str, Any] = {'n': 0}
         reached: dict[int, asyncio.Event] = {}
 
         def on_first_stream(count: int) -> None:
             delivered1['n'] = count
+            # the task client 1's first stream is on (a retry resets self.task_id)
+            if delivered1.get('task_id') is None:
+                delivered1['task_id'] = self.task_id
             for k, ev in reached.items():
                 if count >= k:
                     ev.set()
@@ -542,7 +547,8 @@ class SubRun(R.Run):
                 second['opened'].set()
                 return
             try:
-                rec = await self.subscribe(c2, 'second_client', streams, on_result=lambda _r: second['opened'].set())
+                rec = await self.subscribe(c2, 'second_client', streams, on_result=lambda _r: second['opened'].set(),
+                                           task_id=delivered1.get('task_id'))
                 rec['after_event'] = k
             finally:
                 second['opened'].set()
