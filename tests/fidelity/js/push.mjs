@@ -422,7 +422,7 @@ class PushRun extends S.SubRun {
     let seenTerminal = false;
     let terminalAt = null;
     const seenBodies = new Set();
-    const taskIds = (sub.attempts ?? []).map((a) => a.task_id).filter(Boolean);
+    const taskIds = [...new Set((sub.attempts ?? []).map((a) => a.task_id).filter(Boolean))];
     posts.forEach((p, i) => {
       const { parts, history, ...ev } = pushEvent(p.body, seenTerminal);
       p.event = ev;

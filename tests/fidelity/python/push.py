@@ -378,7 +378,7 @@ class PushRun(S.SubRun):
         posts = sorted(self.receiver.posts, key=lambda p: p['t_ms'])
         seen_terminal, seen_bodies = False, set()
         terminal_at = None
-        task_ids: list[str] = [a['task_id'] for a in sub.get('attempts', []) if a.get('task_id')]
+        task_ids: list[str] = list(dict.fromkeys(a['task_id'] for a in sub.get('attempts', []) if a.get('task_id')))
         for i, p in enumerate(posts):
             ev = push_event(p['body'], seen_terminal)
             p['event'] = {k: v for k, v in ev.items() if k not in ('parts', 'history')}
