@@ -306,8 +306,9 @@ def push_section():
     for sdk in ("python", "js"):
         index = FIXTURES / sdk / "push" / "index.json"
         if index.exists():
-            files = sorted(p for p in index.parent.glob("*.json") if p.name != "index.json")
-            sets[sdk] = {fx["scenario"]: fx for fx in (json.loads(p.read_text()) for p in files)}
+            # SPEC §12's scenarios (the combinations of SPEC §14 have their own section)
+            files = sorted(e["file"] for e in json.loads(index.read_text())["scenarios"])
+            sets[sdk] = {fx["scenario"]: fx for fx in (json.loads((index.parent / f).read_text()) for f in files)}
     if not sets:
         return []
     order = []
@@ -333,6 +334,101 @@ def push_section():
             cells.append(fx["summary"].replace("|", "/") if fx else "not recorded")
         out.append(f"| `{q}` | {cells[0]} | {cells[1]} |")
     return out + [""]
+
+
+def post_word(p):
+    """One POST: its event, `[answer]` when not 200, `=dup` for a byte-for-byte repeat, `#2` for a second task."""
+    e = p["event"]
+    s = SHORT.get(e["kind"], e["kind"])
+    if e.get("state"):
+        s += ":" + e["state"].replace("TASK_STATE_", "")
+    if p.get("answer") != "200":
+        s += f"[{p.get('answer')}]"
+    if p.get("duplicate"):
+        s += "=dup"
+    if (p.get("task_n") or 1) > 1:
+        s += f"#{p['task_n']}"
+    return s
+
+
+def combo_outcome(run, push):
+    """One run of a combination in a line: every stream of every client, the POSTs, tasks, executions."""
+    parts = []
+    for st in run.get("streams") or []:
+        ev = " ".join(sub_event(e) for e in st["events"]) or "(none)"
+        end = SUB_END.get(st["end"], st["end"]) + (f" {st['rpc_error']['code']}" if st["rpc_error"] else "")
+        parts.append(f"c{st['client']} {SUB_ROLE.get(st['role'], st['role'])}: {ev} → {end}")
+    if "streams" not in run:  # a push fixture of one call (webhook_delay_ms): the client's events and when it ended
+        ev = " ".join(sub_event(e) for e in run["events"]) or "(none)"
+        parts.append(f"c1 send: {ev} → {run['stream'] or run['call']} at {run['client_done_ms'] / 1000:.1f} s")
+    if push:
+        per = run.get("posts_per_task") or [len(run["posts"])]
+        parts.append(f"{len(run['posts'])} POSTs" + (f" ({' + '.join(map(str, per))})" if len(per) > 1 else "")
+                     + ": " + (" ".join(post_word(p) for p in run["posts"]) or "(none)"))
+        if run.get("pushes_failed_logged"):
+            parts.append(f"{run['pushes_failed_logged']} failed POSTs logged")
+    g = run["get_task_settled"]
+    parts.append("GetTask " + (g if isinstance(g, str) else f"{g['state'].replace('TASK_STATE_', '')}/{g['artifacts']}"))
+    tasks = run.get("tasks", run.get("distinct_tasks"))
+    parts.append(f"{tasks or 1} task{'s' if (tasks or 1) > 1 else ''}, {run['executions']} execution{'s' if run['executions'] != 1 else ''}")
+    c = run.get("cancel")
+    if c:
+        parts.append(f"cancel {c.get('result')}")
+    return "; ".join(parts)
+
+
+def combo_cell(fx, push):
+    """Every distinct outcome of a combination's runs, with how many runs gave it."""
+    if fx is None:
+        return "not recorded"
+    lines = [combo_outcome(r, push) for r in fx["runs"]]
+    distinct = list(dict.fromkeys(lines))
+    if len(distinct) == 1:
+        return distinct[0]
+    return "**differs run to run:** " + " **/** ".join(f"({lines.count(x)} of {len(lines)}) {x}" for x in distinct)
+
+
+def combinations_section():
+    """SPEC §14: the combinations of fixtures/<sdk>/subscribe/ and fixtures/<sdk>/push/ (index.json's
+    `combinations`), both SDKs side by side, every run."""
+    groups = []
+    for folder, push in (("push", True), ("subscribe", False)):
+        sets = {}
+        for sdk in ("python", "js"):
+            index = FIXTURES / sdk / folder / "index.json"
+            if index.exists():
+                idx = json.loads(index.read_text())
+                sets[sdk] = {e["scenario"]: json.loads((index.parent / e["file"]).read_text())
+                             for e in idx.get("combinations", [])}
+        order = []
+        for fxs in sets.values():
+            order += [q for q in fxs if q not in order]
+        groups.append((folder, push, sets, order))
+    if not any(order for *_, order in groups):
+        return []
+    out = [
+        "## The lifecycle in combination (measured)",
+        "",
+        "Generated from the `combinations` of `tests/fidelity/fixtures/<sdk>/push/index.json` and",
+        "`…/subscribe/index.json` (`run.sh --push` / `--subscribe`, the lists `COMBOS` in the recorders):",
+        "SPEC §14's combinations, 3 runs each on both SDKs. A cell gives every distinct outcome of the",
+        "runs (with how many runs gave it, where they differ): each stream of each client in the order",
+        "they started (`send`, `resume` a follow-up turn, `retry` the identical resend, `resub` the",
+        "client's SubscribeToTask, `2nd` the second client's) with how it ended, then the webhook's POSTs",
+        "in order of arrival (`#2`: about the second task; `[timeout]` / `[not delivered …]`: the agent",
+        "closed the connection before the webhook answered), GetTask, tasks and `execute()` calls. The",
+        "fixture of a scenario is its query with `&`→`_`, `=`→`-`, `:`→`-` plus `.json`. What the SDKs do",
+        "and how they differ is summed up in \"The lifecycle in combination: what was measured\" below.",
+        "",
+    ]
+    for folder, push, sets, order in groups:
+        out += [f"### `fixtures/<sdk>/{folder}/`", "",
+                "| scenario | a2a-sdk 1.3.0 (Python) | @a2a-js/sdk 1.3.0 |", "|---|---|---|"]
+        for q in order:
+            cells = [combo_cell(sets.get(sdk, {}).get(q), push).replace("|", "/") for sdk in ("python", "js")]
+            out.append(f"| `{q}` | {cells[0]} | {cells[1]} |")
+        out.append("")
+    return out
 
 
 def main():
@@ -378,6 +474,7 @@ def main():
     out += differences()
     out += subscribe_section()
     out += push_section()
+    out += combinations_section()
     notes = ROOT / "tests" / "fidelity" / "NOTES.md"
     if notes.exists():
         out += [notes.read_text().rstrip(), ""]

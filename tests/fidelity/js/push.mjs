@@ -28,7 +28,18 @@ import * as R from './recorder.mjs';
 import * as S from './subscribe.mjs';
 
 export const PUSH_OUT = path.resolve(R.HERE, '..', 'fixtures', 'js', 'push');
-const PUSH_DEFAULTS = { push: 'off', webhook: 'ok', webhook_delay_ms: 'none', push_auth: 'token', wire: '1.0' };
+const PUSH_DEFAULTS = {
+  push: 'off',
+  webhook: 'ok',
+  webhook_delay_ms: 'none',
+  push_auth: 'token',
+  wire: '1.0',
+  push_followup: 'none',
+  resubscribe: 'none',
+  second_client: 'none',
+};
+// written in a fixture's `inputs` only when set (SPEC section 14's keys on this recorder)
+const PUSH_LATE_KEYS = { ...S.LATE_KEYS, resubscribe: 'none', second_client: 'none' };
 const TOKEN = 'bbs-1042-push-token';
 const CREDENTIALS = 'bbs-1042-webhook-secret';
 const QUIET_MS = 1000; // the pushes are over when nothing arrived (and nothing is being answered) for this long
@@ -44,7 +55,39 @@ const ONE_WIRE = [
   'push=inline&webhook_delay_ms=2000', 'push=inline&webhook_delay_ms=2000&client=block',
   'push=inline&push_auth=bearer', 'push=inline&push_auth=both',
 ];
-export const MATRIX = [...ONE_WIRE, ...ONE_WIRE.map((q) => `${q}&wire=0.3`)];
+// SPEC section 14, the lifecycle in combination, with a push config (as push.py): follow-up
+// turns (interrupt, streaming and blocking, the follow-up with no config or the same inline
+// config repeated), a retried submission, a client that drops and resubscribes (the real
+// request behind the lab's dup=k), a second subscriber, a restart over the database task
+// store, and a webhook that answers within a few ms of the push sender's 5 s timeout.
+const TURNS = ['input', 'auth', 'both'].flatMap((i) =>
+  ['stream', 'block'].flatMap((c) =>
+    ['none', 'repeat'].map(
+      (f) => `push=inline&interrupt=${i}${c === 'stream' ? '' : '&client=block'}${f === 'none' ? '' : '&push_followup=repeat'}`,
+    ),
+  ),
+);
+export const COMBOS = [
+  ...TURNS,
+  'push=inline&interrupt=input&wire=0.3',
+  'push=inline&interrupt=input&push_followup=repeat&wire=0.3',
+  'push=inline&interrupt=both&wire=0.3',
+  'push=inline&interrupt=both&push_followup=repeat&wire=0.3',
+  'push=inline&interrupt=input&client=block&push_followup=repeat&wire=0.3',
+  'push=inline&interrupt=input&second_client=3',
+  'push=inline&retry=on',
+  'push=inline&retry=on&wire=0.3',
+  'push=inline&retry=on&second_client=2',
+  'push=inline&resubscribe=3',
+  'push=inline&second_client=3',
+  'push=inline&resubscribe=3&wire=0.3',
+  'push=inline&restart=2&store=database',
+  'push=inline&restart=2&store=database&resubscribe=5',
+  'push=inline&restart=2&store=database&resubscribe=5&wire=0.3',
+  'push=inline&webhook_delay_ms=4995',
+  'push=inline&webhook_delay_ms=5005',
+];
+export const MATRIX = [...ONE_WIRE, ...ONE_WIRE.map((q) => `${q}&wire=0.3`), ...COMBOS];
 
 export function parseQuery(query) {
   const [cfg, extra] = S.splitQuery(query, PUSH_DEFAULTS);
@@ -59,7 +102,40 @@ export function parseQuery(query) {
   if (!['token', 'bearer', 'both'].includes(extra.push_auth)) throw new Error('push_auth must be token, bearer or both');
   if (!['1.0', '0.3'].includes(extra.wire)) throw new Error("wire must be '1.0' or '0.3'");
   if (extra.push.startsWith('after:') && cfg.client !== 'stream') throw new Error('push=after:k needs client=stream');
+  if (!['none', 'repeat'].includes(extra.push_followup)) throw new Error('push_followup must be none or repeat');
+  for (const key of ['resubscribe', 'second_client']) {
+    if (extra[key] !== 'none' && !(/^\d+$/.test(extra[key]) && Number(extra[key]) >= 1)) throw new Error(`${key} must be none or k >= 1`);
+    if (extra[key] !== 'none' && cfg.client !== 'stream') throw new Error(`${key} needs client=stream`);
+  }
   return [cfg, extra];
+}
+
+/**
+ * A scenario of SPEC section 14 (push with follow-up turns, a retry, a restart or a subscriber):
+ * its fixture also keeps every stream, the attempts and each POST's task.
+ */
+function combined(cfg, extra) {
+  return (
+    cfg.interrupt !== 'none' ||
+    cfg.retry !== 'off' ||
+    cfg.restart !== 'none' ||
+    Object.entries(PUSH_LATE_KEYS).some(([k, v]) => k in extra && extra[k] !== v)
+  );
+}
+
+/** The task id a POST body is about (1.0 StreamResponse or a 0.3 object). */
+function taskOfBody(body) {
+  let obj;
+  try {
+    obj = JSON.parse(body);
+  } catch {
+    return null;
+  }
+  if (!obj || typeof obj !== 'object') return null;
+  if (typeof obj.kind === 'string') return obj.kind === 'task' ? (obj.id ?? null) : (obj.taskId ?? null);
+  if (obj.task) return obj.task.id ?? null;
+  for (const k of ['statusUpdate', 'artifactUpdate']) if (obj[k]) return obj[k].taskId ?? null;
+  return null;
 }
 
 // ---------------------------------------------------------------------------
@@ -198,7 +274,8 @@ class Receiver {
   }
 
   async waitQuiet(since) {
-    const deadline = since + PUSH_WAIT_CAP_MS;
+    // at most PUSH_WAIT_CAP_MS, or 8 answers of a slow webhook when that is longer
+    const deadline = since + Math.max(PUSH_WAIT_CAP_MS, WATCHDOG_PER_DELAYED_EVENT * (this.delayMs ?? 0));
     while (performance.now() < deadline) {
       if (this.inFlight === 0 && performance.now() - Math.max(this.lastActivity, since) > QUIET_MS) return;
       await sleep(50);
@@ -227,29 +304,49 @@ const masked = (s) => R.maskIds(s).replace(/\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\
 // ---------------------------------------------------------------------------
 
 /** subscribe.mjs's client; on 0.3 the push config rides in message/send and message/stream. */
-class PushClient extends S.Client {
-  v03(method, params) {
-    if (this.pushConfig && (method === 'message/stream' || method === 'message/send')) {
-      params = { ...params, configuration: { ...(params.configuration ?? {}), pushNotificationConfig: this.pushConfig } };
-    }
-    return super.v03(method, params);
-  }
-}
-
+/**
+ * subscribe.mjs's run (its clients, streams, follow-up turns, retries, subscribers, restart) with
+ * push notifications on and the webhook receiver; the inline config rides on the sends.
+ */
 class PushRun extends S.SubRun {
   constructor(query, cfg, extra, workdir, sdk) {
-    super(query, cfg, { resubscribe: 'none', second_client: 'none', wire: extra.wire }, workdir, sdk);
+    super(query, cfg, { resubscribe: extra.resubscribe, second_client: extra.second_client, wire: extra.wire }, workdir, sdk);
     this.push = extra;
+    this.combined = combined(cfg, extra);
     const delay = extra.webhook_delay_ms === 'none' ? null : Number(extra.webhook_delay_ms);
     this.receiver = new Receiver(extra.webhook, delay, () => this.ms());
     // a slow webhook may hold the stream up once per event: the watchdog waits long
     // enough to see when the stream really ends (as push.py)
     if (delay) this.watchdogS = R.WATCHDOG_S + (WATCHDOG_PER_DELAYED_EVENT * delay) / 1000;
-    this.inlineV10 = false;
+    this.configSet = {};
+    const after = extra.push.startsWith('after:') ? Number(extra.push.split(':')[1]) : null;
+    if (after != null) {
+      this.firstStreamHooks.push((count) => {
+        if (count === after) this.moreSideTasks.push(this.setConfig(this.c1).then((r) => Object.assign(this.configSet, r)));
+      });
+    }
   }
 
   serverConf() {
     return { ...super.serverConf(), push: true };
+  }
+
+  // with a push config every follow-up turn is measured the same way (each stream left open)
+  get turnsConcurrent() {
+    return this.cfg.interrupt !== 'none';
+  }
+
+  makeClient(name, streaming) {
+    const client = super.makeClient(name, streaming);
+    if (name === 1) this.c1 = client;
+    return client;
+  }
+
+  /** push=inline: the send and its identical resend carry the config; a follow-up turn only with push_followup=repeat. */
+  pushConfigFor(client, role) {
+    if (this.push.push !== 'inline' || client.name !== 1) return null;
+    if (role === 'resume' && this.push.push_followup !== 'repeat') return null;
+    return this.extra.wire === '1.0' ? this.configV10() : this.configV03();
   }
 
   configV10(taskId) {
@@ -265,14 +362,6 @@ class PushRun extends S.SubRun {
     if (['token', 'both'].includes(this.push.push_auth)) c.token = TOKEN;
     if (['bearer', 'both'].includes(this.push.push_auth)) c.authentication = { schemes: ['Bearer'], credentials: CREDENTIALS };
     return c;
-  }
-
-  makeRequest(messageId, opts = {}) {
-    const req = super.makeRequest(messageId, opts);
-    if (!this.inlineV10) return req;
-    const json = this.sdk.SendMessageRequest.toJSON(req);
-    json.configuration = { ...(json.configuration ?? {}), taskPushNotificationConfig: this.configV10() };
-    return this.sdk.SendMessageRequest.fromJSON(json);
   }
 
   /** SetTaskPushNotificationConfig (0.3: tasks/pushNotificationConfig/set) on the running task. */
@@ -305,63 +394,35 @@ class PushRun extends S.SubRun {
     return out;
   }
 
-  async execute() {
-    const cfg = this.cfg;
-    const push = this.push;
-    await this.receiver.start();
-    this.port = await R.freePort();
-    await this.startServer();
-    const c1 = new PushClient(this, 1, this.isStream);
-    await c1.open();
-    const inline = push.push === 'inline';
-    const after = push.push.startsWith('after:') ? Number(push.push.split(':')[1]) : null;
-    if (inline && this.extra.wire === '0.3') c1.pushConfig = this.configV03();
-    if (inline && this.extra.wire === '1.0') this.inlineV10 = true;
-    this.t0 = performance.now();
-    this.t0Wall = Date.now() / 1000;
-    const cancelInfo = {};
-    const sideTasks = [];
-    const configSet = {};
-    if (cfg.cancel !== 'none') {
-      sideTasks.push(
-        (async () => {
-          if (!(await this.triggerAfterChunk(Number(cfg.cancel)))) {
-            cancelInfo.result = 'not_sent';
-            return;
-          }
-          Object.assign(cancelInfo, await c1.cancel(this.taskId ?? this.taskIdFromSide()));
-        })(),
-      );
-    }
-    const onEvent = (count) => {
-      if (after != null && count === after) {
-        sideTasks.push(this.setConfig(c1).then((r) => Object.assign(configSet, r)));
-      }
-    };
-    const send = this.isStream ? 'SendStreamingMessage' : 'SendMessage';
-    const rec = await c1.call('send', send, c1.message(`msg-${randomUUID()}`), { onEvent });
-    const callEndMs = this.ms();
-    this.taskId ??= this.taskIdFromSide();
-    await this.joinSideTasks(sideTasks, 20);
-    await this.settle(cfg);
+  // the executor's own end (or the watchdog), then the webhook's quiet
+  async afterSettle() {
     await this.receiver.waitQuiet(performance.now());
-    const [getSettled] = await c1.getTask(this.taskId);
-    await this.server.kill();
-    await this.receiver.stop();
-    return this.assemblePush(rec, callEndMs, cancelInfo, configSet, getSettled);
   }
 
-  assemblePush(rec, callEndMs, cancelInfo, configSet, getSettled) {
-    const cfg = this.cfg;
-    const events = S.eventsOf(rec.results).map((ev, i) => {
+  async execute() {
+    await this.receiver.start();
+    try {
+      return await super.execute();
+    } finally {
+      await this.receiver.stop();
+    }
+  }
+
+  assemble(args) {
+    const sub = super.assemble(args);
+    const own = sub.streams.filter((st) => st.client === 1);
+    const ms = own.flatMap((st) => st.events.map((e) => e.ms));
+    const events = S.eventsOf(own.flatMap((st) => st.wire)).map((ev, i) => {
       const { parts, artifacts, history, ...rest } = ev;
-      return { ...rest, ms: rec.event_ms[i] };
+      return { ...rest, ms: ms[i] };
     });
-    const end = { broken: 'closed', error: 'closed' }[rec.end] ?? rec.end;
+    const last = own.length ? own[own.length - 1] : { rpc_error: null };
+    const end = sub.stream ?? sub.call;
     const posts = [...this.receiver.posts].sort((a, b) => a.t_ms - b.t_ms);
     let seenTerminal = false;
     let terminalAt = null;
     const seenBodies = new Set();
+    const taskIds = [...new Set((sub.attempts ?? []).map((a) => a.task_id).filter(Boolean))];
     posts.forEach((p, i) => {
       const { parts, history, ...ev } = pushEvent(p.body, seenTerminal);
       p.event = ev;
@@ -371,27 +432,26 @@ class PushRun extends S.SubRun {
         seenTerminal = true;
         terminalAt = i;
       }
+      if (this.combined) {
+        const tid = taskOfBody(p.body);
+        if (tid && !taskIds.includes(tid)) taskIds.push(tid);
+        p.task_n = tid && taskIds.includes(tid) ? taskIds.indexOf(tid) + 1 : null;
+      }
     });
     const side = R.readSide(this.sidePath);
-    let log = '';
-    try {
-      log = fs.readFileSync(this.logPath, 'utf8');
-    } catch {
-      log = '';
-    }
-    const logLines = log
+    const logLines = R.readLog(this.logPath)
       .split('\n')
       .filter((l) => ['WARNING', 'ERROR'].includes(l.split(' ', 1)[0]))
       .map(R.maskIds);
     const failedLogged = logLines.filter((l) => l.includes('Error sending push notification')).length;
     const states = posts.map((p) => p.event.state).filter(Boolean);
-    return {
+    const run = {
       events,
       stream: this.isStream ? end : null,
-      call: this.isStream ? null : end === 'closed' ? 'returned' : end,
-      end_error: rec.end_error,
-      rpc_error: rec.rpc_error,
-      client_done_ms: callEndMs,
+      call: this.isStream ? null : end,
+      end_error: sub.end_error,
+      rpc_error: last.rpc_error,
+      client_done_ms: args.callEndMs,
       posts,
       pushes_received: posts.length,
       pushes_failed_logged: failedLogged,
@@ -401,17 +461,28 @@ class PushRun extends S.SubRun {
       push_after_terminal: terminalAt == null ? 0 : posts.length - terminalAt - 1,
       push_duplicates: posts.filter((p) => p.duplicate).length,
       webhook_connections: this.receiver.connections,
-      get_task_settled: getSettled,
-      cancel: Object.keys(cancelInfo).length ? cancelInfo : null,
-      config_set: Object.keys(configSet).length ? configSet : null,
+      get_task_settled: args.getSettled,
+      cancel: Object.keys(args.cancelInfo).length ? args.cancelInfo : null,
+      config_set: Object.keys(this.configSet).length ? this.configSet : null,
       executions: side.filter((r) => r.ev === 'execute_start').length,
-      side_channel: side.map((r) => {
-        const { t, pid, task_id: _tid, ...rest } = r;
-        return { ...rest, ms: Math.round((t - this.t0Wall) * 1000) };
-      }),
+      side_channel: R.sideRecords(side, this.t0Wall, ['t', 'pid', 'task_id']),
       server_log: logLines.slice(0, 20),
-      notes: this.notes.join('; '),
+      notes: sub.notes,
     };
+    if (this.combined) {
+      // SPEC section 14: every stream of every client, the attempts (turns, resends), the tasks,
+      // and which task each POST is about (task_n: 1 = the first task, 2 = a second)
+      run.streams = sub.streams;
+      run.tasks = taskIds.length;
+      run.posts_per_task = taskIds.map((_, n) => posts.filter((p) => p.task_n === n + 1).length);
+      for (const k of ['attempts', 'distinct_tasks', 'first_attempt_task_settled', 'restart', 'resumed', 'resumes', 'states',
+        'executor_after_drop', 'get_task_after']) {
+        if (k in sub) run[k] = sub[k];
+      }
+    } else {
+      for (const st of sub.streams) delete st._raw;
+    }
+    return run;
   }
 }
 
@@ -439,14 +510,34 @@ function outcomeKey(run, delayMs) {
     config_set: run.config_set?.result ?? null,
   };
   if (delayMs) o.client_done_after_delay = run.client_done_ms >= delayMs;
+  if (run.streams) {
+    o.streams = run.streams.map(S.streamKey);
+    o.post_tasks = run.posts.map((p) => p.task_n ?? null);
+    o.executions = run.executions;
+  }
   return JSON.stringify(R.sortKeys(o));
 }
 
 function describe(run) {
-  const ev = run.events.map(short).join(' ') || '(none)';
-  const posts =
+  let ev = run.events.map(short).join(' ') || '(none)';
+  let posts =
     run.posts.map((p) => short(p.event) + (p.answer === '200' ? '' : `[${p.answer}]`) + (p.duplicate ? '=dup' : '')).join(' ') ||
     '(none)';
+  if (run.streams) {
+    ev = run.streams
+      .map((st) => `c${st.client} ${st.role}: ${st.events.map(S.shortEvent).join(' ') || '(none)'} -> ${st.end}`)
+      .join(' | ');
+    posts =
+      run.posts
+        .map(
+          (p) =>
+            short(p.event) +
+            (p.answer === '200' ? '' : `[${p.answer}]`) +
+            (p.duplicate ? '=dup' : '') +
+            ((p.task_n ?? 1) > 1 ? `#${p.task_n}` : ''),
+        )
+        .join(' ') || '(none)';
+  }
   const g = run.get_task_settled;
   const gs = typeof g === 'string' ? g : String(g?.state).replace(/^TASK_STATE_/, '');
   let out = `client: ${ev} -> ${run.stream ?? run.call} at ${run.client_done_ms} ms; webhook: ${posts}`;
@@ -477,8 +568,23 @@ async function recordOne(query, runs, sdk) {
       }
     });
   }
+  if (results[0].streams) {
+    results.forEach((r, j) => {
+      for (const st of r.streams) {
+        const raw = st._raw;
+        delete st._raw;
+        if (j === 0) st.raw = raw; // the body exactly as received, first run only
+      }
+    });
+  }
   const fx = {
-    ...S.fixtureHead(query, cfg, extra, Math.round((R.WATCHDOG_S + (delay ? (WATCHDOG_PER_DELAYED_EVENT * delay) / 1000 : 0)) * 1000)),
+    ...S.fixtureHead(
+      query,
+      cfg,
+      extra,
+      Math.round((R.WATCHDOG_S + (delay ? (WATCHDOG_PER_DELAYED_EVENT * delay) / 1000 : 0)) * 1000),
+      PUSH_LATE_KEYS,
+    ),
     stable,
     summary: describe(results[0]),
     timing: results.map((r) => ({ client_done_ms: r.client_done_ms, event_ms: r.events.map((e) => e.ms), post_ms: r.posts.map((p) => p.t_ms) })),
@@ -499,9 +605,12 @@ export async function record(argv) {
     const name = `${R.fileStem(q).replace(/:/g, '-')}.json`;
     // every scenario is written, unstable ones too (`stable: false` and `variants`)
     fs.writeFileSync(path.join(args.out, name), `${JSON.stringify(fx, null, 1)}\n`);
-    const entry = { scenario: q, file: name, stable: fx.stable, summary: fx.summary };
-    if (!fx.stable) entry.variants = fx.variants;
-    entries.set(q, entry);
+    if (COMBOS.includes(q)) mx.combination(q, name, fx); // index.json's own `combinations` list (SPEC section 14)
+    else {
+      const entry = { scenario: q, file: name, stable: fx.stable, summary: fx.summary };
+      if (!fx.stable) entry.variants = fx.variants;
+      entries.set(q, entry);
+    }
     const secs = ((performance.now() - t) / 1000).toFixed(1).padStart(5);
     console.log(`[${secs}s] ${q}: stable=${fx.stable} ${fx.summary}`);
     if (!fx.stable) for (const v of fx.variants) console.log(`    ${v.runs}x ${v.summary}`);

@@ -921,6 +921,53 @@ function rpcErrorOf(ex) {
 const errText = (e) => (e ? `${e.name ?? 'Error'}: ${e.message ?? String(e)}` : null);
 const maskIds = (s) => s.replace(/[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/g, '<id>');
 
+/**
+ * The client's follow-up to an interrupted task: the text and metadata of the message that
+ * answers AUTH_REQUIRED or INPUT_REQUIRED; null for any other state. Shared by every driver
+ * (record, captures, subscribe.mjs, push.mjs).
+ */
+function followUp(state) {
+  if (state === 'TASK_STATE_AUTH_REQUIRED' || state === 'auth-required') {
+    return { text: 'Signed in (authz:7).', metadata: { authorizationReceipt: 'authz:7' } };
+  }
+  if (state === 'TASK_STATE_INPUT_REQUIRED' || state === 'input-required') return { text: 'Home, please.' };
+  return null;
+}
+
+/** A user message on the A2A 0.3 wire (the raw client of captures, subscribe.mjs, push.mjs). */
+function v03Message(messageId, { taskId = null, contextId = null, text = USER_TEXT, metadata = null } = {}) {
+  const msg = { kind: 'message', messageId, role: 'user', parts: [{ kind: 'text', text }] };
+  if (taskId) msg.taskId = taskId;
+  if (contextId) msg.contextId = contextId;
+  if (metadata) msg.metadata = metadata;
+  return msg;
+}
+
+/** The side channel as a fixture keeps it: `ms` relative to the client's send, without `drop`'s fields. */
+function sideRecords(side, t0Wall, drop = ['t', 'pid']) {
+  return side.map((r) => {
+    const rest = Object.fromEntries(Object.entries(r).filter(([k]) => !drop.includes(k)));
+    return { ...rest, ms: Math.round((r.t - t0Wall) * 1000) };
+  });
+}
+
+/** The server's log ('' when it has none). */
+function readLog(logPath) {
+  try {
+    return fs.readFileSync(logPath, 'utf8');
+  } catch {
+    return '';
+  }
+}
+
+/** The server's WARNING/ERROR/CRITICAL lines, ids masked (record and subscribe.mjs). */
+function serverLogLines(logPath) {
+  return readLog(logPath)
+    .split('\n')
+    .filter((line) => /^(WARNING|ERROR|CRITICAL)\b/.test(line))
+    .map(maskIds);
+}
+
 class Run {
   constructor(query, cfg, workdir, watchdogS, sdk) {
     this.query = query;
@@ -932,6 +979,7 @@ class Run {
     this.dbPath = path.join(workdir, 'tasks.sqlite');
     this.logPath = path.join(workdir, 'server.log');
     this.notes = [];
+    this.shape = { ...SHAPE_DEFAULTS }; // progress / result (subscribe.mjs sets them)
     this.server = null;
     this.taskId = null;
     this.contextId = null;
@@ -1007,12 +1055,94 @@ class Run {
     return null;
   }
 
+  /**
+   * Runs a reader under the recorder's watchdog: still open watchdogS after the executor went
+   * quiet (its last side-channel record) = 'hung'; the reader gets an abort signal. Returns
+   * { end: the reader's own end or 'closed', failure: what it threw }. Shared by every driver.
+   */
+  async watched(readFn) {
+    const ac = new AbortController();
+    let done = false;
+    let failure = null;
+    let end = null;
+    const body = readFn(ac.signal).then(
+      (e) => {
+        done = true;
+        end = e;
+      },
+      (e) => {
+        done = true;
+        failure = e;
+      },
+    );
+    const start = performance.now();
+    while (!done) {
+      await Promise.race([body, sleep(50)]);
+      if (done) break;
+      const recs = readSide(this.sidePath);
+      const last = recs.length ? Math.max(...recs.map((r) => r.t)) : Date.now() / 1000;
+      if (Date.now() / 1000 - last > this.watchdogS && (performance.now() - start) / 1000 > this.watchdogS) {
+        ac.abort(new Error('watchdog'));
+        await body;
+        return { end: 'hung', failure: null };
+      }
+    }
+    if (failure) return { end: 'closed', failure };
+    return { end: end ?? 'closed', failure: null };
+  }
+
+  /**
+   * Starts the scenario's cancel=k (cancel(taskId) resolves to what the cancel got, kept in
+   * cancelInfo) and restart=k (restartAfterChunk) beside the client's calls.
+   * Returns { sideTasks, restartTask }.
+   */
+  startFaults(cancel, cancelInfo, restartInfo) {
+    const sideTasks = [];
+    if (this.cfg.cancel !== 'none') {
+      sideTasks.push(
+        (async () => {
+          if (!(await this.triggerAfterChunk(Number.parseInt(this.cfg.cancel, 10)))) {
+            cancelInfo.result = 'not_sent';
+            return;
+          }
+          Object.assign(cancelInfo, await cancel(this.taskId ?? this.taskIdFromSide()));
+        })(),
+      );
+    }
+    let restartTask = null;
+    if (this.cfg.restart !== 'none') {
+      restartTask = this.restartAfterChunk(Number.parseInt(this.cfg.restart, 10), restartInfo);
+      sideTasks.push(restartTask);
+    }
+    return { sideTasks, restartTask };
+  }
+
+  /** restart=k: kills the server half a step after chunk k and starts a fresh one on the same port and store. */
+  async restartAfterChunk(k, info) {
+    if (!(await this.triggerAfterChunk(k))) {
+      info.done = false;
+      return;
+    }
+    await this.server.kill();
+    info.killed_at_ms = this.ms();
+    this.server = new ServerProc(this.serverConf(), this.logPath);
+    this.server.start();
+    await this.server.waitReady();
+    info.back_at_ms = this.ms();
+    info.done = true;
+  }
+
   /** Waits until chunk k was enqueued (k=0: execute started), then half a step. */
   async triggerAfterChunk(k) {
     let rec;
     if (k === 0) {
       rec = await this.waitSide((r) => r.ev === 'execute_start', 10000);
       if (rec) await sleep(5); // WORKING follows execute_start at once; step 1 is running
+    } else if (this.shape.result === 'last') {
+      // result=last sends no chunk while working: the only artifact event is the whole
+      // result right before the ending, so cancel=k / restart=k (k >= 1) wait for it
+      // (a moment "timed from the first artifact" lands after the work), as recorder.py
+      rec = await this.waitSide((r) => r.ev === 'enqueued_result', 10000);
     } else {
       rec = await this.waitSide((r) => r.ev === 'enqueued_chunk' && r.i === k, 10000);
     }
@@ -1087,19 +1217,17 @@ class Run {
   /** Runs one SendMessage / SendStreamingMessage call under the watchdog. */
   async consume(client, params, { stopAfterChunk = null } = {}) {
     const outcome = { end: null, error: null, count: 0 };
-    const watchdog = new AbortController();
     const timeoutSignal = this.timeoutMs == null ? null : AbortSignal.timeout(this.timeoutMs);
-    const signal = timeoutSignal ? AbortSignal.any([watchdog.signal, timeoutSignal]) : watchdog.signal;
-    const opts = { signal };
     const noteTask = (t) => {
       if (t && typeof t === 'object' && 'status' in t && t.id) {
         this.taskId ??= t.id;
         this.contextId ??= t.contextId;
       }
     };
-    let done = false;
-    let failure = null;
-    const body = (async () => {
+    // The watchdog counts from when the executor goes quiet (its last side
+    // channel record), so slow steps are never mistaken for a hang.
+    const { end, failure } = await this.watched(async (watchdog) => {
+      const opts = { signal: timeoutSignal ? AbortSignal.any([watchdog, timeoutSignal]) : watchdog };
       if (this.isStream) {
         for await (const resp of client.sendMessageStream(params, opts)) {
           outcome.count += 1;
@@ -1115,33 +1243,13 @@ class Run {
         outcome.count = 1;
         noteTask(res);
       }
-    })().then(
-      () => {
-        done = true;
-      },
-      (e) => {
-        done = true;
-        failure = e;
-      },
-    );
-    // The watchdog counts from when the executor goes quiet (its last side
-    // channel record), so slow steps are never mistaken for a hang.
-    const start = performance.now();
-    while (!done) {
-      await Promise.race([body, sleep(50)]);
-      if (done) break;
-      const recs = readSide(this.sidePath);
-      const last = recs.length ? Math.max(...recs.map((r) => r.t)) : Date.now() / 1000;
-      const quietFor = Date.now() / 1000 - last;
-      if (quietFor > this.watchdogS && (performance.now() - start) / 1000 > this.watchdogS) {
-        watchdog.abort(new Error('watchdog'));
-        await body;
-        outcome.end = 'hung';
-        return outcome;
-      }
+    });
+    if (end === 'hung') {
+      outcome.end = 'hung';
+      return outcome;
     }
     if (failure) {
-      if (timeoutSignal?.aborted && !watchdog.signal.aborted) outcome.end = 'timed_out';
+      if (timeoutSignal?.aborted) outcome.end = 'timed_out';
       else outcome.end = this.isStream ? 'closed' : 'returned';
       outcome.error = errText(failure);
       if (failure?.cause) outcome.error += ` (cause: ${errText(failure.cause)})`;
@@ -1172,48 +1280,15 @@ class Run {
     const req = this.makeRequest(messageId);
     this.t0 = performance.now();
     this.t0Wall = Date.now() / 1000;
-    const sideTasks = [];
     const cancelInfo = {};
     const restartInfo = {};
     const attempts = [];
-
-    const doCancel = async (k) => {
-      const ok = await this.triggerAfterChunk(k);
-      if (!ok) {
-        cancelInfo.result = 'not_sent';
-        return;
-      }
-      const tid = this.taskId ?? this.taskIdFromSide();
-      Object.assign(cancelInfo, await this.cancelTask(client, tee, tid));
-    };
-    const doRestart = async (k) => {
-      const ok = await this.triggerAfterChunk(k);
-      if (!ok) {
-        restartInfo.done = false;
-        return;
-      }
-      await this.server.kill();
-      restartInfo.killed_at_ms = this.ms();
-      this.server = new ServerProc(this.serverConf(), this.logPath);
-      this.server.start();
-      await this.server.waitReady();
-      restartInfo.back_at_ms = this.ms();
-      restartInfo.done = true;
-    };
-
-    if (cfg.cancel !== 'none') {
-      sideTasks.push(doCancel(Number.parseInt(cfg.cancel, 10)));
-      if (cfg.work === 'await') {
-        this.notes.push(
-          'work=await: the SDK calls cancelTask(taskId, eventBus) only and gives execute() no AbortSignal ' +
-            'or cancellation, so the awaiting steps cannot be stopped by the cancel',
-        );
-      }
-    }
-    let restartTask = null;
-    if (cfg.restart !== 'none') {
-      restartTask = doRestart(Number.parseInt(cfg.restart, 10));
-      sideTasks.push(restartTask);
+    const { sideTasks, restartTask } = this.startFaults((tid) => this.cancelTask(client, tee, tid), cancelInfo, restartInfo);
+    if (cfg.cancel !== 'none' && cfg.work === 'await') {
+      this.notes.push(
+        'work=await: the SDK calls cancelTask(taskId, eventBus) only and gives execute() no AbortSignal ' +
+          'or cancellation, so the awaiting steps cannot be stopped by the cancel',
+      );
     }
     if (this.timeoutMs != null) {
       this.notes.push(
@@ -1243,23 +1318,9 @@ class Run {
       for (let round = 0; round < 3; round += 1) {
         const [got] = await this.getTask(client, tee, this.taskId ?? this.taskIdFromSide());
         const st = got && typeof got === 'object' ? got.state : null;
-        let follow;
-        if (st === 'TASK_STATE_AUTH_REQUIRED') {
-          follow = this.makeRequest(`msg-${randomUUID()}`, {
-            taskId: this.taskId,
-            contextId: this.contextId,
-            text: 'Signed in (authz:7).',
-            metadata: { authorizationReceipt: 'authz:7' },
-          });
-        } else if (st === 'TASK_STATE_INPUT_REQUIRED') {
-          follow = this.makeRequest(`msg-${randomUUID()}`, {
-            taskId: this.taskId,
-            contextId: this.contextId,
-            text: 'Home, please.',
-          });
-        } else {
-          break;
-        }
+        const answer = followUp(st);
+        if (!answer) break;
+        const follow = this.makeRequest(`msg-${randomUUID()}`, { taskId: this.taskId, contextId: this.contextId, ...answer });
         outcome = await this.consume(client, follow);
         attempts.push({ task_id: this.taskId, end: outcome.end, resumed_from: st });
       }
@@ -1384,20 +1445,8 @@ class Run {
       run.resumes = resumes.map((r) => ({ from_state: r.from_state, receipt: r.receipt ?? null }));
       run.states = events.filter((e) => e.state).map((e) => e.state);
     }
-    run.side_channel = side.map((r) => {
-      const { t, pid, ...rest } = r;
-      return { ...rest, ms: Math.round((t - this.t0Wall) * 1000) };
-    });
-    let log = '';
-    try {
-      log = fs.readFileSync(this.logPath, 'utf8');
-    } catch {
-      log = '';
-    }
-    run.server_log = log
-      .split('\n')
-      .filter((line) => /^(WARNING|ERROR|CRITICAL)\b/.test(line))
-      .map(maskIds)
+    run.side_channel = sideRecords(side, this.t0Wall);
+    run.server_log = serverLogLines(this.logPath)
       .slice(0, 30);
     run.notes = this.notes.join('; ');
     run._sse_raw = sseRaw;
@@ -1802,36 +1851,11 @@ class CaptureRun extends Run {
     return `http://127.0.0.1:${this.port}/`;
   }
 
-  /** Runs a reader under the watchdog (3 s after the executor went quiet); the reader gets an abort signal. */
-  async watched(readFn) {
-    const ac = new AbortController();
-    let done = false;
-    let failure = null;
-    let end = null;
-    const body = readFn(ac.signal).then(
-      (e) => {
-        done = true;
-        end = e;
-      },
-      (e) => {
-        done = true;
-        failure = e;
-      },
-    );
-    const start = performance.now();
-    while (!done) {
-      await Promise.race([body, sleep(50)]);
-      if (done) break;
-      const recs = readSide(this.sidePath);
-      const last = recs.length ? Math.max(...recs.map((r) => r.t)) : Date.now() / 1000;
-      if (Date.now() / 1000 - last > this.watchdogS && (performance.now() - start) / 1000 > this.watchdogS) {
-        ac.abort(new Error('watchdog'));
-        await body;
-        return { end: 'hung', error: null };
-      }
-    }
-    if (failure) return { end: 'closed', error: errText(failure) + (failure?.cause ? ` (cause: ${errText(failure.cause)})` : '') };
-    return { end: end ?? 'closed', error: null };
+  /** Run.watched with the failure as text, as the capture index keeps it. */
+  async watchedText(readFn) {
+    const { end, failure } = await this.watched(readFn);
+    if (failure) return { end, error: errText(failure) + (failure?.cause ? ` (cause: ${errText(failure.cause)})` : '') };
+    return { end, error: null };
   }
 
   // --- A2A 0.3: raw JSON-RPC over fetch, no A2A-Version header ---------------
@@ -1840,17 +1864,13 @@ class CaptureRun extends Run {
     return { jsonrpc: '2.0', id: this.rpcId, method, params };
   }
 
-  static v03Message(taskId = null, contextId = null, text = USER_TEXT, metadata = null) {
-    const msg = { kind: 'message', messageId: `msg-${randomUUID()}`, role: 'user', parts: [{ kind: 'text', text }] };
-    if (taskId) msg.taskId = taskId;
-    if (contextId) msg.contextId = contextId;
-    if (metadata) msg.metadata = metadata;
-    return msg;
+  static v03Message(taskId = null, contextId = null, { text = USER_TEXT, metadata = null } = {}) {
+    return v03Message(`msg-${randomUUID()}`, { taskId, contextId, text, metadata });
   }
 
   async v03Stream(body, dropAfterArtifact = false) {
     const rec = { method: body.method, chunks: [], contentType: '', status: null };
-    const r = await this.watched(async (signal) => {
+    const r = await this.watchedText(async (signal) => {
       const resp = await fetch(this.url, {
         method: 'POST',
         headers: { 'Content-Type': 'application/json', Accept: 'text/event-stream' },
@@ -1899,7 +1919,7 @@ class CaptureRun extends Run {
   // --- A2A 1.0: the SDK client, bodies from the teeing fetch ---------------
   async sdkStream(tee, genFn, dropAfterArtifact = false) {
     const nBefore = tee.exchanges.length;
-    const r = await this.watched(async (signal) => {
+    const r = await this.watchedText(async (signal) => {
       for await (const resp of genFn({ signal })) {
         const p = resp?.payload;
         if (p?.$case === 'task' && !this.taskId) {
@@ -1926,7 +1946,7 @@ class CaptureRun extends Run {
       let subscribe;
       let cancel;
       let first;
-      let followUp;
+      let resume;
       if (this.wire === '1.0') {
         const { ClientFactory, ClientFactoryOptions, DefaultAgentCardResolver, JsonRpcTransportFactory } = this.sdk;
         const tee = new Tee();
@@ -1951,23 +1971,20 @@ class CaptureRun extends Run {
           const ex = tee.exchanges[n];
           return { method: ex.method, raw: rawOf(ex), status: ex.status, contentType: ex.contentType, end: 'returned', error: null };
         };
-        followUp = () =>
+        resume = () =>
           this.makeRequest(`msg-${randomUUID()}`, {
             taskId: this.taskId,
             contextId: this.contextId,
-            text: 'Signed in (authz:7).',
-            metadata: { authorizationReceipt: 'authz:7' },
+            ...followUp('TASK_STATE_AUTH_REQUIRED'),
           });
       } else {
         first = this.v03Request('message/stream', { message: CaptureRun.v03Message() });
         stream = (req, drop = false) => this.v03Stream(req, drop);
         subscribe = (tid) => this.v03Stream(this.v03Request('tasks/resubscribe', { id: tid }));
         cancel = (tid) => this.v03Call(this.v03Request('tasks/cancel', { id: tid }));
-        followUp = () =>
+        resume = () =>
           this.v03Request('message/stream', {
-            message: CaptureRun.v03Message(this.taskId, this.contextId, 'Signed in (authz:7).', {
-              authorizationReceipt: 'authz:7',
-            }),
+            message: CaptureRun.v03Message(this.taskId, this.contextId, followUp('TASK_STATE_AUTH_REQUIRED')),
           });
       }
       const side = [];
@@ -1988,7 +2005,7 @@ class CaptureRun extends Run {
         if (this.cfg.interrupt !== 'none') {
           const obs = observeBody(b.raw, b.contentType);
           if (['TASK_STATE_AUTH_REQUIRED', 'auth-required'].includes(obs.last_status_state)) {
-            const b2 = await stream(followUp());
+            const b2 = await stream(resume());
             b2.role = 'resumed';
             bodies.push(b2);
           }
@@ -2169,6 +2186,7 @@ export {
   RECORD_STEP_MS,
   Run,
   SDK_VERSION,
+  SHAPE_DEFAULTS,
   ServerProc,
   TERMINAL,
   TRACKING_ID,
@@ -2178,6 +2196,11 @@ export {
   databaseAvailable,
   errText,
   executeRuns,
+  followUp,
+  readLog,
+  serverLogLines,
+  sideRecords,
+  v03Message,
   fileStem,
   freePort,
   kindAndBody,

@@ -35,6 +35,37 @@ const RECONNECT_FOR_MS = 15000; // how long a re-subscribing client retries a re
 const DEFAULT_EVENTS = 6;
 const ENDING_LAST = { fail: 6, input: 6, auth: 6, return: 5, never: 5 };
 const range = (a, b) => Array.from({ length: b - a + 1 }, (_, i) => a + i);
+// SPEC section 14, the lifecycle in combination (as subscribe.py): a subscriber on a task that
+// asks for input or authorization (subscribed before the question and after, across the
+// follow-up turns), a subscriber with a retried submission, and the shapes of agents on other
+// stacks (progress, result=last) with cancel, resubscribe and second_client.
+export const COMBOS = [
+  'interrupt=input&resubscribe=2',
+  'interrupt=input&resubscribe=3',
+  'interrupt=input&second_client=2',
+  'interrupt=input&second_client=3',
+  'interrupt=auth&resubscribe=3',
+  'interrupt=auth&second_client=3',
+  'interrupt=both&resubscribe=3',
+  'interrupt=both&second_client=3',
+  'interrupt=input&resubscribe=3&wire=0.3',
+  'interrupt=input&second_client=3&wire=0.3',
+  'interrupt=auth&second_client=3&wire=0.3',
+  'retry=on&second_client=2',
+  'retry=on&second_client=3',
+  'retry=on&resubscribe=3',
+  'retry=on&second_client=2&wire=0.3',
+  'progress=2&cancel=1',
+  'result=last&cancel=1',
+  'progress=2&result=last&cancel=1',
+  'progress=2&resubscribe=3',
+  'result=last&resubscribe=3',
+  'progress=2&second_client=3',
+  'result=last&second_client=3',
+  'progress=2&cancel=1&wire=0.3',
+  'result=last&resubscribe=3&wire=0.3',
+];
+
 export const MATRIX = [
   ...range(1, DEFAULT_EVENTS).map((k) => `resubscribe=${k}`),
   ...Object.entries(ENDING_LAST).flatMap(([e, last]) => [3, last].map((k) => `ending=${e}&resubscribe=${k}`)),
@@ -61,6 +92,7 @@ export const MATRIX = [
   'ending=auth&resubscribe=6&wire=0.3',
   'restart=2&store=memory&resubscribe=5&wire=0.3',
   'restart=2&store=database&resubscribe=5&wire=0.3',
+  ...COMBOS,
 ];
 
 const V03_KIND = { task: 'task', 'status-update': 'statusUpdate', 'artifact-update': 'artifactUpdate', message: 'message' };
@@ -90,8 +122,19 @@ export function splitQuery(query, defaults) {
   return [R.parseScenario(rest.join('&') || 'defaults'), extra];
 }
 
+export function checkShapes(extra) {
+  if (!/^\d+$/.test(extra.progress)) throw new Error('progress must be k >= 0');
+  if (!['chunks', 'last'].includes(extra.result)) throw new Error('result must be chunks or last');
+}
+
+// Keys a fixture's `inputs` holds only when they are set (added after the fixtures of the
+// earlier keys were recorded, so re-recording those keeps their `inputs`).
+export const LATE_KEYS = { ...R.SHAPE_DEFAULTS, push_followup: 'none' };
+
+/** The lab's keys plus SPEC section 9's three and the shapes of SPEC section 14 (progress, result). */
 export function parseQuery(query) {
-  const [cfg, extra] = splitQuery(query, SUB_DEFAULTS);
+  const [cfg, extra] = splitQuery(query, { ...SUB_DEFAULTS, ...R.SHAPE_DEFAULTS });
+  checkShapes(extra);
   for (const key of ['resubscribe', 'second_client']) {
     if (extra[key] !== 'none' && !(/^\d+$/.test(extra[key]) && Number(extra[key]) >= 1)) {
       throw new Error(`${key} must be none or k >= 1`);
@@ -202,11 +245,7 @@ class Client {
 
   message(messageId, { taskId, contextId, text = R.USER_TEXT, metadata } = {}) {
     if (this.wire === '1.0') return this.run.makeRequest(messageId, { taskId, contextId, text, metadata });
-    const msg = { kind: 'message', messageId, role: 'user', parts: [{ kind: 'text', text }] };
-    if (taskId) msg.taskId = taskId;
-    if (contextId) msg.contextId = contextId;
-    if (metadata) msg.metadata = metadata;
-    return msg;
+    return R.v03Message(messageId, { taskId, contextId, text, metadata });
   }
 
   v03(method, params) {
@@ -278,7 +317,14 @@ class Client {
    * Delivers events one by one (onEvent(count)); dropAfter = k or a predicate: the
    * client drops the connection right after that delivered event.
    */
-  async call(role, method, arg, { dropAfter = null, onEvent = null } = {}) {
+  async call(role, method, arg, { dropAfter = null, onEvent = null, onResult = null, pushConfig = null } = {}) {
+    // pushConfig (push.mjs): the inline config of this send, set on the 1.0 request
+    // (configuration.taskPushNotificationConfig) or the 0.3 params (configuration.pushNotificationConfig)
+    if (pushConfig && this.wire === '1.0') {
+      const json = this.run.sdk.SendMessageRequest.toJSON(arg);
+      json.configuration = { ...(json.configuration ?? {}), taskPushNotificationConfig: pushConfig };
+      arg = this.run.sdk.SendMessageRequest.fromJSON(json);
+    }
     const rec = {
       client: this.name,
       role,
@@ -296,8 +342,11 @@ class Client {
     const deliver = (result) => {
       rec.results.push(result);
       rec.event_ms.push(this.run.ms());
-      if (result && typeof result === 'object') this.run.noteTask(result);
+      // the run's task is client 1's (a second client's snapshot of the first task must not
+      // stand for the task a retry makes)
+      if (result && typeof result === 'object' && this.name === 1) this.run.noteTask(result);
       if (onEvent) onEvent(rec.results.length);
+      if (onResult) onResult(result);
       const drop =
         dropAfter != null && (typeof dropAfter === 'function' ? dropAfter(result) : rec.results.length >= dropAfter);
       if (drop) rec.dropped_wall = Date.now() / 1000;
@@ -331,10 +380,11 @@ class Client {
     };
 
     const readV03 = async (signal) => {
-      const params =
+      let params =
         method === 'SubscribeToTask'
           ? { id: arg }
           : { message: arg, ...(method === 'SendMessage' ? { configuration: { blocking: true } } : {}) };
+      if (pushConfig) params = { ...params, configuration: { ...(params.configuration ?? {}), pushNotificationConfig: pushConfig } };
       const resp = await fetch(`${this.run.baseUrl}/`, {
         method: 'POST',
         headers: { 'Content-Type': 'application/json', ...(method === 'SendMessage' ? {} : { Accept: 'text/event-stream' }) },
@@ -402,14 +452,39 @@ class SubRun extends R.Run {
   constructor(query, cfg, extra, workdir, sdk) {
     super(query, cfg, workdir, R.WATCHDOG_S, sdk);
     this.extra = extra;
+    this.shape = Object.fromEntries(Object.entries(R.SHAPE_DEFAULTS).map(([k, v]) => [k, extra[k] ?? v]));
     this.t0 = performance.now();
     this.t0Wall = Date.now() / 1000;
+    this.firstStreamHooks = []; // onEvent(count) of client 1's first stream (push.mjs)
+    this.moreSideTasks = []; // joined with the cancel / restart ones (push.mjs)
   }
 
   serverConf() {
     const conf = super.serverConf();
     if (this.extra.wire === '0.3') conf.v03_compat = true;
+    if (Object.entries(R.SHAPE_DEFAULTS).some(([k, v]) => this.shape[k] !== v)) conf.scenario = { ...conf.scenario, ...this.shape };
     return conf;
+  }
+
+  // --- hooks (push.mjs) ------------------------------------------------------
+  makeClient(name, streaming) {
+    return new Client(this, name, streaming);
+  }
+
+  /** The inline push config a send of this role carries (none here). */
+  pushConfigFor(_client, _role) {
+    return null;
+  }
+
+  /** After the executor's end, before the settled GetTask (push.mjs: the webhook's quiet). */
+  async afterSettle() {}
+
+  /**
+   * interrupt=* with a subscriber (or a push config): each turn's stream is left open while
+   * the client sends the next turn, so what an open stream gets is measured.
+   */
+  get turnsConcurrent() {
+    return this.cfg.interrupt !== 'none' && (this.extra.resubscribe !== 'none' || this.extra.second_client !== 'none');
   }
 
   get baseUrl() {
@@ -424,46 +499,14 @@ class SubRun extends R.Run {
     }
   }
 
-  /** The recorder's watchdog: open 3 s after the executor went quiet = hung. */
-  async watched(readFn) {
-    const ac = new AbortController();
-    let done = false;
-    let failure = null;
-    let end = null;
-    const body = readFn(ac.signal).then(
-      (e) => {
-        done = true;
-        end = e;
-      },
-      (e) => {
-        done = true;
-        failure = e;
-      },
-    );
-    const start = performance.now();
-    while (!done) {
-      await Promise.race([body, sleep(50)]);
-      if (done) break;
-      const recs = R.readSide(this.sidePath);
-      const last = recs.length ? Math.max(...recs.map((r) => r.t)) : Date.now() / 1000;
-      if (Date.now() / 1000 - last > this.watchdogS && (performance.now() - start) / 1000 > this.watchdogS) {
-        ac.abort(new Error('watchdog'));
-        await body;
-        return { end: 'hung', failure: null };
-      }
-    }
-    if (failure) return { end: 'closed', failure };
-    return { end: end ?? 'closed', failure: null };
-  }
-
   /** SubscribeToTask; a call without any HTTP answer (the server is restarting) is retried. */
-  async subscribe(client, role, streams) {
+  async subscribe(client, role, streams, onResult = null, taskId = null) {
     const deadline = performance.now() + RECONNECT_FOR_MS;
     let attempts = 0;
     let rec;
     for (;;) {
       attempts += 1;
-      rec = await client.call(role, 'SubscribeToTask', this.taskId);
+      rec = await client.call(role, 'SubscribeToTask', taskId ?? this.taskId, { onResult });
       if (!(rec.end === 'broken' && rec.no_response) || performance.now() > deadline) break;
       await sleep(100);
     }
@@ -478,18 +521,17 @@ class SubRun extends R.Run {
     this.port = await R.freePort();
     if (cfg.store === 'database') this.migrateDatabase();
     await this.startServer();
-    const c1 = new Client(this, 1, this.isStream);
+    const c1 = this.makeClient(1, this.isStream);
     await c1.open();
     let c2 = null;
     if (extra.second_client !== 'none') {
       // ready before the run starts, so its setup does not delay the run's triggers
-      c2 = new Client(this, 2, true);
+      c2 = this.makeClient(2, true);
       await c2.open();
     }
     this.t0 = performance.now();
     this.t0Wall = Date.now() / 1000;
     const streams = [];
-    const sideTasks = [];
     const cancelInfo = {};
     const restartInfo = {};
     const attempts = [];
@@ -500,39 +542,19 @@ class SubRun extends R.Run {
     const firstDonePromise = new Promise((resolve) => {
       firstDone = resolve;
     });
+    let secondOpened;
+    const secondOpenedPromise = new Promise((resolve) => {
+      secondOpened = resolve;
+    });
+    let firstTaskId = null; // the task client 1's first stream is on (a retry resets this.taskId)
     const onFirstStream = (count) => {
       delivered1 = count;
+      firstTaskId ??= this.taskId;
       for (const [k, resolve] of waiters) if (count >= k) resolve(true);
+      for (const hook of this.firstStreamHooks) hook(count);
     };
 
-    if (cfg.cancel !== 'none') {
-      sideTasks.push(
-        (async () => {
-          if (!(await this.triggerAfterChunk(Number.parseInt(cfg.cancel, 10)))) {
-            cancelInfo.result = 'not_sent';
-            return;
-          }
-          Object.assign(cancelInfo, await c1.cancel(this.taskId ?? this.taskIdFromSide()));
-        })(),
-      );
-    }
-    let restartTask = null;
-    if (cfg.restart !== 'none') {
-      restartTask = (async () => {
-        if (!(await this.triggerAfterChunk(Number.parseInt(cfg.restart, 10)))) {
-          restartInfo.done = false;
-          return;
-        }
-        await this.server.kill();
-        restartInfo.killed_at_ms = this.ms();
-        this.server = new R.ServerProc(this.serverConf(), this.logPath);
-        this.server.start();
-        await this.server.waitReady();
-        restartInfo.back_at_ms = this.ms();
-        restartInfo.done = true;
-      })();
-      sideTasks.push(restartTask);
-    }
+    const { sideTasks, restartTask } = this.startFaults((tid) => c1.cancel(tid), cancelInfo, restartInfo);
     let secondTask = null;
     if (extra.second_client !== 'none') {
       const k = Number.parseInt(extra.second_client, 10);
@@ -543,10 +565,15 @@ class SubRun extends R.Run {
         ]);
         if (!reached) {
           second.skipped = `the first stream ended after ${delivered1} events, before event ${k}`;
+          secondOpened();
           return;
         }
-        const rec = await this.subscribe(c2, 'second_client', streams);
-        rec.after_event = k;
+        try {
+          const rec = await this.subscribe(c2, 'second_client', streams, () => secondOpened(), firstTaskId);
+          rec.after_event = k;
+        } finally {
+          secondOpened();
+        }
       })();
     }
     if (this.timeoutMs != null) {
@@ -559,63 +586,67 @@ class SubRun extends R.Run {
     const send = this.isStream ? 'SendStreamingMessage' : 'SendMessage';
     const messageId = `msg-${randomUUID()}`;
     const resub = extra.resubscribe === 'none' ? null : Number.parseInt(extra.resubscribe, 10);
+    const sending = (role, message, opts = {}) => c1.call(role, send, message, { ...opts, pushConfig: this.pushConfigFor(c1, role) });
+    const resubscribing = async (rec, which = 'first stream') => {
+      let subs = 0;
+      let last = rec;
+      // the client re-subscribes after its own drop, and after a stream the server
+      // broke (a restart); never after a stream the server closed
+      while (subs < MAX_SUBSCRIPTIONS && ['dropped_by_client', 'broken'].includes(last.end)) {
+        this.taskId ??= this.taskIdFromSide();
+        subs += 1;
+        last = await this.subscribe(c1, 'resubscribe', streams);
+      }
+      if (rec.end !== 'dropped_by_client') {
+        this.notes.push(`resubscribe=${resub}: the ${which} ended (${rec.end}) after ${rec.results.length} events, before event ${resub}`);
+      }
+    };
     if (cfg.retry === 'on') {
       // attempt 1: the connection drops after the first artifact event; the client
       // then re-sends the very same submission (same messageId)
       const firstArtifact = (r) => normEvent(r, false).kind === 'artifactUpdate';
-      const a1 = await c1.call('send', send, c1.message(messageId), { dropAfter: firstArtifact });
+      const a1 = await sending('send', c1.message(messageId), { dropAfter: firstArtifact, onEvent: onFirstStream });
       streams.push(a1);
       attempts.push({ task_id: this.taskId, end: a1.end });
+      firstDone();
       this.taskId = null;
-      const a2 = await c1.call('retry', send, c1.message(messageId));
+      // with resubscribe=k the resent stream drops after its event k and the client
+      // subscribes to the task that stream is on
+      const a2 = await sending('retry', c1.message(messageId), { dropAfter: resub });
       streams.push(a2);
       attempts.push({ task_id: this.taskId, end: a2.end });
       this.notes.push(
         'retry: attempt 1 dropped by the client after its first artifact event, then the identical ' +
           `request (same messageId ${messageId}) was sent again`,
       );
+      if (resub != null) await resubscribing(a2, 'resent stream');
+    } else if (cfg.interrupt !== 'none' && this.turnsConcurrent) {
+      const secondReady = async () => {
+        // a second client that is subscribing: the follow-up waits for its first event
+        if (secondTask && delivered1 >= Number.parseInt(extra.second_client, 10)) {
+          await Promise.race([secondOpenedPromise, sleep(5000)]);
+        }
+      };
+      await this.turns({ c1, sending, messageId, resub, onFirstStream, firstDone, secondReady, streams, attempts });
     } else if (cfg.interrupt !== 'none') {
-      let rec = await c1.call('send', send, c1.message(messageId), { onEvent: onFirstStream });
+      let rec = await sending('send', c1.message(messageId), { onEvent: onFirstStream });
       streams.push(rec);
       attempts.push({ task_id: this.taskId, end: rec.end });
       for (let round = 0; round < 3; round += 1) {
         const [got] = await c1.getTask(this.taskId ?? this.taskIdFromSide());
         const st = got && typeof got === 'object' ? got.state : null;
-        let follow;
-        if (st === 'TASK_STATE_AUTH_REQUIRED') {
-          follow = c1.message(`msg-${randomUUID()}`, {
-            taskId: this.taskId,
-            contextId: this.contextId,
-            text: 'Signed in (authz:7).',
-            metadata: { authorizationReceipt: 'authz:7' },
-          });
-        } else if (st === 'TASK_STATE_INPUT_REQUIRED') {
-          follow = c1.message(`msg-${randomUUID()}`, { taskId: this.taskId, contextId: this.contextId, text: 'Home, please.' });
-        } else break;
-        rec = await c1.call('resume', send, follow);
+        const answer = R.followUp(st);
+        if (!answer) break;
+        const follow = c1.message(`msg-${randomUUID()}`, { taskId: this.taskId, contextId: this.contextId, ...answer });
+        rec = await sending('resume', follow);
         streams.push(rec);
         attempts.push({ task_id: this.taskId, end: rec.end, resumed_from: st });
       }
     } else {
-      const rec = await c1.call('send', send, c1.message(messageId), { dropAfter: resub, onEvent: onFirstStream });
+      const rec = await sending('send', c1.message(messageId), { dropAfter: resub, onEvent: onFirstStream });
       streams.push(rec);
       firstDone();
-      if (resub != null) {
-        let subs = 0;
-        let last = rec;
-        // the client re-subscribes after its own drop, and after a stream the server
-        // broke (a restart); never after a stream the server closed
-        while (subs < MAX_SUBSCRIPTIONS && ['dropped_by_client', 'broken'].includes(last.end)) {
-          this.taskId ??= this.taskIdFromSide();
-          subs += 1;
-          last = await this.subscribe(c1, 'resubscribe', streams);
-        }
-        if (rec.end !== 'dropped_by_client') {
-          this.notes.push(
-            `resubscribe=${resub}: the first stream ended (${rec.end}) after ${rec.results.length} events, before event ${resub}`,
-          );
-        }
-      }
+      if (resub != null) await resubscribing(rec);
     }
     firstDone();
     const callEndMs = this.ms();
@@ -624,12 +655,81 @@ class SubRun extends R.Run {
     if (restartTask) await Promise.race([restartTask.catch(() => {}), sleep(30000)]);
     const [getAfter] = await c1.getTask(this.taskId);
     await this.joinSideTasks([...sideTasks, ...(secondTask ? [secondTask] : [])], 20);
+    await this.joinSideTasks(this.moreSideTasks, 20);
     await this.settle(cfg);
+    await this.afterSettle();
     const [getSettled, settledWire] = await c1.getTask(this.taskId);
     let firstAttempt = null;
     if (cfg.retry === 'on' && attempts.length && attempts[0].task_id) [firstAttempt] = await c1.getTask(attempts[0].task_id);
     await this.server.kill();
     return this.assemble({ streams, getAfter, getSettled, settledWire, cancelInfo, restartInfo, attempts, firstAttempt, callEndMs, second });
+  }
+
+  /**
+   * interrupt=* with a subscriber or a push config (turnsConcurrent): every turn's stream is read
+   * in the background and left open; the follow-up is sent once the task is interrupted (GetTask)
+   * and, with resubscribe / second_client, once that subscription has its first event.
+   * resubscribe=k: the first stream drops after its event k and the client subscribes at once.
+   */
+  async turns({ c1, sending, messageId, resub, onFirstStream, firstDone, secondReady, streams, attempts }) {
+    const calls = [];
+    const watching = () => {
+      let resolve;
+      const seen = new Promise((r) => {
+        resolve = r;
+      });
+      const onResult = (result) => {
+        const st = normEvent(result, false).state;
+        if (['TASK_STATE_INPUT_REQUIRED', 'TASK_STATE_AUTH_REQUIRED'].includes(st) || R.TERMINAL.has(st)) resolve();
+      };
+      return { seen, onResult };
+    };
+    const until = (seen, task, ms) => Promise.race([seen, task, sleep(ms)]);
+    const w1 = watching();
+    const t1 = sending('send', c1.message(messageId), { dropAfter: resub, onEvent: onFirstStream, onResult: w1.onResult });
+    t1.then(() => firstDone());
+    calls.push([t1, null]);
+    let subTask = null;
+    if (resub != null) {
+      const rec = await t1;
+      if (rec.end === 'dropped_by_client') {
+        this.taskId ??= this.taskIdFromSide();
+        let opened;
+        const openedP = new Promise((r) => {
+          opened = r;
+        });
+        subTask = this.subscribe(c1, 'resubscribe', streams, () => opened());
+        await until(openedP, subTask, 5000);
+      } else {
+        this.notes.push(`resubscribe=${resub}: the first stream ended (${rec.end}) after ${rec.results.length} events, before event ${resub}`);
+      }
+    } else {
+      await until(w1.seen, t1, 10000);
+    }
+    for (let round = 0; round < 3; round += 1) {
+      await secondReady();
+      let st = null;
+      const deadline = performance.now() + 5000;
+      while (performance.now() < deadline) {
+        const [got] = await c1.getTask(this.taskId ?? this.taskIdFromSide());
+        st = got && typeof got === 'object' ? got.state : null;
+        if (['TASK_STATE_INPUT_REQUIRED', 'TASK_STATE_AUTH_REQUIRED'].includes(st) || R.TERMINAL.has(st)) break;
+        await sleep(50);
+      }
+      const answer = R.followUp(st);
+      if (!answer) break;
+      const follow = c1.message(`msg-${randomUUID()}`, { taskId: this.taskId, contextId: this.contextId, ...answer });
+      const w = watching();
+      const t = sending('resume', follow, { onResult: w.onResult });
+      calls.push([t, st]);
+      await until(w.seen, t, 10000);
+    }
+    for (const [t, resumedFrom] of calls) {
+      const rec = await t;
+      streams.push(rec);
+      attempts.push({ task_id: this.taskId, end: rec.end, ...(resumedFrom ? { resumed_from: resumedFrom } : {}) });
+    }
+    if (subTask) await subTask;
   }
 
   assemble({ streams, getAfter, getSettled, settledWire, cancelInfo, restartInfo, attempts, firstAttempt, callEndMs, second }) {
@@ -721,21 +821,8 @@ class SubRun extends R.Run {
     const drop = sorted.find((s) => s.client === 1 && s.dropped_wall != null);
     if (drop && this.extra.resubscribe !== 'none') run.executor_after_drop = executorAfter(side, drop.dropped_wall, this.t0Wall);
     if (second.skipped) this.notes.push(`second_client: ${second.skipped}`);
-    run.side_channel = side.map((r) => {
-      const { t, pid, ...rest } = r;
-      return { ...rest, ms: Math.round((t - this.t0Wall) * 1000) };
-    });
-    let log = '';
-    try {
-      log = fs.readFileSync(this.logPath, 'utf8');
-    } catch {
-      log = '';
-    }
-    run.server_log = log
-      .split('\n')
-      .filter((line) => /^(WARNING|ERROR|CRITICAL)\b/.test(line))
-      .map(R.maskIds)
-      .slice(0, 30);
+    run.side_channel = R.sideRecords(side, this.t0Wall);
+    run.server_log = R.serverLogLines(this.logPath).slice(0, 30);
     run.notes = this.notes.join('; ');
     return run;
   }
@@ -811,12 +898,13 @@ function executorPhrase(ead) {
 // shared with push.mjs (the other matrix recorder).
 
 // The fields a matrix recorder's fixture starts with.
-export function fixtureHead(query, cfg, extra, watchdogMs) {
+export function fixtureHead(query, cfg, extra, watchdogMs, late = LATE_KEYS) {
+  const written = Object.entries(extra).filter(([k, v]) => !(k in late) || v !== late[k]);
   return {
     sdk: `@a2a-js/sdk ${R.SDK_VERSION}`,
     node: process.versions.node,
     scenario: query,
-    inputs: { ...Object.fromEntries(R.KEY_ORDER.map((k) => [k, cfg[k]])), ...extra },
+    inputs: { ...Object.fromEntries(R.KEY_ORDER.map((k) => [k, cfg[k]])), ...Object.fromEntries(written) },
     step_ms: R.RECORD_STEP_MS,
     watchdog_ms: watchdogMs,
   };
@@ -869,6 +957,17 @@ export class MatrixRecording {
     if (args.only.length && fs.existsSync(this.indexPath)) this.old = JSON.parse(fs.readFileSync(this.indexPath, 'utf8'));
     this.order = new Map(matrix.map((q, i) => [q, i]));
     this.started = performance.now();
+    this.combinations = new Map((this.old.combinations ?? []).map((e) => [e.scenario, e]));
+  }
+
+  /**
+   * SPEC section 14: a combination's entry goes to index.json's own `combinations` list (stable or
+   * not; every run is in its file), so the readers of `scenarios` keep what they compare.
+   */
+  combination(q, name, fx) {
+    const entry = { scenario: q, file: name, stable: fx.stable, summary: fx.summary };
+    if (!fx.stable) entry.variants = fx.variants;
+    this.combinations.set(q, entry);
   }
 
   ordered(entries) {
@@ -888,6 +987,7 @@ export class MatrixRecording {
       scenarios,
       unstable,
     };
+    if (this.combinations.size) index.combinations = this.ordered(this.combinations.values());
     fs.writeFileSync(this.indexPath, `${JSON.stringify(index, null, 1)}\n`);
     console.log(
       `recorded ${this.queries.length} scenarios in ${((performance.now() - this.started) / 1000).toFixed(0)}s -> ${this.out} ` +
@@ -931,7 +1031,12 @@ export async function record(argv) {
     const name = `${R.fileStem(q)}.json`;
     entries.delete(q);
     unstable.delete(q);
-    if (fx.stable) {
+    if (COMBOS.includes(q)) {
+      // SPEC section 14: written whether stable or not (every run; `variants` when they differ),
+      // so the lab can show a race instead of picking one
+      fs.writeFileSync(path.join(args.out, name), `${JSON.stringify(fx, null, 1)}\n`);
+      mx.combination(q, name, fx);
+    } else if (fx.stable) {
       fs.writeFileSync(path.join(args.out, name), `${JSON.stringify(fx, null, 1)}\n`);
       entries.set(q, { scenario: q, file: name, summary: fx.summary });
     } else {
@@ -965,4 +1070,4 @@ export async function record(argv) {
 }
 
 // For push.mjs (the push notification recorder reuses this client driver and run).
-export { Client, SubRun, eventsOf, normEvent };
+export { Client, SubRun, eventsOf, normEvent, shortEvent, streamKey };

@@ -37,7 +37,10 @@ import subscribe as S
 
 
 PUSH_OUT = R.HERE.parent / 'fixtures' / 'python' / 'push'
-PUSH_DEFAULTS = {'push': 'off', 'webhook': 'ok', 'webhook_delay_ms': 'none', 'push_auth': 'token', 'wire': '1.0'}
+PUSH_DEFAULTS = {'push': 'off', 'webhook': 'ok', 'webhook_delay_ms': 'none', 'push_auth': 'token', 'wire': '1.0',
+                 'push_followup': 'none', 'resubscribe': 'none', 'second_client': 'none'}
+# written in a fixture's `inputs` only when set (SPEC section 14's keys on this recorder)
+PUSH_LATE_KEYS = {**S.LATE_KEYS, 'resubscribe': 'none', 'second_client': 'none'}
 PUSH_KEYS = ('push', 'webhook', 'webhook_delay_ms', 'push_auth')
 TOKEN = 'bbs-1042-push-token'
 CREDENTIALS = 'bbs-1042-webhook-secret'
@@ -53,7 +56,26 @@ _ONE_WIRE = (
        'push=inline&webhook_delay_ms=2000', 'push=inline&webhook_delay_ms=2000&client=block',
        'push=inline&push_auth=bearer', 'push=inline&push_auth=both']
 )
-MATRIX: list[str] = _ONE_WIRE + [f'{q}&wire=0.3' for q in _ONE_WIRE]
+# SPEC section 14, the lifecycle in combination, with a push config: follow-up turns
+# (interrupt, streaming and blocking, the follow-up with no config or the same inline config
+# repeated), a retried submission, a client that drops and resubscribes (the real request
+# behind the lab's dup=k), a second subscriber, a restart over the database task store, and
+# a webhook that answers within a few ms of the push sender's 5 s timeout.
+_TURNS = [f'push=inline&interrupt={i}' + ('' if c == 'stream' else '&client=block') + ('' if f == 'none' else '&push_followup=repeat')
+          for i in ('input', 'auth', 'both') for c in ('stream', 'block') for f in ('none', 'repeat')]
+COMBOS: list[str] = (
+    _TURNS
+    + ['push=inline&interrupt=input&wire=0.3', 'push=inline&interrupt=input&push_followup=repeat&wire=0.3',
+       'push=inline&interrupt=both&wire=0.3', 'push=inline&interrupt=both&push_followup=repeat&wire=0.3',
+       'push=inline&interrupt=input&client=block&push_followup=repeat&wire=0.3',
+       'push=inline&interrupt=input&second_client=3']
+    + ['push=inline&retry=on', 'push=inline&retry=on&wire=0.3', 'push=inline&retry=on&second_client=2']
+    + ['push=inline&resubscribe=3', 'push=inline&second_client=3', 'push=inline&resubscribe=3&wire=0.3']
+    + ['push=inline&restart=2&store=database', 'push=inline&restart=2&store=database&resubscribe=5',
+       'push=inline&restart=2&store=database&resubscribe=5&wire=0.3']
+    + ['push=inline&webhook_delay_ms=4995', 'push=inline&webhook_delay_ms=5005']
+)
+MATRIX: list[str] = _ONE_WIRE + [f'{q}&wire=0.3' for q in _ONE_WIRE] + COMBOS
 
 
 def parse_query(query: str) -> tuple[dict[str, str], dict[str, str]]:
@@ -73,7 +95,21 @@ def parse_query(query: str) -> tuple[dict[str, str], dict[str, str]]:
         raise ValueError("wire must be '1.0' or '0.3'")
     if p.startswith('after:') and cfg['client'] != 'stream':
         raise ValueError('push=after:k needs client=stream')
+    if extra['push_followup'] not in ('none', 'repeat'):
+        raise ValueError('push_followup must be none or repeat')
+    for key in ('resubscribe', 'second_client'):
+        if extra[key] != 'none' and not (extra[key].isdigit() and int(extra[key]) >= 1):
+            raise ValueError(f'{key} must be none or k >= 1')
+        if extra[key] != 'none' and cfg['client'] != 'stream':
+            raise ValueError(f'{key} needs client=stream')
     return cfg, extra
+
+
+def combined(cfg: dict[str, str], extra: dict[str, str]) -> bool:
+    """A scenario of SPEC section 14 (push with follow-up turns, a retry, a restart or a
+    subscriber): its fixture also keeps every stream, the attempts and each POST's task."""
+    return (cfg['interrupt'] != 'none' or cfg['retry'] != 'off' or cfg['restart'] != 'none'
+            or any(extra[k] != v for k, v in PUSH_LATE_KEYS.items() if k in extra))
 
 
 # ---------------------------------------------------------------------------
@@ -140,12 +176,16 @@ class Receiver:
                 self.posts.append(post)
                 if self.delay_ms:
                     await asyncio.sleep(self.delay_ms / 1000.0)
+                    if reader.at_eof():
+                        # the agent closed the connection while the webhook waited: its sender
+                        # gave up (timed out) before the answer
+                        post['agent_closed_before_answer_ms'] = self.ms()
                 status = 500 if self.mode == 'error' else 200
                 reason = 'Internal Server Error' if status == 500 else 'OK'
                 writer.write(f'HTTP/1.1 {status} {reason}\r\nContent-Length: 0\r\n\r\n'.encode())
                 try:
                     await writer.drain()
-                    post['answer'] = str(status)
+                    post['answer'] = 'timeout' if 'agent_closed_before_answer_ms' in post else str(status)
                 except Exception as e:  # noqa: BLE001
                     post['answer'] = f'not delivered ({type(e).__name__})'
                 post['answered_ms'] = self.ms()
@@ -157,8 +197,9 @@ class Receiver:
             writer.close()
 
     async def wait_quiet(self, since: float) -> None:
-        """Until nothing arrived and nothing was answered for QUIET_S (at most PUSH_WAIT_CAP_S)."""
-        deadline = since + PUSH_WAIT_CAP_S
+        """Until nothing arrived and nothing was answered for QUIET_S (at most PUSH_WAIT_CAP_S, or
+        8 answers of a slow webhook when that is longer)."""
+        deadline = since + max(PUSH_WAIT_CAP_S, WATCHDOG_PER_DELAYED_EVENT * (self.delay_ms or 0) / 1000.0)
         while time.monotonic() < deadline:
             if self.in_flight == 0 and time.monotonic() - max(self.last_activity, since) > QUIET_S:
                 return
@@ -191,6 +232,24 @@ def push_event(body: str, terminal_seen: bool) -> dict[str, Any]:
     return ev
 
 
+def task_of_body(body: str) -> str | None:
+    """The task id a POST body is about (1.0 StreamResponse or a 0.3 object)."""
+    try:
+        obj = json.loads(body)
+    except Exception:  # noqa: BLE001
+        return None
+    if not isinstance(obj, dict):
+        return None
+    if isinstance(obj.get('kind'), str):
+        return obj.get('id') if obj['kind'] == 'task' else obj.get('taskId')
+    if 'task' in obj:
+        return obj['task'].get('id')
+    for k in ('statusUpdate', 'artifactUpdate'):
+        if k in obj:
+            return obj[k].get('taskId')
+    return None
+
+
 def masked(s: str) -> str:
     return R._TS.sub('<ts>', R._UUID.sub('<id>', s))
 
@@ -200,33 +259,47 @@ def masked(s: str) -> str:
 # ---------------------------------------------------------------------------
 
 
-class PushClient(S.Client):
-    """subscribe.py's client; on 0.3 the push config rides in message/send and message/stream."""
-
-    push_config: dict[str, Any] | None = None
-
-    def v03(self, method: str, params: dict[str, Any]) -> dict[str, Any]:
-        if self.push_config is not None and method in ('message/stream', 'message/send'):
-            params = {**params, 'configuration': {**params.get('configuration', {}),
-                                                  'pushNotificationConfig': self.push_config}}
-        return super().v03(method, params)
-
-
 class PushRun(S.SubRun):
+    """subscribe.py's run (its clients, streams, follow-up turns, retries, subscribers, restart)
+    with push notifications on and the webhook receiver; the inline config rides on the sends."""
+
     def __init__(self, query: str, cfg: dict[str, str], extra: dict[str, str], workdir: Path) -> None:
-        super().__init__(query, cfg, {'resubscribe': 'none', 'second_client': 'none', 'wire': extra['wire']}, workdir)
+        super().__init__(query, cfg, {'resubscribe': extra['resubscribe'], 'second_client': extra['second_client'],
+                                      'wire': extra['wire']}, workdir)
         self.push = extra
+        self.combined = combined(cfg, extra)
         delay = None if extra['webhook_delay_ms'] == 'none' else int(extra['webhook_delay_ms'])
         self.receiver = Receiver(extra['webhook'], delay, self.ms)
         if delay:
             # a slow webhook may hold the stream up once per event: the watchdog waits
             # long enough to see when the stream really ends
             self.watchdog_s = R.WATCHDOG_S + WATCHDOG_PER_DELAYED_EVENT * delay / 1000.0
+        self.config_set: dict[str, Any] = {}
+        after = int(extra['push'].split(':')[1]) if extra['push'].startswith('after:') else None
+        if after is not None:
+            def on_event(count: int) -> None:
+                if count == after:
+                    self.more_side_tasks.append(asyncio.ensure_future(self.do_set()))
+            self.first_stream_hooks.append(on_event)
 
     def server_conf(self) -> dict[str, Any]:
         conf = super().server_conf()
         conf['push'] = True
         return conf
+
+    @property
+    def turns_concurrent(self) -> bool:
+        # with a push config every follow-up turn is measured the same way (each stream left open)
+        return self.cfg['interrupt'] != 'none'
+
+    def push_config_for(self, client: S.Client, role: str) -> Any:
+        """push=inline: the send and its identical resend carry the config; a follow-up turn
+        carries it again only with push_followup=repeat."""
+        if self.push['push'] != 'inline' or client.name != 1:
+            return None
+        if role == 'resume' and self.push['push_followup'] != 'repeat':
+            return None
+        return self.config_v10() if self.extra['wire'] == '1.0' else self.config_v03()
 
     def config_v10(self, task_id: str | None = None) -> Any:
         from a2a.types.a2a_pb2 import AuthenticationInfo, TaskPushNotificationConfig
@@ -248,7 +321,16 @@ class PushRun(S.SubRun):
             c['authentication'] = {'schemes': ['Bearer'], 'credentials': CREDENTIALS}
         return c
 
-    async def set_config(self, client: PushClient) -> dict[str, Any]:
+    async def do_set(self) -> None:
+        self.config_set.update(await self.set_config(self.c1))
+
+    def make_client(self, name: int, streaming: bool) -> S.Client:
+        client = super().make_client(name, streaming)
+        if name == 1:
+            self.c1 = client
+        return client
+
+    async def set_config(self, client: S.Client) -> dict[str, Any]:
         """SetTaskPushNotificationConfig (0.3: tasks/pushNotificationConfig/set) on the running task."""
         out: dict[str, Any] = {'sent_ms': self.ms()}
         tid = self.task_id or self.task_id_from_side()
@@ -269,67 +351,34 @@ class PushRun(S.SubRun):
         out['answered_ms'] = self.ms()
         return out
 
-    async def execute(self) -> dict[str, Any]:  # noqa: PLR0915
-        cfg, push = self.cfg, self.push
-        await self.receiver.start()
-        await self.start_server()
-        c1 = PushClient(self, 1, cfg['client'] == 'stream')
-        await c1.open()
-        inline = push['push'] == 'inline'
-        after = int(push['push'].split(':')[1]) if push['push'].startswith('after:') else None
-        if inline and self.extra['wire'] == '0.3':
-            c1.push_config = self.config_v03()
-        self.t0, self.t0_wall = time.monotonic(), time.time()
-        cancel_info: dict[str, Any] = {}
-        side_tasks: list[asyncio.Future] = []
-        config_set: dict[str, Any] = {}
-
-        async def do_cancel(k: int) -> None:
-            if not await self.trigger_after_chunk(k):
-                cancel_info['result'] = 'not_sent'
-                return
-            cancel_info.update(await c1.cancel(self.task_id or self.task_id_from_side()))
-
-        async def do_set() -> None:
-            config_set.update(await self.set_config(c1))
-
-        def on_event(count: int) -> None:
-            if after is not None and count == after:
-                side_tasks.append(asyncio.ensure_future(do_set()))
-
-        if cfg['cancel'] != 'none':
-            side_tasks.append(asyncio.ensure_future(do_cancel(int(cfg['cancel']))))
-        send = 'SendStreamingMessage' if cfg['client'] == 'stream' else 'SendMessage'
-        msg = c1.message(f'msg-{uuid.uuid4()}')
-        if inline and self.extra['wire'] == '1.0':
-            msg.configuration.task_push_notification_config.CopyFrom(self.config_v10())
-        rec = await c1.call('send', send, msg, on_event=on_event)
-        call_end_ms = self.ms()
-        if self.task_id is None:
-            self.task_id = self.task_id_from_side()
-        await self.join_side_tasks(list(side_tasks), 20)
+    async def after_settle(self) -> None:
         # the executor's own end (or the watchdog), then the webhook's quiet
-        await self.settle(cfg)
         await self.receiver.wait_quiet(time.monotonic())
-        get_settled, _settled_wire = await c1.get_task(self.task_id)
-        await c1.close()
-        if self.server:
-            self.server.kill()
-        await self.receiver.stop()
-        return self.assemble_push(rec, call_end_ms, cancel_info, config_set, get_settled)
 
-    def assemble_push(self, rec: dict[str, Any], call_end_ms: int, cancel_info: dict[str, Any],
-                      config_set: dict[str, Any], get_settled: Any) -> dict[str, Any]:
+    async def execute(self) -> dict[str, Any]:
+        await self.receiver.start()
+        try:
+            return await super().execute()
+        finally:
+            await self.receiver.stop()
+
+    def assemble(self, streams, get_after, get_settled, settled_wire, cancel_info, restart_info,  # noqa: ANN001, PLR0913
+                 attempts, first_attempt, call_end_ms, second) -> dict[str, Any]:  # noqa: ANN001
+        sub = super().assemble(streams, get_after, get_settled, settled_wire, cancel_info, restart_info,
+                               attempts, first_attempt, call_end_ms, second)
         cfg = self.cfg
-        events = S.events_of(rec['results'])
-        for ev, t in zip(events, rec['event_ms'], strict=True):
+        own = [s for s in sub['streams'] if s['client'] == 1]
+        events = S.events_of([r for s in own for r in s['wire']])
+        for ev, t in zip(events, [e['ms'] for s in own for e in s['events']], strict=True):
             ev['ms'] = t
             for k in ('parts', 'artifacts', 'history'):
                 ev.pop(k, None)
-        end = {'broken': 'closed', 'error': 'closed'}.get(rec['end'], rec['end'])
+        last = own[-1] if own else {'rpc_error': None}
+        end = sub['stream'] or sub['call']
         posts = sorted(self.receiver.posts, key=lambda p: p['t_ms'])
         seen_terminal, seen_bodies = False, set()
         terminal_at = None
+        task_ids: list[str] = list(dict.fromkeys(a['task_id'] for a in sub.get('attempts', []) if a.get('task_id')))
         for i, p in enumerate(posts):
             ev = push_event(p['body'], seen_terminal)
             p['event'] = {k: v for k, v in ev.items() if k not in ('parts', 'history')}
@@ -337,18 +386,21 @@ class PushRun(S.SubRun):
             seen_bodies.add(p['body'])
             if ev.get('state') in R.TERMINAL and not seen_terminal:
                 seen_terminal, terminal_at = True, i
+            if self.combined:
+                tid = task_of_body(p['body'])
+                if tid and tid not in task_ids:
+                    task_ids.append(tid)
+                p['task_n'] = task_ids.index(tid) + 1 if tid in task_ids else None
         side = R.read_side(self.side_path)
-        log = Path(self.log_path).read_text(encoding='utf-8', errors='replace') if Path(self.log_path).exists() else ''
-        log_lines = [R._UUID.sub('<id>', line) for line in log.splitlines()
-                     if line.split(' ', 1)[0] in ('WARNING', 'ERROR', 'CRITICAL')]
+        log_lines = R.server_log_lines(self.log_path)
         failed_logged = sum(1 for line in log_lines if 'Error sending push-notification' in line)
         states = [p['event'].get('state') for p in posts if p['event'].get('state')]
         run: dict[str, Any] = {
             'events': events,
             'stream': end if cfg['client'] == 'stream' else None,
-            'call': (('returned' if end == 'closed' else end) if cfg['client'] != 'stream' else None),
-            'end_error': rec['end_error'],
-            'rpc_error': rec['rpc_error'],
+            'call': end if cfg['client'] != 'stream' else None,
+            'end_error': sub['end_error'],
+            'rpc_error': last['rpc_error'],
             'client_done_ms': call_end_ms,
             'posts': posts,
             'pushes_received': len(posts),
@@ -361,15 +413,25 @@ class PushRun(S.SubRun):
             'webhook_connections': self.receiver.connections,
             'get_task_settled': get_settled,
             'cancel': cancel_info or None,
-            'config_set': config_set or None,
+            'config_set': self.config_set or None,
             'executions': sum(1 for r in side if r['ev'] == 'execute_start'),
-            'side_channel': [
-                {k: v for k, v in r.items() if k not in ('t', 'pid', 'task_id')}
-                | {'ms': round((r['t'] - self.t0_wall) * 1000)} for r in side
-            ],
+            'side_channel': R.side_records(side, self.t0_wall, drop=('t', 'pid', 'task_id')),
             'server_log': log_lines[:20],
-            'notes': '; '.join(self.notes),
+            'notes': sub['notes'],
         }
+        if self.combined:
+            # SPEC section 14: every stream of every client, the attempts (turns, resends), the
+            # tasks, and which task each POST is about (task_n: 1 = the first task, 2 = a second)
+            run['streams'] = sub['streams']
+            run['tasks'] = len(task_ids)
+            run['posts_per_task'] = [sum(1 for p in posts if p.get('task_n') == n) for n in range(1, len(task_ids) + 1)]
+            for k in ('attempts', 'distinct_tasks', 'first_attempt_task_settled', 'restart', 'resumed', 'resumes',
+                      'states', 'executor_after_drop', 'get_task_after'):
+                if k in sub:
+                    run[k] = sub[k]
+        else:
+            for s in sub['streams']:
+                s.pop('_raw', None)
         return run
 
 
@@ -403,6 +465,10 @@ def outcome_key(run: dict[str, Any], delay_ms: int | None) -> str:
     if delay_ms:
         # does the slow webhook hold up the client? (per event: after how many answered POSTs)
         o['client_done_after_delay'] = run['client_done_ms'] >= delay_ms
+    if 'streams' in run:
+        o['streams'] = [S.stream_key(s) for s in run['streams']]
+        o['post_tasks'] = [p.get('task_n') for p in run['posts']]
+        o['executions'] = run['executions']
     return json.dumps(o, sort_keys=True)
 
 
@@ -412,6 +478,12 @@ def describe(run: dict[str, Any]) -> str:
                      + ('=dup' if p['duplicate'] else '') for p in run['posts']) or '(none)'
     g = run['get_task_settled']
     gs = g if isinstance(g, str) else str(g.get('state')).removeprefix('TASK_STATE_')
+    if 'streams' in run:
+        ev = ' | '.join(f'c{s["client"]} {s["role"]}: ' + (' '.join(S.short_event(e) for e in s['events']) or '(none)')
+                        + f' -> {s["end"]}' for s in run['streams'])
+        posts = ' '.join(short(p['event']) + ('' if p.get('answer') == '200' else f'[{p.get("answer")}]')
+                         + ('=dup' if p['duplicate'] else '') + (f'#{p["task_n"]}' if (p.get('task_n') or 1) > 1 else '')
+                         for p in run['posts']) or '(none)'
     out = f'client: {ev} -> {run["stream"] or run["call"]} at {run["client_done_ms"]} ms; webhook: {posts}'
     if run['pushes_failed_logged']:
         out += f'; {run["pushes_failed_logged"]} failed POSTs logged'
@@ -433,8 +505,14 @@ async def record_one(query: str, runs: int) -> tuple[dict[str, Any], bool]:
                 p['body'] = None
                 p['body_as_run_1'] = True
     watchdog_ms = round((R.WATCHDOG_S + (WATCHDOG_PER_DELAYED_EVENT * delay / 1000.0 if delay else 0)) * 1000)
+    if 'streams' in results[0]:
+        for j, r in enumerate(results):
+            for st in r['streams']:
+                raw = st.pop('_raw')
+                if j == 0:
+                    st['raw'] = raw  # the body exactly as received, first run only
     fx = {
-        **S.fixture_head(query, cfg, extra, watchdog_ms),
+        **S.fixture_head(query, cfg, extra, watchdog_ms, PUSH_LATE_KEYS),
         'stable': stable,
         'summary': describe(results[0]),
         'timing': [{'client_done_ms': r['client_done_ms'], 'event_ms': [e['ms'] for e in r['events']],
@@ -456,9 +534,12 @@ async def record(args: Any) -> int:
         name = R.file_stem(q).replace(':', '-') + '.json'
         # every scenario is written, unstable ones too (`stable: false` and `variants`)
         (out / name).write_text(json.dumps(fx, indent=1) + '\n', encoding='utf-8')
-        entries[q] = {'scenario': q, 'file': name, 'stable': stable, 'summary': fx['summary']}
-        if not stable:
-            entries[q]['variants'] = fx['variants']
+        if q in COMBOS:
+            mx.combination(q, name, fx)  # index.json's own `combinations` list (SPEC section 14)
+        else:
+            entries[q] = {'scenario': q, 'file': name, 'stable': stable, 'summary': fx['summary']}
+            if not stable:
+                entries[q]['variants'] = fx['variants']
         print(f'[{time.monotonic() - t:5.1f}s] {q}: stable={stable} {fx["summary"]}', flush=True)
         if not stable:
             for v in fx['variants']:

@@ -863,6 +863,43 @@ def last_exchange(tee: Any, method: str) -> dict[str, Any] | None:
     return None
 
 
+def follow_up(state: str | None) -> dict[str, Any] | None:
+    """The client's follow-up to an interrupted task: the text and metadata of the message
+    that answers AUTH_REQUIRED or INPUT_REQUIRED; None for any other state. Shared by every
+    driver (record, captures, subscribe.py, push.py)."""
+    if state in ('TASK_STATE_AUTH_REQUIRED', 'auth-required'):
+        return {'text': 'Signed in (authz:7).', 'metadata': {'authorizationReceipt': 'authz:7'}}
+    if state in ('TASK_STATE_INPUT_REQUIRED', 'input-required'):
+        return {'text': 'Home, please.', 'metadata': None}
+    return None
+
+
+def v03_message(message_id: str, task_id: str | None = None, context_id: str | None = None,
+                text: str = USER_TEXT, metadata: dict[str, Any] | None = None) -> dict[str, Any]:
+    """A user message on the A2A 0.3 wire (the raw client of captures, subscribe.py, push.py)."""
+    msg: dict[str, Any] = {'kind': 'message', 'messageId': message_id, 'role': 'user',
+                           'parts': [{'kind': 'text', 'text': text}]}
+    if task_id:
+        msg['taskId'] = task_id
+    if context_id:
+        msg['contextId'] = context_id
+    if metadata:
+        msg['metadata'] = metadata
+    return msg
+
+
+def side_records(side: list[dict[str, Any]], t0_wall: float, drop: tuple[str, ...] = ('t', 'pid')) -> list[dict[str, Any]]:
+    """The side channel as a fixture keeps it: `ms` relative to the client's send."""
+    return [{k: v for k, v in r.items() if k not in drop} | {'ms': round((r['t'] - t0_wall) * 1000)} for r in side]
+
+
+def server_log_lines(log_path: str) -> list[str]:
+    """The server's WARNING/ERROR/CRITICAL lines (ids masked), as subscribe.py and push.py keep them."""
+    log = Path(log_path).read_text(encoding='utf-8', errors='replace') if Path(log_path).exists() else ''
+    return [_UUID.sub('<id>', line) for line in log.splitlines()
+            if line.split(' ', 1)[0] in ('WARNING', 'ERROR', 'CRITICAL')]
+
+
 class Run:
     """One recorded run of one scenario."""
 
@@ -876,6 +913,7 @@ class Run:
         self.log_path = str(workdir / 'server.log')
         self.port = free_port()
         self.notes: list[str] = []
+        self.shape: dict[str, str] = dict(SHAPE_DEFAULTS)  # progress / result (subscribe.py sets them)
         self.server: ServerProc | None = None
         self.task_id: str | None = None
         self.context_id: str | None = None
@@ -904,6 +942,60 @@ class Run:
             await asyncio.sleep(0.005)
         return None
 
+    async def watched(self, fn) -> tuple[str, BaseException | None]:  # noqa: ANN001
+        """Runs a reading coroutine under the recorder's watchdog: still open `watchdog_s` after the
+        executor went quiet (its last side-channel record) = 'hung'. Returns (end, exception):
+        fn's own end or 'closed', and what it raised. Shared by every driver."""
+        task = asyncio.ensure_future(fn())
+        start = time.monotonic()
+        while not task.done():
+            await asyncio.wait({task}, timeout=0.05)
+            recs = read_side(self.side_path)
+            last = max([r['t'] for r in recs], default=time.time())
+            if not task.done() and time.time() - last > self.watchdog_s and time.monotonic() - start > self.watchdog_s:
+                task.cancel()
+                with contextlib.suppress(BaseException):
+                    await task
+                return 'hung', None
+        try:
+            return task.result() or 'closed', None
+        except Exception as e:  # noqa: BLE001
+            return 'closed', e
+
+    def start_faults(self, cancel: Any, cancel_info: dict[str, Any],
+                     restart_info: dict[str, Any]) -> tuple[list[asyncio.Future], asyncio.Future | None]:
+        """Starts the scenario's `cancel=k` (`cancel(task_id)` returns what the cancel got, kept in
+        cancel_info) and `restart=k` (restart_after_chunk) beside the client's calls. Returns the
+        side tasks and the restart's own."""
+        async def do_cancel(k: int) -> None:
+            if not await self.trigger_after_chunk(k):
+                cancel_info['result'] = 'not_sent'
+                return
+            cancel_info.update(await cancel(self.task_id or self.task_id_from_side()))
+
+        side_tasks: list[asyncio.Future] = []
+        if self.cfg['cancel'] != 'none':
+            side_tasks.append(asyncio.ensure_future(do_cancel(int(self.cfg['cancel']))))
+        restart_task = None
+        if self.cfg['restart'] != 'none':
+            restart_task = asyncio.ensure_future(self.restart_after_chunk(int(self.cfg['restart']), restart_info))
+            side_tasks.append(restart_task)
+        return side_tasks, restart_task
+
+    async def restart_after_chunk(self, k: int, info: dict[str, Any]) -> None:
+        """restart=k: SIGKILLs the server half a step after chunk k and starts a fresh one on the
+        same port over the same store; `info` gets killed_at_ms, back_at_ms, done."""
+        if not await self.trigger_after_chunk(k):
+            info['done'] = False
+            return
+        self.server.kill()
+        info['killed_at_ms'] = round((time.monotonic() - self.t0) * 1000)
+        self.server = ServerProc(self.server_conf(), self.log_path)
+        self.server.start()
+        await self.server.wait_ready()
+        info['back_at_ms'] = round((time.monotonic() - self.t0) * 1000)
+        info['done'] = True
+
     async def trigger_after_chunk(self, k: int) -> bool:
         """Waits until chunk k was enqueued (k=0: WORKING), then half a step."""
         if k == 0:
@@ -911,6 +1003,11 @@ class Run:
             if rec:
                 # WORKING follows execute_start immediately; the first step is running.
                 await asyncio.sleep(0.005)
+        elif self.shape.get('result') == 'last':
+            # result=last sends no chunk while working: the only artifact event is the
+            # whole result right before the ending, so cancel=k / restart=k (k >= 1) wait
+            # for it (a moment "timed from the first artifact" lands after the work)
+            rec = await self.wait_side(lambda r: r['ev'] == 'enqueued_result', 10)
         else:
             rec = await self.wait_side(
                 lambda r: r['ev'] == 'enqueued_chunk' and r['i'] == k, 10
@@ -997,7 +1094,6 @@ class Run:
         from a2a.client import A2AClientTimeoutError
 
         outcome: dict[str, Any] = {'end': None, 'error': None, 'count': 0}
-        quiet = asyncio.Event()
 
         async def body() -> None:
             gen = client.send_message(req, context=ctx)
@@ -1014,32 +1110,21 @@ class Run:
             finally:
                 await gen.aclose()
 
-        task = asyncio.ensure_future(body())
         # The watchdog counts from when the executor goes quiet (its last side
         # channel record), so slow steps are never mistaken for a hang.
-        start = time.monotonic()
-        while not task.done():
-            await asyncio.wait({task}, timeout=0.05)
-            recs = read_side(self.side_path)
-            last = max([r['t'] for r in recs], default=time.time())
-            quiet_for = time.time() - last
-            if not task.done() and quiet_for > self.watchdog_s and time.monotonic() - start > self.watchdog_s:
-                quiet.set()
-                task.cancel()
-                with contextlib.suppress(BaseException):
-                    await task
-                outcome['end'] = 'hung'
-                return outcome
-        try:
-            task.result()
+        end, error = await self.watched(body)
+        if end == 'hung':
+            outcome['end'] = 'hung'
+            return outcome
+        if error is None:
             if outcome['end'] is None:
                 outcome['end'] = 'closed' if self.cfg['client'] == 'stream' else 'returned'
-        except A2AClientTimeoutError as e:
+        elif isinstance(error, A2AClientTimeoutError):
             outcome['end'] = 'timed_out'
-            outcome['error'] = f'{type(e).__name__}: {e}'
-        except Exception as e:  # noqa: BLE001
+            outcome['error'] = f'{type(error).__name__}: {error}'
+        else:
             outcome['end'] = 'closed' if self.cfg['client'] == 'stream' else 'returned'
-            outcome['error'] = f'{type(e).__name__}: {e}'
+            outcome['error'] = f'{type(error).__name__}: {error}'
         return outcome
 
     async def join_side_tasks(self, tasks: Any, timeout_s: float) -> None:
@@ -1083,38 +1168,11 @@ class Run:
         req = self.make_request(message_id)
         self.t0 = time.monotonic()
         self.t0_wall = time.time()
-        side_tasks: list[asyncio.Task] = []
         cancel_info: dict[str, Any] = {}
         restart_info: dict[str, Any] = {}
         attempts: list[dict[str, Any]] = []
-
-        async def do_cancel(k: int) -> None:
-            ok = await self.trigger_after_chunk(k)
-            if not ok:
-                cancel_info['result'] = 'not_sent'
-                return
-            tid = self.task_id or self.task_id_from_side()
-            cancel_info.update(await self.cancel_task(client, tee, tid))
-
-        async def do_restart(k: int) -> None:
-            ok = await self.trigger_after_chunk(k)
-            if not ok:
-                restart_info['done'] = False
-                return
-            self.server.kill()
-            restart_info['killed_at_ms'] = round((time.monotonic() - self.t0) * 1000)
-            self.server = ServerProc(self.server_conf(), self.log_path)
-            self.server.start()
-            await self.server.wait_ready()
-            restart_info['back_at_ms'] = round((time.monotonic() - self.t0) * 1000)
-            restart_info['done'] = True
-
-        if cfg['cancel'] != 'none':
-            side_tasks.append(asyncio.ensure_future(do_cancel(int(cfg['cancel']))))
-        restart_task = None
-        if cfg['restart'] != 'none':
-            restart_task = asyncio.ensure_future(do_restart(int(cfg['restart'])))
-            side_tasks.append(restart_task)
+        side_tasks, restart_task = self.start_faults(
+            lambda tid: self.cancel_task(client, tee, tid), cancel_info, restart_info)
         if timeout is not None:
             self.notes.append(
                 f'timeout_ms={cfg["timeout_ms"]} is ClientCallContext(timeout={timeout}), which the SDK '
@@ -1144,18 +1202,10 @@ class Run:
             for _round in range(3):
                 got = await self.get_task(client, tee, self.task_id)
                 st = got[0]['state'] if isinstance(got[0], dict) else None
-                if st == 'TASK_STATE_AUTH_REQUIRED':
-                    follow = self.make_request(
-                        f'msg-{uuid.uuid4()}', self.task_id, self.context_id,
-                        text='Signed in (authz:7).',
-                        metadata={'authorizationReceipt': 'authz:7'},
-                    )
-                elif st == 'TASK_STATE_INPUT_REQUIRED':
-                    follow = self.make_request(
-                        f'msg-{uuid.uuid4()}', self.task_id, self.context_id, text='Home, please.'
-                    )
-                else:
+                answer = follow_up(st)
+                if answer is None:
                     break
+                follow = self.make_request(f'msg-{uuid.uuid4()}', self.task_id, self.context_id, **answer)
                 outcome = await self.consume(client, follow, ctx)
                 attempts.append({'task_id': self.task_id, 'end': outcome['end'],
                                  'exchange': len(tee.exchanges) - 1, 'resumed_from': st})
@@ -1288,10 +1338,7 @@ class Run:
             run['resumed'] = bool(resumes)
             run['resumes'] = [{'from_state': r['from_state'], 'receipt': r.get('receipt')} for r in resumes]
             run['states'] = [e['state'] for e in events if e['state']]
-        run['side_channel'] = [
-            {k: v for k, v in r.items() if k not in ('t', 'pid')} | {'ms': round((r['t'] - self.t0_wall) * 1000)}
-            for r in side
-        ] if side else []
+        run['side_channel'] = side_records(side, self.t0_wall)
         log = Path(self.log_path).read_text(encoding='utf-8', errors='replace') if Path(self.log_path).exists() else ''
         interesting = [
             re.sub(r'[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}', '<id>', line)
@@ -1561,24 +1608,10 @@ class CaptureRun(Run):
     def url(self) -> str:
         return f'http://127.0.0.1:{self.port}/'
 
-    async def watched(self, coro_fn) -> tuple[str, str | None]:  # noqa: ANN001
-        """Runs a reading coroutine under the recorder's watchdog (3 s after the executor went quiet)."""
-        task = asyncio.ensure_future(coro_fn())
-        start = time.monotonic()
-        while not task.done():
-            await asyncio.wait({task}, timeout=0.05)
-            recs = read_side(self.side_path)
-            last = max([r['t'] for r in recs], default=time.time())
-            if not task.done() and time.time() - last > self.watchdog_s and time.monotonic() - start > self.watchdog_s:
-                task.cancel()
-                with contextlib.suppress(BaseException):
-                    await task
-                return 'hung', None
-        try:
-            end = task.result()
-            return end or 'closed', None
-        except Exception as e:  # noqa: BLE001
-            return 'closed', f'{type(e).__name__}: {e}'
+    async def watched_text(self, coro_fn) -> tuple[str, str | None]:  # noqa: ANN001
+        """Run.watched with the exception as text, as the capture index keeps it."""
+        end, error = await self.watched(coro_fn)
+        return end, (f'{type(error).__name__}: {error}' if error is not None else None)
 
     # --- A2A 0.3: raw JSON-RPC over httpx, no A2A-Version header -----------
     def v03_request(self, method: str, params: dict[str, Any]) -> dict[str, Any]:
@@ -1588,15 +1621,7 @@ class CaptureRun(Run):
     @staticmethod
     def v03_message(task_id: str | None = None, context_id: str | None = None,
                     text: str = USER_TEXT, metadata: dict[str, Any] | None = None) -> dict[str, Any]:
-        msg: dict[str, Any] = {'kind': 'message', 'messageId': f'msg-{uuid.uuid4()}', 'role': 'user',
-                               'parts': [{'kind': 'text', 'text': text}]}
-        if task_id:
-            msg['taskId'] = task_id
-        if context_id:
-            msg['contextId'] = context_id
-        if metadata:
-            msg['metadata'] = metadata
-        return msg
+        return v03_message(f'msg-{uuid.uuid4()}', task_id, context_id, text, metadata)
 
     async def v03_stream(self, http: Any, body: dict[str, Any], drop_after_artifact: bool = False) -> dict[str, Any]:
         rec: dict[str, Any] = {'method': body['method'], 'raw': bytearray(), 'content_type': '', 'status': None}
@@ -1618,7 +1643,7 @@ class CaptureRun(Run):
                                 return 'dropped_by_client'  # leaving the block closes the connection
             return None
 
-        rec['end'], rec['error'] = await self.watched(read)
+        rec['end'], rec['error'] = await self.watched_text(read)
         return rec
 
     async def v03_call(self, http: Any, body: dict[str, Any]) -> dict[str, Any]:
@@ -1642,7 +1667,7 @@ class CaptureRun(Run):
                 await gen.aclose()
             return None
 
-        end, error = await self.watched(read)
+        end, error = await self.watched_text(read)
         ex = tee.exchanges[n_before] if len(tee.exchanges) > n_before else {'method': None, 'raw': bytearray(), 'content_type': '', 'status': None}
         return {'method': ex['method'], 'raw': ex['raw'], 'content_type': ex.get('content_type', ''),
                 'status': ex.get('status'), 'end': end, 'error': error}
@@ -1681,9 +1706,8 @@ class CaptureRun(Run):
                 stream = lambda req, drop=False: self.sdk_stream(client, tee, send(req), drop)  # noqa: E731
                 subscribe = lambda tid: self.sdk_stream(  # noqa: E731
                     client, tee, lambda: client.subscribe(SubscribeToTaskRequest(id=tid)))
-                follow_up = lambda: self.make_request(  # noqa: E731
-                    f'msg-{uuid.uuid4()}', self.task_id, self.context_id, text='Signed in (authz:7).',
-                    metadata={'authorizationReceipt': 'authz:7'})
+                resume = lambda: self.make_request(  # noqa: E731
+                    f'msg-{uuid.uuid4()}', self.task_id, self.context_id, **follow_up('TASK_STATE_AUTH_REQUIRED'))
             else:
                 http = httpx.AsyncClient(timeout=httpx.Timeout(5.0, read=None))
                 client = None
@@ -1695,8 +1719,8 @@ class CaptureRun(Run):
                 stream = lambda req, drop=False: self.v03_stream(http, req, drop)  # noqa: E731
                 subscribe = lambda tid: self.v03_stream(  # noqa: E731
                     http, self.v03_request('tasks/resubscribe', {'id': tid}))
-                follow_up = lambda: self.v03_request('message/stream', {'message': self.v03_message(  # noqa: E731
-                    self.task_id, self.context_id, 'Signed in (authz:7).', {'authorizationReceipt': 'authz:7'})})
+                resume = lambda: self.v03_request('message/stream', {'message': self.v03_message(  # noqa: E731
+                    self.task_id, self.context_id, **follow_up('TASK_STATE_AUTH_REQUIRED'))})
 
             side: list[asyncio.Future] = []
             if kind == 'stream' and self.cfg['cancel'] != 'none':
@@ -1714,7 +1738,7 @@ class CaptureRun(Run):
                 if self.cfg['interrupt'] != 'none':
                     obs = observe_body(bytes(b['raw']), b['content_type'])
                     if obs['last_status_state'] in ('TASK_STATE_AUTH_REQUIRED', 'auth-required'):
-                        b2 = await stream(follow_up())
+                        b2 = await stream(resume())
                         b2['role'] = 'resumed'
                         bodies.append(b2)
             elif kind == 'resubscribe':

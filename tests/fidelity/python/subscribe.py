@@ -43,6 +43,23 @@ RECONNECT_FOR_S = 15.0  # how long a re-subscribing client retries a refused con
 _DEFAULT_EVENTS = 6
 _ENDING_LAST = {'fail': 6, 'input': 6, 'auth': 6, 'return': 5, 'never': 5}
 
+# SPEC section 14, the lifecycle in combination: a subscriber on a task that asks for input
+# or authorization (subscribed before the question and after, across the follow-up turns),
+# a subscriber with a retried submission, and the shapes of agents on other stacks
+# (progress, result=last) with cancel, resubscribe and second_client.
+COMBOS: list[str] = (
+    ['interrupt=input&resubscribe=2', 'interrupt=input&resubscribe=3', 'interrupt=input&second_client=2',
+     'interrupt=input&second_client=3', 'interrupt=auth&resubscribe=3', 'interrupt=auth&second_client=3',
+     'interrupt=both&resubscribe=3', 'interrupt=both&second_client=3',
+     'interrupt=input&resubscribe=3&wire=0.3', 'interrupt=input&second_client=3&wire=0.3',
+     'interrupt=auth&second_client=3&wire=0.3']
+    + ['retry=on&second_client=2', 'retry=on&second_client=3', 'retry=on&resubscribe=3',
+       'retry=on&second_client=2&wire=0.3']
+    + ['progress=2&cancel=1', 'result=last&cancel=1', 'progress=2&result=last&cancel=1',
+       'progress=2&resubscribe=3', 'result=last&resubscribe=3', 'progress=2&second_client=3',
+       'result=last&second_client=3', 'progress=2&cancel=1&wire=0.3', 'result=last&resubscribe=3&wire=0.3']
+)
+
 MATRIX: list[str] = (
     [f'resubscribe={k}' for k in range(1, _DEFAULT_EVENTS + 1)]
     + [f'ending={e}&resubscribe={k}' for e, last in _ENDING_LAST.items() for k in (3, last)]
@@ -57,6 +74,7 @@ MATRIX: list[str] = (
     + ['resubscribe=3&wire=0.3', 'resubscribe=6&wire=0.3', 'second_client=3&wire=0.3',
        'second_client=6&wire=0.3', 'ending=auth&resubscribe=6&wire=0.3',
        'restart=2&store=memory&resubscribe=5&wire=0.3', 'restart=2&store=database&resubscribe=5&wire=0.3']
+    + COMBOS
 )
 
 V03_STATE = {
@@ -89,8 +107,10 @@ def split_query(query: str, defaults: dict[str, str]) -> tuple[dict[str, str], d
 
 
 def parse_query(query: str) -> tuple[dict[str, str], dict[str, str]]:
-    """The lab's keys (recorder.parse_scenario) plus SPEC section 9's three."""
-    cfg, extra = split_query(query, SUB_DEFAULTS)
+    """The lab's keys (recorder.parse_scenario) plus SPEC section 9's three and the shapes of
+    SPEC section 14 (`progress`, `result`: the executor's, written in `inputs` only when set)."""
+    cfg, extra = split_query(query, {**SUB_DEFAULTS, **R.SHAPE_DEFAULTS})
+    check_shapes(extra)
     for key in ('resubscribe', 'second_client'):
         if extra[key] != 'none' and not (extra[key].isdigit() and int(extra[key]) >= 1):
             raise ValueError(f'{key} must be none or k >= 1')
@@ -99,6 +119,18 @@ def parse_query(query: str) -> tuple[dict[str, str], dict[str, str]]:
     if extra['wire'] not in ('1.0', '0.3'):
         raise ValueError("wire must be '1.0' or '0.3'")
     return cfg, extra
+
+
+def check_shapes(extra: dict[str, str]) -> None:
+    if not extra['progress'].isdigit():
+        raise ValueError('progress must be k >= 0')
+    if extra['result'] not in R.SHAPE_ENUMS['result']:
+        raise ValueError('result must be chunks or last')
+
+
+# Keys a fixture's `inputs` holds only when they are set (added after the fixtures of the
+# earlier keys were recorded, so re-recording those keeps their `inputs`).
+LATE_KEYS = {**R.SHAPE_DEFAULTS, 'push_followup': 'none'}
 
 
 def norm_state(s: Any) -> Any:
@@ -234,15 +266,7 @@ class Client:
                 text: str = R.USER_TEXT, metadata: dict[str, Any] | None = None) -> Any:
         if self.wire == '1.0':
             return self.run.make_request(message_id, task_id, context_id, text, metadata)
-        msg: dict[str, Any] = {'kind': 'message', 'messageId': message_id, 'role': 'user',
-                               'parts': [{'kind': 'text', 'text': text}]}
-        if task_id:
-            msg['taskId'] = task_id
-        if context_id:
-            msg['contextId'] = context_id
-        if metadata:
-            msg['metadata'] = metadata
-        return msg
+        return R.v03_message(message_id, task_id, context_id, text, metadata)
 
     def v03(self, method: str, params: dict[str, Any]) -> dict[str, Any]:
         self.rpc_id += 1
@@ -305,11 +329,15 @@ class Client:
 
     # --- streams -------------------------------------------------------------
     async def call(self, role: str, method: str, arg: Any, drop_after: int | None = None,
-                   on_event=None) -> dict[str, Any]:  # noqa: ANN001
+                   on_event=None, on_result=None, push_config: Any = None) -> dict[str, Any]:  # noqa: ANN001
         """One SendStreamingMessage / SendMessage / SubscribeToTask under the watchdog.
 
-        Delivers events one by one (on_event(count)); with drop_after=k the client
-        drops the connection right after delivered event k."""
+        Delivers events one by one (on_event(count), on_result(result)); with drop_after=k
+        the client drops the connection right after delivered event k. push_config (push.py):
+        the inline config of this send, a TaskPushNotificationConfig (1.0, set on the request)
+        or a dict (0.3, params.configuration.pushNotificationConfig)."""
+        if push_config is not None and self.wire == '1.0':
+            arg.configuration.task_push_notification_config.CopyFrom(push_config)
         rec: dict[str, Any] = {
             'client': self.name, 'role': role,
             'method': method if self.wire == '1.0' else V03_METHOD[method],
@@ -321,10 +349,14 @@ class Client:
         def deliver(result: Any) -> bool:
             rec['results'].append(result)
             rec['event_ms'].append(self.run.ms())
-            if isinstance(result, dict):
+            if isinstance(result, dict) and self.name == 1:
+                # the run's task is client 1's (a second client's snapshot of the first task
+                # must not stand for the task a retry makes)
                 self.run.note_task(result)
             if on_event is not None:
                 on_event(len(rec['results']))
+            if on_result is not None:
+                on_result(result)
             if drop_after is not None and (drop_after(result) if callable(drop_after)
                                            else len(rec['results']) >= drop_after):
                 rec['dropped_wall'] = time.time()
@@ -350,8 +382,12 @@ class Client:
             return None
 
         async def read_v03() -> str | None:
-            body = self.v03(rec['method'], {'id': arg} if method == 'SubscribeToTask' else {
-                'message': arg, **({'configuration': {'blocking': True}} if method == 'SendMessage' else {})})
+            params = {'id': arg} if method == 'SubscribeToTask' else {
+                'message': arg, **({'configuration': {'blocking': True}} if method == 'SendMessage' else {})}
+            if push_config is not None:
+                params = {**params, 'configuration': {**params.get('configuration', {}),
+                                                      'pushNotificationConfig': push_config}}
+            body = self.v03(rec['method'], params)
             if method == 'SendMessage':
                 resp = await self.http.post(self.run.base_url + '/', json=body)
                 rec['http_status'], rec['content_type'] = resp.status_code, resp.headers.get('content-type', '')
@@ -409,15 +445,38 @@ class SubRun(R.Run):
     def __init__(self, query: str, cfg: dict[str, str], extra: dict[str, str], workdir: Path) -> None:
         super().__init__(query, cfg, workdir, R.WATCHDOG_S)
         self.extra = extra
+        self.shape = {k: extra.get(k, v) for k, v in R.SHAPE_DEFAULTS.items()}
         self.timeout = None if cfg['timeout_ms'] == 'none' else int(cfg['timeout_ms']) / 1000.0
         self.t0 = time.monotonic()
         self.t0_wall = time.time()
+        self.first_stream_hooks: list[Any] = []  # on_event(count) of client 1's first stream (push.py)
+        self.more_side_tasks: list[asyncio.Future] = []  # joined with the cancel / restart ones (push.py)
 
     def server_conf(self) -> dict[str, Any]:
         conf = super().server_conf()
         if self.extra['wire'] == '0.3':
             conf['v03_compat'] = True
+        if self.shape != R.SHAPE_DEFAULTS:
+            conf['scenario'] = {**conf['scenario'], **self.shape}
         return conf
+
+    # --- hooks (push.py) ---------------------------------------------------------
+    def make_client(self, name: int, streaming: bool) -> Client:
+        return Client(self, name, streaming)
+
+    def push_config_for(self, client: Client, role: str) -> Any:
+        """The inline push config a send of this role carries (none here)."""
+        return None
+
+    async def after_settle(self) -> None:
+        """After the executor's end, before the settled GetTask (push.py: the webhook's quiet)."""
+
+    @property
+    def turns_concurrent(self) -> bool:
+        """interrupt=* with a subscriber (or a push config): each turn's stream is left open
+        while the client sends the next turn, so what an open stream gets is measured."""
+        return self.cfg['interrupt'] != 'none' and (
+            self.extra['resubscribe'] != 'none' or self.extra['second_client'] != 'none')
 
     @property
     def base_url(self) -> str:
@@ -431,31 +490,14 @@ class SubRun(R.Run):
         if isinstance(body, dict) and body.get('id') and not self.task_id:
             self.task_id, self.context_id = body['id'], body.get('contextId')
 
-    async def watched(self, fn) -> tuple[str, BaseException | None]:  # noqa: ANN001
-        """The recorder's watchdog: open 3 s after the executor went quiet = hung."""
-        task = asyncio.ensure_future(fn())
-        start = time.monotonic()
-        while not task.done():
-            await asyncio.wait({task}, timeout=0.05)
-            recs = R.read_side(self.side_path)
-            last = max([r['t'] for r in recs], default=time.time())
-            if not task.done() and time.time() - last > self.watchdog_s and time.monotonic() - start > self.watchdog_s:
-                task.cancel()
-                with contextlib.suppress(BaseException):
-                    await task
-                return 'hung', None
-        try:
-            return task.result() or 'closed', None
-        except Exception as e:  # noqa: BLE001
-            return 'closed', e
-
-    async def subscribe(self, client: Client, role: str, streams: list[dict[str, Any]]) -> dict[str, Any]:
+    async def subscribe(self, client: Client, role: str, streams: list[dict[str, Any]],
+                        on_result=None, task_id: str | None = None) -> dict[str, Any]:  # noqa: ANN001
         """SubscribeToTask; a call without any HTTP answer (the server is restarting) is retried."""
         deadline = time.monotonic() + RECONNECT_FOR_S
         attempts = 0
         while True:
             attempts += 1
-            rec = await client.call(role, 'SubscribeToTask', self.task_id)
+            rec = await client.call(role, 'SubscribeToTask', task_id or self.task_id, on_result=on_result)
             if not (rec['end'] == 'broken' and rec.get('no_response')) or time.monotonic() > deadline:
                 break
             await asyncio.sleep(0.1)
@@ -466,47 +508,33 @@ class SubRun(R.Run):
     async def execute(self) -> dict[str, Any]:  # noqa: PLR0912, PLR0915
         cfg, extra = self.cfg, self.extra
         await self.start_server()
-        c1 = Client(self, 1, cfg['client'] == 'stream')
+        c1 = self.make_client(1, cfg['client'] == 'stream')
         await c1.open()
         c2 = None
         if extra['second_client'] != 'none':
             # ready before the run starts, so its setup does not delay the run's triggers
-            c2 = Client(self, 2, True)
+            c2 = self.make_client(2, True)
             await c2.open()
         self.t0, self.t0_wall = time.monotonic(), time.time()
         streams: list[dict[str, Any]] = []
-        side_tasks: list[asyncio.Future] = []
         cancel_info: dict[str, Any] = {}
         restart_info: dict[str, Any] = {}
         attempts: list[dict[str, Any]] = []
-        delivered1 = {'n': 0}
+        delivered1: dict[str, Any] = {'n': 0}
         reached: dict[int, asyncio.Event] = {}
 
         def on_first_stream(count: int) -> None:
             delivered1['n'] = count
+            # the task client 1's first stream is on (a retry resets self.task_id)
+            if delivered1.get('task_id') is None:
+                delivered1['task_id'] = self.task_id
             for k, ev in reached.items():
                 if count >= k:
                     ev.set()
+            for hook in self.first_stream_hooks:
+                hook(count)
 
-        async def do_cancel(k: int) -> None:
-            if not await self.trigger_after_chunk(k):
-                cancel_info['result'] = 'not_sent'
-                return
-            cancel_info.update(await c1.cancel(self.task_id or self.task_id_from_side()))
-
-        async def do_restart(k: int) -> None:
-            if not await self.trigger_after_chunk(k):
-                restart_info['done'] = False
-                return
-            self.server.kill()
-            restart_info['killed_at_ms'] = self.ms()
-            self.server = R.ServerProc(self.server_conf(), self.log_path)
-            self.server.start()
-            await self.server.wait_ready()
-            restart_info['back_at_ms'] = self.ms()
-            restart_info['done'] = True
-
-        second: dict[str, Any] = {}
+        second: dict[str, Any] = {'opened': asyncio.Event()}
 
         async def do_second(k: int) -> None:
             ev = reached.setdefault(k, asyncio.Event())
@@ -516,19 +544,17 @@ class SubRun(R.Run):
             if not ev.is_set():
                 waiter.cancel()
                 second['skipped'] = f'the first stream ended after {delivered1["n"]} events, before event {k}'
+                second['opened'].set()
                 return
             try:
-                rec = await self.subscribe(c2, 'second_client', streams)
+                rec = await self.subscribe(c2, 'second_client', streams, on_result=lambda _r: second['opened'].set(),
+                                           task_id=delivered1.get('task_id'))
                 rec['after_event'] = k
             finally:
+                second['opened'].set()
                 await c2.close()
 
-        if cfg['cancel'] != 'none':
-            side_tasks.append(asyncio.ensure_future(do_cancel(int(cfg['cancel']))))
-        restart_task = None
-        if cfg['restart'] != 'none':
-            restart_task = asyncio.ensure_future(do_restart(int(cfg['restart'])))
-            side_tasks.append(restart_task)
+        side_tasks, restart_task = self.start_faults(c1.cancel, cancel_info, restart_info)
         second_task = None
         if extra['second_client'] != 'none':
             second['first_done'] = asyncio.get_running_loop().create_future()
@@ -543,56 +569,74 @@ class SubRun(R.Run):
         message_id = f'msg-{uuid.uuid4()}'
         resub = None if extra['resubscribe'] == 'none' else int(extra['resubscribe'])
 
+        def sending(role: str, message: Any, **kw: Any) -> Any:
+            return c1.call(role, send, message, push_config=self.push_config_for(c1, role), **kw)
+
         def first_artifact(result: Any) -> bool:
             return norm_event(result, False)['kind'] == 'artifactUpdate'
+
+        async def resubscribing(rec: dict[str, Any], which: str = 'first stream') -> None:
+            subs = 0
+            last = rec
+            # the client re-subscribes after its own drop, and after a stream the
+            # server broke (a restart); never after a stream the server closed
+            while subs < MAX_SUBSCRIPTIONS and last['end'] in ('dropped_by_client', 'broken'):
+                if self.task_id is None:
+                    self.task_id = self.task_id_from_side()
+                subs += 1
+                last = await self.subscribe(c1, 'resubscribe', streams)
+            if rec['end'] != 'dropped_by_client':
+                self.notes.append(f'resubscribe={resub}: the {which} ended ({rec["end"]}) after '
+                                  f'{len(rec["results"])} events, before event {resub}')
+
         if cfg['retry'] == 'on':
             # attempt 1: the connection drops after the first artifact event; the
             # client then re-sends the very same submission (same messageId)
-            a1 = await c1.call('send', send, c1.message(message_id), drop_after=first_artifact)
+            a1 = await sending('send', c1.message(message_id), drop_after=first_artifact, on_event=on_first_stream)
             streams.append(a1)
             attempts.append({'task_id': self.task_id, 'end': a1['end']})
+            if 'first_done' in second:
+                second['first_done'].set_result(True)
             self.task_id = None
-            a2 = await c1.call('retry', send, c1.message(message_id))
+            # with resubscribe=k the resent stream drops after its event k and the client
+            # subscribes to the task that stream is on
+            a2 = await sending('retry', c1.message(message_id), drop_after=resub)
             streams.append(a2)
             attempts.append({'task_id': self.task_id, 'end': a2['end']})
             self.notes.append('retry: attempt 1 dropped by the client after its first artifact event, then the '
                               f'identical request (same messageId {message_id}) was sent again')
+            if resub is not None:
+                await resubscribing(a2, 'resent stream')
+        elif cfg['interrupt'] != 'none' and self.turns_concurrent:
+            async def second_ready() -> None:
+                # a second client that is subscribing: the follow-up waits for its first event
+                if second_task is not None and delivered1['n'] >= int(extra['second_client']):
+                    with contextlib.suppress(TimeoutError):
+                        await asyncio.wait_for(second['opened'].wait(), 5)
+
+            await self.turns(c1, sending, message_id, resub, on_first_stream, second, second_ready, streams, attempts)
         elif cfg['interrupt'] != 'none':
-            rec = await c1.call('send', send, c1.message(message_id), on_event=on_first_stream)
+            rec = await sending('send', c1.message(message_id), on_event=on_first_stream)
             streams.append(rec)
             attempts.append({'task_id': self.task_id, 'end': rec['end']})
             for _round in range(3):
                 got, _ = await c1.get_task(self.task_id)
                 st = got['state'] if isinstance(got, dict) else None
-                if st == 'TASK_STATE_AUTH_REQUIRED':
-                    follow = c1.message(f'msg-{uuid.uuid4()}', self.task_id, self.context_id,
-                                        text='Signed in (authz:7).', metadata={'authorizationReceipt': 'authz:7'})
-                elif st == 'TASK_STATE_INPUT_REQUIRED':
-                    follow = c1.message(f'msg-{uuid.uuid4()}', self.task_id, self.context_id, text='Home, please.')
-                else:
+                answer = R.follow_up(st)
+                if answer is None:
                     break
-                rec = await c1.call('resume', send, follow)
+                follow = c1.message(f'msg-{uuid.uuid4()}', self.task_id, self.context_id, **answer)
+                rec = await sending('resume', follow)
                 streams.append(rec)
                 attempts.append({'task_id': self.task_id, 'end': rec['end'], 'resumed_from': st})
         else:
-            rec = await c1.call('send', send, c1.message(message_id), drop_after=resub, on_event=on_first_stream)
+            rec = await sending('send', c1.message(message_id), drop_after=resub, on_event=on_first_stream)
             streams.append(rec)
-            if second:
+            if 'first_done' in second:
                 second['first_done'].set_result(True)
             if resub is not None:
-                subs = 0
-                last = rec
-                # the client re-subscribes after its own drop, and after a stream the
-                # server broke (a restart); never after a stream the server closed
-                while subs < MAX_SUBSCRIPTIONS and last['end'] in ('dropped_by_client', 'broken'):
-                    if self.task_id is None:
-                        self.task_id = self.task_id_from_side()
-                    subs += 1
-                    last = await self.subscribe(c1, 'resubscribe', streams)
-                if rec['end'] != 'dropped_by_client':
-                    self.notes.append(f'resubscribe={resub}: the first stream ended ({rec["end"]}) after '
-                                      f'{len(rec["results"])} events, before event {resub}')
-        if second and not second['first_done'].done():
+                await resubscribing(rec)
+        if 'first_done' in second and not second['first_done'].done():
             second['first_done'].set_result(True)
         call_end_ms = self.ms()
 
@@ -603,7 +647,9 @@ class SubRun(R.Run):
                 await asyncio.wait_for(asyncio.shield(restart_task), 30)
         get_after, _ = await c1.get_task(self.task_id)
         await self.join_side_tasks(side_tasks + ([second_task] if second_task else []), 20)
+        await self.join_side_tasks(self.more_side_tasks, 20)
         await self.settle(cfg)
+        await self.after_settle()
         get_settled, settled_wire = await c1.get_task(self.task_id)
         first_attempt = None
         if cfg['retry'] == 'on' and attempts and attempts[0]['task_id']:
@@ -613,6 +659,76 @@ class SubRun(R.Run):
             self.server.kill()
         return self.assemble(streams, get_after, get_settled, settled_wire, cancel_info, restart_info,
                              attempts, first_attempt, call_end_ms, second)
+
+    async def turns(self, c1: Client, sending: Any, message_id: str, resub: int | None,  # noqa: PLR0913
+                    on_first_stream: Any, second: dict[str, Any], second_ready: Any, streams: list[dict[str, Any]],
+                    attempts: list[dict[str, Any]]) -> None:
+        """interrupt=* with a subscriber or a push config (turns_concurrent): every turn's stream is
+        read in the background and left open; the follow-up is sent once the task is interrupted
+        (GetTask) and, with resubscribe / second_client, once that subscription has its first event.
+        resubscribe=k: the first stream drops after its event k and the client subscribes at once."""
+        calls: list[tuple[asyncio.Future, str | None]] = []
+
+        def watching(ev: asyncio.Event) -> Any:
+            def seen(result: Any) -> None:
+                st = norm_event(result, False)['state']
+                if st in R.INTERRUPTED or st in R.TERMINAL:
+                    ev.set()
+            return seen
+
+        async def until(ev: asyncio.Event, task: asyncio.Future, timeout: float) -> None:
+            waiter = asyncio.ensure_future(ev.wait())
+            await asyncio.wait({waiter, task}, timeout=timeout, return_when=asyncio.FIRST_COMPLETED)
+            waiter.cancel()
+
+        ev1 = asyncio.Event()
+        t1 = asyncio.ensure_future(sending('send', c1.message(message_id), drop_after=resub,
+                                           on_event=on_first_stream, on_result=watching(ev1)))
+        calls.append((t1, None))
+        if 'first_done' in second:
+            t1.add_done_callback(lambda _t: None if second['first_done'].done() else second['first_done'].set_result(True))
+        sub_task = None
+        if resub is not None:
+            rec = await t1
+            if rec['end'] == 'dropped_by_client':
+                if self.task_id is None:
+                    self.task_id = self.task_id_from_side()
+                opened = asyncio.Event()
+                sub_task = asyncio.ensure_future(self.subscribe(c1, 'resubscribe', streams,
+                                                                on_result=lambda _r: opened.set()))
+                await until(opened, sub_task, 5)
+            else:
+                self.notes.append(f'resubscribe={resub}: the first stream ended ({rec["end"]}) after '
+                                  f'{len(rec["results"])} events, before event {resub}')
+        else:
+            await until(ev1, t1, 10)
+        for _round in range(3):
+            await second_ready()
+            st = None
+            deadline = time.monotonic() + 5
+            while time.monotonic() < deadline:
+                got, _ = await c1.get_task(self.task_id or self.task_id_from_side())
+                st = got['state'] if isinstance(got, dict) else None
+                if st in R.INTERRUPTED or st in R.TERMINAL:
+                    break
+                await asyncio.sleep(0.05)
+            answer = R.follow_up(st)
+            if answer is None:
+                break
+            follow = c1.message(f'msg-{uuid.uuid4()}', self.task_id, self.context_id, **answer)
+            ev = asyncio.Event()
+            t = asyncio.ensure_future(sending('resume', follow, on_result=watching(ev)))
+            calls.append((t, st))
+            await until(ev, t, 10)
+        for t, resumed_from in calls:
+            rec = await t
+            streams.append(rec)
+            a = {'task_id': self.task_id, 'end': rec['end']}
+            if resumed_from:
+                a['resumed_from'] = resumed_from
+            attempts.append(a)
+        if sub_task is not None:
+            await sub_task
 
     def assemble(self, streams, get_after, get_settled, settled_wire, cancel_info, restart_info,  # noqa: ANN001, PLR0913
                  attempts, first_attempt, call_end_ms, second) -> dict[str, Any]:  # noqa: ANN001
@@ -713,13 +829,8 @@ class SubRun(R.Run):
             run['executor_after_drop'] = executor_after(side, drop['dropped_wall'], self.t0_wall)
         if second.get('skipped'):
             self.notes.append('second_client: ' + second['skipped'])
-        run['side_channel'] = [
-            {k: v for k, v in r.items() if k not in ('t', 'pid')} | {'ms': round((r['t'] - self.t0_wall) * 1000)}
-            for r in side
-        ]
-        log = Path(self.log_path).read_text(encoding='utf-8', errors='replace') if Path(self.log_path).exists() else ''
-        run['server_log'] = [R._UUID.sub('<id>', line) for line in log.splitlines()
-                             if line.split(' ', 1)[0] in ('WARNING', 'ERROR', 'CRITICAL')][:30]
+        run['side_channel'] = R.side_records(side, self.t0_wall)
+        run['server_log'] = R.server_log_lines(self.log_path)[:30]
         run['notes'] = '; '.join(self.notes)
         return run
 
@@ -800,13 +911,15 @@ def describe(run: dict[str, Any]) -> str:
 # shared with push.py (the other matrix recorder).
 
 
-def fixture_head(query: str, cfg: dict[str, str], extra: dict[str, str], watchdog_ms: int) -> dict[str, Any]:
-    """The fields a matrix recorder's fixture starts with."""
+def fixture_head(query: str, cfg: dict[str, str], extra: dict[str, str], watchdog_ms: int,
+                 late: dict[str, str] = LATE_KEYS) -> dict[str, Any]:
+    """The fields a matrix recorder's fixture starts with (`late`: keys written only when set)."""
     return {
         'sdk': f'a2a-sdk {R.SDK_VERSION}',
         'python': platform.python_version(),
         'scenario': query,
-        'inputs': {**{k: cfg[k] for k in R.KEY_ORDER}, **extra},
+        'inputs': {**{k: cfg[k] for k in R.KEY_ORDER},
+                   **{k: v for k, v in extra.items() if k not in late or v != late[k]}},
         'step_ms': R.RECORD_STEP_MS,
         'watchdog_ms': watchdog_ms,
     }
@@ -838,9 +951,18 @@ class MatrixRecording:
         self.old = json.loads(self.path.read_text()) if self.path.exists() and args.only else {}
         self.order = {q: i for i, q in enumerate(matrix)}
         self.started = time.monotonic()
+        self.combinations = {e['scenario']: e for e in self.old.get('combinations', [])}
 
     def ordered(self, entries: Any) -> list[dict[str, Any]]:
         return sorted(entries, key=lambda e: self.order.get(e['scenario'], 1_000))
+
+    def combination(self, q: str, name: str, fx: dict[str, Any]) -> None:
+        """SPEC section 14: a combination's entry goes to index.json's own `combinations` list (stable
+        or not; every run is in its file), so the readers of `scenarios` keep what they compare."""
+        entry = {'scenario': q, 'file': name, 'stable': fx['stable'], 'summary': fx['summary']}
+        if not fx['stable']:
+            entry['variants'] = fx['variants']
+        self.combinations[q] = entry
 
     def write(self, about: dict[str, Any], scenarios: list[Any], unstable: list[Any], counts: str) -> int:
         """Writes index.json (`about`: what this recorder ran) and prints the closing line."""
@@ -855,6 +977,8 @@ class MatrixRecording:
             'scenarios': scenarios,
             'unstable': unstable,
         }
+        if self.combinations:
+            index['combinations'] = self.ordered(self.combinations.values())
         self.path.write_text(json.dumps(index, indent=1) + '\n', encoding='utf-8')
         print(f'recorded {len(self.queries)} scenarios in {time.monotonic() - self.started:.0f}s -> {self.out} '
               f'({counts})')
@@ -889,7 +1013,12 @@ async def record(args: Any) -> int:
         name = R.file_stem(q) + '.json'
         entries.pop(q, None)
         unstable.pop(q, None)
-        if stable:
+        if q in COMBOS:
+            # SPEC section 14: written whether stable or not (every run; `variants` when they
+            # differ), so the lab can show a race instead of picking one
+            (out / name).write_text(json.dumps(fx, indent=1) + '\n', encoding='utf-8')
+            mx.combination(q, name, fx)
+        elif stable:
             (out / name).write_text(json.dumps(fx, indent=1) + '\n', encoding='utf-8')
             entries[q] = {'scenario': q, 'file': name, 'summary': fx['summary']}
         else:
