@@ -15,7 +15,7 @@
 
 mod model_support;
 
-use model_support::fidelity::{every, fixture_dir, model_query};
+use model_support::fidelity::{fixture_dir, model_query, modelled};
 use model_support::wire_rows;
 use serde_json::{Map, Value};
 
@@ -78,7 +78,7 @@ fn every_recorded_0_3_stream_has_the_models_shape_event_for_event() {
     let mut checked = 0;
     let mut failures = Vec::new();
     for sdk in ["python", "js"] {
-        for fixture in every(&fixture_dir(sdk).join("subscribe")) {
+        for fixture in modelled(&fixture_dir(sdk).join("subscribe")) {
             let name = fixture.file_name();
             if !name.ends_with("wire-0.3.json") {
                 continue;

@@ -18,12 +18,13 @@ use a2a_lab::model::evidence::push_log::{PushLog, PushReport};
 use a2a_lab::model::state::TaskState;
 use a2a_lab::model::wire::read_error::{EventFault, Place, ReadKind};
 use cli_support::{binary, Scratch};
-use model_support::fidelity::{every, fixture_dir};
+use model_support::fidelity::{fixture_dir, modelled};
 use serde_json::{json, Value};
 
-/// Every push fixture of `sdk`, by name (`push-inline_late-0`).
+/// Every push fixture of `sdk` the model is held to, by name
+/// (`push-inline_late-0`).
 fn fixtures(sdk: &str) -> Vec<(String, Value)> {
-    every(&fixture_dir(sdk).join("push"))
+    modelled(&fixture_dir(sdk).join("push"))
         .into_iter()
         .map(|f| (f.stem(), f.json))
         .collect()

@@ -69,33 +69,7 @@ pub fn App() -> impl IntoView {
     let depth = StoredValue::new(0i32);
     provide_context(lab);
 
-    // The URL mirrors the inputs and the slider.
-    Effect::new(move |_| {
-        let rows = lab.run.with(|r| r.trace.rows.len());
-        let query = lab
-            .scenario
-            .with(|s| PageUrl::write(s, lab.step.get(), rows, lab.embed));
-        browser::replace_query(&query);
-    });
-    if embed {
-        Effect::new(move |_| {
-            lab.run.track();
-            lab.step.track();
-            browser::post_height_soon();
-        });
-    }
-
-    let message = move || {
-        lab.message.get().map(|m| {
-            view! {
-                <p class=format!("lab-message lab-message--{}", m.level.class()) role=m.level.role()>
-                    {m.text}
-                    <button class="lab-message__close" aria-label="Dismiss message" on:click=move |_| lab.message.set(None)>"×"</button>
-                </p>
-            }
-            .into_any()
-        })
-    };
+    mirror_url(lab);
 
     // The simulation's own panels, hidden while an import is shown.
     let simulation = flag(move || !lab.showing_import());
@@ -113,7 +87,7 @@ pub fn App() -> impl IntoView {
                 </header>
             }.into_any())}
             <Toolbar/>
-            {move || message()}
+            <LabMessage/>
             <ImportStatus/>
             <div class="lab-body">
                 <Controls/>
@@ -134,5 +108,42 @@ pub fn App() -> impl IntoView {
                 </main>
             </div>
         </div>
+    }
+}
+
+/// The URL mirrors the inputs and the slider; embedded, the page tells
+/// its host its height whenever it may have changed.
+fn mirror_url(lab: Lab) {
+    Effect::new(move |_| {
+        let rows = lab.run.with(|r| r.trace.rows.len());
+        let query = lab
+            .scenario
+            .with(|s| PageUrl::write(s, lab.step.get(), rows, lab.embed));
+        browser::replace_query(&query);
+    });
+    if lab.embed {
+        Effect::new(move |_| {
+            lab.run.track();
+            lab.step.track();
+            browser::post_height_soon();
+        });
+    }
+}
+
+/// The lab's message to the user (a bad URL, an import's result), until
+/// dismissed.
+#[component]
+fn LabMessage() -> impl IntoView {
+    let lab = expect_context::<Lab>();
+    move || {
+        lab.message.get().map(|m| {
+            view! {
+                <p class=format!("lab-message lab-message--{}", m.level.class()) role=m.level.role()>
+                    {m.text}
+                    <button class="lab-message__close" aria-label="Dismiss message" on:click=move |_| lab.message.set(None)>"×"</button>
+                </p>
+            }
+            .into_any()
+        })
     }
 }

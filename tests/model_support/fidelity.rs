@@ -82,6 +82,21 @@ pub fn every(dir: &Path) -> Vec<Fixture> {
         .collect()
 }
 
+/// The fixtures of `dir` the model is held to: all but the ones the
+/// recorders list under `combinations` (SPEC §14's combinations, measured
+/// and not yet modelled).
+pub fn modelled(dir: &Path) -> Vec<Fixture> {
+    let index = read_json(&dir.join("index.json"));
+    let combinations: Vec<&str> = index["combinations"]
+        .as_array()
+        .map(|list| list.iter().filter_map(|e| e["file"].as_str()).collect())
+        .unwrap_or_default();
+    every(dir)
+        .into_iter()
+        .filter(|f| !combinations.contains(&f.file_name().as_str()))
+        .collect()
+}
+
 /// The fixtures `dir/index.json` lists, in its order, each with the
 /// scenario the index names it by.
 pub fn listed(dir: &Path) -> Vec<(String, Fixture)> {
