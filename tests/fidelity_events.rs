@@ -14,8 +14,8 @@ mod model_support;
 
 use std::path::Path;
 
+use a2a_lab::model::state::SentState;
 use a2a_lab::model::wire::answer::{read_value, EventKind};
-use a2a_lab::model::wire::event::WireState;
 use model_support::fidelity::{fixtures_root, read_json};
 use serde_json::Value;
 
@@ -51,8 +51,8 @@ fn read(wire: &[Value]) -> Vec<Normalized> {
             // The recorders name every event in A2A 1.0's words, whatever
             // wire it came on.
             let state = event.state.as_ref().map(|s| match s {
-                WireState::Known(state) => state.wire().to_string(),
-                WireState::Unknown(text) => text.to_string(),
+                SentState::Known(state) => state.wire().to_string(),
+                SentState::Other(text) => text.to_string(),
             });
             let artifact = event
                 .artifacts
@@ -69,7 +69,7 @@ fn read(wire: &[Value]) -> Vec<Normalized> {
             ended |= event
                 .state
                 .as_ref()
-                .and_then(WireState::known)
+                .and_then(SentState::known)
                 .is_some_and(|s| s.is_terminal());
             normalized
         })

@@ -14,8 +14,8 @@ use serde::Serialize;
 
 use super::capture::{CaptureFinding, CaptureReport};
 use super::finding::{check_depth, FindingCode};
-use crate::model::state::TaskState;
-use crate::model::wire::event::{json_error, WireState};
+use crate::model::state::{SentState, TaskState};
+use crate::model::wire::event::json_error;
 use crate::model::wire::push::{read_post, PushPost};
 use crate::model::wire::read_error::{Place, ReadError, ReadKind};
 
@@ -127,7 +127,7 @@ impl PushLog {
             });
             let task = &mut tasks[slot];
             task.posts += 1;
-            let state = post.event.state.as_ref().and_then(WireState::known);
+            let state = post.event.state.as_ref().and_then(SentState::known);
             let find = |code, message: String| CaptureFinding {
                 code,
                 task: id.clone(),

@@ -7,9 +7,10 @@ use std::borrow::Cow;
 use serde::Deserialize;
 use serde_json::value::RawValue;
 
-use super::event::{parse, read_event, Envelope, RawEvent, What, WireState};
+use super::event::{parse, read_event, Envelope, RawEvent, What};
 use super::read_error::{EventFault, ReadError, ReadKind};
 use super::Wire;
+use crate::model::state::SentState;
 
 /// The kind of an A2A event.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -63,7 +64,7 @@ pub struct OwnedEvent {
     /// The context it names (`contextId`), if it names one.
     pub context_id: Option<String>,
     /// The task's state, for a task or a status update.
-    pub state: Option<WireState<'static>>,
+    pub state: Option<SentState<Cow<'static, str>>>,
     /// A task's artifacts, or an update's one artifact.
     pub artifacts: Vec<ArtifactParts>,
 }
@@ -164,8 +165,8 @@ pub fn read_answer(bytes: &[u8], wire: Option<Wire>) -> Result<Answer, ReadError
         task_id: event.task_id.into_owned(),
         context_id: inner.context_id.as_deref().map(String::from),
         state: state.map(|s| match s {
-            WireState::Known(k) => WireState::Known(k),
-            WireState::Unknown(text) => WireState::Unknown(Cow::Owned(text.into_owned())),
+            SentState::Known(k) => SentState::Known(k),
+            SentState::Other(text) => SentState::Other(Cow::Owned(text.into_owned())),
         }),
         artifacts,
     }))

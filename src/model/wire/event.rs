@@ -12,7 +12,7 @@ use serde_json::value::RawValue;
 
 use super::read_error::{EventFault, ReadError, ReadKind};
 use super::Wire;
-use crate::model::state::TaskState;
+use crate::model::state::{SentState, TaskState};
 
 /// A wire event, read.
 pub struct WireEvent<'a> {
@@ -29,14 +29,14 @@ pub enum What<'a> {
     /// A `task` object: its state and the parts it holds per artifact.
     Task {
         /// The task's state.
-        state: WireState<'a>,
+        state: SentState<Cow<'a, str>>,
         /// Per artifact, how many parts the snapshot holds.
         held: Vec<(Cow<'a, str>, u32)>,
     },
     /// A status update.
     Status {
         /// The state it moves the task to.
-        state: WireState<'a>,
+        state: SentState<Cow<'a, str>>,
     },
     /// An artifact update.
     Artifact {
@@ -53,43 +53,15 @@ pub enum What<'a> {
     Message,
 }
 
-/// A task state as an event carries it: one of the eight, spelled as its
-/// wire spells them (`TASK_STATE_WORKING` on 1.0, `working` on 0.3), or
-/// kept as sent.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum WireState<'a> {
-    /// One of the eight.
-    Known(TaskState),
-    /// Anything else (0.3's `unknown`, a misspelling), as sent.
-    Unknown(Cow<'a, str>),
-}
-
-impl<'a> WireState<'a> {
-    fn read(text: Cow<'a, str>, wire: Wire) -> WireState<'a> {
-        let known = match wire {
-            Wire::V1_0 => TaskState::from_wire(&text),
-            Wire::V0_3 => TaskState::from_kebab(&text),
-        };
-        known.map_or(WireState::Unknown(text), WireState::Known)
-    }
-
-    /// The state, when it is one of the eight.
-    pub fn known(&self) -> Option<TaskState> {
-        match self {
-            WireState::Known(state) => Some(*state),
-            WireState::Unknown(_) => None,
-        }
-    }
-
-    /// The seed's form the ledger decides on: a known state's kebab-case
-    /// name, anything else as sent (the ledger refuses what is not one of
-    /// the eight names).
-    pub fn ledger_text(&self) -> Cow<'a, str> {
-        match self {
-            WireState::Known(state) => Cow::Borrowed(state.kebab()),
-            WireState::Unknown(text) => text.clone(),
-        }
-    }
+/// Reads a task state as an event carries it: one of the eight, spelled
+/// as its wire spells them (`TASK_STATE_WORKING` on 1.0, `working` on
+/// 0.3), or anything else (0.3's `unknown`, a misspelling) kept as sent.
+fn read_state(text: Cow<'_, str>, wire: Wire) -> SentState<Cow<'_, str>> {
+    let known = match wire {
+        Wire::V1_0 => TaskState::from_wire(&text),
+        Wire::V0_3 => TaskState::from_kebab(&text),
+    };
+    known.map_or(SentState::Other(text), SentState::Known)
 }
 
 /// The deepest JSON nesting the lab reads; deeper input is refused. It is
@@ -489,7 +461,7 @@ fn read_1_0<'a>(event: &RawEvent<'a>) -> Result<WireEvent<'a>, ReadError> {
         ("artifactUpdate", &event.artifact_update),
         ("message", &event.message),
     ];
-    let spelled = |s: Cow<'a, str>| WireState::read(s, Wire::V1_0);
+    let spelled = |s: Cow<'a, str>| read_state(s, Wire::V1_0);
     let mut present = wrappers.iter().filter(|(_, w)| w.is_some());
     let (key, inner) = match (present.next(), present.next()) {
         (Some((key, Some(inner))), None) => (*key, &**inner),
@@ -547,14 +519,14 @@ fn read_0_3<'a>(event: &RawEvent<'a>) -> Result<WireEvent<'a>, ReadError> {
         "task" => (
             required(&text_of(event.id), "task", "id")?,
             What::Task {
-                state: WireState::read(state_of(event, "task")?, Wire::V0_3),
+                state: read_state(state_of(event, "task")?, Wire::V0_3),
                 held: held_parts(&event.artifacts),
             },
         ),
         "status-update" => (
             required(&event.task_id, "status-update", "taskId")?,
             What::Status {
-                state: WireState::read(state_of(event, "status-update")?, Wire::V0_3),
+                state: read_state(state_of(event, "status-update")?, Wire::V0_3),
             },
         ),
         "artifact-update" => (

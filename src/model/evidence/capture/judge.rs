@@ -16,7 +16,7 @@ use crate::model::ledger::{BodyRef, Decision, EventRef, Outcome, Reason, TaskLed
 use crate::model::state::{SentState, TaskState};
 use crate::model::trace::{Disposition, Entry, Row, Source};
 use crate::model::wire::event::{
-    parse, read_event, ContentId, Envelope, RawEvent, What, WireEvent, WireState,
+    parse, read_event, ContentId, Envelope, RawEvent, What, WireEvent,
 };
 use crate::model::wire::read_error::{EventFault, Place, ReadError, ReadKind};
 use crate::model::wire::schema::{shape_faults, Shape, ShapeFault, ShapeRule};
@@ -560,7 +560,7 @@ fn is_progress(state: Option<TaskState>, before: TaskState) -> bool {
 
 /// A row's label for an event (the task id is the list's, not the row's).
 fn label_of(what: &What) -> String {
-    let state = |s: &WireState| match sent(s) {
+    let state = |s: &SentState<Cow<str>>| match sent(s) {
         SentState::Known(state) => state.short().to_string(),
         SentState::Other(text) => text.to_string(),
     };
@@ -652,9 +652,9 @@ impl CaptureOffer<'_> {
 /// The state an event carries, as the ledger reads it: a state spelled
 /// the other wire's way is still that state (`wire-shape` reports the
 /// spelling).
-fn sent<'e>(state: &'e WireState<'_>) -> SentState<&'e str> {
+fn sent<'e>(state: &'e SentState<Cow<'_, str>>) -> SentState<&'e str> {
     match state {
-        WireState::Known(state) => SentState::Known(*state),
-        WireState::Unknown(text) => SentState::read(text),
+        SentState::Known(state) => SentState::Known(*state),
+        SentState::Other(text) => SentState::read(text),
     }
 }
