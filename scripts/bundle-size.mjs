@@ -11,8 +11,10 @@ import { join } from 'node:path';
 // the simulator (270.5 kB): 272 kB. Back to 258 kB once the page's views
 // were type-erased and the CSS minified (257.5 kB); 262 kB once Import
 // judged every event by its wire's schema and showed progress (SPEC §13,
-// +4.2 kB): docs/performance.md says what grew and what was cut at each step.
-const BUDGET = 262 * 1024;
+// +4.2 kB); 266 kB once the model read like a protocol crate (each actor
+// its own inputs, the readers' typed errors: 265.1 kB): docs/performance.md
+// says what grew and what was cut at each step.
+const BUDGET = 266 * 1024;
 const dir = process.argv[2] || 'dist';
 let total = 0;
 const rows = [];
