@@ -15,7 +15,7 @@ mod model_support;
 
 use a2a_lab::model::trace::{Disposition, Run, StreamEnd, StreamRole};
 use a2a_lab::model::wire::answer::{read_value, EventKind};
-use model_support::fidelity::{fixture_dir, listed, model_query, Settled};
+use model_support::fidelity::{combinations, fixture_dir, listed, model_query, Fixture, Settled};
 use model_support::run;
 use serde_json::Value;
 
@@ -23,6 +23,11 @@ use serde_json::Value;
 /// The test fails when another one differs, and when one of these starts
 /// to match (then it leaves this list).
 const NOT_YET_REPRODUCED: &[(&str, &str)] = &[];
+
+/// Measured combinations whose runs differ from one another (SPEC §14:
+/// said, not picked): a2a-sdk's snapshot after a drop between two progress
+/// updates held chunk 1 in one run of three.
+const UNSTABLE: &[(&str, &str)] = &[("python", "progress=2&resubscribe=3")];
 
 /// One stream as compared.
 #[derive(Debug, PartialEq)]
@@ -251,15 +256,21 @@ fn differences(sdk: &Outcome, model: &Outcome) -> Vec<String> {
 /// Compares every 1.0 subscribe fixture of one SDK with the model; returns
 /// how many were compared.
 fn check_profile(folder: &str) -> usize {
+    check_fixtures(folder, listed(&fixture_dir(folder).join("subscribe")))
+}
+
+/// Compares the given 1.0 fixtures of one SDK with the model; returns how
+/// many were compared.
+fn check_fixtures(folder: &str, fixtures: Vec<(String, Fixture)>) -> usize {
     let mut compared = 0;
     let mut failures = Vec::new();
     let mut reproduced_but_listed = Vec::new();
-    for (query, fixture) in listed(&fixture_dir(folder).join("subscribe")) {
+    for (query, fixture) in fixtures {
         let query = query.as_str();
         if query.split('&').any(|p| p == "wire=0.3") {
             continue;
         }
-        if !fixture.measurable() {
+        if !fixture.measurable() || UNSTABLE.contains(&(folder, query)) {
             continue;
         }
         let model = from_model(&run(&model_query(query, folder, Some(fixture.step_ms()))));
@@ -304,4 +315,16 @@ fn model_reproduces_every_python_sdk_subscribe_fixture() {
 fn model_reproduces_every_js_sdk_subscribe_fixture() {
     let compared = check_profile("js");
     assert_eq!(compared, 38, "the 1.0 subscribe fixtures of @a2a-js/sdk");
+}
+
+#[test]
+fn model_reproduces_the_progress_and_result_combinations_of_both_sdks() {
+    for (folder, expected) in [("python", 6), ("js", 7)] {
+        let fixtures = combinations(&fixture_dir(folder).join("subscribe"));
+        let compared = check_fixtures(folder, fixtures);
+        assert_eq!(
+            compared, expected,
+            "{folder}: SPEC §14's progress and result combinations"
+        );
+    }
 }

@@ -47,7 +47,9 @@ fn scenario_query() -> impl Strategy<Value = String> {
         any::<bool>(),
         prop::option::of(prop::sample::select(vec!["t42", "t43", "drill"])),
     );
-    (executor, client, faults).prop_map(|(e, c, f)| {
+    // SPEC §14's shapes of agents on other stacks.
+    let shape = (prop::sample::select(vec![0u32, 0, 1, 3]), any::<bool>());
+    (executor, client, faults, shape).prop_map(|(e, c, f, shape)| {
         let (chunks, step_ms, ending, work, cancel_impl, late, interrupt) = e;
         let (client, timeout, cancel_at, cancel_on, receipt, retry, sdk) = c;
         let (restart_at, restart_on, store, dup_at, dup_on, conflict, guard, use_preset, preset) =
@@ -87,6 +89,13 @@ fn scenario_query() -> impl Strategy<Value = String> {
             if conflict && (3..=chunks as usize + 2).contains(&k) {
                 q.push("conflict=on".into());
             }
+        }
+        let (progress, last) = shape;
+        if progress > 0 {
+            q.push(format!("progress={progress}"));
+        }
+        if last {
+            q.push("result=last".into());
         }
         q.join("&")
     })

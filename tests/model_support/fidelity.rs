@@ -62,6 +62,11 @@ impl Fixture {
     pub fn measurable(&self) -> bool {
         self.json["measurable"] != Value::Bool(false)
     }
+
+    /// Whether every run of it gave the same outcome.
+    pub fn stable(&self) -> bool {
+        self.json["stable"] != Value::Bool(false)
+    }
 }
 
 /// Every fixture file in `dir` but its index, by file name.
@@ -82,29 +87,57 @@ pub fn every(dir: &Path) -> Vec<Fixture> {
         .collect()
 }
 
+/// The keys of SPEC §14's combinations the model takes so far: a measured
+/// combination with one of these is held to the model like any fixture.
+const MODELLED_COMBINATIONS: &[&str] = &["progress=", "result="];
+
+/// Whether the model is held to the combination `scenario` yet.
+fn modelled_combination(scenario: &str) -> bool {
+    MODELLED_COMBINATIONS
+        .iter()
+        .any(|key| scenario.contains(key))
+}
+
 /// The fixtures of `dir` the model is held to: all but the ones the
-/// recorders list under `combinations` (SPEC §14's combinations, measured
-/// and not yet modelled).
+/// recorders list under `combinations` that the model does not take yet
+/// (SPEC §14's combinations, measured and not yet modelled).
 pub fn modelled(dir: &Path) -> Vec<Fixture> {
     let index = read_json(&dir.join("index.json"));
-    let combinations: Vec<&str> = index["combinations"]
+    let not_yet: Vec<&str> = index["combinations"]
         .as_array()
-        .map(|list| list.iter().filter_map(|e| e["file"].as_str()).collect())
-        .unwrap_or_default();
+        .into_iter()
+        .flatten()
+        .filter(|e| !e["scenario"].as_str().is_some_and(modelled_combination))
+        .filter_map(|e| e["file"].as_str())
+        .collect();
     every(dir)
         .into_iter()
-        .filter(|f| !combinations.contains(&f.file_name().as_str()))
+        .filter(|f| !not_yet.contains(&f.file_name().as_str()))
+        .collect()
+}
+
+/// The combinations `dir/index.json` lists that the model is held to, in
+/// its order, each with the scenario the index names it by.
+pub fn combinations(dir: &Path) -> Vec<(String, Fixture)> {
+    entries(dir, "combinations")
+        .into_iter()
+        .filter(|(scenario, _)| modelled_combination(scenario))
         .collect()
 }
 
 /// The fixtures `dir/index.json` lists, in its order, each with the
 /// scenario the index names it by.
 pub fn listed(dir: &Path) -> Vec<(String, Fixture)> {
+    entries(dir, "scenarios")
+}
+
+/// The fixtures of one list of `dir/index.json`.
+fn entries(dir: &Path, list: &str) -> Vec<(String, Fixture)> {
     let index = read_json(&dir.join("index.json"));
-    index["scenarios"]
+    index[list]
         .as_array()
-        .unwrap()
-        .iter()
+        .into_iter()
+        .flatten()
         .map(|entry| {
             let path = dir.join(entry["file"].as_str().unwrap());
             let scenario = entry["scenario"].as_str().unwrap().to_string();

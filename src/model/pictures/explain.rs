@@ -4,7 +4,7 @@
 
 use crate::model::sim::profile::{Profile, TASK_NOT_FOUND};
 use crate::model::sim::scenario::{
-    CancelImpl, Client, Ending, Interrupt, ReceiptMode, Scenario, Sdk, Store, Work,
+    CancelImpl, Client, Ending, Interrupt, ReceiptMode, ResultShape, Scenario, Sdk, Store, Work,
 };
 use crate::model::state::TaskState;
 use crate::model::trace::Metric;
@@ -68,6 +68,7 @@ const OUTCOMES: &[Sentence] = &[
     restart_outcome,
     hung_outcome,
     timed_out_outcome,
+    result_last_outcome,
     cancel_outcome,
     guard_outcome,
     after_terminal_outcome,
@@ -132,6 +133,13 @@ fn timed_out_outcome(r: &Reading) -> Option<String> {
             r.events, r.state
         )
     })
+}
+
+fn result_last_outcome(r: &Reading) -> Option<String> {
+    let late = r.sc.result == ResultShape::Last
+        && r.sc.cancel.is_some_and(|k| k > 0)
+        && r.m.cancel_result == Some(CancelResult::NotCancelable);
+    late.then(|| format!("With result=last the only artifact is the whole result, sent right before the end: a cancel timed from the first artifact landed after the task was already {}, and CancelTask got TaskNotCancelableError (-32002) ({}).", r.state, r.sdk))
 }
 
 fn cancel_outcome(r: &Reading) -> Option<String> {
@@ -433,6 +441,12 @@ const ADVICE: &[Counsel] = &[
     },
     |r| {
         when(r.m.push.as_ref().is_some_and(|p| p.push_duplicates > 0 || p.push_after_terminal > 0), "Make the webhook idempotent", "The same body may come twice, and more may come after the terminal one: keep the first terminal state.")
+    },
+    |r| {
+        when(r.sc.progress > 0, "Treat a repeated state as progress, not a transition", "Agents report progress by sending WORKING again with a message (A2A 1.0 §3.7): accept it and show the message; judge only changes of state.")
+    },
+    |r| {
+        when(r.sc.result == ResultShape::Last && (r.sc.cancel.is_some() || r.sc.resubscribe.is_some() || r.sc.second_client.is_some()), "Time a cancel or a reconnect by the task's state, not by its first artifact", "An agent that sends its whole result at the end has no artifact before it: act once the task shows WORKING.")
     },
     |r| {
         when(r.sc.dup.is_some(), "Reconnect by cursor, not by replay", "Ask for the absent suffix after the status and artifact cursors; an event id already decided is a lookup hit.")

@@ -166,6 +166,17 @@ named_values! {
     }
 }
 
+named_values! {
+    /// How the agent hands over its result (SPEC §14).
+    ResultShape {
+        /// One artifact chunk per step, as it goes.
+        Chunks = "chunks",
+        /// The whole artifact in one event right before COMPLETED, as
+        /// google-adk's agents and most LLM agents send it.
+        Last = "last",
+    }
+}
+
 /// When the client asks for push notifications (SPEC §12).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Push {
@@ -262,6 +273,10 @@ pub enum Key {
     WebhookDelayMs,
     /// `push_auth`
     PushAuth,
+    /// `progress`
+    Progress,
+    /// `result`
+    Result,
     /// `preset`
     Preset,
 }
@@ -378,6 +393,8 @@ pub const KEYS: &[KeySpec] = &[
     spec(Key::Webhook, "webhook", "faults", "ok, error, down", "the webhook answers 200, answers 500, or refuses connections", Values::Choice(Webhook::NAMES)),
     spec(Key::WebhookDelayMs, "webhook_delay_ms", "faults", "none or 1 – 60000", "how long the webhook takes to answer", or_word("none", 1, 60_000)),
     spec(Key::PushAuth, "push_auth", "client", "token, bearer, both", "what the push config carries: a token, credentials, or both", Values::Choice(PushAuth::NAMES)),
+    spec(Key::Progress, "progress", "executor", "0 – 20", "WORKING status updates with a message before each step's chunk (TaskUpdater.update_status, every ADK event)", number(0, 20)),
+    spec(Key::Result, "result", "executor", "chunks, last", "one chunk per step, or the whole artifact in one event right before the ending", Values::Choice(ResultShape::NAMES)),
     spec(Key::Preset, "preset", "policy", "t42, t43, drill", "play a seed-000 worked ledger instead of the executor", Values::Choice(Preset::NAMES)),
 ];
 

@@ -345,7 +345,7 @@ fn wire_for(decision: &Decision, event: &LedgerEvent, t_ms: u64) -> Option<serde
             let chunk = Chunk {
                 artifact_id: p.artifact_id.clone(),
                 name: p.artifact_id.clone(),
-                text: p.text.clone(),
+                parts: vec![p.text.clone()],
                 append: p.part > 0,
                 last_chunk: p.last,
             };

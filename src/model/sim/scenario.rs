@@ -9,7 +9,7 @@ use serde_json::{Map, Value};
 
 pub use super::keys::{
     CancelImpl, Client, Ending, Interrupt, Key, KeySpec, Preset, Push, PushAuth, ReceiptMode,
-    ScenarioError, Sdk, Store, Values, Webhook, Wire, Work, KEYS,
+    ResultShape, ScenarioError, Sdk, Store, Values, Webhook, Wire, Work, KEYS,
 };
 pub use super::query::{parse_pairs, split_view_keys, Pairs, MAX_QUERY_BYTES, VIEW_KEYS};
 
@@ -72,6 +72,11 @@ pub struct Scenario {
     pub webhook_delay_ms: Option<u32>,
     /// What the push config carries to authenticate the agent.
     pub push_auth: PushAuth,
+    /// WORKING status updates with a message before each step's chunk
+    /// (SPEC §14).
+    pub progress: u32,
+    /// How the agent hands over its result (SPEC §14).
+    pub result: ResultShape,
 }
 
 /// Keys added after the export format was fixed (SPEC §9, §12): written
@@ -84,6 +89,8 @@ pub const SINCE_FORMAT: &[Key] = &[
     Key::Webhook,
     Key::WebhookDelayMs,
     Key::PushAuth,
+    Key::Progress,
+    Key::Result,
 ];
 
 impl Default for Scenario {
@@ -115,6 +122,8 @@ impl Default for Scenario {
             webhook: Webhook::Ok,
             webhook_delay_ms: None,
             push_auth: PushAuth::Token,
+            progress: 0,
+            result: ResultShape::Chunks,
         }
     }
 }
@@ -178,6 +187,8 @@ impl Scenario {
             Key::Webhook => self.webhook = spec.choice(value, Webhook::ALL)?,
             Key::WebhookDelayMs => self.webhook_delay_ms = spec.optional(value)?,
             Key::PushAuth => self.push_auth = spec.choice(value, PushAuth::ALL)?,
+            Key::Progress => self.progress = spec.number(value)?,
+            Key::Result => self.result = spec.choice(value, ResultShape::ALL)?,
             Key::Preset => self.preset = Some(spec.choice(value, Preset::ALL)?),
         }
         Ok(())
@@ -217,6 +228,8 @@ impl Scenario {
             Key::Webhook => self.webhook.name().into(),
             Key::WebhookDelayMs => optional(self.webhook_delay_ms),
             Key::PushAuth => self.push_auth.name().into(),
+            Key::Progress => self.progress.to_string(),
+            Key::Result => self.result.name().into(),
             Key::Preset => self.preset.map_or(String::new(), |p| p.name().into()),
         }
     }

@@ -3,12 +3,12 @@
 //! many events client 1's stream can carry for `k` to name one.
 
 use super::keys::{err, Key, ScenarioError};
-use super::scenario::{Client, Ending, Interrupt, Scenario};
+use super::scenario::{Client, Ending, Interrupt, ResultShape, Scenario};
 
 impl Scenario {
     /// The most events client 1's first stream can carry here: the Task,
-    /// WORKING, one per chunk, the ending's status (if it writes one) and
-    /// a late artifact. A stream may end earlier (a cancel, a restart, an
+    /// WORKING, the progress updates, one per chunk (or the one result),
+    /// the ending's status (if it writes one) and a late artifact. A stream may end earlier (a cancel, a restart, an
     /// SDK that drops what comes after the terminal status); then the
     /// trace says that event k never came.
     pub fn stream_events_at_most(&self) -> u32 {
@@ -16,7 +16,12 @@ impl Scenario {
             Ending::Return | Ending::Never => 0,
             _ => 1,
         };
-        2 + self.chunks + ending + u32::from(self.late.is_some())
+        let artifacts = match self.result {
+            ResultShape::Chunks => self.chunks,
+            ResultShape::Last => u32::from(self.chunks > 0),
+        };
+        let progress = self.chunks * self.progress;
+        2 + progress + artifacts + ending + u32::from(self.late.is_some())
     }
 
     /// Why the subscriber keys do not apply to this scenario, if they do

@@ -82,6 +82,9 @@ fn status(status: &Value) -> Value {
     {
         out["state"] = state.kebab().into();
     }
+    if let Some(said) = status.get("message") {
+        out["message"] = message(said);
+    }
     out
 }
 

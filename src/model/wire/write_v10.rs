@@ -64,6 +64,17 @@ pub fn status_update(n: usize, state: TaskState, t_ms: u64) -> Value {
     }})
 }
 
+/// `{"statusUpdate": …}` reporting progress (SPEC §14): the task's state
+/// again, with an agent message, as `TaskUpdater.update_status` sends it.
+pub fn progress_update(n: usize, state: TaskState, t_ms: u64, id: &str, text: &str) -> Value {
+    let message = json!({"messageId": id, "role": "ROLE_AGENT", "parts": [{"text": text}]});
+    json!({"statusUpdate": {
+        "taskId": task_id(n),
+        "contextId": context_id(n),
+        "status": {"state": state.wire(), "message": message, "timestamp": timestamp(t_ms)},
+    }})
+}
+
 /// One artifact chunk as streamed.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Chunk {
@@ -71,8 +82,9 @@ pub struct Chunk {
     pub artifact_id: String,
     /// Artifact name.
     pub name: String,
-    /// The text part.
-    pub text: String,
+    /// Its text parts: one per step, or every step's at once (the whole
+    /// result of `result=last`).
+    pub parts: Vec<String>,
     /// Appends to earlier chunks.
     pub append: bool,
     /// Closes the artifact.
@@ -86,7 +98,7 @@ pub fn artifact_update(n: usize, chunk: &Chunk) -> Value {
     update.insert("contextId".into(), json!(context_id(n)));
     update.insert(
         "artifact".into(),
-        json!({"artifactId": chunk.artifact_id, "name": chunk.name, "parts": [{"text": chunk.text}]}),
+        json!({"artifactId": chunk.artifact_id, "name": chunk.name, "parts": text_parts(&chunk.parts)}),
     );
     if chunk.append {
         update.insert("append".into(), json!(true));
@@ -95,6 +107,10 @@ pub fn artifact_update(n: usize, chunk: &Chunk) -> Value {
         update.insert("lastChunk".into(), json!(true));
     }
     json!({ "artifactUpdate": Value::Object(update) })
+}
+
+fn text_parts(texts: &[String]) -> Vec<Value> {
+    texts.iter().map(|t| json!({"text": t})).collect()
 }
 
 /// A stored artifact as GetTask or a blocking result lists it.
@@ -112,10 +128,9 @@ pub struct StoredArtifact {
 pub fn task_snapshot(n: usize, state: TaskState, t_ms: u64, artifacts: &[StoredArtifact]) -> Value {
     let artifacts: Vec<Value> = artifacts
         .iter()
-        .map(|a| {
-            let parts: Vec<Value> = a.parts.iter().map(|p| json!({"text": p})).collect();
-            json!({"artifactId": a.artifact_id, "name": a.name, "parts": parts})
-        })
+        .map(
+            |a| json!({"artifactId": a.artifact_id, "name": a.name, "parts": text_parts(&a.parts)}),
+        )
         .collect();
     let mut task = Map::new();
     task.insert("id".into(), json!(task_id(n)));

@@ -4,10 +4,10 @@
 
 use super::effect::{Effect, View};
 use super::inputs::{ClientIn, ExecutorIn, HandlerIn, QueueIn, SecondIn, StoreIn};
-use super::state::{tracking_chunk, CallState, Payload, Stage};
+use super::state::{tracking_chunk, tracking_result, CallState, Payload, Stage};
 use crate::model::ledger::Body;
 use crate::model::sim::profile::StreamCloses;
-use crate::model::sim::scenario::{CancelImpl, Ending, Interrupt, Scenario, Work};
+use crate::model::sim::scenario::{CancelImpl, Ending, Interrupt, ResultShape, Scenario, Work};
 use crate::model::state::TaskState;
 use crate::model::trace::{Disposition, Entry, Source};
 use crate::model::wire::{self, Chunk, RECEIPT_ARTIFACT};
@@ -199,7 +199,9 @@ impl Executor {
             vec![Effect::at(view.now, ExecutorIn::Ending { exec })]
         } else {
             let step = ExecutorIn::Step { exec, step: 1 };
-            vec![Effect::at(view.now + step_ms, step)]
+            let mut effects = self.progress(view, exec, 1);
+            effects.push(Effect::at(view.now + step_ms, step));
+            effects
         }
     }
 
@@ -261,14 +263,9 @@ impl Executor {
         );
         match self.runs[exec].state {
             Exec::Running => {
-                let chunk = tracking_chunk(step, n, false);
-                let part = step - 1;
-                let mut effects = vec![self.emit(exec, Payload::Chunk { chunk, part })];
-                if step == 1 {
-                    let task = self.runs[exec].task;
-                    effects.push(Effect::to(ClientIn::MaybeRetry { task }));
-                }
+                let mut effects = self.artifact(view, exec, step);
                 if step < n {
+                    effects.extend(self.progress(view, exec, step + 1));
                     effects.push(next);
                 } else {
                     effects.push(Effect::at(view.now, ExecutorIn::Ending { exec }));
@@ -297,6 +294,37 @@ impl Executor {
             },
             Exec::Finished | Exec::Dead => vec![],
         }
+    }
+
+    /// What step `step` hands over: its chunk, or with `result=last` the
+    /// whole artifact once the last step is done; client 1 may retry after
+    /// the first artifact it sees.
+    fn artifact(&self, view: &View, exec: usize, step: u32) -> Vec<Effect> {
+        let n = view.sc.chunks;
+        let chunk = match view.sc.result {
+            ResultShape::Chunks => tracking_chunk(step, n, false),
+            ResultShape::Last if step == n => tracking_result(n),
+            ResultShape::Last => return vec![],
+        };
+        let part = match view.sc.result {
+            ResultShape::Chunks => step - 1,
+            ResultShape::Last => 0,
+        };
+        let mut effects = vec![self.emit(exec, Payload::Chunk { chunk, part })];
+        if step == 1 || view.sc.result == ResultShape::Last {
+            let task = self.runs[exec].task;
+            effects.push(Effect::to(ClientIn::MaybeRetry { task }));
+        }
+        effects
+    }
+
+    /// `progress=k`: k WORKING status updates with a message before step
+    /// `step`, as the agent starts it.
+    fn progress(&self, view: &View, exec: usize, step: u32) -> Vec<Effect> {
+        let of = view.sc.progress;
+        (1..=of)
+            .map(|update| self.emit(exec, Payload::Progress { step, update, of }))
+            .collect()
     }
 
     fn orphan(&mut self, view: &View, step: u32, why: &str) -> Effect {
@@ -376,7 +404,7 @@ impl Executor {
         let chunk = Chunk {
             artifact_id: RECEIPT_ARTIFACT.into(),
             name: "delivery-receipt".into(),
-            text: "BBS-1042 delivery receipt: signed for by Jenya".into(),
+            parts: vec!["BBS-1042 delivery receipt: signed for by Jenya".into()],
             append: false,
             last_chunk: true,
         };

@@ -77,6 +77,7 @@ impl Handler {
             Payload::Task => Some(TaskState::Submitted),
             Payload::TaskAgain => view.tasks[task].stored().map(|t| t.state),
             Payload::Status { state, .. } => Some(state),
+            Payload::Progress { .. } => Some(TaskState::Working),
             Payload::Chunk { .. } => None,
         };
         Event {
@@ -143,14 +144,48 @@ impl Handler {
                     sha256_fields(&["status", state.kebab(), &exec.to_string()]),
                 )
             }
+            Payload::Progress { step, update, of } => {
+                let n = view.sc.chunks;
+                let text = progress_text(*step, n, *update, *of);
+                let id = format!("progress-{step}-{update}");
+                (
+                    format!("status WORKING, progress: {text}{suffix}"),
+                    wire::progress_update(task, TaskState::Working, view.now, &id, &text),
+                    Body::Status {
+                        status: TaskState::Working.into(),
+                        authorization_receipt: None,
+                        manifest: None,
+                    },
+                    sha256_fields(&["progress", &step.to_string(), &update.to_string()]),
+                )
+            }
+            Payload::Chunk { chunk, part } if chunk.parts.len() > 1 => (
+                format!(
+                    "the whole artifact {}, {} parts, at once{suffix}",
+                    chunk.artifact_id,
+                    chunk.parts.len()
+                ),
+                wire::artifact_update(task, chunk),
+                Body::Part(Part::text(
+                    &chunk.artifact_id,
+                    *part,
+                    &chunk.parts.join("\n"),
+                    chunk.last_chunk,
+                )),
+                sha256_fields(&["result", &chunk.artifact_id]),
+            ),
             Payload::Chunk { chunk, part } => {
                 let label = if chunk.artifact_id == RECEIPT_ARTIFACT {
                     format!("late artifact {}{suffix}", chunk.artifact_id)
                 } else {
                     format!("artifact chunk {}/{}{suffix}", part + 1, view.sc.chunks)
                 };
-                let ledger_part =
-                    Part::text(&chunk.artifact_id, *part, &chunk.text, chunk.last_chunk);
+                let ledger_part = Part::text(
+                    &chunk.artifact_id,
+                    *part,
+                    &chunk.parts.join("\n"),
+                    chunk.last_chunk,
+                );
                 let digest = sha256_fields(&[
                     "part",
                     &chunk.artifact_id,
@@ -285,4 +320,15 @@ impl Handler {
             }),
         ]
     }
+}
+
+/// What a progress update says: update `update` of `of` before step
+/// `step` of `n`, as the recorders' agents word it.
+fn progress_text(step: u32, n: u32, update: u32, of: u32) -> String {
+    let update = if of > 1 {
+        format!(", update {update}/{of}")
+    } else {
+        String::new()
+    };
+    format!("Looking up BBS-1042 (step {step}/{n}{update})")
 }

@@ -51,7 +51,7 @@ use webhook::ClientWebhook;
 use crate::model::sim::keys::Wire;
 use crate::model::sim::presets;
 use crate::model::sim::profile::Profile;
-use crate::model::sim::scenario::{Client, Scenario};
+use crate::model::sim::scenario::{Client, ResultShape, Scenario};
 use crate::model::trace::{Entry, Row, Run, StreamEnd, StreamRecord, StreamRole, Trace};
 use crate::model::wire::write_v03::to_v03;
 
@@ -179,6 +179,12 @@ impl<'a> Sim<'a> {
     /// When "after chunk k" happens: half a step after chunk k would have
     /// been emitted, so the request lands mid-way through the next step.
     fn after_chunk(&self, k: u32) -> u64 {
+        // With result=last the first artifact is the whole result, after
+        // the last step: a request timed from an artifact comes after it.
+        let k = match self.sc.result {
+            ResultShape::Last if k > 0 => self.sc.chunks,
+            _ => k,
+        };
         self.executor.offset_ms() + u64::from(k) * self.step_ms() + self.step_ms() / 2
     }
 

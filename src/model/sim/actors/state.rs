@@ -78,6 +78,9 @@ pub(super) enum Payload {
     },
     /// An artifact chunk, part `part` of its artifact.
     Chunk { chunk: Chunk, part: u32 },
+    /// Progress (SPEC §14): WORKING again with an agent message, update
+    /// `update` of `of` before step `step`.
+    Progress { step: u32, update: u32, of: u32 },
 }
 
 /// One event as the handler processes it: what it is, how it is decided,
@@ -106,6 +109,19 @@ pub(super) struct Event {
     pub(super) target: Option<TaskState>,
 }
 
+/// The whole tracking artifact in one event, every step's part
+/// (`result=last`).
+pub(super) fn tracking_result(n: u32) -> Chunk {
+    Chunk {
+        parts: (1..=n)
+            .flat_map(|step| tracking_chunk(step, n, false).parts)
+            .collect(),
+        append: false,
+        last_chunk: true,
+        ..tracking_chunk(1, n, false)
+    }
+}
+
 /// The k-th chunk of the tracking artifact (k from 1).
 pub(super) fn tracking_chunk(step: u32, n: u32, conflicting: bool) -> Chunk {
     let what = if conflicting {
@@ -122,7 +138,7 @@ pub(super) fn tracking_chunk(step: u32, n: u32, conflicting: bool) -> Chunk {
     Chunk {
         artifact_id: TRACKING_ARTIFACT.into(),
         name: "courier-tracking".into(),
-        text: format!("BBS-1042 courier step {step}/{n}: {what}"),
+        parts: vec![format!("BBS-1042 courier step {step}/{n}: {what}")],
         append: step > 1,
         last_chunk: step == n,
     }

@@ -115,15 +115,18 @@ impl Store {
             body: event.body.clone(),
         };
         let slot = &mut self.tasks[task];
-        let decision = slot.ledger.apply(&ledger_event);
+        // Progress is no transition (SPEC §13): the ledger judges it only
+        // where it would change the state or come after the end.
+        let progress = matches!(event.payload, Payload::Progress { .. })
+            && slot.ledger.state() == TaskState::Working;
+        let decision = (!progress).then(|| slot.ledger.apply(&ledger_event));
         let label = if resend {
             format!("{} (resent after reconnect)", event.label)
         } else {
             event.label.clone()
         };
-        if view.sc.guard {
-            if let Some(disposition) =
-                Disposition::of_decision(&decision, Some(slot.ledger.state()))
+        if let (true, Some(decision)) = (view.sc.guard, &decision) {
+            if let Some(disposition) = Disposition::of_decision(decision, Some(slot.ledger.state()))
             {
                 let label = match decision.outcome() {
                     Outcome::Rejected { reason } => format!("{label}: {}", reason.code()),
@@ -275,6 +278,10 @@ fn store(slot: &mut TaskSlot, payload: &Payload, now: u64) -> bool {
             stored.state = *state;
             stored.since_ms = now;
         }
+        (Payload::Progress { .. }, Some(stored)) => {
+            stored.state = TaskState::Working;
+            stored.since_ms = now;
+        }
         (Payload::Chunk { chunk, part }, Some(stored)) => {
             store_chunk(stored, chunk, *part as usize)
         }
@@ -291,12 +298,18 @@ fn store_chunk(task: &mut StoredTask, chunk: &Chunk, part: usize) {
         .iter_mut()
         .find(|a| a.artifact_id == chunk.artifact_id)
     {
-        Some(artifact) if part < artifact.parts.len() => artifact.parts[part] = chunk.text.clone(),
-        Some(artifact) => artifact.parts.push(chunk.text.clone()),
+        Some(artifact) => {
+            for (at, text) in (part..).zip(&chunk.parts) {
+                match artifact.parts.get_mut(at) {
+                    Some(stored) => *stored = text.clone(),
+                    None => artifact.parts.push(text.clone()),
+                }
+            }
+        }
         None => task.artifacts.push(StoredArtifact {
             artifact_id: chunk.artifact_id.clone(),
             name: chunk.name.clone(),
-            parts: vec![chunk.text.clone()],
+            parts: chunk.parts.clone(),
         }),
     }
 }
