@@ -12,7 +12,7 @@ use crate::model::ledger::Body;
 use crate::model::sim::scenario::Client;
 use crate::model::state::TaskState;
 use crate::model::trace::{Disposition, Entry, Source};
-use crate::model::wire::{self, RECEIPT_ARTIFACT, TRACKING_ARTIFACT};
+use crate::model::wire::{self, Chunk, RECEIPT_ARTIFACT, TRACKING_ARTIFACT};
 
 /// The request handler: the events it numbered and the ones the streaming
 /// client received.
@@ -94,13 +94,7 @@ impl Handler {
         }
     }
 
-    fn describe(
-        &self,
-        view: &View,
-        exec: usize,
-        task: usize,
-        payload: &Payload,
-    ) -> (String, serde_json::Value, Body, String) {
+    fn describe(&self, view: &View, exec: usize, task: usize, payload: &Payload) -> Described {
         let suffix = if task > 0 {
             format!(" (task {})", task + 1)
         } else if exec > 0 {
@@ -145,60 +139,9 @@ impl Handler {
                 )
             }
             Payload::Progress { step, update, of } => {
-                let n = view.sc.chunks;
-                let text = progress_text(*step, n, *update, *of);
-                let id = format!("progress-{step}-{update}");
-                (
-                    format!("status WORKING, progress: {text}{suffix}"),
-                    wire::progress_update(task, TaskState::Working, view.now, &id, &text),
-                    Body::Status {
-                        status: TaskState::Working.into(),
-                        authorization_receipt: None,
-                        manifest: None,
-                    },
-                    sha256_fields(&["progress", &step.to_string(), &update.to_string()]),
-                )
+                progress(view, task, (*step, *update, *of), &suffix)
             }
-            Payload::Chunk { chunk, part } if chunk.parts.len() > 1 => (
-                format!(
-                    "the whole artifact {}, {} parts, at once{suffix}",
-                    chunk.artifact_id,
-                    chunk.parts.len()
-                ),
-                wire::artifact_update(task, chunk),
-                Body::Part(Part::text(
-                    &chunk.artifact_id,
-                    *part,
-                    &chunk.parts.join("\n"),
-                    chunk.last_chunk,
-                )),
-                sha256_fields(&["result", &chunk.artifact_id]),
-            ),
-            Payload::Chunk { chunk, part } => {
-                let label = if chunk.artifact_id == RECEIPT_ARTIFACT {
-                    format!("late artifact {}{suffix}", chunk.artifact_id)
-                } else {
-                    format!("artifact chunk {}/{}{suffix}", part + 1, view.sc.chunks)
-                };
-                let ledger_part = Part::text(
-                    &chunk.artifact_id,
-                    *part,
-                    &chunk.parts.join("\n"),
-                    chunk.last_chunk,
-                );
-                let digest = sha256_fields(&[
-                    "part",
-                    &chunk.artifact_id,
-                    &part.to_string(),
-                    &ledger_part.checksum,
-                ]);
-                (
-                    label,
-                    wire::artifact_update(task, chunk),
-                    Body::Part(ledger_part),
-                    digest,
-                )
-            }
+            Payload::Chunk { chunk, part } => artifact(view, task, chunk, *part, &suffix),
         }
     }
 
@@ -331,4 +274,68 @@ fn progress_text(step: u32, n: u32, update: u32, of: u32) -> String {
         String::new()
     };
     format!("Looking up BBS-1042 (step {step}/{n}{update})")
+}
+
+/// What an event is: its row's label, its wire JSON, its ledger body and
+/// the digest the ledger compares a repeated id by.
+type Described = (String, serde_json::Value, Body, String);
+
+/// A progress update (`step`, `update`, `of`): WORKING again with the
+/// agent's message.
+fn progress(
+    view: &View,
+    task: usize,
+    (step, update, of): (u32, u32, u32),
+    suffix: &str,
+) -> Described {
+    let text = progress_text(step, view.sc.chunks, update, of);
+    let id = format!("progress-{step}-{update}");
+    (
+        format!("status WORKING, progress: {text}{suffix}"),
+        wire::progress_update(task, TaskState::Working, view.now, &id, &text),
+        Body::Status {
+            status: TaskState::Working.into(),
+            authorization_receipt: None,
+            manifest: None,
+        },
+        sha256_fields(&["progress", &step.to_string(), &update.to_string()]),
+    )
+}
+
+/// An artifact update: a chunk, the late receipt, or the whole result at
+/// once (`result=last`).
+fn artifact(view: &View, task: usize, chunk: &Chunk, part: u32, suffix: &str) -> Described {
+    let ledger_part = Part::text(
+        &chunk.artifact_id,
+        part,
+        &chunk.parts.join("\n"),
+        chunk.last_chunk,
+    );
+    let (label, digest) = if chunk.parts.len() > 1 {
+        let label = format!(
+            "the whole artifact {}, {} parts, at once{suffix}",
+            chunk.artifact_id,
+            chunk.parts.len()
+        );
+        (label, sha256_fields(&["result", &chunk.artifact_id]))
+    } else {
+        let label = if chunk.artifact_id == RECEIPT_ARTIFACT {
+            format!("late artifact {}{suffix}", chunk.artifact_id)
+        } else {
+            format!("artifact chunk {}/{}{suffix}", part + 1, view.sc.chunks)
+        };
+        let digest = sha256_fields(&[
+            "part",
+            &chunk.artifact_id,
+            &part.to_string(),
+            &ledger_part.checksum,
+        ]);
+        (label, digest)
+    };
+    (
+        label,
+        wire::artifact_update(task, chunk),
+        Body::Part(ledger_part),
+        digest,
+    )
 }
