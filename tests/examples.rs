@@ -7,6 +7,7 @@ mod model_support;
 use a2a_lab::model::pictures::examples::EXAMPLES;
 use a2a_lab::model::sim::scenario::Scenario;
 use a2a_lab::model::state::TaskState;
+use a2a_lab::model::trace::CancelResult;
 
 /// The metrics of the example whose label starts `label_prefix`.
 fn metrics_of(label_prefix: &str) -> a2a_lab::model::trace::Metrics {
@@ -107,4 +108,16 @@ fn the_push_examples_show_a_webhook_left_at_working_and_a_held_stream() {
     let slow = metrics_of("Push: a slow webhook").push.unwrap();
     assert_eq!(slow.pushes, 6);
     assert!(slow.client_done_ms.unwrap() >= 6 * 2000);
+}
+
+#[test]
+fn the_shapes_of_other_stacks_show_progress_passing_the_guard_and_a_late_cancel() {
+    let progress = metrics_of("Progress updates");
+    // The Task, WORKING, 2 updates before each of 3 chunks, COMPLETED.
+    assert_eq!(progress.events_delivered, 2 + 3 * 3 + 1);
+    assert_eq!(progress.dropped_by_guard, 0);
+    assert_eq!(progress.rejected, 0);
+    let late_cancel = metrics_of("The whole result at the end");
+    assert_eq!(late_cancel.cancel_result, Some(CancelResult::NotCancelable));
+    assert_eq!(late_cancel.final_state, Some(TaskState::Completed));
 }

@@ -1,6 +1,7 @@
 //! The lab's examples: the defaults and each step of the seed's "Run
 //! controlled comparisons" in its order, the disorder of seed 000, SPEC §9's
-//! subscribers, §12's push notifications, and seed 000's worked ledgers. Each is only a scenario
+//! subscribers, §12's push notifications, §14's shapes of agents on other
+//! stacks, and seed 000's worked ledgers. Each is only a scenario
 //! query, so each is a URL too.
 
 /// One example: a label for people and its scenario query.
@@ -96,6 +97,18 @@ pub const EXAMPLES: &[Example] = &[
     ex(
         "Push: a slow webhook holds a2a-sdk's stream",
         "push=inline&webhook_delay_ms=2000",
+    ),
+    ex(
+        "Progress updates: WORKING again, never a transition",
+        "progress=2&guard=on",
+    ),
+    ex(
+        "The whole result at the end: a cancel timed from it lands late",
+        "result=last&cancel=1",
+    ),
+    ex(
+        "…and a reconnect timed from it: -32004",
+        "result=last&resubscribe=3",
     ),
     ex("Seed 000: T-42 worked ledger", "preset=t42"),
     ex("Seed 000: T-43 declined task", "preset=t43"),
