@@ -100,15 +100,15 @@ pub const EXAMPLES: &[Example] = &[
     ),
     ex(
         "Progress updates: WORKING again, never a transition",
-        "progress=2&guard=on",
+        "guard=on&progress=2",
     ),
     ex(
         "The whole result at the end: a cancel timed from it lands late",
-        "result=last&cancel=1",
+        "cancel=1&result=last",
     ),
     ex(
         "…and a reconnect timed from it: -32004",
-        "result=last&resubscribe=3",
+        "resubscribe=3&result=last",
     ),
     ex("Seed 000: T-42 worked ledger", "preset=t42"),
     ex("Seed 000: T-43 declined task", "preset=t43"),
