@@ -121,3 +121,16 @@ fn the_shapes_of_other_stacks_show_progress_passing_the_guard_and_a_late_cancel(
     assert_eq!(late_cancel.cancel_result, Some(CancelResult::NotCancelable));
     assert_eq!(late_cancel.final_state, Some(TaskState::Completed));
 }
+
+#[test]
+fn the_push_across_turns_examples_show_every_turn_pushed_and_a_repeated_config_doubling() {
+    // SUBMITTED, WORKING, INPUT_REQUIRED; then WORKING, 3 chunks, COMPLETED.
+    let turns = metrics_of("Push across the turns").push.unwrap();
+    assert_eq!(turns.pushes, 8);
+    assert_eq!(turns.push_duplicates, 0);
+    // @a2a-js/sdk re-publishes the task, and every event after the repeated
+    // config goes to two configs.
+    let repeated = metrics_of("…each turn repeats the config").push.unwrap();
+    assert_eq!(repeated.pushes, 3 + 2 * 6);
+    assert_eq!(repeated.push_duplicates, 6);
+}

@@ -10,7 +10,7 @@
 mod model_support;
 
 use a2a_lab::model::trace::{RowKind, Run};
-use model_support::fidelity::{fixture_dir, listed, model_query, spelled};
+use model_support::fidelity::{combinations, fixture_dir, listed, model_query, spelled, Fixture};
 use model_support::run;
 use serde_json::Value;
 
@@ -221,40 +221,70 @@ fn modelled(run: &Run, scenario: &str) -> Outcome {
     }
 }
 
+/// Compares the given push fixtures of one SDK with the model: the ones
+/// that differ (or that are listed in NOT_REPRODUCED and now match), and
+/// how many were compared.
+fn compare(sdk: &str, fixtures: Vec<(String, Fixture)>, differ: &mut Vec<String>) -> usize {
+    let mut checked = 0;
+    for (scenario, fixture) in fixtures {
+        let scenario = scenario.as_str();
+        if !fixture.stable() {
+            continue;
+        }
+        let step = fixture.json["step_ms"].as_u64().unwrap_or(50);
+        let mut query = model_query(scenario, sdk, Some(step));
+        if let Some((.., added, _)) = ADDED_KEYS
+            .iter()
+            .find(|(s, q, ..)| *s == sdk && *q == scenario)
+        {
+            query.push('&');
+            query.push_str(added);
+        }
+        let model = modelled(&run(&query), scenario);
+        let want = recorded(&fixture.json, scenario);
+        checked += 1;
+        let listed = NOT_REPRODUCED
+            .iter()
+            .any(|(s, q, _)| *s == sdk && *q == scenario);
+        if (model != want) != listed {
+            differ.push(format!(
+                "{sdk} {scenario} ({}):\n  model    {model:?}\n  recorded {want:?}",
+                if listed {
+                    "listed but now reproduced"
+                } else {
+                    "differs"
+                }
+            ));
+        }
+    }
+    checked
+}
+
 #[test]
 fn the_model_pushes_what_both_sdks_were_measured_to_push() {
     let mut differ = Vec::new();
     let mut checked = 0;
     for sdk in ["python", "js"] {
-        for (scenario, fixture) in listed(&fixture_dir(sdk).join("push")) {
-            let scenario = scenario.as_str();
-            let step = fixture.json["step_ms"].as_u64().unwrap_or(50);
-            let mut query = model_query(scenario, sdk, Some(step));
-            if let Some((.., added, _)) = ADDED_KEYS
-                .iter()
-                .find(|(s, q, ..)| *s == sdk && *q == scenario)
-            {
-                query.push('&');
-                query.push_str(added);
-            }
-            let model = modelled(&run(&query), scenario);
-            let want = recorded(&fixture.json, scenario);
-            checked += 1;
-            let listed = NOT_REPRODUCED
-                .iter()
-                .any(|(s, q, _)| *s == sdk && *q == scenario);
-            if (model != want) != listed {
-                differ.push(format!(
-                    "{sdk} {scenario} ({}):\n  model    {model:?}\n  recorded {want:?}",
-                    if listed {
-                        "listed but now reproduced"
-                    } else {
-                        "differs"
-                    }
-                ));
-            }
-        }
+        checked += compare(sdk, listed(&fixture_dir(sdk).join("push")), &mut differ);
     }
     assert_eq!(checked, 72, "36 push scenarios per SDK");
+    assert!(differ.is_empty(), "{}", differ.join("\n"));
+}
+
+#[test]
+fn the_model_pushes_across_the_follow_up_turns_as_both_sdks_were_measured_to() {
+    let mut differ = Vec::new();
+    let mut checked = 0;
+    for sdk in ["python", "js"] {
+        checked += compare(
+            sdk,
+            combinations(&fixture_dir(sdk).join("push")),
+            &mut differ,
+        );
+    }
+    assert_eq!(
+        checked, 34,
+        "17 push and interrupt combinations per SDK (SPEC §14)"
+    );
     assert!(differ.is_empty(), "{}", differ.join("\n"));
 }

@@ -47,8 +47,14 @@ fn scenario_query() -> impl Strategy<Value = String> {
         any::<bool>(),
         prop::option::of(prop::sample::select(vec!["t42", "t43", "drill"])),
     );
-    // SPEC §14's shapes of agents on other stacks.
-    let shape = (prop::sample::select(vec![0u32, 0, 1, 3]), any::<bool>());
+    // SPEC §14's shapes of agents on other stacks, and push across the
+    // follow-up turns (push with dup, retry or restart is not modelled yet).
+    let shape = (
+        prop::sample::select(vec![0u32, 0, 1, 3]),
+        any::<bool>(),
+        any::<bool>(),
+        any::<bool>(),
+    );
     (executor, client, faults, shape).prop_map(|(e, c, f, shape)| {
         let (chunks, step_ms, ending, work, cancel_impl, late, interrupt) = e;
         let (client, timeout, cancel_at, cancel_on, receipt, retry, sdk) = c;
@@ -90,7 +96,15 @@ fn scenario_query() -> impl Strategy<Value = String> {
                 q.push("conflict=on".into());
             }
         }
-        let (progress, last) = shape;
+        let (progress, last, push, repeat) = shape;
+        let dup = q.iter().any(|k| k.starts_with("dup="));
+        let restart = q.iter().any(|k| k.starts_with("restart="));
+        if push && !dup && !restart && !retry {
+            q.push("push=inline".into());
+            if repeat && interrupt != "none" {
+                q.push("push_followup=repeat".into());
+            }
+        }
         if progress > 0 {
             q.push(format!("progress={progress}"));
         }

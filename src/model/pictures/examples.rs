@@ -99,6 +99,14 @@ pub const EXAMPLES: &[Example] = &[
         "push=inline&webhook_delay_ms=2000",
     ),
     ex(
+        "Push across the turns of a task that asks for input",
+        "interrupt=input&push=inline",
+    ),
+    ex(
+        "…each turn repeats the config: @a2a-js/sdk POSTs twice",
+        "interrupt=input&sdk=js&push=inline&push_followup=repeat",
+    ),
+    ex(
         "Progress updates: WORKING again, never a transition",
         "guard=on&progress=2",
     ),

@@ -4,7 +4,8 @@
 
 use crate::model::sim::profile::{Profile, TASK_NOT_FOUND};
 use crate::model::sim::scenario::{
-    CancelImpl, Client, Ending, Interrupt, ReceiptMode, ResultShape, Scenario, Sdk, Store, Work,
+    CancelImpl, Client, Ending, Interrupt, PushFollowup, ReceiptMode, ResultShape, Scenario, Sdk,
+    Store, Work,
 };
 use crate::model::state::TaskState;
 use crate::model::trace::Metric;
@@ -443,6 +444,9 @@ const ADVICE: &[Counsel] = &[
         when(r.m.push.as_ref().is_some_and(|p| p.push_duplicates > 0 || p.push_after_terminal > 0), "Make the webhook idempotent", "The same body may come twice, and more may come after the terminal one: keep the first terminal state.")
     },
     |r| {
+        when(r.sc.push_followup == PushFollowup::Repeat && r.m.push.as_ref().is_some_and(|p| p.push_duplicates > 0), "Set the push config once per task, not with every turn", "@a2a-js/sdk stores a repeated inline config as one more config: every later event is POSTed once per copy.")
+    },
+    |r| {
         when(r.sc.progress > 0, "Treat a repeated state as progress, not a transition", "Agents report progress by sending WORKING again with a message (A2A 1.0 §3.7): accept it and show the message; judge only changes of state.")
     },
     |r| {
@@ -556,6 +560,12 @@ pub fn sdk_difference(metric: Metric, scenario: &Scenario) -> &'static str {
         }
         M::Pushes | M::PushDuplicates | M::PushAfterTerminal if scenario.cancel.is_some() => {
             "@a2a-js/sdk's CancelTask runs its own event loop beside the stream's, and both push the CANCELED: the webhook gets it twice; a2a-sdk pushes it once."
+        }
+        M::Pushes | M::PushDuplicates if scenario.push_followup == PushFollowup::Repeat => {
+            "A follow-up turn that repeats the inline config adds a config in @a2a-js/sdk (a config without an id gets a new one), so every later event is POSTed once more; a2a-sdk replaces the task's config."
+        }
+        M::Pushes | M::PushDuplicates if scenario.interrupt != Interrupt::None && scenario.client == Client::Block => {
+            "In @a2a-js/sdk a blocking call that returned at AUTH_REQUIRED leaves its event loop running, and it POSTs every later event too until a terminal or input-required status; a2a-sdk pushes each event once."
         }
         M::PushLastState | M::Pushes if scenario.ending == Ending::Raise => {
             "When execute() raises, @a2a-js/sdk publishes FAILED (streamed and pushed); a2a-sdk stores FAILED itself, pushes nothing and ends the stream with -32603."

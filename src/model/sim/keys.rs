@@ -177,6 +177,17 @@ named_values! {
     }
 }
 
+named_values! {
+    /// What a follow-up turn's message carries of the push config (SPEC §14).
+    PushFollowup {
+        /// Nothing: the config stays as the first turn set it.
+        None = "none",
+        /// The first turn's inline config again, as a client that sends
+        /// the same request shape each turn does.
+        Repeat = "repeat",
+    }
+}
+
 /// When the client asks for push notifications (SPEC §12).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Push {
@@ -277,6 +288,8 @@ pub enum Key {
     Progress,
     /// `result`
     Result,
+    /// `push_followup`
+    PushFollowup,
     /// `preset`
     Preset,
 }
@@ -395,6 +408,7 @@ pub const KEYS: &[KeySpec] = &[
     spec(Key::PushAuth, "push_auth", "client", "token, bearer, both", "what the push config carries: a token, credentials, or both", Values::Choice(PushAuth::NAMES)),
     spec(Key::Progress, "progress", "executor", "0 – 20", "WORKING status updates with a message before each step's chunk (TaskUpdater.update_status, every ADK event)", number(0, 20)),
     spec(Key::Result, "result", "executor", "chunks, last", "one chunk per step, or the whole artifact in one event right before the ending", Values::Choice(ResultShape::NAMES)),
+    spec(Key::PushFollowup, "push_followup", "client", "none, repeat", "what a follow-up turn carries of the push config: nothing, or the first turn's inline config again", Values::Choice(PushFollowup::NAMES)),
     spec(Key::Preset, "preset", "policy", "t42, t43, drill", "play a seed-000 worked ledger instead of the executor", Values::Choice(Preset::NAMES)),
 ];
 

@@ -74,6 +74,14 @@ pub struct PushProfile {
     pub raise_publishes_failed: bool,
     /// CancelTask's own event loop pushes the CANCELED it sees again.
     pub cancel_call_pushes_again: bool,
+    /// A follow-up turn that repeats the inline config adds a config (a
+    /// config without an id gets a new one), so every later event is
+    /// POSTed once more; otherwise it replaces the task's config.
+    pub repeated_config_adds: bool,
+    /// A blocking call that returned at AUTH_REQUIRED leaves its event
+    /// loop running: it POSTs every later event too, until a terminal or
+    /// input-required status.
+    pub auth_call_loop_pushes: bool,
     /// The header names sent before the token and `Authorization`.
     pub headers_before: &'static [&'static str],
     /// The header names sent after them.
@@ -157,6 +165,8 @@ const PYTHON: Profile = Profile {
         body_03: PushBody03::StreamResponse10,
         raise_publishes_failed: false,
         cancel_call_pushes_again: false,
+        repeated_config_adds: false,
+        auth_call_loop_pushes: false,
         headers_before: &[
             "Host",
             "Accept",
@@ -191,6 +201,8 @@ const JS: Profile = Profile {
         body_03: PushBody03::TaskSnapshot03,
         raise_publishes_failed: true,
         cancel_call_pushes_again: true,
+        repeated_config_adds: true,
+        auth_call_loop_pushes: true,
         headers_before: &["host", "connection", "Content-Type"],
         headers_after: &[
             "accept",

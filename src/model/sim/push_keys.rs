@@ -3,7 +3,7 @@
 //! name.
 
 use super::keys::{err, Key, ScenarioError};
-use super::scenario::{Client, Interrupt, Push, Scenario};
+use super::scenario::{Client, Push, Scenario};
 
 impl Scenario {
     /// Why `push` does not apply to this scenario, if it does not: the
@@ -15,9 +15,6 @@ impl Scenario {
         }
         if self.restart.is_some() {
             return Err("cannot be combined with restart: pushes were measured without one");
-        }
-        if self.interrupt != Interrupt::None {
-            return Err("cannot be combined with interrupt: pushes were measured on an uninterrupted task only");
         }
         Ok(())
     }

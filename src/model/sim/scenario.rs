@@ -8,8 +8,8 @@
 use serde_json::{Map, Value};
 
 pub use super::keys::{
-    CancelImpl, Client, Ending, Interrupt, Key, KeySpec, Preset, Push, PushAuth, ReceiptMode,
-    ResultShape, ScenarioError, Sdk, Store, Values, Webhook, Wire, Work, KEYS,
+    CancelImpl, Client, Ending, Interrupt, Key, KeySpec, Preset, Push, PushAuth, PushFollowup,
+    ReceiptMode, ResultShape, ScenarioError, Sdk, Store, Values, Webhook, Wire, Work, KEYS,
 };
 pub use super::query::{parse_pairs, split_view_keys, Pairs, MAX_QUERY_BYTES, VIEW_KEYS};
 
@@ -77,6 +77,8 @@ pub struct Scenario {
     pub progress: u32,
     /// How the agent hands over its result (SPEC §14).
     pub result: ResultShape,
+    /// What a follow-up turn carries of the push config (SPEC §14).
+    pub push_followup: PushFollowup,
 }
 
 /// Keys added after the export format was fixed (SPEC §9, §12): written
@@ -91,6 +93,7 @@ pub const SINCE_FORMAT: &[Key] = &[
     Key::PushAuth,
     Key::Progress,
     Key::Result,
+    Key::PushFollowup,
 ];
 
 impl Default for Scenario {
@@ -124,6 +127,7 @@ impl Default for Scenario {
             push_auth: PushAuth::Token,
             progress: 0,
             result: ResultShape::Chunks,
+            push_followup: PushFollowup::None,
         }
     }
 }
@@ -189,6 +193,7 @@ impl Scenario {
             Key::PushAuth => self.push_auth = spec.choice(value, PushAuth::ALL)?,
             Key::Progress => self.progress = spec.number(value)?,
             Key::Result => self.result = spec.choice(value, ResultShape::ALL)?,
+            Key::PushFollowup => self.push_followup = spec.choice(value, PushFollowup::ALL)?,
             Key::Preset => self.preset = Some(spec.choice(value, Preset::ALL)?),
         }
         Ok(())
@@ -230,6 +235,7 @@ impl Scenario {
             Key::PushAuth => self.push_auth.name().into(),
             Key::Progress => self.progress.to_string(),
             Key::Result => self.result.name().into(),
+            Key::PushFollowup => self.push_followup.name().into(),
             Key::Preset => self.preset.map_or(String::new(), |p| p.name().into()),
         }
     }
@@ -258,6 +264,9 @@ impl Scenario {
             Key::Push => self.push_applies(),
             Key::Webhook | Key::WebhookDelayMs | Key::PushAuth if self.push == Push::Off => {
                 Err("applies only when push is on")
+            }
+            Key::PushFollowup if self.push == Push::Off || self.interrupt == Interrupt::None => {
+                Err("applies only with push on and an interruption (the follow-up turns)")
             }
             _ => Ok(()),
         }

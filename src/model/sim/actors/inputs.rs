@@ -163,6 +163,11 @@ pub(super) enum PushIn {
     Answered(Box<Post>, Reply),
     /// The POST out was answered (or timed out): the next may leave.
     Done,
+    /// A follow-up turn repeated the inline config (`push_followup=repeat`).
+    ConfigRepeated,
+    /// A blocking call returned at AUTH_REQUIRED, its event loop left
+    /// running.
+    CallLoopLeft,
 }
 
 /// What the webhook is told.

@@ -31,6 +31,11 @@ pub(super) struct PushSender {
     answered: u32,
     last_state: Option<TaskState>,
     terminal_sent: bool,
+    /// Configs beyond the first that each get every event (SPEC §14).
+    more_configs: u32,
+    /// Event loops of returned calls that push every event too, until a
+    /// terminal or input-required status.
+    loops_left: u32,
     after_terminal: u32,
     duplicates: u32,
 }
@@ -55,6 +60,14 @@ impl PushSender {
             PushIn::Done => {
                 self.busy = false;
                 self.send()
+            }
+            PushIn::ConfigRepeated => {
+                self.more_configs += u32::from(view.profile.push.repeated_config_adds);
+                vec![]
+            }
+            PushIn::CallLoopLeft => {
+                self.loops_left += u32::from(view.profile.push.auth_call_loop_pushes);
+                vec![]
             }
         }
     }
@@ -106,8 +119,13 @@ impl PushSender {
             what,
             holds: push.holds_stream,
         };
-        for _ in 0..=usize::from(again) {
+        // Each config gets the event from each loop that pushes it.
+        let copies = (1 + self.more_configs) * (1 + self.loops_left);
+        for _ in 0..copies * (1 + u32::from(again)) {
             self.queue.push_back(post.clone());
+        }
+        if state.is_some_and(|s| s.is_terminal() || s == TaskState::InputRequired) {
+            self.loops_left = 0;
         }
         let send = (!self.busy).then_some(Effect::at(view.now, PushIn::Send));
         (send.into_iter().collect(), push.holds_stream)

@@ -5,12 +5,12 @@
 mod cancel;
 
 use super::effect::{Effect, View};
-use super::inputs::{self, ClientIn, ExecutorIn, StoreIn};
+use super::inputs::{self, ClientIn, ExecutorIn, PushIn, StoreIn};
 use super::state::{CallState, ClientId, Stage};
 use super::subscription;
 use super::timeout::{timeout_due, Due};
 use crate::model::ledger::{authorization_receipt_for, Body};
-use crate::model::sim::scenario::{Client, ReceiptMode};
+use crate::model::sim::scenario::{Client, Push, PushFollowup, ReceiptMode};
 use crate::model::state::TaskState;
 use crate::model::trace::{
     CallEnd, CancelResult, Disposition, Entry, Source, StreamEnd, StreamRole,
@@ -169,6 +169,9 @@ impl FirstClient {
             (Stage::Input, _) => "client supplies the delivery postcode and resumes".into(),
         };
         effects.push(Effect::Row(Entry::action(Source::Client, label)));
+        if view.sc.push != Push::Off && view.sc.push_followup == PushFollowup::Repeat {
+            effects.push(Effect::to(PushIn::ConfigRepeated));
+        }
         effects.push(Effect::to(ExecutorIn::Resume { stage, receipt }));
         effects
     }
@@ -332,7 +335,11 @@ impl FirstClient {
             return vec![];
         }
         if state.is_terminal() || state.is_interrupted() {
-            return self.return_blocking_call(view, "SendMessage returns");
+            let mut effects = self.return_blocking_call(view, "SendMessage returns");
+            if state == TaskState::AuthRequired && view.sc.push != Push::Off {
+                effects.push(Effect::to(PushIn::CallLoopLeft));
+            }
+            return effects;
         }
         vec![]
     }
