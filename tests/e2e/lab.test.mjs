@@ -152,9 +152,9 @@ test('each select control takes each of its values and the URL and the CLI agree
       // format is not in a default export's inputs).
       const initial = await page.$eval(`#${id}`, (e) => e.value);
       // Keys that apply only with another key get it first.
-      const needs = { work: 'cancel=1', cancel_impl: 'cancel=1', store: 'restart=1', receipt: 'interrupt=auth', conflict: 'dup=4', webhook: 'push=inline', push_auth: 'push=inline' }[key];
-      if (needs) {
-        const [k, v] = needs.split('=');
+      const needs = { work: 'cancel=1', cancel_impl: 'cancel=1', store: 'restart=1', receipt: 'interrupt=auth', conflict: 'dup=4', webhook: 'push=inline', push_auth: 'push=inline', push_followup: 'push=inline&interrupt=input' }[key];
+      for (const need of needs ? needs.split('&') : []) {
+        const [k, v] = need.split('=');
         const tag = await page.$eval(`#key-${k}`, (e) => e.tagName);
         if (tag === 'SELECT') await page.selectOption(`#key-${k}`, v);
         else { await page.fill(`#key-${k}`, v); await page.press(`#key-${k}`, 'Tab'); }

@@ -73,20 +73,8 @@ pub const MAX_DEPTH: usize = 128;
 /// input cannot exhaust the stack.
 pub fn check_depth(text: &[u8]) -> Result<(), ReadError> {
     let mut depth = 0usize;
-    let mut in_string = false;
-    let mut escaped = false;
-    for &b in text {
-        if in_string {
-            match (escaped, b) {
-                (true, _) => escaped = false,
-                (false, b'\\') => escaped = true,
-                (false, b'"') => in_string = false,
-                _ => {}
-            }
-            continue;
-        }
+    for b in structure(text) {
         match b {
-            b'"' => in_string = true,
             b'{' | b'[' => {
                 depth += 1;
                 if depth > MAX_DEPTH {
@@ -98,6 +86,26 @@ pub fn check_depth(text: &[u8]) -> Result<(), ReadError> {
         }
     }
     Ok(())
+}
+
+/// The bytes of JSON text outside its strings (each string's opening quote
+/// included): what the scanners that look at its nesting without parsing
+/// it read.
+fn structure(text: &[u8]) -> impl Iterator<Item = u8> + '_ {
+    let (mut in_string, mut escaped) = (false, false);
+    text.iter().copied().filter(move |&b| {
+        if in_string {
+            match (escaped, b) {
+                (true, _) => escaped = false,
+                (false, b'\\') => escaped = true,
+                (false, b'"') => in_string = false,
+                _ => {}
+            }
+            return false;
+        }
+        in_string = b == b'"';
+        true
+    })
 }
 
 fn too_deep() -> ReadError {
@@ -150,19 +158,9 @@ fn opens_too_deep(text: &str, line: usize, column: usize) -> bool {
     }
     // The containers open before it, and the last byte outside strings.
     let mut open: Vec<u8> = Vec::new();
-    let (mut in_string, mut escaped, mut last) = (false, false, 0u8);
-    for &b in &bytes[..at] {
-        if in_string {
-            match (escaped, b) {
-                (true, _) => escaped = false,
-                (false, b'\\') => escaped = true,
-                (false, b'"') => in_string = false,
-                _ => {}
-            }
-            continue;
-        }
+    let mut last = 0u8;
+    for b in structure(&bytes[..at]) {
         match b {
-            b'"' => in_string = true,
             b'[' | b'{' => open.push(b),
             b']' | b'}' => {
                 open.pop();
