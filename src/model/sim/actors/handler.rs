@@ -232,10 +232,16 @@ impl Handler {
             Payload::Chunk { chunk, part }
                 if view.sc.conflict && chunk.artifact_id == TRACKING_ARTIFACT =>
             {
-                let other = Payload::Chunk {
-                    chunk: tracking_chunk(part + 1, view.sc.chunks, true),
-                    part: *part,
-                };
+                // Other bytes at the same coordinate: the first part's text
+                // altered, the rest of the chunk as it was sent.
+                let mut chunk = chunk.clone();
+                let altered = tracking_chunk(part + 1, view.sc.chunks, true).parts;
+                if let (Some(first), Some(text)) =
+                    (chunk.parts.first_mut(), altered.into_iter().next())
+                {
+                    *first = text;
+                }
+                let other = Payload::Chunk { chunk, part: *part };
                 let at = (sent.exec, sent.task);
                 let mut conflicting = self.prepare(view, at, Source::Server, other, sent.event_id);
                 conflicting.label = sent.label;
