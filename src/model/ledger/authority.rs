@@ -122,108 +122,20 @@ pub struct CasLoss {
     pub class: LossClass,
 }
 
-/// The authority for one task.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(try_from = "LedgerRecord", into = "LedgerRecord")]
-pub struct TaskLedger {
-    task_id: String,
-    state: TaskState,
-    sequence: u64,
-    receipts: ReceiptLog,
-    last_source_seq: HashMap<String, u64>,
-    cancel_requests: Vec<CancelRequest>,
-    artifacts: ArtifactStore,
-    entered_state_ms: u64,
-    owner: Option<String>,
-}
-
-/// The serialized form: receipts in arrival order; the index is rebuilt.
-#[derive(Serialize, Deserialize)]
-struct LedgerRecord {
-    task_id: String,
-    state: TaskState,
-    sequence: u64,
-    receipts: Vec<Receipt>,
-    cancel_requests: Vec<CancelRequest>,
-    artifacts: ArtifactStore,
-    entered_state_ms: u64,
-    owner: Option<String>,
-    producer_sequences: std::collections::BTreeMap<String, u64>,
-}
-
-impl From<TaskLedger> for LedgerRecord {
-    fn from(l: TaskLedger) -> Self {
-        let receipts = l.receipts().collect();
-        // Inserted one by one: collecting into a map sorts first, and that
-        // sort would be one more copy of the sorting code in the page.
-        let mut producer_sequences = std::collections::BTreeMap::new();
-        for (producer, seq) in l.last_source_seq {
-            producer_sequences.insert(producer, seq);
-        }
-        LedgerRecord {
-            task_id: l.task_id,
-            state: l.state,
-            sequence: l.sequence,
-            receipts,
-            cancel_requests: l.cancel_requests,
-            artifacts: l.artifacts,
-            entered_state_ms: l.entered_state_ms,
-            owner: l.owner,
-            producer_sequences,
-        }
-    }
-}
-
-/// A stored ledger with two receipts for one event id: a ledger decides
-/// each id once, so it was not written by one.
+/// The authority for one task (serialized in its stored form, `record.rs`).
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct TwoReceipts {
-    /// The event id.
-    pub event_id: String,
-}
-
-impl std::fmt::Display for TwoReceipts {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(
-            f,
-            "two receipts for event id {:?}: a ledger decides each id once",
-            self.event_id
-        )
-    }
-}
-
-impl TryFrom<LedgerRecord> for TaskLedger {
-    type Error = TwoReceipts;
-
-    fn try_from(r: LedgerRecord) -> Result<Self, TwoReceipts> {
-        let mut receipts = ReceiptLog::default();
-        for receipt in r.receipts {
-            let Lookup::Vacant(vacancy) = receipts.find(&receipt.event_id) else {
-                return Err(TwoReceipts {
-                    event_id: receipt.event_id.into(),
-                });
-            };
-            let fields = NewReceipt {
-                event_id: &receipt.event_id,
-                producer: &receipt.producer,
-                observed_ms: receipt.observed_ms,
-                digest: &receipt.digest,
-                authorization_receipt: receipt.authorization_receipt.as_deref(),
-            };
-            receipts.push(vacancy, fields, receipt.outcome);
-        }
-        Ok(TaskLedger {
-            task_id: r.task_id,
-            state: r.state,
-            sequence: r.sequence,
-            receipts,
-            last_source_seq: r.producer_sequences.into_iter().collect(),
-            cancel_requests: r.cancel_requests,
-            artifacts: r.artifacts,
-            entered_state_ms: r.entered_state_ms,
-            owner: r.owner,
-        })
-    }
+pub struct TaskLedger {
+    // Read and written by the authority; its stored form (`record.rs`)
+    // takes it apart and puts it back together.
+    pub(super) task_id: String,
+    pub(super) state: TaskState,
+    pub(super) sequence: u64,
+    pub(super) receipts: ReceiptLog,
+    pub(super) last_source_seq: HashMap<String, u64>,
+    pub(super) cancel_requests: Vec<CancelRequest>,
+    pub(super) artifacts: ArtifactStore,
+    pub(super) entered_state_ms: u64,
+    pub(super) owner: Option<String>,
 }
 
 impl TaskLedger {

@@ -11,6 +11,7 @@ mod event;
 mod id_index;
 mod panel;
 mod receipt_log;
+mod record;
 pub mod verdict;
 
 pub use authority::{
@@ -18,4 +19,5 @@ pub use authority::{
 };
 pub use event::{Body, BodyRef, EventRef, LedgerEvent};
 pub use panel::{ArtifactCompletion, LedgerPanel, Suffix, TerminalReceipt};
+pub use record::TwoReceipts;
 pub use verdict::{Outcome, Reason, Receipt};
