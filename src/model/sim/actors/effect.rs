@@ -48,11 +48,6 @@ pub(super) struct Facts<'a> {
 }
 
 impl Facts<'_> {
-    /// The stored state of the task client 1 follows (`None` once lost).
-    pub(super) fn followed_state(&self) -> Option<TaskState> {
-        self.followed_state
-    }
-
     /// The stream of the second client's subscription to `task`, while it
     /// is open to receive.
     pub(super) fn second_on(&self, task: usize) -> Option<usize> {

@@ -93,7 +93,7 @@ pub(super) fn ends(
     label: &str,
 ) -> Vec<Effect> {
     let number = client.number();
-    let terminal = view.followed_state().is_some_and(TaskState::is_terminal);
+    let terminal = view.followed_state.is_some_and(TaskState::is_terminal);
     if view.profile.subscription_end == SubscriptionEnd::AtTerminal && !terminal {
         let label = format!("{label}; the subscription stays open until a terminal status");
         return vec![

@@ -28,7 +28,7 @@ impl FirstClient {
             Effect::Row(Entry::action(Source::Client, "client sends CancelTask")),
         ];
         let handler = |label: String| Effect::Row(Entry::action(Source::Handler, label));
-        let Some(state) = view.followed_state() else {
+        let Some(state) = view.followed_state else {
             self.cancel_result = Some(CancelResult::Error);
             let label = "CancelTask → TaskNotFoundError (-32001): the task is gone";
             effects.push(handler(label.into()));
@@ -81,10 +81,10 @@ impl FirstClient {
     /// CancelTask's answer, read from the task as stored once `cancel()`
     /// (implemented as `how`) did its part.
     pub(super) fn cancel_answered(&mut self, view: &View, how: CancelImpl) -> Vec<Effect> {
-        let canceled = view.followed_state() == Some(TaskState::Canceled);
+        let canceled = view.followed_state == Some(TaskState::Canceled);
         match how {
             CancelImpl::Noop if !canceled => {
-                let still = view.followed_state().map_or("gone".into(), |s| s.label());
+                let still = view.followed_state.map_or("gone".into(), |s| s.label());
                 self.cancel_result = Some(CancelResult::NotCancelable);
                 let label = format!(
                     "CancelTask → TaskNotCancelableError ({TASK_NOT_CANCELABLE}): the task is still {still}"

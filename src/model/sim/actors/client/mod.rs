@@ -323,7 +323,7 @@ impl FirstClient {
         if view.sc.client != Client::Block || self.call != CallState::Open {
             return vec![];
         }
-        let Some(state) = view.followed_state() else {
+        let Some(state) = view.followed_state else {
             return vec![];
         };
         if state == TaskState::Failed && !view.profile.blocking_returns_at_failed {
