@@ -199,3 +199,19 @@ fn lost_and_repeated_pushes_read_with_their_advice() {
     );
     assert!(titles("push=inline&cancel=1&sdk=js").contains(&"Make the webhook idempotent"));
 }
+
+#[test]
+fn a_resend_beside_a_webhook_or_a_second_client_says_who_got_it_once() {
+    let s = say("chunks=3&dup=2&second_client=2&push=inline");
+    assert!(
+        s.contains("resent it on the reconnected stream alone"),
+        "{s}"
+    );
+    assert!(
+        s.contains("the webhook and the second client got every event once"),
+        "{s}"
+    );
+    let s = say("chunks=3&dup=3&resubscribe=3");
+    assert!(s.contains("dropped its stream at event 3 itself"), "{s}");
+    assert!(s.contains("resent nothing"), "{s}");
+}

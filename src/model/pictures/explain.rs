@@ -4,8 +4,8 @@
 
 use crate::model::sim::profile::{Profile, TASK_NOT_FOUND};
 use crate::model::sim::scenario::{
-    CancelImpl, Client, Ending, Interrupt, PushFollowup, ReceiptMode, ResultShape, Scenario, Sdk,
-    Store, Work,
+    CancelImpl, Client, Ending, Interrupt, Push, PushFollowup, ReceiptMode, ResultShape, Scenario,
+    Sdk, Store, Work,
 };
 use crate::model::state::TaskState;
 use crate::model::trace::Metric;
@@ -64,6 +64,7 @@ type Sentence = fn(&Reading) -> Option<String>;
 /// the outcome, so a row above wins over the rows below it.
 const OUTCOMES: &[Sentence] = &[
     preset_outcome,
+    resend_reach_outcome,
     |r| push_outcome(r.sc, r.run),
     |r| subscriber_outcome(r.sc, r.run),
     restart_outcome,
@@ -219,6 +220,33 @@ fn resend_outcome(r: &Reading) -> Option<String> {
         return Some(format!("The resent event was a duplicate: a lookup hit in the ledger, not delivered twice; the client got {events}."));
     }
     sc.dup.is_some().then(|| format!("The stream broke and the server resent an event: the client received it twice ({events} in all)."))
+}
+
+/// `dup` beside a webhook or another stream (SPEC §14): the resend is a
+/// fault of client 1's own connection, so who else got the event once.
+fn resend_reach_outcome(r: &Reading) -> Option<String> {
+    let (sc, k) = (r.sc, r.sc.dup?);
+    let others = match (sc.push != Push::Off, sc.second_client.is_some()) {
+        (true, true) => "the webhook and the second client",
+        (true, false) => "the webhook",
+        (false, true) => "the second client",
+        (false, false) if sc.resubscribe.is_some() => "",
+        (false, false) => return None,
+    };
+    let dropped = r
+        .run
+        .trace
+        .rows
+        .iter()
+        .any(|row| row.event.starts_with("dup="));
+    if dropped {
+        return Some(format!("The client dropped its stream at event {k} itself (resubscribe), so the server resent nothing: the events reached it once, over its SubscribeToTask stream."));
+    }
+    let once = match others {
+        "" => String::new(),
+        who => format!(", while {who} got every event once"),
+    };
+    Some(format!("Client 1's stream broke after event {k} and the server resent it on the reconnected stream alone: client 1 received it twice{once} ({} in all).", r.events))
 }
 
 fn receipt_outcome(r: &Reading) -> Option<String> {

@@ -8,7 +8,8 @@ use super::scenario::{Client, Ending, Interrupt, ResultShape, Scenario};
 impl Scenario {
     /// The most events client 1's first stream can carry here: the Task,
     /// WORKING, the progress updates, one per chunk (or the one result),
-    /// the ending's status (if it writes one) and a late artifact. A stream may end earlier (a cancel, a restart, an
+    /// the ending's status (if it writes one), a late artifact and the
+    /// event `dup` resends. A stream may end earlier (a cancel, a restart, an
     /// SDK that drops what comes after the terminal status); then the
     /// trace says that event k never came.
     pub fn stream_events_at_most(&self) -> u32 {
@@ -21,7 +22,11 @@ impl Scenario {
             ResultShape::Last => u32::from(self.chunks > 0),
         };
         let progress = self.chunks * self.progress;
-        2 + progress + artifacts + ending + u32::from(self.late.is_some())
+        2 + progress
+            + artifacts
+            + ending
+            + u32::from(self.late.is_some())
+            + u32::from(self.dup.is_some())
     }
 
     /// Why the subscriber keys do not apply to this scenario, if they do
@@ -30,9 +35,6 @@ impl Scenario {
     pub(super) fn subscribers_apply(&self) -> Result<(), &'static str> {
         if self.client == Client::Block {
             return Err("counts the events of client 1's stream; a blocking call has none");
-        }
-        if self.dup.is_some() {
-            return Err("cannot be combined with dup: both break client 1's stream");
         }
         if self.retry {
             return Err("cannot be combined with retry: the retry drops the stream itself");

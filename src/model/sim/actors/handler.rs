@@ -39,6 +39,7 @@ impl Handler {
                 resume,
             } => self.emit(view, (exec, task), source, payload, resume),
             HandlerIn::Deliver(delivery) => self.deliver(view, delivery),
+            HandlerIn::MaybeBreak => self.maybe_break_stream(view),
         }
     }
 
@@ -155,6 +156,7 @@ impl Handler {
             label,
             was_terminal,
             status_change,
+            resend,
         } = delivery;
         let event = *event;
         let task = event.task;
@@ -162,7 +164,7 @@ impl Handler {
         let received =
             followed && view.sc.client == Client::Stream && view.client_call == CallState::Open;
         let consumed = received || (followed && view.sc.client == Client::Block);
-        let second = view.second_on(task);
+        let second = view.second_on(task).filter(|_| !resend);
         let disposition = match (consumed, was_terminal) {
             (true, true) => Disposition::AfterTerminal,
             (true, false) => Disposition::Delivered,
@@ -201,8 +203,10 @@ impl Handler {
         }
         if received {
             self.sent.push(event);
-            effects.extend(self.maybe_break_stream(view));
+            // The client takes the event in first: it may drop the stream
+            // itself at this event (`resubscribe`).
             effects.push(Effect::to(ClientIn::Received));
+            effects.push(Effect::to(HandlerIn::MaybeBreak));
         }
         // A blocking call answers a status change, not a republished task.
         if followed && status_change {
@@ -211,10 +215,12 @@ impl Handler {
         effects
     }
 
-    /// `dup=k`: after delivered event k the stream breaks, the client
+    /// `dup=k`: after the k-th event streamed to client 1 (on whichever
+    /// of its streams carries it) that stream breaks, the client
     /// reconnects and the server resends event k exactly as it was sent
     /// (with other bytes at the same coordinate when `conflict=on` and
-    /// event k is an artifact chunk), before the suffix.
+    /// event k is an artifact chunk), before the suffix. Where the client
+    /// dropped the stream at that event itself, nothing is resent.
     fn maybe_break_stream(&mut self, view: &View) -> Vec<Effect> {
         let Some(k) = view.sc.dup else {
             return vec![];
@@ -223,6 +229,13 @@ impl Handler {
             return vec![];
         }
         self.resent = true;
+        if view.client_call != CallState::Open {
+            let label = format!(
+                "dup={k}: the client dropped the stream at event {k} itself, so nothing is resent on it"
+            );
+            let entry = Entry::action(Source::Client, label).disposition(Disposition::NotDelivered);
+            return vec![Effect::Row(entry)];
+        }
         let label = format!("stream breaks after event {k}; client reconnects");
         let broke = Effect::Row(Entry::action(Source::Client, label));
         let Some(sent) = self.sent.last().cloned() else {

@@ -85,6 +85,9 @@ pub(super) enum HandlerIn {
     },
     /// Hand an event the store kept to the clients that read it.
     Deliver(Delivery),
+    /// Client 1 took a delivered event in: `dup=k` may break its stream
+    /// now.
+    MaybeBreak,
 }
 
 /// An event the store kept, on its way to the push sender and the
@@ -98,6 +101,10 @@ pub(super) struct Delivery {
     pub(super) was_terminal: bool,
     /// It changed the task's state.
     pub(super) status_change: bool,
+    /// The server repeats it on client 1's reconnected stream (`dup`):
+    /// a fault of that one connection, so neither pushed nor streamed to
+    /// another client.
+    pub(super) resend: bool,
 }
 
 /// What the SDK's event queue is told. The consumer reading it takes

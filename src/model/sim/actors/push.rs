@@ -44,6 +44,11 @@ impl PushSender {
     /// Handles one input.
     pub(super) fn handle(&mut self, view: &View, input: PushIn) -> Vec<Effect> {
         match input {
+            // The server published a resent event once already: only the
+            // client's reconnected stream gets it again.
+            PushIn::Event(delivery) if delivery.resend => {
+                vec![Effect::to(HandlerIn::Deliver(delivery))]
+            }
             PushIn::Event(delivery) => {
                 let (effects, holds) = self.event(view, &delivery.event);
                 let deliver = HandlerIn::Deliver(delivery);

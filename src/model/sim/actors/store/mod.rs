@@ -153,6 +153,7 @@ impl Store {
             label,
             was_terminal,
             status_change,
+            resend,
         }))];
         // The bus closes only after the delivery and all it leads to: a
         // resend it sets off still passes.
