@@ -28,7 +28,6 @@ const CANNOT_HAPPEN: &[&str] = &[
 const NOT_YET_MODELLED: &[&str] = &[
     "push: cannot be combined with retry",
     "push: cannot be combined with restart",
-    "cannot be combined with retry: the retry drops the stream itself",
     "cannot be combined with interrupt",
 ];
 

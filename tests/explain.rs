@@ -215,3 +215,14 @@ fn a_resend_beside_a_webhook_or_a_second_client_says_who_got_it_once() {
     assert!(s.contains("dropped its stream at event 3 itself"), "{s}");
     assert!(s.contains("resent nothing"), "{s}");
 }
+
+#[test]
+fn a_retry_under_a_subscription_says_there_are_two_tasks_to_follow() {
+    let s = say("retry=on&second_client=3");
+    assert!(s.contains("A second client, after event 3"), "{s}");
+    assert!(s.contains("holding 1 part stored so far"), "{s}");
+    assert!(s.contains("made a second task and executed again"), "{s}");
+    let s = say("retry=on&resubscribe=3");
+    assert!(s.contains("The connection dropped after event 3"), "{s}");
+    assert!(s.contains("made a second task"), "{s}");
+}

@@ -10,7 +10,7 @@ use a2a_lab::model::evidence::import::check_bytes;
 use a2a_lab::model::sim::scenario::Scenario;
 use a2a_lab::model::sim::simulate;
 use a2a_lab::model::state::TaskState;
-use a2a_lab::model::trace::{Disposition, Row, RowKind, StreamEnd, StreamRole};
+use a2a_lab::model::trace::{Disposition, Row, RowKind, StreamEnd};
 use proptest::prelude::*;
 use serde_json::Value;
 
@@ -296,7 +296,7 @@ fn hold_invariants(query: &str) {
 }
 
 /// The scenarios SPEC §9's subscriber keys combine with: a streaming
-/// client without retry or interruptions, every other key free (a resend
+/// client without interruptions, every other key free (a retry, a resend
 /// and a webhook beside them included).
 fn subscriber_query() -> impl Strategy<Value = String> {
     (
@@ -307,6 +307,7 @@ fn subscriber_query() -> impl Strategy<Value = String> {
             prop::option::of(prop::sample::select(vec![0u32, 300])),
             prop::option::of(prop::sample::select(vec![150u32, 700])),
             prop::sample::select(vec!["python", "js"]),
+            any::<bool>(),
             any::<bool>(),
         ),
         (
@@ -322,7 +323,7 @@ fn subscriber_query() -> impl Strategy<Value = String> {
         ),
     )
         .prop_map(|(a, b)| {
-            let (chunks, step_ms, ending, late, timeout, sdk, guard) = a;
+            let (chunks, step_ms, ending, late, timeout, sdk, guard, retry) = a;
             let (resub, second, restart, store, cancel, work, cancel_impl, dup, push) = b;
             let mut q = vec![
                 format!("chunks={chunks}"),
@@ -339,7 +340,9 @@ fn subscriber_query() -> impl Strategy<Value = String> {
             if let Some(k) = dup {
                 q.push(format!("dup={}", 1 + k.index(chunks as usize + 3)));
             }
-            if push && restart.is_none() {
+            if retry {
+                q.push("retry=on".into());
+            } else if push && restart.is_none() {
                 q.push("push=inline".into());
             }
             if let Some(ms) = late {
@@ -380,7 +383,7 @@ fn hold_stream_invariants(query: &str) {
             assert_eq!(rows[i].client, s.client, "{query}: row {i}");
             assert!(rows[i].wire.is_some(), "{query}: row {i} has no wire");
         }
-        if s.role != StreamRole::Send {
+        if s.role.is_subscription() {
             match s.end {
                 StreamEnd::Error(_) => assert!(s.rows.is_empty(), "{query}"),
                 _ => {
@@ -410,7 +413,11 @@ fn hold_stream_invariants(query: &str) {
                 if rows[i].event.contains("(resent after reconnect)") {
                     continue;
                 }
-                let text = a.pointer("/artifact/parts/0/text").cloned();
+                // A retry's second task streams the same texts again.
+                let text = (
+                    a.get("taskId").cloned(),
+                    a.pointer("/artifact/parts/0/text").cloned(),
+                );
                 assert!(
                     !seen.contains(&text),
                     "{query}: client {client} got {text:?} twice"

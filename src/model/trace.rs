@@ -579,12 +579,22 @@ pub struct Run {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum StreamRole {
-    /// Client 1's SendStreamingMessage (a resume or a retry continues it).
+    /// Client 1's SendStreamingMessage (a resume continues it).
     Send,
+    /// Client 1's SendStreamingMessage again with the same message id
+    /// (`retry`), after it dropped the first.
+    Retry,
     /// Client 1's SubscribeToTask after its stream dropped or broke.
     Resubscribe,
     /// The second client's SubscribeToTask.
     SecondClient,
+}
+
+impl StreamRole {
+    /// Whether the stream is a SubscribeToTask stream (of either client).
+    pub fn is_subscription(self) -> bool {
+        matches!(self, StreamRole::Resubscribe | StreamRole::SecondClient)
+    }
 }
 
 /// How a stream ended, in the words of the fidelity recordings: each

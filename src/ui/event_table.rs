@@ -8,7 +8,7 @@ use leptos::prelude::*;
 use super::CollectAny;
 
 use super::lab::Lab;
-use crate::model::trace::{Row, Run, Source, StreamRole};
+use crate::model::trace::{Row, Run, Source};
 
 /// Rows kept in the DOM at once, so a 10,000-row trace stays smooth.
 pub const WINDOW: usize = 60;
@@ -70,7 +70,7 @@ pub fn EventTable() -> impl IntoView {
 
 /// Whether a client subscribed in this run, so rows say which client.
 fn has_subscribers(run: &Run) -> bool {
-    run.streams.iter().any(|s| s.role != StreamRole::Send)
+    run.streams.iter().any(|s| s.role.is_subscription())
 }
 
 /// The client a row's label names: one that received it or acted.

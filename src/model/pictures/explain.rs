@@ -386,7 +386,15 @@ fn subscriber_outcome(scenario: &Scenario, run: &Run) -> Option<String> {
             )
         }
     };
-    Some(format!("{who} called SubscribeToTask and {got} ({sdk})."))
+    // SPEC §14: a retry that made a second task leaves two to follow.
+    let retried = if scenario.retry && m.executions > 1 {
+        " Meanwhile the retried message made a second task and executed again: the subscription follows the task it named, client 1 the second one."
+    } else {
+        ""
+    };
+    Some(format!(
+        "{who} called SubscribeToTask and {got} ({sdk}).{retried}"
+    ))
 }
 
 /// One piece of advice, given where it applies.
@@ -535,7 +543,7 @@ fn cancel_advice(r: &Reading) -> Option<Advice> {
 
 /// Whether a client called SubscribeToTask.
 fn subscribed(r: &Reading) -> bool {
-    r.run.streams.iter().any(|s| s.role != StreamRole::Send)
+    r.run.streams.iter().any(|s| s.role.is_subscription())
 }
 
 /// Whether a subscription closed on a task that had not ended.
@@ -543,7 +551,7 @@ fn closed_open_task(r: &Reading) -> bool {
     r.run
         .streams
         .iter()
-        .any(|s| s.role != StreamRole::Send && s.end == StreamEnd::Closed)
+        .any(|s| s.role.is_subscription() && s.end == StreamEnd::Closed)
         && r.m.final_state.is_some_and(|s| !s.is_terminal())
 }
 

@@ -4,6 +4,7 @@
 
 use super::keys::{err, Key, ScenarioError};
 use super::scenario::{Client, Ending, Interrupt, ResultShape, Scenario};
+use crate::model::trace::StreamRole;
 
 impl Scenario {
     /// The most events client 1's first stream can carry here: the Task,
@@ -29,15 +30,23 @@ impl Scenario {
             + u32::from(self.dup.is_some())
     }
 
+    /// The stream whose events `resubscribe=k` counts: client 1's
+    /// message stream, or with `retry=on` its retried one (measured: the
+    /// recorders' client drops the retried stream at its event k).
+    pub fn dropped_stream(&self) -> StreamRole {
+        if self.retry {
+            StreamRole::Retry
+        } else {
+            StreamRole::Send
+        }
+    }
+
     /// Why the subscriber keys do not apply to this scenario, if they do
     /// not: the combinations the recorders did not measure are refused
     /// rather than guessed.
     pub(super) fn subscribers_apply(&self) -> Result<(), &'static str> {
         if self.client == Client::Block {
             return Err("counts the events of client 1's stream; a blocking call has none");
-        }
-        if self.retry {
-            return Err("cannot be combined with retry: the retry drops the stream itself");
         }
         if self.interrupt != Interrupt::None {
             return Err("cannot be combined with interrupt: SubscribeToTask was measured on an uninterrupted task only");

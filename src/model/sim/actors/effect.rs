@@ -31,15 +31,15 @@ pub(super) struct Facts<'a> {
     pub(super) followed: usize,
     /// The stored state of that task (`None` once lost).
     pub(super) followed_state: Option<TaskState>,
-    /// Whether an execution still works on that task.
-    pub(super) followed_running: bool,
+    /// The tasks an execution still works on, one bit per task.
+    pub(super) running: u64,
     /// Where client 1's call stands.
     pub(super) client_call: CallState,
     /// The record of the stream client 1 reads now.
     pub(super) client_stream: Option<usize>,
     /// How many rows client 1's first stream carried, while that is the
     /// stream it reads.
-    pub(super) first_stream_rows: Option<usize>,
+    pub(super) dropped_stream_rows: Option<usize>,
     /// The second client's subscription while it is open to receive: its
     /// task and the record of its stream.
     pub(super) second_open: Option<(usize, usize)>,
@@ -48,6 +48,11 @@ pub(super) struct Facts<'a> {
 }
 
 impl Facts<'_> {
+    /// Whether an execution still works on `task`.
+    pub(super) fn is_running(&self, task: usize) -> bool {
+        task < 64 && self.running & (1 << task) != 0
+    }
+
     /// The stream of the second client's subscription to `task`, while it
     /// is open to receive.
     pub(super) fn second_on(&self, task: usize) -> Option<usize> {

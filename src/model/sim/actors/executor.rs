@@ -106,11 +106,13 @@ impl Executor {
         self.orphaned
     }
 
-    /// Whether an execution still works on `task`.
-    pub(super) fn is_running(&self, task: usize) -> bool {
+    /// The tasks an execution still works on, one bit per task (a
+    /// scenario makes a few tasks at most).
+    pub(super) fn running(&self) -> u64 {
         self.runs
             .iter()
-            .any(|r| r.task == task && r.state == Exec::Running)
+            .filter(|r| r.state == Exec::Running && r.task < 64)
+            .fold(0, |bits, r| bits | 1 << r.task)
     }
 
     /// `execute()` is called for `task`: the submission reaches the

@@ -170,7 +170,7 @@ impl Handler {
             (true, false) => Disposition::Delivered,
             (false, _) => Disposition::NotDelivered,
         };
-        let label = if followed {
+        let label = if followed || second.is_some() {
             label
         } else {
             format!("{label}: nobody follows this task any more")
@@ -205,7 +205,7 @@ impl Handler {
             self.sent.push(event);
             // The client takes the event in first: it may drop the stream
             // itself at this event (`resubscribe`).
-            effects.push(Effect::to(ClientIn::Received));
+            effects.push(Effect::to(ClientIn::Received { task }));
             effects.push(Effect::to(HandlerIn::MaybeBreak));
         }
         // A blocking call answers a status change, not a republished task.

@@ -203,8 +203,8 @@ pub(super) enum ClientIn {
     Follow(usize),
     /// Its call changed.
     SetCall(CallState),
-    /// It received an event (a snapshot included).
-    Received,
+    /// It received an event of `task` (a snapshot included).
+    Received { task: usize },
     /// A status changed on the followed task: a blocking call may return.
     StatusChanged,
     /// The cancel's status was written (or not): it learns what CancelTask
@@ -223,8 +223,9 @@ pub(super) enum ClientIn {
 pub(super) enum SecondIn {
     /// Its timeout is due.
     Timeout,
-    /// Time to call SubscribeToTask.
-    Subscribe,
+    /// Time to call SubscribeToTask on `task` (the one whose event
+    /// client 1 had just received).
+    Subscribe { task: usize },
     /// Its subscription's call changed.
     SetCall(CallState),
     /// The queue of `task` closed: its subscription to it ends as the
@@ -270,14 +271,6 @@ pub(super) fn timeout(client: ClientId, call: u32) -> To {
     match client {
         ClientId::First => ClientIn::Timeout { call }.into(),
         ClientId::Second => SecondIn::Timeout.into(),
-    }
-}
-
-/// Either client's SubscribeToTask.
-pub(super) fn subscribe(client: ClientId) -> To {
-    match client {
-        ClientId::First => ClientIn::Subscribe.into(),
-        ClientId::Second => SecondIn::Subscribe.into(),
     }
 }
 

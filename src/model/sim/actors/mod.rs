@@ -286,12 +286,12 @@ impl<'a> Sim<'a> {
             profile: self.profile,
             followed,
             followed_state: self.store.tasks()[followed].stored().map(|t| t.state),
-            followed_running: self.executor.is_running(followed),
+            running: self.executor.running(),
             client_call: self.client.call(),
             client_stream,
-            first_stream_rows: client_stream
+            dropped_stream_rows: client_stream
                 .and_then(|i| self.streams.get(i))
-                .filter(|s| s.role == StreamRole::Send)
+                .filter(|s| s.role == self.sc.dropped_stream())
                 .map(|s| s.rows.len()),
             second_open: self.second.open(),
             next_stream: self.streams.len(),
@@ -323,7 +323,12 @@ impl<'a> Sim<'a> {
     /// Ends the run: what never came or never ended says so, then the
     /// metrics are counted from the rows and the actors.
     fn finish(mut self) -> Run {
-        let first_stream = self.streams.first().map_or(0, |s| s.rows.len());
+        let dropped = self.sc.dropped_stream();
+        let first_stream = self
+            .streams
+            .iter()
+            .rfind(|s| s.role == dropped)
+            .map_or(0, |s| s.rows.len());
         let effects = self.client.never_resubscribed(&self.view(), first_stream);
         self.apply(effects);
         let received = self.client.received();

@@ -32,7 +32,7 @@ impl SecondClient {
     pub(super) fn handle(&mut self, view: &View, input: SecondIn) -> Vec<Effect> {
         match input {
             SecondIn::Timeout => self.timeout(view),
-            SecondIn::Subscribe => self.subscribe(view),
+            SecondIn::Subscribe { task } => self.subscribe(view, task),
             SecondIn::SetCall(call) => {
                 if let Some(s) = self.subscription.as_mut() {
                     s.call = call;
@@ -59,13 +59,13 @@ impl SecondClient {
             .map(|s| (s.task, s.stream))
     }
 
-    /// SubscribeToTask on the task client 1 follows.
-    fn subscribe(&mut self, view: &View) -> Vec<Effect> {
+    /// SubscribeToTask on `task`.
+    fn subscribe(&mut self, view: &View, task: usize) -> Vec<Effect> {
         let client = ClientId::Second;
         let stream = view.next_stream;
         self.subscription = Some(Subscription {
             call: CallState::Open,
-            task: view.followed,
+            task,
             last_activity: view.now,
             stream,
         });
@@ -78,7 +78,7 @@ impl SecondClient {
             let t = view.now + u64::from(ms);
             effects.push(Effect::at(t, inputs::timeout(client, 0)));
         }
-        effects.extend(answer(view, client, stream));
+        effects.extend(answer(view, client, stream, task));
         effects
     }
 
@@ -125,7 +125,7 @@ impl SecondClient {
     fn queue_closed(&self, view: &View, task: usize, label: &str) -> Vec<Effect> {
         match self.subscription.as_ref() {
             Some(s) if s.task == task && s.call == CallState::Open => {
-                ends(view, ClientId::Second, Some(s.stream), label)
+                ends(view, ClientId::Second, (task, Some(s.stream)), label)
             }
             _ => vec![],
         }

@@ -10,17 +10,14 @@ use super::state::{CallState, ClientId};
 use crate::model::sim::profile::{
     IdleSubscription, SubscriptionEnd, TASK_NOT_FOUND, UNSUPPORTED_OPERATION,
 };
-use crate::model::state::TaskState;
 use crate::model::trace::{Disposition, Entry, Source, StreamEnd};
 use crate::model::wire;
 
-/// The handler's answer to SubscribeToTask by `client` on the task client
-/// 1 follows: an error for a lost or finished task; otherwise the task as
+/// The handler's answer to SubscribeToTask by `client` on `task`: an error for a lost or finished task; otherwise the task as
 /// stored (never SUBMITTED: WORKING is stored before any request gets
 /// through), then what comes later, unless nothing runs for it any more
 /// (`stream`: the record its stream got).
-pub(super) fn answer(view: &View, client: ClientId, stream: usize) -> Vec<Effect> {
-    let task = view.followed;
+pub(super) fn answer(view: &View, client: ClientId, stream: usize, task: usize) -> Vec<Effect> {
     let number = client.number();
     let Some(stored) = view.tasks[task].stored() else {
         let text = "SubscribeToTask → TaskNotFoundError (-32001): the task was lost";
@@ -47,9 +44,9 @@ pub(super) fn answer(view: &View, client: ClientId, stream: usize) -> Vec<Effect
             .client(number),
     )];
     if client == ClientId::First {
-        effects.push(Effect::to(ClientIn::Received));
+        effects.push(Effect::to(ClientIn::Received { task }));
     }
-    if view.followed_running && !view.tasks[task].bus_closed() {
+    if view.is_running(task) && !view.tasks[task].bus_closed() {
         return effects;
     }
     let closes = view.profile.idle_subscription == IdleSubscription::ClosesUnlessInterrupted
@@ -85,15 +82,18 @@ fn refuse(client: ClientId, stream: usize, code: i32, text: String) -> Vec<Effec
 
 /// A subscription's queue closes (the executor returned, a cancel, or the
 /// first final status where the profile ends streams there): the profile
-/// says whether the subscription of `client` on `stream` ends too.
+/// says whether the subscription of `client` to `task` on `stream` ends
+/// too.
 pub(super) fn ends(
     view: &View,
     client: ClientId,
-    stream: Option<usize>,
+    (task, stream): (usize, Option<usize>),
     label: &str,
 ) -> Vec<Effect> {
     let number = client.number();
-    let terminal = view.followed_state.is_some_and(TaskState::is_terminal);
+    let terminal = view.tasks[task]
+        .stored()
+        .is_some_and(|t| t.state.is_terminal());
     if view.profile.subscription_end == SubscriptionEnd::AtTerminal && !terminal {
         let label = format!("{label}; the subscription stays open until a terminal status");
         return vec![

@@ -5,7 +5,7 @@
 mod cancel;
 
 use super::effect::{Effect, View};
-use super::inputs::{self, ClientIn, ExecutorIn, PushIn, StoreIn};
+use super::inputs::{ClientIn, ExecutorIn, PushIn, SecondIn, StoreIn};
 use super::state::{CallState, ClientId, Stage};
 use super::subscription;
 use super::timeout::{timeout_due, Due};
@@ -85,7 +85,7 @@ impl FirstClient {
             ClientIn::MaybeRetry { task } => self.maybe_retry(view, task),
             ClientIn::Follow(task) => self.set(|c| c.task = task),
             ClientIn::SetCall(call) => self.set(|c| c.call = call),
-            ClientIn::Received => self.received_event(view),
+            ClientIn::Received { task } => self.received_event(view, task),
             ClientIn::StatusChanged => self.status_changed(view),
             ClientIn::CancelAnswered(how) => self.cancel_answered(view, how),
             ClientIn::EndCall(label) => self.end_call(view, &label),
@@ -189,6 +189,14 @@ impl FirstClient {
             wire::MESSAGE_ID
         );
         let mut effects = vec![Effect::to(StoreIn::Ledger(0, event))];
+        if view.sc.client == Client::Stream && self.call == CallState::Open {
+            // The retried call streams on a connection of its own.
+            effects.extend([
+                Effect::EndStream(self.stream, StreamEnd::DroppedByClient),
+                Effect::OpenStream(ClientId::First, StreamRole::Retry),
+            ]);
+            self.stream = Some(view.next_stream);
+        }
         if view.sc.guard && duplicate {
             let label = format!("{what}: lookup hit, the existing task is returned and followed");
             let entry = Entry::action(Source::Client, label).disposition(Disposition::Duplicate);
@@ -238,8 +246,8 @@ impl FirstClient {
     /// starts again; it may drop its first stream here (`resubscribe`, when
     /// that stream is the one it reads), and the second client may
     /// subscribe now (`second_client`).
-    fn received_event(&mut self, view: &View) -> Vec<Effect> {
-        let on_first = view.first_stream_rows;
+    fn received_event(&mut self, view: &View, task: usize) -> Vec<Effect> {
+        let on_first = view.dropped_stream_rows;
         self.received += 1;
         self.last_activity = view.now;
         let mut effects = vec![];
@@ -257,10 +265,7 @@ impl FirstClient {
             }
         }
         if view.sc.second_client == Some(self.received) {
-            effects.push(Effect::request(
-                view.now,
-                inputs::subscribe(ClientId::Second),
-            ));
+            effects.push(Effect::request(view.now, SecondIn::Subscribe { task }));
         }
         effects
     }
@@ -296,7 +301,7 @@ impl FirstClient {
             let t = view.now + u64::from(ms);
             effects.push(Effect::at(t, ClientIn::Timeout { call }));
         }
-        effects.extend(subscription::answer(view, client, stream));
+        effects.extend(subscription::answer(view, client, stream, view.followed));
         effects
     }
 
@@ -382,7 +387,7 @@ impl FirstClient {
         }
         match view.sc.client {
             Client::Stream if self.subscribed => {
-                subscription::ends(view, ClientId::First, self.stream, label)
+                subscription::ends(view, ClientId::First, (self.task, self.stream), label)
             }
             Client::Stream => {
                 self.call = CallState::Closed;
