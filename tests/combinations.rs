@@ -26,7 +26,6 @@ const CANNOT_HAPPEN: &[&str] = &[
 /// Combinations measured by the recorders but not yet modelled: refused
 /// with a message that says so. The list only shrinks.
 const NOT_YET_MODELLED: &[&str] = &[
-    "push: cannot be combined with retry",
     "push: cannot be combined with restart",
     "cannot be combined with interrupt",
 ];
@@ -185,4 +184,19 @@ fn resubscribe_counts_the_resent_event_as_one_its_stream_carried() {
     let first = on_stream(&r, StreamRole::Send);
     assert_eq!(first.len(), 4);
     assert!(resent(first[3]) || resent(first[2]));
+}
+
+#[test]
+fn where_a_retry_makes_a_second_task_each_row_says_whose_it_is() {
+    let r = run("push=inline&retry=on");
+    let second: Vec<&Row> = r
+        .trace
+        .rows
+        .iter()
+        .filter(|r| r.event.contains("(task 2)") || r.event.contains("of task 2"))
+        .collect();
+    // Its Task, WORKING, three chunks and COMPLETED, streamed and pushed.
+    assert_eq!(second.len(), 12, "{second:?}");
+    let pushes = second.iter().filter(|r| r.push.is_some()).count();
+    assert_eq!(pushes, 6);
 }

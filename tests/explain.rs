@@ -226,3 +226,10 @@ fn a_retry_under_a_subscription_says_there_are_two_tasks_to_follow() {
     assert!(s.contains("The connection dropped after event 3"), "{s}");
     assert!(s.contains("made a second task"), "{s}");
 }
+
+#[test]
+fn a_retried_message_with_a_push_config_tells_the_webhook_of_two_tasks() {
+    let s = say("push=inline&retry=on");
+    assert!(s.contains("12 POSTs for two tasks"), "{s}");
+    assert!(s.contains("Tell them apart by task id"), "{s}");
+}

@@ -10,6 +10,7 @@
 mod model_support;
 
 use a2a_lab::model::trace::{RowKind, Run};
+use a2a_lab::model::wire::task_id;
 use model_support::fidelity::{combinations, fixture_dir, listed, model_query, spelled, Fixture};
 use model_support::run;
 use serde_json::Value;
@@ -37,10 +38,22 @@ const ADDED_KEYS: &[(&str, &str, &str, &str)] = &[
     ),
 ];
 
+/// Measured combinations whose POST order differs from run to run (SPEC
+/// §14: said, not picked): a retried message makes a second task, and the
+/// two tasks' POSTs interleave as their consumers race. Each task's own
+/// POSTs keep their order, and that is what is compared. (a2a-sdk's 0.3
+/// runs happened to interleave alike three times; the race is the same.)
+const INTERLEAVED: &[&str] = &[
+    "push=inline&retry=on",
+    "push=inline&retry=on&wire=0.3",
+    "push=inline&retry=on&second_client=2",
+];
+
 /// Everything compared for one scenario.
 #[derive(Debug, PartialEq)]
 struct Outcome {
-    /// `kind STATE answer [headers]` per POST attempted, in order.
+    /// `task: kind STATE answer [headers]` per POST attempted, in order
+    /// (the task numbered from 1, in the order of its first POST).
     posts: Vec<String>,
     /// The client's stream events (`kind STATE`), or a blocking result.
     events: Vec<String>,
@@ -81,6 +94,30 @@ fn post_line(kind: &str, state: Option<&str>, answer: &str, headers: &[String]) 
     )
 }
 
+/// The task a model POST tells of, numbered from 1.
+fn model_task(body: &Value) -> usize {
+    let id = body
+        .pointer("/task/id")
+        .or_else(|| body.get("taskId"))
+        .or_else(|| body.get("id"))
+        .or_else(|| {
+            body.as_object()
+                .and_then(|m| m.values().next()?.get("taskId"))
+        })
+        .and_then(Value::as_str)
+        .unwrap_or_default();
+    (0..4).find(|&n| task_id(n) == id).map_or(0, |n| n + 1)
+}
+
+/// One task's POSTs, in order.
+fn of_task(posts: &[String], task: usize) -> Vec<&str> {
+    let prefix = format!("{task}: ");
+    posts
+        .iter()
+        .filter_map(|p| p.strip_prefix(&prefix))
+        .collect()
+}
+
 fn timing(done: Option<u64>, delay: Option<u64>) -> &'static str {
     match (done, delay) {
         (Some(done), Some(delay)) if done >= delay => "held",
@@ -110,12 +147,13 @@ fn recorded(fixture: &Value, scenario: &str) -> Outcome {
                         .collect()
                 })
                 .unwrap_or_default();
-            post_line(
+            let line = post_line(
                 p["event"]["kind"].as_str().unwrap_or(""),
                 p["event"]["state"].as_str(),
                 p["answer"].as_str().unwrap_or(""),
                 &headers,
-            )
+            );
+            format!("{}: {line}", p["task_n"].as_u64().unwrap_or(1))
         })
         .collect();
     // Nothing listened: the agent's log counts its attempts.
@@ -168,15 +206,24 @@ fn modelled(run: &Run, scenario: &str) -> Outcome {
             if push.answer == "refused" {
                 return "refused".to_string();
             }
-            let (kind, state) = kind_and_state(r.wire.as_ref().unwrap_or(&Value::Null));
-            post_line(&kind, state.as_deref(), &push.answer, &push.headers)
+            let body = r.wire.as_ref().unwrap_or(&Value::Null);
+            let (kind, state) = kind_and_state(body);
+            let line = post_line(&kind, state.as_deref(), &push.answer, &push.headers);
+            format!("{}: {line}", model_task(body))
         })
         .collect();
-    let events = run
+    // Client 1's events over all its streams (a resume's, a retry's, a
+    // resubscription's), as the recorder lists them.
+    let mine: Vec<usize> = run
         .streams
-        .first()
-        .map(|s| {
-            s.rows
+        .iter()
+        .filter(|s| s.client == 1)
+        .flat_map(|s| s.rows.iter().copied())
+        .collect();
+    let events = (!run.streams.is_empty())
+        .then_some(&mine)
+        .map(|rows_of_client| {
+            rows_of_client
                 .iter()
                 .map(|&i| {
                     let (kind, state) =
@@ -228,7 +275,8 @@ fn compare(sdk: &str, fixtures: Vec<(String, Fixture)>, differ: &mut Vec<String>
     let mut checked = 0;
     for (scenario, fixture) in fixtures {
         let scenario = scenario.as_str();
-        if !fixture.stable() {
+        let interleaved = INTERLEAVED.contains(&scenario);
+        if !fixture.stable() && !interleaved {
             continue;
         }
         let step = fixture.json["step_ms"].as_u64().unwrap_or(50);
@@ -243,6 +291,10 @@ fn compare(sdk: &str, fixtures: Vec<(String, Fixture)>, differ: &mut Vec<String>
         let model = modelled(&run(&query), scenario);
         let want = recorded(&fixture.json, scenario);
         checked += 1;
+        if interleaved {
+            compare_interleaved(&fixture.json, scenario, &model, differ);
+            continue;
+        }
         let listed = NOT_REPRODUCED
             .iter()
             .any(|(s, q, _)| *s == sdk && *q == scenario);
@@ -260,6 +312,24 @@ fn compare(sdk: &str, fixtures: Vec<(String, Fixture)>, differ: &mut Vec<String>
     checked
 }
 
+/// Every run of an interleaved combination against the model: the same
+/// POSTs per task in the same order, the rest as for any fixture.
+fn compare_interleaved(fixture: &Value, scenario: &str, model: &Outcome, differ: &mut Vec<String>) {
+    let runs = fixture["runs"].as_array().unwrap();
+    for (i, run) in runs.iter().enumerate() {
+        let one = serde_json::json!({ "runs": [run] });
+        let want = recorded(&one, scenario);
+        let same_tasks = (1..=2).all(|t| of_task(&model.posts, t) == of_task(&want.posts, t));
+        let same_rest = (&model.events, &model.end, &model.get_task)
+            == (&want.events, &want.end, &want.get_task);
+        if !same_tasks || !same_rest || model.posts.len() != want.posts.len() {
+            differ.push(format!(
+                "{scenario} run {i}:\n  model    {model:?}\n  recorded {want:?}"
+            ));
+        }
+    }
+}
+
 #[test]
 fn the_model_pushes_what_both_sdks_were_measured_to_push() {
     let mut differ = Vec::new();
@@ -272,7 +342,7 @@ fn the_model_pushes_what_both_sdks_were_measured_to_push() {
 }
 
 #[test]
-fn the_model_pushes_across_the_follow_up_turns_as_both_sdks_were_measured_to() {
+fn the_model_pushes_in_the_measured_combinations_as_both_sdks_did() {
     let mut differ = Vec::new();
     let mut checked = 0;
     for sdk in ["python", "js"] {
@@ -282,9 +352,8 @@ fn the_model_pushes_across_the_follow_up_turns_as_both_sdks_were_measured_to() {
             &mut differ,
         );
     }
-    assert_eq!(
-        checked, 34,
-        "17 push and interrupt combinations per SDK (SPEC §14)"
-    );
     assert!(differ.is_empty(), "{}", differ.join("\n"));
+    // Per SDK: 17 across the follow-up turns of an interrupted task, 3
+    // beside a retry and 3 beside a subscriber.
+    assert_eq!(checked, 46, "the push combinations of SPEC §14");
 }

@@ -48,7 +48,7 @@ fn scenario_query() -> impl Strategy<Value = String> {
         prop::option::of(prop::sample::select(vec!["t42", "t43", "drill"])),
     );
     // SPEC §14's shapes of agents on other stacks, and push across the
-    // follow-up turns and beside a resend (push with retry or restart is
+    // follow-up turns, beside a resend and a retry (push with restart is
     // not modelled yet).
     let shape = (
         prop::sample::select(vec![0u32, 0, 1, 3]),
@@ -99,7 +99,7 @@ fn scenario_query() -> impl Strategy<Value = String> {
         }
         let (progress, last, push, repeat) = shape;
         let restart = q.iter().any(|k| k.starts_with("restart="));
-        if push && !restart && !retry {
+        if push && !restart {
             q.push("push=inline".into());
             if repeat && interrupt != "none" {
                 q.push("push_followup=repeat".into());

@@ -99,8 +99,11 @@ const MODELLED_COMBINATIONS: &[(&[&str], &[&str])] = &[
         &["push=", "interrupt="],
         &["retry=", "restart=", "resubscribe=", "second_client="],
     ),
-    // A retried message under a subscription.
-    (&["retry="], &["push=", "interrupt="]),
+    // A retried message under a subscription or with a push config.
+    (&["retry="], &["interrupt=", "restart="]),
+    // Push beside a subscription.
+    (&["push=", "resubscribe="], &["interrupt=", "restart="]),
+    (&["push=", "second_client="], &["interrupt=", "restart="]),
 ];
 
 /// Whether the model is held to the combination `scenario` yet.

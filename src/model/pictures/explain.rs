@@ -297,6 +297,14 @@ fn push_outcome(scenario: &Scenario, run: &Run) -> Option<String> {
             format!("The client finished {done} while the POSTs went out one after another, the last at {last_post} ms: the webhook learned {told} long after the client ({sdk}).")
         });
     }
+    // SPEC §14: a retried message with the same inline config makes a
+    // second task, pushed as fully as the first.
+    if scenario.retry && m.executions > 1 {
+        return Some(format!(
+            "Your webhook got {} for two tasks: the retried message carried the same config, so the second task it made was pushed as fully as the first ({sdk}). Tell them apart by task id, or the webhook counts the work twice.",
+            plural(p.pushes, "POST", "POSTs"),
+        ));
+    }
     if p.push_duplicates > 0 || p.push_after_terminal > 0 {
         return Some(format!(
             "Your webhook got {}: {} repeating an earlier body byte for byte, {} after the terminal one ({sdk}).",

@@ -132,7 +132,9 @@ impl Executor {
             self.status(exec, TaskState::Working),
         ];
         if view.sc.chunks == 0 {
-            effects.push(Effect::to(ClientIn::MaybeRetry { task }));
+            // Through the queue: the client retries once it has what was
+            // enqueued before (a consumer awaiting a POST holds it).
+            effects.push(Effect::queued(ClientIn::MaybeRetry { task }));
         }
         effects.extend(self.after_working(view, exec, 0));
         effects
@@ -315,7 +317,7 @@ impl Executor {
         let mut effects = vec![self.emit(exec, Payload::Chunk { chunk, part })];
         if step == 1 || view.sc.result == ResultShape::Last {
             let task = self.runs[exec].task;
-            effects.push(Effect::to(ClientIn::MaybeRetry { task }));
+            effects.push(Effect::queued(ClientIn::MaybeRetry { task }));
         }
         effects
     }

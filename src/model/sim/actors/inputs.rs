@@ -164,12 +164,13 @@ pub(super) enum PushIn {
     /// The handler processed an event: POSTs for it join the queue, then
     /// the delivery goes on (or waits for their answer).
     Event(Delivery),
-    /// The next POST leaves.
-    Send,
+    /// The next POST about `task` leaves.
+    Send { task: usize },
     /// The webhook met a POST with an answer.
     Answered(Box<Post>, Reply),
-    /// The POST out was answered (or timed out): the next may leave.
-    Done,
+    /// The POST out about `task` was answered (or timed out): the next
+    /// may leave.
+    Done { task: usize },
     /// A follow-up turn repeated the inline config (`push_followup=repeat`).
     ConfigRepeated,
     /// A blocking call returned at AUTH_REQUIRED, its event loop left

@@ -7,6 +7,8 @@ use crate::model::state::TaskState;
 /// One POST as the sender builds it.
 #[derive(Debug, Clone)]
 pub(super) struct Post {
+    /// The task it tells of.
+    pub(super) task: usize,
     pub(super) body: serde_json::Value,
     /// The task state the body tells, if it tells one.
     pub(super) state: Option<TaskState>,

@@ -3,7 +3,8 @@
 //! webhook with the body and headers the profile says; one POST at a time
 //! per task, each after the previous one's answer (or its timeout), never
 //! retried. Where the profile says so, the task's consumer waits for the
-//! answer before the stream gets the event.
+//! answer before the stream gets the event. Every task a message with the
+//! inline config made is pushed (a retry's second task too, SPEC §14).
 
 use std::collections::VecDeque;
 
@@ -17,20 +18,27 @@ use crate::model::state::TaskState;
 use crate::model::trace::{Disposition, Entry, PushMetrics, PushRecord, Source};
 use crate::model::wire::{self, write_v03::to_v03};
 
-/// The push sender: the POSTs waiting their turn and what was sent.
+/// One task's POSTs: those waiting their turn, and what it was told.
+#[derive(Debug, Default)]
+struct Lane {
+    queue: VecDeque<Post>,
+    /// A POST is out and not yet answered.
+    busy: bool,
+    last_state: Option<TaskState>,
+    terminal_sent: bool,
+}
+
+/// The push sender: each task's POSTs and what was sent.
 #[derive(Debug, Default)]
 pub(super) struct PushSender {
     /// Events processed on the followed task (`push=after:k` counts them).
     seen: u32,
-    queue: VecDeque<Post>,
-    /// A POST is out and not yet answered.
-    busy: bool,
+    /// One per task, by its index.
+    lanes: Vec<Lane>,
     /// Every body sent, as bytes, for duplicates.
     bodies: Vec<String>,
     pushes: u32,
     answered: u32,
-    last_state: Option<TaskState>,
-    terminal_sent: bool,
     /// Configs beyond the first that each get every event (SPEC §14).
     more_configs: u32,
     /// Event loops of returned calls that push every event too, until a
@@ -60,11 +68,11 @@ impl PushSender {
                     effects.into_iter().chain([Effect::to(deliver)]).collect()
                 }
             }
-            PushIn::Send => self.send(),
+            PushIn::Send { task } => self.send(task),
             PushIn::Answered(post, answer) => self.answered(view, *post, answer),
-            PushIn::Done => {
-                self.busy = false;
-                self.send()
+            PushIn::Done { task } => {
+                self.lane(task).busy = false;
+                self.send(task)
             }
             PushIn::ConfigRepeated => {
                 self.more_configs += u32::from(view.profile.push.repeated_config_adds);
@@ -77,10 +85,25 @@ impl PushSender {
         }
     }
 
-    /// The handler processed `event`: POSTs for it join the queue. Returns
-    /// the effects and whether the consumer now waits for their answer.
+    /// The lane of `task`, made on first use.
+    fn lane(&mut self, task: usize) -> &mut Lane {
+        if self.lanes.len() <= task {
+            self.lanes.resize_with(task + 1, Lane::default);
+        }
+        &mut self.lanes[task]
+    }
+
+    /// The handler processed `event`: POSTs for it join its task's queue.
+    /// Returns the effects and whether the consumer now waits for their
+    /// answer. A config set after event k (`push=after:k`) is the followed
+    /// task's alone.
     fn event(&mut self, view: &View, event: &Event) -> (Vec<Effect>, bool) {
-        if view.sc.push == Push::Off || event.task != view.followed {
+        let configured = match view.sc.push {
+            Push::Off => false,
+            Push::Inline => true,
+            Push::After(_) => event.task == view.followed,
+        };
+        if !configured {
             return (vec![], false);
         }
         self.seen += 1;
@@ -114,11 +137,17 @@ impl PushSender {
             Some(s) => format!("{shown} {} ({content_type})", s.label()),
             None => format!("{shown} ({content_type})"),
         };
+        // Where a retry made a second task, each POST says whose it is.
+        let what = match event.task {
+            0 => what,
+            n => format!("{what} of task {}", n + 1),
+        };
         // CancelTask's own event loop sees the CANCELED too, where it pushes.
         let again = push.cancel_call_pushes_again
             && event.source == Source::Cancel
             && matches!(event.payload, Payload::Status { .. });
         let post = Post {
+            task: event.task,
             body,
             state,
             what,
@@ -126,24 +155,27 @@ impl PushSender {
         };
         // Each config gets the event from each loop that pushes it.
         let copies = (1 + self.more_configs) * (1 + self.loops_left);
-        for _ in 0..copies * (1 + u32::from(again)) {
-            self.queue.push_back(post.clone());
-        }
         if state.is_some_and(|s| s.is_terminal() || s == TaskState::InputRequired) {
             self.loops_left = 0;
         }
-        let send = (!self.busy).then_some(Effect::at(view.now, PushIn::Send));
+        let task = event.task;
+        let lane = self.lane(task);
+        for _ in 0..copies * (1 + u32::from(again)) {
+            lane.queue.push_back(post.clone());
+        }
+        let send = (!lane.busy).then_some(Effect::at(view.now, PushIn::Send { task }));
         (send.into_iter().collect(), push.holds_stream)
     }
 
-    /// The next POST leaves for the webhook.
-    fn send(&mut self) -> Vec<Effect> {
-        if self.busy {
+    /// The next POST about `task` leaves for the webhook.
+    fn send(&mut self, task: usize) -> Vec<Effect> {
+        let lane = self.lane(task);
+        if lane.busy {
             return vec![];
         }
-        match self.queue.pop_front() {
+        match lane.queue.pop_front() {
             Some(post) => {
-                self.busy = true;
+                lane.busy = true;
                 vec![Effect::to(WebhookIn::Receive(Box::new(post)))]
             }
             None => vec![],
@@ -170,8 +202,9 @@ impl PushSender {
             self.duplicates += 1;
         }
         self.bodies.push(text);
-        let disposition = if self.terminal_sent {
-            self.after_terminal += 1;
+        let task = post.task;
+        let lane = self.lane(task);
+        let disposition = if lane.terminal_sent {
             Disposition::AfterTerminal
         } else if answer == Reply::Refused {
             Disposition::NotDelivered
@@ -180,10 +213,11 @@ impl PushSender {
         };
         if answer != Reply::Refused {
             if let Some(state) = post.state {
-                self.last_state = Some(state);
-                self.terminal_sent |= state.is_terminal();
+                lane.last_state = Some(state);
+                lane.terminal_sent |= state.is_terminal();
             }
         }
+        self.after_terminal += u32::from(disposition == Disposition::AfterTerminal);
         let entry = Entry::push_event(
             format!("POST {} to the webhook → {said}", post.what),
             disposition,
@@ -195,19 +229,20 @@ impl PushSender {
             answer: said,
             answered_ms,
         });
-        let mut effects = vec![Effect::Row(entry), Effect::at(done, PushIn::Done)];
+        let mut effects = vec![Effect::Row(entry), Effect::at(done, PushIn::Done { task })];
         if post.holds {
             effects.push(Effect::at(done, QueueIn::Release));
         }
         effects
     }
 
-    /// The push metrics (`None` with push off).
+    /// The push metrics (`None` with push off): the POSTs of every task,
+    /// the last state told of the task client 1 follows.
     pub(super) fn metrics(&self, view: &View, client_done_ms: Option<u64>) -> Option<PushMetrics> {
         (view.sc.push != Push::Off).then_some(PushMetrics {
             pushes: self.pushes,
             pushes_answered: self.answered,
-            push_last_state: self.last_state,
+            push_last_state: self.lanes.get(view.followed).and_then(|l| l.last_state),
             push_after_terminal: self.after_terminal,
             push_duplicates: self.duplicates,
             client_done_ms,
