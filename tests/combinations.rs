@@ -25,10 +25,7 @@ const CANNOT_HAPPEN: &[&str] = &[
 
 /// Combinations measured by the recorders but not yet modelled: refused
 /// with a message that says so. The list only shrinks.
-const NOT_YET_MODELLED: &[&str] = &[
-    "push: cannot be combined with restart",
-    "cannot be combined with interrupt",
-];
+const NOT_YET_MODELLED: &[&str] = &["cannot be combined with interrupt"];
 
 /// A small deterministic generator (xorshift64*): the same 600 draws on
 /// every run.

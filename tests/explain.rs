@@ -233,3 +233,14 @@ fn a_retried_message_with_a_push_config_tells_the_webhook_of_two_tasks() {
     assert!(s.contains("12 POSTs for two tasks"), "{s}");
     assert!(s.contains("Tell them apart by task id"), "{s}");
 }
+
+#[test]
+fn a_restart_under_a_push_config_is_told_as_a_race() {
+    let s = say("push=inline&restart=2&store=database");
+    assert!(
+        s.contains("last heard WORKING and will hear nothing more"),
+        "{s}"
+    );
+    assert!(s.contains("is a race"), "{s}");
+    assert!(s.contains("4 POSTs went out"), "{s}");
+}

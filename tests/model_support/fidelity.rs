@@ -101,6 +101,8 @@ const MODELLED_COMBINATIONS: &[(&[&str], &[&str])] = &[
     ),
     // A retried message under a subscription or with a push config.
     (&["retry="], &["interrupt=", "restart="]),
+    // Push under a restart.
+    (&["push=", "restart="], &["interrupt="]),
     // Push beside a subscription.
     (&["push=", "resubscribe="], &["interrupt=", "restart="]),
     (&["push=", "second_client="], &["interrupt=", "restart="]),

@@ -278,6 +278,13 @@ fn push_outcome(scenario: &Scenario, run: &Run) -> Option<String> {
         .rev()
         .find(|r| r.push.is_some())
         .map_or(0, |r| r.t_ms);
+    // SPEC §14: a restart under a push config, measured as a race.
+    if scenario.restart.is_some() && m.final_state.is_none_or(|s| !s.is_terminal()) {
+        return Some(format!(
+            "The restart killed the process with its push sender: your webhook last heard {told} and will hear nothing more, while GetTask says {state}. How many events reached the webhook and the stream before the kill is a race (runs differed on both SDKs); here {} went out ({sdk}).",
+            plural(p.pushes, "POST", "POSTs"),
+        ));
+    }
     if p.pushes_answered < p.pushes {
         return Some(format!(
             "{} of {} went unanswered and {sdk} never retries: your webhook believes {told} while GetTask says {state}.",

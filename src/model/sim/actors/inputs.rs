@@ -126,6 +126,8 @@ pub(super) enum QueueIn {
     /// The consumer goes on with the next thing that waits, unless it is
     /// held again.
     Next,
+    /// The server process was killed: nothing waits any more.
+    Killed,
 }
 
 /// What the store is told.
@@ -176,6 +178,9 @@ pub(super) enum PushIn {
     /// A blocking call returned at AUTH_REQUIRED, its event loop left
     /// running.
     CallLoopLeft,
+    /// The server process was killed: the POSTs still waiting are lost
+    /// with it (one already out still reaches the webhook).
+    Killed,
 }
 
 /// What the webhook is told.

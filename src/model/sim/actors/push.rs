@@ -82,6 +82,12 @@ impl PushSender {
                 self.loops_left += u32::from(view.profile.push.auth_call_loop_pushes);
                 vec![]
             }
+            PushIn::Killed => {
+                for lane in &mut self.lanes {
+                    lane.queue.clear();
+                }
+                vec![]
+            }
         }
     }
 

@@ -45,6 +45,11 @@ impl Queue {
                 self.next(view)
             }
             QueueIn::Next => self.next(view),
+            QueueIn::Killed => {
+                self.held = false;
+                self.waiting.clear();
+                vec![]
+            }
         }
     }
 

@@ -3,7 +3,7 @@
 //! again) and keeps or loses the tasks with its store.
 
 use super::effect::{Effect, View};
-use super::inputs::{ClientIn, ExecutorIn, SecondIn, ServerIn, StoreIn};
+use super::inputs::{ClientIn, ExecutorIn, PushIn, QueueIn, SecondIn, ServerIn, StoreIn};
 use super::state::CallState;
 use crate::model::trace::{Entry, Source};
 
@@ -33,6 +33,8 @@ impl Server {
                     .assumed(assumed),
             ),
             Effect::to(ExecutorIn::Killed),
+            Effect::to(PushIn::Killed),
+            Effect::to(QueueIn::Killed),
         ];
         if connected {
             effects.push(Effect::to(ClientIn::Broken { assumed }));
