@@ -72,6 +72,25 @@ fn model_stream(query: &str) -> Vec<Value> {
         .collect()
 }
 
+/// Each recorded stream's wire events, with a resume's joined to client
+/// 1's message stream before it.
+fn resumes_joined(streams: &[Value]) -> Vec<Vec<Value>> {
+    let mut out: Vec<(bool, Vec<Value>)> = Vec::new();
+    for s in streams {
+        let wire = s["wire"].as_array().cloned().unwrap_or_default();
+        let message = out.iter_mut().rev().find(|(m, _)| *m);
+        match (s["role"].as_str(), message) {
+            (Some("resume"), Some((_, events))) => events.extend(wire),
+            (role, _) => {
+                let is_message =
+                    s["client"].as_u64() == Some(1) && matches!(role, Some("send" | "retry"));
+                out.push((is_message, wire));
+            }
+        }
+    }
+    out.into_iter().map(|(_, w)| w).collect()
+}
+
 /// Recordings the model does not reproduce on purpose, and why
 /// (tests/fidelity/NOTES.md). Each must still differ: one that starts to
 /// match is taken off this list.
@@ -94,14 +113,16 @@ fn every_recorded_0_3_stream_has_the_models_shape_event_for_event() {
             }
             let fixture = fixture.json;
             let scenario = fixture["scenario"].as_str().unwrap_or_default();
-            // Every call's stream in order: a resume and a retry stream
-            // too, as the model's trace does.
-            let recorded: Vec<Value> = fixture["runs"][0]["streams"]
+            // Every call's stream in order: a retry stream too, and a
+            // resume's events joined to client 1's message stream, as the
+            // model's records keep them.
+            let streams = fixture["runs"][0]["streams"]
                 .as_array()
-                .unwrap_or_else(|| panic!("{sdk} {name}: no streams"))
+                .unwrap_or_else(|| panic!("{sdk} {name}: no streams"));
+            let recorded: Vec<Value> = resumes_joined(streams)
                 .iter()
-                .flat_map(|s| s["wire"].as_array().cloned().unwrap_or_default())
-                .map(|e| shape(&e))
+                .flatten()
+                .map(shape)
                 .collect();
             let modelled = model_stream(&model_query(scenario, sdk, None));
             let set_aside = NOT_MODELLED.iter().any(|(s, n, _)| *s == sdk && *n == name);
@@ -122,6 +143,7 @@ fn every_recorded_0_3_stream_has_the_models_shape_event_for_event() {
     }
     assert!(failures.is_empty(), "{}", failures.join("\n"));
     // 100, and SPEC §14's combinations on 0.3: progress and result (two
-    // per SDK), a retry under a second client's subscription (one each).
-    assert_eq!(checked, 106, "every 0.3 fixture of both SDKs");
+    // per SDK), a retry under a second client's subscription (one each),
+    // subscriptions across the turns of an interrupted task (three each).
+    assert_eq!(checked, 112, "every 0.3 fixture of both SDKs");
 }

@@ -101,6 +101,9 @@ const MODELLED_COMBINATIONS: &[(&[&str], &[&str])] = &[
     ),
     // A retried message under a subscription or with a push config.
     (&["retry="], &["interrupt=", "restart="]),
+    // A subscription across the follow-up turns of an interrupted task.
+    (&["interrupt=", "resubscribe="], &["push="]),
+    (&["interrupt=", "second_client="], &["push="]),
     // Push under a restart.
     (&["push=", "restart="], &["interrupt="]),
     // Push beside a subscription.

@@ -261,7 +261,6 @@ impl Scenario {
                 Err("a blocking call has no stream to break")
             }
             Key::Resubscribe | Key::SecondClient => self.subscribers_apply(),
-            Key::Push => self.push_applies(),
             Key::Webhook | Key::WebhookDelayMs | Key::PushAuth if self.push == Push::Off => {
                 Err("applies only when push is on")
             }

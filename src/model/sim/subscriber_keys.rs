@@ -3,14 +3,17 @@
 //! many events client 1's stream can carry for `k` to name one.
 
 use super::keys::{err, Key, ScenarioError};
+use super::profile::Profile;
 use super::scenario::{Client, Ending, Interrupt, ResultShape, Scenario};
 use crate::model::trace::StreamRole;
 
 impl Scenario {
     /// The most events client 1's first stream can carry here: the Task,
     /// WORKING, the progress updates, one per chunk (or the one result),
-    /// the ending's status (if it writes one), a late artifact and the
-    /// event `dup` resends. A stream may end earlier (a cancel, a restart, an
+    /// the ending's status (if it writes one), a late artifact, the event
+    /// `dup` resends, and per interruption its status and the resumed
+    /// turn's WORKING (and the task the SDK publishes again, where it
+    /// does). A stream may end earlier (a cancel, a restart, an
     /// SDK that drops what comes after the terminal status); then the
     /// trace says that event k never came.
     pub fn stream_events_at_most(&self) -> u32 {
@@ -23,11 +26,18 @@ impl Scenario {
             ResultShape::Last => u32::from(self.chunks > 0),
         };
         let progress = self.chunks * self.progress;
+        let turns = match self.interrupt {
+            Interrupt::None => 0,
+            Interrupt::Auth | Interrupt::Input => 1,
+            Interrupt::Both => 2,
+        };
+        let per_turn = 2 + u32::from(Profile::of(self.sdk).resume_publishes_task);
         2 + progress
             + artifacts
             + ending
             + u32::from(self.late.is_some())
             + u32::from(self.dup.is_some())
+            + turns * per_turn
     }
 
     /// The stream whose events `resubscribe=k` counts: client 1's
@@ -42,14 +52,11 @@ impl Scenario {
     }
 
     /// Why the subscriber keys do not apply to this scenario, if they do
-    /// not: the combinations the recorders did not measure are refused
-    /// rather than guessed.
+    /// not: only where they cannot (every other combination was measured
+    /// or, for the lab's own faults, given a meaning; SPEC §14).
     pub(super) fn subscribers_apply(&self) -> Result<(), &'static str> {
         if self.client == Client::Block {
             return Err("counts the events of client 1's stream; a blocking call has none");
-        }
-        if self.interrupt != Interrupt::None {
-            return Err("cannot be combined with interrupt: SubscribeToTask was measured on an uninterrupted task only");
         }
         Ok(())
     }

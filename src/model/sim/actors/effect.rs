@@ -45,6 +45,9 @@ pub(super) struct Facts<'a> {
     pub(super) second_open: Option<(usize, usize)>,
     /// The record the next stream opened gets.
     pub(super) next_stream: usize,
+    /// Client 1's subscription still open beside its resumed call: its
+    /// task and the record of its stream.
+    pub(super) lingering: Option<(usize, usize)>,
 }
 
 impl Facts<'_> {
@@ -57,6 +60,14 @@ impl Facts<'_> {
     /// is open to receive.
     pub(super) fn second_on(&self, task: usize) -> Option<usize> {
         self.second_open
+            .filter(|&(on, _)| on == task)
+            .map(|(_, stream)| stream)
+    }
+
+    /// The stream of client 1's subscription to `task` beside its resumed
+    /// call, while open.
+    pub(super) fn lingering_on(&self, task: usize) -> Option<usize> {
+        self.lingering
             .filter(|&(on, _)| on == task)
             .map(|(_, stream)| stream)
     }

@@ -165,24 +165,39 @@ impl Handler {
             followed && view.sc.client == Client::Stream && view.client_call == CallState::Open;
         let consumed = received || (followed && view.sc.client == Client::Block);
         let second = view.second_on(task).filter(|_| !resend);
+        let lingering = view.lingering_on(task).filter(|_| !resend);
         let disposition = match (consumed, was_terminal) {
             (true, true) => Disposition::AfterTerminal,
             (true, false) => Disposition::Delivered,
             (false, _) => Disposition::NotDelivered,
         };
-        let label = if followed || second.is_some() {
+        let label = if followed || second.is_some() || lingering.is_some() {
             label
         } else {
             format!("{label}: nobody follows this task any more")
         };
         let mut effects = vec![];
-        if consumed || second.is_none() {
+        if consumed || (second.is_none() && lingering.is_none()) {
             let wire = received.then(|| event.wire.clone());
             let stream = view.client_stream.filter(|_| received);
             effects.push(Effect::RowOn(
                 stream,
                 Entry::event(event.source, label.clone(), disposition)
                     .wire(wire)
+                    .target(event.target),
+            ));
+        }
+        if let Some(stream) = lingering {
+            let disposition = if was_terminal {
+                Disposition::AfterTerminal
+            } else {
+                Disposition::Delivered
+            };
+            let label = format!("{label}, on client 1's subscription too");
+            effects.push(Effect::RowOn(
+                Some(stream),
+                Entry::event(event.source, label, disposition)
+                    .wire(Some(event.wire.clone()))
                     .target(event.target),
             ));
         }

@@ -241,6 +241,9 @@ pub(super) enum SecondIn {
     Broken,
     /// An event reached it.
     Received,
+    /// Client 1 resumed `task` for another turn: a subscription left open
+    /// at the interruption receives again.
+    Resumed { task: usize },
 }
 
 /// What the server process is told.

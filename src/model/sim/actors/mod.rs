@@ -295,6 +295,7 @@ impl<'a> Sim<'a> {
                 .map(|s| s.rows.len()),
             second_open: self.second.open(),
             next_stream: self.streams.len(),
+            lingering: self.client.lingering(),
         }
     }
 

@@ -36,7 +36,7 @@ impl Server {
             Effect::to(PushIn::Killed),
             Effect::to(QueueIn::Killed),
         ];
-        if connected {
+        if connected || view.lingering.is_some() {
             effects.push(Effect::to(ClientIn::Broken { assumed }));
         }
         effects.push(Effect::to(SecondIn::Broken));

@@ -47,6 +47,16 @@ impl SecondClient {
                 }
                 vec![]
             }
+            SecondIn::Resumed { task } => {
+                // Measured on both SDKs (SPEC §14): a subscription to an
+                // interrupted task gets the next turn's events.
+                if let Some(s) = self.subscription.as_mut() {
+                    if s.task == task && s.call == CallState::Stranded {
+                        s.call = CallState::Open;
+                    }
+                }
+                vec![]
+            }
         }
     }
 

@@ -10,6 +10,7 @@ use super::state::{CallState, ClientId, Stage};
 use super::subscription;
 use super::timeout::{timeout_due, Due};
 use crate::model::ledger::{authorization_receipt_for, Body};
+use crate::model::sim::profile::SubscriptionEnd;
 use crate::model::sim::scenario::{Client, Push, PushFollowup, ReceiptMode};
 use crate::model::state::TaskState;
 use crate::model::trace::{
@@ -49,6 +50,11 @@ pub(super) struct FirstClient {
     received: u32,
     /// SubscribeToTask calls made so far.
     subscriptions: u32,
+    /// Its subscription still open when it resumed the task: the task and
+    /// the stream's record (it gets the next turns' events too).
+    lingering: Option<(usize, usize)>,
+    /// The record of the stream its last SendStreamingMessage opened.
+    message_stream: Option<usize>,
 }
 
 impl FirstClient {
@@ -68,6 +74,8 @@ impl FirstClient {
             subscribed: false,
             received: 0,
             subscriptions: 0,
+            lingering: None,
+            message_stream: None,
         }
     }
 
@@ -76,6 +84,7 @@ impl FirstClient {
         match input {
             ClientIn::Open => {
                 self.stream = Some(view.next_stream);
+                self.message_stream = self.stream;
                 vec![Effect::OpenStream(ClientId::First, StreamRole::Send)]
             }
             ClientIn::Resume { stage } => self.resume(view, stage),
@@ -120,6 +129,12 @@ impl FirstClient {
         self.received
     }
 
+    /// Its subscription still open beside a resumed call: the task and the
+    /// stream's record.
+    pub(super) fn lingering(&self) -> Option<(usize, usize)> {
+        self.lingering
+    }
+
     /// What CancelTask answered, if it was sent.
     pub(super) fn cancel_result(&self) -> Option<CancelResult> {
         self.cancel_result
@@ -143,15 +158,27 @@ impl FirstClient {
     /// The client resumes its interrupted task after `stage`: a new call,
     /// with its own timeout.
     fn resume(&mut self, view: &View, stage: Stage) -> Vec<Effect> {
+        let mut effects = vec![];
+        if self.subscribed {
+            // Measured (SPEC §14): the subscription it read stays open
+            // beside the resumed call and gets the next turn's events; the
+            // resume streams on client 1's message stream again.
+            if matches!(self.call, CallState::Open | CallState::Stranded) {
+                self.lingering = self.stream.map(|s| (self.task, s));
+            }
+            self.subscribed = false;
+            self.stream = self.message_stream;
+        }
         self.call = CallState::Open;
         self.number += 1;
         self.last_activity = view.now;
         // The resume's stream continues the first one's record, open again
         // (a stream that nothing ends is hung).
-        let mut effects = vec![
+        effects.extend([
             Effect::EndStream(self.stream, StreamEnd::Hung),
             Effect::to(StoreIn::ReopenBus(0)),
-        ];
+            Effect::to(SecondIn::Resumed { task: self.task }),
+        ]);
         if let Some(ms) = view.sc.timeout_ms {
             let call = self.number;
             effects.push(Effect::at(
@@ -196,6 +223,7 @@ impl FirstClient {
                 Effect::OpenStream(ClientId::First, StreamRole::Retry),
             ]);
             self.stream = Some(view.next_stream);
+            self.message_stream = self.stream;
         }
         if view.sc.guard && duplicate {
             let label = format!("{what}: lookup hit, the existing task is returned and followed");
@@ -305,8 +333,25 @@ impl FirstClient {
         effects
     }
 
-    /// A restart broke its connection.
+    /// A restart broke its connections: a subscription beside a resumed
+    /// call, and its open call.
     fn broken(&mut self, view: &View, assumed: bool) -> Vec<Effect> {
+        let mut effects = vec![];
+        if let Some((_, stream)) = self.lingering.take() {
+            let entry = Entry::action(Source::Client, "subscription broken by the restart");
+            effects.extend([
+                Effect::EndStream(Some(stream), StreamEnd::Broken),
+                Effect::Row(entry.assumed(assumed)),
+            ]);
+        }
+        if matches!(view.client_call, CallState::Open | CallState::Stranded) {
+            effects.extend(self.call_broken(view, assumed));
+        }
+        effects
+    }
+
+    /// A restart broke its open call.
+    fn call_broken(&mut self, view: &View, assumed: bool) -> Vec<Effect> {
         self.call = match view.sc.client {
             Client::Stream => CallState::Closed,
             Client::Block => CallState::Failed,
@@ -382,9 +427,36 @@ impl FirstClient {
     /// The queue closed: a stream ends (a subscription as the profile
     /// says); a blocking call still waiting returns the task as it is.
     fn end_call(&mut self, view: &View, label: &str) -> Vec<Effect> {
+        let mut effects = self.end_lingering(view, label);
         if self.call != CallState::Open {
+            return effects;
+        }
+        effects.extend(self.end_open_call(view, label));
+        effects
+    }
+
+    /// The queue closed: its subscription beside a resumed call ends as
+    /// the profile says (a2a-sdk's stays open until a terminal status).
+    fn end_lingering(&mut self, view: &View, label: &str) -> Vec<Effect> {
+        let Some((task, stream)) = self.lingering else {
+            return vec![];
+        };
+        let terminal = view.tasks[task]
+            .stored()
+            .is_some_and(|t| t.state.is_terminal());
+        if view.profile.subscription_end == SubscriptionEnd::AtTerminal && !terminal {
             return vec![];
         }
+        self.lingering = None;
+        let label = format!("{label}: client 1's subscription ends too");
+        vec![
+            Effect::EndStream(Some(stream), StreamEnd::Closed),
+            Effect::Row(Entry::action(Source::Handler, label)),
+        ]
+    }
+
+    /// The queue closed on its open call.
+    fn end_open_call(&mut self, view: &View, label: &str) -> Vec<Effect> {
         match view.sc.client {
             Client::Stream if self.subscribed => {
                 subscription::ends(view, ClientId::First, (self.task, self.stream), label)
@@ -420,8 +492,14 @@ impl FirstClient {
     /// At the end: a call or stream that nothing ended hangs (a hung
     /// blocking call is counted: `true`).
     pub(super) fn hangs(&self, view: &View) -> (Vec<Effect>, bool) {
+        let mut effects = vec![];
+        if self.lingering.is_some() {
+            let label = "client 1's subscription beside its resumed call still open: nothing will ever end it (hung)";
+            let entry = Entry::action(Source::Client, label).disposition(Disposition::NotDelivered);
+            effects.push(Effect::Row(entry));
+        }
         if !matches!(self.call, CallState::Open | CallState::Stranded) {
-            return (vec![], false);
+            return (effects, false);
         }
         let (label, hung_call) = match (view.sc.client, self.subscribed) {
             (Client::Stream, false) => {
@@ -434,7 +512,8 @@ impl FirstClient {
             (Client::Block, _) => ("SendMessage never returns (hung call)", true),
         };
         let entry = Entry::action(Source::Client, label).disposition(Disposition::NotDelivered);
-        (vec![Effect::Row(entry)], hung_call)
+        effects.push(Effect::Row(entry));
+        (effects, hung_call)
     }
 
     /// How its call ended, as the run's metrics and call end say: a
