@@ -244,3 +244,16 @@ fn a_restart_under_a_push_config_is_told_as_a_race() {
     assert!(s.contains("is a race"), "{s}");
     assert!(s.contains("4 POSTs went out"), "{s}");
 }
+
+#[test]
+fn a_webhook_at_the_senders_timeout_is_told_as_a_race_where_it_was_one() {
+    let s = say("push=inline&webhook_delay_ms=4995&sdk=js");
+    assert!(
+        s.contains("6 POSTs within 10 ms of the sender's 5000 ms timeout: a race"),
+        "{s}"
+    );
+    let s = say("push=inline&webhook_delay_ms=4995");
+    assert!(!s.contains("race"), "a2a-sdk answered every run: {s}");
+    let s = say("push=inline&webhook_delay_ms=5005&sdk=js");
+    assert!(!s.contains("race"), "{s}");
+}

@@ -104,6 +104,9 @@ const MODELLED_COMBINATIONS: &[(&[&str], &[&str])] = &[
     // A subscription across the follow-up turns of an interrupted task.
     (&["interrupt=", "resubscribe="], &["push="]),
     (&["interrupt=", "second_client="], &["push="]),
+    // A webhook at the push sender's timeout.
+    (&["push=", "webhook_delay_ms=4995"], &[]),
+    (&["push=", "webhook_delay_ms=5005"], &[]),
     // Push under a restart.
     (&["push=", "restart="], &["interrupt="]),
     // Push beside a subscription.

@@ -285,6 +285,21 @@ fn push_outcome(scenario: &Scenario, run: &Run) -> Option<String> {
             plural(p.pushes, "POST", "POSTs"),
         ));
     }
+    let races = run
+        .trace
+        .rows
+        .iter()
+        .filter(|r| r.push.as_ref().is_some_and(|p| p.answer == "race"))
+        .count() as u32;
+    if races > 0 {
+        return Some(format!(
+            "Your webhook answered {} within {} ms of the sender's {} ms timeout: a race, answered in one run and abandoned in the next (measured: a different number lost in each run), so pushes_answered counts only the {} answered for sure. Answer webhooks at once and do the work after ({sdk}).",
+            plural(races, "POST", "POSTs"),
+            profile.push.timeout_race_ms,
+            profile.push.timeout_ms,
+            p.pushes_answered,
+        ));
+    }
     if p.pushes_answered < p.pushes {
         return Some(format!(
             "{} of {} went unanswered and {sdk} never retries: your webhook believes {told} while GetTask says {state}.",

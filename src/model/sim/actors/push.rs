@@ -194,13 +194,17 @@ impl PushSender {
     fn answered(&mut self, view: &View, post: Post, answer: Reply) -> Vec<Effect> {
         let push = &view.profile.push;
         let deadline = view.now + push.timeout_ms;
+        let races_from = deadline.saturating_sub(push.timeout_race_ms);
         let (said, answered_ms, done) = match answer {
             Reply::Refused => ("refused".to_string(), None, view.now),
             Reply::Status(_, at) if at > deadline => ("timeout".to_string(), None, deadline),
+            // Neither answered nor timed out for sure: not counted either
+            // way (the outcome says so).
+            Reply::Status(_, at) if at > races_from => ("race".to_string(), None, at),
             Reply::Status(code, at) => (code.to_string(), Some(at), at),
         };
         self.pushes += 1;
-        if matches!(answer, Reply::Status(200..=299, at) if at <= deadline) {
+        if matches!(answer, Reply::Status(200..=299, at) if at <= races_from) {
             self.answered += 1;
         }
         let text = post.body.to_string();
