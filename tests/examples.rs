@@ -134,3 +134,24 @@ fn the_push_across_turns_examples_show_every_turn_pushed_and_a_repeated_config_d
     assert_eq!(repeated.pushes, 3 + 2 * 6);
     assert_eq!(repeated.push_duplicates, 6);
 }
+
+#[test]
+fn the_combination_examples_show_two_tasks_a_silent_restart_a_race_and_a_subscriber_across_turns() {
+    // Two tasks, six POSTs each.
+    let retried = metrics_of("A retried message with a push config");
+    assert_eq!(retried.executions, 2);
+    assert_eq!(retried.push.unwrap().pushes, 12);
+    // The webhook last heard WORKING; nothing after the kill.
+    let restart = metrics_of("Restart under a push config").push.unwrap();
+    assert_eq!(restart.push_last_state, Some(TaskState::Working));
+    assert_eq!(restart.pushes, 4);
+    // No POST counted as answered for sure.
+    let race = metrics_of("A webhook at @a2a-js/sdk's 5 s timeout")
+        .push
+        .unwrap();
+    assert_eq!((race.pushes, race.pushes_answered), (6, 0));
+    // Both subscriptions end with the task, not hung.
+    let across = metrics_of("A subscriber across the turns");
+    assert_eq!(across.hung_streams, 0);
+    assert_eq!(across.final_state, Some(TaskState::Completed));
+}

@@ -257,3 +257,13 @@ fn a_webhook_at_the_senders_timeout_is_told_as_a_race_where_it_was_one() {
     let s = say("push=inline&webhook_delay_ms=5005&sdk=js");
     assert!(!s.contains("race"), "{s}");
 }
+
+#[test]
+fn the_combinations_advise_the_webhooks_owner_the_operator_and_the_subscriber() {
+    assert!(titles("retry=on&push=inline").contains(&"Key webhook records by task id"));
+    assert!(titles("restart=2&store=database&push=inline")
+        .contains(&"After a restart, re-register push configs and poll GetTask"));
+    assert!(titles("interrupt=input&second_client=3")
+        .contains(&"Keep a subscription open across an interruption"));
+    assert!(!titles("second_client=3").contains(&"Keep a subscription open across an interruption"));
+}

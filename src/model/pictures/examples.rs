@@ -107,6 +107,26 @@ pub const EXAMPLES: &[Example] = &[
         "interrupt=input&sdk=js&push=inline&push_followup=repeat",
     ),
     ex(
+        "A retried message with a push config: two tasks pushed",
+        "retry=on&push=inline",
+    ),
+    ex(
+        "Restart under a push config: the webhook hears nothing more",
+        "restart=2&store=database&push=inline",
+    ),
+    ex(
+        "A webhook at @a2a-js/sdk's 5 s timeout: a race",
+        "sdk=js&push=inline&webhook_delay_ms=4995",
+    ),
+    ex(
+        "A subscriber across the turns of a task that asks for input",
+        "interrupt=input&second_client=3",
+    ),
+    ex(
+        "…@a2a-js/sdk closes it at the second question",
+        "interrupt=both&sdk=js&second_client=3",
+    ),
+    ex(
         "Progress updates: WORKING again, never a transition",
         "guard=on&progress=2",
     ),

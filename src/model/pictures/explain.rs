@@ -513,6 +513,15 @@ const ADVICE: &[Counsel] = &[
         when(r.sc.push_followup == PushFollowup::Repeat && r.m.push.as_ref().is_some_and(|p| p.push_duplicates > 0), "Set the push config once per task, not with every turn", "@a2a-js/sdk stores a repeated inline config as one more config: every later event is POSTed once per copy.")
     },
     |r| {
+        when(r.sc.retry && r.m.push.is_some() && r.m.executions > 1, "Key webhook records by task id", "A retried message with the same config makes a second task, pushed in full: a webhook that keys by message or context counts the work twice.")
+    },
+    |r| {
+        when(r.sc.restart.is_some() && r.m.push.is_some(), "After a restart, re-register push configs and poll GetTask", "The push sender dies with the process and nothing resumes the task: the webhook hears no more, whatever the task becomes.")
+    },
+    |r| {
+        when(subscribed(r) && r.sc.interrupt != Interrupt::None, "Keep a subscription open across an interruption", "Both SDKs send a subscriber the next turn's events; @a2a-js/sdk re-sends the task first and closes the subscription at the next input-required.")
+    },
+    |r| {
         when(r.sc.progress > 0, "Treat a repeated state as progress, not a transition", "Agents report progress by sending WORKING again with a message (A2A 1.0 §3.7): accept it and show the message; judge only changes of state.")
     },
     |r| {
