@@ -186,7 +186,7 @@ fn check(
             return Ok(Output::bad(format!("check: {e}")));
         }
     }
-    let report = if args.paths.is_empty() {
+    let mut report = if args.paths.is_empty() {
         None
     } else {
         match reader.finish_checked(&args.paths) {
@@ -194,6 +194,9 @@ fn check(
             Err(e) => return Ok(Output::bad(format!("check: {e}"))),
         }
     };
+    if let Some(report) = report.as_mut() {
+        explain_tasks(report, args, files);
+    }
     let pushes = match read_webhook_logs(&args.webhooks, report.as_ref(), files) {
         Ok(pushes) => pushes,
         Err(e) => return Ok(Output::bad(format!("check: {e}"))),
@@ -221,6 +224,27 @@ fn check(
         (None, None, _) => String::new(),
     };
     print(stdout, &text, u8::from(broken))
+}
+
+/// The most events a capture may hold for `check` to explain its tasks
+/// with findings: explaining reads the files a second time, keeping every
+/// event, so a capture past this is judged but not explained.
+const EXPLAIN_AT_MOST: usize = 100_000;
+
+/// Each task with a finding explained by the lab's scenario (issue 33):
+/// the files read again, keeping each task's events.
+fn explain_tasks(report: &mut CaptureReport, args: &CheckArgs, files: &mut dyn Files) {
+    if report.findings.is_empty() || report.read > EXPLAIN_AT_MOST {
+        return;
+    }
+    let mut reader = CaptureReader::new(args.wire.wire).keeping_events();
+    for path in &args.paths {
+        let Ok(input) = files.open(path) else { return };
+        if reader.read(input).is_err() {
+            return;
+        }
+    }
+    report.explain_tasks(&reader.finish().events);
 }
 
 /// One JUnit testcase per task of the capture and of the webhook log,

@@ -501,3 +501,27 @@ fn version_completions_and_the_reference_come_from_the_same_definitions() {
         assert!(made.contains(&format!("`{flag}")), "{flag}");
     }
 }
+
+/// Issue 33: a task with a finding is explained by the lab's scenario, in
+/// text and in `--json`.
+#[test]
+fn check_shows_the_scenario_of_each_task_with_a_finding() {
+    let late = std::fs::read("tests/fixtures/captures/doctor/after-terminal.jsonl").unwrap();
+    let (out, _, code) = cli(&["check", "--json", "c.jsonl"], Some(&late));
+    assert_eq!(code, 1);
+    let json: Value = serde_json::from_str(&out).unwrap();
+    let scenario = &json["tasks"][0]["scenario"];
+    assert_eq!(scenario["query"], "chunks=7&late=0&wire=0.3");
+    assert_eq!(scenario["reproduces"], true);
+    assert!(scenario["first_difference"].is_null());
+    let (text, _, _) = cli(&["check", "c.jsonl"], Some(&late));
+    assert!(
+        text.contains("  scenario: ?chunks=7&late=0&wire=0.3 (reproduces it)"),
+        "{text}"
+    );
+    // A clean capture has no finding to explain.
+    let clean = std::fs::read("tests/fixtures/captures/doctor/clean.jsonl").unwrap();
+    let (clean, _, code) = cli(&["check", "--json", "c.jsonl"], Some(&clean));
+    assert_eq!(code, 0);
+    assert!(!clean.contains("\"scenario\""), "{clean}");
+}

@@ -18,4 +18,5 @@ pub mod json_array;
 pub mod probe;
 pub mod push_log;
 pub mod quote;
+pub mod scenario_of;
 pub mod seed_form;

@@ -15,6 +15,7 @@ use crate::model::ledger::artifacts::{Coordinate, PartRef};
 use crate::model::ledger::{BodyRef, Decision, EventRef, Outcome, Reason, TaskLedger};
 use crate::model::state::{SentState, TaskState};
 use crate::model::trace::{Disposition, Entry, Row, Source};
+use crate::model::wire::answer::{read_answer, Answer, OwnedEvent};
 use crate::model::wire::event::{
     parse, read_event, ContentId, Envelope, RawEvent, What, WireEvent,
 };
@@ -41,6 +42,8 @@ struct TaskJudge {
     wire: Wire,
     /// The task's events as trace rows, when kept.
     rows: Vec<Row>,
+    /// The task's events as read, when kept (to explain it by a scenario).
+    kept: Vec<OwnedEvent>,
     /// Per schema rule, the events that broke it: one `wire-shape`
     /// finding each (SPEC §13).
     shapes: Vec<(ShapeRule, ShapeTally)>,
@@ -280,6 +283,7 @@ impl EventFindings {
 pub(super) struct CaptureJudge {
     forced: Option<Wire>,
     pub(super) keep_rows: bool,
+    pub(super) keep_events: bool,
     tasks: Vec<TaskJudge>,
     by_id: HashMap<String, usize>,
     findings: Vec<CaptureFinding>,
@@ -308,6 +312,7 @@ impl CaptureJudge {
         CaptureJudge {
             forced,
             keep_rows: false,
+            keep_events: false,
             tasks: Vec::new(),
             by_id: HashMap::new(),
             findings: Vec::new(),
@@ -365,6 +370,11 @@ impl CaptureJudge {
         self.events += 1;
         let faults = shape_faults(bytes, event.wire, Shape::Event);
         let slot = self.slot(index, &event);
+        if self.keep_events {
+            if let Ok(Answer::Event(kept)) = read_answer(bytes, self.forced) {
+                self.tasks[slot].kept.push(kept);
+            }
+        }
         self.tally(slot, index, event.wire, faults);
         self.judge(index, event, id.as_str(), timestamp);
         Ok(())
@@ -426,6 +436,7 @@ impl CaptureJudge {
             last_index: index,
             wire: event.wire,
             rows: Vec::new(),
+            kept: Vec::new(),
             origin_ms: None,
             shapes: Vec::new(),
         });
@@ -474,6 +485,7 @@ impl CaptureJudge {
         let wire = WiresSeen::of(self.seen_1_0, self.seen_0_3);
         let mut tasks = Vec::with_capacity(self.tasks.len());
         let mut rows = Vec::with_capacity(if self.keep_rows { self.tasks.len() } else { 0 });
+        let mut events = Vec::new();
         let mut late = std::collections::BTreeMap::new();
         for task in &mut self.tasks {
             for (rule, tally) in std::mem::take(&mut task.shapes) {
@@ -518,6 +530,7 @@ impl CaptureJudge {
                 );
             }
             rows.push(std::mem::take(&mut task.rows));
+            events.push(std::mem::take(&mut task.kept));
             tasks.push(TaskSummary {
                 id: std::mem::take(&mut task.id),
                 events: task.events,
@@ -526,6 +539,7 @@ impl CaptureJudge {
                     wire: task.wire,
                 },
                 findings: task.findings,
+                scenario: None,
             });
         }
         // The findings met while reading are in capture order already; the
@@ -547,6 +561,7 @@ impl CaptureJudge {
             errors: self.errors,
             read: self.index,
             rows: if self.keep_rows { rows } else { Vec::new() },
+            events: if self.keep_events { events } else { Vec::new() },
         }
     }
 }

@@ -101,6 +101,13 @@ impl CaptureReader {
         }
     }
 
+    /// Also keeps every task's events as read (to explain a task by a
+    /// scenario; memory then grows with the capture).
+    pub fn keeping_events(mut self) -> CaptureReader {
+        self.judge.keep_events = true;
+        self
+    }
+
     /// Also keeps every task's events as trace rows (for the page, which
     /// shows them; memory then grows with the capture).
     pub fn keeping_rows(mut self) -> CaptureReader {

@@ -8,7 +8,9 @@ use serde::Serialize;
 
 use crate::model::evidence::export::pretty_json;
 use crate::model::evidence::finding::FindingCode;
+use crate::model::evidence::scenario_of::{scenario_of, ScenarioOf};
 use crate::model::trace::Row;
+use crate::model::wire::answer::OwnedEvent;
 use crate::model::wire::{SpelledState, Wire};
 
 /// One thing a capture breaks.
@@ -46,6 +48,10 @@ pub struct TaskSummary {
     pub final_state: SpelledState,
     /// How many findings concern it.
     pub findings: u32,
+    /// The lab's scenario that explains it, for a task with a finding
+    /// (issue 33), where it was read.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub scenario: Option<ScenarioOf>,
 }
 
 /// What a capture breaks, task by task (SPEC §8's `--json`).
@@ -67,6 +73,10 @@ pub struct CaptureReport {
     /// keep them, so that its memory does not grow with the file).
     #[serde(skip)]
     pub rows: Vec<Vec<Row>>,
+    /// Each task's events as read, in the order of `tasks`, when the
+    /// reader was asked to keep them (to explain a task by a scenario).
+    #[serde(skip)]
+    pub events: Vec<Vec<OwnedEvent>>,
 }
 
 /// Which wires a capture's events were on.
@@ -114,6 +124,17 @@ impl Serialize for WiresSeen {
 }
 
 impl CaptureReport {
+    /// Each task with a finding explained by the lab's scenario, read off
+    /// its events (`events`: each task's, as a reader that kept them
+    /// reports them, in the order of `tasks`).
+    pub fn explain_tasks(&mut self, events: &[Vec<OwnedEvent>]) {
+        for (task, events) in self.tasks.iter_mut().zip(events) {
+            if task.findings > 0 && !events.is_empty() {
+                task.scenario = Some(scenario_of(events, None));
+            }
+        }
+    }
+
     /// The report as pretty JSON and a newline.
     pub fn to_json(&self) -> String {
         pretty_json(self)
@@ -149,6 +170,13 @@ impl CaptureReport {
             );
             while let Some((_, f)) = by_task.next_if(|&(t, _)| t == i) {
                 let _ = writeln!(out, "  {} #{}: {}", f.code, f.index, f.message);
+            }
+            if let Some(s) = &task.scenario {
+                let how = match &s.first_difference {
+                    None => "reproduces it".to_string(),
+                    Some(d) => format!("closest; {d}"),
+                };
+                let _ = writeln!(out, "  scenario: ?{} ({how})", s.query);
             }
         }
         for e in &self.errors {

@@ -1,0 +1,260 @@
+//! A task of real traffic explained by the lab's own scenario (issue 33's
+//! first slice): the keys read off its events, the scenario simulated, and
+//! the two compared event by event. What it says is no finding: a task no
+//! scenario reproduces shows what the lab cannot model yet.
+//!
+//! Read so far: the number of chunks, progress updates before each, the
+//! whole result at once, the ending (the final or interrupted state, a
+//! stream closed without one, one that hung), an artifact after the end,
+//! a cancel and where it fell, the wire, and the SDK (the profile whose
+//! simulation matches, a2a-sdk first).
+
+use serde::Serialize;
+
+use crate::model::sim::scenario::Scenario;
+use crate::model::sim::simulate;
+use crate::model::state::TaskState;
+use crate::model::trace::{Run, StreamEnd};
+use crate::model::wire::answer::{read_value, EventKind, OwnedEvent};
+use crate::model::wire::Wire;
+
+/// The scenario that explains a task, and how well.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct ScenarioOf {
+    /// The lab's URL query for it.
+    pub query: String,
+    /// Whether its simulation streams the task's events exactly (kind,
+    /// state, artifact flags and part count, in order).
+    pub reproduces: bool,
+    /// Where the two first part, in words, when they do.
+    pub first_difference: Option<String>,
+}
+
+/// One event as compared: `task WORKING`, `status COMPLETED`,
+/// `artifact append last 1`.
+fn shape(event: &OwnedEvent) -> String {
+    let state = event
+        .state
+        .as_ref()
+        .and_then(|s| s.known())
+        .map_or("?", TaskState::short);
+    match event.kind {
+        EventKind::Task => format!("task {state}"),
+        EventKind::Status => format!("status {state}"),
+        EventKind::Message => "message".into(),
+        EventKind::Artifact => {
+            let Some(a) = event.artifacts.first() else {
+                return "artifact".into();
+            };
+            let mut out = String::from("artifact");
+            if a.append {
+                out.push_str(" append");
+            }
+            if a.last {
+                out.push_str(" last");
+            }
+            format!("{out} {}", a.parts.len())
+        }
+    }
+}
+
+fn state_of(event: &OwnedEvent) -> Option<TaskState> {
+    match event.kind {
+        EventKind::Status | EventKind::Task => event.state.as_ref()?.known(),
+        _ => None,
+    }
+}
+
+/// The keys its events say, as `key=value` pairs (the SDK left out).
+fn keys_of(events: &[OwnedEvent], end: Option<StreamEnd>) -> Vec<String> {
+    let ends_at = events
+        .iter()
+        .position(|e| state_of(e).is_some_and(|s| s.is_terminal() || s.is_interrupted()));
+    let before = &events[..ends_at.unwrap_or(events.len())];
+    let artifacts: Vec<&OwnedEvent> = before
+        .iter()
+        .filter(|e| e.kind == EventKind::Artifact)
+        .collect();
+    let workings = before
+        .iter()
+        .filter(|e| e.kind == EventKind::Status && state_of(e) == Some(TaskState::Working))
+        .count() as u32;
+    let mut keys = Vec::new();
+    let whole = artifacts.len() == 1
+        && artifacts[0]
+            .artifacts
+            .first()
+            .is_some_and(|a| a.parts.len() > 1);
+    let chunks = if whole {
+        artifacts[0].artifacts[0].parts.len() as u32
+    } else {
+        artifacts.len() as u32
+    };
+    let last = ends_at.and_then(|i| state_of(&events[i]));
+    // A cancel after the artifact's last chunk lands only on an executor
+    // that never returns; before it, the steps left never reach the wire
+    // (one more is the fewest that leaves a step to cancel).
+    let closed = artifacts
+        .last()
+        .and_then(|e| e.artifacts.first())
+        .is_some_and(|a| a.last);
+    // An artifact left open before FAILED or a stream's end: the work
+    // stopped mid-way, as a cancel whose cancel() raises (FAILED) or
+    // writes nothing does.
+    let stopped = !closed && chunks > 0 && !whole;
+    let cancel_impl = match last {
+        Some(TaskState::Failed) if stopped => Some("raise"),
+        None if stopped => Some("noop"),
+        _ => None,
+    };
+    match (last, cancel_impl) {
+        (Some(TaskState::Canceled), _) if closed => {
+            keys.push(format!("chunks={chunks}"));
+            keys.push(format!("cancel={chunks}"));
+        }
+        (Some(TaskState::Canceled), _) | (_, Some(_)) => {
+            keys.push(format!("chunks={}", chunks + 1));
+            keys.push(format!("cancel={chunks}"));
+        }
+        _ => keys.push(format!("chunks={chunks}")),
+    }
+    if let Some(how) = cancel_impl {
+        keys.push(format!("cancel_impl={how}"));
+        return finish_keys(keys, events);
+    }
+    let ending = match (last, end) {
+        (Some(TaskState::Canceled), _) if closed => Some("never"),
+        (Some(TaskState::Completed) | Some(TaskState::Canceled), _) => None,
+        (Some(TaskState::Failed), _) => Some("fail"),
+        (Some(TaskState::InputRequired), _) => Some("input"),
+        (Some(TaskState::AuthRequired), _) => Some("auth"),
+        (_, Some(StreamEnd::Hung)) => Some("never"),
+        _ => Some("return"),
+    };
+    if let Some(ending) = ending {
+        keys.push(format!("ending={ending}"));
+    }
+    let after_end = ends_at.map_or(0, |i| {
+        events[i + 1..]
+            .iter()
+            .filter(|e| e.kind == EventKind::Artifact)
+            .count()
+    });
+    if after_end > 0 {
+        keys.push("late=0".into());
+    }
+    // Progress: WORKING again before each step, beyond the first WORKING.
+    let progress = workings.saturating_sub(1);
+    if progress > 0 && progress % chunks.max(1) == 0 {
+        keys.push(format!("progress={}", progress / chunks.max(1)));
+    }
+    if whole {
+        keys.push("result=last".into());
+    }
+    finish_keys(keys, events)
+}
+
+/// The keys every task ends with: its wire.
+fn finish_keys(mut keys: Vec<String>, events: &[OwnedEvent]) -> Vec<String> {
+    if events.first().is_some_and(|e| e.wire == Wire::V0_3) {
+        keys.push("wire=0.3".into());
+    }
+    keys
+}
+
+/// Events as compared, in order: each one's shape, and `again` where an
+/// artifact update repeats a part already sent (a resend, never a step).
+fn shapes(events: &[OwnedEvent]) -> Vec<String> {
+    let mut sent: Vec<(&str, &serde_json::Value)> = Vec::new();
+    events
+        .iter()
+        .map(|e| {
+            let mut out = shape(e);
+            if let (EventKind::Artifact, Some(a)) = (e.kind, e.artifacts.first()) {
+                for part in &a.parts {
+                    if sent.contains(&(a.artifact_id.as_str(), part)) {
+                        out.push_str(" again");
+                        break;
+                    }
+                }
+                sent.extend(a.parts.iter().map(|p| (a.artifact_id.as_str(), p)));
+            }
+            out
+        })
+        .collect()
+}
+
+/// What client 1's stream carried in a run, as compared.
+fn streamed(run: &Run, wire: Wire) -> Vec<String> {
+    let Some(stream) = run.streams.first() else {
+        return Vec::new();
+    };
+    let events: Vec<OwnedEvent> = stream
+        .rows
+        .iter()
+        .filter_map(|&i| run.trace.rows[i].wire.as_ref())
+        .filter_map(|w| read_value(w, Some(wire)).ok())
+        .collect();
+    shapes(&events)
+}
+
+/// Where two event lists first part, if they do.
+fn first_difference(task: &[String], scenario: &[String]) -> Option<String> {
+    let n = task.len().max(scenario.len());
+    (0..n).find_map(|i| match (task.get(i), scenario.get(i)) {
+        (Some(a), Some(b)) if a == b => None,
+        (Some(a), Some(b)) => Some(format!(
+            "event {}: the task has {a}, the scenario {b}",
+            i + 1
+        )),
+        (Some(a), None) => Some(format!(
+            "event {}: the task has {a}, the scenario ends",
+            i + 1
+        )),
+        (None, Some(b)) => Some(format!(
+            "event {}: the task ends, the scenario has {b}",
+            i + 1
+        )),
+        (None, None) => None,
+    })
+}
+
+/// The scenario that explains one task's events (`end`: how its stream
+/// ended, where that is known): the keys read off them, with the SDK whose
+/// simulation reproduces them, a2a-sdk first; where neither does, the one
+/// that agrees longer.
+pub fn scenario_of(events: &[OwnedEvent], end: Option<StreamEnd>) -> ScenarioOf {
+    let keys = keys_of(events, end);
+    let task = shapes(events);
+    let wire = events.first().map_or(Wire::V1_0, |e| e.wire);
+    let mut best: Option<(usize, ScenarioOf)> = None;
+    for sdk in ["python", "js"] {
+        let mut pairs = keys.clone();
+        if sdk == "js" {
+            pairs.push("sdk=js".into());
+        }
+        let Ok(scenario) = Scenario::from_query(&pairs.join("&")) else {
+            continue;
+        };
+        let query = scenario.to_query();
+        let got = streamed(&simulate(&scenario), wire);
+        let difference = first_difference(&task, &got);
+        let agree = task.iter().zip(&got).take_while(|(a, b)| a == b).count();
+        let candidate = ScenarioOf {
+            query,
+            reproduces: difference.is_none(),
+            first_difference: difference,
+        };
+        if candidate.reproduces {
+            return candidate;
+        }
+        if best.as_ref().is_none_or(|(most, _)| agree > *most) {
+            best = Some((agree, candidate));
+        }
+    }
+    best.map(|(_, s)| s).unwrap_or(ScenarioOf {
+        query: keys.join("&"),
+        reproduces: false,
+        first_difference: Some("no scenario takes these keys".into()),
+    })
+}
