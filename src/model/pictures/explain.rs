@@ -416,15 +416,19 @@ fn subscriber_outcome(scenario: &Scenario, run: &Run) -> Option<String> {
             )
         }
     };
-    // SPEC §14: a retry that made a second task leaves two to follow.
-    let retried = if scenario.retry && m.executions > 1 {
+    Some(format!(
+        "{who} called SubscribeToTask and {got} ({sdk}).{}",
+        retried_tail(scenario, m)
+    ))
+}
+
+/// SPEC §14: a retry that made a second task leaves two to follow.
+fn retried_tail(scenario: &Scenario, m: &Metrics) -> &'static str {
+    if scenario.retry && m.executions > 1 {
         " Meanwhile the retried message made a second task and executed again: the subscription follows the task it named, client 1 the second one."
     } else {
         ""
-    };
-    Some(format!(
-        "{who} called SubscribeToTask and {got} ({sdk}).{retried}"
-    ))
+    }
 }
 
 /// One piece of advice, given where it applies.
