@@ -478,15 +478,10 @@ impl CaptureJudge {
         }
     }
 
-    /// The report: every task's end state, and `missing-terminal` for a
-    /// task whose last stream ended while it was neither terminal nor
-    /// interrupted.
-    pub(super) fn finish(mut self) -> CaptureReport {
-        let wire = WiresSeen::of(self.seen_1_0, self.seen_0_3);
-        let mut tasks = Vec::with_capacity(self.tasks.len());
-        let mut rows = Vec::with_capacity(if self.keep_rows { self.tasks.len() } else { 0 });
-        let mut events = Vec::new();
-        let mut late = std::collections::BTreeMap::new();
+    /// One `wire-shape` finding per task and rule broken, keyed by the
+    /// first event that broke it and the order found.
+    fn shape_findings(&mut self) -> BTreeMap<(usize, usize), CaptureFinding> {
+        let mut late = BTreeMap::new();
         for task in &mut self.tasks {
             for (rule, tally) in std::mem::take(&mut task.shapes) {
                 task.findings += 1;
@@ -511,6 +506,18 @@ impl CaptureJudge {
                 );
             }
         }
+        late
+    }
+
+    /// The report: every task's end state, and `missing-terminal` for a
+    /// task whose last stream ended while it was neither terminal nor
+    /// interrupted.
+    pub(super) fn finish(mut self) -> CaptureReport {
+        let wire = WiresSeen::of(self.seen_1_0, self.seen_0_3);
+        let mut tasks = Vec::with_capacity(self.tasks.len());
+        let mut rows = Vec::with_capacity(if self.keep_rows { self.tasks.len() } else { 0 });
+        let mut events = Vec::new();
+        let mut late = self.shape_findings();
         for task in &mut self.tasks {
             let state = task.state();
             if !state.is_terminal() && !state.is_interrupted() {
