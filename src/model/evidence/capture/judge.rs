@@ -15,7 +15,7 @@ use crate::model::ledger::artifacts::{Coordinate, PartRef};
 use crate::model::ledger::{BodyRef, Decision, EventRef, Outcome, Reason, TaskLedger};
 use crate::model::state::{SentState, TaskState};
 use crate::model::trace::{Disposition, Entry, Row, Source};
-use crate::model::wire::answer::{read_answer, Answer, OwnedEvent};
+use crate::model::wire::answer::OwnedEvent;
 use crate::model::wire::event::{
     parse, read_event, ContentId, Envelope, RawEvent, What, WireEvent,
 };
@@ -370,14 +370,24 @@ impl CaptureJudge {
         self.events += 1;
         let faults = shape_faults(bytes, event.wire, Shape::Event);
         let slot = self.slot(index, &event);
+        #[cfg(not(target_arch = "wasm32"))]
+        self.keep_event(slot, bytes);
+        self.tally(slot, index, event.wire, faults);
+        self.judge(index, event, id.as_str(), timestamp);
+        Ok(())
+    }
+
+    /// Keeps the event as read under its task, when asked to (`check`
+    /// explains a task by a scenario; the page does not yet, so its bundle
+    /// leaves this reader out).
+    #[cfg(not(target_arch = "wasm32"))]
+    fn keep_event(&mut self, slot: usize, bytes: &[u8]) {
+        use crate::model::wire::answer::{read_answer, Answer};
         if self.keep_events {
             if let Ok(Answer::Event(kept)) = read_answer(bytes, self.forced) {
                 self.tasks[slot].kept.push(kept);
             }
         }
-        self.tally(slot, index, event.wire, faults);
-        self.judge(index, event, id.as_str(), timestamp);
-        Ok(())
     }
 
     /// Counts each schema fault under its task and rule, keeping the first.
