@@ -267,3 +267,19 @@ fn the_combinations_advise_the_webhooks_owner_the_operator_and_the_subscriber() 
         .contains(&"Keep a subscription open across an interruption"));
     assert!(!titles("second_client=3").contains(&"Keep a subscription open across an interruption"));
 }
+
+#[test]
+fn a_subscription_closed_at_the_next_question_says_the_task_went_on_without_it() {
+    let s = say("interrupt=both&sdk=js&second_client=3");
+    assert!(
+        s.contains(
+            "the stream closed at INPUT_REQUIRED, and the task went on to COMPLETED without it"
+        ),
+        "{s}"
+    );
+    let s = say("interrupt=both&second_client=3");
+    assert!(
+        s.contains("the stream closed at COMPLETED"),
+        "a2a-sdk's lives on: {s}"
+    );
+}

@@ -397,7 +397,11 @@ fn subscriber_outcome(scenario: &Scenario, run: &Run) -> Option<String> {
                 .filter(|&&i| rows[i].disposition == Disposition::AfterTerminal)
                 .count();
             let late = if late > 0 { format!(" ({late} after the terminal status)") } else { String::new() };
+            // Across the turns of an interrupted task a subscription may
+            // close before the task ends: told at the state it closed at.
+            let closed_at = stream.rows.last().and_then(|&i| rows[i].state_after);
             let ended = match (end, m.final_state) {
+                (StreamEnd::Closed, Some(s)) if scenario.interrupt != Interrupt::None && closed_at.is_some_and(TaskState::is_interrupted) && s != closed_at.unwrap_or(s) => format!("the stream closed at {}, and the task went on to {state} without it", closed_at.map_or("?", TaskState::short)),
                 (StreamEnd::Closed, Some(s)) if s.is_terminal() => format!("the stream closed at {state}"),
                 (StreamEnd::Closed, Some(s)) if s.is_interrupted() => format!("the stream closed at {state}, where the task waits for the client"),
                 (StreamEnd::Closed, _) => format!("the stream closed although the task is {state} and nothing resumes it"),
@@ -548,11 +552,14 @@ const ADVICE: &[Counsel] = &[
             "auth-required only says progress is blocked; it is never proof of authorization.",
         )
     },
-    |_| {
+    |r| {
         when(
             true,
             "Re-run your own tests on upgrade",
-            "These behaviours were measured on a2a-sdk 1.3.0 and can change between releases.",
+            &format!(
+                "These behaviours were measured on {} and can change between releases.",
+                Profile::of(r.sc.sdk).name
+            ),
         )
     },
 ];

@@ -10,6 +10,7 @@ use super::state::{CallState, ClientId};
 use crate::model::sim::profile::{
     IdleSubscription, SubscriptionEnd, TASK_NOT_FOUND, UNSUPPORTED_OPERATION,
 };
+use crate::model::sim::scenario::Interrupt;
 use crate::model::trace::{Disposition, Entry, Source, StreamEnd};
 use crate::model::wire;
 
@@ -56,6 +57,11 @@ pub(super) fn answer(view: &View, client: ClientId, stream: usize, task: usize) 
         (
             CallState::Closed,
             "nothing runs for the task: the SDK closes the stream after the snapshot",
+        )
+    } else if state.is_interrupted() && view.sc.interrupt != Interrupt::None {
+        (
+            CallState::Stranded,
+            "the task waits for the client's next turn: the subscription stays open for it",
         )
     } else {
         (
