@@ -23,6 +23,7 @@ fn result(probe: Probe) -> ProbeResult {
         summary: "s".into(),
         load: None,
         findings: Vec::new(),
+        scenario: None,
         captures: vec![format!("{name}.sse")],
         calls: vec![format!(
             "data: {}\n\n",

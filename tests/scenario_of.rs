@@ -162,3 +162,61 @@ fn the_doctor_captures_tasks_with_findings_are_explained_as_far_as_the_lab_model
     assert_eq!(names, ["after-terminal", "ends-working"], "{closest:?}");
     assert_eq!(closest.len(), 6, "{closest:?}");
 }
+
+/// The probe's recorded answers: a probe with a finding names the
+/// scenario of the task it streamed.
+#[test]
+fn a_probe_with_a_finding_names_the_scenario_of_its_task() {
+    use a2a_lab::model::evidence::probe::plan::replay;
+    use a2a_lab::model::evidence::probe::report::{Probe, ProbeReport, ProbedAgent};
+    use a2a_lab::model::wire::rest::Binding;
+    let mut explained = 0;
+    // @a2a-js/sdk drops the late artifact from the stream: its stream is
+    // clean, so nothing there to explain.
+    for (name, wire) in [
+        ("python-1.0-late-artifact", "1.0"),
+        ("python-0.3-late-artifact", "0.3"),
+        ("js-1.0-late-artifact", "-"),
+    ] {
+        let records = model_support::probe::records(name);
+        let mut report = ProbeReport::new(ProbedAgent {
+            name: name.into(),
+            url: "http://127.0.0.1:1".into(),
+            wire: records.wire,
+            binding: Binding::JsonRpc,
+            offered: true,
+            headers: Vec::new(),
+        });
+        for (probe, judged) in replay(&records).unwrap() {
+            let calls = records
+                .probes
+                .iter()
+                .find(|p| p.probe == probe)
+                .map(|p| p.calls.iter().map(|c| c.body.clone()).collect())
+                .unwrap_or_default();
+            report.file(probe, judged, Vec::new(), calls);
+        }
+        let stream = report
+            .probes
+            .iter()
+            .find(|p| p.name == Probe::Stream)
+            .unwrap();
+        if wire == "-" {
+            assert!(
+                stream.findings.is_empty() && stream.scenario.is_none(),
+                "{name}"
+            );
+            continue;
+        }
+        let scenario = stream
+            .scenario
+            .as_ref()
+            .unwrap_or_else(|| panic!("{name}: none"));
+        assert!(scenario.query.contains("late=0"), "{name}: {scenario:?}");
+        assert_eq!(scenario.query.contains("wire=0.3"), wire == "0.3", "{name}");
+        assert!(report.to_text().contains("    scenario: ?"), "{name}");
+        explained += usize::from(scenario.reproduces);
+    }
+    // Each recorded late artifact is reproduced, SDK and wire included.
+    assert_eq!(explained, 2);
+}

@@ -17,6 +17,8 @@ use super::report::{Load, Probe, ProbeCode, ProbeOutcome, ProbeReport, ProbeResu
 use super::unreadable::Unreadable;
 use crate::model::evidence::capture::CaptureReader;
 use crate::model::evidence::finding::FindingCode;
+#[cfg(not(target_arch = "wasm32"))]
+use crate::model::evidence::scenario_of::{scenario_of, ScenarioOf};
 use crate::model::state::TaskState;
 use crate::model::wire::answer::Answer;
 use crate::model::wire::read_error::ReadError;
@@ -68,6 +70,13 @@ impl ProbeReport {
         captures: Vec<String>,
         calls: Vec<String>,
     ) {
+        // The page reads probe.json and never explains a probe itself.
+        #[cfg(not(target_arch = "wasm32"))]
+        let scenario = (!judged.found.is_empty() && probe == Probe::Stream)
+            .then(|| scenario_of_calls(&calls, self.agent.wire))
+            .flatten();
+        #[cfg(target_arch = "wasm32")]
+        let scenario = None;
         let result = ProbeResult {
             name: probe,
             outcome: if judged.skipped {
@@ -78,11 +87,24 @@ impl ProbeReport {
             summary: judged.summary,
             load: judged.load,
             findings: Vec::new(),
+            scenario,
             captures,
             calls,
         };
         self.push(result, judged.found);
     }
+}
+
+/// The scenario that explains the task a probe's calls streamed: the
+/// first task they name (the capture reader's, keeping its events).
+#[cfg(not(target_arch = "wasm32"))]
+fn scenario_of_calls(calls: &[String], wire: Wire) -> Option<ScenarioOf> {
+    let mut reader = CaptureReader::new(Some(wire)).keeping_events();
+    for call in calls {
+        reader.read_bytes(call.as_bytes()).ok()?;
+    }
+    let events = reader.finish().events.into_iter().find(|e| !e.is_empty())?;
+    Some(scenario_of(&events, None))
 }
 
 /// The first probe's task, which the later probes need.

@@ -10,6 +10,7 @@ use serde_json::Value;
 use crate::model::evidence::capture::{CaptureReader, CaptureReport, Wire};
 use crate::model::evidence::export::pretty_json;
 use crate::model::evidence::finding::FindingCode;
+use crate::model::evidence::scenario_of::ScenarioOf;
 use crate::model::wire::read_error::{ProbeJsonFault, ReadError, ReadKind};
 use crate::model::wire::rest::Binding;
 
@@ -375,6 +376,10 @@ pub struct ProbeResult {
     /// `probe.json`.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub calls: Vec<String>,
+    /// The lab's scenario that explains the task it streamed, where the
+    /// `stream` probe found something (issue 33; the command line's).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub scenario: Option<ScenarioOf>,
 }
 
 /// One finding of a probe.
@@ -485,6 +490,13 @@ impl ProbeReport {
             for f in self.findings.iter().filter(|f| f.probe == probe.name) {
                 out.push_str(&format!("    {}: {}\n", f.code, f.message));
             }
+            if let Some(s) = &probe.scenario {
+                let how = match &s.first_difference {
+                    None => "reproduces it".to_string(),
+                    Some(d) => format!("closest; {d}"),
+                };
+                out.push_str(&format!("    scenario: ?{} ({how})\n", s.query));
+            }
         }
         if self.findings.is_empty() {
             out.push_str("ok: nothing broken\n");
@@ -592,6 +604,7 @@ fn probe_result(p: &Value) -> Result<ProbeResult, ProbeJsonFault> {
         findings,
         captures: strings(p, "captures"),
         calls: strings(p, "calls"),
+        scenario: None,
     })
 }
 
