@@ -4,10 +4,11 @@
 //! scenario reproduces shows what the lab cannot model yet.
 //!
 //! Read so far: the number of chunks, progress updates before each, the
-//! whole result at once, the ending (the final or interrupted state, a
-//! stream closed without one, one that hung), an artifact after the end,
-//! a cancel and where it fell, the wire, and the SDK (the profile whose
-//! simulation matches, a2a-sdk first).
+//! whole result at once, the questions answered across follow-up turns,
+//! the ending (the final or interrupted state, a stream closed without
+//! one, one that hung), an artifact after the end, a cancel and where it
+//! fell, the wire, and the SDK (the profile whose simulation matches,
+//! a2a-sdk first).
 
 use serde::Serialize;
 
@@ -66,10 +67,39 @@ fn state_of(event: &OwnedEvent) -> Option<TaskState> {
 }
 
 /// The keys its events say, as `key=value` pairs (the SDK left out).
-fn keys_of(events: &[OwnedEvent], end: Option<StreamEnd>) -> Vec<String> {
-    let ends_at = events
+/// The questions a task asked and was answered (a WORKING status came
+/// after): each follow-up turn's interrupted state, in order, by index.
+fn turns(events: &[OwnedEvent]) -> Vec<(usize, TaskState)> {
+    let working =
+        |e: &OwnedEvent| e.kind == EventKind::Status && state_of(e) == Some(TaskState::Working);
+    events
         .iter()
-        .position(|e| state_of(e).is_some_and(|s| s.is_terminal() || s.is_interrupted()));
+        .enumerate()
+        .filter(|(_, e)| e.kind == EventKind::Status)
+        .filter_map(|(i, e)| Some((i, state_of(e).filter(|s| s.is_interrupted())?)))
+        .filter(|&(i, _)| events[i + 1..].iter().any(working))
+        .collect()
+}
+
+/// `interrupt=…` for the questions answered, where the lab asks them so.
+fn interrupt_key(turns: &[(usize, TaskState)]) -> Option<&'static str> {
+    let asked: Vec<TaskState> = turns.iter().map(|&(_, s)| s).collect();
+    match asked[..] {
+        [] => None,
+        [TaskState::AuthRequired] => Some("interrupt=auth"),
+        [TaskState::InputRequired] => Some("interrupt=input"),
+        _ => Some("interrupt=both"),
+    }
+}
+
+fn keys_of(events: &[OwnedEvent], end: Option<StreamEnd>) -> Vec<String> {
+    let turns = turns(events);
+    // The end: the first final or interrupted status no turn answered.
+    let ends_at = events.iter().enumerate().position(|(i, e)| {
+        state_of(e).is_some_and(|s| s.is_terminal() || s.is_interrupted())
+            && !turns.iter().any(|&(t, _)| t == i)
+            && (e.kind == EventKind::Status || i == 0)
+    });
     let before = &events[..ends_at.unwrap_or(events.len())];
     let artifacts: Vec<&OwnedEvent> = before
         .iter()
@@ -143,8 +173,12 @@ fn keys_of(events: &[OwnedEvent], end: Option<StreamEnd>) -> Vec<String> {
     if after_end > 0 {
         keys.push("late=0".into());
     }
-    // Progress: WORKING again before each step, beyond the first WORKING.
-    let progress = workings.saturating_sub(1);
+    if let Some(key) = interrupt_key(&turns) {
+        keys.push(key.into());
+    }
+    // Progress: WORKING again before each step, beyond the first WORKING
+    // and each follow-up turn's.
+    let progress = workings.saturating_sub(1 + turns.len() as u32);
     if progress > 0 && progress % chunks.max(1) == 0 {
         keys.push(format!("progress={}", progress / chunks.max(1)));
     }
