@@ -7,15 +7,15 @@
 //! whole result at once, the questions answered across follow-up turns,
 //! the ending (the final or interrupted state, a stream closed without
 //! one, one that hung), an artifact after the end, a cancel and where it
-//! fell, the wire, and the SDK (the profile whose simulation matches,
-//! a2a-sdk first).
+//! fell, a blocking call's answers, the wire, and the SDK (the profile
+//! whose simulation matches, a2a-sdk first).
 
 use serde::Serialize;
 
 use crate::model::sim::scenario::Scenario;
 use crate::model::sim::simulate;
 use crate::model::state::TaskState;
-use crate::model::trace::{Run, StreamEnd};
+use crate::model::trace::{RowKind, Run, StreamEnd};
 use crate::model::wire::answer::{read_value, EventKind, OwnedEvent};
 use crate::model::wire::Wire;
 
@@ -40,7 +40,10 @@ fn shape(event: &OwnedEvent) -> String {
         .and_then(|s| s.known())
         .map_or("?", TaskState::short);
     match event.kind {
-        EventKind::Task => format!("task {state}"),
+        EventKind::Task => {
+            let parts: usize = event.artifacts.iter().map(|a| a.parts.len()).sum();
+            format!("task {state} {parts}")
+        }
         EventKind::Status => format!("status {state}"),
         EventKind::Message => "message".into(),
         EventKind::Artifact => {
@@ -92,7 +95,49 @@ fn interrupt_key(turns: &[(usize, TaskState)]) -> Option<&'static str> {
     }
 }
 
+/// A blocking call's answers, a task each (one per turn): the questions
+/// answered, the steps the last holds and how it ended.
+fn blocking_keys(answers: &[OwnedEvent]) -> Vec<String> {
+    let Some(event) = answers.last() else {
+        return Vec::new();
+    };
+    let parts: usize = event.artifacts.iter().map(|a| a.parts.len()).sum();
+    let mut keys = vec!["client=block".to_string()];
+    let asked: Vec<(usize, TaskState)> = answers[..answers.len() - 1]
+        .iter()
+        .enumerate()
+        .filter_map(|(i, a)| Some((i, state_of(a).filter(|s| s.is_interrupted())?)))
+        .collect();
+    keys.extend(interrupt_key(&asked).map(String::from));
+    match state_of(event) {
+        Some(TaskState::Canceled) => {
+            keys.push(format!("chunks={}", parts + 1));
+            keys.push(format!("cancel={parts}"));
+        }
+        state => {
+            keys.push(format!("chunks={parts}"));
+            let ending = match state {
+                Some(TaskState::Failed) => Some("ending=fail"),
+                Some(TaskState::InputRequired) => Some("ending=input"),
+                Some(TaskState::AuthRequired) => Some("ending=auth"),
+                Some(TaskState::Completed) => None,
+                _ => Some("ending=return"),
+            };
+            keys.extend(ending.map(String::from));
+        }
+    }
+    finish_keys(keys, answers)
+}
+
 fn keys_of(events: &[OwnedEvent], end: Option<StreamEnd>) -> Vec<String> {
+    // A blocking call answers with tasks alone, never SUBMITTED.
+    let answers_only = events.iter().all(|e| e.kind == EventKind::Task)
+        && events
+            .first()
+            .is_some_and(|e| state_of(e) != Some(TaskState::Submitted));
+    if answers_only {
+        return blocking_keys(events);
+    }
     let turns = turns(events);
     // The end: the first final or interrupted status no turn answered.
     let ends_at = events.iter().enumerate().position(|(i, e)| {
@@ -218,15 +263,25 @@ fn shapes(events: &[OwnedEvent]) -> Vec<String> {
         .collect()
 }
 
-/// What client 1's stream carried in a run, as compared.
+/// What client 1 received in a run, as compared: its first stream, or a
+/// blocking call's answers.
 fn streamed(run: &Run, wire: Wire) -> Vec<String> {
-    let Some(stream) = run.streams.first() else {
-        return Vec::new();
+    let wires: Vec<&serde_json::Value> = match run.streams.first() {
+        Some(stream) => stream
+            .rows
+            .iter()
+            .filter_map(|&i| run.trace.rows[i].wire.as_ref())
+            .collect(),
+        None => run
+            .trace
+            .rows
+            .iter()
+            .filter(|r| r.kind == RowKind::Action)
+            .filter_map(|r| r.wire.as_ref())
+            .collect(),
     };
-    let events: Vec<OwnedEvent> = stream
-        .rows
-        .iter()
-        .filter_map(|&i| run.trace.rows[i].wire.as_ref())
+    let events: Vec<OwnedEvent> = wires
+        .into_iter()
         .filter_map(|w| read_value(w, Some(wire)).ok())
         .collect();
     shapes(&events)
