@@ -37,8 +37,9 @@ pub(super) struct Facts<'a> {
     pub(super) client_call: CallState,
     /// The record of the stream client 1 reads now.
     pub(super) client_stream: Option<usize>,
-    /// How many rows client 1's first stream carried, while that is the
-    /// stream it reads.
+    /// How many rows the stream `resubscribe=k` counts carried (client 1's
+    /// message stream, or with `retry=on` its retried one), while that is
+    /// the stream it reads.
     pub(super) dropped_stream_rows: Option<usize>,
     /// The second client's subscription while it is open to receive: its
     /// task and the record of its stream.
