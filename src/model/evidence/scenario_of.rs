@@ -31,6 +31,17 @@ pub struct ScenarioOf {
     pub first_difference: Option<String>,
 }
 
+/// `scenario: ?QUERY (reproduces it)`, or `(closest; …)` with where the
+/// two first differ: the line `check` and `probe` print.
+impl std::fmt::Display for ScenarioOf {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match &self.first_difference {
+            None => write!(f, "scenario: ?{} (reproduces it)", self.query),
+            Some(d) => write!(f, "scenario: ?{} (closest; {d})", self.query),
+        }
+    }
+}
+
 /// One event as compared: `task WORKING`, `status COMPLETED`,
 /// `artifact append last 1`.
 fn shape(event: &OwnedEvent) -> String {
@@ -95,6 +106,73 @@ fn interrupt_key(turns: &[(usize, TaskState)]) -> Option<&'static str> {
     }
 }
 
+/// The keys every task ends with: its wire.
+fn finish_keys(mut keys: Vec<String>, events: &[OwnedEvent]) -> Vec<String> {
+    if events.first().is_some_and(|e| e.wire == Wire::V0_3) {
+        keys.push("wire=0.3".into());
+    }
+    keys
+}
+
+/// How the steps ended: all done and closed, or stopped mid-way.
+#[derive(Clone, Copy)]
+struct Steps {
+    /// Steps whose chunk reached the wire (the whole result's parts).
+    done: u32,
+    /// Whether the tracking artifact was closed (its last chunk sent).
+    closed: bool,
+    /// Whether the one update was the whole result at once (never a step
+    /// left open).
+    whole: bool,
+}
+
+/// The keys for the steps and for how the task ended at `last` (`end`:
+/// how its stream ended, where known): `chunks`, a cancel and where it
+/// fell, `cancel_impl`, `ending`.
+fn ending_keys(steps: Steps, last: Option<TaskState>, end: Option<StreamEnd>) -> Vec<String> {
+    let Steps {
+        done,
+        closed,
+        whole,
+    } = steps;
+    // An artifact left open before FAILED or a stream's end: the work
+    // stopped mid-way, as a cancel whose cancel() raises (FAILED) or
+    // writes nothing does.
+    let stopped = !closed && done > 0 && !whole;
+    let cancel_impl = match last {
+        Some(TaskState::Failed) if stopped => Some("raise"),
+        None if stopped => Some("noop"),
+        _ => None,
+    };
+    // A cancel after the artifact's last chunk lands only on an executor
+    // that never returns; before it, the steps left never reach the wire
+    // (one more is the fewest that leaves a step to cancel).
+    let mut keys = match (last, cancel_impl) {
+        (Some(TaskState::Canceled), _) if closed => {
+            vec![format!("chunks={done}"), format!("cancel={done}")]
+        }
+        (Some(TaskState::Canceled), _) | (_, Some(_)) => {
+            vec![format!("chunks={}", done + 1), format!("cancel={done}")]
+        }
+        _ => vec![format!("chunks={done}")],
+    };
+    if let Some(how) = cancel_impl {
+        keys.push(format!("cancel_impl={how}"));
+        return keys;
+    }
+    let ending = match (last, end) {
+        (Some(TaskState::Canceled), _) if closed => Some("never"),
+        (Some(TaskState::Completed) | Some(TaskState::Canceled), _) => None,
+        (Some(TaskState::Failed), _) => Some("fail"),
+        (Some(TaskState::InputRequired), _) => Some("input"),
+        (Some(TaskState::AuthRequired), _) => Some("auth"),
+        (_, Some(StreamEnd::Hung)) => Some("never"),
+        _ => Some("return"),
+    };
+    keys.extend(ending.map(|e| format!("ending={e}")));
+    keys
+}
+
 /// A blocking call's answers, a task each (one per turn): the questions
 /// answered, the steps the last holds and how it ended.
 fn blocking_keys(answers: &[OwnedEvent]) -> Vec<String> {
@@ -109,33 +187,66 @@ fn blocking_keys(answers: &[OwnedEvent]) -> Vec<String> {
         .filter_map(|(i, a)| Some((i, state_of(a).filter(|s| s.is_interrupted())?)))
         .collect();
     keys.extend(interrupt_key(&asked).map(String::from));
-    match state_of(event) {
-        Some(TaskState::Canceled) => {
-            keys.push(format!("chunks={}", parts + 1));
-            keys.push(format!("cancel={parts}"));
-        }
-        state => {
-            keys.push(format!("chunks={parts}"));
-            let ending = match state {
-                Some(TaskState::Failed) => Some("ending=fail"),
-                Some(TaskState::InputRequired) => Some("ending=input"),
-                Some(TaskState::AuthRequired) => Some("ending=auth"),
-                Some(TaskState::Completed) => None,
-                _ => Some("ending=return"),
-            };
-            keys.extend(ending.map(String::from));
-        }
-    }
+    // A task lists its artifact whole: the steps done, never one left open.
+    let steps = Steps {
+        done: parts as u32,
+        closed: true,
+        whole: false,
+    };
+    let last = state_of(event);
+    let steps = match last {
+        Some(TaskState::Canceled) => Steps {
+            closed: false,
+            ..steps
+        },
+        _ => steps,
+    };
+    keys.extend(ending_keys(steps, last, None));
     finish_keys(keys, answers)
 }
 
-fn keys_of(events: &[OwnedEvent], end: Option<StreamEnd>) -> Vec<String> {
-    // A blocking call answers with tasks alone, never SUBMITTED.
-    let answers_only = events.iter().all(|e| e.kind == EventKind::Task)
+/// Whether the events are a blocking call's answers: tasks alone, never
+/// SUBMITTED.
+fn answers_only(events: &[OwnedEvent]) -> bool {
+    events.iter().all(|e| e.kind == EventKind::Task)
         && events
             .first()
-            .is_some_and(|e| state_of(e) != Some(TaskState::Submitted));
-    if answers_only {
+            .is_some_and(|e| state_of(e) != Some(TaskState::Submitted))
+}
+
+/// The steps a stream's events up to the end show, and how many WORKING
+/// statuses came before the end.
+fn steps_of(before: &[OwnedEvent]) -> (Steps, u32) {
+    let artifacts: Vec<&OwnedEvent> = before
+        .iter()
+        .filter(|e| e.kind == EventKind::Artifact)
+        .collect();
+    let workings = before
+        .iter()
+        .filter(|e| e.kind == EventKind::Status && state_of(e) == Some(TaskState::Working))
+        .count() as u32;
+    let first = |e: &&OwnedEvent| e.artifacts.first().map(|a| (a.parts.len(), a.last));
+    let whole = match artifacts[..] {
+        [one] => first(&one).is_some_and(|(parts, _)| parts > 1),
+        _ => false,
+    };
+    let steps = Steps {
+        done: match artifacts[..] {
+            [one] if whole => first(&one).map_or(0, |(parts, _)| parts as u32),
+            _ => artifacts.len() as u32,
+        },
+        closed: artifacts
+            .last()
+            .and_then(first)
+            .is_some_and(|(_, last)| last),
+        whole,
+    };
+    (steps, workings)
+}
+
+/// The keys its events say, as `key=value` pairs (the SDK left out).
+fn keys_of(events: &[OwnedEvent], end: Option<StreamEnd>) -> Vec<String> {
+    if answers_only(events) {
         return blocking_keys(events);
     }
     let turns = turns(events);
@@ -145,100 +256,32 @@ fn keys_of(events: &[OwnedEvent], end: Option<StreamEnd>) -> Vec<String> {
             && !turns.iter().any(|&(t, _)| t == i)
             && (e.kind == EventKind::Status || i == 0)
     });
-    let before = &events[..ends_at.unwrap_or(events.len())];
-    let artifacts: Vec<&OwnedEvent> = before
-        .iter()
-        .filter(|e| e.kind == EventKind::Artifact)
-        .collect();
-    let workings = before
-        .iter()
-        .filter(|e| e.kind == EventKind::Status && state_of(e) == Some(TaskState::Working))
-        .count() as u32;
-    let mut keys = Vec::new();
-    let whole = artifacts.len() == 1
-        && artifacts[0]
-            .artifacts
-            .first()
-            .is_some_and(|a| a.parts.len() > 1);
-    let chunks = if whole {
-        artifacts[0].artifacts[0].parts.len() as u32
-    } else {
-        artifacts.len() as u32
-    };
+    let (steps, workings) = steps_of(&events[..ends_at.unwrap_or(events.len())]);
     let last = ends_at.and_then(|i| state_of(&events[i]));
-    // A cancel after the artifact's last chunk lands only on an executor
-    // that never returns; before it, the steps left never reach the wire
-    // (one more is the fewest that leaves a step to cancel).
-    let closed = artifacts
-        .last()
-        .and_then(|e| e.artifacts.first())
-        .is_some_and(|a| a.last);
-    // An artifact left open before FAILED or a stream's end: the work
-    // stopped mid-way, as a cancel whose cancel() raises (FAILED) or
-    // writes nothing does.
-    let stopped = !closed && chunks > 0 && !whole;
-    let cancel_impl = match last {
-        Some(TaskState::Failed) if stopped => Some("raise"),
-        None if stopped => Some("noop"),
-        _ => None,
-    };
-    match (last, cancel_impl) {
-        (Some(TaskState::Canceled), _) if closed => {
-            keys.push(format!("chunks={chunks}"));
-            keys.push(format!("cancel={chunks}"));
-        }
-        (Some(TaskState::Canceled), _) | (_, Some(_)) => {
-            keys.push(format!("chunks={}", chunks + 1));
-            keys.push(format!("cancel={chunks}"));
-        }
-        _ => keys.push(format!("chunks={chunks}")),
-    }
-    if let Some(how) = cancel_impl {
-        keys.push(format!("cancel_impl={how}"));
+    let mut keys = ending_keys(steps, last, end);
+    if keys.iter().any(|k| k.starts_with("cancel_impl=")) {
         return finish_keys(keys, events);
     }
-    let ending = match (last, end) {
-        (Some(TaskState::Canceled), _) if closed => Some("never"),
-        (Some(TaskState::Completed) | Some(TaskState::Canceled), _) => None,
-        (Some(TaskState::Failed), _) => Some("fail"),
-        (Some(TaskState::InputRequired), _) => Some("input"),
-        (Some(TaskState::AuthRequired), _) => Some("auth"),
-        (_, Some(StreamEnd::Hung)) => Some("never"),
-        _ => Some("return"),
-    };
-    if let Some(ending) = ending {
-        keys.push(format!("ending={ending}"));
-    }
-    let after_end = ends_at.map_or(0, |i| {
+    let after_end = ends_at.is_some_and(|i| {
         events[i + 1..]
             .iter()
-            .filter(|e| e.kind == EventKind::Artifact)
-            .count()
+            .any(|e| e.kind == EventKind::Artifact)
     });
-    if after_end > 0 {
+    if after_end {
         keys.push("late=0".into());
     }
-    if let Some(key) = interrupt_key(&turns) {
-        keys.push(key.into());
-    }
+    keys.extend(interrupt_key(&turns).map(String::from));
     // Progress: WORKING again before each step, beyond the first WORKING
     // and each follow-up turn's.
     let progress = workings.saturating_sub(1 + turns.len() as u32);
-    if progress > 0 && progress % chunks.max(1) == 0 {
-        keys.push(format!("progress={}", progress / chunks.max(1)));
+    let chunks = steps.done.max(1);
+    if progress > 0 && progress % chunks == 0 {
+        keys.push(format!("progress={}", progress / chunks));
     }
-    if whole {
+    if steps.whole {
         keys.push("result=last".into());
     }
     finish_keys(keys, events)
-}
-
-/// The keys every task ends with: its wire.
-fn finish_keys(mut keys: Vec<String>, events: &[OwnedEvent]) -> Vec<String> {
-    if events.first().is_some_and(|e| e.wire == Wire::V0_3) {
-        keys.push("wire=0.3".into());
-    }
-    keys
 }
 
 /// Events as compared, in order: each one's shape, and `again` where an

@@ -172,11 +172,7 @@ impl CaptureReport {
                 let _ = writeln!(out, "  {} #{}: {}", f.code, f.index, f.message);
             }
             if let Some(s) = &task.scenario {
-                let how = match &s.first_difference {
-                    None => "reproduces it".to_string(),
-                    Some(d) => format!("closest; {d}"),
-                };
-                let _ = writeln!(out, "  scenario: ?{} ({how})", s.query);
+                let _ = writeln!(out, "  {s}");
             }
         }
         for e in &self.errors {

@@ -491,11 +491,7 @@ impl ProbeReport {
                 out.push_str(&format!("    {}: {}\n", f.code, f.message));
             }
             if let Some(s) = &probe.scenario {
-                let how = match &s.first_difference {
-                    None => "reproduces it".to_string(),
-                    Some(d) => format!("closest; {d}"),
-                };
-                out.push_str(&format!("    scenario: ?{} ({how})\n", s.query));
+                out.push_str(&format!("    {s}\n"));
             }
         }
         if self.findings.is_empty() {
