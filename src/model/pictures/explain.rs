@@ -10,7 +10,7 @@ use crate::model::sim::scenario::{
 use crate::model::state::TaskState;
 use crate::model::trace::Metric;
 use crate::model::trace::{
-    CallEnd, CancelResult, Disposition, Metrics, Run, StreamEnd, StreamRole,
+    CallEnd, CancelResult, Disposition, Metrics, Row, Run, StreamEnd, StreamRecord, StreamRole,
 };
 
 /// One piece of advice that carries over to production.
@@ -384,7 +384,7 @@ fn subscriber_outcome(scenario: &Scenario, run: &Run) -> Option<String> {
             "got TaskNotFoundError (-32001): the restart had lost the task".to_string()
         }
         StreamEnd::Error(code) => format!("got UnsupportedOperationError ({code}): the task was already {state}, so only GetTask can tell how it ended"),
-        end => {
+        _ => {
             let first = &rows[stream.rows[0]];
             let parts = first.wire.as_ref().map_or(0, |w| {
                 w["task"]["artifacts"]
@@ -397,18 +397,7 @@ fn subscriber_outcome(scenario: &Scenario, run: &Run) -> Option<String> {
                 .filter(|&&i| rows[i].disposition == Disposition::AfterTerminal)
                 .count();
             let late = if late > 0 { format!(" ({late} after the terminal status)") } else { String::new() };
-            // Across the turns of an interrupted task a subscription may
-            // close before the task ends: told at the state it closed at.
-            let closed_at = stream.rows.last().and_then(|&i| rows[i].state_after);
-            let ended = match (end, m.final_state) {
-                (StreamEnd::Closed, Some(s)) if scenario.interrupt != Interrupt::None && closed_at.is_some_and(TaskState::is_interrupted) && s != closed_at.unwrap_or(s) => format!("the stream closed at {}, and the task went on to {state} without it", closed_at.map_or("?", TaskState::short)),
-                (StreamEnd::Closed, Some(s)) if s.is_terminal() => format!("the stream closed at {state}"),
-                (StreamEnd::Closed, Some(s)) if s.is_interrupted() => format!("the stream closed at {state}, where the task waits for the client"),
-                (StreamEnd::Closed, _) => format!("the stream closed although the task is {state} and nothing resumes it"),
-                (StreamEnd::Hung, _) => format!("the subscription stays open at {state} with nothing to come: {}", plural(m.hung_streams, "hung stream", "hung streams")),
-                (StreamEnd::TimedOut, _) => "the client's own timeout gave up on it".to_string(),
-                _ => "a restart broke it".to_string(),
-            };
+            let ended = subscription_ended(scenario, m, stream, rows);
             format!(
                 "got a task snapshot in {} holding {}, then only the {} after it{late}; {ended}",
                 first.state_after.map_or("?", TaskState::short),
@@ -424,6 +413,44 @@ fn subscriber_outcome(scenario: &Scenario, run: &Run) -> Option<String> {
         "{who} called SubscribeToTask and {got} ({sdk}).{}",
         retried_tail(scenario, m)
     ))
+}
+
+/// How a subscription's stream ended, told at the state it ended at.
+fn subscription_ended(
+    scenario: &Scenario,
+    m: &Metrics,
+    stream: &StreamRecord,
+    rows: &[Row],
+) -> String {
+    let state = state_label(m);
+    // Across the turns of an interrupted task a subscription may close
+    // before the task ends: told at the state it closed at.
+    let closed_at = stream.rows.last().and_then(|&i| rows[i].state_after);
+    match (stream.end, m.final_state) {
+        (StreamEnd::Closed, Some(s))
+            if scenario.interrupt != Interrupt::None
+                && closed_at.is_some_and(TaskState::is_interrupted)
+                && s != closed_at.unwrap_or(s) =>
+        {
+            format!(
+                "the stream closed at {}, and the task went on to {state} without it",
+                closed_at.map_or("?", TaskState::short)
+            )
+        }
+        (StreamEnd::Closed, Some(s)) if s.is_terminal() => format!("the stream closed at {state}"),
+        (StreamEnd::Closed, Some(s)) if s.is_interrupted() => {
+            format!("the stream closed at {state}, where the task waits for the client")
+        }
+        (StreamEnd::Closed, _) => {
+            format!("the stream closed although the task is {state} and nothing resumes it")
+        }
+        (StreamEnd::Hung, _) => format!(
+            "the subscription stays open at {state} with nothing to come: {}",
+            plural(m.hung_streams, "hung stream", "hung streams")
+        ),
+        (StreamEnd::TimedOut, _) => "the client's own timeout gave up on it".to_string(),
+        _ => "a restart broke it".to_string(),
+    }
 }
 
 /// SPEC §14: a retry that made a second task leaves two to follow.
