@@ -187,33 +187,26 @@ impl Handler {
                     .target(event.target),
             ));
         }
-        if let Some(stream) = lingering {
-            let disposition = if was_terminal {
-                Disposition::AfterTerminal
-            } else {
-                Disposition::Delivered
-            };
-            let label = format!("{label}, on client 1's subscription too");
-            effects.push(Effect::RowOn(
+        // A subscription gets every event, after the end too.
+        let subscribed = match was_terminal {
+            true => Disposition::AfterTerminal,
+            false => Disposition::Delivered,
+        };
+        let on_subscription = |client: ClientId, stream: usize, label: String| {
+            Effect::RowOn(
                 Some(stream),
-                Entry::event(event.source, label, disposition)
-                    .wire(Some(event.wire.clone()))
-                    .target(event.target),
-            ));
-        }
-        if let Some(stream) = second {
-            let disposition = if was_terminal {
-                Disposition::AfterTerminal
-            } else {
-                Disposition::Delivered
-            };
-            effects.push(Effect::RowOn(
-                Some(stream),
-                Entry::event(event.source, label, disposition)
+                Entry::event(event.source, label, subscribed)
                     .wire(Some(event.wire.clone()))
                     .target(event.target)
-                    .client(ClientId::Second.number()),
-            ));
+                    .client(client.number()),
+            )
+        };
+        if let Some(stream) = lingering {
+            let label = format!("{label}, on client 1's subscription too");
+            effects.push(on_subscription(ClientId::First, stream, label));
+        }
+        if let Some(stream) = second {
+            effects.push(on_subscription(ClientId::Second, stream, label));
             effects.push(Effect::to(SecondIn::Received));
         }
         if received {

@@ -86,6 +86,15 @@ fn refuse(client: ClientId, stream: usize, code: i32, text: String) -> Vec<Effec
     ]
 }
 
+/// Whether a subscription to `task` stays open as its queue closes, as
+/// the profile says (a2a-sdk's until a terminal status).
+pub(super) fn stays_open(view: &View, task: usize) -> bool {
+    let terminal = view.tasks[task]
+        .stored()
+        .is_some_and(|t| t.state.is_terminal());
+    view.profile.subscription_end == SubscriptionEnd::AtTerminal && !terminal
+}
+
 /// A subscription's queue closes (the executor returned, a cancel, or the
 /// first final status where the profile ends streams there): the profile
 /// says whether the subscription of `client` to `task` on `stream` ends
@@ -97,10 +106,7 @@ pub(super) fn ends(
     label: &str,
 ) -> Vec<Effect> {
     let number = client.number();
-    let terminal = view.tasks[task]
-        .stored()
-        .is_some_and(|t| t.state.is_terminal());
-    if view.profile.subscription_end == SubscriptionEnd::AtTerminal && !terminal {
+    if stays_open(view, task) {
         let label = format!("{label}; the subscription stays open until a terminal status");
         return vec![
             Effect::Row(Entry::action(Source::Handler, label).client(number)),

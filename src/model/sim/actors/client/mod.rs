@@ -10,7 +10,6 @@ use super::state::{CallState, ClientId, Stage};
 use super::subscription;
 use super::timeout::{timeout_due, Due};
 use crate::model::ledger::{authorization_receipt_for, Body};
-use crate::model::sim::profile::SubscriptionEnd;
 use crate::model::sim::scenario::{Client, Push, PushFollowup, ReceiptMode};
 use crate::model::state::TaskState;
 use crate::model::trace::{
@@ -441,10 +440,7 @@ impl FirstClient {
         let Some((task, stream)) = self.lingering else {
             return vec![];
         };
-        let terminal = view.tasks[task]
-            .stored()
-            .is_some_and(|t| t.state.is_terminal());
-        if view.profile.subscription_end == SubscriptionEnd::AtTerminal && !terminal {
+        if subscription::stays_open(view, task) {
             return vec![];
         }
         self.lingering = None;
