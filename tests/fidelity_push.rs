@@ -169,8 +169,8 @@ fn delay_of(scenario: &str) -> Option<u64> {
         .and_then(|v| v.parse().ok())
 }
 
-fn recorded(fixture: &Value, scenario: &str) -> Outcome {
-    let run = &fixture["runs"][0];
+/// One recorded run of a fixture, as compared.
+fn recorded(run: &Value, scenario: &str) -> Outcome {
     let posts = run["posts"].as_array().cloned().unwrap_or_default();
     let mut lines: Vec<String> = posts
         .iter()
@@ -338,7 +338,7 @@ fn compare(sdk: &str, fixtures: Vec<(String, Fixture)>, differ: &mut Vec<String>
             query.push_str(added);
         }
         let model = modelled(&run(&query), scenario);
-        let want = recorded(&fixture.json, scenario);
+        let want = recorded(&fixture.json["runs"][0], scenario);
         checked += 1;
         if interleaved {
             compare_interleaved(&fixture.json, scenario, &model, differ);
@@ -352,7 +352,7 @@ fn compare(sdk: &str, fixtures: Vec<(String, Fixture)>, differ: &mut Vec<String>
             let runs = fixture.json["runs"].as_array().unwrap();
             let one_of = runs
                 .iter()
-                .map(|run| recorded(&serde_json::json!({ "runs": [run] }), scenario))
+                .map(|run| recorded(run, scenario))
                 .collect::<Vec<_>>();
             let missed = RACES_MISSED
                 .iter()
@@ -386,8 +386,7 @@ fn compare(sdk: &str, fixtures: Vec<(String, Fixture)>, differ: &mut Vec<String>
 fn compare_interleaved(fixture: &Value, scenario: &str, model: &Outcome, differ: &mut Vec<String>) {
     let runs = fixture["runs"].as_array().unwrap();
     for (i, run) in runs.iter().enumerate() {
-        let one = serde_json::json!({ "runs": [run] });
-        let want = recorded(&one, scenario);
+        let want = recorded(run, scenario);
         let same_tasks = (1..=2).all(|t| of_task(&model.posts, t) == of_task(&want.posts, t));
         let same_rest = (&model.events, &model.end, &model.get_task)
             == (&want.events, &want.end, &want.get_task);
@@ -409,7 +408,7 @@ fn compare_timeout_race(
     differ: &mut Vec<String>,
 ) {
     for (i, run) in fixture["runs"].as_array().unwrap().iter().enumerate() {
-        let want = recorded(&serde_json::json!({ "runs": [run] }), scenario);
+        let want = recorded(run, scenario);
         let raced = model.posts.len() == want.posts.len()
             && model.posts.iter().zip(&want.posts).all(|(m, w)| {
                 let either = |a: &str| m.replace(" race ", &format!(" {a} "));
