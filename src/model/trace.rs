@@ -184,6 +184,11 @@ pub struct Row {
     pub assumed: bool,
 }
 
+/// A push record's answer where the webhook answered so close to the
+/// sender's timeout that it races it (SPEC §14): neither answered nor
+/// lost for sure.
+pub const PUSH_RACED: &str = "race";
+
 /// One POST to the webhook as its row shows it (SPEC §12).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct PushRecord {

@@ -8,10 +8,10 @@ use crate::model::sim::scenario::{
     Sdk, Store, Work,
 };
 use crate::model::state::TaskState;
-use crate::model::trace::Metric;
 use crate::model::trace::{
     CallEnd, CancelResult, Disposition, Metrics, Row, Run, StreamEnd, StreamRecord, StreamRole,
 };
+use crate::model::trace::{Metric, PUSH_RACED};
 
 /// One piece of advice that carries over to production.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -289,7 +289,7 @@ fn push_outcome(scenario: &Scenario, run: &Run) -> Option<String> {
         .trace
         .rows
         .iter()
-        .filter(|r| r.push.as_ref().is_some_and(|p| p.answer == "race"))
+        .filter(|r| r.push.as_ref().is_some_and(|p| p.answer == PUSH_RACED))
         .count() as u32;
     if races > 0 {
         return Some(format!(

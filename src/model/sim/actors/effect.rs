@@ -51,6 +51,11 @@ pub(super) struct Facts<'a> {
     pub(super) lingering: Option<(usize, usize)>,
 }
 
+/// The stream of an open subscription, if it is to `task`.
+fn stream_on(open: Option<(usize, usize)>, task: usize) -> Option<usize> {
+    open.filter(|&(on, _)| on == task).map(|(_, stream)| stream)
+}
+
 impl Facts<'_> {
     /// Whether an execution still works on `task`.
     pub(super) fn is_running(&self, task: usize) -> bool {
@@ -60,17 +65,13 @@ impl Facts<'_> {
     /// The stream of the second client's subscription to `task`, while it
     /// is open to receive.
     pub(super) fn second_on(&self, task: usize) -> Option<usize> {
-        self.second_open
-            .filter(|&(on, _)| on == task)
-            .map(|(_, stream)| stream)
+        stream_on(self.second_open, task)
     }
 
     /// The stream of client 1's subscription to `task` beside its resumed
     /// call, while open.
     pub(super) fn lingering_on(&self, task: usize) -> Option<usize> {
-        self.lingering
-            .filter(|&(on, _)| on == task)
-            .map(|(_, stream)| stream)
+        stream_on(self.lingering, task)
     }
 
     /// A ledger event from `source` (a submission, a cancel request) about

@@ -15,7 +15,7 @@ use super::state::{Event, Payload};
 use crate::model::sim::keys::{Push, PushAuth, Wire};
 use crate::model::sim::profile::PushBody03;
 use crate::model::state::TaskState;
-use crate::model::trace::{Disposition, Entry, PushMetrics, PushRecord, Source};
+use crate::model::trace::{Disposition, Entry, PushMetrics, PushRecord, Source, PUSH_RACED};
 use crate::model::wire::{self, write_v03::to_v03};
 
 /// One task's POSTs: those waiting their turn, and what it was told.
@@ -200,7 +200,7 @@ impl PushSender {
             Reply::Status(_, at) if at > deadline => ("timeout".to_string(), None, deadline),
             // Neither answered nor timed out for sure: not counted either
             // way (the outcome says so).
-            Reply::Status(_, at) if at > races_from => ("race".to_string(), None, at),
+            Reply::Status(_, at) if at > races_from => (PUSH_RACED.to_string(), None, at),
             Reply::Status(code, at) => (code.to_string(), Some(at), at),
         };
         self.pushes += 1;
