@@ -194,7 +194,7 @@ pub const PUSH_RACED: &str = "race";
 pub struct PushRecord {
     /// The names of the headers sent, in order (values never shown).
     pub headers: Vec<String>,
-    /// `200`, `500`, `refused` or `timeout`.
+    /// `200`, `500`, `refused`, `timeout`, or `race` ([`PUSH_RACED`]).
     pub answer: String,
     /// When the webhook answered (virtual ms), `None` when it did not.
     pub answered_ms: Option<u64>,
