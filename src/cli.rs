@@ -11,7 +11,7 @@ use args::{CheckArgs, Command, Format, Parsed};
 use probe::probe;
 
 use crate::model::evidence::capture::{
-    CaptureFinding, CaptureReader, CaptureReport, RpcError, TaskSummary,
+    CaptureFinding, CaptureReader, CaptureReport, RpcError, TaskSummary, EXPLAIN_AT_MOST,
 };
 use crate::model::evidence::ci_report;
 use crate::model::evidence::export::{export_json, pretty_json};
@@ -226,13 +226,9 @@ fn check(
     print(stdout, &text, u8::from(broken))
 }
 
-/// The most events a capture may hold for `check` to explain its tasks
-/// with findings: explaining reads the files a second time, keeping every
-/// event, so a capture past this is judged but not explained.
-const EXPLAIN_AT_MOST: usize = 100_000;
-
 /// Each task with a finding explained by the lab's scenario (issue 33):
-/// the files read again, keeping each task's events.
+/// the files read again, keeping each task's events (up to
+/// [`EXPLAIN_AT_MOST`]: past it, the first pass leaves them unread).
 fn explain_tasks(report: &mut CaptureReport, args: &CheckArgs, files: &mut dyn Files) {
     if report.findings.is_empty() || report.read > EXPLAIN_AT_MOST {
         return;

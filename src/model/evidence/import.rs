@@ -138,7 +138,9 @@ impl Importer {
                 Err(e) if matches!(e.kind(), ReadKind::NoEvents { .. }) => Err(no_events()),
                 imported => imported,
             },
-            Mode::Capture(reader) => reader.finish_checked(&self.names).map(Imported::Capture),
+            Mode::Capture(reader) => reader
+                .finish_checked(&self.names)
+                .map(|r| Imported::Capture(r.explained())),
         }
     }
 
@@ -151,9 +153,10 @@ impl Importer {
     }
 }
 
-/// The page's capture reader: it keeps each task's rows for the views.
+/// The page's capture reader: it keeps each task's rows for the views,
+/// and its events, to explain a task with a finding by a scenario.
 fn capture_reader() -> CaptureReader {
-    CaptureReader::new(None).keeping_rows()
+    CaptureReader::new(None).keeping_rows().keeping_events()
 }
 
 /// Whether a file starting with `head` (from its first non-blank byte) is
@@ -271,11 +274,11 @@ pub fn import_bytes(bytes: &[u8]) -> Result<Imported, ReadError> {
             }
         }
     }
-    let mut reader = CaptureReader::new(None).keeping_rows();
+    let mut reader = capture_reader();
     reader.read_bytes(bytes)?;
     reader
         .finish_checked(&[THE_FILE])
-        .map(Imported::Capture)
+        .map(|r| Imported::Capture(r.explained()))
         .map_err(|_| no_events_in_the_file())
 }
 

@@ -15,7 +15,7 @@ use serde::Serialize;
 use crate::model::sim::scenario::Scenario;
 use crate::model::sim::simulate;
 use crate::model::state::TaskState;
-use crate::model::trace::{RowKind, Run, StreamEnd};
+use crate::model::trace::{Disposition, Row, RowKind, Run, StreamEnd};
 use crate::model::wire::answer::{read_value, EventKind, OwnedEvent};
 use crate::model::wire::Wire;
 
@@ -29,6 +29,10 @@ pub struct ScenarioOf {
     pub reproduces: bool,
     /// Where the two first part, in words, when they do.
     pub first_difference: Option<String>,
+    /// The task's events as compared ([`shapes`]), for the page to set
+    /// beside a scenario's.
+    #[serde(skip)]
+    pub events: Vec<String>,
 }
 
 /// `scenario: ?QUERY (reproduces it)`, or `(closest; …)` with where the
@@ -286,7 +290,7 @@ fn keys_of(events: &[OwnedEvent], end: Option<StreamEnd>) -> Vec<String> {
 
 /// Events as compared, in order: each one's shape, and `again` where an
 /// artifact update repeats a part already sent (a resend, never a step).
-fn shapes(events: &[OwnedEvent]) -> Vec<String> {
+pub fn shapes(events: &[OwnedEvent]) -> Vec<String> {
     let mut sent: Vec<(&str, &serde_json::Value)> = Vec::new();
     events
         .iter()
@@ -306,28 +310,48 @@ fn shapes(events: &[OwnedEvent]) -> Vec<String> {
         .collect()
 }
 
-/// What client 1 received in a run, as compared: its first stream, or a
-/// blocking call's answers.
-fn streamed(run: &Run, wire: Wire) -> Vec<String> {
-    let wires: Vec<&serde_json::Value> = match run.streams.first() {
-        Some(stream) => stream
-            .rows
+/// What client 1 was sent in a run, in order: its first stream's rows and
+/// the rows the guard kept from it, or a blocking call's answers.
+pub fn received(run: &Run) -> Vec<&Row> {
+    let rows = &run.trace.rows;
+    match run.streams.first() {
+        Some(stream) => {
+            let dropped = rows
+                .iter()
+                .filter(|r| r.client == 1 && r.disposition == Disposition::DroppedByGuard)
+                .map(|r| r.index);
+            let mut sent: Vec<usize> = stream.rows.iter().copied().chain(dropped).collect();
+            sent.sort_unstable();
+            sent.iter().filter_map(|&i| rows.get(i)).collect()
+        }
+        None => rows
             .iter()
-            .filter_map(|&i| run.trace.rows[i].wire.as_ref())
+            .filter(|r| r.kind == RowKind::Action && r.wire.is_some())
             .collect(),
-        None => run
-            .trace
-            .rows
-            .iter()
-            .filter(|r| r.kind == RowKind::Action)
-            .filter_map(|r| r.wire.as_ref())
-            .collect(),
-    };
-    let events: Vec<OwnedEvent> = wires
-        .into_iter()
-        .filter_map(|w| read_value(w, Some(wire)).ok())
+    }
+}
+
+/// Each row's event as compared ([`shapes`]), `None` for a row that never
+/// reached the wire (one the guard dropped).
+pub fn row_shapes(rows: &[&Row], wire: Wire) -> Vec<Option<String>> {
+    let events: Vec<Option<OwnedEvent>> = rows
+        .iter()
+        .map(|r| read_value(r.wire.as_ref()?, Some(wire)).ok())
         .collect();
-    shapes(&events)
+    let sent: Vec<OwnedEvent> = events.iter().flatten().cloned().collect();
+    let mut shaped = shapes(&sent).into_iter();
+    events
+        .iter()
+        .map(|e| e.as_ref().and_then(|_| shaped.next()))
+        .collect()
+}
+
+/// What client 1 received in a run, as compared.
+fn streamed(run: &Run, wire: Wire) -> Vec<String> {
+    row_shapes(&received(run), wire)
+        .into_iter()
+        .flatten()
+        .collect()
 }
 
 /// Where two event lists first part, if they do.
@@ -376,17 +400,26 @@ pub fn scenario_of(events: &[OwnedEvent], end: Option<StreamEnd>) -> ScenarioOf 
             query,
             reproduces: difference.is_none(),
             first_difference: difference,
+            events: Vec::new(),
         };
         if candidate.reproduces {
-            return candidate;
+            return ScenarioOf {
+                events: task,
+                ..candidate
+            };
         }
         if best.as_ref().is_none_or(|(most, _)| agree > *most) {
             best = Some((agree, candidate));
         }
     }
-    best.map(|(_, s)| s).unwrap_or(ScenarioOf {
+    let best = best.map(|(_, s)| s).unwrap_or(ScenarioOf {
         query: keys.join("&"),
         reproduces: false,
         first_difference: Some("no scenario takes these keys".into()),
-    })
+        events: Vec::new(),
+    });
+    ScenarioOf {
+        events: task,
+        ..best
+    }
 }

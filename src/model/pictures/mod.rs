@@ -1,7 +1,9 @@
 //! What the lab shows rather than tells: the state diagram ([`diagram`]),
 //! the timeline ([`timeline`]), the outcome sentences and advice
-//! ([`explain`]) and the list of examples ([`examples`]).
+//! ([`explain`]), the list of examples ([`examples`]) and a captured task
+//! beside the scenario that explains it ([`beside`]).
 
+pub mod beside;
 pub mod diagram;
 pub mod examples;
 pub mod explain;

@@ -10,6 +10,7 @@ use std::borrow::Cow;
 use std::collections::{BTreeMap, HashMap};
 
 use super::report::{CaptureFinding, CaptureReport, RpcError, TaskSummary, WiresSeen};
+use super::EXPLAIN_AT_MOST;
 use crate::model::evidence::finding::{check_depth, FindingCode};
 use crate::model::ledger::artifacts::{Coordinate, PartRef};
 use crate::model::ledger::{BodyRef, Decision, EventRef, Outcome, Reason, TaskLedger};
@@ -370,23 +371,27 @@ impl CaptureJudge {
         self.events += 1;
         let faults = shape_faults(bytes, event.wire, Shape::Event);
         let slot = self.slot(index, &event);
-        #[cfg(not(target_arch = "wasm32"))]
         self.keep_event(slot, bytes);
         self.tally(slot, index, event.wire, faults);
         self.judge(index, event, id.as_str(), timestamp);
         Ok(())
     }
 
-    /// Keeps the event as read under its task, when asked to (`check`
-    /// explains a task by a scenario; the page does not yet, so its bundle
-    /// leaves this reader out).
-    #[cfg(not(target_arch = "wasm32"))]
+    /// Keeps the event as read under its task, when asked to (to explain
+    /// a task by a scenario), up to [`EXPLAIN_AT_MOST`] events: past that
+    /// none is kept, and no task is explained.
     fn keep_event(&mut self, slot: usize, bytes: &[u8]) {
         use crate::model::wire::answer::{read_answer, Answer};
-        if self.keep_events {
-            if let Ok(Answer::Event(kept)) = read_answer(bytes, self.forced) {
-                self.tasks[slot].kept.push(kept);
-            }
+        if !self.keep_events {
+            return;
+        }
+        if self.events > EXPLAIN_AT_MOST as u64 {
+            self.keep_events = false;
+            self.tasks.iter_mut().for_each(|t| t.kept = Vec::new());
+            return;
+        }
+        if let Ok(Answer::Event(kept)) = read_answer(bytes, self.forced) {
+            self.tasks[slot].kept.push(kept);
         }
     }
 

@@ -89,6 +89,11 @@ struct Lines {
     number: u64,
 }
 
+/// The most events a capture may hold for its tasks with findings to be
+/// explained by a scenario: explaining keeps every event as read, so a
+/// capture past this is judged but not explained.
+pub const EXPLAIN_AT_MOST: usize = 100_000;
+
 impl CaptureReader {
     /// A reader; `forced` reads every event as that wire (`--wire`).
     pub fn new(forced: Option<Wire>) -> CaptureReader {
@@ -102,7 +107,8 @@ impl CaptureReader {
     }
 
     /// Also keeps every task's events as read (to explain a task by a
-    /// scenario; memory then grows with the capture).
+    /// scenario; memory then grows with the capture, up to
+    /// [`EXPLAIN_AT_MOST`] events).
     pub fn keeping_events(mut self) -> CaptureReader {
         self.judge.keep_events = true;
         self

@@ -135,6 +135,15 @@ impl CaptureReport {
         }
     }
 
+    /// The report with each task with a finding explained by the events
+    /// the reader kept, which it then lets go (the page keeps each task's
+    /// events as compared, not as read).
+    pub fn explained(mut self) -> CaptureReport {
+        let events = std::mem::take(&mut self.events);
+        self.explain_tasks(&events);
+        self
+    }
+
     /// The report as pretty JSON and a newline.
     pub fn to_json(&self) -> String {
         pretty_json(self)

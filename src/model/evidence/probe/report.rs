@@ -649,12 +649,13 @@ fn code(v: Option<&Value>) -> Result<ProbeCode, ProbeJsonFault> {
 
 /// Judges what a probe received, one body per call, read in order as one
 /// capture (SPEC §8: a dropped stream and its resubscription are one
-/// session), keeping each task's rows for the views. `wire` is the wire
+/// session), keeping each task's rows for the views and explaining each
+/// task with a finding by a scenario. `wire` is the wire
 /// the agent was spoken to in.
 pub fn capture_of_calls(calls: &[&str], wire: Option<Wire>) -> Result<CaptureReport, ReadError> {
-    let mut reader = CaptureReader::new(wire).keeping_rows();
+    let mut reader = CaptureReader::new(wire).keeping_rows().keeping_events();
     for body in calls {
         reader.read_bytes(body.as_bytes())?;
     }
-    Ok(reader.finish())
+    Ok(reader.finish().explained())
 }
