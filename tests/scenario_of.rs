@@ -164,6 +164,7 @@ fn the_doctor_captures_tasks_with_findings_are_explained_as_far_as_the_lab_model
 fn a_probe_with_a_finding_names_the_scenario_of_its_task() {
     use a2a_lab::model::evidence::probe::plan::replay;
     use a2a_lab::model::evidence::probe::report::{Probe, ProbeReport, ProbedAgent};
+    use a2a_lab::model::pictures::shown::Shown;
     use a2a_lab::model::wire::rest::Binding;
     let mut explained = 0;
     // @a2a-js/sdk drops the late artifact from the stream: its stream is
@@ -211,6 +212,18 @@ fn a_probe_with_a_finding_names_the_scenario_of_its_task() {
         assert_eq!(scenario.query.contains("wire=0.3"), wire == "0.3", "{name}");
         assert!(report.to_text().contains("    scenario: ?"), "{name}");
         explained += usize::from(scenario.reproduces);
+        // The page's probe view opens the stream probe's task the same way.
+        let at = report
+            .probes
+            .iter()
+            .position(|p| p.name == Probe::Stream)
+            .unwrap();
+        let query = scenario.query.clone();
+        let shown = Shown::probe(report).choose(at);
+        let task = shown
+            .pinned_task()
+            .unwrap_or_else(|| panic!("{name}: no task to open"));
+        assert_eq!(task.query, query, "{name}");
     }
     // Each recorded late artifact is reproduced, SDK and wire included.
     assert_eq!(explained, 2);

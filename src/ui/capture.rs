@@ -86,6 +86,16 @@ pub fn CaptureTasks() -> impl IntoView {
             .iter()
             .map(|e| view! { <li>{format!("#{}: JSON-RPC error {} {}", e.index, e.code, e.message)}</li> })
             .collect_any();
+        // The chosen task explained by a scenario, to open beside it.
+        let explained = shown.scenario_of_chosen().map(|scenario| {
+            view! {
+                <p class="capture__scenario">
+                    {scenario.to_string()}
+                    " "
+                    <button class="capture__open" on:click=move |_| lab.open_as_scenario()>"Open as a scenario"</button>
+                </p>
+            }
+        });
         let heads = listing.heads.map(|h| view! { <th scope="col">{h}</th> });
         Some(view! {
             <section class="capture" class:capture--probe=probes aria-label=if probes { "Imported probe" } else { "Imported capture" }>
@@ -102,6 +112,7 @@ pub fn CaptureTasks() -> impl IntoView {
                     {more}
                 </div>
                 <h2 class="capture__title">{listing.title}</h2>
+                {explained}
                 <ul class="capture__findings">{findings}</ul>
                 <ul class="capture__errors">{errors}</ul>
             </section>

@@ -1,12 +1,14 @@
-//! Compare mode: pin the current scenario as A, change controls for B, and
-//! see both side by side with the differences marked.
+//! Compare mode: pin the current scenario as A (or open a captured task as
+//! its scenario, [`super::beside`]), change controls for B, and see both
+//! side by side with the differences marked.
 
 use leptos::prelude::*;
 
 use super::{flag, CollectAny};
 
+use super::beside::TaskBeside;
 use super::browser;
-use super::lab::Lab;
+use super::lab::{Lab, Pinned};
 use crate::model::evidence::compare::{compare_runs, Comparison};
 use crate::model::pictures::explain::sdk_difference;
 use crate::model::pictures::metrics::show;
@@ -21,7 +23,8 @@ pub fn PinButton() -> impl IntoView {
         if lab.pinned.get_untracked().is_some() {
             lab.pinned.set(None);
         } else {
-            lab.pinned.set(Some(lab.scenario.get_untracked()));
+            lab.pinned
+                .set(Some(Pinned::Scenario(lab.scenario.get_untracked())));
             lab.info("Pinned this scenario as A: change the controls to build B.");
         }
     };
@@ -29,7 +32,7 @@ pub fn PinButton() -> impl IntoView {
         let current = lab.scenario.get_untracked();
         match (current.with("sdk", "python"), current.with("sdk", "js")) {
             (Ok(a), Ok(b)) => {
-                lab.pinned.set(Some(a));
+                lab.pinned.set(Some(Pinned::Scenario(a)));
                 lab.scenario.set(b);
                 lab.info("Comparing the same scenario under a2a-sdk 1.3.0 (A) and @a2a-js/sdk 1.3.0 (B).");
             }
@@ -58,7 +61,7 @@ fn rows_view(rows: &[Row], from: Option<usize>) -> impl IntoView {
         .collect_any()
 }
 
-/// The comparison, shown while a scenario is pinned.
+/// The comparison, shown while a scenario or a captured task is pinned.
 #[component]
 pub fn Compare() -> impl IntoView {
     let lab = expect_context::<Lab>();
@@ -66,7 +69,9 @@ pub fn Compare() -> impl IntoView {
     // costs the page's WebAssembly more than the redraw).
     let comparison = Memo::new_with_compare(
         move |_| {
-            let a = lab.pinned.get()?;
+            let Some(Pinned::Scenario(a)) = lab.pinned.get() else {
+                return None;
+            };
             let b = lab.scenario.get();
             let run_b = lab.run.with(|r| (**r).clone());
             Some(compare_runs(&a, simulate(&a), &b, run_b))
@@ -147,6 +152,7 @@ pub fn Compare() -> impl IntoView {
             <section class="compare" aria-label="Compare A and B">
                 <h2>"Compare"</h2>
                 {move || body()}
+                <TaskBeside/>
             </section>
         }.into_any())}
     }

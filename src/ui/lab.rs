@@ -5,6 +5,7 @@ use std::sync::Arc;
 
 use leptos::prelude::*;
 
+use crate::model::pictures::beside::PinnedTask;
 use crate::model::pictures::page::Cursor;
 use crate::model::pictures::shown::Shown;
 use crate::model::sim::keys::Key;
@@ -30,8 +31,8 @@ pub struct Lab {
     pub baseline: StoredValue<Metrics>,
     /// Shown inside an iframe without page chrome.
     pub embed: bool,
-    /// Scenario A of compare mode, once pinned.
-    pub pinned: RwSignal<Option<Scenario>>,
+    /// A of compare mode, once pinned.
+    pub pinned: RwSignal<Option<Pinned>>,
     /// What the views show: the simulation, or an imported capture or
     /// probe report (until the user goes back to the simulation).
     pub shown: RwSignal<Shown>,
@@ -39,6 +40,15 @@ pub struct Lab {
     pub import: RwSignal<Option<ImportProgress>>,
     /// Files are being dragged over the page.
     pub dragging: RwSignal<bool>,
+}
+
+/// What compare mode holds as A, beside the scenario shown (B).
+#[derive(Clone, Debug, PartialEq)]
+pub enum Pinned {
+    /// A scenario pinned by the user.
+    Scenario(Scenario),
+    /// A task of an imported capture or probe, opened as its scenario.
+    Task(Arc<PinnedTask>),
 }
 
 /// An import under way.
@@ -155,6 +165,26 @@ impl Lab {
     pub fn choose(&self, i: usize) {
         let next = self.shown.with_untracked(|s| s.choose(i));
         self.show(next);
+    }
+
+    /// Opens the chosen task of the import as the scenario that explains
+    /// it, with the task pinned as A beside it.
+    pub fn open_as_scenario(&self) {
+        let Some(task) = self.shown.with_untracked(Shown::pinned_task) else {
+            return;
+        };
+        match Scenario::from_query(&task.query) {
+            Ok(scenario) => {
+                self.leave_capture();
+                self.scenario.set(scenario);
+                self.info(format!(
+                    "Task {} pinned as A beside its scenario (B): change the controls, e.g. the guard, to see the fix on its events.",
+                    task.id
+                ));
+                self.pinned.set(Some(Pinned::Task(task)));
+            }
+            Err(e) => self.error(e.to_string()),
+        }
     }
 
     /// Changes one scenario key; a bad value leaves the scenario as it was.

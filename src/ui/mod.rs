@@ -12,6 +12,7 @@ pub mod app;
 // Benchmark hooks for scripts/perf, never in the production bundle.
 #[cfg(feature = "bench-exports")]
 pub mod bench;
+pub mod beside;
 pub mod browser;
 pub mod capture;
 pub mod compare;

@@ -70,14 +70,14 @@ pub struct Beside {
 }
 
 /// The scenario's events as its client received them, each with what
-/// happened to it (an event the guard dropped, by its label).
+/// happened to it (`not sent` where the guard dropped one).
 fn scenario_events(scenario: &Scenario, run: &Run) -> Vec<String> {
     let rows = received(run);
     let shapes = row_shapes(&rows, scenario.wire);
     rows.iter()
         .zip(shapes)
         .map(|(row, shape)| {
-            let event = shape.unwrap_or_else(|| row.event.clone());
+            let event = shape.as_deref().unwrap_or("not sent");
             format!("{event} · {}", row.disposition.label())
         })
         .collect()

@@ -10,6 +10,8 @@ use crate::model::evidence::capture::run::task_run;
 use crate::model::evidence::capture::{CaptureReader, CaptureReport, WiresSeen};
 use crate::model::evidence::import::Imported;
 use crate::model::evidence::probe::report::{capture_of_calls, ProbeOutcome, ProbeReport};
+use crate::model::evidence::scenario_of::ScenarioOf;
+use crate::model::pictures::beside::PinnedTask;
 use crate::model::trace::Run;
 
 /// An imported capture, judged, with each task as a run for the views.
@@ -164,6 +166,31 @@ impl Shown {
             Shown::Capture { view, task } => Some(capture_listing(view, *task, listed)),
             Shown::Probe { view, probe, .. } => Some(probe_listing(view, *probe)),
         }
+    }
+
+    /// The chosen task: of the capture, or of the chosen probe's calls.
+    fn chosen_task(&self) -> Option<(&CaptureView, usize)> {
+        match self {
+            Shown::Simulation => None,
+            Shown::Capture { task, .. } | Shown::Probe { task, .. } => {
+                Some((self.capture_view()?, *task))
+            }
+        }
+    }
+
+    /// The scenario that explains the chosen task, where it has a finding
+    /// and its events were read (issue 33).
+    pub fn scenario_of_chosen(&self) -> Option<&ScenarioOf> {
+        let (view, task) = self.chosen_task()?;
+        view.report.tasks.get(task)?.scenario.as_ref()
+    }
+
+    /// The chosen task as compare mode pins it, beside its scenario.
+    pub fn pinned_task(&self) -> Option<Arc<PinnedTask>> {
+        let (view, task) = self.chosen_task()?;
+        let summary = view.report.tasks.get(task)?;
+        let rows = &view.runs.get(task)?.trace.rows;
+        PinnedTask::new(&summary.id, summary.scenario.as_ref(), rows)
     }
 
     /// The chosen row of the listing.
