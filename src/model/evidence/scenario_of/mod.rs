@@ -12,6 +12,8 @@
 
 use serde::Serialize;
 
+pub mod streams;
+
 use crate::model::sim::scenario::Scenario;
 use crate::model::sim::simulate;
 use crate::model::state::TaskState;
@@ -77,7 +79,7 @@ fn shape(event: &OwnedEvent) -> String {
     }
 }
 
-fn state_of(event: &OwnedEvent) -> Option<TaskState> {
+pub(super) fn state_of(event: &OwnedEvent) -> Option<TaskState> {
     match event.kind {
         EventKind::Status | EventKind::Task => event.state.as_ref()?.known(),
         _ => None,
@@ -111,7 +113,7 @@ fn interrupt_key(turns: &[(usize, TaskState)]) -> Option<&'static str> {
 }
 
 /// The keys every task ends with: its wire.
-fn finish_keys(mut keys: Vec<String>, events: &[OwnedEvent]) -> Vec<String> {
+pub(super) fn finish_keys(mut keys: Vec<String>, events: &[OwnedEvent]) -> Vec<String> {
     if events.first().is_some_and(|e| e.wire == Wire::V0_3) {
         keys.push("wire=0.3".into());
     }
@@ -170,7 +172,8 @@ fn ending_keys(steps: Steps, last: Option<TaskState>, end: Option<StreamEnd>) ->
         (Some(TaskState::Failed), _) => Some("fail"),
         (Some(TaskState::InputRequired), _) => Some("input"),
         (Some(TaskState::AuthRequired), _) => Some("auth"),
-        (_, Some(StreamEnd::Hung)) => Some("never"),
+        // A stream that hung, or that the client's own timeout gave up on.
+        (_, Some(StreamEnd::Hung | StreamEnd::TimedOut)) => Some("never"),
         _ => Some("return"),
     };
     keys.extend(ending.map(|e| format!("ending={e}")));
@@ -249,7 +252,7 @@ fn steps_of(before: &[OwnedEvent]) -> (Steps, u32) {
 }
 
 /// The keys its events say, as `key=value` pairs (the SDK left out).
-fn keys_of(events: &[OwnedEvent], end: Option<StreamEnd>) -> Vec<String> {
+pub(super) fn keys_of(events: &[OwnedEvent], end: Option<StreamEnd>) -> Vec<String> {
     if answers_only(events) {
         return blocking_keys(events);
     }
@@ -310,17 +313,23 @@ pub fn shapes(events: &[OwnedEvent]) -> Vec<String> {
         .collect()
 }
 
-/// What client 1 was sent in a run, in order: its first stream's rows and
-/// the rows the guard kept from it, or a blocking call's answers.
+/// What client 1 was sent in a run, in order: its streams' rows (one
+/// after another, as a capture of its calls lists them) and the rows the
+/// guard kept from it, or a blocking call's answers.
 pub fn received(run: &Run) -> Vec<&Row> {
     let rows = &run.trace.rows;
     match run.streams.first() {
-        Some(stream) => {
+        Some(_) => {
             let dropped = rows
                 .iter()
                 .filter(|r| r.client == 1 && r.disposition == Disposition::DroppedByGuard)
                 .map(|r| r.index);
-            let mut sent: Vec<usize> = stream.rows.iter().copied().chain(dropped).collect();
+            let streamed = run
+                .streams
+                .iter()
+                .filter(|s| s.client == 1)
+                .flat_map(|s| s.rows.iter().copied());
+            let mut sent: Vec<usize> = streamed.chain(dropped).collect();
             sent.sort_unstable();
             sent.iter().filter_map(|&i| rows.get(i)).collect()
         }
@@ -355,7 +364,7 @@ fn streamed(run: &Run, wire: Wire) -> Vec<String> {
 }
 
 /// Where two event lists first part, if they do.
-fn first_difference(task: &[String], scenario: &[String]) -> Option<String> {
+pub(super) fn first_difference(task: &[String], scenario: &[String]) -> Option<String> {
     let n = task.len().max(scenario.len());
     (0..n).find_map(|i| match (task.get(i), scenario.get(i)) {
         (Some(a), Some(b)) if a == b => None,
@@ -378,8 +387,40 @@ fn first_difference(task: &[String], scenario: &[String]) -> Option<String> {
 /// The scenario that explains one task's events (`end`: how its stream
 /// ended, where that is known): the keys read off them, with the SDK whose
 /// simulation reproduces them, a2a-sdk first; where neither does, the one
-/// that agrees longer.
+/// that agrees longer. Events that hold more than one stream (a task
+/// snapshot after the first event opens a resubscription's, or a retried
+/// call's) are read stream by stream where one stream does not explain
+/// them.
 pub fn scenario_of(events: &[OwnedEvent], end: Option<StreamEnd>) -> ScenarioOf {
+    let one = scenario_of_one(events, end);
+    if one.reproduces || answers_only(events) {
+        return one;
+    }
+    let starts: Vec<usize> = (1..events.len())
+        .filter(|&i| events[i].kind == EventKind::Task)
+        .collect();
+    if starts.is_empty() {
+        return one;
+    }
+    let bounds: Vec<usize> = [0].into_iter().chain(starts).chain([events.len()]).collect();
+    let streams: Vec<streams::Received> = bounds
+        .windows(2)
+        .map(|w| streams::Received {
+            client: 1,
+            events: &events[w[0]..w[1]],
+            end: (w[1] == events.len()).then_some(end).flatten(),
+        })
+        .collect();
+    let several = streams::scenario_of_streams(&streams);
+    if several.reproduces {
+        several
+    } else {
+        one
+    }
+}
+
+/// [`scenario_of`] for the events of one stream.
+fn scenario_of_one(events: &[OwnedEvent], end: Option<StreamEnd>) -> ScenarioOf {
     let keys = keys_of(events, end);
     let task = shapes(events);
     let wire = events.first().map_or(Wire::V1_0, |e| e.wire);
