@@ -12,6 +12,7 @@
 
 use serde::Serialize;
 
+pub mod pushes;
 pub mod streams;
 
 use crate::model::sim::scenario::Scenario;
@@ -214,7 +215,7 @@ fn blocking_keys(answers: &[OwnedEvent]) -> Vec<String> {
 
 /// Whether the events are a blocking call's answers: tasks alone, never
 /// SUBMITTED.
-fn answers_only(events: &[OwnedEvent]) -> bool {
+pub(super) fn answers_only(events: &[OwnedEvent]) -> bool {
     events.iter().all(|e| e.kind == EventKind::Task)
         && events
             .first()
@@ -251,6 +252,17 @@ fn steps_of(before: &[OwnedEvent]) -> (Steps, u32) {
     (steps, workings)
 }
 
+/// Whether a WORKING update came after the last step's chunk (the next
+/// step's progress), with a step done before it.
+fn progress_after_last_step(events: &[OwnedEvent]) -> bool {
+    let Some(last) = events.iter().rposition(|e| e.kind == EventKind::Artifact) else {
+        return false;
+    };
+    events[last + 1..]
+        .iter()
+        .any(|e| e.kind == EventKind::Status && state_of(e) == Some(TaskState::Working))
+}
+
 /// The keys its events say, as `key=value` pairs (the SDK left out).
 pub(super) fn keys_of(events: &[OwnedEvent], end: Option<StreamEnd>) -> Vec<String> {
     if answers_only(events) {
@@ -279,9 +291,12 @@ pub(super) fn keys_of(events: &[OwnedEvent], end: Option<StreamEnd>) -> Vec<Stri
     }
     keys.extend(interrupt_key(&turns).map(String::from));
     // Progress: WORKING again before each step, beyond the first WORKING
-    // and each follow-up turn's.
+    // and each follow-up turn's; a step whose progress came but whose
+    // chunk did not (a cancel fell in it) counts too.
     let progress = workings.saturating_sub(1 + turns.len() as u32);
-    let chunks = steps.done.max(1);
+    let before = &events[..ends_at.unwrap_or(events.len())];
+    let started = steps.done + u32::from(progress_after_last_step(before));
+    let chunks = started.max(1);
     if progress > 0 && progress % chunks == 0 {
         keys.push(format!("progress={}", progress / chunks));
     }

@@ -10,7 +10,7 @@ use crate::model::sim::scenario::Scenario;
 use crate::model::sim::simulate;
 use crate::model::state::TaskState;
 use crate::model::trace::{Run, StreamEnd};
-use crate::model::wire::answer::{EventKind, OwnedEvent};
+use crate::model::wire::answer::{ArtifactParts, EventKind, OwnedEvent};
 use crate::model::wire::Wire;
 
 /// One call's stream of a task, as a client received it.
@@ -42,44 +42,187 @@ fn is_retry(first: &Received, later: &Received) -> bool {
     })
 }
 
-/// The task as client 1 saw it across its streams: the first, then each
-/// later one's events after the snapshot it opens with; a retried call's
-/// stream is the task again from the start.
-fn whole_task(c1: &[&Received]) -> (Vec<OwnedEvent>, Option<StreamEnd>) {
-    let Some(first) = c1.first() else {
-        return (Vec::new(), None);
-    };
-    if let Some(retry) = c1.get(1).filter(|r| is_retry(first, r)) {
-        return (retry.events.to_vec(), retry.end);
+/// Whether a stream opens with a task snapshot (a call's first event, or a
+/// subscription's); one that does not continues client 1's call (a resumed
+/// turn, as the recorders list it).
+fn opens(stream: &Received) -> bool {
+    stream
+        .events
+        .first()
+        .is_none_or(|e| e.kind == EventKind::Task)
+}
+
+/// What one of client 1's streams is to the task.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+enum Role {
+    /// The call that made the task.
+    Call,
+    /// The same message sent again: a new task.
+    Retry,
+    /// A resumed turn, carrying the call on.
+    Continues,
+    /// A subscription to the task.
+    Subscribes,
+}
+
+/// Each of client 1's streams' role. A stream that opens with a task
+/// snapshot is a subscription, unless `resent`, the call's stream before it
+/// was not dropped (a client drops a stream to subscribe again), and the
+/// snapshot repeats the question the call last asked: a resumed turn that
+/// sends the task again first (@a2a-js/sdk does), which a capture cannot
+/// tell from a subscription.
+fn roles(c1: &[&Received], resent: bool) -> Vec<Role> {
+    let mut out = Vec::new();
+    let mut asked: Option<TaskState> = None;
+    let mut dropped = false;
+    for (i, s) in c1.iter().enumerate() {
+        let head = s.events.first();
+        let role = if i == 0 {
+            Role::Call
+        } else if !out.contains(&Role::Retry) && is_retry(c1[0], s) {
+            Role::Retry
+        } else if !opens(s) {
+            Role::Continues
+        } else if resent && !dropped && asked.is_some() && head.and_then(state_of) == asked {
+            Role::Continues
+        } else {
+            Role::Subscribes
+        };
+        match role {
+            Role::Subscribes => {
+                // The question pending as it opened, which a resumed turn
+                // answers next.
+                dropped = false;
+                asked = head.and_then(state_of).filter(|s| s.is_interrupted()).or(asked);
+            }
+            _ => {
+                let last = s.events.iter().rev().find_map(state_of);
+                asked = last.filter(|s| s.is_interrupted());
+                dropped = matches!(s.end, Some(StreamEnd::DroppedByClient | StreamEnd::Broken));
+            }
+        }
+        out.push(role);
     }
-    let mut events = first.events.to_vec();
-    for later in &c1[1..] {
-        let snapshot = later
-            .events
-            .first()
-            .is_some_and(|e| e.kind == EventKind::Task);
-        events.extend_from_slice(&later.events[usize::from(snapshot)..]);
+    out
+}
+
+/// The events a subscription's snapshot tells that the client did not
+/// see: its state where that is new (or, with `gap`, a WORKING update it
+/// stands for), and a chunk for each part it holds beyond those seen.
+fn told_by(snapshot: &OwnedEvent, seen: &[OwnedEvent], gap: bool) -> Vec<OwnedEvent> {
+    let mut told = Vec::new();
+    let before = seen.iter().rev().find_map(state_of);
+    let state = state_of(snapshot);
+    if state.is_some() && (state != before || (gap && state == Some(TaskState::Working))) {
+        let mut status = snapshot.clone();
+        status.kind = EventKind::Status;
+        status.artifacts = Vec::new();
+        told.push(status);
+    }
+    let parts = |e: &OwnedEvent| e.artifacts.iter().map(|a| a.parts.len()).sum::<usize>();
+    let had: usize = seen
+        .iter()
+        .filter(|e| e.kind == EventKind::Artifact)
+        .map(parts)
+        .sum();
+    for artifact in &snapshot.artifacts {
+        for (n, part) in artifact.parts.iter().enumerate().skip(had) {
+            let mut chunk = snapshot.clone();
+            chunk.kind = EventKind::Artifact;
+            chunk.state = None;
+            chunk.artifacts = vec![ArtifactParts {
+                artifact_id: artifact.artifact_id.clone(),
+                append: n > 0,
+                last: false,
+                parts: vec![part.clone()],
+            }];
+            told.push(chunk);
+        }
+    }
+    told
+}
+
+/// The task as client 1 saw it across its streams, in order: its call's
+/// (a retried call's, where it sent the message again); each resumed
+/// turn's where no subscription carried it already; each subscription's
+/// events, after those its snapshot tells ([`told_by`]).
+fn whole_task(c1: &[&Received], roles: &[Role], gap: bool) -> (Vec<OwnedEvent>, Option<StreamEnd>) {
+    let from = roles.iter().position(|r| *r == Role::Retry).unwrap_or(0);
+    let mut events: Vec<OwnedEvent> = Vec::new();
+    // Turns a subscription carried that a resumed turn's stream repeats.
+    let mut covered = 0;
+    for (s, role) in c1.iter().zip(roles).skip(from) {
+        let Some(head) = s.events.first() else {
+            continue;
+        };
+        match role {
+            Role::Call | Role::Retry => events.extend_from_slice(s.events),
+            Role::Continues if covered > 0 => covered -= 1,
+            Role::Continues => {
+                let resent = usize::from(head.kind == EventKind::Task);
+                events.extend_from_slice(&s.events[resent..]);
+            }
+            Role::Subscribes => {
+                covered = s.events[1..]
+                    .iter()
+                    .filter(|e| e.kind == EventKind::Status)
+                    .filter(|e| state_of(e).is_some_and(|s| s.is_interrupted() || s.is_terminal()))
+                    .count();
+                let told = told_by(head, &events, gap);
+                events.extend(told);
+                events.extend_from_slice(&s.events[1..]);
+            }
+        }
     }
     let end = c1.iter().rev().find(|s| !s.events.is_empty()).and_then(|s| s.end);
     (events, end.filter(|e| *e == StreamEnd::Hung))
 }
 
+/// The streams as the lab records them: a resumed turn's events continue
+/// client 1's call's stream, which ends as the turn's does.
+fn as_recorded<'a>(
+    streams: &[Received<'a>],
+    roles: &[Role],
+) -> Vec<(u8, Vec<&'a OwnedEvent>, Option<StreamEnd>)> {
+    let mut out: Vec<(u8, Vec<&OwnedEvent>, Option<StreamEnd>)> = Vec::new();
+    let mut call: Option<usize> = None;
+    let mut mine = roles.iter();
+    for s in streams {
+        let role = if s.client == 1 { mine.next().copied() } else { None };
+        match (role, call) {
+            (Some(Role::Continues), Some(at)) => {
+                out[at].1.extend(s.events);
+                out[at].2 = s.end;
+            }
+            _ => {
+                if matches!(role, Some(Role::Call | Role::Retry)) {
+                    call = Some(out.len());
+                }
+                out.push((s.client, s.events.iter().collect(), s.end));
+            }
+        }
+    }
+    out
+}
+
 /// Every value of each key the streams leave open, one list per key
 /// (`[""]` where the key is not in play).
-fn open_keys(c1: &[&Received], c2: &[&Received], seen: usize) -> Vec<Vec<String>> {
-    let Some(first) = c1.first() else {
-        return Vec::new();
-    };
-    let retry = c1.get(1).is_some_and(|r| is_retry(first, r));
+fn open_keys(c1: &[&Received], roles: &[Role], c2: &[&Received], seen: usize) -> Vec<Vec<String>> {
     let broken = c1.iter().any(|s| s.end == Some(StreamEnd::Broken));
     let mut open = Vec::new();
-    if retry {
+    if roles.contains(&Role::Retry) {
         open.push(vec!["retry=on".to_string()]);
-    } else if c1.len() > 1 {
-        // Dropped by the client at its last event; the kill broke it
-        // first, before the client's drop came; or either, unknown.
-        let k = first.events.len();
-        let from = match first.end {
+    }
+    if let Some(sub) = roles.iter().position(|r| *r == Role::Subscribes) {
+        // The call's stream that dropped before it: dropped by the client
+        // at its last event; the kill broke it first, before the client's
+        // drop came; or either, unknown.
+        let call = (0..sub)
+            .rev()
+            .find(|&i| matches!(roles[i], Role::Call | Role::Retry))
+            .unwrap_or(0);
+        let k = c1[call].events.len();
+        let from = match c1[call].end {
             Some(StreamEnd::DroppedByClient) => k..=k,
             Some(StreamEnd::Broken) => k + 1..=k + 4,
             _ => k..=k + 4,
@@ -162,7 +305,12 @@ fn own_keys(events: &[OwnedEvent], end: Option<StreamEnd>, cut: Cut) -> Vec<Vec<
     };
     match cut {
         Cut::No => vec![read],
-        Cut::Unseen => vec![read.clone(), with_chunks(sent)],
+        Cut::Unseen => {
+            // How it ended is unseen; its steps as read, or as many as sent.
+            let ended = |k: &String| ["cancel=", "cancel_impl=", "ending="].iter().any(|p| k.starts_with(p));
+            let steps: Vec<String> = read.iter().filter(|k| !ended(k)).cloned().collect();
+            vec![read.clone(), steps, with_chunks(sent)]
+        }
         Cut::Broken => (sent..=sent + 2).map(with_chunks).collect(),
         Cut::Unknown => [read]
             .into_iter()
@@ -172,7 +320,7 @@ fn own_keys(events: &[OwnedEvent], end: Option<StreamEnd>, cut: Cut) -> Vec<Vec<
 }
 
 /// Each combination of one value per list, in order.
-fn combinations(lists: &[Vec<String>]) -> Vec<Vec<String>> {
+pub(super) fn combinations(lists: &[Vec<String>]) -> Vec<Vec<String>> {
     lists.iter().fold(vec![Vec::new()], |done, list| {
         done.iter()
             .flat_map(|keys| {
@@ -235,32 +383,79 @@ fn first_difference(task: &[Compared], scenario: &[Compared]) -> Option<String> 
 /// with its client and how it ended, where known): the keys read off the
 /// whole task, with each value the streams leave open tried in turn, both
 /// SDKs, a2a-sdk first; the first to match every stream wins, else the one
-/// that agrees the longest.
+/// that agrees the longest. A stream that opens with the question the call
+/// last asked is read first as a subscription, then as a resumed turn.
 pub fn scenario_of_streams(streams: &[Received]) -> ScenarioOf {
-    // One stream that ended on its own is read as one; one a restart
-    // broke is read with the keys a restart leaves open.
-    if let [one] = streams {
-        if one.client == 1 && one.end != Some(StreamEnd::Broken) {
-            return super::scenario_of_one(one.events, one.end);
-        }
-    }
     let c1: Vec<&Received> = streams.iter().filter(|s| s.client == 1).collect();
     let c2: Vec<&Received> = streams.iter().filter(|s| s.client != 1).collect();
-    let (events, end) = whole_task(&c1);
+    // Client 1's call alone, its turns one after another, or a blocking
+    // call's answers, ended on their own: read as one list; a call a
+    // restart broke is read with the keys a restart leaves open.
+    let one_call = c1.iter().skip(1).all(|s| !opens(s));
+    let all: Vec<OwnedEvent> = c1.iter().flat_map(|s| s.events.iter().cloned()).collect();
+    let end = c1.last().and_then(|s| s.end);
+    if c2.is_empty() && end != Some(StreamEnd::Broken) && (one_call || super::answers_only(&all)) {
+        return super::scenario_of_one(&all, end);
+    }
+    let flat: Vec<String> = streams.iter().flat_map(|s| shapes(s.events)).collect();
+    let mut best: Option<(usize, ScenarioOf)> = None;
+    for resent in [false, true] {
+        let roles = roles(&c1, resent);
+        if resent && roles == self::roles(&c1, false) {
+            continue;
+        }
+        match read_as(streams, &c1, &c2, &roles, &flat) {
+            Ok(found) => return found,
+            Err((agree, closest)) => {
+                if best.as_ref().is_none_or(|(most, _)| agree > *most) {
+                    best = Some((agree, closest));
+                }
+            }
+        }
+    }
+    best.map(|(_, s)| s).unwrap_or(ScenarioOf {
+        query: String::new(),
+        reproduces: false,
+        first_difference: Some("no scenario takes these keys".into()),
+        events: flat,
+    })
+}
+
+/// The streams read with these roles: the scenario that reproduces them,
+/// or the closest and how many events it agrees on.
+fn read_as(
+    streams: &[Received],
+    c1: &[&Received],
+    c2: &[&Received],
+    roles: &[Role],
+    flat: &[String],
+) -> Result<ScenarioOf, (usize, ScenarioOf)> {
     let seen = c1.iter().map(|s| s.events.len()).sum();
-    let mut lists = vec![own_keys(&events, end, cut_of(&c1))
+    let mut own: Vec<String> = Vec::new();
+    for gap in [false, true] {
+        let (events, end) = whole_task(c1, roles, gap);
+        for keys in own_keys(&events, end, cut_of(c1)) {
+            let keys = keys.join("&");
+            if !own.contains(&keys) {
+                own.push(keys);
+            }
+        }
+    }
+    let mut lists = vec![own];
+    lists.extend(open_keys(c1, roles, c2, seen));
+    let mut task: Vec<Compared> = as_recorded(streams, roles)
         .into_iter()
-        .map(|k| k.join("&"))
-        .collect::<Vec<_>>()];
-    lists.extend(open_keys(&c1, &c2, seen));
-    let mut task: Vec<Compared> = streams
-        .iter()
-        .filter(|s| !s.events.is_empty())
-        .map(|s| (s.client, shapes(s.events), s.end.map(StreamEnd::label)))
+        .filter(|s| !s.1.is_empty())
+        .map(|(client, events, end)| {
+            let events: Vec<OwnedEvent> = events.into_iter().cloned().collect();
+            (client, shapes(&events), end.map(StreamEnd::label))
+        })
         .collect();
     task.sort_by_key(|s| s.0);
-    let wire = events.first().map_or(Wire::V1_0, |e| e.wire);
-    let flat: Vec<String> = streams.iter().flat_map(|s| shapes(s.events)).collect();
+    let wire = c1
+        .iter()
+        .find_map(|s| s.events.first())
+        .map_or(Wire::V1_0, |e| e.wire);
     let mut best: Option<(usize, ScenarioOf)> = None;
     for keys in combinations(&lists) {
         for sdk in ["", "sdk=js"] {
@@ -280,26 +475,29 @@ pub fn scenario_of_streams(streams: &[Received]) -> ScenarioOf {
                 query: scenario.to_query(),
                 reproduces: difference.is_none(),
                 first_difference: difference,
-                events: flat.clone(),
+                events: flat.to_vec(),
             };
             if candidate.reproduces {
-                return candidate;
+                return Ok(candidate);
             }
             if best.as_ref().is_none_or(|(most, _)| agree > *most) {
                 best = Some((agree, candidate));
             }
         }
     }
-    best.map(|(_, s)| s).unwrap_or(ScenarioOf {
-        query: lists
-            .iter()
-            .filter_map(|l| l.first().cloned())
-            .collect::<Vec<_>>()
-            .join("&"),
-        reproduces: false,
-        first_difference: Some("no scenario takes these keys".into()),
-        events: flat,
-    })
+    Err(best.unwrap_or((
+        0,
+        ScenarioOf {
+            query: lists
+                .iter()
+                .filter_map(|l| l.first().cloned())
+                .collect::<Vec<_>>()
+                .join("&"),
+            reproduces: false,
+            first_difference: Some("no scenario takes these keys".into()),
+            events: flat.to_vec(),
+        },
+    )))
 }
 
 /// How many events, stream by stream, agree before the first difference.

@@ -1,0 +1,241 @@
+//! A task read off a webhook's log: the POSTs an agent sent for it, each
+//! body an event, with the header names and, where the log kept it, the
+//! webhook's answer. The events give the task's own keys; when the config
+//! took effect, how the webhook answered and which credentials were sent
+//! give the push keys; the values the log leaves open are simulated in
+//! turn, and the first whose POSTs match, one by one, wins.
+
+use super::{keys_of, shapes, state_of, ScenarioOf};
+use crate::model::sim::scenario::Scenario;
+use crate::model::sim::simulate;
+use crate::model::state::TaskState;
+use crate::model::trace::{Run, RowKind};
+use crate::model::wire::answer::{read_value, ArtifactParts, EventKind, OwnedEvent};
+
+/// One POST a webhook received for a task.
+#[derive(Debug, Clone)]
+pub struct Pushed {
+    /// Its body, read as an event.
+    pub event: OwnedEvent,
+    /// The names of its headers, in order.
+    pub headers: Vec<String>,
+    /// What the webhook answered (`200`, `500`, `timeout`), where the log
+    /// kept it.
+    pub answer: Option<String>,
+}
+
+/// The most events before a config took effect that are tried.
+const LATEST: usize = 24;
+
+/// A POST as compared: its event's shape, its answer where known, its
+/// header names.
+fn line(shape: &str, answer: Option<&str>, headers: &[String]) -> String {
+    format!("{shape} · {} · [{}]", answer.unwrap_or("?"), headers.join(","))
+}
+
+/// The POSTs a run sent for its first task, as compared (answers only
+/// where the log has them).
+fn run_posts(run: &Run, answers: bool) -> Vec<String> {
+    let mut first_task: Option<String> = None;
+    let mut events = Vec::new();
+    let mut records = Vec::new();
+    for row in run.trace.rows.iter().filter(|r| r.kind == RowKind::Push) {
+        let (Some(body), Some(push)) = (row.wire.as_ref(), row.push.as_ref()) else {
+            continue;
+        };
+        let Ok(event) = read_value(body, None) else {
+            continue;
+        };
+        let task = first_task.get_or_insert_with(|| event.task_id.clone());
+        if event.task_id == *task {
+            events.push(event);
+            records.push(push);
+        }
+    }
+    shapes(&events)
+        .iter()
+        .zip(records)
+        .map(|(shape, push)| {
+            let answer = answers.then_some(push.answer.as_str());
+            line(shape, answer, &push.headers)
+        })
+        .collect()
+}
+
+/// A task's snapshots, one per POST (a sender that posts the whole task
+/// for each event, as @a2a-js/sdk does on 0.3), read back as the events
+/// they tell: parts that grew an artifact update, else a status update of
+/// the state. A snapshot does not say whether an artifact was closed:
+/// `closed` takes each artifact's last growth as its last chunk.
+fn from_snapshots(events: &[OwnedEvent], closed: bool) -> Vec<OwnedEvent> {
+    let held = |e: &OwnedEvent| -> Vec<(String, usize)> {
+        e.artifacts
+            .iter()
+            .map(|a| (a.artifact_id.clone(), a.parts.len()))
+            .collect()
+    };
+    let mut out = vec![events[0].clone()];
+    for (i, pair) in events.windows(2).enumerate() {
+        let (before, now) = (held(&pair[0]), held(&pair[1]));
+        let grown = now.iter().find(|(id, n)| {
+            before.iter().find(|(b, _)| b == id).map_or(0, |(_, m)| *m) < *n
+        });
+        let mut event = pair[1].clone();
+        match grown {
+            Some((id, n)) => {
+                let had = before.iter().find(|(b, _)| b == id).map_or(0, |(_, m)| *m);
+                let last = closed && events[i + 2..].iter().all(|e| held(e) == now);
+                let parts = pair[1]
+                    .artifacts
+                    .iter()
+                    .find(|a| &a.artifact_id == id)
+                    .map(|a| a.parts[had..*n].to_vec())
+                    .unwrap_or_default();
+                event.kind = EventKind::Artifact;
+                event.state = None;
+                event.artifacts = vec![ArtifactParts {
+                    artifact_id: id.clone(),
+                    append: had > 0,
+                    last,
+                    parts,
+                }];
+            }
+            None => {
+                event.kind = EventKind::Status;
+                event.artifacts = Vec::new();
+            }
+        }
+        out.push(event);
+    }
+    out
+}
+
+/// Whether the log starts at the task's start (a config sent with the
+/// message) rather than mid-way (one set later).
+fn push_from_start(posts: &[Pushed]) -> bool {
+    let first = &posts[0].event;
+    first.kind == EventKind::Task && state_of(first) == Some(TaskState::Submitted)
+}
+
+/// The task's own keys as the POSTs tell them: read off their events (or
+/// the events a task's snapshots tell, closed or not); a log that starts
+/// mid-way leaves out the steps before it (up to three more tried).
+fn own_keys(events: &[OwnedEvent], from_start: bool) -> Vec<String> {
+    let snapshots = events.len() > 1 && events.iter().all(|e| e.kind == EventKind::Task);
+    let told: Vec<Vec<OwnedEvent>> = match snapshots {
+        true => vec![from_snapshots(events, true), from_snapshots(events, false)],
+        false => vec![events.to_vec()],
+    };
+    let mut own: Vec<String> = Vec::new();
+    for events in &told {
+        let keys = keys_of(events, None);
+        let more = if from_start { 0 } else { 3 };
+        for extra in 0..=more {
+            let keys: Vec<String> = keys
+                .iter()
+                .map(|k| match k.strip_prefix("chunks=").and_then(|n| n.parse::<u32>().ok()) {
+                    Some(n) => format!("chunks={}", n + extra),
+                    None => k.clone(),
+                })
+                .collect();
+            let joined = keys.join("&");
+            if !own.contains(&joined) {
+                own.push(joined);
+            }
+        }
+    }
+    own
+}
+
+/// The push keys the log allows, each list one key's values.
+fn push_keys(posts: &[Pushed]) -> Vec<Vec<String>> {
+    let mut lists = vec![if push_from_start(posts) {
+        vec!["push=inline".to_string()]
+    } else {
+        (1..=LATEST).map(|k| format!("push=after:{k}")).collect()
+    }];
+    let answers: Vec<&str> = posts.iter().filter_map(|p| p.answer.as_deref()).collect();
+    lists.push(if answers.contains(&"500") {
+        vec!["webhook=error".to_string()]
+    } else if answers.iter().any(|a| *a == "timeout") {
+        // The sender gave up: the webhook answered past its timeout, by
+        // how much the log does not say.
+        vec!["webhook_delay_ms=5005".to_string()]
+    } else {
+        vec![String::new()]
+    });
+    let headers = &posts[0].headers;
+    let bearer = headers.iter().any(|h| h.eq_ignore_ascii_case("authorization"));
+    let token = headers
+        .iter()
+        .any(|h| h.eq_ignore_ascii_case("x-a2a-notification-token"));
+    lists.push(vec![match (bearer, token) {
+        (true, true) => "push_auth=both".to_string(),
+        (true, false) => "push_auth=bearer".to_string(),
+        _ => String::new(),
+    }]);
+    lists
+}
+
+/// The scenario that explains a task's POSTs, as a webhook's log holds
+/// them: the keys read off their events, the push keys the log allows,
+/// both SDKs, a2a-sdk first; the first whose POSTs match wins, else the
+/// one that agrees the longest.
+pub fn scenario_of_pushes(posts: &[Pushed]) -> ScenarioOf {
+    let events: Vec<OwnedEvent> = posts.iter().map(|p| p.event.clone()).collect();
+    let answers = posts.iter().all(|p| p.answer.is_some());
+    let task: Vec<String> = shapes(&events)
+        .iter()
+        .zip(posts)
+        .map(|(shape, p)| line(shape, p.answer.as_deref(), &p.headers))
+        .collect();
+    if posts.is_empty() {
+        return ScenarioOf {
+            query: String::new(),
+            reproduces: false,
+            first_difference: Some("no POST to read".into()),
+            events: task,
+        };
+    }
+    let mut lists = vec![own_keys(&events, push_from_start(posts))];
+    lists.extend(push_keys(posts));
+    if lists[0].iter().any(|k| k.contains("interrupt=")) {
+        lists.push(vec![String::new(), "push_followup=repeat".into()]);
+    }
+    let mut best: Option<(usize, ScenarioOf)> = None;
+    for keys in super::streams::combinations(&lists) {
+        for sdk in ["", "sdk=js"] {
+            let query: Vec<&str> = keys
+                .iter()
+                .map(String::as_str)
+                .chain([sdk])
+                .filter(|k| !k.is_empty())
+                .collect();
+            let Ok(scenario) = Scenario::from_query(&query.join("&")) else {
+                continue;
+            };
+            let got = run_posts(&simulate(&scenario), answers);
+            let difference = super::first_difference(&task, &got)
+                .map(|d| d.replacen("event", "POST", 1));
+            let agree = task.iter().zip(&got).take_while(|(a, b)| a == b).count();
+            let candidate = ScenarioOf {
+                query: scenario.to_query(),
+                reproduces: difference.is_none(),
+                first_difference: difference,
+                events: task.clone(),
+            };
+            if candidate.reproduces {
+                return candidate;
+            }
+            if best.as_ref().is_none_or(|(most, _)| agree > *most) {
+                best = Some((agree, candidate));
+            }
+        }
+    }
+    best.map(|(_, s)| s).unwrap_or(ScenarioOf {
+        query: String::new(),
+        reproduces: false,
+        first_difference: Some("no scenario takes these keys".into()),
+        events: task,
+    })
+}
