@@ -417,7 +417,11 @@ pub fn scenario_of(events: &[OwnedEvent], end: Option<StreamEnd>) -> ScenarioOf 
     if starts.is_empty() {
         return one;
     }
-    let bounds: Vec<usize> = [0].into_iter().chain(starts).chain([events.len()]).collect();
+    let bounds: Vec<usize> = [0]
+        .into_iter()
+        .chain(starts)
+        .chain([events.len()])
+        .collect();
     let streams: Vec<streams::Received> = bounds
         .windows(2)
         .map(|w| streams::Received {

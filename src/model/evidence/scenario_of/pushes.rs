@@ -9,7 +9,7 @@ use super::{keys_of, shapes, state_of, ScenarioOf};
 use crate::model::sim::scenario::Scenario;
 use crate::model::sim::simulate;
 use crate::model::state::TaskState;
-use crate::model::trace::{Run, RowKind};
+use crate::model::trace::{RowKind, Run};
 use crate::model::wire::answer::{read_value, ArtifactParts, EventKind, OwnedEvent};
 
 /// One POST a webhook received for a task.
@@ -30,7 +30,11 @@ const LATEST: usize = 24;
 /// A POST as compared: its event's shape, its answer where known, its
 /// header names.
 fn line(shape: &str, answer: Option<&str>, headers: &[String]) -> String {
-    format!("{shape} · {} · [{}]", answer.unwrap_or("?"), headers.join(","))
+    format!(
+        "{shape} · {} · [{}]",
+        answer.unwrap_or("?"),
+        headers.join(",")
+    )
 }
 
 /// The POSTs a run sent for its first task, as compared (answers only
@@ -77,9 +81,9 @@ fn from_snapshots(events: &[OwnedEvent], closed: bool) -> Vec<OwnedEvent> {
     let mut out = vec![events[0].clone()];
     for (i, pair) in events.windows(2).enumerate() {
         let (before, now) = (held(&pair[0]), held(&pair[1]));
-        let grown = now.iter().find(|(id, n)| {
-            before.iter().find(|(b, _)| b == id).map_or(0, |(_, m)| *m) < *n
-        });
+        let grown = now
+            .iter()
+            .find(|(id, n)| before.iter().find(|(b, _)| b == id).map_or(0, |(_, m)| *m) < *n);
         let mut event = pair[1].clone();
         match grown {
             Some((id, n)) => {
@@ -126,16 +130,31 @@ fn own_keys(events: &[OwnedEvent], from_start: bool) -> Vec<String> {
         true => vec![from_snapshots(events, true), from_snapshots(events, false)],
         false => vec![events.to_vec()],
     };
+    // A config sent again with each turn's message (`push_followup`) may
+    // POST each event twice: read once as well.
+    let once: Vec<Vec<OwnedEvent>> = told
+        .iter()
+        .map(|events| {
+            let mut once = events.clone();
+            once.dedup();
+            once
+        })
+        .collect();
     let mut own: Vec<String> = Vec::new();
-    for events in &told {
+    for events in told.iter().chain(&once) {
         let keys = keys_of(events, None);
         let more = if from_start { 0 } else { 3 };
         for extra in 0..=more {
             let keys: Vec<String> = keys
                 .iter()
-                .map(|k| match k.strip_prefix("chunks=").and_then(|n| n.parse::<u32>().ok()) {
-                    Some(n) => format!("chunks={}", n + extra),
-                    None => k.clone(),
+                .map(|k| {
+                    match k
+                        .strip_prefix("chunks=")
+                        .and_then(|n| n.parse::<u32>().ok())
+                    {
+                        Some(n) => format!("chunks={}", n + extra),
+                        None => k.clone(),
+                    }
                 })
                 .collect();
             let joined = keys.join("&");
@@ -145,6 +164,27 @@ fn own_keys(events: &[OwnedEvent], from_start: bool) -> Vec<String> {
         }
     }
     own
+}
+
+/// The scenario's POSTs with each `race` answer (a webhook that answered
+/// at the sender's timeout, SPEC §14) taken as the task's, where that was
+/// an answer or a timeout: the race goes either way.
+fn raced(got: Vec<String>, task: &[String]) -> Vec<String> {
+    got.into_iter()
+        .enumerate()
+        .map(|(i, line)| match task.get(i) {
+            Some(seen) if line.contains(" · race · ") => {
+                let either = [" · 200 · ", " · timeout · "]
+                    .iter()
+                    .find(|a| seen.contains(*a));
+                match either {
+                    Some(answer) => line.replacen(" · race · ", answer, 1),
+                    None => line,
+                }
+            }
+            _ => line,
+        })
+        .collect()
 }
 
 /// The push keys the log allows, each list one key's values.
@@ -157,15 +197,20 @@ fn push_keys(posts: &[Pushed]) -> Vec<Vec<String>> {
     let answers: Vec<&str> = posts.iter().filter_map(|p| p.answer.as_deref()).collect();
     lists.push(if answers.contains(&"500") {
         vec!["webhook=error".to_string()]
-    } else if answers.iter().any(|a| *a == "timeout") {
+    } else if answers.contains(&"timeout") {
         // The sender gave up: the webhook answered past its timeout, by
-        // how much the log does not say.
-        vec!["webhook_delay_ms=5005".to_string()]
+        // how much the log does not say; or at it, in a race.
+        vec![
+            "webhook_delay_ms=5005".to_string(),
+            "webhook_delay_ms=4995".to_string(),
+        ]
     } else {
         vec![String::new()]
     });
     let headers = &posts[0].headers;
-    let bearer = headers.iter().any(|h| h.eq_ignore_ascii_case("authorization"));
+    let bearer = headers
+        .iter()
+        .any(|h| h.eq_ignore_ascii_case("authorization"));
     let token = headers
         .iter()
         .any(|h| h.eq_ignore_ascii_case("x-a2a-notification-token"));
@@ -199,8 +244,28 @@ pub fn scenario_of_pushes(posts: &[Pushed]) -> ScenarioOf {
     }
     let mut lists = vec![own_keys(&events, push_from_start(posts))];
     lists.extend(push_keys(posts));
+    // POSTs that stop before a final or interrupted state: the agent died
+    // (a restart), where the steps it never reached are not in the log.
+    let stopped = events
+        .iter()
+        .rev()
+        .find_map(state_of)
+        .is_none_or(|s| !s.is_terminal() && !s.is_interrupted());
+    if stopped {
+        let sent = events
+            .iter()
+            .filter(|e| e.kind == EventKind::Artifact)
+            .count();
+        lists[0].extend((sent..=sent + 2).map(|chunks| format!("chunks={chunks}")));
+        let restarts = (0..=sent)
+            .flat_map(|k| ["memory", "database"].map(|store| format!("restart={k}&store={store}")));
+        lists.push([String::new()].into_iter().chain(restarts).collect());
+    }
     if lists[0].iter().any(|k| k.contains("interrupt=")) {
+        // Across the turns, the config sent again, and the client's mode
+        // (@a2a-js/sdk POSTs a blocking call's turns otherwise) show.
         lists.push(vec![String::new(), "push_followup=repeat".into()]);
+        lists.push(vec![String::new(), "client=block".into()]);
     }
     let mut best: Option<(usize, ScenarioOf)> = None;
     for keys in super::streams::combinations(&lists) {
@@ -214,9 +279,9 @@ pub fn scenario_of_pushes(posts: &[Pushed]) -> ScenarioOf {
             let Ok(scenario) = Scenario::from_query(&query.join("&")) else {
                 continue;
             };
-            let got = run_posts(&simulate(&scenario), answers);
-            let difference = super::first_difference(&task, &got)
-                .map(|d| d.replacen("event", "POST", 1));
+            let got = raced(run_posts(&simulate(&scenario), answers), &task);
+            let difference =
+                super::first_difference(&task, &got).map(|d| d.replacen("event", "POST", 1));
             let agree = task.iter().zip(&got).take_while(|(a, b)| a == b).count();
             let candidate = ScenarioOf {
                 query: scenario.to_query(),

@@ -81,9 +81,9 @@ fn roles(c1: &[&Received], resent: bool) -> Vec<Role> {
             Role::Call
         } else if !out.contains(&Role::Retry) && is_retry(c1[0], s) {
             Role::Retry
-        } else if !opens(s) {
-            Role::Continues
-        } else if resent && !dropped && asked.is_some() && head.and_then(state_of) == asked {
+        } else if !opens(s)
+            || (resent && !dropped && asked.is_some() && head.and_then(state_of) == asked)
+        {
             Role::Continues
         } else {
             Role::Subscribes
@@ -93,7 +93,10 @@ fn roles(c1: &[&Received], resent: bool) -> Vec<Role> {
                 // The question pending as it opened, which a resumed turn
                 // answers next.
                 dropped = false;
-                asked = head.and_then(state_of).filter(|s| s.is_interrupted()).or(asked);
+                asked = head
+                    .and_then(state_of)
+                    .filter(|s| s.is_interrupted())
+                    .or(asked);
             }
             _ => {
                 let last = s.events.iter().rev().find_map(state_of);
@@ -174,7 +177,11 @@ fn whole_task(c1: &[&Received], roles: &[Role], gap: bool) -> (Vec<OwnedEvent>, 
             }
         }
     }
-    let end = c1.iter().rev().find(|s| !s.events.is_empty()).and_then(|s| s.end);
+    let end = c1
+        .iter()
+        .rev()
+        .find(|s| !s.events.is_empty())
+        .and_then(|s| s.end);
     (events, end.filter(|e| *e == StreamEnd::Hung))
 }
 
@@ -188,7 +195,11 @@ fn as_recorded<'a>(
     let mut call: Option<usize> = None;
     let mut mine = roles.iter();
     for s in streams {
-        let role = if s.client == 1 { mine.next().copied() } else { None };
+        let role = if s.client == 1 {
+            mine.next().copied()
+        } else {
+            None
+        };
         match (role, call) {
             (Some(Role::Continues), Some(at)) => {
                 out[at].1.extend(s.events);
@@ -232,9 +243,8 @@ fn open_keys(c1: &[&Received], roles: &[Role], c2: &[&Received], seen: usize) ->
     if broken || ends_unknown(c1) {
         // Where ends are unknown, no restart comes first.
         let none = (!broken).then(String::new);
-        let restarts = (0..=seen.min(LATEST)).flat_map(|k| {
-            ["memory", "database"].map(|store| format!("restart={k}&store={store}"))
-        });
+        let restarts = (0..=seen.min(LATEST))
+            .flat_map(|k| ["memory", "database"].map(|store| format!("restart={k}&store={store}")));
         open.push(none.into_iter().chain(restarts).collect());
     }
     if !c2.is_empty() {
@@ -307,7 +317,11 @@ fn own_keys(events: &[OwnedEvent], end: Option<StreamEnd>, cut: Cut) -> Vec<Vec<
         Cut::No => vec![read],
         Cut::Unseen => {
             // How it ended is unseen; its steps as read, or as many as sent.
-            let ended = |k: &String| ["cancel=", "cancel_impl=", "ending="].iter().any(|p| k.starts_with(p));
+            let ended = |k: &String| {
+                ["cancel=", "cancel_impl=", "ending="]
+                    .iter()
+                    .any(|p| k.starts_with(p))
+            };
             let steps: Vec<String> = read.iter().filter(|k| !ended(k)).cloned().collect();
             vec![read.clone(), steps, with_chunks(sent)]
         }
@@ -342,9 +356,15 @@ fn run_streams(run: &Run, wire: Wire) -> Vec<Compared> {
         .streams
         .iter()
         .map(|s| {
-            let rows: Vec<&crate::model::trace::Row> =
-                s.rows.iter().filter_map(|&i| run.trace.rows.get(i)).collect();
-            let shapes = super::row_shapes(&rows, wire).into_iter().flatten().collect();
+            let rows: Vec<&crate::model::trace::Row> = s
+                .rows
+                .iter()
+                .filter_map(|&i| run.trace.rows.get(i))
+                .collect();
+            let shapes = super::row_shapes(&rows, wire)
+                .into_iter()
+                .flatten()
+                .collect();
             (s.client, shapes, Some(s.end.label()))
         })
         .filter(|s: &Compared| !s.1.is_empty())
