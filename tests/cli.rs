@@ -525,3 +525,35 @@ fn check_shows_the_scenario_of_each_task_with_a_finding() {
     assert_eq!(code, 0);
     assert!(!clean.contains("\"scenario\""), "{clean}");
 }
+
+/// `check --webhook`: a task of the log with a finding is explained by the
+/// scenario read off its POSTs (issue 33), in text and in `--json`.
+#[test]
+fn check_shows_the_scenario_of_a_webhook_log_task_with_a_finding() {
+    // a2a-sdk's POSTs of a late artifact, as a webhook logs them.
+    let path = "tests/fidelity/fixtures/python/push/push-inline_late-0.json";
+    let fixture: Value = serde_json::from_slice(&std::fs::read(path).unwrap()).unwrap();
+    let log: String = fixture["runs"][0]["posts"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| json!({"headers": p["headers"], "body": p["body"]}).to_string() + "\n")
+        .collect();
+    let (text, _, code) = cli(&["check", "--webhook", "log.jsonl"], Some(log.as_bytes()));
+    assert_eq!(code, 1, "{text}");
+    assert!(text.contains("pushed-after-terminal"), "{text}");
+    assert!(
+        text.contains("    scenario: ?late=0&push=inline (reproduces it)"),
+        "{text}"
+    );
+    let (out, _, _) = cli(
+        &["check", "--json", "--webhook", "log.jsonl"],
+        Some(log.as_bytes()),
+    );
+    let json: Value = serde_json::from_str(&out).unwrap();
+    let tasks = json["pushes"]["tasks"]
+        .as_array()
+        .unwrap_or_else(|| panic!("{out}"));
+    assert_eq!(tasks[0]["scenario"]["query"], "late=0&push=inline", "{out}");
+    assert_eq!(tasks[0]["scenario"]["reproduces"], true);
+}

@@ -14,6 +14,8 @@ use serde::Serialize;
 
 use super::capture::{CaptureFinding, CaptureReport};
 use super::finding::{check_depth, FindingCode};
+use super::scenario_of::pushes::{scenario_of_pushes, Pushed};
+use super::scenario_of::ScenarioOf;
 use crate::model::state::{SentState, TaskState};
 use crate::model::wire::event::json_error;
 use crate::model::wire::push::{read_post, PushPost};
@@ -29,6 +31,10 @@ pub struct PushedTask {
     /// The last state it was told (wire spelling), if any: what a
     /// webhook-driven client believes.
     pub last_state: Option<SpelledState>,
+    /// The lab's scenario that explains its POSTs, for a task with a
+    /// finding (issue 33).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub scenario: Option<ScenarioOf>,
 }
 
 /// What a webhook's log shows.
@@ -120,6 +126,7 @@ impl PushLog {
                     id: id.clone(),
                     posts: 0,
                     last_state: None,
+                    scenario: None,
                 });
                 ended.push(None);
                 sent.push(HashMap::new());
@@ -163,6 +170,21 @@ impl PushLog {
         }
         if let Some(stream) = stream {
             findings.extend(missing_terminals(stream, &tasks, &by_id, self.posts.len()));
+        }
+        for task in &mut tasks {
+            if findings.iter().any(|f| f.task == task.id) {
+                let posts: Vec<Pushed> = self
+                    .posts
+                    .iter()
+                    .filter(|p| p.event.task_id == task.id)
+                    .map(|p| Pushed {
+                        event: p.event.clone(),
+                        headers: p.headers.clone(),
+                        answer: None,
+                    })
+                    .collect();
+                task.scenario = Some(scenario_of_pushes(&posts));
+            }
         }
         PushReport {
             posts: self.posts.len(),
@@ -218,6 +240,9 @@ impl PushReport {
                 task.last_state
                     .map_or("no state".to_string(), |s| s.to_string())
             ));
+            if let Some(scenario) = &task.scenario {
+                out.push_str(&format!("    {scenario}\n"));
+            }
         }
         for f in &self.findings {
             out.push_str(&format!(

@@ -28,18 +28,21 @@ pub struct Pushed {
 const LATEST: usize = 24;
 
 /// A POST as compared: its event's shape, its answer where known, its
-/// header names.
-fn line(shape: &str, answer: Option<&str>, headers: &[String]) -> String {
+/// header names where the log kept them (in any order: a log may list
+/// them sorted).
+fn line(shape: &str, answer: Option<&str>, headers: Option<&[String]>) -> String {
+    let mut names: Vec<String> = headers.unwrap_or_default().to_vec();
+    names.sort_by_key(|h| h.to_ascii_lowercase());
     format!(
         "{shape} · {} · [{}]",
         answer.unwrap_or("?"),
-        headers.join(",")
+        names.join(",")
     )
 }
 
-/// The POSTs a run sent for its first task, as compared (answers only
-/// where the log has them).
-fn run_posts(run: &Run, answers: bool) -> Vec<String> {
+/// The POSTs a run sent for its first task, as compared (answers and
+/// headers only where the log has them).
+fn run_posts(run: &Run, answers: bool, headers: bool) -> Vec<String> {
     let mut first_task: Option<String> = None;
     let mut events = Vec::new();
     let mut records = Vec::new();
@@ -61,7 +64,7 @@ fn run_posts(run: &Run, answers: bool) -> Vec<String> {
         .zip(records)
         .map(|(shape, push)| {
             let answer = answers.then_some(push.answer.as_str());
-            line(shape, answer, &push.headers)
+            line(shape, answer, headers.then_some(&push.headers[..]))
         })
         .collect()
 }
@@ -229,10 +232,17 @@ fn push_keys(posts: &[Pushed]) -> Vec<Vec<String>> {
 pub fn scenario_of_pushes(posts: &[Pushed]) -> ScenarioOf {
     let events: Vec<OwnedEvent> = posts.iter().map(|p| p.event.clone()).collect();
     let answers = posts.iter().all(|p| p.answer.is_some());
+    let headers = posts.iter().all(|p| !p.headers.is_empty());
     let task: Vec<String> = shapes(&events)
         .iter()
         .zip(posts)
-        .map(|(shape, p)| line(shape, p.answer.as_deref(), &p.headers))
+        .map(|(shape, p)| {
+            line(
+                shape,
+                p.answer.as_deref(),
+                headers.then_some(&p.headers[..]),
+            )
+        })
         .collect();
     if posts.is_empty() {
         return ScenarioOf {
@@ -279,7 +289,7 @@ pub fn scenario_of_pushes(posts: &[Pushed]) -> ScenarioOf {
             let Ok(scenario) = Scenario::from_query(&query.join("&")) else {
                 continue;
             };
-            let got = raced(run_posts(&simulate(&scenario), answers), &task);
+            let got = raced(run_posts(&simulate(&scenario), answers, headers), &task);
             let difference =
                 super::first_difference(&task, &got).map(|d| d.replacen("event", "POST", 1));
             let agree = task.iter().zip(&got).take_while(|(a, b)| a == b).count();
