@@ -631,3 +631,72 @@ fn each_recorded_webhook_log_is_reproduced_by_the_scenario_read_off_its_posts() 
     // (a webhook that was down received nothing to read).
     assert_eq!(held, 372);
 }
+
+/// Every probe of the SDKs' recorded answers that finds something on a
+/// task's streams (`stream`, `resubscribe`: a dropped stream and its
+/// resubscription) or on the webhook's POSTs (`push`) names the scenario
+/// that reproduces what it received.
+#[test]
+fn each_sdk_probe_with_a_finding_on_a_task_is_reproduced_by_its_scenario() {
+    use a2a_lab::model::evidence::probe::plan::replay;
+    use a2a_lab::model::evidence::probe::report::{Probe, ProbeReport, ProbedAgent};
+    use a2a_lab::model::wire::rest::Binding;
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/probe/records");
+    let mut names: Vec<String> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| {
+            e.unwrap()
+                .path()
+                .file_stem()
+                .unwrap()
+                .to_string_lossy()
+                .to_string()
+        })
+        .filter(|n| {
+            ["python-", "js-", "rest-", "push-"]
+                .iter()
+                .any(|p| n.starts_with(p))
+        })
+        .collect();
+    names.sort();
+    let mut explained = Vec::new();
+    let mut missed = Vec::new();
+    for name in names {
+        let records = model_support::probe::records(&name);
+        let mut report = ProbeReport::new(ProbedAgent {
+            name: name.clone(),
+            url: "http://127.0.0.1:1".into(),
+            wire: records.wire,
+            binding: Binding::JsonRpc,
+            offered: true,
+            headers: Vec::new(),
+        });
+        for (probe, judged) in replay(&records).unwrap() {
+            let calls = records
+                .probes
+                .iter()
+                .find(|p| p.probe == probe)
+                .map(|p| p.calls.iter().map(|c| c.body.clone()).collect())
+                .unwrap_or_default();
+            report.file(probe, judged, Vec::new(), calls);
+        }
+        for p in &report.probes {
+            let on_a_task = matches!(p.name, Probe::Stream | Probe::Resubscribe | Probe::Push);
+            if p.findings.is_empty() || !on_a_task {
+                continue;
+            }
+            match &p.scenario {
+                Some(s) if s.reproduces => explained.push(format!("{name} {}", p.name.name())),
+                // A push finding of no task (a slow webhook's hold on a
+                // stream) has no task to explain.
+                None if p.name == Probe::Push => {}
+                other => missed.push(format!("{name} {}: {other:?}", p.name.name())),
+            }
+        }
+    }
+    assert!(missed.is_empty(), "{missed:#?}");
+    // The stream and resubscribe probes of each SDK's late artifact,
+    // executor that never returns and missing final state (both wires,
+    // both bindings), and the push probe's POSTs.
+    assert_eq!(explained.len(), 39, "{explained:#?}");
+}

@@ -17,10 +17,11 @@ use super::report::{Load, Probe, ProbeCode, ProbeOutcome, ProbeReport, ProbeResu
 use super::unreadable::Unreadable;
 use crate::model::evidence::capture::CaptureReader;
 use crate::model::evidence::finding::FindingCode;
-#[cfg(not(target_arch = "wasm32"))]
-use crate::model::evidence::scenario_of::{scenario_of, ScenarioOf};
+use crate::model::evidence::scenario_of::ScenarioOf;
 use crate::model::state::TaskState;
 use crate::model::wire::answer::Answer;
+#[cfg(not(target_arch = "wasm32"))]
+use crate::model::wire::answer::OwnedEvent;
 use crate::model::wire::read_error::ReadError;
 use crate::model::wire::rest::Binding;
 use crate::model::wire::schema::{shape_faults, Shape, ShapeFault};
@@ -37,6 +38,9 @@ pub struct Judged {
     pub found: Vec<(ProbeCode, String)>,
     /// The `stream` probe run as several streams at once (`--tasks`).
     pub load: Option<Load>,
+    /// The scenario that explains what it found, where the judgement read
+    /// one (the `push` probe's, off the webhook's POSTs).
+    pub scenario: Option<ScenarioOf>,
 }
 
 impl Judged {
@@ -46,6 +50,7 @@ impl Judged {
             skipped: false,
             found,
             load: None,
+            scenario: None,
         }
     }
 
@@ -55,6 +60,7 @@ impl Judged {
             skipped: true,
             found: Vec::new(),
             load: None,
+            scenario: None,
         }
     }
 }
@@ -72,11 +78,14 @@ impl ProbeReport {
     ) {
         // The page reads probe.json and never explains a probe itself.
         #[cfg(not(target_arch = "wasm32"))]
-        let scenario = (!judged.found.is_empty() && probe == Probe::Stream)
-            .then(|| scenario_of_calls(&calls, self.agent.wire))
-            .flatten();
+        let scenario = judged.scenario.or_else(|| {
+            let streams = matches!(probe, Probe::Stream | Probe::Resubscribe);
+            (!judged.found.is_empty() && streams)
+                .then(|| scenario_of_calls(&calls, self.agent.wire))
+                .flatten()
+        });
         #[cfg(target_arch = "wasm32")]
-        let scenario = None;
+        let scenario = judged.scenario;
         let result = ProbeResult {
             name: probe,
             outcome: if judged.skipped {
@@ -95,16 +104,33 @@ impl ProbeReport {
     }
 }
 
-/// The scenario that explains the task a probe's calls streamed: the
-/// first task they name (the capture reader's, keeping its events).
+/// The scenario that explains the task a probe's calls streamed: each
+/// call a stream of client 1 (a dropped stream and its resubscription),
+/// each holding the first task they name (the capture reader's, keeping
+/// its events); how each ended is not in what the probe filed.
 #[cfg(not(target_arch = "wasm32"))]
 fn scenario_of_calls(calls: &[String], wire: Wire) -> Option<ScenarioOf> {
-    let mut reader = CaptureReader::new(Some(wire)).keeping_events();
+    use crate::model::evidence::scenario_of::streams::{scenario_of_streams, Received};
+    let mut task: Option<String> = None;
+    let mut read: Vec<Vec<OwnedEvent>> = Vec::new();
     for call in calls {
+        let mut reader = CaptureReader::new(Some(wire)).keeping_events();
         reader.read_bytes(call.as_bytes()).ok()?;
+        let all: Vec<OwnedEvent> = reader.finish().events.into_iter().flatten().collect();
+        let id =
+            task.get_or_insert_with(|| all.first().map_or(String::new(), |e| e.task_id.clone()));
+        read.push(all.into_iter().filter(|e| e.task_id == *id).collect());
     }
-    let events = reader.finish().events.into_iter().find(|e| !e.is_empty())?;
-    Some(scenario_of(&events, None))
+    let streams: Vec<Received> = read
+        .iter()
+        .filter(|events| !events.is_empty())
+        .map(|events| Received {
+            client: 1,
+            events,
+            end: None,
+        })
+        .collect();
+    (!streams.is_empty()).then(|| scenario_of_streams(&streams))
 }
 
 /// The first probe's task, which the later probes need.

@@ -91,6 +91,8 @@ impl ProbeJudge {
             None => {}
         }
         let stall: Vec<&CallRecord> = push.stall.iter().collect();
-        Ok(self.ran(summary, found, &stall))
+        let mut judged = self.ran(summary, found, &stall);
+        judged.scenario = report.tasks.iter().find_map(|t| t.scenario.clone());
+        Ok(judged)
     }
 }

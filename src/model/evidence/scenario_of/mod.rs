@@ -42,9 +42,14 @@ pub struct ScenarioOf {
 /// two first differ: the line `check` and `probe` print.
 impl std::fmt::Display for ScenarioOf {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        // No key at all is the lab's defaults.
+        let query = match self.query.as_str() {
+            "" => "the defaults".to_string(),
+            q => format!("?{q}"),
+        };
         match &self.first_difference {
-            None => write!(f, "scenario: ?{} (reproduces it)", self.query),
-            Some(d) => write!(f, "scenario: ?{} (closest; {d})", self.query),
+            None => write!(f, "scenario: {query} (reproduces it)"),
+            Some(d) => write!(f, "scenario: {query} (closest; {d})"),
         }
     }
 }
