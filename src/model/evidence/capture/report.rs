@@ -8,7 +8,7 @@ use serde::Serialize;
 
 use crate::model::evidence::export::pretty_json;
 use crate::model::evidence::finding::FindingCode;
-use crate::model::evidence::scenario_of::{scenario_of, ScenarioOf};
+use crate::model::evidence::scenario_of::{over_several_streams, scenario_of, ScenarioOf};
 use crate::model::trace::Row;
 use crate::model::wire::answer::OwnedEvent;
 use crate::model::wire::{SpelledState, Wire};
@@ -129,7 +129,9 @@ impl CaptureReport {
     /// reports them, in the order of `tasks`).
     pub fn explain_tasks(&mut self, events: &[Vec<OwnedEvent>]) {
         for (task, events) in self.tasks.iter_mut().zip(events) {
-            if task.findings > 0 && !events.is_empty() {
+            // The page reads a task of one stream only (see `scenario_of`).
+            let page_reads = !cfg!(target_arch = "wasm32") || !over_several_streams(events);
+            if task.findings > 0 && !events.is_empty() && page_reads {
                 task.scenario = Some(scenario_of(events, None));
             }
         }

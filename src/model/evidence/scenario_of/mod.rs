@@ -416,12 +416,38 @@ pub fn scenario_of(events: &[OwnedEvent], end: Option<StreamEnd>) -> ScenarioOf 
     if one.reproduces || answers_only(events) {
         return one;
     }
-    let starts: Vec<usize> = (1..events.len())
-        .filter(|&i| events[i].kind == EventKind::Task)
-        .collect();
+    let starts = stream_starts(events);
     if starts.is_empty() {
         return one;
     }
+    several_streams(events, end, starts).unwrap_or(one)
+}
+
+/// Whether a task's events hold more than one stream (and are no blocking
+/// call's answers, a task each).
+pub fn over_several_streams(events: &[OwnedEvent]) -> bool {
+    !answers_only(events) && !stream_starts(events).is_empty()
+}
+
+/// Where a task's events open another stream after the first: a task
+/// snapshot after the first event (a resubscription's, or a retried
+/// call's).
+fn stream_starts(events: &[OwnedEvent]) -> Vec<usize> {
+    (1..events.len())
+        .filter(|&i| events[i].kind == EventKind::Task)
+        .collect()
+}
+
+/// The events read stream by stream, split where each opens, if that
+/// reproduces them. Native only: the page explains a task of one stream
+/// (its turns included), and leaves a task over several to `check`, so
+/// that its bundle does not carry this reading (10.7 kB).
+#[cfg(not(target_arch = "wasm32"))]
+fn several_streams(
+    events: &[OwnedEvent],
+    end: Option<StreamEnd>,
+    starts: Vec<usize>,
+) -> Option<ScenarioOf> {
     let bounds: Vec<usize> = [0]
         .into_iter()
         .chain(starts)
@@ -436,11 +462,12 @@ pub fn scenario_of(events: &[OwnedEvent], end: Option<StreamEnd>) -> ScenarioOf 
         })
         .collect();
     let several = streams::scenario_of_streams(&streams);
-    if several.reproduces {
-        several
-    } else {
-        one
-    }
+    several.reproduces.then_some(several)
+}
+
+#[cfg(target_arch = "wasm32")]
+fn several_streams(_: &[OwnedEvent], _: Option<StreamEnd>, _: Vec<usize>) -> Option<ScenarioOf> {
+    None
 }
 
 /// [`scenario_of`] for the events of one stream.

@@ -352,7 +352,7 @@ pub(super) fn combinations(lists: &[Vec<String>]) -> Vec<Vec<String>> {
 /// opened; one that carried nothing (a subscription refused) is left out,
 /// as a capture of a task's events does not list it.
 fn run_streams(run: &Run, wire: Wire) -> Vec<Compared> {
-    let mut streams: Vec<Compared> = run
+    let streams: Vec<Compared> = run
         .streams
         .iter()
         .map(|s| {
@@ -369,8 +369,16 @@ fn run_streams(run: &Run, wire: Wire) -> Vec<Compared> {
         })
         .filter(|s: &Compared| !s.1.is_empty())
         .collect();
-    streams.sort_by_key(|s| s.0);
-    streams
+    by_client(streams)
+}
+
+/// Client 1's streams, then the second client's, each in the order opened
+/// (a partition, not a sort: the page's bundle carries no more sort code).
+fn by_client(streams: Vec<Compared>) -> Vec<Compared> {
+    let (mut first, second): (Vec<Compared>, Vec<Compared>) =
+        streams.into_iter().partition(|s| s.0 == 1);
+    first.extend(second);
+    first
 }
 
 /// Where the task's streams and the scenario's first part, if they do.
@@ -463,7 +471,7 @@ fn read_as(
     }
     let mut lists = vec![own];
     lists.extend(open_keys(c1, roles, c2, seen));
-    let mut task: Vec<Compared> = as_recorded(streams, roles)
+    let task: Vec<Compared> = as_recorded(streams, roles)
         .into_iter()
         .filter(|s| !s.1.is_empty())
         .map(|(client, events, end)| {
@@ -471,7 +479,7 @@ fn read_as(
             (client, shapes(&events), end.map(StreamEnd::label))
         })
         .collect();
-    task.sort_by_key(|s| s.0);
+    let task = by_client(task);
     let wire = c1
         .iter()
         .find_map(|s| s.events.first())
