@@ -171,25 +171,30 @@ impl PushLog {
         if let Some(stream) = stream {
             findings.extend(missing_terminals(stream, &tasks, &by_id, self.posts.len()));
         }
-        for task in &mut tasks {
-            if findings.iter().any(|f| f.task == task.id) {
-                let posts: Vec<Pushed> = self
-                    .posts
-                    .iter()
-                    .filter(|p| p.event.task_id == task.id)
-                    .map(|p| Pushed {
-                        event: p.event.clone(),
-                        headers: p.headers.clone(),
-                        answer: None,
-                    })
-                    .collect();
-                task.scenario = Some(scenario_of_pushes(&posts));
-            }
-        }
+        explain(&self.posts, &mut tasks, &findings);
         PushReport {
             posts: self.posts.len(),
             tasks,
             findings,
+        }
+    }
+}
+
+/// Each task with a finding explained by the scenario read off its POSTs
+/// (issue 33; a log keeps no answers).
+fn explain(posts: &[PushPost], tasks: &mut [PushedTask], findings: &[CaptureFinding]) {
+    for task in tasks {
+        if findings.iter().any(|f| f.task == task.id) {
+            let mine: Vec<Pushed> = posts
+                .iter()
+                .filter(|p| p.event.task_id == task.id)
+                .map(|p| Pushed {
+                    event: p.event.clone(),
+                    headers: p.headers.clone(),
+                    answer: None,
+                })
+                .collect();
+            task.scenario = Some(scenario_of_pushes(&mine));
         }
     }
 }

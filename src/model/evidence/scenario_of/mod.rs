@@ -475,43 +475,64 @@ fn scenario_of_one(events: &[OwnedEvent], end: Option<StreamEnd>) -> ScenarioOf 
     let keys = keys_of(events, end);
     let task = shapes(events);
     let wire = events.first().map_or(Wire::V1_0, |e| e.wire);
-    let mut best: Option<(usize, ScenarioOf)> = None;
-    for sdk in ["python", "js"] {
-        let mut pairs = keys.clone();
-        if sdk == "js" {
-            pairs.push("sdk=js".into());
-        }
-        let Ok(scenario) = Scenario::from_query(&pairs.join("&")) else {
-            continue;
-        };
-        let query = scenario.to_query();
-        let got = streamed(&simulate(&scenario), wire);
-        let difference = first_difference(&task, &got);
+    let lists = [vec![keys.join("&")]];
+    let found = search(&lists, &task, |run| {
+        let got = streamed(run, wire);
         let agree = task.iter().zip(&got).take_while(|(a, b)| a == b).count();
-        let candidate = ScenarioOf {
-            query,
-            reproduces: difference.is_none(),
-            first_difference: difference,
-            events: Vec::new(),
-        };
-        if candidate.reproduces {
-            return ScenarioOf {
-                events: task,
-                ..candidate
-            };
-        }
-        if best.as_ref().is_none_or(|(most, _)| agree > *most) {
-            best = Some((agree, candidate));
-        }
-    }
-    let best = best.map(|(_, s)| s).unwrap_or(ScenarioOf {
-        query: keys.join("&"),
-        reproduces: false,
-        first_difference: Some("no scenario takes these keys".into()),
-        events: Vec::new(),
+        (first_difference(&task, &got), agree)
     });
-    ScenarioOf {
-        events: task,
-        ..best
+    found.unwrap_or_else(|(_, closest)| closest)
+}
+
+/// Every combination of one value of each list (the keys a task leaves
+/// open), on both SDKs, a2a-sdk first, simulated and compared by
+/// `compare` (where the task and the run first differ, and how much of
+/// them agrees): the first that reproduces the task (`events`, as
+/// compared), else the closest, with how much of it agreed.
+pub(super) fn search(
+    lists: &[Vec<String>],
+    events: &[String],
+    mut compare: impl FnMut(&Run) -> (Option<String>, usize),
+) -> Result<ScenarioOf, (usize, ScenarioOf)> {
+    let mut best: Option<(usize, ScenarioOf)> = None;
+    for keys in streams::combinations(lists) {
+        for sdk in ["", "sdk=js"] {
+            let query: Vec<&str> = keys
+                .iter()
+                .map(String::as_str)
+                .chain([sdk])
+                .filter(|k| !k.is_empty())
+                .collect();
+            let Ok(scenario) = Scenario::from_query(&query.join("&")) else {
+                continue;
+            };
+            let (difference, agree) = compare(&simulate(&scenario));
+            let candidate = ScenarioOf {
+                query: scenario.to_query(),
+                reproduces: difference.is_none(),
+                first_difference: difference,
+                events: events.to_vec(),
+            };
+            if candidate.reproduces {
+                return Ok(candidate);
+            }
+            if best.as_ref().is_none_or(|(most, _)| agree > *most) {
+                best = Some((agree, candidate));
+            }
+        }
     }
+    Err(best.unwrap_or_else(|| {
+        let first: Vec<&str> = lists
+            .iter()
+            .filter_map(|l| l.first())
+            .map(String::as_str)
+            .collect();
+        let closest = ScenarioOf {
+            query: first.join("&"),
+            reproduces: false,
+            first_difference: Some("no scenario takes these keys".into()),
+            events: events.to_vec(),
+        };
+        (0, closest)
+    }))
 }

@@ -6,8 +6,6 @@
 //! turn, and the first whose POSTs match, one by one, wins.
 
 use super::{keys_of, shapes, state_of, ScenarioOf};
-use crate::model::sim::scenario::Scenario;
-use crate::model::sim::simulate;
 use crate::model::state::TaskState;
 use crate::model::trace::{RowKind, Run};
 use crate::model::wire::answer::{read_value, ArtifactParts, EventKind, OwnedEvent};
@@ -225,6 +223,38 @@ fn push_keys(posts: &[Pushed]) -> Vec<Vec<String>> {
     lists
 }
 
+/// Each key's values the log allows, one list per key: the task's own,
+/// the push keys, a restart where the POSTs stop short, and across the
+/// turns the config sent again and the client's mode.
+fn candidates(posts: &[Pushed], events: &[OwnedEvent]) -> Vec<Vec<String>> {
+    let mut lists = vec![own_keys(events, push_from_start(posts))];
+    lists.extend(push_keys(posts));
+    // POSTs that stop before a final or interrupted state: the agent died
+    // (a restart), where the steps it never reached are not in the log.
+    let stopped = events
+        .iter()
+        .rev()
+        .find_map(state_of)
+        .is_none_or(|s| !s.is_terminal() && !s.is_interrupted());
+    if stopped {
+        let sent = events
+            .iter()
+            .filter(|e| e.kind == EventKind::Artifact)
+            .count();
+        lists[0].extend((sent..=sent + 2).map(|chunks| format!("chunks={chunks}")));
+        let restarts = (0..=sent)
+            .flat_map(|k| ["memory", "database"].map(|store| format!("restart={k}&store={store}")));
+        lists.push([String::new()].into_iter().chain(restarts).collect());
+    }
+    if lists[0].iter().any(|k| k.contains("interrupt=")) {
+        // Across the turns, the config sent again, and the client's mode
+        // (@a2a-js/sdk POSTs a blocking call's turns otherwise) show.
+        lists.push(vec![String::new(), "push_followup=repeat".into()]);
+        lists.push(vec![String::new(), "client=block".into()]);
+    }
+    lists
+}
+
 /// The scenario that explains a task's POSTs, as a webhook's log holds
 /// them: the keys read off their events, the push keys the log allows,
 /// both SDKs, a2a-sdk first; the first whose POSTs match wins, else the
@@ -252,65 +282,13 @@ pub fn scenario_of_pushes(posts: &[Pushed]) -> ScenarioOf {
             events: task,
         };
     }
-    let mut lists = vec![own_keys(&events, push_from_start(posts))];
-    lists.extend(push_keys(posts));
-    // POSTs that stop before a final or interrupted state: the agent died
-    // (a restart), where the steps it never reached are not in the log.
-    let stopped = events
-        .iter()
-        .rev()
-        .find_map(state_of)
-        .is_none_or(|s| !s.is_terminal() && !s.is_interrupted());
-    if stopped {
-        let sent = events
-            .iter()
-            .filter(|e| e.kind == EventKind::Artifact)
-            .count();
-        lists[0].extend((sent..=sent + 2).map(|chunks| format!("chunks={chunks}")));
-        let restarts = (0..=sent)
-            .flat_map(|k| ["memory", "database"].map(|store| format!("restart={k}&store={store}")));
-        lists.push([String::new()].into_iter().chain(restarts).collect());
-    }
-    if lists[0].iter().any(|k| k.contains("interrupt=")) {
-        // Across the turns, the config sent again, and the client's mode
-        // (@a2a-js/sdk POSTs a blocking call's turns otherwise) show.
-        lists.push(vec![String::new(), "push_followup=repeat".into()]);
-        lists.push(vec![String::new(), "client=block".into()]);
-    }
-    let mut best: Option<(usize, ScenarioOf)> = None;
-    for keys in super::streams::combinations(&lists) {
-        for sdk in ["", "sdk=js"] {
-            let query: Vec<&str> = keys
-                .iter()
-                .map(String::as_str)
-                .chain([sdk])
-                .filter(|k| !k.is_empty())
-                .collect();
-            let Ok(scenario) = Scenario::from_query(&query.join("&")) else {
-                continue;
-            };
-            let got = raced(run_posts(&simulate(&scenario), answers, headers), &task);
-            let difference =
-                super::first_difference(&task, &got).map(|d| d.replacen("event", "POST", 1));
-            let agree = task.iter().zip(&got).take_while(|(a, b)| a == b).count();
-            let candidate = ScenarioOf {
-                query: scenario.to_query(),
-                reproduces: difference.is_none(),
-                first_difference: difference,
-                events: task.clone(),
-            };
-            if candidate.reproduces {
-                return candidate;
-            }
-            if best.as_ref().is_none_or(|(most, _)| agree > *most) {
-                best = Some((agree, candidate));
-            }
-        }
-    }
-    best.map(|(_, s)| s).unwrap_or(ScenarioOf {
-        query: String::new(),
-        reproduces: false,
-        first_difference: Some("no scenario takes these keys".into()),
-        events: task,
-    })
+    let lists = candidates(posts, &events);
+    let found = super::search(&lists, &task, |run| {
+        let got = raced(run_posts(run, answers, headers), &task);
+        let difference =
+            super::first_difference(&task, &got).map(|d| d.replacen("event", "POST", 1));
+        let agree = task.iter().zip(&got).take_while(|(a, b)| a == b).count();
+        (difference, agree)
+    });
+    found.unwrap_or_else(|(_, closest)| closest)
 }

@@ -6,8 +6,6 @@
 //! task's, stream by stream, event by event, and in how each ended, wins.
 
 use super::{keys_of, shapes, state_of, ScenarioOf};
-use crate::model::sim::scenario::Scenario;
-use crate::model::sim::simulate;
 use crate::model::state::TaskState;
 use crate::model::trace::{Run, StreamEnd};
 use crate::model::wire::answer::{ArtifactParts, EventKind, OwnedEvent};
@@ -484,48 +482,10 @@ fn read_as(
         .iter()
         .find_map(|s| s.events.first())
         .map_or(Wire::V1_0, |e| e.wire);
-    let mut best: Option<(usize, ScenarioOf)> = None;
-    for keys in combinations(&lists) {
-        for sdk in ["", "sdk=js"] {
-            let query: Vec<&str> = keys
-                .iter()
-                .map(String::as_str)
-                .chain([sdk])
-                .filter(|k| !k.is_empty())
-                .collect();
-            let Ok(scenario) = Scenario::from_query(&query.join("&")) else {
-                continue;
-            };
-            let got = run_streams(&simulate(&scenario), wire);
-            let difference = first_difference(&task, &got);
-            let agree = agreement(&task, &got);
-            let candidate = ScenarioOf {
-                query: scenario.to_query(),
-                reproduces: difference.is_none(),
-                first_difference: difference,
-                events: flat.to_vec(),
-            };
-            if candidate.reproduces {
-                return Ok(candidate);
-            }
-            if best.as_ref().is_none_or(|(most, _)| agree > *most) {
-                best = Some((agree, candidate));
-            }
-        }
-    }
-    Err(best.unwrap_or((
-        0,
-        ScenarioOf {
-            query: lists
-                .iter()
-                .filter_map(|l| l.first().cloned())
-                .collect::<Vec<_>>()
-                .join("&"),
-            reproduces: false,
-            first_difference: Some("no scenario takes these keys".into()),
-            events: flat.to_vec(),
-        },
-    )))
+    super::search(&lists, flat, |run| {
+        let got = run_streams(run, wire);
+        (first_difference(&task, &got), agreement(&task, &got))
+    })
 }
 
 /// How many events, stream by stream, agree before the first difference.
