@@ -200,12 +200,7 @@ fn each_recorded_task_is_reproduced_by_the_scenario_read_off_its_events() {
             }
         }
     }
-    assert!(
-        missed.is_empty(),
-        "{} of {held}:\n{}",
-        missed.len(),
-        missed.join("\n")
-    );
+    none_of(&missed, held);
     // Each race: one run of three missed, the others reproduced.
     let names: Vec<String> = RACED.iter().map(|(s, q, _)| format!("{s} {q}")).collect();
     assert_eq!(
@@ -292,14 +287,48 @@ fn the_doctor_captures_tasks_with_findings_are_explained_as_far_as_the_lab_model
     assert_eq!(closest.len(), 6, "{closest:?}");
 }
 
+/// That none of `held` runs was missed, else which were.
+fn none_of(missed: &[String], held: usize) {
+    assert!(
+        missed.is_empty(),
+        "{} of {held}:\n{}",
+        missed.len(),
+        missed.join("\n")
+    );
+}
+
+/// A recorded probe run replayed and filed, as `probe` reports it.
+fn replayed(name: &str) -> a2a_lab::model::evidence::probe::report::ProbeReport {
+    use a2a_lab::model::evidence::probe::plan::replay;
+    use a2a_lab::model::evidence::probe::report::{ProbeReport, ProbedAgent};
+    use a2a_lab::model::wire::rest::Binding;
+    let records = model_support::probe::records(name);
+    let mut report = ProbeReport::new(ProbedAgent {
+        name: name.into(),
+        url: "http://127.0.0.1:1".into(),
+        wire: records.wire,
+        binding: Binding::JsonRpc,
+        offered: true,
+        headers: Vec::new(),
+    });
+    for (probe, judged) in replay(&records).unwrap() {
+        let calls = records
+            .probes
+            .iter()
+            .find(|p| p.probe == probe)
+            .map(|p| p.calls.iter().map(|c| c.body.clone()).collect())
+            .unwrap_or_default();
+        report.file(probe, judged, Vec::new(), calls);
+    }
+    report
+}
+
 /// The probe's recorded answers: a probe with a finding names the
 /// scenario of the task it streamed.
 #[test]
 fn a_probe_with_a_finding_names_the_scenario_of_its_task() {
-    use a2a_lab::model::evidence::probe::plan::replay;
-    use a2a_lab::model::evidence::probe::report::{Probe, ProbeReport, ProbedAgent};
+    use a2a_lab::model::evidence::probe::report::Probe;
     use a2a_lab::model::pictures::shown::Shown;
-    use a2a_lab::model::wire::rest::Binding;
     let mut explained = 0;
     // @a2a-js/sdk drops the late artifact from the stream: its stream is
     // clean, so nothing there to explain.
@@ -308,24 +337,7 @@ fn a_probe_with_a_finding_names_the_scenario_of_its_task() {
         ("python-0.3-late-artifact", "0.3"),
         ("js-1.0-late-artifact", "-"),
     ] {
-        let records = model_support::probe::records(name);
-        let mut report = ProbeReport::new(ProbedAgent {
-            name: name.into(),
-            url: "http://127.0.0.1:1".into(),
-            wire: records.wire,
-            binding: Binding::JsonRpc,
-            offered: true,
-            headers: Vec::new(),
-        });
-        for (probe, judged) in replay(&records).unwrap() {
-            let calls = records
-                .probes
-                .iter()
-                .find(|p| p.probe == probe)
-                .map(|p| p.calls.iter().map(|c| c.body.clone()).collect())
-                .unwrap_or_default();
-            report.file(probe, judged, Vec::new(), calls);
-        }
+        let report = replayed(name);
         let stream = report
             .probes
             .iter()
@@ -432,12 +444,7 @@ fn each_reproduced_task_beside_its_scenario_agrees_in_every_event_and_dispositio
             }
         }
     }
-    assert!(
-        differ.is_empty(),
-        "{} of {held}:\n{}",
-        differ.len(),
-        differ.join("\n")
-    );
+    none_of(&differ, held);
     assert_eq!(held, 456);
 }
 
@@ -541,12 +548,7 @@ fn a_capture_of_a_stream_and_its_resubscription_is_explained_as_one_task() {
             }
         }
     }
-    assert!(
-        missed.is_empty(),
-        "{} of {held}:\n{}",
-        missed.len(),
-        missed.join("\n")
-    );
+    none_of(&missed, held);
     // 26 fixtures of each SDK, 3 runs each: resubscriptions after a drop
     // or a restart, and the resumed turns of an interrupted task, on both
     // wires.
@@ -616,12 +618,7 @@ fn each_recorded_webhook_log_is_reproduced_by_the_scenario_read_off_its_posts() 
             }
         }
     }
-    assert!(
-        missed.is_empty(),
-        "{} of {held}:\n{}",
-        missed.len(),
-        missed.join("\n")
-    );
+    none_of(&missed, held);
     // A restart races the POSTs: at least one run of each is reproduced.
     assert_eq!(raced.len(), 2 * PUSH_RACES.len());
     for (name, (reproduced, runs)) in &raced {
@@ -638,9 +635,7 @@ fn each_recorded_webhook_log_is_reproduced_by_the_scenario_read_off_its_posts() 
 /// that reproduces what it received.
 #[test]
 fn each_sdk_probe_with_a_finding_on_a_task_is_reproduced_by_its_scenario() {
-    use a2a_lab::model::evidence::probe::plan::replay;
-    use a2a_lab::model::evidence::probe::report::{Probe, ProbeReport, ProbedAgent};
-    use a2a_lab::model::wire::rest::Binding;
+    use a2a_lab::model::evidence::probe::report::Probe;
     let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/probe/records");
     let mut names: Vec<String> = std::fs::read_dir(&dir)
         .unwrap()
@@ -662,24 +657,7 @@ fn each_sdk_probe_with_a_finding_on_a_task_is_reproduced_by_its_scenario() {
     let mut explained = Vec::new();
     let mut missed = Vec::new();
     for name in names {
-        let records = model_support::probe::records(&name);
-        let mut report = ProbeReport::new(ProbedAgent {
-            name: name.clone(),
-            url: "http://127.0.0.1:1".into(),
-            wire: records.wire,
-            binding: Binding::JsonRpc,
-            offered: true,
-            headers: Vec::new(),
-        });
-        for (probe, judged) in replay(&records).unwrap() {
-            let calls = records
-                .probes
-                .iter()
-                .find(|p| p.probe == probe)
-                .map(|p| p.calls.iter().map(|c| c.body.clone()).collect())
-                .unwrap_or_default();
-            report.file(probe, judged, Vec::new(), calls);
-        }
+        let report = replayed(&name);
         for p in &report.probes {
             let on_a_task = matches!(p.name, Probe::Stream | Probe::Resubscribe | Probe::Push);
             if p.findings.is_empty() || !on_a_task {
