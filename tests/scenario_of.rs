@@ -630,9 +630,9 @@ fn each_recorded_webhook_log_is_reproduced_by_the_scenario_read_off_its_posts() 
 }
 
 /// Every probe of the SDKs' recorded answers that finds something on a
-/// task's streams (`stream`, `resubscribe`: a dropped stream and its
-/// resubscription) or on the webhook's POSTs (`push`) names the scenario
-/// that reproduces what it received.
+/// task's streams (`stream`; `resubscribe`: a dropped stream and its
+/// resubscription; `cancel`: the stream it cancelled) or on the webhook's
+/// POSTs (`push`) names the scenario that reproduces what it received.
 #[test]
 fn each_sdk_probe_with_a_finding_on_a_task_is_reproduced_by_its_scenario() {
     use a2a_lab::model::evidence::probe::report::Probe;
@@ -659,7 +659,10 @@ fn each_sdk_probe_with_a_finding_on_a_task_is_reproduced_by_its_scenario() {
     for name in names {
         let report = replayed(&name);
         for p in &report.probes {
-            let on_a_task = matches!(p.name, Probe::Stream | Probe::Resubscribe | Probe::Push);
+            let on_a_task = matches!(
+                p.name,
+                Probe::Stream | Probe::Resubscribe | Probe::Cancel | Probe::Push
+            );
             if p.findings.is_empty() || !on_a_task {
                 continue;
             }
@@ -674,7 +677,8 @@ fn each_sdk_probe_with_a_finding_on_a_task_is_reproduced_by_its_scenario() {
     }
     assert!(missed.is_empty(), "{missed:#?}");
     // The stream and resubscribe probes of each SDK's late artifact,
-    // executor that never returns and missing final state (both wires,
-    // both bindings), and the push probe's POSTs.
-    assert_eq!(explained.len(), 39, "{explained:#?}");
+    // executor that never returns and missing final state, the cancel
+    // probe's stream of a cancel() that raises (both wires, both
+    // bindings), and the push probe's POSTs.
+    assert_eq!(explained.len(), 45, "{explained:#?}");
 }

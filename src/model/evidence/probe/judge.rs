@@ -79,9 +79,15 @@ impl ProbeReport {
         // The page reads probe.json and never explains a probe itself.
         #[cfg(not(target_arch = "wasm32"))]
         let scenario = judged.scenario.or_else(|| {
-            let streams = matches!(probe, Probe::Stream | Probe::Resubscribe);
-            (!judged.found.is_empty() && streams)
-                .then(|| scenario_of_calls(&calls, self.agent.wire))
+            // The calls that streamed the task: the cancel probe's stream,
+            // not its CancelTask.
+            let streamed = match probe {
+                Probe::Stream | Probe::Resubscribe => &calls[..],
+                Probe::Cancel => &calls[..calls.len().min(1)],
+                _ => &[],
+            };
+            (!judged.found.is_empty() && !streamed.is_empty())
+                .then(|| scenario_of_calls(streamed, self.agent.wire))
                 .flatten()
         });
         #[cfg(target_arch = "wasm32")]
