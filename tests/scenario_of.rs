@@ -248,9 +248,10 @@ fn a_task_no_scenario_reproduces_says_where_it_first_differs() {
 }
 
 /// The doctor captures (`tests/fixtures/captures/doctor/`): each task with
-/// a finding is explained; those no scenario reproduces are the ones an
-/// SDK would not send (a transition the lab never makes, a first chunk
-/// missing) or a fault the slice does not read yet (a resent part).
+/// a finding is explained (a late artifact, a stream that ends WORKING, an
+/// event resent after a reconnect are reproduced); those no scenario
+/// reproduces are the ones an SDK would not send (a transition the lab
+/// never makes, a first chunk missing, a chunk resent after the end).
 #[test]
 fn the_doctor_captures_tasks_with_findings_are_explained_as_far_as_the_lab_models_them() {
     use a2a_lab::model::evidence::capture::CaptureReader;
@@ -283,8 +284,12 @@ fn the_doctor_captures_tasks_with_findings_are_explained_as_far_as_the_lab_model
         }
     }
     let names: Vec<&str> = reproduced.iter().map(|(n, _)| n.as_str()).collect();
-    assert_eq!(names, ["after-terminal", "ends-working"], "{closest:?}");
-    assert_eq!(closest.len(), 6, "{closest:?}");
+    assert_eq!(
+        names,
+        ["after-terminal", "duplicate", "ends-working"],
+        "{closest:?}"
+    );
+    assert_eq!(closest.len(), 5, "{closest:?}");
 }
 
 /// That none of `held` runs was missed, else which were.
@@ -681,4 +686,45 @@ fn each_sdk_probe_with_a_finding_on_a_task_is_reproduced_by_its_scenario() {
     // probe's stream of a cancel() that raises (both wires, both
     // bindings), and the push probe's POSTs.
     assert_eq!(explained.len(), 45, "{explained:#?}");
+}
+
+/// A resent event (`dup`) has no recording (the lab models a client's
+/// reconnect): each one simulated on both SDKs is read back from client
+/// 1's stream, where it fell included; one resent with other bytes
+/// (`conflict`) is reproduced, read as the one more chunk it looks like.
+#[test]
+fn a_resent_event_is_read_back_where_it_fell() {
+    use a2a_lab::model::evidence::scenario_of::received;
+    use a2a_lab::model::sim::scenario::Scenario;
+    use a2a_lab::model::sim::simulate;
+    let mut read = 0;
+    for sdk in ["python", "js"] {
+        for conflict in ["off", "on"] {
+            for dup in 1..=6 {
+                let query = format!("dup={dup}&conflict={conflict}&sdk={sdk}");
+                let Ok(scenario) = Scenario::from_query(&query) else {
+                    continue;
+                };
+                let run = simulate(&scenario);
+                let events: Vec<OwnedEvent> = received(&run)
+                    .iter()
+                    .filter_map(|r| read_value(r.wire.as_ref()?, None).ok())
+                    .collect();
+                let explained = scenario_of(&events, None);
+                assert!(explained.reproduces, "{query}: {explained}");
+                // A resend with other bytes is, on the wire, one more
+                // chunk: an append carries no index to tell them apart.
+                let got = pairs(&explained.query);
+                let as_a_chunk = conflict == "on" && got == pairs("chunks=4");
+                assert!(
+                    got == pairs(&scenario.to_query()) || as_a_chunk,
+                    "{query}: read as {}",
+                    explained.query
+                );
+                read += 1;
+            }
+        }
+    }
+    // `conflict` needs a resent chunk: dup=3…5 on the defaults' stream.
+    assert_eq!(read, 2 * (6 + 3), "resends read");
 }

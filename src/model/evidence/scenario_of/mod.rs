@@ -470,12 +470,45 @@ fn several_streams(_: &[OwnedEvent], _: Option<StreamEnd>, _: Vec<usize>) -> Opt
     None
 }
 
+/// The readings of a stream where an event came again after a reconnect
+/// (`dup`): the event before it again, or a part sent again right after
+/// it was sent, or, its bytes changed (`conflict`), an artifact update at
+/// the coordinate of the one before; each read without the repeat.
+fn resent(events: &[OwnedEvent], shapes: &[String], end: Option<StreamEnd>) -> Vec<String> {
+    fn chunk(e: &OwnedEvent) -> Option<(&str, bool, bool)> {
+        let a = e.artifacts.first()?;
+        Some((a.artifact_id.as_str(), a.append, a.last))
+    }
+    let mut readings = Vec::new();
+    for conflict in [false, true] {
+        for i in 1..events.len() {
+            let (before, now) = (&events[i - 1], &events[i]);
+            let again = shapes[i].ends_with(" again") || now == before;
+            let same_place = now.kind == EventKind::Artifact
+                && before.kind == EventKind::Artifact
+                && chunk(before) == chunk(now);
+            if (conflict && same_place && !again) || (!conflict && again) {
+                let mut once = events.to_vec();
+                once.remove(i);
+                let mut keys = keys_of(&once, end);
+                keys.push(format!("dup={i}"));
+                if conflict {
+                    keys.push("conflict=on".into());
+                }
+                readings.push(keys.join("&"));
+            }
+        }
+    }
+    readings
+}
+
 /// [`scenario_of`] for the events of one stream.
 fn scenario_of_one(events: &[OwnedEvent], end: Option<StreamEnd>) -> ScenarioOf {
-    let keys = keys_of(events, end);
     let task = shapes(events);
     let wire = events.first().map_or(Wire::V1_0, |e| e.wire);
-    let lists = [vec![keys.join("&")]];
+    let mut read = vec![keys_of(events, end).join("&")];
+    read.extend(resent(events, &task, end));
+    let lists = [read];
     let found = search(&lists, &task, |run| {
         let got = streamed(run, wire);
         let agree = task.iter().zip(&got).take_while(|(a, b)| a == b).count();
