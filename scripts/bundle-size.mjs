@@ -15,11 +15,12 @@ import { join } from 'node:path';
 // its own inputs, the readers' typed errors: 265.1 kB); 270 kB with SPEC
 // §14's first combinations (progress, result=last, push across the turns:
 // 268.2 kB); 272 kB with every combination of §14 modelled (270.8 kB);
-// 290 kB once Import explains a task by a scenario and opens it beside its
+// 292 kB once Import explains a task by a scenario and opens it beside its
 // simulation (issue 33: the event reader kept for it, the scenario reader,
-// the view beside; 288.0 kB): docs/performance.md says what grew and what
-// was cut at each step.
-const BUDGET = 290 * 1024;
+// the view beside, an event resent read back; 290.8 kB; a task over
+// several streams is read by the CLI only): docs/performance.md says what
+// grew and what was cut at each step.
+const BUDGET = 292 * 1024;
 const dir = process.argv[2] || 'dist';
 let total = 0;
 const rows = [];
