@@ -11,7 +11,7 @@ use a2a_lab::model::evidence::scenario_of::scenario_of;
 use a2a_lab::model::evidence::scenario_of::streams::{scenario_of_streams, Received};
 use a2a_lab::model::trace::StreamEnd;
 use a2a_lab::model::wire::answer::{read_value, OwnedEvent};
-use model_support::fidelity::{combinations, fixture_dir, listed};
+use model_support::fidelity::{combinations, fixture_dir, listed, timeout_fixtures};
 use serde_json::Value;
 
 /// The keys a task's streams cannot always tell apart, and why: where the
@@ -152,6 +152,7 @@ fn each_recorded_task_is_reproduced_by_the_scenario_read_off_its_events() {
         let dir = fixture_dir(sdk);
         let both = listed(&dir)
             .into_iter()
+            .chain(timeout_fixtures(&dir))
             .chain(listed(&dir.join("subscribe")))
             .chain(combinations(&dir.join("subscribe")));
         for (scenario, fixture) in both {
@@ -210,9 +211,9 @@ fn each_recorded_task_is_reproduced_by_the_scenario_read_off_its_events() {
     // 3 runs each, both SDKs, every fixture of both wires and every
     // measured combination: blocking calls, the follow-up turns of an
     // interrupted task, resubscriptions, second clients, restarts and
-    // retries included (a blocking call that hung answered nothing to
-    // read).
-    assert_eq!(held, 906, "recorded runs held");
+    // retries included, and the SDKs' own client timeouts measured (a
+    // blocking call that hung answered nothing to read).
+    assert_eq!(held, 909, "recorded runs held");
 }
 
 #[test]

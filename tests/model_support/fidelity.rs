@@ -155,6 +155,12 @@ pub fn listed(dir: &Path) -> Vec<(String, Fixture)> {
     entries(dir, "scenarios")
 }
 
+/// The recorders' measurements of the SDKs' own client timeouts in
+/// `dir/index.json` (`probes`): a scenario each, with runs like the rest.
+pub fn timeout_fixtures(dir: &Path) -> Vec<(String, Fixture)> {
+    entries(dir, "probes")
+}
+
 /// The fixtures of one list of `dir/index.json`.
 fn entries(dir: &Path, list: &str) -> Vec<(String, Fixture)> {
     let index = read_json(&dir.join("index.json"));
