@@ -729,3 +729,37 @@ fn a_resent_event_is_read_back_where_it_fell() {
     // `conflict` needs a resent chunk: dup=3…5 on the defaults' stream.
     assert_eq!(read, 2 * (6 + 3), "resends read");
 }
+
+/// An event resent after a reconnect: the capture's judge (the lab's
+/// ledger) calls it a duplicate, the scenario's SDK delivers it; beside
+/// each other the two send the same events, one handled otherwise, and
+/// with the guard on the scenario drops it as the ledger would.
+#[test]
+fn a_resent_event_beside_its_scenario_is_handled_otherwise_until_the_guard_is_on() {
+    use a2a_lab::model::evidence::import::{import_bytes, Imported};
+    use a2a_lab::model::pictures::beside::{beside, PinnedTask};
+    use a2a_lab::model::pictures::shown::Shown;
+    use a2a_lab::model::sim::scenario::Scenario;
+    use a2a_lab::model::sim::simulate;
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures/captures/doctor/duplicate.jsonl");
+    let Imported::Capture(report) = import_bytes(&std::fs::read(path).unwrap()).unwrap() else {
+        panic!("a capture");
+    };
+    let summary = report.tasks[0].clone();
+    let shown = Shown::capture(report);
+    let run = shown.run().unwrap();
+    let task = PinnedTask::new(&summary.id, summary.scenario.as_ref(), &run.trace.rows).unwrap();
+    assert_eq!(task.query, "chunks=7&dup=5&wire=0.3");
+    let scenario = Scenario::from_query(&task.query).unwrap();
+    let shown = beside(&task, &scenario, &simulate(&scenario));
+    assert!(
+        shown.summary.starts_with("The scenario sends task 99787fcaad22be7b's 11 events; 1 of them handled otherwise, first event 6: duplicate in the task, delivered in the scenario"),
+        "{}",
+        shown.summary
+    );
+    let guarded = scenario.with("guard", "on").unwrap();
+    let fixed = beside(&task, &guarded, &simulate(&guarded));
+    let differing = fixed.rows.iter().filter(|r| r.differs()).count();
+    assert!(differing <= 1, "{fixed:?}");
+}

@@ -70,7 +70,7 @@ pub struct Beside {
 }
 
 /// The scenario's events as its client received them, each with what
-/// happened to it (`not sent` where the guard dropped one).
+/// happened to it (`not sent` where a policy kept one from the client).
 fn scenario_events(scenario: &Scenario, run: &Run) -> Vec<String> {
     let rows = received(run);
     let shapes = row_shapes(&rows, scenario.wire);
@@ -81,6 +81,16 @@ fn scenario_events(scenario: &Scenario, run: &Run) -> Vec<String> {
             format!("{event} · {}", row.disposition.label())
         })
         .collect()
+}
+
+/// An event as compared, without what happened to it.
+fn event(line: &str) -> &str {
+    line.rsplit_once(" · ").map_or(line, |(event, _)| event)
+}
+
+/// What happened to an event, without the event.
+fn handled(line: &str) -> &str {
+    line.rsplit_once(" · ").map_or(line, |(_, handled)| handled)
 }
 
 /// `task` (A) beside `scenario`'s run (B).
@@ -94,10 +104,23 @@ pub fn beside(task: &PinnedTask, scenario: &Scenario, run: &Run) -> Beside {
         })
         .collect();
     let differing: Vec<usize> = (0..n).filter(|&i| rows[i].differs()).collect();
+    let sent_alike = rows
+        .iter()
+        .all(|r| r.task.as_deref().map(event) == r.scenario.as_deref().map(event));
     let summary = match differing.first() {
         None => format!(
             "The scenario reproduces task {}: its {n} events, and what happened to each.",
             task.id
+        ),
+        // The same events, one handled otherwise: what the lab's ledger
+        // judged in the capture against what the scenario's policy did.
+        Some(&first) if sent_alike => format!(
+            "The scenario sends task {}'s {n} events; {} of them handled otherwise, first event {}: {} in the task, {} in the scenario.",
+            task.id,
+            differing.len(),
+            first + 1,
+            rows[first].task.as_deref().map_or("nothing", handled),
+            rows[first].scenario.as_deref().map_or("nothing", handled),
         ),
         Some(&first) => format!(
             "{} of {n} events differ from task {}, first event {}: {} in the task, {} in the scenario.",

@@ -333,16 +333,25 @@ pub fn shapes(events: &[OwnedEvent]) -> Vec<String> {
         .collect()
 }
 
+/// Whether a policy kept an event from the client: the guard dropped it,
+/// or the ledger refused it as a duplicate or a conflict.
+fn withheld(disposition: Disposition) -> bool {
+    matches!(
+        disposition,
+        Disposition::DroppedByGuard | Disposition::Duplicate | Disposition::Rejected
+    )
+}
+
 /// What client 1 was sent in a run, in order: its streams' rows (one
-/// after another, as a capture of its calls lists them) and the rows the
-/// guard kept from it, or a blocking call's answers.
+/// after another, as a capture of its calls lists them) and the rows a
+/// policy kept from it, or a blocking call's answers.
 pub fn received(run: &Run) -> Vec<&Row> {
     let rows = &run.trace.rows;
     match run.streams.first() {
         Some(_) => {
             let dropped = rows
                 .iter()
-                .filter(|r| r.client == 1 && r.disposition == Disposition::DroppedByGuard)
+                .filter(|r| r.client == 1 && r.wire.is_none() && withheld(r.disposition))
                 .map(|r| r.index);
             let streamed = run
                 .streams
