@@ -454,25 +454,32 @@ fn each_reproduced_task_beside_its_scenario_agrees_in_every_event_and_dispositio
     assert_eq!(held, 456);
 }
 
+/// The first task of a doctor capture as the page's Import reads it,
+/// pinned as "Open as a scenario" pins it.
+fn pinned_doctor_task(name: &str) -> std::sync::Arc<a2a_lab::model::pictures::beside::PinnedTask> {
+    use a2a_lab::model::evidence::import::{import_bytes, Imported};
+    use a2a_lab::model::pictures::beside::PinnedTask;
+    use a2a_lab::model::pictures::shown::Shown;
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join(format!("tests/fixtures/captures/doctor/{name}.jsonl"));
+    let Imported::Capture(report) = import_bytes(&std::fs::read(path).unwrap()).unwrap() else {
+        panic!("{name}: a capture");
+    };
+    let summary = report.tasks[0].clone();
+    let shown = Shown::capture(report);
+    let run = shown.run().unwrap();
+    PinnedTask::new(&summary.id, summary.scenario.as_ref(), &run.trace.rows).unwrap()
+}
+
 /// The worked example of docs/explain-a-capture.md, as the page shows it:
 /// the capture's task beside its scenario agrees; with the guard on, the
 /// late artifact is the one event that differs, dropped by the guard.
 #[test]
 fn a_late_artifact_beside_its_scenario_differs_only_where_the_guard_drops_it() {
-    use a2a_lab::model::evidence::import::{import_bytes, Imported};
-    use a2a_lab::model::pictures::beside::{beside, PinnedTask};
-    use a2a_lab::model::pictures::shown::Shown;
+    use a2a_lab::model::pictures::beside::beside;
     use a2a_lab::model::sim::scenario::Scenario;
     use a2a_lab::model::sim::simulate;
-    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("tests/fixtures/captures/doctor/after-terminal.jsonl");
-    let Imported::Capture(report) = import_bytes(&std::fs::read(path).unwrap()).unwrap() else {
-        panic!("a capture");
-    };
-    let summary = report.tasks[0].clone();
-    let shown = Shown::capture(report);
-    let run = shown.run().unwrap();
-    let task = PinnedTask::new(&summary.id, summary.scenario.as_ref(), &run.trace.rows).unwrap();
+    let task = pinned_doctor_task("after-terminal");
     assert_eq!(task.query, "chunks=7&late=0&wire=0.3");
     assert_eq!(task.events[10], "artifact last 1 · after-terminal");
     let scenario = Scenario::from_query(&task.query).unwrap();
@@ -736,20 +743,10 @@ fn a_resent_event_is_read_back_where_it_fell() {
 /// with the guard on the scenario drops it as the ledger would.
 #[test]
 fn a_resent_event_beside_its_scenario_is_handled_otherwise_until_the_guard_is_on() {
-    use a2a_lab::model::evidence::import::{import_bytes, Imported};
-    use a2a_lab::model::pictures::beside::{beside, PinnedTask};
-    use a2a_lab::model::pictures::shown::Shown;
+    use a2a_lab::model::pictures::beside::beside;
     use a2a_lab::model::sim::scenario::Scenario;
     use a2a_lab::model::sim::simulate;
-    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("tests/fixtures/captures/doctor/duplicate.jsonl");
-    let Imported::Capture(report) = import_bytes(&std::fs::read(path).unwrap()).unwrap() else {
-        panic!("a capture");
-    };
-    let summary = report.tasks[0].clone();
-    let shown = Shown::capture(report);
-    let run = shown.run().unwrap();
-    let task = PinnedTask::new(&summary.id, summary.scenario.as_ref(), &run.trace.rows).unwrap();
+    let task = pinned_doctor_task("duplicate");
     assert_eq!(task.query, "chunks=7&dup=5&wire=0.3");
     let scenario = Scenario::from_query(&task.query).unwrap();
     let shown = beside(&task, &scenario, &simulate(&scenario));
