@@ -1,14 +1,17 @@
-//! A task of real traffic explained by the lab's own scenario (issue 33's
-//! first slice): the keys read off its events, the scenario simulated, and
-//! the two compared event by event. What it says is no finding: a task no
+//! A task of real traffic explained by the lab's own scenario (issue 33):
+//! the keys read off its events, the scenario simulated, and the two
+//! compared event by event. What it says is no finding: a task no
 //! scenario reproduces shows what the lab cannot model yet.
 //!
-//! Read so far: the number of chunks, progress updates before each, the
-//! whole result at once, the questions answered across follow-up turns,
-//! the ending (the final or interrupted state, a stream closed without
-//! one, one that hung), an artifact after the end, a cancel and where it
-//! fell, a blocking call's answers, the wire, and the SDK (the profile
-//! whose simulation matches, a2a-sdk first).
+//! Here, one stream: the number of chunks, progress updates before each,
+//! the whole result at once, the questions answered across follow-up
+//! turns, the ending (the final or interrupted state, a stream closed
+//! without one, one that hung), an artifact after the end, a cancel and
+//! where it fell, an event resent after a reconnect, a blocking call's
+//! answers, the wire, and the SDK (the profile whose simulation matches,
+//! a2a-sdk first); and the one search every reading ends in. Several
+//! streams of a task are read in [`streams`], a webhook's log in
+//! [`pushes`].
 
 use serde::Serialize;
 
@@ -92,7 +95,6 @@ pub(super) fn state_of(event: &OwnedEvent) -> Option<TaskState> {
     }
 }
 
-/// The keys its events say, as `key=value` pairs (the SDK left out).
 /// The questions a task asked and was answered (a WORKING status came
 /// after): each follow-up turn's interrupted state, in order, by index.
 fn turns(events: &[OwnedEvent]) -> Vec<(usize, TaskState)> {
@@ -119,7 +121,7 @@ fn interrupt_key(turns: &[(usize, TaskState)]) -> Option<&'static str> {
 }
 
 /// The keys every task ends with: its wire.
-pub(super) fn finish_keys(mut keys: Vec<String>, events: &[OwnedEvent]) -> Vec<String> {
+fn finish_keys(mut keys: Vec<String>, events: &[OwnedEvent]) -> Vec<String> {
     if events.first().is_some_and(|e| e.wire == Wire::V0_3) {
         keys.push("wire=0.3".into());
     }
@@ -347,26 +349,24 @@ fn withheld(disposition: Disposition) -> bool {
 /// policy kept from it, or a blocking call's answers.
 pub fn received(run: &Run) -> Vec<&Row> {
     let rows = &run.trace.rows;
-    match run.streams.first() {
-        Some(_) => {
-            let dropped = rows
-                .iter()
-                .filter(|r| r.client == 1 && r.wire.is_none() && withheld(r.disposition))
-                .map(|r| r.index);
-            let streamed = run
-                .streams
-                .iter()
-                .filter(|s| s.client == 1)
-                .flat_map(|s| s.rows.iter().copied());
-            let mut sent: Vec<usize> = streamed.chain(dropped).collect();
-            sent.sort_unstable();
-            sent.iter().filter_map(|&i| rows.get(i)).collect()
-        }
-        None => rows
+    if run.streams.is_empty() {
+        return rows
             .iter()
             .filter(|r| r.kind == RowKind::Action && r.wire.is_some())
-            .collect(),
+            .collect();
     }
+    let dropped = rows
+        .iter()
+        .filter(|r| r.client == 1 && r.wire.is_none() && withheld(r.disposition))
+        .map(|r| r.index);
+    let streamed = run
+        .streams
+        .iter()
+        .filter(|s| s.client == 1)
+        .flat_map(|s| s.rows.iter().copied());
+    let mut sent: Vec<usize> = streamed.chain(dropped).collect();
+    sent.sort_unstable();
+    sent.iter().filter_map(|&i| rows.get(i)).collect()
 }
 
 /// Each row's event as compared ([`shapes`]), `None` for a row that never
@@ -389,6 +389,29 @@ fn streamed(run: &Run, wire: Wire) -> Vec<String> {
     row_shapes(&received(run), wire)
         .into_iter()
         .flatten()
+        .collect()
+}
+
+/// How many events two lists agree on before they first part.
+pub(super) fn agreed(task: &[String], scenario: &[String]) -> usize {
+    task.iter()
+        .zip(scenario)
+        .take_while(|(a, b)| a == b)
+        .count()
+}
+
+/// The keys read off a task that stops short of its end, with its steps
+/// and how it ended left out (neither is on the wire) and `chunks` steps
+/// instead.
+pub(super) fn cut_short(read: &[String], chunks: usize) -> Vec<String> {
+    let unseen = ["chunks=", "cancel=", "cancel_impl=", "ending="];
+    let kept = read
+        .iter()
+        .filter(|k| !unseen.iter().any(|p| k.starts_with(p)))
+        .cloned();
+    [format!("chunks={chunks}")]
+        .into_iter()
+        .chain(kept)
         .collect()
 }
 
@@ -520,8 +543,7 @@ fn scenario_of_one(events: &[OwnedEvent], end: Option<StreamEnd>) -> ScenarioOf 
     let lists = [read];
     let found = search(&lists, &task, |run| {
         let got = streamed(run, wire);
-        let agree = task.iter().zip(&got).take_while(|(a, b)| a == b).count();
-        (first_difference(&task, &got), agree)
+        (first_difference(&task, &got), agreed(&task, &got))
     });
     found.unwrap_or_else(|(_, closest)| closest)
 }

@@ -122,10 +122,11 @@ fn push_from_start(posts: &[Pushed]) -> bool {
     first.kind == EventKind::Task && state_of(first) == Some(TaskState::Submitted)
 }
 
-/// The task's own keys as the POSTs tell them: read off their events (or
-/// the events a task's snapshots tell, closed or not); a log that starts
-/// mid-way leaves out the steps before it (up to three more tried).
-fn own_keys(events: &[OwnedEvent], from_start: bool) -> Vec<String> {
+/// The task's own keys as the POSTs tell them, one reading each: read off
+/// their events (or the events a task's snapshots tell, closed or not); a
+/// log that starts mid-way leaves out the steps before it (up to three
+/// more tried).
+fn own_keys(events: &[OwnedEvent], from_start: bool) -> Vec<Vec<String>> {
     let snapshots = events.len() > 1 && events.iter().all(|e| e.kind == EventKind::Task);
     let told: Vec<Vec<OwnedEvent>> = match snapshots {
         true => vec![from_snapshots(events, true), from_snapshots(events, false)],
@@ -141,7 +142,7 @@ fn own_keys(events: &[OwnedEvent], from_start: bool) -> Vec<String> {
             once
         })
         .collect();
-    let mut own: Vec<String> = Vec::new();
+    let mut own: Vec<Vec<String>> = Vec::new();
     for events in told.iter().chain(&once) {
         let keys = keys_of(events, None);
         let more = if from_start { 0 } else { 3 };
@@ -158,9 +159,8 @@ fn own_keys(events: &[OwnedEvent], from_start: bool) -> Vec<String> {
                     }
                 })
                 .collect();
-            let joined = keys.join("&");
-            if !own.contains(&joined) {
-                own.push(joined);
+            if !own.contains(&keys) {
+                own.push(keys);
             }
         }
     }
@@ -227,8 +227,7 @@ fn push_keys(posts: &[Pushed]) -> Vec<Vec<String>> {
 /// the push keys, a restart where the POSTs stop short, and across the
 /// turns the config sent again and the client's mode.
 fn candidates(posts: &[Pushed], events: &[OwnedEvent]) -> Vec<Vec<String>> {
-    let mut lists = vec![own_keys(events, push_from_start(posts))];
-    lists.extend(push_keys(posts));
+    let mut own = own_keys(events, push_from_start(posts));
     // POSTs that stop before a final or interrupted state: the agent died
     // (a restart), where the steps it never reached are not in the log.
     let stopped = events
@@ -236,12 +235,17 @@ fn candidates(posts: &[Pushed], events: &[OwnedEvent]) -> Vec<Vec<String>> {
         .rev()
         .find_map(state_of)
         .is_none_or(|s| !s.is_terminal() && !s.is_interrupted());
+    let sent = events
+        .iter()
+        .filter(|e| e.kind == EventKind::Artifact)
+        .count();
     if stopped {
-        let sent = events
-            .iter()
-            .filter(|e| e.kind == EventKind::Artifact)
-            .count();
-        lists[0].extend((sent..=sent + 2).map(|chunks| format!("chunks={chunks}")));
+        let read = own[0].clone();
+        own.extend((sent..=sent + 2).map(|chunks| super::cut_short(&read, chunks)));
+    }
+    let mut lists = vec![own.iter().map(|keys| keys.join("&")).collect::<Vec<_>>()];
+    lists.extend(push_keys(posts));
+    if stopped {
         let restarts = (0..=sent)
             .flat_map(|k| ["memory", "database"].map(|store| format!("restart={k}&store={store}")));
         lists.push([String::new()].into_iter().chain(restarts).collect());
@@ -287,8 +291,7 @@ pub fn scenario_of_pushes(posts: &[Pushed]) -> ScenarioOf {
         let got = raced(run_posts(run, answers, headers), &task);
         let difference =
             super::first_difference(&task, &got).map(|d| d.replacen("event", "POST", 1));
-        let agree = task.iter().zip(&got).take_while(|(a, b)| a == b).count();
-        (difference, agree)
+        (difference, super::agreed(&task, &got))
     });
     found.unwrap_or_else(|(_, closest)| closest)
 }

@@ -296,37 +296,25 @@ fn cut_of(c1: &[&Received]) -> Cut {
 /// more than it sent).
 fn own_keys(events: &[OwnedEvent], end: Option<StreamEnd>, cut: Cut) -> Vec<Vec<String>> {
     let read = keys_of(events, end);
-    let unseen = |k: &String| {
-        ["chunks=", "cancel=", "cancel_impl=", "ending="]
-            .iter()
-            .any(|p| k.starts_with(p))
-    };
-    let kept: Vec<String> = read.iter().filter(|k| !unseen(k)).cloned().collect();
     let sent = events
         .iter()
         .filter(|e| e.kind == EventKind::Artifact)
         .count();
-    let with_chunks = |chunks: usize| {
-        let mut keys = vec![format!("chunks={chunks}")];
-        keys.extend(kept.iter().cloned());
-        keys
-    };
+    let cut_short = |chunks| super::cut_short(&read, chunks);
     match cut {
         Cut::No => vec![read],
         Cut::Unseen => {
-            // How it ended is unseen; its steps as read, or as many as sent.
-            let ended = |k: &String| {
-                ["cancel=", "cancel_impl=", "ending="]
-                    .iter()
-                    .any(|p| k.starts_with(p))
-            };
-            let steps: Vec<String> = read.iter().filter(|k| !ended(k)).cloned().collect();
-            vec![read.clone(), steps, with_chunks(sent)]
+            // How it ended is unseen: its steps as read, or as many as sent.
+            let steps = read
+                .iter()
+                .find_map(|k| k.strip_prefix("chunks=")?.parse().ok())
+                .unwrap_or(sent);
+            vec![read.clone(), cut_short(steps), cut_short(sent)]
         }
-        Cut::Broken => (sent..=sent + 2).map(with_chunks).collect(),
-        Cut::Unknown => [read]
+        Cut::Broken => (sent..=sent + 2).map(cut_short).collect(),
+        Cut::Unknown => [read.clone()]
             .into_iter()
-            .chain((sent..=sent + 2).map(with_chunks))
+            .chain((sent..=sent + 2).map(cut_short))
             .collect(),
     }
 }
@@ -424,27 +412,20 @@ pub fn scenario_of_streams(streams: &[Received]) -> ScenarioOf {
         return super::scenario_of_one(&all, end);
     }
     let flat: Vec<String> = streams.iter().flat_map(|s| shapes(s.events)).collect();
-    let mut best: Option<(usize, ScenarioOf)> = None;
-    for resent in [false, true] {
-        let roles = roles(&c1, resent);
-        if resent && roles == self::roles(&c1, false) {
-            continue;
-        }
-        match read_as(streams, &c1, &c2, &roles, &flat) {
-            Ok(found) => return found,
-            Err((agree, closest)) => {
-                if best.as_ref().is_none_or(|(most, _)| agree > *most) {
-                    best = Some((agree, closest));
-                }
-            }
-        }
+    let strict = roles(&c1, false);
+    let (agree, closest) = match read_as(streams, &c1, &c2, &strict, &flat) {
+        Ok(found) => return found,
+        Err(closest) => closest,
+    };
+    let resent = roles(&c1, true);
+    if resent == strict {
+        return closest;
     }
-    best.map(|(_, s)| s).unwrap_or(ScenarioOf {
-        query: String::new(),
-        reproduces: false,
-        first_difference: Some("no scenario takes these keys".into()),
-        events: flat,
-    })
+    match read_as(streams, &c1, &c2, &resent, &flat) {
+        Ok(found) => found,
+        Err((more, other)) if more > agree => other,
+        Err(_) => closest,
+    }
 }
 
 /// The streams read with these roles: the scenario that reproduces them,
@@ -492,7 +473,7 @@ fn read_as(
 fn agreement(task: &[Compared], scenario: &[Compared]) -> usize {
     let mut agree = 0;
     for ((_, a, _), (_, b, _)) in task.iter().zip(scenario) {
-        let same = a.iter().zip(b).take_while(|(x, y)| x == y).count();
+        let same = super::agreed(a, b);
         agree += same;
         if same < a.len().max(b.len()) {
             break;
