@@ -77,7 +77,7 @@ fn scenario_events(scenario: &Scenario, run: &Run) -> Vec<String> {
     rows.iter()
         .zip(shapes)
         .map(|(row, shape)| {
-            let event = shape.as_deref().unwrap_or("not sent");
+            let event = shape.map_or_else(|| "not sent".to_string(), |s| s.to_string());
             format!("{event} · {}", row.disposition.label())
         })
         .collect()

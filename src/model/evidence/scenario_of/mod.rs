@@ -16,10 +16,13 @@
 use serde::Serialize;
 
 pub mod pushes;
+mod search;
+mod shape;
 pub mod streams;
 
-use crate::model::sim::scenario::Scenario;
-use crate::model::sim::simulate;
+pub use search::{sdk_order, Budget, Search};
+pub use shape::{shapes, EventShape, ShapeOf};
+
 use crate::model::state::TaskState;
 use crate::model::trace::{Disposition, Row, RowKind, Run, StreamEnd};
 use crate::model::wire::answer::{read_value, EventKind, OwnedEvent};
@@ -35,6 +38,10 @@ pub struct ScenarioOf {
     pub reproduces: bool,
     /// Where the two first part, in words, when they do.
     pub first_difference: Option<String>,
+    /// Whether the search's budget ran out with candidates left untried:
+    /// then this is only the closest within the budget.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub budget_ran_out: bool,
     /// The task's events as compared ([`shapes`]), for the page to set
     /// beside a scenario's.
     #[serde(skip)]
@@ -52,38 +59,10 @@ impl std::fmt::Display for ScenarioOf {
         };
         match &self.first_difference {
             None => write!(f, "scenario: {query} (reproduces it)"),
+            Some(d) if self.budget_ran_out => {
+                write!(f, "scenario: {query} (closest within the budget; {d})")
+            }
             Some(d) => write!(f, "scenario: {query} (closest; {d})"),
-        }
-    }
-}
-
-/// One event as compared: `task WORKING`, `status COMPLETED`,
-/// `artifact append last 1`.
-fn shape(event: &OwnedEvent) -> String {
-    let state = event
-        .state
-        .as_ref()
-        .and_then(|s| s.known())
-        .map_or("?", TaskState::short);
-    match event.kind {
-        EventKind::Task => {
-            let parts: usize = event.artifacts.iter().map(|a| a.parts.len()).sum();
-            format!("task {state} {parts}")
-        }
-        EventKind::Status => format!("status {state}"),
-        EventKind::Message => "message".into(),
-        EventKind::Artifact => {
-            let Some(a) = event.artifacts.first() else {
-                return "artifact".into();
-            };
-            let mut out = String::from("artifact");
-            if a.append {
-                out.push_str(" append");
-            }
-            if a.last {
-                out.push_str(" last");
-            }
-            format!("{out} {}", a.parts.len())
         }
     }
 }
@@ -313,28 +292,6 @@ pub(super) fn keys_of(events: &[OwnedEvent], end: Option<StreamEnd>) -> Vec<Stri
     finish_keys(keys, events)
 }
 
-/// Events as compared, in order: each one's shape, and `again` where an
-/// artifact update repeats a part already sent (a resend, never a step).
-pub fn shapes(events: &[OwnedEvent]) -> Vec<String> {
-    let mut sent: Vec<(&str, &serde_json::Value)> = Vec::new();
-    events
-        .iter()
-        .map(|e| {
-            let mut out = shape(e);
-            if let (EventKind::Artifact, Some(a)) = (e.kind, e.artifacts.first()) {
-                for part in &a.parts {
-                    if sent.contains(&(a.artifact_id.as_str(), part)) {
-                        out.push_str(" again");
-                        break;
-                    }
-                }
-                sent.extend(a.parts.iter().map(|p| (a.artifact_id.as_str(), p)));
-            }
-            out
-        })
-        .collect()
-}
-
 /// Whether a policy kept an event from the client: the guard dropped it,
 /// or the ledger refused it as a duplicate or a conflict.
 fn withheld(disposition: Disposition) -> bool {
@@ -371,7 +328,7 @@ pub fn received(run: &Run) -> Vec<&Row> {
 
 /// Each row's event as compared ([`shapes`]), `None` for a row that never
 /// reached the wire (one the guard dropped).
-pub fn row_shapes(rows: &[&Row], wire: Wire) -> Vec<Option<String>> {
+pub fn row_shapes(rows: &[&Row], wire: Wire) -> Vec<Option<EventShape>> {
     let events: Vec<Option<OwnedEvent>> = rows
         .iter()
         .map(|r| read_value(r.wire.as_ref()?, Some(wire)).ok())
@@ -385,7 +342,7 @@ pub fn row_shapes(rows: &[&Row], wire: Wire) -> Vec<Option<String>> {
 }
 
 /// What client 1 received in a run, as compared.
-fn streamed(run: &Run, wire: Wire) -> Vec<String> {
+fn streamed(run: &Run, wire: Wire) -> Vec<EventShape> {
     row_shapes(&received(run), wire)
         .into_iter()
         .flatten()
@@ -393,7 +350,7 @@ fn streamed(run: &Run, wire: Wire) -> Vec<String> {
 }
 
 /// How many events two lists agree on before they first part.
-pub(super) fn agreed(task: &[String], scenario: &[String]) -> usize {
+pub(super) fn agreed<T: PartialEq>(task: &[T], scenario: &[T]) -> usize {
     task.iter()
         .zip(scenario)
         .take_while(|(a, b)| a == b)
@@ -416,7 +373,10 @@ pub(super) fn cut_short(read: &[String], chunks: usize) -> Vec<String> {
 }
 
 /// Where two event lists first part, if they do.
-pub(super) fn first_difference(task: &[String], scenario: &[String]) -> Option<String> {
+pub(super) fn first_difference<T: PartialEq + std::fmt::Display>(
+    task: &[T],
+    scenario: &[T],
+) -> Option<String> {
     let n = task.len().max(scenario.len());
     (0..n).find_map(|i| match (task.get(i), scenario.get(i)) {
         (Some(a), Some(b)) if a == b => None,
@@ -437,14 +397,25 @@ pub(super) fn first_difference(task: &[String], scenario: &[String]) -> Option<S
 }
 
 /// The scenario that explains one task's events (`end`: how its stream
-/// ended, where that is known): the keys read off them, with the SDK whose
-/// simulation reproduces them, a2a-sdk first; where neither does, the one
-/// that agrees longer. Events that hold more than one stream (a task
-/// snapshot after the first event opens a resubscription's, or a retried
-/// call's) are read stream by stream where one stream does not explain
-/// them.
+/// ended, where that is known), within the task's [`Budget`]: the keys
+/// read off them, with the SDK whose simulation reproduces them, each SDK
+/// of the profile table in turn; where none does, the one that agrees
+/// longest. Events that hold more than one stream (a task snapshot after
+/// the first event opens a resubscription's, or a retried call's) are
+/// read stream by stream where one stream does not explain them.
 pub fn scenario_of(events: &[OwnedEvent], end: Option<StreamEnd>) -> ScenarioOf {
-    let one = scenario_of_one(events, end);
+    let mut search = Search::new(sdk_order(None), Budget::for_events(events.len()));
+    scenario_of_within(events, end, &mut search)
+}
+
+/// [`scenario_of`] with the SDKs tried and the budget given: `search`
+/// says what the reading spent.
+pub fn scenario_of_within(
+    events: &[OwnedEvent],
+    end: Option<StreamEnd>,
+    search: &mut Search,
+) -> ScenarioOf {
+    let one = scenario_of_one(events, end, search);
     if one.reproduces || answers_only(events) {
         return one;
     }
@@ -452,7 +423,7 @@ pub fn scenario_of(events: &[OwnedEvent], end: Option<StreamEnd>) -> ScenarioOf 
     if starts.is_empty() {
         return one;
     }
-    several_streams(events, end, starts).unwrap_or(one)
+    several_streams(events, end, starts, search).unwrap_or(one)
 }
 
 /// Whether a task's events hold more than one stream (and are no blocking
@@ -479,6 +450,7 @@ fn several_streams(
     events: &[OwnedEvent],
     end: Option<StreamEnd>,
     starts: Vec<usize>,
+    search: &mut Search,
 ) -> Option<ScenarioOf> {
     let bounds: Vec<usize> = [0]
         .into_iter()
@@ -493,110 +465,99 @@ fn several_streams(
             end: (w[1] == events.len()).then_some(end).flatten(),
         })
         .collect();
-    let several = streams::scenario_of_streams(&streams);
+    let several = streams::scenario_of_streams_within(&streams, search);
     several.reproduces.then_some(several)
 }
 
 #[cfg(target_arch = "wasm32")]
-fn several_streams(_: &[OwnedEvent], _: Option<StreamEnd>, _: Vec<usize>) -> Option<ScenarioOf> {
+fn several_streams(
+    _: &[OwnedEvent],
+    _: Option<StreamEnd>,
+    _: Vec<usize>,
+    _: &mut Search,
+) -> Option<ScenarioOf> {
     None
 }
 
-/// The readings of a stream where an event came again after a reconnect
+/// Where an event of a stream may have come again after a reconnect
 /// (`dup`): the event before it again, or a part sent again right after
-/// it was sent, or, its bytes changed (`conflict`), an artifact update at
-/// the coordinate of the one before; each read without the repeat.
-fn resent(events: &[OwnedEvent], shapes: &[String], end: Option<StreamEnd>) -> Vec<String> {
-    fn chunk(e: &OwnedEvent) -> Option<(&str, bool, bool)> {
-        let a = e.artifacts.first()?;
-        Some((a.artifact_id.as_str(), a.append, a.last))
-    }
-    let mut readings = Vec::new();
-    for conflict in [false, true] {
-        for i in 1..events.len() {
-            let (before, now) = (&events[i - 1], &events[i]);
-            let again = shapes[i].ends_with(" again") || now == before;
-            let same_place = now.kind == EventKind::Artifact
-                && before.kind == EventKind::Artifact
-                && chunk(before) == chunk(now);
-            if (conflict && same_place && !again) || (!conflict && again) {
-                let mut once = events.to_vec();
-                once.remove(i);
-                let mut keys = keys_of(&once, end);
-                keys.push(format!("dup={i}"));
-                if conflict {
-                    keys.push("conflict=on".into());
-                }
-                readings.push(keys.join("&"));
-            }
-        }
-    }
-    readings
+/// it was sent; or, its bytes changed (`conflict`), an artifact update at
+/// the coordinate of the one before. Found in one pass; read only when
+/// tried ([`Resend::keys`]).
+#[derive(Debug, Clone, Copy)]
+struct Resend {
+    /// The repeat's index: the events delivered before it.
+    at: usize,
+    /// Whether its bytes changed.
+    conflict: bool,
 }
 
-/// [`scenario_of`] for the events of one stream.
-fn scenario_of_one(events: &[OwnedEvent], end: Option<StreamEnd>) -> ScenarioOf {
+impl Resend {
+    /// Every place a resend may have fallen, each repeat before each
+    /// changed one.
+    fn places(events: &[OwnedEvent], shapes: &[EventShape]) -> Vec<Resend> {
+        fn chunk(e: &OwnedEvent) -> Option<(&str, bool, bool)> {
+            let a = e.artifacts.first()?;
+            Some((a.artifact_id.as_str(), a.append, a.last))
+        }
+        let mut places = Vec::new();
+        for conflict in [false, true] {
+            for at in 1..events.len() {
+                let (before, now) = (&events[at - 1], &events[at]);
+                let again = shapes[at].again || now == before;
+                let same_place = now.kind == EventKind::Artifact
+                    && before.kind == EventKind::Artifact
+                    && chunk(before) == chunk(now);
+                if (conflict && same_place && !again) || (!conflict && again) {
+                    places.push(Resend { at, conflict });
+                }
+            }
+        }
+        places
+    }
+
+    /// The keys of the events read without the repeat, and the resend.
+    fn keys(self, events: &[OwnedEvent], end: Option<StreamEnd>) -> String {
+        let mut once = events.to_vec();
+        once.remove(self.at);
+        let mut keys = keys_of(&once, end);
+        keys.push(format!("dup={}", self.at));
+        if self.conflict {
+            keys.push("conflict=on".into());
+        }
+        keys.join("&")
+    }
+}
+
+/// The task's events as the page words them, set on what a search found.
+fn with_events<T: std::fmt::Display>(mut found: ScenarioOf, events: &[T]) -> ScenarioOf {
+    found.events = events.iter().map(ToString::to_string).collect();
+    found
+}
+
+/// [`scenario_of`] for the events of one stream: the keys read off them
+/// first; then the readings with a resend, the nearest to where the first
+/// reading parted from the task first (a resend shifts the events only
+/// from where it fell), as far as the budget goes.
+fn scenario_of_one(events: &[OwnedEvent], end: Option<StreamEnd>, search: &mut Search) -> ScenarioOf {
     let task = shapes(events);
     let wire = events.first().map_or(Wire::V1_0, |e| e.wire);
-    let mut read = vec![keys_of(events, end).join("&")];
-    read.extend(resent(events, &task, end));
-    let lists = [read];
-    let found = search(&lists, &task, |run| {
+    let compare = |run: &Run| {
         let got = streamed(run, wire);
         (first_difference(&task, &got), agreed(&task, &got))
-    });
-    found.unwrap_or_else(|(_, closest)| closest)
-}
-
-/// Every combination of one value of each list (the keys a task leaves
-/// open), on both SDKs, a2a-sdk first, simulated and compared by
-/// `compare` (where the task and the run first differ, and how much of
-/// them agrees): the first that reproduces the task (`events`, as
-/// compared), else the closest, with how much of it agreed.
-pub(super) fn search(
-    lists: &[Vec<String>],
-    events: &[String],
-    mut compare: impl FnMut(&Run) -> (Option<String>, usize),
-) -> Result<ScenarioOf, (usize, ScenarioOf)> {
-    let mut best: Option<(usize, ScenarioOf)> = None;
-    for keys in streams::combinations(lists) {
-        for sdk in ["", "sdk=js"] {
-            let query: Vec<&str> = keys
-                .iter()
-                .map(String::as_str)
-                .chain([sdk])
-                .filter(|k| !k.is_empty())
-                .collect();
-            let Ok(scenario) = Scenario::from_query(&query.join("&")) else {
-                continue;
-            };
-            let (difference, agree) = compare(&simulate(&scenario));
-            let candidate = ScenarioOf {
-                query: scenario.to_query(),
-                reproduces: difference.is_none(),
-                first_difference: difference,
-                events: events.to_vec(),
-            };
-            if candidate.reproduces {
-                return Ok(candidate);
-            }
-            if best.as_ref().is_none_or(|(most, _)| agree > *most) {
-                best = Some((agree, candidate));
-            }
-        }
-    }
-    Err(best.unwrap_or_else(|| {
-        let first: Vec<&str> = lists
-            .iter()
-            .filter_map(|l| l.first())
-            .map(String::as_str)
-            .collect();
-        let closest = ScenarioOf {
-            query: first.join("&"),
-            reproduces: false,
-            first_difference: Some("no scenario takes these keys".into()),
-            events: events.to_vec(),
-        };
-        (0, closest)
-    }))
+    };
+    let read = keys_of(events, end).join("&");
+    let (agree, closest) = match search.run([vec![read]], &compare) {
+        Ok(found) => return with_events(found, &task),
+        Err(closest) => closest,
+    };
+    let mut places = Resend::places(events, &task);
+    places.sort_by_key(|r| (r.conflict, r.at.abs_diff(agree)));
+    let readings = places.into_iter().map(|r| vec![r.keys(events, end)]);
+    let found = match search.run(readings, &compare) {
+        Ok(found) => found,
+        Err((more, other)) if more > agree => other,
+        Err(_) => closest,
+    };
+    with_events(found, &task)
 }

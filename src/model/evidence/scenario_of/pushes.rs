@@ -5,7 +5,7 @@
 //! give the push keys; the values the log leaves open are simulated in
 //! turn, and the first whose POSTs match, one by one, wins.
 
-use super::{keys_of, shapes, state_of, ScenarioOf};
+use super::{keys_of, sdk_order, shapes, state_of, Budget, EventShape, ScenarioOf, Search};
 use crate::model::state::TaskState;
 use crate::model::trace::{RowKind, Run};
 use crate::model::wire::answer::{read_value, ArtifactParts, EventKind, OwnedEvent};
@@ -28,7 +28,7 @@ const LATEST: usize = 24;
 /// A POST as compared: its event's shape, its answer where known, its
 /// header names where the log kept them (in any order: a log may list
 /// them sorted).
-fn line(shape: &str, answer: Option<&str>, headers: Option<&[String]>) -> String {
+fn line(shape: &EventShape, answer: Option<&str>, headers: Option<&[String]>) -> String {
     let mut names: Vec<String> = headers.unwrap_or_default().to_vec();
     names.sort_by_key(|h| h.to_ascii_lowercase());
     format!(
@@ -283,15 +283,17 @@ pub fn scenario_of_pushes(posts: &[Pushed]) -> ScenarioOf {
             query: String::new(),
             reproduces: false,
             first_difference: Some("no POST to read".into()),
+            budget_ran_out: false,
             events: task,
         };
     }
     let lists = candidates(posts, &events);
-    let found = super::search(&lists, &task, |run| {
+    let mut search = Search::new(sdk_order(None), Budget::for_events(posts.len()));
+    let found = search.run(super::search::combinations(&lists), |run| {
         let got = raced(run_posts(run, answers, headers), &task);
         let difference =
             super::first_difference(&task, &got).map(|d| d.replacen("event", "POST", 1));
         (difference, super::agreed(&task, &got))
     });
-    found.unwrap_or_else(|(_, closest)| closest)
+    super::with_events(found.unwrap_or_else(|(_, closest)| closest), &task)
 }

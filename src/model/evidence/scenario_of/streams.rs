@@ -5,7 +5,7 @@
 //! streams allow is simulated, and the first whose streams match the
 //! task's, stream by stream, event by event, and in how each ended, wins.
 
-use super::{keys_of, shapes, state_of, ScenarioOf};
+use super::{keys_of, sdk_order, shapes, state_of, Budget, EventShape, ScenarioOf, Search};
 use crate::model::state::TaskState;
 use crate::model::trace::{Run, StreamEnd};
 use crate::model::wire::answer::{ArtifactParts, EventKind, OwnedEvent};
@@ -23,7 +23,7 @@ pub struct Received<'a> {
 }
 
 /// A stream as compared: whose, its events' shapes, its end.
-type Compared = (u8, Vec<String>, Option<&'static str>);
+type Compared = (u8, Vec<EventShape>, Option<&'static str>);
 
 /// The most values of a key that says when a client came in that are
 /// tried: past a task's events, none changes anything.
@@ -319,21 +319,6 @@ fn own_keys(events: &[OwnedEvent], end: Option<StreamEnd>, cut: Cut) -> Vec<Vec<
     }
 }
 
-/// Each combination of one value per list, in order.
-pub(super) fn combinations(lists: &[Vec<String>]) -> Vec<Vec<String>> {
-    lists.iter().fold(vec![Vec::new()], |done, list| {
-        done.iter()
-            .flat_map(|keys| {
-                list.iter().map(move |v| {
-                    let mut keys = keys.clone();
-                    keys.push(v.clone());
-                    keys
-                })
-            })
-            .collect()
-    })
-}
-
 /// A run's streams as compared, client 1's first, each in the order
 /// opened; one that carried nothing (a subscription refused) is left out,
 /// as a capture of a task's events does not list it.
@@ -400,6 +385,13 @@ fn first_difference(task: &[Compared], scenario: &[Compared]) -> Option<String> 
 /// that agrees the longest. A stream that opens with the question the call
 /// last asked is read first as a subscription, then as a resumed turn.
 pub fn scenario_of_streams(streams: &[Received]) -> ScenarioOf {
+    let events = streams.iter().map(|s| s.events.len()).sum();
+    let mut search = Search::new(sdk_order(None), Budget::for_events(events));
+    scenario_of_streams_within(streams, &mut search)
+}
+
+/// [`scenario_of_streams`] with the SDKs tried and the budget given.
+pub fn scenario_of_streams_within(streams: &[Received], search: &mut Search) -> ScenarioOf {
     let c1: Vec<&Received> = streams.iter().filter(|s| s.client == 1).collect();
     let c2: Vec<&Received> = streams.iter().filter(|s| s.client != 1).collect();
     // Client 1's call alone, its turns one after another, or a blocking
@@ -409,23 +401,24 @@ pub fn scenario_of_streams(streams: &[Received]) -> ScenarioOf {
     let all: Vec<OwnedEvent> = c1.iter().flat_map(|s| s.events.iter().cloned()).collect();
     let end = c1.last().and_then(|s| s.end);
     if c2.is_empty() && end != Some(StreamEnd::Broken) && (one_call || super::answers_only(&all)) {
-        return super::scenario_of_one(&all, end);
+        return super::scenario_of_one(&all, end, search);
     }
-    let flat: Vec<String> = streams.iter().flat_map(|s| shapes(s.events)).collect();
+    let flat: Vec<EventShape> = streams.iter().flat_map(|s| shapes(s.events)).collect();
     let strict = roles(&c1, false);
-    let (agree, closest) = match read_as(streams, &c1, &c2, &strict, &flat) {
-        Ok(found) => return found,
+    let (agree, closest) = match read_as(streams, &c1, &c2, &strict, search) {
+        Ok(found) => return super::with_events(found, &flat),
         Err(closest) => closest,
     };
     let resent = roles(&c1, true);
     if resent == strict {
-        return closest;
+        return super::with_events(closest, &flat);
     }
-    match read_as(streams, &c1, &c2, &resent, &flat) {
+    let found = match read_as(streams, &c1, &c2, &resent, search) {
         Ok(found) => found,
         Err((more, other)) if more > agree => other,
         Err(_) => closest,
-    }
+    };
+    super::with_events(found, &flat)
 }
 
 /// The streams read with these roles: the scenario that reproduces them,
@@ -435,7 +428,7 @@ fn read_as(
     c1: &[&Received],
     c2: &[&Received],
     roles: &[Role],
-    flat: &[String],
+    search: &mut Search,
 ) -> Result<ScenarioOf, (usize, ScenarioOf)> {
     let seen = c1.iter().map(|s| s.events.len()).sum();
     let mut own: Vec<String> = Vec::new();
@@ -463,7 +456,7 @@ fn read_as(
         .iter()
         .find_map(|s| s.events.first())
         .map_or(Wire::V1_0, |e| e.wire);
-    super::search(&lists, flat, |run| {
+    search.run(super::search::combinations(&lists), |run| {
         let got = run_streams(run, wire);
         (first_difference(&task, &got), agreement(&task, &got))
     })
