@@ -7,8 +7,12 @@
 
 mod model_support;
 
-use a2a_lab::model::evidence::scenario_of::scenario_of;
-use a2a_lab::model::evidence::scenario_of::streams::{scenario_of_streams, Received};
+use a2a_lab::model::evidence::scenario_of::streams::{
+    scenario_of_streams, scenario_of_streams_within, Received,
+};
+use a2a_lab::model::evidence::scenario_of::{
+    scenario_of, scenario_of_within, sdk_order, Budget, Search,
+};
 use a2a_lab::model::trace::StreamEnd;
 use a2a_lab::model::wire::answer::{read_value, OwnedEvent};
 use model_support::fidelity::{combinations, fixture_dir, listed, timeout_fixtures};
@@ -148,6 +152,7 @@ fn each_recorded_task_is_reproduced_by_the_scenario_read_off_its_events() {
     let mut held = 0;
     let mut missed = Vec::new();
     let mut raced: Vec<(String, usize)> = Vec::new();
+    let mut most_spent = 0;
     for sdk in ["python", "js"] {
         let dir = fixture_dir(sdk);
         let both = listed(&dir)
@@ -169,7 +174,10 @@ fn each_recorded_task_is_reproduced_by_the_scenario_read_off_its_events() {
                         end: *end,
                     })
                     .collect();
-                let explained = scenario_of_streams(&received);
+                let events = received.iter().map(|s| s.events.len()).sum();
+                let mut search = Search::new(sdk_order(None), Budget::for_events(events));
+                let explained = scenario_of_streams_within(&received, &mut search);
+                most_spent = most_spent.max(search.budget().spent());
                 let race = RACED.iter().any(|(s, q, _)| *s == sdk && *q == scenario);
                 if race && !explained.reproduces {
                     raced.push((format!("{sdk} {scenario}"), 1));
@@ -214,6 +222,50 @@ fn each_recorded_task_is_reproduced_by_the_scenario_read_off_its_events() {
     // retries included, and the SDKs' own client timeouts measured (a
     // blocking call that hung answered nothing to read).
     assert_eq!(held, 909, "recorded runs held");
+    // The search's budget leaves room: the costliest recorded run (a
+    // resubscription after a restart, its open keys tried on both SDKs)
+    // simulates a fraction of the floor every task may spend.
+    assert!(
+        most_spent < Budget::FLOOR / 2,
+        "the costliest recorded run simulated {most_spent} rows"
+    );
+}
+
+/// A task of 10,000 chunks that ends in a state no SDK ends a stream
+/// with, as an LLM agent on another stack may send it: explained within
+/// its budget, linear in its events, and said to be only the closest
+/// within the budget, with where it first differs.
+#[test]
+fn a_long_task_no_scenario_reproduces_is_explained_within_its_budget() {
+    let events = model_support::long_stream::long_stream(10_000, "submitted");
+    let budget = Budget::for_events(events.len());
+    assert_eq!(budget, Budget::of_rows(Budget::PER_EVENT * events.len()));
+    let mut search = Search::new(sdk_order(None), budget);
+    let explained = scenario_of_within(&events, None, &mut search);
+    assert!(!explained.reproduces);
+    assert!(explained.budget_ran_out, "{explained:?}");
+    assert_eq!(
+        explained.to_string(),
+        "scenario: ?chunks=10000&ending=return&wire=0.3 (closest within the budget; \
+         event 10003: the task has status SUBMITTED, the scenario ends)"
+    );
+    // At most the budget and the one candidate that crossed it.
+    let spent = search.budget().spent();
+    assert!(spent >= Budget::PER_EVENT * events.len(), "{spent}");
+    assert!(spent < (Budget::PER_EVENT + 2) * events.len(), "{spent}");
+}
+
+/// The same task ended as a2a-sdk ends it: the chunks are counted, never
+/// searched, so the first candidate reproduces it.
+#[test]
+fn a_long_task_an_sdk_sends_is_reproduced_by_the_first_candidate() {
+    let events = model_support::long_stream::long_stream(10_000, "completed");
+    let mut search = Search::new(sdk_order(None), Budget::for_events(events.len()));
+    let explained = scenario_of_within(&events, None, &mut search);
+    assert!(explained.reproduces, "{explained:?}");
+    assert_eq!(explained.query, "chunks=10000&wire=0.3");
+    assert!(!explained.budget_ran_out);
+    assert!(search.budget().spent() < events.len() + 10);
 }
 
 #[test]

@@ -8,6 +8,7 @@
 #![allow(dead_code)]
 
 pub mod fidelity;
+pub mod long_stream;
 pub mod probe;
 
 use a2a_lab::model::evidence::capture::{read_capture, CaptureReport};

@@ -21,7 +21,7 @@ mod shape;
 pub mod streams;
 
 pub use search::{sdk_order, Budget, Search};
-pub use shape::{shapes, EventShape, ShapeOf};
+pub use shape::{shapes, EventShape, ShapeOf, Shaper};
 
 use crate::model::state::TaskState;
 use crate::model::trace::{Disposition, Row, RowKind, Run, StreamEnd};
@@ -329,24 +329,30 @@ pub fn received(run: &Run) -> Vec<&Row> {
 /// Each row's event as compared ([`shapes`]), `None` for a row that never
 /// reached the wire (one the guard dropped).
 pub fn row_shapes(rows: &[&Row], wire: Wire) -> Vec<Option<EventShape>> {
-    let events: Vec<Option<OwnedEvent>> = rows
-        .iter()
-        .map(|r| read_value(r.wire.as_ref()?, Some(wire)).ok())
-        .collect();
-    let sent: Vec<OwnedEvent> = events.iter().flatten().cloned().collect();
-    let mut shaped = shapes(&sent).into_iter();
-    events
-        .iter()
-        .map(|e| e.as_ref().and_then(|_| shaped.next()))
+    let mut shaper = Shaper::default();
+    rows.iter()
+        .map(|r| Some(shaper.shape(&read_value(r.wire.as_ref()?, Some(wire)).ok()?)))
         .collect()
 }
 
-/// What client 1 received in a run, as compared.
-fn streamed(run: &Run, wire: Wire) -> Vec<EventShape> {
-    row_shapes(&received(run), wire)
-        .into_iter()
-        .flatten()
-        .collect()
+/// Where the task's events and what client 1 received in a run first
+/// differ, and how many agree before that. The run's events are read only
+/// up to the first difference: a candidate is cut off there.
+fn compare_received(task: &[EventShape], run: &Run, wire: Wire) -> (Option<String>, usize) {
+    let mut shaper = Shaper::default();
+    let rows = received(run);
+    let mut got = rows
+        .iter()
+        .filter_map(|r| read_value(r.wire.as_ref()?, Some(wire)).ok())
+        .map(|e| shaper.shape(&e));
+    for (i, a) in task.iter().enumerate() {
+        match got.next() {
+            Some(b) if b == *a => {}
+            b => return (Some(difference_at(i, Some(a), b.as_ref())), i),
+        }
+    }
+    let n = task.len();
+    (got.next().map(|b| difference_at(n, None, Some(&b))), n)
 }
 
 /// How many events two lists agree on before they first part.
@@ -380,20 +386,20 @@ pub(super) fn first_difference<T: PartialEq + std::fmt::Display>(
     let n = task.len().max(scenario.len());
     (0..n).find_map(|i| match (task.get(i), scenario.get(i)) {
         (Some(a), Some(b)) if a == b => None,
-        (Some(a), Some(b)) => Some(format!(
-            "event {}: the task has {a}, the scenario {b}",
-            i + 1
-        )),
-        (Some(a), None) => Some(format!(
-            "event {}: the task has {a}, the scenario ends",
-            i + 1
-        )),
-        (None, Some(b)) => Some(format!(
-            "event {}: the task ends, the scenario has {b}",
-            i + 1
-        )),
-        (None, None) => None,
+        (a, b) => Some(difference_at(i, a, b)),
     })
+}
+
+/// Where event `i` (from 0) differs, in words: what the task and the
+/// scenario have there (`None`: it has ended).
+fn difference_at<T: std::fmt::Display>(i: usize, task: Option<&T>, scenario: Option<&T>) -> String {
+    let n = i + 1;
+    match (task, scenario) {
+        (Some(a), Some(b)) => format!("event {n}: the task has {a}, the scenario {b}"),
+        (Some(a), None) => format!("event {n}: the task has {a}, the scenario ends"),
+        (None, Some(b)) => format!("event {n}: the task ends, the scenario has {b}"),
+        (None, None) => format!("event {n}: both end"),
+    }
 }
 
 /// The scenario that explains one task's events (`end`: how its stream
@@ -529,9 +535,16 @@ impl Resend {
     }
 }
 
-/// The task's events as the page words them, set on what a search found.
-fn with_events<T: std::fmt::Display>(mut found: ScenarioOf, events: &[T]) -> ScenarioOf {
+/// What a search found, with the task's events as the page words them,
+/// and, where it reproduces nothing, whether the budget left candidates
+/// untried (then it is only the closest within the budget).
+fn finished<T: std::fmt::Display>(
+    mut found: ScenarioOf,
+    events: &[T],
+    search: &Search,
+) -> ScenarioOf {
     found.events = events.iter().map(ToString::to_string).collect();
+    found.budget_ran_out = !found.reproduces && search.budget().ran_out();
     found
 }
 
@@ -539,16 +552,17 @@ fn with_events<T: std::fmt::Display>(mut found: ScenarioOf, events: &[T]) -> Sce
 /// first; then the readings with a resend, the nearest to where the first
 /// reading parted from the task first (a resend shifts the events only
 /// from where it fell), as far as the budget goes.
-fn scenario_of_one(events: &[OwnedEvent], end: Option<StreamEnd>, search: &mut Search) -> ScenarioOf {
+fn scenario_of_one(
+    events: &[OwnedEvent],
+    end: Option<StreamEnd>,
+    search: &mut Search,
+) -> ScenarioOf {
     let task = shapes(events);
     let wire = events.first().map_or(Wire::V1_0, |e| e.wire);
-    let compare = |run: &Run| {
-        let got = streamed(run, wire);
-        (first_difference(&task, &got), agreed(&task, &got))
-    };
+    let compare = |run: &Run| compare_received(&task, run, wire);
     let read = keys_of(events, end).join("&");
     let (agree, closest) = match search.run([vec![read]], &compare) {
-        Ok(found) => return with_events(found, &task),
+        Ok(found) => return finished(found, &task, search),
         Err(closest) => closest,
     };
     let mut places = Resend::places(events, &task);
@@ -559,5 +573,5 @@ fn scenario_of_one(events: &[OwnedEvent], end: Option<StreamEnd>, search: &mut S
         Err((more, other)) if more > agree => other,
         Err(_) => closest,
     };
-    with_events(found, &task)
+    finished(found, &task, search)
 }

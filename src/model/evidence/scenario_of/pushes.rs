@@ -295,5 +295,5 @@ pub fn scenario_of_pushes(posts: &[Pushed]) -> ScenarioOf {
             super::first_difference(&task, &got).map(|d| d.replacen("event", "POST", 1));
         (difference, super::agreed(&task, &got))
     });
-    super::with_events(found.unwrap_or_else(|(_, closest)| closest), &task)
+    super::finished(found.unwrap_or_else(|(_, closest)| closest), &task, &search)
 }

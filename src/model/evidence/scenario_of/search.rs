@@ -12,8 +12,8 @@ use crate::model::trace::Run;
 use super::ScenarioOf;
 
 /// How much simulation one task's explanation may spend, in trace rows
-/// simulated: [`Budget::PER_EVENT`] for each of the task's events, and
-/// [`Budget::FLOOR`] more, so that a short task may still try every
+/// simulated: [`Budget::PER_EVENT`] for each of the task's events, and at
+/// least [`Budget::FLOOR`], so that a short task may still try every
 /// combination its keys leave open (the recorded runs of both SDKs need at
 /// most a few thousand rows; `tests/scenario_of.rs` holds each within it).
 /// Linear in the task: a 10,000-event task is explained in well under a
@@ -32,13 +32,13 @@ impl Budget {
     /// Rows simulated per event of the task: each candidate simulates
     /// about as many rows as the task has events, so this is about how
     /// many candidates a long task may try.
-    pub const PER_EVENT: usize = 6;
+    pub const PER_EVENT: usize = 3;
     /// Rows every task may simulate whatever its length.
-    pub const FLOOR: usize = 40_000;
+    pub const FLOOR: usize = 20_000;
 
     /// The budget for a task of `events` events.
     pub fn for_events(events: usize) -> Budget {
-        Budget::of_rows(events.saturating_mul(Budget::PER_EVENT) + Budget::FLOOR)
+        Budget::of_rows(events.saturating_mul(Budget::PER_EVENT).max(Budget::FLOOR))
     }
 
     /// A budget of exactly `rows` simulated rows (tests, the bench).
@@ -168,8 +168,7 @@ impl Search {
                 }
             }
         }
-        let ran_out = self.budget.ran_out();
-        let (agree, mut closest) = closest.unwrap_or_else(|| {
+        let (agree, closest) = closest.unwrap_or_else(|| {
             let none = ScenarioOf {
                 query: first.unwrap_or_default(),
                 reproduces: false,
@@ -179,7 +178,6 @@ impl Search {
             };
             (0, none)
         });
-        closest.budget_ran_out = ran_out;
         Err((agree, closest))
     }
 }

@@ -103,22 +103,34 @@ impl std::fmt::Display for EventShape {
     }
 }
 
-/// Events as compared, in order, an artifact update that repeats a part
-/// already sent for its artifact marked `again`. Each part is looked up
-/// once, by its bytes: linear in the events.
-pub fn shapes(events: &[OwnedEvent]) -> Vec<EventShape> {
-    let mut sent: HashMap<&str, HashSet<String>> = HashMap::new();
-    events
-        .iter()
-        .map(|e| {
-            let mut shape = EventShape::of(e);
-            if let (EventKind::Artifact, Some(a)) = (e.kind, e.artifacts.first()) {
-                let seen = sent.entry(a.artifact_id.as_str()).or_default();
+/// Shapes a stream's events one at a time, remembering each artifact's
+/// parts sent so far, so that a repeat is marked `again`. Each part is
+/// looked up once, by its bytes: linear in the events.
+#[derive(Debug, Default)]
+pub struct Shaper {
+    sent: HashMap<String, HashSet<String>>,
+}
+
+impl Shaper {
+    /// The next event's shape.
+    pub fn shape(&mut self, event: &OwnedEvent) -> EventShape {
+        let mut shape = EventShape::of(event);
+        if let (EventKind::Artifact, Some(a)) = (event.kind, event.artifacts.first()) {
+            if !self.sent.contains_key(a.artifact_id.as_str()) {
+                self.sent.insert(a.artifact_id.clone(), HashSet::new());
+            }
+            if let Some(seen) = self.sent.get_mut(a.artifact_id.as_str()) {
                 let parts: Vec<String> = a.parts.iter().map(|p| p.to_string()).collect();
                 shape.again = parts.iter().any(|p| seen.contains(p));
                 seen.extend(parts);
             }
-            shape
-        })
-        .collect()
+        }
+        shape
+    }
+}
+
+/// Events as compared, in order ([`Shaper`]).
+pub fn shapes(events: &[OwnedEvent]) -> Vec<EventShape> {
+    let mut shaper = Shaper::default();
+    events.iter().map(|e| shaper.shape(e)).collect()
 }

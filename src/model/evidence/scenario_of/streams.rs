@@ -406,19 +406,19 @@ pub fn scenario_of_streams_within(streams: &[Received], search: &mut Search) -> 
     let flat: Vec<EventShape> = streams.iter().flat_map(|s| shapes(s.events)).collect();
     let strict = roles(&c1, false);
     let (agree, closest) = match read_as(streams, &c1, &c2, &strict, search) {
-        Ok(found) => return super::with_events(found, &flat),
+        Ok(found) => return super::finished(found, &flat, search),
         Err(closest) => closest,
     };
     let resent = roles(&c1, true);
     if resent == strict {
-        return super::with_events(closest, &flat);
+        return super::finished(closest, &flat, search);
     }
     let found = match read_as(streams, &c1, &c2, &resent, search) {
         Ok(found) => found,
         Err((more, other)) if more > agree => other,
         Err(_) => closest,
     };
-    super::with_events(found, &flat)
+    super::finished(found, &flat, search)
 }
 
 /// The streams read with these roles: the scenario that reproduces them,
