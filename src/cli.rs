@@ -240,7 +240,8 @@ fn explain_tasks(report: &mut CaptureReport, args: &CheckArgs, files: &mut dyn F
             return;
         }
     }
-    report.explain_tasks(&reader.finish().events);
+    let kept = reader.finish();
+    report.explain_tasks(&kept.events, &kept.signs);
 }
 
 /// One JUnit testcase per task of the capture and of the webhook log,

@@ -7,12 +7,13 @@
 
 mod model_support;
 
-use a2a_lab::model::evidence::scenario_of::streams::{
-    scenario_of_streams, scenario_of_streams_within, Received,
-};
+use a2a_lab::model::evidence::scenario_of::streams::{scenario_of_streams_within, Received};
 use a2a_lab::model::evidence::scenario_of::{
     scenario_of, scenario_of_within, sdk_order, Budget, Search,
 };
+use a2a_lab::model::sim::keys::Sdk;
+use a2a_lab::model::sim::profile::sdk_named;
+use a2a_lab::model::sim::scenario::Scenario;
 use a2a_lab::model::trace::StreamEnd;
 use a2a_lab::model::wire::answer::{read_value, OwnedEvent};
 use model_support::fidelity::{combinations, fixture_dir, listed, timeout_fixtures};
@@ -137,6 +138,28 @@ fn streams_of(run: &Value) -> Vec<(u8, Vec<OwnedEvent>, Option<StreamEnd>)> {
     vec![(1, events, end)]
 }
 
+/// The SDK a run's bytes name, read as `check` reads a capture of them:
+/// the raw SSE bodies its clients received (`sse_raw`, or each stream's
+/// `raw`), the first task's signs: `None` where its bytes fit both
+/// profiles, and no answer at all where the run kept no bytes.
+fn named_by_bytes(run: &Value) -> Option<Option<Sdk>> {
+    use a2a_lab::model::evidence::capture::CaptureReader;
+    let raws: Vec<&str> = match run["streams"].as_array() {
+        Some(streams) => streams.iter().filter_map(|s| s["raw"].as_str()).collect(),
+        None => run["sse_raw"].as_str().into_iter().collect(),
+    };
+    let raws: Vec<&str> = raws.into_iter().filter(|r| !r.is_empty()).collect();
+    if raws.is_empty() {
+        return None;
+    }
+    let mut reader = CaptureReader::new(None).keeping_events();
+    for raw in raws {
+        reader.read_bytes(raw.as_bytes()).unwrap();
+        reader.end_file().unwrap();
+    }
+    Some(reader.finish().signs.first().and_then(sdk_named))
+}
+
 /// Fixtures whose runs differ as the recorder raced the agent (their
 /// fixture says `stable: false`), with why: a run the model does not take
 /// is named here, and at least one of each must still be reproduced.
@@ -153,6 +176,9 @@ fn each_recorded_task_is_reproduced_by_the_scenario_read_off_its_events() {
     let mut missed = Vec::new();
     let mut raced: Vec<(String, usize)> = Vec::new();
     let mut most_spent = 0;
+    let mut named = 0;
+    let mut with_bytes = 0;
+    let mut untold = Vec::new();
     for sdk in ["python", "js"] {
         let dir = fixture_dir(sdk);
         let both = listed(&dir)
@@ -175,9 +201,27 @@ fn each_recorded_task_is_reproduced_by_the_scenario_read_off_its_events() {
                     })
                     .collect();
                 let events = received.iter().map(|s| s.events.len()).sum();
-                let mut search = Search::new(sdk_order(None), Budget::for_events(events));
+                let kept = named_by_bytes(run);
+                with_bytes += usize::from(kept.is_some());
+                if kept == Some(None) {
+                    untold.push(format!("{sdk} {scenario}"));
+                }
+                let by_bytes = kept.flatten();
+                let mut search = Search::new(sdk_order(by_bytes), Budget::for_events(events));
                 let explained = scenario_of_streams_within(&received, &mut search);
                 most_spent = most_spent.max(search.budget().spent());
+                // Where the bytes name the SDK, the scenario is that SDK's.
+                if let Some(by_bytes) = by_bytes {
+                    named += 1;
+                    let read = Scenario::from_query(&explained.query).unwrap().sdk;
+                    if by_bytes.name() != sdk || (explained.reproduces && read != by_bytes) {
+                        missed.push(format!(
+                            "{sdk} {scenario}: bytes name {}, read as {}",
+                            by_bytes.name(),
+                            explained.query
+                        ));
+                    }
+                }
                 let race = RACED.iter().any(|(s, q, _)| *s == sdk && *q == scenario);
                 if race && !explained.reproduces {
                     raced.push((format!("{sdk} {scenario}"), 1));
@@ -222,6 +266,17 @@ fn each_recorded_task_is_reproduced_by_the_scenario_read_off_its_events() {
     // retries included, and the SDKs' own client timeouts measured (a
     // blocking call that hung answered nothing to read).
     assert_eq!(held, 909, "recorded runs held");
+    // Every run that kept its bytes names its SDK by them.
+    assert_eq!(
+        untold,
+        Vec::<String>::new(),
+        "runs whose bytes fit both SDKs"
+    );
+    assert_eq!(
+        (named, with_bytes),
+        (285, 285),
+        "runs whose bytes name their SDK"
+    );
     // The search's budget leaves room: the costliest recorded run (a
     // resubscription after a restart, its open keys tried on both SDKs)
     // simulates a fraction of the floor every task may spend.
@@ -322,9 +377,7 @@ fn the_doctor_captures_tasks_with_findings_are_explained_as_far_as_the_lab_model
         if reader.read_bytes(&std::fs::read(&path).unwrap()).is_err() {
             continue;
         }
-        let mut report = reader.finish();
-        let events = std::mem::take(&mut report.events);
-        report.explain_tasks(&events);
+        let report = reader.finish().explained();
         let name = path.file_stem().unwrap().to_string_lossy().to_string();
         for task in &report.tasks {
             match &task.scenario {
@@ -450,7 +503,6 @@ fn imported(lines: &[String]) -> (Vec<a2a_lab::model::trace::Row>, Vec<OwnedEven
 #[test]
 fn each_reproduced_task_beside_its_scenario_agrees_in_every_event_and_disposition() {
     use a2a_lab::model::pictures::beside::{beside, PinnedTask};
-    use a2a_lab::model::sim::scenario::Scenario;
     use a2a_lab::model::sim::simulate;
     let mut held = 0;
     let mut differ = Vec::new();
@@ -529,7 +581,6 @@ fn pinned_doctor_task(name: &str) -> std::sync::Arc<a2a_lab::model::pictures::be
 #[test]
 fn a_late_artifact_beside_its_scenario_differs_only_where_the_guard_drops_it() {
     use a2a_lab::model::pictures::beside::beside;
-    use a2a_lab::model::sim::scenario::Scenario;
     use a2a_lab::model::sim::simulate;
     let task = pinned_doctor_task("after-terminal");
     assert_eq!(task.query, "chunks=7&late=0&wire=0.3");
@@ -572,7 +623,6 @@ fn a_late_artifact_beside_its_scenario_differs_only_where_the_guard_drops_it() {
 #[test]
 fn a_capture_of_a_stream_and_its_resubscription_is_explained_as_one_task() {
     use a2a_lab::model::pictures::beside::{beside, PinnedTask};
-    use a2a_lab::model::sim::scenario::Scenario;
     use a2a_lab::model::sim::simulate;
     let mut held = 0;
     let mut missed = Vec::new();
@@ -755,7 +805,6 @@ fn each_sdk_probe_with_a_finding_on_a_task_is_reproduced_by_its_scenario() {
 #[test]
 fn a_resent_event_is_read_back_where_it_fell() {
     use a2a_lab::model::evidence::scenario_of::received;
-    use a2a_lab::model::sim::scenario::Scenario;
     use a2a_lab::model::sim::simulate;
     let mut read = 0;
     for sdk in ["python", "js"] {
@@ -796,10 +845,12 @@ fn a_resent_event_is_read_back_where_it_fell() {
 #[test]
 fn a_resent_event_beside_its_scenario_is_handled_otherwise_until_the_guard_is_on() {
     use a2a_lab::model::pictures::beside::beside;
-    use a2a_lab::model::sim::scenario::Scenario;
     use a2a_lab::model::sim::simulate;
     let task = pinned_doctor_task("duplicate");
-    assert_eq!(task.query, "chunks=7&dup=5&wire=0.3");
+    // Its bytes are @a2a-js/sdk's on 0.3 (each event opens with `kind`,
+    // timestamps in milliseconds): that SDK is named, though both
+    // reproduce it.
+    assert_eq!(task.query, "chunks=7&dup=5&sdk=js&wire=0.3");
     let scenario = Scenario::from_query(&task.query).unwrap();
     let shown = beside(&task, &scenario, &simulate(&scenario));
     assert!(

@@ -2,6 +2,8 @@
 //! simulator reads as one algorithm with profile decisions.
 
 use crate::model::sim::scenario::Sdk;
+use crate::model::wire::signs::{EnvelopeHead, WireSigns};
+use crate::model::wire::Wire;
 
 /// When a streaming response or a blocking call ends.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -103,6 +105,68 @@ pub struct PushProfile {
     pub timeout_race_ms: u64,
 }
 
+/// What an SDK's bytes show of it (`wire::signs`), measured on every
+/// recorded stream of `tests/fidelity/fixtures/` (`raw` and `sse_raw`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Fingerprint {
+    /// The fraction digits its status timestamps carry.
+    pub timestamp_digits: usize,
+    /// How many timestamps of another precision one task may show by
+    /// chance: a2a-sdk writes protobuf timestamps, which drop a zero
+    /// group (`.588000Z` is written `.588Z`, one time in a thousand).
+    pub stray_timestamps: u32,
+    /// How its JSON-RPC envelopes open on 1.0: the first keys it writes
+    /// (a result's, an error's), and whether a space follows the colon.
+    pub envelope_1_0: (&'static [&'static str], bool),
+    /// The same on 0.3.
+    pub envelope_0_3: (&'static [&'static str], bool),
+    /// Whether its 0.3 events open with `kind` (keys in the order its
+    /// types declare them), or never do (keys sorted: `contextId` comes
+    /// first).
+    pub kind_first_0_3: bool,
+}
+
+impl Fingerprint {
+    /// Whether this SDK could have written bytes with these signs.
+    pub fn fits(&self, signs: &WireSigns) -> bool {
+        let strays: u32 = signs
+            .fraction_digits
+            .iter()
+            .enumerate()
+            .filter(|&(digits, _)| digits != self.timestamp_digits)
+            .map(|(_, &n)| n)
+            .sum();
+        let envelope_fits = |head: &EnvelopeHead| {
+            let (keys, spaced) = match head.wire {
+                Wire::V1_0 => self.envelope_1_0,
+                Wire::V0_3 => self.envelope_0_3,
+            };
+            keys.contains(&head.first_key.as_str()) && spaced == head.spaced
+        };
+        let other_order = signs.kind_first[usize::from(!self.kind_first_0_3)];
+        strays <= self.stray_timestamps
+            && signs.envelopes.iter().all(envelope_fits)
+            && other_order == 0
+    }
+}
+
+/// The SDK whose bytes these are, where the signs fit exactly one
+/// profile; `None` where they fit several (or none: a hand-written
+/// capture, another stack).
+pub fn sdk_named(signs: &WireSigns) -> Option<Sdk> {
+    if signs.is_empty() {
+        return None;
+    }
+    let mut fitting = Sdk::ALL
+        .iter()
+        .copied()
+        .filter(|&sdk| Profile::of(sdk).fingerprint.fits(signs));
+    match (fitting.next(), fitting.next()) {
+        (Some(sdk), None) => Some(sdk),
+        _ => None,
+    }
+}
+
 /// The behaviour of one SDK's default request handler.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Profile {
@@ -140,6 +204,8 @@ pub struct Profile {
     pub idle_subscription: IdleSubscription,
     /// How it pushes to a webhook.
     pub push: PushProfile,
+    /// What its bytes show of it.
+    pub fingerprint: Fingerprint,
 }
 
 /// JSON-RPC code of `TaskNotCancelableError`.
@@ -187,6 +253,16 @@ const PYTHON: Profile = Profile {
         timeout_ms: 5_000,
         timeout_race_ms: 0,
     },
+    // a2a-sdk 1.0: `{"result": …, "id": …, "jsonrpc": "2.0"}` by
+    // json.dumps (783 events; `{"error": ` 4); 0.3: sorted keys, compact
+    // (348); timestamps with microseconds (2,057; 5 with milliseconds).
+    fingerprint: Fingerprint {
+        timestamp_digits: 6,
+        stray_timestamps: 1,
+        envelope_1_0: (&["result", "error"], true),
+        envelope_0_3: (&["id"], false),
+        kind_first_0_3: false,
+    },
 };
 
 const JS: Profile = Profile {
@@ -224,6 +300,17 @@ const JS: Profile = Profile {
         content_type: ["application/a2a+json", "application/json"],
         timeout_ms: 5_000,
         timeout_race_ms: 10,
+    },
+    // @a2a-js/sdk 1.0: `{"jsonrpc":"2.0","id":…,"result":…}` by
+    // JSON.stringify (827 events); 0.3: `{"id":…,"jsonrpc":"2.0",…}` on
+    // a stream (369), `{"jsonrpc":"2.0",…}` for a blocking call's answer,
+    // each event opening with `kind`; timestamps by Date.toISOString, always milliseconds (2,211).
+    fingerprint: Fingerprint {
+        timestamp_digits: 3,
+        stray_timestamps: 0,
+        envelope_1_0: (&["jsonrpc"], false),
+        envelope_0_3: (&["id", "jsonrpc"], false),
+        kind_first_0_3: true,
     },
 };
 

@@ -20,6 +20,9 @@
 //!   reader's faults (event, card, export, `probe.json`) in their words.
 //! - [`schema`]: what an event or answer must hold by its wire version's
 //!   schema (`wire-shape`), each rule with its section.
+//! - [`signs`]: what an event's bytes show of the program that wrote
+//!   them (its envelope's opening, its timestamps' precision), for the
+//!   SDK profiles to tell which SDK sent a capture.
 //!
 //! The rules where readers used to disagree are decided once here:
 //! an event carrying several 1.0 wrappers is refused; when the wire is
@@ -36,6 +39,7 @@ pub mod read_error;
 pub mod read_faults;
 pub mod rest;
 pub mod schema;
+pub mod signs;
 pub mod sse;
 pub mod write_v03;
 pub mod write_v10;

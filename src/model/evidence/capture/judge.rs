@@ -22,6 +22,7 @@ use crate::model::wire::event::{
 };
 use crate::model::wire::read_error::{EventFault, Place, ReadError, ReadKind};
 use crate::model::wire::schema::{shape_faults, Shape, ShapeFault, ShapeRule};
+use crate::model::wire::signs::WireSigns;
 use crate::model::wire::{SpelledState, Wire};
 
 /// Ledgers of finished tasks kept for the next tasks, at most: about as
@@ -45,6 +46,8 @@ struct TaskJudge {
     rows: Vec<Row>,
     /// The task's events as read, when kept (to explain it by a scenario).
     kept: Vec<OwnedEvent>,
+    /// What the kept events' bytes show of the SDK that sent them.
+    signs: WireSigns,
     /// Per schema rule, the events that broke it: one `wire-shape`
     /// finding each (SPEC §13).
     shapes: Vec<(ShapeRule, ShapeTally)>,
@@ -391,7 +394,9 @@ impl CaptureJudge {
             return;
         }
         if let Ok(Answer::Event(kept)) = read_answer(bytes, self.forced) {
-            self.tasks[slot].kept.push(kept);
+            let task = &mut self.tasks[slot];
+            task.signs.read(bytes, kept.wire);
+            task.kept.push(kept);
         }
     }
 
@@ -452,6 +457,7 @@ impl CaptureJudge {
             wire: event.wire,
             rows: Vec::new(),
             kept: Vec::new(),
+            signs: WireSigns::default(),
             origin_ms: None,
             shapes: Vec::new(),
         });
@@ -532,6 +538,7 @@ impl CaptureJudge {
         let mut tasks = Vec::with_capacity(self.tasks.len());
         let mut rows = Vec::with_capacity(if self.keep_rows { self.tasks.len() } else { 0 });
         let mut events = Vec::new();
+        let mut signs = Vec::new();
         let mut late = self.shape_findings();
         for task in &mut self.tasks {
             let state = task.state();
@@ -553,6 +560,7 @@ impl CaptureJudge {
             }
             rows.push(std::mem::take(&mut task.rows));
             events.push(std::mem::take(&mut task.kept));
+            signs.push(std::mem::take(&mut task.signs));
             tasks.push(TaskSummary {
                 id: std::mem::take(&mut task.id),
                 events: task.events,
@@ -584,6 +592,7 @@ impl CaptureJudge {
             read: self.index,
             rows: if self.keep_rows { rows } else { Vec::new() },
             events: if self.keep_events { events } else { Vec::new() },
+            signs: if self.keep_events { signs } else { Vec::new() },
         }
     }
 }

@@ -8,9 +8,13 @@ use serde::Serialize;
 
 use crate::model::evidence::export::pretty_json;
 use crate::model::evidence::finding::FindingCode;
-use crate::model::evidence::scenario_of::{over_several_streams, scenario_of, ScenarioOf};
+use crate::model::evidence::scenario_of::{
+    over_several_streams, scenario_of_within, sdk_order, Budget, ScenarioOf, Search,
+};
+use crate::model::sim::profile::sdk_named;
 use crate::model::trace::Row;
 use crate::model::wire::answer::OwnedEvent;
+use crate::model::wire::signs::WireSigns;
 use crate::model::wire::{SpelledState, Wire};
 
 /// One thing a capture breaks.
@@ -77,6 +81,10 @@ pub struct CaptureReport {
     /// reader was asked to keep them (to explain a task by a scenario).
     #[serde(skip)]
     pub events: Vec<Vec<OwnedEvent>>,
+    /// What each task's kept events' bytes show of the SDK that sent them,
+    /// in the order of `tasks`, kept with the events.
+    #[serde(skip)]
+    pub signs: Vec<WireSigns>,
 }
 
 /// Which wires a capture's events were on.
@@ -126,13 +134,16 @@ impl Serialize for WiresSeen {
 impl CaptureReport {
     /// Each task with a finding explained by the lab's scenario, read off
     /// its events (`events`: each task's, as a reader that kept them
-    /// reports them, in the order of `tasks`).
-    pub fn explain_tasks(&mut self, events: &[Vec<OwnedEvent>]) {
-        for (task, events) in self.tasks.iter_mut().zip(events) {
+    /// reports them, in the order of `tasks`, with their `signs`), the SDK
+    /// the bytes name tried first, within the task's budget.
+    pub fn explain_tasks(&mut self, events: &[Vec<OwnedEvent>], signs: &[WireSigns]) {
+        for (i, (task, events)) in self.tasks.iter_mut().zip(events).enumerate() {
             // The page reads a task of one stream only (see `scenario_of`).
             let page_reads = !cfg!(target_arch = "wasm32") || !over_several_streams(events);
             if task.findings > 0 && !events.is_empty() && page_reads {
-                task.scenario = Some(scenario_of(events, None));
+                let named = signs.get(i).and_then(sdk_named);
+                let mut search = Search::new(sdk_order(named), Budget::for_events(events.len()));
+                task.scenario = Some(scenario_of_within(events, None, &mut search));
             }
         }
     }
@@ -142,7 +153,8 @@ impl CaptureReport {
     /// events as compared, not as read).
     pub fn explained(mut self) -> CaptureReport {
         let events = std::mem::take(&mut self.events);
-        self.explain_tasks(&events);
+        let signs = std::mem::take(&mut self.signs);
+        self.explain_tasks(&events, &signs);
         self
     }
 

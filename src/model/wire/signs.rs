@@ -1,0 +1,172 @@
+//! What an event's bytes show of the program that wrote them, beside what
+//! they mean: how its JSON-RPC envelope opens (the first key, and whether
+//! a space follows the colon, as Python's `json.dumps` writes it), whether
+//! a 0.3 event's keys open with `kind` (in the order written, not sorted)
+//! and how many fraction digits its status timestamps carry. The SDK profiles
+//! (`sim::profile`) say which SDK writes which; this only reads.
+
+use super::Wire;
+
+/// How a JSON-RPC envelope opens: its first key, and whether a space
+/// follows that key's colon.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct EnvelopeHead {
+    /// The wire the event was read on.
+    pub wire: Wire,
+    /// The envelope's first key (`jsonrpc`, `result`, `id`, …).
+    pub first_key: String,
+    /// Whether `": "` follows it rather than `":"`.
+    pub spaced: bool,
+}
+
+/// The signs seen over one task's events.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct WireSigns {
+    /// Status timestamps seen, each value once (a snapshot repeats the
+    /// status it holds), counted by their fraction digits (0 to 9; more
+    /// are counted as 9).
+    pub fraction_digits: [u32; 10],
+    /// The timestamps counted.
+    seen: std::collections::HashSet<String>,
+    /// Each envelope opening seen, once.
+    pub envelopes: Vec<EnvelopeHead>,
+    /// 0.3 events whose keys open with `kind`, and those that do not
+    /// (`[no, yes]`).
+    pub kind_first: [u32; 2],
+}
+
+impl WireSigns {
+    /// Whether no sign was seen (bare events without timestamps).
+    pub fn is_empty(&self) -> bool {
+        self.envelopes.is_empty()
+            && self.fraction_digits.iter().all(|&n| n == 0)
+            && self.kind_first == [0, 0]
+    }
+
+    /// How many timestamps were seen in all.
+    pub fn timestamps(&self) -> u32 {
+        self.fraction_digits.iter().sum()
+    }
+
+    /// Reads one event's bytes (a JSON-RPC response or a bare event) as
+    /// read on `wire`.
+    pub fn read(&mut self, bytes: &[u8], wire: Wire) {
+        let text = String::from_utf8_lossy(bytes);
+        let text = text.trim_start();
+        if let Some(head) = envelope_head(text, wire) {
+            if !self.envelopes.contains(&head) {
+                self.envelopes.push(head);
+            }
+        }
+        for (value, digits) in timestamp_digits(text) {
+            if self.seen.insert(value.to_string()) {
+                self.fraction_digits[digits.min(9)] += 1;
+            }
+        }
+        if wire == Wire::V0_3 {
+            self.kind_first[usize::from(event_opens_with_kind(text))] += 1;
+        }
+    }
+}
+
+/// The envelope's opening, where the event is a JSON-RPC response (its
+/// first key is one of the envelope's own).
+fn envelope_head(text: &str, wire: Wire) -> Option<EnvelopeHead> {
+    let rest = text.strip_prefix("{\"")?;
+    let (key, after) = rest.split_once('"')?;
+    if !["jsonrpc", "id", "result", "error"].contains(&key) {
+        return None;
+    }
+    let after = after.strip_prefix(':')?;
+    Some(EnvelopeHead {
+        wire,
+        first_key: key.to_string(),
+        spaced: after.starts_with(' '),
+    })
+}
+
+/// Whether the event object (the envelope's `result`, or the text itself
+/// where it is a bare event) opens with the key `kind`.
+fn event_opens_with_kind(text: &str) -> bool {
+    let event = match text.find("\"result\"") {
+        Some(at) => text[at + "\"result\"".len()..]
+            .trim_start()
+            .strip_prefix(':')
+            .unwrap_or_default(),
+        None => text,
+    };
+    event
+        .trim_start()
+        .strip_prefix('{')
+        .is_some_and(|rest| rest.trim_start().starts_with("\"kind\""))
+}
+
+/// Each `"timestamp"` value in the text, with its fraction digits
+/// (`2026-11-30T05:37:55.588230Z`: 6; none: 0).
+fn timestamp_digits(text: &str) -> impl Iterator<Item = (&str, usize)> + '_ {
+    text.match_indices("\"timestamp\"")
+        .filter_map(move |(at, key)| {
+            let value = text[at + key.len()..]
+                .trim_start()
+                .strip_prefix(':')?
+                .trim_start()
+                .strip_prefix('"')?;
+            let value = &value[..value.find('"')?];
+            // The fraction follows the seconds' dot; a date has none.
+            let time = &value[value.find('T')?..];
+            let digits = time.split_once('.').map_or(0, |(_, fraction)| {
+                fraction.bytes().take_while(u8::is_ascii_digit).count()
+            });
+            Some((value, digits))
+        })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a2a_sdk_and_a2a_js_write_their_envelopes_and_timestamps_apart() {
+        let mut python = WireSigns::default();
+        python.read(
+            br#"{"result": {"statusUpdate": {"status": {"state": "TASK_STATE_WORKING", "timestamp": "2026-11-30T05:37:55.588230Z"}}}, "id": "x", "jsonrpc": "2.0"}"#,
+            Wire::V1_0,
+        );
+        assert_eq!(python.fraction_digits[6], 1);
+        assert_eq!(
+            python.envelopes,
+            [EnvelopeHead {
+                wire: Wire::V1_0,
+                first_key: "result".into(),
+                spaced: true
+            }]
+        );
+        let mut js = WireSigns::default();
+        js.read(
+            br#"{"jsonrpc":"2.0","id":1,"result":{"statusUpdate":{"status":{"state":"TASK_STATE_WORKING","timestamp":"2026-11-30T06:13:45.554Z"}}}}"#,
+            Wire::V1_0,
+        );
+        assert_eq!(js.fraction_digits[3], 1);
+        assert!(!js.envelopes[0].spaced);
+        assert_eq!(js.envelopes[0].first_key, "jsonrpc");
+    }
+
+    #[test]
+    fn a_bare_event_without_a_timestamp_shows_nothing() {
+        let mut signs = WireSigns::default();
+        signs.read(
+            br#"{"kind":"status-update","taskId":"t","status":{"state":"working"},"final":false}"#,
+            Wire::V0_3,
+        );
+        assert_eq!(signs.kind_first, [0, 1]);
+        let mut none = WireSigns::default();
+        none.read(br#"{"taskId":"t"}"#, Wire::V1_0);
+        assert!(none.is_empty());
+        signs.read(
+            br#"{"id":1,"jsonrpc":"2.0","result":{"contextId":"c","kind":"status-update","status":{"state":"working","timestamp": "2026-11-30T05:37:55Z"}}}"#,
+            Wire::V0_3,
+        );
+        assert_eq!(signs.fraction_digits[0], 1);
+        assert_eq!(signs.kind_first, [1, 1]);
+    }
+}
