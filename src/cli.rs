@@ -241,7 +241,7 @@ fn explain_tasks(report: &mut CaptureReport, args: &CheckArgs, files: &mut dyn F
         }
     }
     let kept = reader.finish();
-    report.explain_tasks(&kept.events, &kept.signs);
+    report.explain_tasks(kept.events, kept.signs);
 }
 
 /// One JUnit testcase per task of the capture and of the webhook log,

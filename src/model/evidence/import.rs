@@ -123,10 +123,18 @@ impl Importer {
         ended
     }
 
-    /// What the files were: an export re-simulated, or a capture judged.
-    /// A file that holds no A2A event is refused by name: nothing was
-    /// checked in it.
+    /// What the files were: an export re-simulated, or a capture judged,
+    /// its tasks with a finding explained. A file that holds no A2A event
+    /// is refused by name: nothing was checked in it.
     pub fn finish(self) -> Result<Imported, ReadError> {
+        self.finish_unexplained().map(Imported::explained)
+    }
+
+    /// [`Importer::finish`] with a capture's tasks not yet explained: the
+    /// page explains them a step at a time
+    /// ([`Explaining`](super::capture::explaining::Explaining)), yielding
+    /// between two.
+    pub fn finish_unexplained(self) -> Result<Imported, ReadError> {
         // The one file, by its name (none when no file was given).
         let no_events = || {
             let files = self.names.first().cloned().into_iter().collect();
@@ -134,13 +142,11 @@ impl Importer {
         };
         match self.mode {
             Mode::Head(_) | Mode::Document(_) if !self.content => Err(no_events()),
-            Mode::Head(bytes) | Mode::Document(bytes) => match import_bytes(&bytes) {
+            Mode::Head(bytes) | Mode::Document(bytes) => match read_bytes(&bytes) {
                 Err(e) if matches!(e.kind(), ReadKind::NoEvents { .. }) => Err(no_events()),
                 imported => imported,
             },
-            Mode::Capture(reader) => reader
-                .finish_checked(&self.names)
-                .map(|r| Imported::Capture(r.explained())),
+            Mode::Capture(reader) => reader.finish_checked(&self.names).map(Imported::Capture),
         }
     }
 
@@ -218,6 +224,16 @@ pub enum Imported {
     Probe(ProbeReport),
 }
 
+impl Imported {
+    /// The same, a capture's tasks with a finding explained at once.
+    fn explained(self) -> Imported {
+        match self {
+            Imported::Capture(report) => Imported::Capture(report.explained()),
+            other => other,
+        }
+    }
+}
+
 fn too_large(size: Size) -> ReadError {
     ReadError::new(ReadKind::TooLarge {
         size,
@@ -237,8 +253,14 @@ fn no_events_in_the_file() -> ReadError {
 
 /// Reads a file of any kind the lab accepts. A file that is not an export
 /// and holds no A2A event is refused ([`ReadKind::NoEvents`]): nothing was
-/// checked.
+/// checked. A capture's tasks with a finding are explained.
 pub fn import_bytes(bytes: &[u8]) -> Result<Imported, ReadError> {
+    read_bytes(bytes).map(Imported::explained)
+}
+
+/// [`import_bytes`] with a capture's tasks not yet explained: its report
+/// keeps the events it read for [`Explaining`](super::capture::explaining::Explaining).
+fn read_bytes(bytes: &[u8]) -> Result<Imported, ReadError> {
     if bytes.len() > MAX_FILE_BYTES {
         return Err(too_large(Size::File(bytes.len())));
     }
@@ -278,7 +300,7 @@ pub fn import_bytes(bytes: &[u8]) -> Result<Imported, ReadError> {
     reader.read_bytes(bytes)?;
     reader
         .finish_checked(&[THE_FILE])
-        .map(|r| Imported::Capture(r.explained()))
+        .map(Imported::Capture)
         .map_err(|_| no_events_in_the_file())
 }
 

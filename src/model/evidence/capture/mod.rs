@@ -17,6 +17,7 @@ use std::io::Read;
 
 use memchr::memchr;
 
+pub mod explaining;
 mod judge;
 pub mod report;
 pub mod run;

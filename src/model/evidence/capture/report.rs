@@ -6,13 +6,10 @@ use std::collections::HashMap;
 
 use serde::Serialize;
 
+use super::explaining::Explaining;
 use crate::model::evidence::export::pretty_json;
 use crate::model::evidence::finding::FindingCode;
-use crate::model::evidence::scenario_of::{
-    over_several_streams, scenario_of_within, sdk_order, Budget, ScenarioOf, Search,
-};
-use crate::model::sim::keys::Sdk;
-use crate::model::sim::profile::sdk_named;
+use crate::model::evidence::scenario_of::ScenarioOf;
 use crate::model::trace::Row;
 use crate::model::wire::answer::OwnedEvent;
 use crate::model::wire::signs::WireSigns;
@@ -132,67 +129,22 @@ impl Serialize for WiresSeen {
     }
 }
 
-/// A task's events as the scenario reader reads them, as one key: each
-/// event's kind, state and artifact flags, with the artifacts and parts
-/// numbered in the order first seen, since the reader compares them only
-/// with each other (a part sent again, an event repeated), never with a
-/// value of its own; the context numbered too, the task's id left out.
-fn without_ids(events: &[OwnedEvent]) -> String {
-    use std::fmt::Write;
-    let mut numbers: HashMap<String, usize> = HashMap::new();
-    let mut number = |text: String| {
-        let next = numbers.len();
-        *numbers.entry(text).or_insert(next)
-    };
-    let mut key = String::new();
-    for e in events {
-        let context = number(format!("c{:?}", e.context_id));
-        let _ = write!(key, "{:?} {:?} {context}", e.kind, e.state);
-        for a in &e.artifacts {
-            let id = number(format!("a{}", a.artifact_id));
-            let _ = write!(key, " {id}:{}{}", u8::from(a.append), u8::from(a.last));
-            for part in &a.parts {
-                let _ = write!(key, ",{}", number(format!("p{part}")));
-            }
-        }
-        key.push(';');
-    }
-    key
-}
-
 impl CaptureReport {
     /// Each task with a finding explained by the lab's scenario, read off
     /// its events (`events`: each task's, as a reader that kept them
-    /// reports them, in the order of `tasks`, with their `signs`), the SDK
-    /// the bytes name tried first, within the task's budget.
-    /// Tasks whose events differ only in their ids (a load test's, an
-    /// agent's many alike) are searched once.
-    pub fn explain_tasks(&mut self, events: &[Vec<OwnedEvent>], signs: &[WireSigns]) {
-        let mut explained: HashMap<(String, Option<&str>), ScenarioOf> = HashMap::new();
-        for (i, (task, events)) in self.tasks.iter_mut().zip(events).enumerate() {
-            // The page reads a task of one stream only (see `scenario_of`).
-            let page_reads = !cfg!(target_arch = "wasm32") || !over_several_streams(events);
-            if task.findings > 0 && !events.is_empty() && page_reads {
-                let named = signs.get(i).and_then(sdk_named);
-                let found = explained
-                    .entry((without_ids(events), named.map(Sdk::name)))
-                    .or_insert_with(|| {
-                        let budget = Budget::for_events(events.len());
-                        let mut search = Search::new(sdk_order(named), budget);
-                        scenario_of_within(events, None, &mut search)
-                    });
-                task.scenario = Some(found.clone());
-            }
-        }
+    /// reports them, in the order of `tasks`, with their `signs`): every
+    /// step of [`Explaining`] at once.
+    pub fn explain_tasks(&mut self, events: Vec<Vec<OwnedEvent>>, signs: Vec<WireSigns>) {
+        let mut explaining = Explaining::new(events, signs);
+        while explaining.step(self) {}
     }
 
     /// The report with each task with a finding explained by the events
     /// the reader kept, which it then lets go (the page keeps each task's
     /// events as compared, not as read).
     pub fn explained(mut self) -> CaptureReport {
-        let events = std::mem::take(&mut self.events);
-        let signs = std::mem::take(&mut self.signs);
-        self.explain_tasks(&events, &signs);
+        let mut explaining = Explaining::of(&mut self);
+        while explaining.step(&mut self) {}
         self
     }
 
