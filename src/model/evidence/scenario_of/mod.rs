@@ -522,6 +522,32 @@ impl Resend {
         places
     }
 
+    /// The places, each repeat before each changed one, and within each
+    /// the nearest to event `agree` first (the earlier of two as near):
+    /// a merge outward from it, as the places are in order already (the
+    /// page's bundle carries no sort for it).
+    fn nearest_first(places: &[Resend], agree: usize) -> impl Iterator<Item = Resend> + '_ {
+        let (repeats, changed) = places.split_at(places.partition_point(|r| !r.conflict));
+        [repeats, changed].into_iter().flat_map(move |group| {
+            let split = group.partition_point(|r| r.at < agree);
+            let (mut left, mut right) = (group[..split].iter().rev(), group[split..].iter());
+            let (mut l, mut r) = (left.next(), right.next());
+            std::iter::from_fn(move || {
+                let take_left = match (l, r) {
+                    (Some(a), Some(b)) => agree - a.at <= b.at - agree,
+                    (a, _) => a.is_some(),
+                };
+                let taken = if take_left { l } else { r };
+                if take_left {
+                    l = left.next();
+                } else {
+                    r = right.next();
+                }
+                taken.copied()
+            })
+        })
+    }
+
     /// The keys of the events read without the repeat, and the resend.
     fn keys(self, events: &[OwnedEvent], end: Option<StreamEnd>) -> String {
         let mut once = events.to_vec();
@@ -565,9 +591,8 @@ fn scenario_of_one(
         Ok(found) => return finished(found, &task, search),
         Err(closest) => closest,
     };
-    let mut places = Resend::places(events, &task);
-    places.sort_by_key(|r| (r.conflict, r.at.abs_diff(agree)));
-    let readings = places.into_iter().map(|r| vec![r.keys(events, end)]);
+    let places = Resend::places(events, &task);
+    let readings = Resend::nearest_first(&places, agree).map(|r| vec![r.keys(events, end)]);
     let found = match search.run(readings, &compare) {
         Ok(found) => found,
         Err((more, other)) if more > agree => other,
