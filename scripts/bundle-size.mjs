@@ -18,9 +18,11 @@ import { join } from 'node:path';
 // 292 kB once Import explains a task by a scenario and opens it beside its
 // simulation (issue 33: the event reader kept for it, the scenario reader,
 // the view beside, an event resent read back; 291.3 kB; a task over
-// several streams is read by the CLI only): docs/performance.md says what
-// grew and what was cut at each step.
-const BUDGET = 292 * 1024;
+// several streams is read by the CLI only); 299 kB once the page explains a
+// capture's tasks within a budget, one task a step, the SDK its bytes name
+// first (issue 40: 298.2 kB): docs/performance.md says what grew and what
+// was cut at each step.
+const BUDGET = 299 * 1024;
 const dir = process.argv[2] || 'dist';
 let total = 0;
 const rows = [];
