@@ -27,6 +27,9 @@ type Recorded<'a> = (
     &'a std::collections::BTreeMap<&'a str, &'a str>,
 );
 
+/// Whether an exemption's reason holds for a recorded run.
+type Holds = fn(Recorded) -> bool;
+
 /// The keys a task's streams cannot always tell apart, why, and where the
 /// reason holds: where the scenario read off a recorded run reproduces it
 /// with another value, it is one of these, and the run is one its
@@ -35,7 +38,7 @@ type Recorded<'a> = (
 /// resubscription and where it fell, a restart, a retry, the SDK where
 /// the two differ) is read back as recorded. Each entry must still fire
 /// on some recorded run.
-const NOT_TOLD_APART: &[(&str, &str, fn(Recorded) -> bool)] = &[
+const NOT_TOLD_APART: &[(&str, &str, Holds)] = &[
     (
         "chunks",
         "the steps after a cancel or a restart never reach the wire; @a2a-js/sdk's blocking \
