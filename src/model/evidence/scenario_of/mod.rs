@@ -17,10 +17,13 @@ use serde::Serialize;
 
 pub mod pushes;
 mod search;
+pub mod setting;
 mod shape;
 pub mod streams;
 
+use crate::model::sim::keys::Key;
 pub use search::{sdk_order, Budget, Search};
+use setting::{count, has, word, Reading};
 pub use shape::{shapes, EventShape, ShapeOf, Shaper};
 
 use crate::model::state::TaskState;
@@ -88,21 +91,21 @@ fn turns(events: &[OwnedEvent]) -> Vec<(usize, TaskState)> {
         .collect()
 }
 
-/// `interrupt=…` for the questions answered, where the lab asks them so.
-fn interrupt_key(turns: &[(usize, TaskState)]) -> Option<&'static str> {
+/// `interrupt` for the questions answered, where the lab asks them so.
+fn interrupt_key(turns: &[(usize, TaskState)]) -> Option<setting::Setting> {
     let asked: Vec<TaskState> = turns.iter().map(|&(_, s)| s).collect();
     match asked[..] {
         [] => None,
-        [TaskState::AuthRequired] => Some("interrupt=auth"),
-        [TaskState::InputRequired] => Some("interrupt=input"),
-        _ => Some("interrupt=both"),
+        [TaskState::AuthRequired] => Some(word(Key::Interrupt, "auth")),
+        [TaskState::InputRequired] => Some(word(Key::Interrupt, "input")),
+        _ => Some(word(Key::Interrupt, "both")),
     }
 }
 
 /// The keys every task ends with: its wire.
-fn finish_keys(mut keys: Vec<String>, events: &[OwnedEvent]) -> Vec<String> {
+fn finish_keys(mut keys: Reading, events: &[OwnedEvent]) -> Reading {
     if events.first().is_some_and(|e| e.wire == Wire::V0_3) {
-        keys.push("wire=0.3".into());
+        keys.push(word(Key::Wire, Wire::V0_3.name()));
     }
     keys
 }
@@ -122,7 +125,7 @@ struct Steps {
 /// The keys for the steps and for how the task ended at `last` (`end`:
 /// how its stream ended, where known): `chunks`, a cancel and where it
 /// fell, `cancel_impl`, `ending`.
-fn ending_keys(steps: Steps, last: Option<TaskState>, end: Option<StreamEnd>) -> Vec<String> {
+fn ending_keys(steps: Steps, last: Option<TaskState>, end: Option<StreamEnd>) -> Reading {
     let Steps {
         done,
         closed,
@@ -142,15 +145,21 @@ fn ending_keys(steps: Steps, last: Option<TaskState>, end: Option<StreamEnd>) ->
     // (one more is the fewest that leaves a step to cancel).
     let mut keys = match (last, cancel_impl) {
         (Some(TaskState::Canceled), _) if closed => {
-            vec![format!("chunks={done}"), format!("cancel={done}")]
+            vec![
+                count(Key::Chunks, done as usize),
+                count(Key::Cancel, done as usize),
+            ]
         }
         (Some(TaskState::Canceled), _) | (_, Some(_)) => {
-            vec![format!("chunks={}", done + 1), format!("cancel={done}")]
+            vec![
+                count(Key::Chunks, done as usize + 1),
+                count(Key::Cancel, done as usize),
+            ]
         }
-        _ => vec![format!("chunks={done}")],
+        _ => vec![count(Key::Chunks, done as usize)],
     };
     if let Some(how) = cancel_impl {
-        keys.push(format!("cancel_impl={how}"));
+        keys.push(word(Key::CancelImpl, how));
         return keys;
     }
     let ending = match (last, end) {
@@ -163,24 +172,24 @@ fn ending_keys(steps: Steps, last: Option<TaskState>, end: Option<StreamEnd>) ->
         (_, Some(StreamEnd::Hung | StreamEnd::TimedOut)) => Some("never"),
         _ => Some("return"),
     };
-    keys.extend(ending.map(|e| format!("ending={e}")));
+    keys.extend(ending.map(|e| word(Key::Ending, e)));
     keys
 }
 
 /// A blocking call's answers, a task each (one per turn): the questions
 /// answered, the steps the last holds and how it ended.
-fn blocking_keys(answers: &[OwnedEvent]) -> Vec<String> {
+fn blocking_keys(answers: &[OwnedEvent]) -> Reading {
     let Some(event) = answers.last() else {
         return Vec::new();
     };
     let parts: usize = event.artifacts.iter().map(|a| a.parts.len()).sum();
-    let mut keys = vec!["client=block".to_string()];
+    let mut keys = vec![word(Key::Client, "block")];
     let asked: Vec<(usize, TaskState)> = answers[..answers.len() - 1]
         .iter()
         .enumerate()
         .filter_map(|(i, a)| Some((i, state_of(a).filter(|s| s.is_interrupted())?)))
         .collect();
-    keys.extend(interrupt_key(&asked).map(String::from));
+    keys.extend(interrupt_key(&asked));
     // A task lists its artifact whole: the steps done, never one left open.
     let steps = Steps {
         done: parts as u32,
@@ -249,8 +258,8 @@ fn progress_after_last_step(events: &[OwnedEvent]) -> bool {
         .any(|e| e.kind == EventKind::Status && state_of(e) == Some(TaskState::Working))
 }
 
-/// The keys its events say, as `key=value` pairs (the SDK left out).
-pub(super) fn keys_of(events: &[OwnedEvent], end: Option<StreamEnd>) -> Vec<String> {
+/// The keys its events say (the SDK left out).
+pub(super) fn keys_of(events: &[OwnedEvent], end: Option<StreamEnd>) -> Reading {
     if answers_only(events) {
         return blocking_keys(events);
     }
@@ -264,7 +273,7 @@ pub(super) fn keys_of(events: &[OwnedEvent], end: Option<StreamEnd>) -> Vec<Stri
     let (steps, workings) = steps_of(&events[..ends_at.unwrap_or(events.len())]);
     let last = ends_at.and_then(|i| state_of(&events[i]));
     let mut keys = ending_keys(steps, last, end);
-    if keys.iter().any(|k| k.starts_with("cancel_impl=")) {
+    if has(&keys, Key::CancelImpl) {
         return finish_keys(keys, events);
     }
     let after_end = ends_at.is_some_and(|i| {
@@ -273,9 +282,9 @@ pub(super) fn keys_of(events: &[OwnedEvent], end: Option<StreamEnd>) -> Vec<Stri
             .any(|e| e.kind == EventKind::Artifact)
     });
     if after_end {
-        keys.push("late=0".into());
+        keys.push(count(Key::Late, 0));
     }
-    keys.extend(interrupt_key(&turns).map(String::from));
+    keys.extend(interrupt_key(&turns));
     // Progress: WORKING again before each step, beyond the first WORKING
     // and each follow-up turn's; a step whose progress came but whose
     // chunk did not (a cancel fell in it) counts too.
@@ -284,10 +293,10 @@ pub(super) fn keys_of(events: &[OwnedEvent], end: Option<StreamEnd>) -> Vec<Stri
     let started = steps.done + u32::from(progress_after_last_step(before));
     let chunks = started.max(1);
     if progress > 0 && progress % chunks == 0 {
-        keys.push(format!("progress={}", progress / chunks));
+        keys.push(count(Key::Progress, (progress / chunks) as usize));
     }
     if steps.whole {
-        keys.push("result=last".into());
+        keys.push(word(Key::Result, "last"));
     }
     finish_keys(keys, events)
 }
@@ -366,13 +375,10 @@ pub(super) fn agreed<T: PartialEq>(task: &[T], scenario: &[T]) -> usize {
 /// The keys read off a task that stops short of its end, with its steps
 /// and how it ended left out (neither is on the wire) and `chunks` steps
 /// instead.
-pub(super) fn cut_short(read: &[String], chunks: usize) -> Vec<String> {
-    let unseen = ["chunks=", "cancel=", "cancel_impl=", "ending="];
-    let kept = read
-        .iter()
-        .filter(|k| !unseen.iter().any(|p| k.starts_with(p)))
-        .cloned();
-    [format!("chunks={chunks}")]
+pub(super) fn cut_short(read: &[setting::Setting], chunks: usize) -> Reading {
+    let unseen = [Key::Chunks, Key::Cancel, Key::CancelImpl, Key::Ending];
+    let kept = read.iter().filter(|s| !unseen.contains(&s.key)).copied();
+    [count(Key::Chunks, chunks)]
         .into_iter()
         .chain(kept)
         .collect()
@@ -549,15 +555,15 @@ impl Resend {
     }
 
     /// The keys of the events read without the repeat, and the resend.
-    fn keys(self, events: &[OwnedEvent], end: Option<StreamEnd>) -> String {
+    fn keys(self, events: &[OwnedEvent], end: Option<StreamEnd>) -> Reading {
         let mut once = events.to_vec();
         once.remove(self.at);
         let mut keys = keys_of(&once, end);
-        keys.push(format!("dup={}", self.at));
+        keys.push(count(Key::Dup, self.at));
         if self.conflict {
-            keys.push("conflict=on".into());
+            keys.push(word(Key::Conflict, "on"));
         }
-        keys.join("&")
+        keys
     }
 }
 
@@ -586,7 +592,7 @@ fn scenario_of_one(
     let task = shapes(events);
     let wire = events.first().map_or(Wire::V1_0, |e| e.wire);
     let compare = |run: &Run| compare_received(&task, run, wire);
-    let read = keys_of(events, end).join("&");
+    let read = keys_of(events, end);
     let (agree, closest) = match search.run([vec![read]], &compare) {
         Ok(found) => return finished(found, &task, search),
         Err(closest) => closest,

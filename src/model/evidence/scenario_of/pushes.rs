@@ -5,9 +5,11 @@
 //! give the push keys; the values the log leaves open are simulated in
 //! turn, and the first whose POSTs match, one by one, wins.
 
+use super::setting::{count, has, word, Reading, Setting, Value};
 use super::{keys_of, sdk_order, shapes, state_of, Budget, EventShape, ScenarioOf, Search};
+use crate::model::sim::keys::Key;
 use crate::model::state::TaskState;
-use crate::model::trace::{RowKind, Run};
+use crate::model::trace::{RowKind, Run, PUSH_RACED};
 use crate::model::wire::answer::{read_value, ArtifactParts, EventKind, OwnedEvent};
 
 /// One POST a webhook received for a task.
@@ -27,20 +29,41 @@ const LATEST: usize = 24;
 
 /// A POST as compared: its event's shape, its answer where known, its
 /// header names where the log kept them (in any order: a log may list
-/// them sorted).
-fn line(shape: &EventShape, answer: Option<&str>, headers: Option<&[String]>) -> String {
-    let mut names: Vec<String> = headers.unwrap_or_default().to_vec();
-    names.sort_by_key(|h| h.to_ascii_lowercase());
-    format!(
-        "{shape} · {} · [{}]",
-        answer.unwrap_or("?"),
-        names.join(",")
-    )
+/// them sorted). Its `Display` is the words the page and `check` print.
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct Post {
+    shape: EventShape,
+    answer: Option<String>,
+    headers: Vec<String>,
+}
+
+impl Post {
+    fn new(shape: EventShape, answer: Option<&str>, headers: Option<&[String]>) -> Post {
+        let mut headers: Vec<String> = headers.unwrap_or_default().to_vec();
+        headers.sort_by_key(|h| h.to_ascii_lowercase());
+        Post {
+            shape,
+            answer: answer.map(String::from),
+            headers,
+        }
+    }
+}
+
+impl std::fmt::Display for Post {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let answer = self.answer.as_deref().unwrap_or("?");
+        write!(
+            f,
+            "{} · {answer} · [{}]",
+            self.shape,
+            self.headers.join(",")
+        )
+    }
 }
 
 /// The POSTs a run sent for its first task, as compared (answers and
 /// headers only where the log has them).
-fn run_posts(run: &Run, answers: bool, headers: bool) -> Vec<String> {
+fn run_posts(run: &Run, answers: bool, headers: bool) -> Vec<Post> {
     let mut first_task: Option<String> = None;
     let mut events = Vec::new();
     let mut records = Vec::new();
@@ -62,7 +85,7 @@ fn run_posts(run: &Run, answers: bool, headers: bool) -> Vec<String> {
         .zip(records)
         .map(|(shape, push)| {
             let answer = answers.then_some(push.answer.as_str());
-            line(shape, answer, headers.then_some(&push.headers[..]))
+            Post::new(*shape, answer, headers.then_some(&push.headers[..]))
         })
         .collect()
 }
@@ -126,7 +149,7 @@ fn push_from_start(posts: &[Pushed]) -> bool {
 /// their events (or the events a task's snapshots tell, closed or not); a
 /// log that starts mid-way leaves out the steps before it (up to three
 /// more tried).
-fn own_keys(events: &[OwnedEvent], from_start: bool) -> Vec<Vec<String>> {
+fn own_keys(events: &[OwnedEvent], from_start: bool) -> Vec<Reading> {
     let snapshots = events.len() > 1 && events.iter().all(|e| e.kind == EventKind::Task);
     let told: Vec<Vec<OwnedEvent>> = match snapshots {
         true => vec![from_snapshots(events, true), from_snapshots(events, false)],
@@ -142,21 +165,16 @@ fn own_keys(events: &[OwnedEvent], from_start: bool) -> Vec<Vec<String>> {
             once
         })
         .collect();
-    let mut own: Vec<Vec<String>> = Vec::new();
+    let mut own: Vec<Reading> = Vec::new();
     for events in told.iter().chain(&once) {
         let keys = keys_of(events, None);
         let more = if from_start { 0 } else { 3 };
         for extra in 0..=more {
-            let keys: Vec<String> = keys
+            let keys: Reading = keys
                 .iter()
-                .map(|k| {
-                    match k
-                        .strip_prefix("chunks=")
-                        .and_then(|n| n.parse::<u32>().ok())
-                    {
-                        Some(n) => format!("chunks={}", n + extra),
-                        None => k.clone(),
-                    }
+                .map(|s| match (s.key, s.value) {
+                    (Key::Chunks, Value::Count(n)) => count(Key::Chunks, n + extra),
+                    _ => *s,
                 })
                 .collect();
             if !own.contains(&keys) {
@@ -170,43 +188,46 @@ fn own_keys(events: &[OwnedEvent], from_start: bool) -> Vec<Vec<String>> {
 /// The scenario's POSTs with each `race` answer (a webhook that answered
 /// at the sender's timeout, SPEC §14) taken as the task's, where that was
 /// an answer or a timeout: the race goes either way.
-fn raced(got: Vec<String>, task: &[String]) -> Vec<String> {
+fn raced(got: Vec<Post>, task: &[Post]) -> Vec<Post> {
     got.into_iter()
         .enumerate()
-        .map(|(i, line)| match task.get(i) {
-            Some(seen) if line.contains(" · race · ") => {
-                let either = [" · 200 · ", " · timeout · "]
-                    .iter()
-                    .find(|a| seen.contains(*a));
-                match either {
-                    Some(answer) => line.replacen(" · race · ", answer, 1),
-                    None => line,
-                }
+        .map(|(i, mut post)| {
+            let seen = task.get(i).and_then(|p| p.answer.as_deref());
+            if post.answer.as_deref() == Some(PUSH_RACED) && matches!(seen, Some("200" | "timeout"))
+            {
+                post.answer = seen.map(String::from);
             }
-            _ => line,
+            post
         })
         .collect()
 }
 
 /// The push keys the log allows, each list one key's values.
-fn push_keys(posts: &[Pushed]) -> Vec<Vec<String>> {
+fn push_keys(posts: &[Pushed]) -> Vec<Vec<Reading>> {
     let mut lists = vec![if push_from_start(posts) {
-        vec!["push=inline".to_string()]
+        vec![vec![word(Key::Push, "inline")]]
     } else {
-        (1..=LATEST).map(|k| format!("push=after:{k}")).collect()
+        (1..=LATEST)
+            .map(|k| {
+                vec![Setting {
+                    key: Key::Push,
+                    value: Value::After(k),
+                }]
+            })
+            .collect()
     }];
     let answers: Vec<&str> = posts.iter().filter_map(|p| p.answer.as_deref()).collect();
     lists.push(if answers.contains(&"500") {
-        vec!["webhook=error".to_string()]
+        vec![vec![word(Key::Webhook, "error")]]
     } else if answers.contains(&"timeout") {
         // The sender gave up: the webhook answered past its timeout, by
         // how much the log does not say; or at it, in a race.
         vec![
-            "webhook_delay_ms=5005".to_string(),
-            "webhook_delay_ms=4995".to_string(),
+            vec![count(Key::WebhookDelayMs, 5005)],
+            vec![count(Key::WebhookDelayMs, 4995)],
         ]
     } else {
-        vec![String::new()]
+        vec![Reading::new()]
     });
     let headers = &posts[0].headers;
     let bearer = headers
@@ -216,9 +237,9 @@ fn push_keys(posts: &[Pushed]) -> Vec<Vec<String>> {
         .iter()
         .any(|h| h.eq_ignore_ascii_case("x-a2a-notification-token"));
     lists.push(vec![match (bearer, token) {
-        (true, true) => "push_auth=both".to_string(),
-        (true, false) => "push_auth=bearer".to_string(),
-        _ => String::new(),
+        (true, true) => vec![word(Key::PushAuth, "both")],
+        (true, false) => vec![word(Key::PushAuth, "bearer")],
+        _ => Reading::new(),
     }]);
     lists
 }
@@ -226,7 +247,7 @@ fn push_keys(posts: &[Pushed]) -> Vec<Vec<String>> {
 /// Each key's values the log allows, one list per key: the task's own,
 /// the push keys, a restart where the POSTs stop short, and across the
 /// turns the config sent again and the client's mode.
-fn candidates(posts: &[Pushed], events: &[OwnedEvent]) -> Vec<Vec<String>> {
+fn candidates(posts: &[Pushed], events: &[OwnedEvent]) -> Vec<Vec<Reading>> {
     let mut own = own_keys(events, push_from_start(posts));
     // POSTs that stop before a final or interrupted state: the agent died
     // (a restart), where the steps it never reached are not in the log.
@@ -243,18 +264,23 @@ fn candidates(posts: &[Pushed], events: &[OwnedEvent]) -> Vec<Vec<String>> {
         let read = own[0].clone();
         own.extend((sent..=sent + 2).map(|chunks| super::cut_short(&read, chunks)));
     }
-    let mut lists = vec![own.iter().map(|keys| keys.join("&")).collect::<Vec<_>>()];
+    let mut lists = vec![own];
     lists.extend(push_keys(posts));
     if stopped {
-        let restarts = (0..=sent)
-            .flat_map(|k| ["memory", "database"].map(|store| format!("restart={k}&store={store}")));
-        lists.push([String::new()].into_iter().chain(restarts).collect());
+        let restarts = (0..=sent).flat_map(|k| {
+            ["memory", "database"]
+                .map(|store| vec![count(Key::Restart, k), word(Key::Store, store)])
+        });
+        lists.push([Reading::new()].into_iter().chain(restarts).collect());
     }
-    if lists[0].iter().any(|k| k.contains("interrupt=")) {
+    if lists[0].iter().any(|r| has(r, Key::Interrupt)) {
         // Across the turns, the config sent again, and the client's mode
         // (@a2a-js/sdk POSTs a blocking call's turns otherwise) show.
-        lists.push(vec![String::new(), "push_followup=repeat".into()]);
-        lists.push(vec![String::new(), "client=block".into()]);
+        lists.push(vec![
+            Reading::new(),
+            vec![word(Key::PushFollowup, "repeat")],
+        ]);
+        lists.push(vec![Reading::new(), vec![word(Key::Client, "block")]]);
     }
     lists
 }
@@ -267,12 +293,12 @@ pub fn scenario_of_pushes(posts: &[Pushed]) -> ScenarioOf {
     let events: Vec<OwnedEvent> = posts.iter().map(|p| p.event.clone()).collect();
     let answers = posts.iter().all(|p| p.answer.is_some());
     let headers = posts.iter().all(|p| !p.headers.is_empty());
-    let task: Vec<String> = shapes(&events)
+    let task: Vec<Post> = shapes(&events)
         .iter()
         .zip(posts)
         .map(|(shape, p)| {
-            line(
-                shape,
+            Post::new(
+                *shape,
                 p.answer.as_deref(),
                 headers.then_some(&p.headers[..]),
             )
@@ -284,7 +310,7 @@ pub fn scenario_of_pushes(posts: &[Pushed]) -> ScenarioOf {
             reproduces: false,
             first_difference: Some("no POST to read".into()),
             budget_ran_out: false,
-            events: task,
+            events: Vec::new(),
         };
     }
     let lists = candidates(posts, &events);

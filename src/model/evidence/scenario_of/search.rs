@@ -9,6 +9,7 @@ use crate::model::sim::scenario::Scenario;
 use crate::model::sim::simulate;
 use crate::model::trace::Run;
 
+use super::setting::{pairs, Reading};
 use super::ScenarioOf;
 
 /// How much simulation one task's explanation may spend, in trace rows
@@ -84,11 +85,11 @@ pub fn sdk_order(first: Option<Sdk>) -> Vec<Sdk> {
 /// One value of each list, every combination in order, made one at a time
 /// (the product of a task's open keys can be large; the budget usually
 /// stops the search long before its end).
-pub(super) fn combinations(lists: &[Vec<String>]) -> impl Iterator<Item = Vec<String>> + '_ {
+pub(super) fn combinations(lists: &[Vec<Reading>]) -> impl Iterator<Item = Vec<Reading>> + '_ {
     let total: usize = lists.iter().map(Vec::len).product();
     (0..total).map(move |mut n| {
         // The last list turns fastest, as a nested loop over the lists.
-        let mut keys = vec![String::new(); lists.len()];
+        let mut keys = vec![Reading::new(); lists.len()];
         for (slot, list) in keys.iter_mut().zip(lists).rev() {
             *slot = list[n % list.len()].clone();
             n /= list.len();
@@ -117,8 +118,8 @@ impl Search {
         self.budget
     }
 
-    /// Tries each candidate (a list of `key=value` settings, empty ones
-    /// left out) under each SDK, comparing its run by `compare` (where the
+    /// Tries each candidate (one reading of each key left open, taken
+    /// together) under each SDK, comparing its run by `compare` (where the
     /// task and the run first differ, and how many events agree): the
     /// first that reproduces the task, else the closest (the one that
     /// agreed longest, the first of those) with how much it agreed. Where
@@ -126,20 +127,20 @@ impl Search {
     /// within the budget.
     pub(super) fn run(
         &mut self,
-        candidates: impl IntoIterator<Item = Vec<String>>,
+        candidates: impl IntoIterator<Item = Vec<Reading>>,
         mut compare: impl FnMut(&Run) -> (Option<String>, usize),
     ) -> Result<ScenarioOf, (usize, ScenarioOf)> {
         let mut closest: Option<(usize, ScenarioOf)> = None;
         let mut first: Option<String> = None;
-        'candidates: for keys in candidates {
-            let query: Vec<&str> = keys
-                .iter()
-                .map(String::as_str)
-                .filter(|k| !k.is_empty())
-                .collect();
-            let query = query.join("&");
-            first.get_or_insert_with(|| query.clone());
-            let Ok(read) = Scenario::from_query(&query) else {
+        'candidates: for readings in candidates {
+            let settings = pairs(&readings.concat());
+            let read = Scenario::from_pairs(settings.iter().map(|(k, v)| (*k, v.as_str())));
+            first.get_or_insert_with(|| {
+                let written: Vec<String> =
+                    settings.iter().map(|(k, v)| format!("{k}={v}")).collect();
+                written.join("&")
+            });
+            let Ok(read) = read else {
                 continue;
             };
             for &sdk in &self.sdks {

@@ -5,7 +5,9 @@
 //! streams allow is simulated, and the first whose streams match the
 //! task's, stream by stream, event by event, and in how each ended, wins.
 
+use super::setting::{count, count_of, word, Reading};
 use super::{keys_of, sdk_order, shapes, state_of, Budget, EventShape, ScenarioOf, Search};
+use crate::model::sim::keys::Key;
 use crate::model::state::TaskState;
 use crate::model::trace::{Run, StreamEnd};
 use crate::model::wire::answer::{ArtifactParts, EventKind, OwnedEvent};
@@ -214,13 +216,13 @@ fn as_recorded<'a>(
     out
 }
 
-/// Every value of each key the streams leave open, one list per key
-/// (`[""]` where the key is not in play).
-fn open_keys(c1: &[&Received], roles: &[Role], c2: &[&Received], seen: usize) -> Vec<Vec<String>> {
+/// Every value of each key the streams leave open, one list per key (an
+/// empty reading where the key may be unset).
+fn open_keys(c1: &[&Received], roles: &[Role], c2: &[&Received], seen: usize) -> Vec<Vec<Reading>> {
     let broken = c1.iter().any(|s| s.end == Some(StreamEnd::Broken));
     let mut open = Vec::new();
     if roles.contains(&Role::Retry) {
-        open.push(vec!["retry=on".to_string()]);
+        open.push(vec![vec![word(Key::Retry, "on")]]);
     }
     if let Some(sub) = roles.iter().position(|r| *r == Role::Subscribes) {
         // The call's stream that dropped before it: dropped by the client
@@ -236,19 +238,21 @@ fn open_keys(c1: &[&Received], roles: &[Role], c2: &[&Received], seen: usize) ->
             Some(StreamEnd::Broken) => k + 1..=k + 4,
             _ => k..=k + 4,
         };
-        open.push(from.map(|k| format!("resubscribe={k}")).collect());
+        open.push(from.map(|k| vec![count(Key::Resubscribe, k)]).collect());
     }
     if broken || ends_unknown(c1) {
         // Where ends are unknown, no restart comes first.
-        let none = (!broken).then(String::new);
-        let restarts = (0..=seen.min(LATEST))
-            .flat_map(|k| ["memory", "database"].map(|store| format!("restart={k}&store={store}")));
+        let none = (!broken).then(Reading::new);
+        let restarts = (0..=seen.min(LATEST)).flat_map(|k| {
+            ["memory", "database"]
+                .map(|store| vec![count(Key::Restart, k), word(Key::Store, store)])
+        });
         open.push(none.into_iter().chain(restarts).collect());
     }
     if !c2.is_empty() {
         open.push(
             (1..=seen.min(LATEST))
-                .map(|k| format!("second_client={k}"))
+                .map(|k| vec![count(Key::SecondClient, k)])
                 .collect(),
         );
     }
@@ -294,7 +298,7 @@ fn cut_of(c1: &[&Received]) -> Cut {
 /// stops short of its end, those the wire cannot tell left open: how it
 /// ended, and after a restart the steps it never reached (one to three
 /// more than it sent).
-fn own_keys(events: &[OwnedEvent], end: Option<StreamEnd>, cut: Cut) -> Vec<Vec<String>> {
+fn own_keys(events: &[OwnedEvent], end: Option<StreamEnd>, cut: Cut) -> Vec<Reading> {
     let read = keys_of(events, end);
     let sent = events
         .iter()
@@ -305,10 +309,7 @@ fn own_keys(events: &[OwnedEvent], end: Option<StreamEnd>, cut: Cut) -> Vec<Vec<
         Cut::No => vec![read],
         Cut::Unseen => {
             // How it ended is unseen: its steps as read, or as many as sent.
-            let steps = read
-                .iter()
-                .find_map(|k| k.strip_prefix("chunks=")?.parse().ok())
-                .unwrap_or(sent);
+            let steps = count_of(&read, Key::Chunks).unwrap_or(sent);
             vec![read.clone(), cut_short(steps), cut_short(sent)]
         }
         Cut::Broken => (sent..=sent + 2).map(cut_short).collect(),
@@ -431,11 +432,10 @@ fn read_as(
     search: &mut Search,
 ) -> Result<ScenarioOf, (usize, ScenarioOf)> {
     let seen = c1.iter().map(|s| s.events.len()).sum();
-    let mut own: Vec<String> = Vec::new();
+    let mut own: Vec<Reading> = Vec::new();
     for gap in [false, true] {
         let (events, end) = whole_task(c1, roles, gap);
         for keys in own_keys(&events, end, cut_of(c1)) {
-            let keys = keys.join("&");
             if !own.contains(&keys) {
                 own.push(keys);
             }
