@@ -46,8 +46,9 @@ struct TaskJudge {
     rows: Vec<Row>,
     /// The task's events as read, when kept (to explain it by a scenario).
     kept: Vec<OwnedEvent>,
-    /// What the kept events' bytes show of the SDK that sent them.
-    signs: WireSigns,
+    /// What the kept events' bytes show of the SDK that sent them, when
+    /// events are kept (boxed: a clean capture's many tasks carry none).
+    signs: Option<Box<WireSigns>>,
     /// Per schema rule, the events that broke it: one `wire-shape`
     /// finding each (SPEC §13).
     shapes: Vec<(ShapeRule, ShapeTally)>,
@@ -395,7 +396,9 @@ impl CaptureJudge {
         }
         if let Ok(Answer::Event(kept)) = read_answer(bytes, self.forced) {
             let task = &mut self.tasks[slot];
-            task.signs.read(bytes, kept.wire);
+            task.signs
+                .get_or_insert_with(Box::default)
+                .read(bytes, kept.wire);
             task.kept.push(kept);
         }
     }
@@ -457,7 +460,7 @@ impl CaptureJudge {
             wire: event.wire,
             rows: Vec::new(),
             kept: Vec::new(),
-            signs: WireSigns::default(),
+            signs: None,
             origin_ms: None,
             shapes: Vec::new(),
         });
@@ -560,7 +563,9 @@ impl CaptureJudge {
             }
             rows.push(std::mem::take(&mut task.rows));
             events.push(std::mem::take(&mut task.kept));
-            signs.push(std::mem::take(&mut task.signs));
+            if self.keep_events {
+                signs.push(task.signs.take().map(|s| *s).unwrap_or_default());
+            }
             tasks.push(TaskSummary {
                 id: std::mem::take(&mut task.id),
                 events: task.events,
@@ -592,7 +597,7 @@ impl CaptureJudge {
             read: self.index,
             rows: if self.keep_rows { rows } else { Vec::new() },
             events: if self.keep_events { events } else { Vec::new() },
-            signs: if self.keep_events { signs } else { Vec::new() },
+            signs,
         }
     }
 }
