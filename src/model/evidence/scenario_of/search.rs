@@ -122,9 +122,9 @@ impl Search {
     /// together) under each SDK, comparing its run by `compare` (where the
     /// task and the run first differ, and how many events agree): the
     /// first that reproduces the task, else the closest (the one that
-    /// agreed longest, the first of those) with how much it agreed. Where
-    /// the budget ran out first, the closest says it is only the closest
-    /// within the budget.
+    /// agreed longest, the first of those) with how much it agreed.
+    /// Whether the budget left candidates untried is the budget's to say
+    /// ([`Budget::ran_out`]), once every pass is done.
     pub(super) fn run(
         &mut self,
         candidates: impl IntoIterator<Item = Vec<Reading>>,
