@@ -9,9 +9,10 @@
 //! without one, one that hung), an artifact after the end, a cancel and
 //! where it fell, an event resent after a reconnect, a blocking call's
 //! answers, the wire, and the SDK (the profile whose simulation matches,
-//! a2a-sdk first); and the one search every reading ends in. Several
-//! streams of a task are read in [`streams`], a webhook's log in
-//! [`pushes`].
+//! the one the bytes name first). Each key read is a typed [`setting`];
+//! each event compared an [`EventShape`]; every reading ends in the one
+//! bounded search of [`search`]. Several streams of a task are read in
+//! [`streams`], a webhook's log in [`pushes`].
 
 use serde::Serialize;
 
