@@ -73,11 +73,6 @@ impl Explaining {
         }
         false
     }
-
-    /// How many tasks are left to look at.
-    pub fn left(&self) -> usize {
-        self.events.len().saturating_sub(self.next)
-    }
 }
 
 /// A task's events as the scenario reader reads them, as one key: each

@@ -339,22 +339,22 @@ pub fn received(run: &Run) -> Vec<&Row> {
 /// Each row's event as compared ([`shapes`]), `None` for a row that never
 /// reached the wire (one the guard dropped).
 pub fn row_shapes(rows: &[&Row], wire: Wire) -> Vec<Option<EventShape>> {
+    shaped(rows, wire).collect()
+}
+
+/// Each row's event as compared, read one at a time as asked for.
+fn shaped<'a>(rows: &'a [&Row], wire: Wire) -> impl Iterator<Item = Option<EventShape>> + 'a {
     let mut shaper = Shaper::default();
     rows.iter()
-        .map(|r| Some(shaper.shape(&read_value(r.wire.as_ref()?, Some(wire)).ok()?)))
-        .collect()
+        .map(move |r| Some(shaper.shape(&read_value(r.wire.as_ref()?, Some(wire)).ok()?)))
 }
 
 /// Where the task's events and what client 1 received in a run first
 /// differ, and how many agree before that. The run's events are read only
 /// up to the first difference: a candidate is cut off there.
 fn compare_received(task: &[EventShape], run: &Run, wire: Wire) -> (Option<String>, usize) {
-    let mut shaper = Shaper::default();
     let rows = received(run);
-    let mut got = rows
-        .iter()
-        .filter_map(|r| read_value(r.wire.as_ref()?, Some(wire)).ok())
-        .map(|e| shaper.shape(&e));
+    let mut got = shaped(&rows, wire).flatten();
     for (i, a) in task.iter().enumerate() {
         match got.next() {
             Some(b) if b == *a => {}
