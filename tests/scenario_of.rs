@@ -630,7 +630,7 @@ fn pinned_doctor_task(name: &str) -> std::sync::Arc<a2a_lab::model::pictures::be
     let summary = report.tasks[0].clone();
     let shown = Shown::capture(report);
     let run = shown.run().unwrap();
-    PinnedTask::new(&summary.id, summary.scenario.as_ref(), &run.trace.rows).unwrap()
+    PinnedTask::new(&summary.id, summary.scenario.as_deref(), &run.trace.rows).unwrap()
 }
 
 /// The worked example of docs/explain-a-capture.md, as the page shows it:

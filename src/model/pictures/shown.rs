@@ -182,7 +182,7 @@ impl Shown {
     /// and its events were read (issue 33).
     pub fn scenario_of_chosen(&self) -> Option<&ScenarioOf> {
         let (view, task) = self.chosen_task()?;
-        view.report.tasks.get(task)?.scenario.as_ref()
+        view.report.tasks.get(task)?.scenario.as_deref()
     }
 
     /// The chosen task as compare mode pins it, beside its scenario.
@@ -190,7 +190,7 @@ impl Shown {
         let (view, task) = self.chosen_task()?;
         let summary = view.report.tasks.get(task)?;
         let rows = &view.runs.get(task)?.trace.rows;
-        PinnedTask::new(&summary.id, summary.scenario.as_ref(), rows)
+        PinnedTask::new(&summary.id, summary.scenario.as_deref(), rows)
     }
 
     /// The chosen row of the listing.

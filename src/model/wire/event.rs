@@ -226,19 +226,19 @@ pub struct RawEvent<'a> {
     #[serde(default, borrow)]
     pub result: Option<Box<RawEvent<'a>>>,
     #[serde(default, borrow)]
-    pub error: Option<RawError<'a>>,
-    #[serde(default, borrow)]
-    kind: Option<Cow<'a, str>>,
+    pub error: Option<Box<RawError<'a>>>,
+    #[serde(default, borrow, deserialize_with = "borrowed")]
+    pub(super) kind: Option<Cow<'a, str>>,
     /// A task's id, or a JSON-RPC response's (which may be a number).
     #[serde(default, borrow)]
-    id: Option<&'a RawValue>,
-    #[serde(default, borrow, rename = "taskId")]
-    task_id: Option<Cow<'a, str>>,
+    pub(super) id: Option<&'a RawValue>,
+    #[serde(default, borrow, deserialize_with = "borrowed", rename = "taskId")]
+    pub(super) task_id: Option<Cow<'a, str>>,
     /// The context the event (or task) belongs to.
-    #[serde(default, borrow, rename = "contextId")]
+    #[serde(default, borrow, deserialize_with = "borrowed", rename = "contextId")]
     pub(super) context_id: Option<Cow<'a, str>>,
     #[serde(default, borrow)]
-    status: Option<RawStatus<'a>>,
+    pub(super) status: Option<RawStatus<'a>>,
     #[serde(default, borrow)]
     pub(super) artifact: Option<RawArtifact<'a>>,
     #[serde(default)]
@@ -246,7 +246,7 @@ pub struct RawEvent<'a> {
     #[serde(default, rename = "lastChunk")]
     last_chunk: Option<bool>,
     #[serde(default, borrow)]
-    artifacts: Option<Vec<RawHeld<'a>>>,
+    pub(super) artifacts: Option<Vec<RawHeld<'a>>>,
     #[serde(default, borrow)]
     pub(super) task: Option<Box<RawEvent<'a>>>,
     #[serde(default, borrow, rename = "statusUpdate")]
@@ -255,16 +255,123 @@ pub struct RawEvent<'a> {
     pub(super) artifact_update: Option<Box<RawEvent<'a>>>,
     #[serde(default, borrow)]
     pub(super) message: Option<Box<RawEvent<'a>>>,
+    // What only the schema reads (SPEC §13 `wire-shape`), held in the same
+    // pass: whether a field is there, or its bytes to read when checked.
+    /// A 0.3 status update's `final`, when present and not null.
+    #[serde(default, rename = "final")]
+    pub(super) final_flag: Option<serde::de::IgnoredAny>,
+    /// A message's `messageId`, when present and not null.
+    #[serde(default, rename = "messageId")]
+    pub(super) message_id: Option<serde::de::IgnoredAny>,
+    /// A message's role.
+    #[serde(default, borrow)]
+    pub(super) role: Option<Loose<'a>>,
+    /// A message's parts, as sent.
+    #[serde(default, borrow)]
+    pub(super) parts: Option<&'a RawValue>,
+    /// A task's history, as sent.
+    #[serde(default, borrow)]
+    pub(super) history: Option<&'a RawValue>,
 }
 
+/// An optional string field, borrowed from the input where it has no
+/// escapes: serde's own `Option<Cow<str>>` always copies.
+fn borrowed<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<Cow<'de, str>>, D::Error> {
+    struct Text;
+    impl<'de> serde::de::Visitor<'de> for Text {
+        type Value = Cow<'de, str>;
+        fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+            f.write_str("a string")
+        }
+        fn visit_borrowed_str<E>(self, v: &'de str) -> Result<Self::Value, E> {
+            Ok(Cow::Borrowed(v))
+        }
+        fn visit_str<E>(self, v: &str) -> Result<Self::Value, E> {
+            Ok(Cow::Owned(v.to_string()))
+        }
+    }
+    struct Field<'de>(Cow<'de, str>);
+    impl<'de> Deserialize<'de> for Field<'de> {
+        fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+            d.deserialize_str(Text).map(Field)
+        }
+    }
+    Ok(Option::<Field<'de>>::deserialize(d)?.map(|f| f.0))
+}
+
+/// A JSON value read only for its text: a string, or anything else (a
+/// number, a list) noted as not text, so that a wrong type is the
+/// schema's finding rather than a line that cannot be read.
+pub enum Loose<'a> {
+    /// A string.
+    Text(Cow<'a, str>),
+    /// Any other value but null.
+    NotText,
+}
+
+impl Loose<'_> {
+    /// Its text; empty when it is not text.
+    pub fn text(&self) -> &str {
+        match self {
+            Loose::Text(text) => text,
+            Loose::NotText => "",
+        }
+    }
+}
+
+impl<'de: 'a, 'a> Deserialize<'de> for Loose<'a> {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        use serde::de::{IgnoredAny, MapAccess, SeqAccess, Visitor};
+        struct Of;
+        impl<'de> Visitor<'de> for Of {
+            type Value = Loose<'de>;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("any JSON value")
+            }
+            fn visit_borrowed_str<E>(self, v: &'de str) -> Result<Self::Value, E> {
+                Ok(Loose::Text(Cow::Borrowed(v)))
+            }
+            fn visit_str<E>(self, v: &str) -> Result<Self::Value, E> {
+                Ok(Loose::Text(Cow::Owned(v.to_string())))
+            }
+            fn visit_bool<E>(self, _: bool) -> Result<Self::Value, E> {
+                Ok(Loose::NotText)
+            }
+            fn visit_i64<E>(self, _: i64) -> Result<Self::Value, E> {
+                Ok(Loose::NotText)
+            }
+            fn visit_u64<E>(self, _: u64) -> Result<Self::Value, E> {
+                Ok(Loose::NotText)
+            }
+            fn visit_f64<E>(self, _: f64) -> Result<Self::Value, E> {
+                Ok(Loose::NotText)
+            }
+            fn visit_unit<E>(self) -> Result<Self::Value, E> {
+                Ok(Loose::NotText)
+            }
+            fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Self::Value, A::Error> {
+                while seq.next_element::<IgnoredAny>()?.is_some() {}
+                Ok(Loose::NotText)
+            }
+            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
+                while map.next_entry::<IgnoredAny, IgnoredAny>()?.is_some() {}
+                Ok(Loose::NotText)
+            }
+        }
+        d.deserialize_any(Of)
+    }
+}
+
+/// A status, borrowed; a field the schema requires may be absent, and is
+/// then the schema's finding.
 #[derive(Deserialize)]
-struct RawStatus<'a> {
-    #[serde(borrow)]
-    state: Cow<'a, str>,
+pub(super) struct RawStatus<'a> {
     #[serde(default, borrow)]
-    timestamp: Option<Cow<'a, str>>,
+    pub(super) state: Option<Loose<'a>>,
+    #[serde(default, borrow, deserialize_with = "borrowed")]
+    pub(super) timestamp: Option<Cow<'a, str>>,
     #[serde(default, borrow)]
-    message: Option<&'a RawValue>,
+    pub(super) message: Option<&'a RawValue>,
 }
 
 impl RawEvent<'_> {
@@ -289,12 +396,12 @@ impl RawEvent<'_> {
         text(h, 2, self.id.map(RawValue::get));
         text(h, 3, self.task_id.as_deref());
         if let Some(status) = &self.status {
-            text(h, 4, Some(&status.state));
+            text(h, 4, status.state.as_ref().map(Loose::text));
             text(h, 5, status.timestamp.as_deref());
             text(h, 6, status.message.map(RawValue::get));
         }
         if let Some(artifact) = &self.artifact {
-            text(h, 7, Some(&artifact.artifact_id));
+            text(h, 7, artifact.artifact_id.as_deref());
             text(h, 8, artifact.parts.map(RawValue::get));
         }
         h.write_u8(match (self.append, self.last_chunk) {
@@ -302,7 +409,7 @@ impl RawEvent<'_> {
             (a, l) => 10 + u8::from(a == Some(true)) * 2 + u8::from(l == Some(true)),
         });
         for artifact in self.artifacts.iter().flatten() {
-            text(h, 14, Some(&artifact.artifact_id));
+            text(h, 14, artifact.artifact_id.as_deref());
             h.write_usize(artifact.count());
         }
         for (tag, inner) in [
@@ -322,28 +429,46 @@ impl RawEvent<'_> {
 /// An artifact update's artifact, borrowed.
 #[derive(Deserialize)]
 pub(super) struct RawArtifact<'a> {
-    #[serde(borrow, rename = "artifactId")]
-    artifact_id: Cow<'a, str>,
+    #[serde(default, borrow, deserialize_with = "borrowed", rename = "artifactId")]
+    pub(super) artifact_id: Option<Cow<'a, str>>,
     /// The parts as sent: the bytes a chunk's checksum is taken of.
     #[serde(default, borrow)]
     pub(super) parts: Option<&'a RawValue>,
 }
 
-/// An artifact a `task` snapshot holds: only how many parts it has.
+/// An artifact a `task` snapshot holds: how many parts it has, and what
+/// each carries (for the schema).
 #[derive(Deserialize)]
-struct RawHeld<'a> {
-    #[serde(borrow, rename = "artifactId")]
-    artifact_id: Cow<'a, str>,
-    /// Counted, not kept (an empty type: the vector never allocates).
-    #[serde(default)]
-    parts: Vec<serde::de::IgnoredAny>,
+pub(super) struct RawHeld<'a> {
+    #[serde(default, borrow, deserialize_with = "borrowed", rename = "artifactId")]
+    pub(super) artifact_id: Option<Cow<'a, str>>,
+    #[serde(default, borrow)]
+    pub(super) parts: Option<Vec<RawPart<'a>>>,
 }
 
 impl RawHeld<'_> {
     /// How many parts it holds.
     fn count(&self) -> usize {
-        self.parts.len()
+        self.parts.as_ref().map_or(0, Vec::len)
     }
+}
+
+/// A part as the schema reads it: its 0.3 `kind`, and which contents it
+/// carries (each only noted, never kept).
+#[derive(Deserialize, Default)]
+pub(super) struct RawPart<'a> {
+    #[serde(default, borrow)]
+    pub(super) kind: Option<Loose<'a>>,
+    #[serde(default)]
+    pub(super) text: Option<serde::de::IgnoredAny>,
+    #[serde(default)]
+    pub(super) raw: Option<serde::de::IgnoredAny>,
+    #[serde(default)]
+    pub(super) url: Option<serde::de::IgnoredAny>,
+    #[serde(default)]
+    pub(super) data: Option<serde::de::IgnoredAny>,
+    #[serde(default)]
+    pub(super) file: Option<serde::de::IgnoredAny>,
 }
 
 /// Reads a wire event of either version (or the forced one).
@@ -443,7 +568,12 @@ fn state_of<'a>(event: &RawEvent<'a>, what: &'static str) -> Result<Cow<'a, str>
     event
         .status
         .as_ref()
-        .map(|s| s.state.clone())
+        .and_then(|s| s.state.as_ref())
+        .map(|state| match state {
+            Loose::Text(text) => text.clone(),
+            // Not text: no state of any wire; the schema names the type.
+            Loose::NotText => Cow::Borrowed(""),
+        })
         .ok_or_else(|| {
             fault(EventFault::Missing {
                 what,
@@ -552,7 +682,7 @@ fn artifact<'a>(event: &RawEvent<'a>, what: &'static str) -> Result<What<'a>, Re
         })
     })?;
     Ok(What::Artifact {
-        artifact_id: artifact.artifact_id.clone(),
+        artifact_id: required(&artifact.artifact_id, "its artifact", "artifactId")?,
         append: event.append.unwrap_or(false),
         last: event.last_chunk.unwrap_or(false),
         parts: artifact.parts.map_or("[]", RawValue::get),
@@ -564,7 +694,9 @@ fn held_parts<'a>(artifacts: &Option<Vec<RawHeld<'a>>>) -> Vec<(Cow<'a, str>, u3
     artifacts
         .iter()
         .flatten()
-        .map(|a| (a.artifact_id.clone(), a.count() as u32))
+        // One without an id is no artifact a client can add to; the schema
+        // names it.
+        .filter_map(|a| Some((a.artifact_id.clone()?, a.count() as u32)))
         .collect()
 }
 

@@ -8,8 +8,11 @@
 //!
 //! The capture reader runs it on every event, the page's Import included.
 
-use serde_json::Value;
+use serde::de::IgnoredAny;
+use serde::Deserialize;
+use serde_json::value::RawValue;
 
+use super::event::{parse, Loose, RawEvent, RawPart, RawStatus};
 use super::Wire;
 use crate::model::state::TaskState;
 
@@ -94,18 +97,20 @@ pub enum Shape {
 /// The faults of one event or answer (a JSON-RPC response's result, or
 /// the bare event) against `wire`'s schema, in the order met. JSON that
 /// does not parse has none here: reading it is the event reader's to
-/// refuse. The JSON is walked as a `Value`, whose reader the page already
-/// carries, so the schema costs its bundle only the rules.
+/// refuse.
 pub fn shape_faults(json: &[u8], wire: Wire, shape: Shape) -> Vec<ShapeFault> {
-    // From text, as the page's other readers parse: one instance of the
-    // JSON reader in its bundle.
-    let Some(value) = std::str::from_utf8(json)
-        .ok()
-        .and_then(|text| serde_json::from_str::<Value>(text).ok())
-    else {
-        return Vec::new();
-    };
-    let obj = value.get("result").unwrap_or(&value);
+    match parse::<RawEvent>(json) {
+        Ok(line) => faults_of(&line, wire, shape),
+        Err(_) => Vec::new(),
+    }
+}
+
+/// The faults of a line already read by the event reader: the schema is
+/// held while the event is read once, and only the parts, a status's
+/// message and a task's history (kept as their bytes for the event's
+/// content id) are read again, as small typed slices.
+pub fn faults_of(line: &RawEvent, wire: Wire, shape: Shape) -> Vec<ShapeFault> {
+    let obj = line.result.as_deref().unwrap_or(line);
     let mut check = Check {
         wire,
         faults: Vec::new(),
@@ -123,14 +128,70 @@ struct Check {
     faults: Vec<ShapeFault>,
 }
 
-/// A field, when present and not null.
-fn field<'v>(obj: &'v Value, name: &str) -> Option<&'v Value> {
-    obj.get(name).filter(|v| !v.is_null())
+/// A message where it is not an event of its own (a status's message, an
+/// entry of a task's history), read from its bytes.
+#[derive(Deserialize, Default)]
+struct RawMessage<'a> {
+    #[serde(default, borrow)]
+    kind: Option<Loose<'a>>,
+    #[serde(default, rename = "messageId")]
+    message_id: Option<IgnoredAny>,
+    #[serde(default, borrow)]
+    role: Option<Loose<'a>>,
+    #[serde(default, borrow)]
+    parts: Option<&'a RawValue>,
 }
 
-/// A text field's text (empty when it is not text).
-fn text<'v>(obj: &'v Value, name: &str) -> Option<&'v str> {
-    field(obj, name).map(|v| v.as_str().unwrap_or_default())
+/// What the schema reads of a message, wherever it sits.
+struct MessageFields<'r> {
+    kind: Option<&'r str>,
+    message_id: bool,
+    role: Option<&'r str>,
+    parts: Option<&'r RawValue>,
+}
+
+impl<'r> MessageFields<'r> {
+    fn of_event(e: &'r RawEvent) -> Self {
+        MessageFields {
+            kind: e.kind.as_deref(),
+            message_id: e.message_id.is_some(),
+            role: e.role.as_ref().map(Loose::text),
+            parts: e.parts,
+        }
+    }
+
+    fn of_message(m: &'r RawMessage) -> Self {
+        MessageFields {
+            kind: m.kind.as_ref().map(Loose::text),
+            message_id: m.message_id.is_some(),
+            role: m.role.as_ref().map(Loose::text),
+            parts: m.parts,
+        }
+    }
+}
+
+/// Each entry of a list read from its bytes, handed to `f` as it is read
+/// (no list is built: every event's parts pass through here); false when
+/// the bytes are no list of such entries.
+fn each<'a, T: Deserialize<'a>>(raw: &'a RawValue, f: impl FnMut(T)) -> bool {
+    use serde::de::{Deserializer, SeqAccess, Visitor};
+    struct Each<F, T>(F, std::marker::PhantomData<T>);
+    impl<'de, T: Deserialize<'de>, F: FnMut(T)> Visitor<'de> for Each<F, T> {
+        type Value = ();
+        fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+            f.write_str("a list")
+        }
+        fn visit_seq<A: SeqAccess<'de>>(mut self, mut seq: A) -> Result<(), A::Error> {
+            while let Some(entry) = seq.next_element::<T>()? {
+                (self.0)(entry);
+            }
+            Ok(())
+        }
+    }
+    let mut read = serde_json::Deserializer::from_str(raw.get());
+    (&mut read)
+        .deserialize_seq(Each(f, std::marker::PhantomData))
+        .is_ok()
 }
 
 /// What each object of the schema is, for the rules that differ by it.
@@ -171,24 +232,41 @@ impl Object {
     }
 }
 
+/// Whether an event holds a field the schema names (present, not null).
+fn event_has(e: &RawEvent, name: &str) -> bool {
+    match name {
+        "id" => e.id.is_some(),
+        "taskId" => e.task_id.is_some(),
+        "contextId" => e.context_id.is_some(),
+        "final" => e.final_flag.is_some(),
+        "messageId" => e.message_id.is_some(),
+        _ => false,
+    }
+}
+
 impl Check {
     fn fault(&mut self, rule: ShapeRule, detail: String) {
         self.faults.push(ShapeFault { rule, detail });
     }
 
-    /// A field the schema requires: present and not null.
-    fn required<'v>(&mut self, obj: &'v Value, what: &str, name: &str) -> Option<&'v Value> {
-        let found = field(obj, name);
-        if found.is_none() {
+    /// A field the schema requires: a fault when it is absent (or null).
+    fn required(&mut self, present: bool, what: &str, name: &str) -> bool {
+        if !present {
             self.fault(ShapeRule::Required, format!("{what} has no `{name}`"));
         }
-        found
+        present
     }
 
     /// An object's `kind` (0.3) and its plain required fields.
-    fn object(&mut self, obj: &Value, object: Object, what: &str) {
+    fn object(
+        &mut self,
+        kind: Option<&str>,
+        has: impl Fn(&str) -> bool,
+        object: Object,
+        what: &str,
+    ) {
         if let (Wire::V0_3, Some(want)) = (self.wire, object.kind()) {
-            match text(obj, "kind") {
+            match kind {
                 None => self.fault(ShapeRule::Kind, format!("{what} has no `kind`")),
                 Some(kind) if kind != want => self.fault(
                     ShapeRule::Kind,
@@ -198,28 +276,28 @@ impl Check {
             }
         }
         for name in object.required(self.wire) {
-            self.required(obj, what, name);
+            self.required(has(name), what, name);
         }
     }
 
-    fn event_1_0(&mut self, obj: &Value) {
-        if let Some(task) = field(obj, "task") {
+    fn event_1_0(&mut self, e: &RawEvent) {
+        if let Some(task) = e.task.as_deref() {
             self.task(task);
-        } else if let Some(update) = field(obj, "statusUpdate") {
+        } else if let Some(update) = e.status_update.as_deref() {
             self.status_update(update);
-        } else if let Some(update) = field(obj, "artifactUpdate") {
+        } else if let Some(update) = e.artifact_update.as_deref() {
             self.artifact_update(update);
-        } else if let Some(message) = field(obj, "message") {
-            self.message(message, "the message");
+        } else if let Some(message) = e.message.as_deref() {
+            self.message(&MessageFields::of_event(message), "the message");
         }
     }
 
-    fn event_0_3(&mut self, obj: &Value) {
-        match text(obj, "kind") {
-            Some("task") => self.task(obj),
-            Some("status-update") => self.status_update(obj),
-            Some("artifact-update") => self.artifact_update(obj),
-            Some("message") => self.message(obj, "the message"),
+    fn event_0_3(&mut self, e: &RawEvent) {
+        match e.kind.as_deref() {
+            Some("task") => self.task(e),
+            Some("status-update") => self.status_update(e),
+            Some("artifact-update") => self.artifact_update(e),
+            Some("message") => self.message(&MessageFields::of_event(e), "the message"),
             Some(other) => self.fault(
                 ShapeRule::Kind,
                 format!("this event has `kind` `{other}`, none of task, status-update, artifact-update, message"),
@@ -228,42 +306,61 @@ impl Check {
         }
     }
 
-    fn task(&mut self, task: &Value) {
+    fn task(&mut self, task: &RawEvent) {
         let what = "the task";
-        self.object(task, Object::Task, what);
-        if let Some(status) = self.required(task, what, "status") {
-            self.status(status, what);
+        self.object(
+            task.kind.as_deref(),
+            |n| event_has(task, n),
+            Object::Task,
+            what,
+        );
+        if self.required(task.status.is_some(), what, "status") {
+            self.status(task.status.as_ref(), what);
         }
-        for artifact in list(task, "artifacts") {
-            self.artifact(artifact, "an artifact of the task");
+        for artifact in task.artifacts.iter().flatten() {
+            let what = "an artifact of the task";
+            let has = |_: &str| artifact.artifact_id.is_some();
+            self.object(None, has, Object::Artifact, what);
+            self.parts(artifact.parts.as_deref(), what);
         }
-        for message in list(task, "history") {
-            self.message(message, "a message of the task's history");
+        if let Some(history) = task.history {
+            each(history, |message: RawMessage| {
+                let what = "a message of the task's history";
+                self.message(&MessageFields::of_message(&message), what);
+            });
         }
     }
 
-    fn status_update(&mut self, update: &Value) {
+    fn status_update(&mut self, update: &RawEvent) {
         let what = "the status update";
-        self.object(update, Object::StatusUpdate, what);
-        if let Some(status) = self.required(update, what, "status") {
-            self.status(status, what);
+        let has = |n: &str| event_has(update, n);
+        self.object(update.kind.as_deref(), has, Object::StatusUpdate, what);
+        if self.required(update.status.is_some(), what, "status") {
+            self.status(update.status.as_ref(), what);
         }
     }
 
-    fn artifact_update(&mut self, update: &Value) {
+    fn artifact_update(&mut self, update: &RawEvent) {
         let what = "the artifact update";
-        self.object(update, Object::ArtifactUpdate, what);
-        if let Some(artifact) = self.required(update, what, "artifact") {
-            self.artifact(artifact, "its artifact");
-        }
+        let has = |n: &str| event_has(update, n);
+        self.object(update.kind.as_deref(), has, Object::ArtifactUpdate, what);
+        let Some(artifact) = &update.artifact else {
+            self.required(false, what, "artifact");
+            return;
+        };
+        let what = "its artifact";
+        let has = |_: &str| artifact.artifact_id.is_some();
+        self.object(None, has, Object::Artifact, what);
+        self.raw_parts(artifact.parts, what);
     }
 
-    fn status(&mut self, status: &Value, what: &str) {
+    fn status(&mut self, status: Option<&RawStatus>, what: &str) {
+        let Some(status) = status else { return };
         let (v10, how) = match self.wire {
             Wire::V1_0 => (true, "TASK_STATE_SUBMITTED, TASK_STATE_WORKING, …"),
             Wire::V0_3 => (false, "submitted, working, …"),
         };
-        match text(status, "state") {
+        match status.state.as_ref().map(Loose::text) {
             None => self.fault(
                 ShapeRule::Required,
                 format!("the status of {what} has no `state`"),
@@ -280,25 +377,28 @@ impl Check {
             }
             Some(_) => {}
         }
-        match text(status, "timestamp") {
+        match status.timestamp.as_deref() {
             Some(time) if v10 && !is_utc_z(time) => self.fault(
                 ShapeRule::Timestamp,
                 format!("{what} has timestamp `{time}`, not UTC with `Z`"),
             ),
             _ => {}
         }
-        if let Some(message) = field(status, "message") {
-            self.message(message, &format!("the status message of {what}"));
+        if let Some(raw) = status.message {
+            let message: RawMessage = serde_json::from_str(raw.get()).unwrap_or_default();
+            let what = format!("the status message of {what}");
+            self.message(&MessageFields::of_message(&message), &what);
         }
     }
 
-    fn message(&mut self, message: &Value, what: &str) {
-        self.object(message, Object::Message, what);
+    fn message(&mut self, message: &MessageFields, what: &str) {
+        let has = |n: &str| n == "messageId" && message.message_id;
+        self.object(message.kind, has, Object::Message, what);
         let roles = match self.wire {
             Wire::V1_0 => ["ROLE_USER", "ROLE_AGENT"],
             Wire::V0_3 => ["user", "agent"],
         };
-        match text(message, "role") {
+        match message.role {
             None => self.fault(ShapeRule::Required, format!("{what} has no `role`")),
             Some(role) if !roles.contains(&role) => self.fault(
                 ShapeRule::RoleSpelling,
@@ -306,37 +406,51 @@ impl Check {
             ),
             Some(_) => {}
         }
-        self.parts(message, what);
+        self.raw_parts(message.parts, what);
     }
 
-    fn artifact(&mut self, artifact: &Value, what: &str) {
-        self.object(artifact, Object::Artifact, what);
-        self.parts(artifact, what);
-    }
-
-    fn parts(&mut self, obj: &Value, what: &str) {
-        let Some(parts) = self.required(obj, what, "parts") else {
+    /// A list of parts as sent: each read and checked as it is met.
+    fn raw_parts(&mut self, parts: Option<&RawValue>, what: &str) {
+        let Some(raw) = parts else {
+            self.required(false, what, "parts");
             return;
         };
-        let parts = parts.as_array().map(Vec::as_slice).unwrap_or_default();
-        // 1.0 marks `parts` REQUIRED, so it needs an entry (§5.7); 0.3's
-        // schema requires only the field.
-        if parts.is_empty() && self.wire == Wire::V1_0 {
+        let mut count = 0;
+        each(raw, |part: RawPart| {
+            count += 1;
+            self.part(&part, what);
+        });
+        self.no_parts(count, what);
+    }
+
+    /// 1.0 marks `parts` REQUIRED, so it needs an entry (§5.7); 0.3's
+    /// schema requires only the field.
+    fn no_parts(&mut self, count: usize, what: &str) {
+        if count == 0 && self.wire == Wire::V1_0 {
             self.fault(ShapeRule::EmptyList, format!("{what} has no parts"));
         }
+    }
+
+    /// A list of parts: required, with an entry on 1.0, each part whole.
+    fn parts(&mut self, parts: Option<&[RawPart]>, what: &str) {
+        if !self.required(parts.is_some(), what, "parts") {
+            return;
+        }
+        let parts = parts.unwrap_or_default();
         for part in parts {
             self.part(part, what);
         }
+        self.no_parts(parts.len(), what);
     }
 
     /// A part's content: 1.0, exactly one of text, raw, url, data; 0.3, the
     /// field its `kind` names.
-    fn part(&mut self, part: &Value, what: &str) {
-        let (rule, detail) = match (self.wire, text(part, "kind")) {
+    fn part(&mut self, part: &RawPart, what: &str) {
+        let (rule, detail) = match (self.wire, part.kind.as_ref().map(Loose::text)) {
             (Wire::V1_0, _) => {
-                let contents = ["text", "raw", "url", "data"]
+                let contents = [&part.text, &part.raw, &part.url, &part.data]
                     .into_iter()
-                    .filter(|c| field(part, c).is_some())
+                    .filter(|c| c.is_some())
                     .count();
                 if contents == 1 {
                     return;
@@ -345,7 +459,12 @@ impl Check {
                 (ShapeRule::PartContent, how)
             }
             (Wire::V0_3, Some(kind @ ("text" | "file" | "data"))) => {
-                if field(part, kind).is_some() {
+                let content = match kind {
+                    "text" => &part.text,
+                    "file" => &part.file,
+                    _ => &part.data,
+                };
+                if content.is_some() {
                     return;
                 }
                 (
@@ -361,14 +480,6 @@ impl Check {
         };
         self.fault(rule, format!("a part of {what} {detail}"));
     }
-}
-
-/// The entries of a list field (none when absent or not a list).
-fn list<'v>(obj: &'v Value, name: &str) -> &'v [Value] {
-    field(obj, name)
-        .and_then(Value::as_array)
-        .map(Vec::as_slice)
-        .unwrap_or_default()
 }
 
 /// ISO 8601 date and time in UTC with `Z` (A2A 1.0 §5.6.1):

@@ -68,7 +68,7 @@ impl Explaining {
                         Search::new(sdk_order(named), Budget::for_events(events.len()));
                     scenario_of_within(events, None, &mut search)
                 });
-            report.tasks[i].scenario = Some(found.clone());
+            report.tasks[i].scenario = Some(Box::new(found.clone()));
             return true;
         }
         false

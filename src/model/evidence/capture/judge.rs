@@ -21,7 +21,7 @@ use crate::model::wire::event::{
     parse, read_event, ContentId, Envelope, RawEvent, What, WireEvent,
 };
 use crate::model::wire::read_error::{EventFault, Place, ReadError, ReadKind};
-use crate::model::wire::schema::{shape_faults, Shape, ShapeFault, ShapeRule};
+use crate::model::wire::schema::{faults_of, Shape, ShapeFault, ShapeRule};
 use crate::model::wire::signs::WireSigns;
 use crate::model::wire::{SpelledState, Wire};
 
@@ -42,16 +42,24 @@ struct TaskJudge {
     findings: u32,
     last_index: usize,
     wire: Wire,
-    /// The task's events as trace rows, when kept.
-    rows: Vec<Row>,
-    /// The task's events as read, when kept (to explain it by a scenario).
-    kept: Vec<OwnedEvent>,
-    /// What the kept events' bytes show of the SDK that sent them, when
-    /// events are kept (boxed: a clean capture's many tasks carry none).
-    signs: Option<Box<WireSigns>>,
+    /// What is kept of its events for the page and for explaining, when
+    /// asked (boxed, as what follows: `check` on a clean capture of
+    /// 100,000 tasks keeps none, and each task's judge stays small).
+    kept: Option<Box<Kept>>,
     /// Per schema rule, the events that broke it: one `wire-shape`
     /// finding each (SPEC §13).
-    shapes: Vec<(ShapeRule, ShapeTally)>,
+    shapes: Option<Box<Vec<(ShapeRule, ShapeTally)>>>,
+}
+
+/// What a task keeps of its events when the reader is asked to.
+#[derive(Default)]
+struct Kept {
+    /// The task's events as trace rows.
+    rows: Vec<Row>,
+    /// The task's events as read (to explain it by a scenario).
+    events: Vec<OwnedEvent>,
+    /// What the kept events' bytes show of the SDK that sent them.
+    signs: WireSigns,
     /// Milliseconds of the first status timestamp, the origin of `t_ms`.
     origin_ms: Option<u64>,
 }
@@ -223,13 +231,15 @@ impl TaskJudge {
         if matches!(what, What::Status { state } if is_progress(state.known(), before)) {
             label.push_str(" (progress)");
         }
-        let t_ms = match (timestamp, self.origin_ms) {
+        let state = self.state();
+        let kept = self.kept.get_or_insert_with(Box::default);
+        let t_ms = match (timestamp, kept.origin_ms) {
             (Some(ms), Some(origin)) => ms.saturating_sub(origin),
             (Some(ms), None) => {
-                self.origin_ms = Some(ms);
+                kept.origin_ms = Some(ms);
                 0
             }
-            (None, _) => self.rows.last().map_or(0, |r| r.t_ms),
+            (None, _) => kept.rows.last().map_or(0, |r| r.t_ms),
         };
         let (label, disposition) = match found.first() {
             Some((code, disposition)) => (format!("{label}: {code}"), disposition),
@@ -237,8 +247,8 @@ impl TaskJudge {
         };
         let row = Entry::event(Source::Server, label, disposition)
             .target(target)
-            .row(self.rows.len(), t_ms, Some(self.state()));
-        self.rows.push(row);
+            .row(kept.rows.len(), t_ms, Some(state));
+        kept.rows.push(row);
     }
 }
 
@@ -373,7 +383,7 @@ impl CaptureJudge {
             None
         };
         self.events += 1;
-        let faults = shape_faults(bytes, event.wire, Shape::Event);
+        let faults = faults_of(&line, event.wire, Shape::Event);
         let slot = self.slot(index, &event);
         self.keep_event(slot, bytes);
         self.tally(slot, index, event.wire, faults);
@@ -391,21 +401,25 @@ impl CaptureJudge {
         }
         if self.events > EXPLAIN_AT_MOST as u64 {
             self.keep_events = false;
-            self.tasks.iter_mut().for_each(|t| t.kept = Vec::new());
+            for kept in self.tasks.iter_mut().filter_map(|t| t.kept.as_mut()) {
+                kept.events = Vec::new();
+                kept.signs = WireSigns::default();
+            }
             return;
         }
         if let Ok(Answer::Event(kept)) = read_answer(bytes, self.forced) {
-            let task = &mut self.tasks[slot];
-            task.signs
-                .get_or_insert_with(Box::default)
-                .read(bytes, kept.wire);
-            task.kept.push(kept);
+            let task = self.tasks[slot].kept.get_or_insert_with(Box::default);
+            task.signs.read(bytes, kept.wire);
+            task.events.push(kept);
         }
     }
 
     /// Counts each schema fault under its task and rule, keeping the first.
     fn tally(&mut self, slot: usize, index: usize, wire: Wire, faults: Vec<ShapeFault>) {
-        let shapes = &mut self.tasks[slot].shapes;
+        if faults.is_empty() {
+            return;
+        }
+        let shapes = self.tasks[slot].shapes.get_or_insert_with(Box::default);
         let mut seen: Vec<ShapeRule> = Vec::new();
         for fault in faults {
             // Counted once per event, however often the event breaks it.
@@ -458,11 +472,8 @@ impl CaptureJudge {
             findings: 0,
             last_index: index,
             wire: event.wire,
-            rows: Vec::new(),
-            kept: Vec::new(),
-            signs: None,
-            origin_ms: None,
-            shapes: Vec::new(),
+            kept: None,
+            shapes: None,
         });
         self.tasks.len() - 1
     }
@@ -507,7 +518,7 @@ impl CaptureJudge {
     fn shape_findings(&mut self) -> BTreeMap<(usize, usize), CaptureFinding> {
         let mut late = BTreeMap::new();
         for task in &mut self.tasks {
-            for (rule, tally) in std::mem::take(&mut task.shapes) {
+            for (rule, tally) in task.shapes.take().map(|s| *s).unwrap_or_default() {
                 task.findings += 1;
                 let arrival = late.len();
                 let events = match tally.count {
@@ -539,7 +550,8 @@ impl CaptureJudge {
     pub(super) fn finish(mut self) -> CaptureReport {
         let wire = WiresSeen::of(self.seen_1_0, self.seen_0_3);
         let mut tasks = Vec::with_capacity(self.tasks.len());
-        let mut rows = Vec::with_capacity(if self.keep_rows { self.tasks.len() } else { 0 });
+        let keeping = self.keep_rows || self.keep_events;
+        let mut rows = Vec::with_capacity(if keeping { self.tasks.len() } else { 0 });
         let mut events = Vec::new();
         let mut signs = Vec::new();
         let mut late = self.shape_findings();
@@ -561,10 +573,11 @@ impl CaptureJudge {
                     },
                 );
             }
-            rows.push(std::mem::take(&mut task.rows));
-            events.push(std::mem::take(&mut task.kept));
-            if self.keep_events {
-                signs.push(task.signs.take().map(|s| *s).unwrap_or_default());
+            if keeping {
+                let kept = task.kept.take().map(|k| *k).unwrap_or_default();
+                rows.push(kept.rows);
+                events.push(kept.events);
+                signs.push(kept.signs);
             }
             tasks.push(TaskSummary {
                 id: std::mem::take(&mut task.id),
@@ -597,7 +610,7 @@ impl CaptureJudge {
             read: self.index,
             rows: if self.keep_rows { rows } else { Vec::new() },
             events: if self.keep_events { events } else { Vec::new() },
-            signs,
+            signs: if self.keep_events { signs } else { Vec::new() },
         }
     }
 }

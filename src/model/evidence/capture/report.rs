@@ -53,7 +53,7 @@ pub struct TaskSummary {
     /// The lab's scenario that explains it, for a task with a finding
     /// (issue 33), where it was read.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub scenario: Option<ScenarioOf>,
+    pub scenario: Option<Box<ScenarioOf>>,
 }
 
 /// What a capture breaks, task by task (SPEC §8's `--json`).
