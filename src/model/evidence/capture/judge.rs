@@ -43,12 +43,12 @@ struct TaskJudge {
     last_index: usize,
     wire: Wire,
     /// What is kept of its events for the page and for explaining, when
-    /// asked (boxed, as what follows: `check` on a clean capture of
-    /// 100,000 tasks keeps none, and each task's judge stays small).
+    /// asked (boxed: `check` on a clean capture of 100,000 tasks keeps
+    /// none, and each task's judge stays small).
     kept: Option<Box<Kept>>,
     /// Per schema rule, the events that broke it: one `wire-shape`
     /// finding each (SPEC §13).
-    shapes: Option<Box<Vec<(ShapeRule, ShapeTally)>>>,
+    shapes: Vec<(ShapeRule, ShapeTally)>,
 }
 
 /// What a task keeps of its events when the reader is asked to.
@@ -419,7 +419,7 @@ impl CaptureJudge {
         if faults.is_empty() {
             return;
         }
-        let shapes = self.tasks[slot].shapes.get_or_insert_with(Box::default);
+        let shapes = &mut self.tasks[slot].shapes;
         let mut seen: Vec<ShapeRule> = Vec::new();
         for fault in faults {
             // Counted once per event, however often the event breaks it.
@@ -473,7 +473,7 @@ impl CaptureJudge {
             last_index: index,
             wire: event.wire,
             kept: None,
-            shapes: None,
+            shapes: Vec::new(),
         });
         self.tasks.len() - 1
     }
@@ -518,7 +518,7 @@ impl CaptureJudge {
     fn shape_findings(&mut self) -> BTreeMap<(usize, usize), CaptureFinding> {
         let mut late = BTreeMap::new();
         for task in &mut self.tasks {
-            for (rule, tally) in task.shapes.take().map(|s| *s).unwrap_or_default() {
+            for (rule, tally) in std::mem::take(&mut task.shapes) {
                 task.findings += 1;
                 let arrival = late.len();
                 let events = match tally.count {
