@@ -317,11 +317,17 @@ fn check_finds_duplicates_illegal_edges_and_conflicting_coordinates() {
 }
 
 #[test]
-fn check_refuses_unknown_event_kinds_and_deep_nesting_with_exit_2() {
-    let (_, err, code) = cli(
-        &["check", "raw.json"],
-        Some(br#"[{"kind":"status-update"}]"#),
-    );
+fn check_judges_an_event_without_its_fields_as_wire_shape_and_refuses_what_is_no_event() {
+    // Every field a status update requires absent, or a `kind` that names
+    // no event: the schema's findings (exit 1), the capture read on.
+    for event in [r#"{"kind":"status-update"}"#, r#"{"kind":"weather"}"#] {
+        let input = format!("[{event}]");
+        let (out, _, code) = cli(&["check", "raw.json"], Some(input.as_bytes()));
+        assert_eq!(code, 1, "{event}: {out}");
+        assert!(out.contains("wire-shape #0"), "{event}: {out}");
+    }
+    // An object that is no event of either wire: nothing to judge.
+    let (_, err, code) = cli(&["check", "raw.json"], Some(br#"[{"hello":1}]"#));
     assert_eq!(code, 2);
     assert!(err.contains("event 0"), "{err}");
     let deep = format!("{}{}", "[".repeat(100_000), "]".repeat(100_000));

@@ -476,13 +476,60 @@ pub fn read_event<'a>(
     event: &RawEvent<'a>,
     forced: Option<Wire>,
 ) -> Result<WireEvent<'a>, ReadError> {
-    match forced.unwrap_or(if event.kind.is_some() {
-        Wire::V0_3
-    } else {
-        Wire::V1_0
-    }) {
+    match event.wire(forced) {
         Wire::V1_0 => read_1_0(event),
         Wire::V0_3 => read_0_3(event),
+    }
+}
+
+impl<'a> RawEvent<'a> {
+    /// The wire the event is read on: the forced one, else 0.3 when it has
+    /// a `kind`, else 1.0. An event with neither a `kind` nor a 1.0
+    /// wrapper, whose fields are an event's and whose state is not spelled
+    /// the 1.0 way, is a 0.3 event that lost its `kind` (a 1.0 Task, as
+    /// GetTask answers, is bare and spells its state `TASK_STATE_…`).
+    pub fn wire(&self, forced: Option<Wire>) -> Wire {
+        if let Some(wire) = forced {
+            return wire;
+        }
+        let wrapped = self.task.is_some()
+            || self.status_update.is_some()
+            || self.artifact_update.is_some()
+            || self.message.is_some();
+        let an_event = self.task_id.is_some()
+            || self.context_id.is_some()
+            || self.status.is_some()
+            || self.artifact.is_some()
+            || self.message_id.is_some();
+        let state_1_0 = self
+            .status
+            .as_ref()
+            .and_then(|s| s.state.as_ref())
+            .is_some_and(|s| s.text().starts_with("TASK_STATE_"));
+        if self.kind.is_some() || (!wrapped && an_event && !state_1_0) {
+            Wire::V0_3
+        } else {
+            Wire::V1_0
+        }
+    }
+
+    /// The task an event names, however little else of it can be read: its
+    /// `taskId`, or a task's own `id` (inside the 1.0 wrapper, if any).
+    pub fn task_named(&self) -> Option<Cow<'a, str>> {
+        let inner = [
+            &self.task,
+            &self.status_update,
+            &self.artifact_update,
+            &self.message,
+        ]
+        .into_iter()
+        .find_map(|w| w.as_deref())
+        .unwrap_or(self);
+        let is_task = self.task.is_some() || inner.kind.as_deref() == Some("task");
+        inner
+            .task_id
+            .clone()
+            .or_else(|| is_task.then(|| text_of(inner.id)).flatten())
     }
 }
 

@@ -214,6 +214,21 @@ impl TaskJudge {
         }
     }
 
+    /// The row of an event the schema kept from being judged.
+    fn unjudged_row(&mut self, faults: &[ShapeFault]) {
+        let state = self.state();
+        let kept = self.kept.get_or_insert_with(Box::default);
+        let t_ms = kept.rows.last().map_or(0, |r| r.t_ms);
+        let why = faults.first().map_or("", |f| f.detail.as_str());
+        let label = format!("unreadable event: {}: {why}", FindingCode::WireShape);
+        let row = Entry::event(Source::Server, label, Disposition::Rejected).row(
+            kept.rows.len(),
+            t_ms,
+            Some(state),
+        );
+        kept.rows.push(row);
+    }
+
     /// The event's row in the page's table, labelled and disposed by its
     /// first finding.
     fn row(
@@ -308,6 +323,9 @@ pub(super) struct CaptureJudge {
     events: u64,
     seen_1_0: bool,
     seen_0_3: bool,
+    /// The task of the last event read: the stream an event that names no
+    /// task came in.
+    last_slot: Option<usize>,
     /// Ledgers of finished tasks, reset and reused by new ones; boxed as
     /// the tasks hold them, so that handing one over moves a pointer.
     #[allow(clippy::vec_box)]
@@ -336,6 +354,7 @@ impl CaptureJudge {
             events: 0,
             seen_1_0: false,
             seen_0_3: false,
+            last_slot: None,
             spare: Vec::new(),
         }
     }
@@ -366,7 +385,21 @@ impl CaptureJudge {
             }
             Envelope::Event(typed) => typed,
         };
-        let event = read_event(typed, self.forced).map_err(in_event)?;
+        let event = match read_event(typed, self.forced) {
+            Ok(event) => event,
+            Err(e) => {
+                // An event the schema explains (a required field absent, a
+                // `kind` that names nothing) is a finding of its task, and
+                // the capture is read on; anything else cannot be read.
+                let wire = typed.wire(self.forced);
+                let faults = faults_of(&line, wire, Shape::Event);
+                if faults.is_empty() {
+                    return Err(in_event(e));
+                }
+                self.unjudged(index, typed, wire, faults);
+                return Ok(());
+            }
+        };
         match event.wire {
             Wire::V1_0 => self.seen_1_0 = true,
             Wire::V0_3 => self.seen_0_3 = true,
@@ -384,7 +417,7 @@ impl CaptureJudge {
         };
         self.events += 1;
         let faults = faults_of(&line, event.wire, Shape::Event);
-        let slot = self.slot(index, &event);
+        let slot = self.slot(index, &event.task_id, event.wire);
         self.keep_event(slot, bytes);
         self.tally(slot, index, event.wire, faults);
         self.judge(index, event, id.as_str(), timestamp);
@@ -412,6 +445,40 @@ impl CaptureJudge {
             task.signs.read(bytes, kept.wire);
             task.events.push(kept);
         }
+    }
+
+    /// An event that breaks its wire's schema too badly to be judged (no
+    /// state, no artifact id, no `kind`): its faults are its task's
+    /// findings, it counts as one of the task's events, and the ledger
+    /// never sees it. Its task is the one it names, else the task of the
+    /// event before it (the stream it came in).
+    fn unjudged(&mut self, index: usize, event: &RawEvent, wire: Wire, faults: Vec<ShapeFault>) {
+        self.events += 1;
+        match wire {
+            Wire::V1_0 => self.seen_1_0 = true,
+            Wire::V0_3 => self.seen_0_3 = true,
+        }
+        let slot = match (event.task_named(), self.last_slot) {
+            (Some(id), _) => self.slot(index, &id, wire),
+            (None, Some(slot)) => slot,
+            (None, None) => self.slot(index, "(no task id)", wire),
+        };
+        self.last_slot = Some(slot);
+        let task = &mut self.tasks[slot];
+        task.events += 1;
+        task.last_index = index;
+        let nth = task.events;
+        if self.keep_rows {
+            task.unjudged_row(&faults);
+        }
+        let faults = faults.into_iter().map(|mut fault| {
+            fault.detail = format!(
+                "{}, so the task's event {nth} (capture event {index}) was not judged",
+                fault.detail
+            );
+            fault
+        });
+        self.tally(slot, index, wire, faults.collect());
     }
 
     /// Counts each schema fault under its task and rule, keeping the first.
@@ -450,28 +517,27 @@ impl CaptureJudge {
 
     /// The task's slot, opened (with a spare ledger when there is one) on
     /// its first event.
-    fn slot(&mut self, index: usize, event: &WireEvent) -> usize {
-        if let Some(&slot) = self.by_id.get(event.task_id.as_ref()) {
+    fn slot(&mut self, index: usize, task_id: &str, wire: Wire) -> usize {
+        if let Some(&slot) = self.by_id.get(task_id) {
             return slot;
         }
         let ledger = match self.spare.pop() {
             Some(mut ledger) => {
-                ledger.reset(&event.task_id);
+                ledger.reset(task_id);
                 ledger
             }
-            None => Box::new(TaskLedger::new(&event.task_id)),
+            None => Box::new(TaskLedger::new(task_id)),
         };
-        self.by_id
-            .insert(event.task_id.to_string(), self.tasks.len());
+        self.by_id.insert(task_id.to_string(), self.tasks.len());
         self.tasks.push(TaskJudge {
-            id: event.task_id.to_string(),
+            id: task_id.to_string(),
             ledger: Some(ledger),
             closed: None,
             held: BTreeMap::new(),
             events: 0,
             findings: 0,
             last_index: index,
-            wire: event.wire,
+            wire,
             kept: None,
             shapes: Vec::new(),
         });
@@ -483,7 +549,8 @@ impl CaptureJudge {
     /// ([`TaskJudge::decide`]), and the row the page shows
     /// ([`TaskJudge::row`]).
     fn judge(&mut self, index: usize, event: WireEvent, id: &str, timestamp: Option<u64>) {
-        let slot = self.slot(index, &event);
+        let slot = self.slot(index, &event.task_id, event.wire);
+        self.last_slot = Some(slot);
         let task = &mut self.tasks[slot];
         task.events += 1;
         task.last_index = index;
