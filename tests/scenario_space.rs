@@ -11,6 +11,8 @@ use a2a_lab::model::sim::scenario::{Interrupt, Scenario};
 use a2a_lab::model::sim::simulate;
 use a2a_lab::model::state::TaskState;
 use a2a_lab::model::trace::{Disposition, Row, RowKind, StreamEnd};
+use a2a_lab::model::wire::schema::{shape_faults, Shape};
+use a2a_lab::model::wire::Wire;
 use proptest::prelude::*;
 use serde_json::Value;
 
@@ -54,6 +56,8 @@ fn scenario_query() -> impl Strategy<Value = String> {
         any::<bool>(),
         any::<bool>(),
         any::<bool>(),
+        // Either wire: the invariants hold on the 0.3 wire's bytes too.
+        any::<bool>(),
     );
     (executor, client, faults, shape).prop_map(|(e, c, f, shape)| {
         let (chunks, step_ms, ending, work, cancel_impl, late, interrupt) = e;
@@ -96,7 +100,10 @@ fn scenario_query() -> impl Strategy<Value = String> {
                 q.push("conflict=on".into());
             }
         }
-        let (progress, last, push, repeat) = shape;
+        let (progress, last, push, repeat, v03) = shape;
+        if v03 {
+            q.push("wire=0.3".into());
+        }
         if push {
             q.push("push=inline".into());
             if repeat && interrupt != "none" {
@@ -122,6 +129,13 @@ fn count(rows: &[Row], events_only: bool, ds: &[Disposition]) -> u32 {
 
 /// A wire event the way A2A 1.0 writes it (SPEC §1).
 fn assert_valid_a2a(wire: &Value, what: &str) {
+    if wire.get("kind").is_some() {
+        // The 0.3 wire, held to the lab's reading of its JSON schema.
+        let bytes = wire.to_string();
+        let faults = shape_faults(bytes.as_bytes(), Wire::V0_3, Shape::Event);
+        assert!(faults.is_empty(), "{what}: {faults:?}");
+        return;
+    }
     let map = wire
         .as_object()
         .unwrap_or_else(|| panic!("{what}: not an object"));
@@ -173,8 +187,11 @@ fn assert_valid_a2a(wire: &Value, what: &str) {
 /// original.
 fn without_texts(wire: &Value) -> Value {
     let mut wire = wire.clone();
-    if let Some(parts) = wire.pointer_mut("/artifactUpdate/artifact/parts") {
-        *parts = Value::Null;
+    // 1.0 wraps the update; 0.3 holds its fields at the top.
+    for at in ["/artifactUpdate/artifact/parts", "/artifact/parts"] {
+        if let Some(parts) = wire.pointer_mut(at) {
+            *parts = Value::Null;
+        }
     }
     wire
 }
@@ -279,8 +296,9 @@ fn hold_invariants(query: &str) {
             }
         }
     }
-    // A resent event equals one the client already received (up to the
-    // deliberately other bytes of conflict=on).
+    // A resend repeats an event the same client received: one delivered
+    // to that client before it (up to the deliberately other bytes of
+    // conflict=on).
     for (i, row) in rows.iter().enumerate() {
         if !row.event.contains("(resent after reconnect)") {
             continue;
@@ -288,6 +306,7 @@ fn hold_invariants(query: &str) {
         let Some(wire) = &row.wire else { continue };
         let received_before = rows[..i]
             .iter()
+            .filter(|r| r.client == row.client && matches!(r.disposition, Delivered | AfterTerminal))
             .filter_map(|r| r.wire.as_ref())
             .any(|w| w == wire || (scenario.conflict && without_texts(w) == without_texts(wire)));
         assert!(
@@ -456,6 +475,16 @@ proptest! {
     #[test]
     fn every_subscriber_scenario_keeps_the_stream_invariants(query in subscriber_query()) {
         hold_stream_invariants(&query);
+    }
+}
+
+#[test]
+fn a_resend_repeats_what_the_same_client_received() {
+    for query in [
+        "chunks=3&ending=input&client=stream&cancel=3&work=await&cancel_impl=noop&timeout_ms=5000&dup=3&conflict=on&retry=on&guard=off&sdk=python&wire=0.3",
+        "chunks=3&ending=fail&client=stream&late=0&dup=4&conflict=on&guard=off&sdk=python&second_client=4&wire=0.3",
+    ] {
+        hold_invariants(query);
     }
 }
 
