@@ -306,7 +306,9 @@ fn hold_invariants(query: &str) {
         let Some(wire) = &row.wire else { continue };
         let received_before = rows[..i]
             .iter()
-            .filter(|r| r.client == row.client && matches!(r.disposition, Delivered | AfterTerminal))
+            .filter(|r| {
+                r.client == row.client && matches!(r.disposition, Delivered | AfterTerminal)
+            })
             .filter_map(|r| r.wire.as_ref())
             .any(|w| w == wire || (scenario.conflict && without_texts(w) == without_texts(wire)));
         assert!(

@@ -141,7 +141,7 @@ print(row("`a2a-lab check`", f"SSE, {mb(sse):.0f} MB", sse_lab))
 ratio = doc[0] / lab[0]
 print()
 print(f"speed ratio (a2a-doctor median / a2a-lab median, JSON Lines): {ratio:.1f}× — aim ≥ 20×: {'met' if ratio >= 20 else 'MISSED'}")
-print(f"a2a-lab peak RSS: {lab[4]:.1f} MiB JSON Lines, {sse_lab[4]:.1f} MiB SSE (max of runs) — aim ≤ 100 MiB: {'met' if max(lab[4], sse_lab[4]) <= 100 else 'MISSED'}")
+print(f"a2a-lab peak RSS: {lab[4]:.1f} MiB JSON Lines, {sse_lab[4]:.1f} MiB SSE (max of runs) — aim ≤ 40 MiB: {'met' if max(lab[4], sse_lab[4]) <= 40 else 'MISSED'}")
 print(f"a2a-lab throughput: {1e6 / lab[0] / 1000:.2f} M events/s if the capture holds 1,000,000 events")
 print(f"load average (1, 5, 15 min): {before} before, {after} after")
 EOF

@@ -301,15 +301,6 @@ impl ArtifactStore {
         }
     }
 
-    /// Offers a part: [`ArtifactStore::judge`], then
-    /// [`ArtifactStore::commit`]. Parts may arrive in any order; a
-    /// coordinate is written once and never overwritten.
-    pub fn put(&mut self, part: Part) -> PartOutcome {
-        let outcome = self.judge(part.borrowed());
-        self.commit(part.borrowed(), &outcome);
-        outcome
-    }
-
     /// Closes the result set with a manifest of what is stored now.
     pub fn close(&mut self, manifest_id: &str) -> &Manifest {
         let artifacts = self

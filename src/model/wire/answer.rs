@@ -203,16 +203,6 @@ fn task_artifacts(bytes: &[u8], wrapped: bool) -> Result<Vec<ArtifactParts>, Rea
         .collect())
 }
 
-/// Reads the answer to a JSON-RPC call: a response, never a bare event
-/// (an agent that answers something else does not speak JSON-RPC).
-pub fn read_response(bytes: &[u8], wire: Wire) -> Result<Answer, ReadError> {
-    let line: RawEvent = parse(bytes)?;
-    if line.jsonrpc.is_none() && line.result.is_none() && line.error.is_none() {
-        return Err(fault(EventFault::NotJsonRpc));
-    }
-    read_answer(bytes, Some(wire))
-}
-
 /// Reads a wire event held as a JSON value (the simulator's trace rows).
 pub fn read_value(value: &serde_json::Value, wire: Option<Wire>) -> Result<OwnedEvent, ReadError> {
     match read_answer(value.to_string().as_bytes(), wire)? {

@@ -82,11 +82,6 @@ pub enum RestCall {
 }
 
 impl RestCall {
-    /// Whether the call is a GET (else a POST with a JSON body).
-    pub fn is_get(self) -> bool {
-        self == RestCall::Get
-    }
-
     /// The call's URL under the interface `url`, its slash not doubled
     /// (both SDKs answer a doubled slash 404), the task id escaped as a
     /// path segment (an agent's id may hold `/`, `?` or `#`).

@@ -27,6 +27,15 @@ use crate::model::wire::rest::Binding;
 use crate::model::wire::schema::{shape_faults, Shape, ShapeFault};
 use crate::model::wire::Wire;
 
+/// The A2A errors a probe's rule asks for.
+#[derive(Clone, Copy)]
+enum Wanted {
+    /// TaskNotCancelableError, JSON-RPC -32002.
+    NotCancelable,
+    /// UnsupportedOperationError, JSON-RPC -32004.
+    Unsupported,
+}
+
 /// What the judge says of one probe.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Judged {
@@ -221,12 +230,16 @@ impl ProbeJudge {
 
     /// The error a rule wants, as the binding says it: -32002 and -32004
     /// on JSON-RPC; on REST their REST form, as both SDKs answer it.
-    fn wanted(&self, code: i64) -> &'static str {
-        match (self.binding, code) {
-            (Binding::JsonRpc, -32002) => "-32002 (TaskNotCancelableError)",
-            (Binding::JsonRpc, _) => "-32004 (UnsupportedOperationError)",
-            (Binding::Rest, -32002) => "HTTP 400 TASK_NOT_CANCELABLE (the REST form of -32002)",
-            (Binding::Rest, _) => "HTTP 400 UNSUPPORTED_OPERATION (the REST form of -32004)",
+    fn wanted(&self, error: Wanted) -> &'static str {
+        match (self.binding, error) {
+            (Binding::JsonRpc, Wanted::NotCancelable) => "-32002 (TaskNotCancelableError)",
+            (Binding::JsonRpc, Wanted::Unsupported) => "-32004 (UnsupportedOperationError)",
+            (Binding::Rest, Wanted::NotCancelable) => {
+                "HTTP 400 TASK_NOT_CANCELABLE (the REST form of -32002)"
+            }
+            (Binding::Rest, Wanted::Unsupported) => {
+                "HTTP 400 UNSUPPORTED_OPERATION (the REST form of -32004)"
+            }
         }
     }
 
@@ -564,7 +577,7 @@ impl ProbeJudge {
                     format!(
                         "CancelTask on a finished task failed with {}, not {}",
                         self.error(*code, message),
-                        self.wanted(-32002)
+                        self.wanted(Wanted::NotCancelable)
                     ),
                 ));
                 format!("refused: {}", self.error(*code, message))
@@ -609,7 +622,7 @@ impl ProbeJudge {
                     format!(
                         "SubscribeToTask on a finished task failed with {}, not {}",
                         self.error(code, message),
-                        self.wanted(-32004)
+                        self.wanted(Wanted::Unsupported)
                     ),
                 ));
                 format!("refused: {}", self.error(code, message))
