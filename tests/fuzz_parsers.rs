@@ -18,7 +18,7 @@ use a2a_lab::model::evidence::export::export_json;
 use a2a_lab::model::evidence::import::import_bytes;
 use a2a_lab::model::evidence::json_array;
 use a2a_lab::model::sim::scenario::Scenario;
-use a2a_lab::model::wire::schema::{shape_faults, Shape};
+use a2a_lab::model::wire::schema::{shape_faults, Shape, ShapeRule};
 use model_support::fuzz_cases;
 use proptest::prelude::*;
 
@@ -147,6 +147,30 @@ fn json_value() -> impl Strategy<Value = serde_json::Value> {
     })
 }
 
+/// A query as a form decodes it (`+` a space, `%XX` a byte), which is how
+/// the parser reads its keys.
+fn form_decoded(q: &str) -> String {
+    let bytes = q.as_bytes();
+    let mut out = Vec::with_capacity(bytes.len());
+    let mut i = 0;
+    while i < bytes.len() {
+        let hex = bytes
+            .get(i + 1..i + 3)
+            .and_then(|h| std::str::from_utf8(h).ok())
+            .and_then(|h| u8::from_str_radix(h, 16).ok());
+        match (bytes[i], hex) {
+            (b'+', _) => out.push(b' '),
+            (b'%', Some(byte)) => {
+                out.push(byte);
+                i += 2;
+            }
+            (b, _) => out.push(b),
+        }
+        i += 1;
+    }
+    String::from_utf8_lossy(&out).into_owned()
+}
+
 fn stitched(parts: &'static [&'static str]) -> impl Strategy<Value = String> {
     prop::collection::vec(prop::sample::select(parts), 0..40).prop_map(|v| v.concat())
 }
@@ -158,14 +182,22 @@ proptest! {
     fn query_parser_never_panics(q in prop_oneof![stitched(QUERY_PARTS), any::<String>()]) {
         match Scenario::from_query(&q) {
             Ok(s) => prop_assert_eq!(Scenario::from_query(&s.to_query()).unwrap(), s),
-            Err(e) => prop_assert!(!e.key.is_empty() && !e.message.is_empty()),
+            // The error names the key it refuses, which the query holds, or
+            // the query itself where no key can be read.
+            Err(e) => prop_assert!(
+                !e.message.is_empty() && (e.key == "query" || q.contains(e.key.as_str()) || form_decoded(&q).contains(e.key.as_str())),
+                "{q:?}: {e}"
+            ),
         }
     }
 
     #[test]
     fn import_never_panics(text in prop_oneof![stitched(JSON_PARTS), any::<String>()]) {
         if let Err(e) = import_bytes(text.as_bytes()) {
-            prop_assert!(!e.to_string().is_empty());
+            // A message a person reads on the page: one line, short,
+            // whatever the input quoted in it.
+            let said = e.to_string();
+            prop_assert!(!said.is_empty() && !said.contains('\n') && said.chars().count() <= 400, "{said}");
         }
     }
 
@@ -292,8 +324,18 @@ proptest! {
         task in any::<bool>(),
     ) {
         let shape = if task { Shape::Task } else { Shape::Event };
+        // Each fault says what its rule is about, in the rule's words.
         for fault in shape_faults(&bytes, wire, shape) {
-            prop_assert!(!fault.detail.is_empty());
+            let says = match fault.rule {
+                ShapeRule::Required => "has no `",
+                ShapeRule::EmptyList => "has no parts",
+                ShapeRule::StateSpelling => "has state `",
+                ShapeRule::RoleSpelling => "has role `",
+                ShapeRule::Timestamp => "has timestamp `",
+                ShapeRule::Kind => "kind",
+                ShapeRule::PartContent => "a part of",
+            };
+            prop_assert!(fault.detail.contains(says), "{:?}: {}", fault.rule, fault.detail);
         }
     }
 }
@@ -318,7 +360,11 @@ proptest! {
                 prop_assert!(events as usize + report.errors.len() <= report.read);
                 prop_assert!(report.findings.iter().all(|f| f.index < report.read.max(1)));
             }
-            Err(e) => prop_assert!(!e.to_string().is_empty()),
+            // Said on one line, short, whatever the input quoted in it.
+            Err(e) => {
+                let said = e.to_string();
+                prop_assert!(!said.is_empty() && !said.contains('\n') && said.chars().count() <= 400, "{said}");
+            }
         }
     }
 }
