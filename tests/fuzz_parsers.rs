@@ -182,8 +182,8 @@ proptest! {
     fn query_parser_never_panics(q in prop_oneof![stitched(QUERY_PARTS), any::<String>()]) {
         match Scenario::from_query(&q) {
             Ok(s) => prop_assert_eq!(Scenario::from_query(&s.to_query()).unwrap(), s),
-            // The error names the key it refuses, which the query holds, or
-            // the query itself where no key can be read.
+            // The error names the key it refuses, which the query holds as
+            // sent or form-decoded, or the query itself where none is read.
             Err(e) => prop_assert!(
                 !e.message.is_empty() && (e.key == "query" || q.contains(e.key.as_str()) || form_decoded(&q).contains(e.key.as_str())),
                 "{q:?}: {e}"

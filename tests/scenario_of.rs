@@ -7,7 +7,7 @@
 
 mod model_support;
 
-use a2a_lab::model::evidence::scenario_of::streams::{scenario_of_streams_within, Received};
+use a2a_lab::model::evidence::scenario_of::streams::{scenario_of_streams_within, ClientStream};
 use a2a_lab::model::evidence::scenario_of::{
     scenario_of, scenario_of_within, sdk_order, Budget, Search,
 };
@@ -230,9 +230,9 @@ fn each_recorded_task_is_reproduced_by_the_scenario_read_off_its_events() {
                 if streams.iter().all(|s| s.1.is_empty()) {
                     continue;
                 }
-                let received: Vec<Received> = streams
+                let received: Vec<ClientStream> = streams
                     .iter()
-                    .map(|(client, events, end)| Received {
+                    .map(|(client, events, end)| ClientStream {
                         client: *client,
                         events,
                         end: *end,

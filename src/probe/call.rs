@@ -5,7 +5,7 @@
 
 use std::time::Duration;
 
-use super::http::{CallError, Client, HttpAnswer};
+use super::http::{CallError, HttpAnswer, HttpClient};
 use super::sse::{Next, SseStream};
 use crate::model::evidence::probe::records::{AnswerEnd, CallRecord};
 use crate::model::evidence::probe::request::Request;
@@ -82,7 +82,7 @@ pub enum Flow {
 /// call that gets no answer at all is an error (the agent cannot be
 /// probed); what came back is the judge's to read.
 pub fn call(
-    client: &Client,
+    client: &HttpClient,
     request: &Request,
     timeout: Duration,
     mut on_answer: impl FnMut(&Answer) -> Flow,
@@ -95,7 +95,7 @@ pub fn call(
 }
 
 fn send(
-    client: &Client,
+    client: &HttpClient,
     request: &Request,
     timeout: Duration,
     on_answer: &mut impl FnMut(&Answer) -> Flow,

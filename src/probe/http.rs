@@ -77,7 +77,7 @@ pub fn read_error(e: &std::io::Error, started: Instant) -> CallError {
 }
 
 /// The client for one agent.
-pub struct Client {
+pub struct HttpClient {
     agent: ureq::Agent,
     host: String,
     /// `A2A-Version` sent with every call after the card, when set.
@@ -87,9 +87,9 @@ pub struct Client {
     pub headers: Vec<(String, String)>,
 }
 
-impl Client {
+impl HttpClient {
     /// A client that talks only to the host (and port) of `base`.
-    pub fn new(base: &str) -> Result<Client, String> {
+    pub fn new(base: &str) -> Result<HttpClient, String> {
         let host = host_of(base).ok_or_else(|| format!("`{base}` is not an http(s) URL"))?;
         let agent = ureq::Agent::config_builder()
             .max_redirects(0)
@@ -98,7 +98,7 @@ impl Client {
             .user_agent(concat!("a2a-lab/", env!("CARGO_PKG_VERSION")))
             .build()
             .new_agent();
-        Ok(Client {
+        Ok(HttpClient {
             agent,
             host,
             version_header: None,

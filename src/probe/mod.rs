@@ -21,7 +21,7 @@ use crate::model::wire::card::{AgentCard, Endpoint, CARD_PATHS};
 use crate::model::wire::rest::Binding;
 use crate::model::wire::Wire;
 
-use http::{CallError, Client};
+use http::{CallError, HttpClient};
 use webhook::WebhookServer;
 
 /// What `probe` was asked to do.
@@ -65,7 +65,7 @@ pub const DEFAULT_TIMEOUT_MS: u64 = 10_000;
 /// Probes the agent. `Err` says why it cannot be probed (exit 2).
 pub fn probe(options: &Options) -> Result<ProbeReport, String> {
     let base = options.url.trim_end_matches('/');
-    let mut client = Client::new(base)?;
+    let mut client = HttpClient::new(base)?;
     client.headers = options.headers.clone();
     let (endpoint, card) = discover(&client, base, options)?;
     // Exactly `1.0`: @a2a-js/sdk's REST binding refuses `1` and `1.0.0`.
@@ -151,7 +151,11 @@ pub fn probe(options: &Options) -> Result<ProbeReport, String> {
 
 /// Reads the card (`--card`, else the first of [`CARD_PATHS`] that
 /// answers 200) and picks the endpoint; returns the card as served too.
-fn discover(client: &Client, base: &str, options: &Options) -> Result<(Endpoint, String), String> {
+fn discover(
+    client: &HttpClient,
+    base: &str,
+    options: &Options,
+) -> Result<(Endpoint, String), String> {
     let wait = options.timeout.min(Duration::from_secs(10));
     let urls: Vec<String> = match &options.card {
         Some(url) => vec![url.clone()],

@@ -10,7 +10,7 @@ use std::time::Duration;
 use crate::model::evidence::probe::plan::{Ask, Call, ProbePlan, Steer};
 
 use super::call::{call, Flow, Received};
-use super::http::Client;
+use super::http::HttpClient;
 use super::webhook::WebhookServer;
 
 /// The webhook is done with the earlier tasks when nothing arrived for
@@ -19,7 +19,7 @@ const QUIET: Duration = Duration::from_millis(500);
 
 /// Makes every call `plan` asks for, until it is done.
 pub fn pump(
-    client: &Client,
+    client: &HttpClient,
     plan: &mut ProbePlan,
     wait: Duration,
     out: Option<&Path>,
@@ -71,7 +71,7 @@ pub fn pump(
 /// One call, steered by the plan as each answer arrives: read on, drop
 /// the stream, or make another call first (the cancel).
 fn steered(
-    client: &Client,
+    client: &HttpClient,
     plan: &mut ProbePlan,
     c: &Call,
     wait: Duration,

@@ -37,49 +37,11 @@ pub fn CaptureTasks() -> impl IntoView {
         let view = shown.capture_view()?.clone();
         let listed = if all.get() { usize::MAX } else { LISTED };
         let listing = shown.listing(listed)?;
-        let chosen = shown.chosen();
         let tasks = view.report.tasks.len();
-        let more = (!listing.probes && tasks > listed).then(|| {
-            view! {
-                <p class="capture__more">
-                    {format!("The first {listed} of {tasks} tasks. ")}
-                    <button on:click=move |_| all.set(true)>"List all tasks"</button>
-                </p>
-            }
-            .into_any()
-        });
+        let more = (!listing.probes && tasks > listed).then(|| more_button(listed, tasks, all));
         let probes = listing.probes;
-        let rows = listing
-            .rows
-            .into_iter()
-            .enumerate()
-            .map(|(i, ([label, a, b, c], bad))| {
-                let current = i == chosen;
-                let pick = move |_| lab.choose(i);
-                view! {
-                    <tr class="capture__task" class:capture__task--current=current
-                        aria-current=current.then_some("true")>
-                        <td>
-                            <button class="capture__pick" aria-pressed=current.to_string() on:click=pick>
-                                {label}
-                            </button>
-                        </td>
-                        <td>{a}</td>
-                        <td>{b}</td>
-                        <td class:capture__bad=bad>{c}</td>
-                    </tr>
-                }
-            })
-            .collect_any();
-        let findings = listing
-            .findings
-            .into_iter()
-            .map(|(code, text, advice)| {
-                let advice = (!advice.is_empty())
-                    .then(|| view! { <p class="capture__advice">{advice}</p> }.into_any());
-                view! { <li><strong>{code}</strong>{text}{advice}</li> }
-            })
-            .collect_any();
+        let rows = task_rows(listing.rows, shown.chosen(), lab);
+        let findings = finding_items(listing.findings);
         let errors = view
             .report
             .errors
@@ -121,4 +83,52 @@ pub fn CaptureTasks() -> impl IntoView {
     };
     // Through `view!`, so the closure is type-erased like the others.
     view! { {move || panel()} }
+}
+
+/// "The first 200 of N tasks", with the button that lists them all.
+fn more_button(listed: usize, tasks: usize, all: RwSignal<bool>) -> AnyView {
+    view! {
+        <p class="capture__more">
+            {format!("The first {listed} of {tasks} tasks. ")}
+            <button on:click=move |_| all.set(true)>"List all tasks"</button>
+        </p>
+    }
+    .into_any()
+}
+
+/// The listed tasks (or probes), each a button that shows it; the chosen
+/// one marked current.
+fn task_rows(rows: Vec<([String; 4], bool)>, chosen: usize, lab: Lab) -> Vec<AnyView> {
+    rows.into_iter()
+        .enumerate()
+        .map(|(i, ([label, a, b, c], bad))| {
+            let current = i == chosen;
+            let pick = move |_| lab.choose(i);
+            view! {
+                <tr class="capture__task" class:capture__task--current=current
+                    aria-current=current.then_some("true")>
+                    <td>
+                        <button class="capture__pick" aria-pressed=current.to_string() on:click=pick>
+                            {label}
+                        </button>
+                    </td>
+                    <td>{a}</td>
+                    <td>{b}</td>
+                    <td class:capture__bad=bad>{c}</td>
+                </tr>
+            }
+        })
+        .collect_any()
+}
+
+/// The chosen row's findings, each with what to fix where there is advice.
+fn finding_items(findings: Vec<(&'static str, String, &'static str)>) -> Vec<AnyView> {
+    findings
+        .into_iter()
+        .map(|(code, text, advice)| {
+            let advice = (!advice.is_empty())
+                .then(|| view! { <p class="capture__advice">{advice}</p> }.into_any());
+            view! { <li><strong>{code}</strong>{text}{advice}</li> }
+        })
+        .collect_any()
 }

@@ -125,7 +125,7 @@ impl ProbeReport {
 /// its events); how each ended is not in what the probe filed.
 #[cfg(not(target_arch = "wasm32"))]
 fn scenario_of_calls(calls: &[String], wire: Wire) -> Option<ScenarioOf> {
-    use crate::model::evidence::scenario_of::streams::{scenario_of_streams, Received};
+    use crate::model::evidence::scenario_of::streams::{scenario_of_streams, ClientStream};
     let mut task: Option<String> = None;
     let mut read: Vec<Vec<OwnedEvent>> = Vec::new();
     for call in calls {
@@ -136,10 +136,10 @@ fn scenario_of_calls(calls: &[String], wire: Wire) -> Option<ScenarioOf> {
             task.get_or_insert_with(|| all.first().map_or(String::new(), |e| e.task_id.clone()));
         read.push(all.into_iter().filter(|e| e.task_id == *id).collect());
     }
-    let streams: Vec<Received> = read
+    let streams: Vec<ClientStream> = read
         .iter()
         .filter(|events| !events.is_empty())
-        .map(|events| Received {
+        .map(|events| ClientStream {
             client: 1,
             events,
             end: None,

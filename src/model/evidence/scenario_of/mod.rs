@@ -470,9 +470,9 @@ fn several_streams(
         .chain(starts)
         .chain([events.len()])
         .collect();
-    let streams: Vec<streams::Received> = bounds
+    let streams: Vec<streams::ClientStream> = bounds
         .windows(2)
-        .map(|w| streams::Received {
+        .map(|w| streams::ClientStream {
             client: 1,
             events: &events[w[0]..w[1]],
             end: (w[1] == events.len()).then_some(end).flatten(),

@@ -15,7 +15,7 @@ use crate::model::wire::Wire;
 
 /// One call's stream of a task, as a client received it.
 #[derive(Debug, Clone, Copy)]
-pub struct Received<'a> {
+pub struct ClientStream<'a> {
     /// 1, or 2 for a second client.
     pub client: u8,
     /// Its events, in order.
@@ -33,7 +33,7 @@ const LATEST: usize = 24;
 
 /// Whether a later stream of client 1 is a retried call: a new task,
 /// submitted afresh.
-fn is_retry(first: &Received, later: &Received) -> bool {
+fn is_retry(first: &ClientStream, later: &ClientStream) -> bool {
     let id = first.events.first().map(|e| e.task_id.as_str());
     later.events.first().is_some_and(|e| {
         e.kind == EventKind::Task
@@ -45,7 +45,7 @@ fn is_retry(first: &Received, later: &Received) -> bool {
 /// Whether a stream opens with a task snapshot (a call's first event, or a
 /// subscription's); one that does not continues client 1's call (a resumed
 /// turn, as the recorders list it).
-fn opens(stream: &Received) -> bool {
+fn opens(stream: &ClientStream) -> bool {
     stream
         .events
         .first()
@@ -71,7 +71,7 @@ enum Role {
 /// snapshot repeats the question the call last asked: a resumed turn that
 /// sends the task again first (@a2a-js/sdk does), which a capture cannot
 /// tell from a subscription.
-fn roles(c1: &[&Received], resent: bool) -> Vec<Role> {
+fn roles(c1: &[&ClientStream], resent: bool) -> Vec<Role> {
     let mut out = Vec::new();
     let mut asked: Option<TaskState> = None;
     let mut dropped = false;
@@ -149,7 +149,11 @@ fn told_by(snapshot: &OwnedEvent, seen: &[OwnedEvent], gap: bool) -> Vec<OwnedEv
 /// (a retried call's, where it sent the message again); each resumed
 /// turn's where no subscription carried it already; each subscription's
 /// events, after those its snapshot tells ([`told_by`]).
-fn whole_task(c1: &[&Received], roles: &[Role], gap: bool) -> (Vec<OwnedEvent>, Option<StreamEnd>) {
+fn whole_task(
+    c1: &[&ClientStream],
+    roles: &[Role],
+    gap: bool,
+) -> (Vec<OwnedEvent>, Option<StreamEnd>) {
     let from = roles.iter().position(|r| *r == Role::Retry).unwrap_or(0);
     let mut events: Vec<OwnedEvent> = Vec::new();
     // Turns a subscription carried that a resumed turn's stream repeats.
@@ -188,7 +192,7 @@ fn whole_task(c1: &[&Received], roles: &[Role], gap: bool) -> (Vec<OwnedEvent>, 
 /// The streams as the lab records them: a resumed turn's events continue
 /// client 1's call's stream, which ends as the turn's does.
 fn as_recorded<'a>(
-    streams: &[Received<'a>],
+    streams: &[ClientStream<'a>],
     roles: &[Role],
 ) -> Vec<(u8, Vec<&'a OwnedEvent>, Option<StreamEnd>)> {
     let mut out: Vec<(u8, Vec<&OwnedEvent>, Option<StreamEnd>)> = Vec::new();
@@ -218,7 +222,12 @@ fn as_recorded<'a>(
 
 /// Every value of each key the streams leave open, one list per key (an
 /// empty reading where the key may be unset).
-fn open_keys(c1: &[&Received], roles: &[Role], c2: &[&Received], seen: usize) -> Vec<Vec<Reading>> {
+fn open_keys(
+    c1: &[&ClientStream],
+    roles: &[Role],
+    c2: &[&ClientStream],
+    seen: usize,
+) -> Vec<Vec<Reading>> {
     let broken = c1.iter().any(|s| s.end == Some(StreamEnd::Broken));
     let mut open = Vec::new();
     if roles.contains(&Role::Retry) {
@@ -275,12 +284,12 @@ enum Cut {
 }
 
 /// Whether how client 1's streams before the last ended is unknown.
-fn ends_unknown(c1: &[&Received]) -> bool {
+fn ends_unknown(c1: &[&ClientStream]) -> bool {
     c1.len() > 1 && c1[..c1.len() - 1].iter().any(|s| s.end.is_none())
 }
 
 /// How the task as client 1 saw it stops short of its end.
-fn cut_of(c1: &[&Received]) -> Cut {
+fn cut_of(c1: &[&ClientStream]) -> Cut {
     if c1.iter().any(|s| s.end == Some(StreamEnd::Broken)) {
         return Cut::Broken;
     }
@@ -385,16 +394,16 @@ fn first_difference(task: &[Compared], scenario: &[Compared]) -> Option<String> 
 /// SDKs, a2a-sdk first; the first to match every stream wins, else the one
 /// that agrees the longest. A stream that opens with the question the call
 /// last asked is read first as a subscription, then as a resumed turn.
-pub fn scenario_of_streams(streams: &[Received]) -> ScenarioOf {
+pub fn scenario_of_streams(streams: &[ClientStream]) -> ScenarioOf {
     let events = streams.iter().map(|s| s.events.len()).sum();
     let mut search = Search::new(sdk_order(None), Budget::for_events(events));
     scenario_of_streams_within(streams, &mut search)
 }
 
 /// [`scenario_of_streams`] with the SDKs tried and the budget given.
-pub fn scenario_of_streams_within(streams: &[Received], search: &mut Search) -> ScenarioOf {
-    let c1: Vec<&Received> = streams.iter().filter(|s| s.client == 1).collect();
-    let c2: Vec<&Received> = streams.iter().filter(|s| s.client != 1).collect();
+pub fn scenario_of_streams_within(streams: &[ClientStream], search: &mut Search) -> ScenarioOf {
+    let c1: Vec<&ClientStream> = streams.iter().filter(|s| s.client == 1).collect();
+    let c2: Vec<&ClientStream> = streams.iter().filter(|s| s.client != 1).collect();
     // Client 1's call alone, its turns one after another, or a blocking
     // call's answers, ended on their own: read as one list; a call a
     // restart broke is read with the keys a restart leaves open.
@@ -425,9 +434,9 @@ pub fn scenario_of_streams_within(streams: &[Received], search: &mut Search) -> 
 /// The streams read with these roles: the scenario that reproduces them,
 /// or the closest and how many events it agrees on.
 fn read_as(
-    streams: &[Received],
-    c1: &[&Received],
-    c2: &[&Received],
+    streams: &[ClientStream],
+    c1: &[&ClientStream],
+    c2: &[&ClientStream],
     roles: &[Role],
     search: &mut Search,
 ) -> Result<ScenarioOf, (usize, ScenarioOf)> {

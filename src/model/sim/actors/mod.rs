@@ -44,7 +44,7 @@ use push::PushSender;
 use queue::Queue;
 use server::Server;
 use state::{CallState, ClientId};
-use store::Store;
+use store::TaskStore;
 use subscriber::SecondClient;
 use webhook::ClientWebhook;
 
@@ -133,7 +133,7 @@ struct Sim<'a> {
     rows: Vec<Row>,
     /// Every task the scenario creates: its ledger, its stored form and
     /// whether the SDK still reads its events.
-    store: Store,
+    store: TaskStore,
     executor: Executor,
     client: FirstClient,
     handler: Handler,
@@ -156,7 +156,7 @@ impl<'a> Sim<'a> {
             agenda: Agenda::default(),
             now: 0,
             rows: Vec::new(),
-            store: Store::new(),
+            store: TaskStore::new(),
             executor: Executor::new(sc),
             client: FirstClient::new(),
             handler: Handler::default(),

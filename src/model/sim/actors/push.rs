@@ -20,7 +20,7 @@ use crate::model::wire::{self, write_v03::to_v03};
 
 /// One task's POSTs: those waiting their turn, and what it was told.
 #[derive(Debug, Default)]
-struct Lane {
+struct PostQueue {
     queue: VecDeque<Post>,
     /// A POST is out and not yet answered.
     busy: bool,
@@ -34,7 +34,7 @@ pub(super) struct PushSender {
     /// Events processed on the followed task (`push=after:k` counts them).
     seen: u32,
     /// One per task, by its index.
-    lanes: Vec<Lane>,
+    lanes: Vec<PostQueue>,
     /// Every body sent, as bytes, for duplicates.
     bodies: Vec<String>,
     pushes: u32,
@@ -92,9 +92,9 @@ impl PushSender {
     }
 
     /// The lane of `task`, made on first use.
-    fn lane(&mut self, task: usize) -> &mut Lane {
+    fn lane(&mut self, task: usize) -> &mut PostQueue {
         if self.lanes.len() <= task {
-            self.lanes.resize_with(task + 1, Lane::default);
+            self.lanes.resize_with(task + 1, PostQueue::default);
         }
         &mut self.lanes[task]
     }

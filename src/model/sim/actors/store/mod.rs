@@ -22,14 +22,14 @@ use crate::model::wire::{Chunk, StoredArtifact, TRACKING_ARTIFACT};
 /// The store: every task the scenario creates, in order (client 1's first
 /// task, then one per retried submission the SDK takes as new).
 #[derive(Debug)]
-pub(super) struct Store {
+pub(super) struct TaskStore {
     tasks: Vec<TaskSlot>,
 }
 
-impl Store {
+impl TaskStore {
     /// The store as the scenario starts: the first task, not yet stored.
-    pub(super) fn new() -> Store {
-        Store {
+    pub(super) fn new() -> TaskStore {
+        TaskStore {
             tasks: vec![TaskSlot::new(wire::TASK_ID)],
         }
     }
