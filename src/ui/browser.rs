@@ -4,7 +4,7 @@
 
 #[cfg(target_arch = "wasm32")]
 mod imp {
-    use wasm_bindgen::{JsCast, JsValue};
+    use wasm_bindgen::{closure::Closure, JsCast, JsValue};
 
     fn window() -> Option<web_sys::Window> {
         web_sys::window()
@@ -96,6 +96,22 @@ mod imp {
         let _ = wasm_bindgen_futures::JsFuture::from(promise).await;
     }
 
+    pub async fn after_paint() {
+        // The frame's callback runs before its paint; a task queued from it
+        // runs after.
+        let promise = js_sys::Promise::new(&mut |resolve, _| {
+            if let Some(w) = window() {
+                let later = Closure::once_into_js(move || {
+                    if let Some(w) = window() {
+                        let _ = w.set_timeout_with_callback(resolve.unchecked_ref());
+                    }
+                });
+                let _ = w.request_animation_frame(later.unchecked_ref());
+            }
+        });
+        let _ = wasm_bindgen_futures::JsFuture::from(promise).await;
+    }
+
     pub fn field_owns_key(target: Option<web_sys::EventTarget>, key: &str) -> bool {
         let Some(el) = target.and_then(|t| t.dyn_into::<web_sys::Element>().ok()) else {
             return false;
@@ -126,11 +142,14 @@ mod imp {
     pub fn copy(_text: &str) {}
     pub fn post_height_soon() {}
     pub async fn next_task() {}
+    pub async fn after_paint() {}
     pub fn field_owns_key(_target: Option<web_sys::EventTarget>, _key: &str) -> bool {
         false
     }
 }
 
+/// Resolves once the page has painted what it shows now.
+pub use imp::after_paint;
 /// Origin and path of the page, without the query.
 pub use imp::base_url;
 /// Copies text to the clipboard.

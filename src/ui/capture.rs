@@ -32,6 +32,19 @@ pub fn CaptureTasks() -> impl IntoView {
         }
         now
     });
+    // The chosen task, when it waits to be explained, is searched once the
+    // page has painted that it is on it; then the panel shows what it found.
+    Effect::new(move |_| {
+        let shown = lab.shown.get();
+        if !shown.chosen_waits() {
+            return;
+        }
+        leptos::task::spawn_local(async move {
+            super::browser::after_paint().await;
+            shown.explain_chosen();
+            lab.shown.update(|_| {});
+        });
+    });
     let panel = move || {
         let shown = lab.shown.get();
         let view = shown.capture_view()?.clone();
@@ -48,16 +61,25 @@ pub fn CaptureTasks() -> impl IntoView {
             .iter()
             .map(|e| view! { <li>{format!("#{}: JSON-RPC error {} {}", e.index, e.code, e.message)}</li> })
             .collect_any();
-        // The chosen task explained by a scenario, to open beside it.
-        let explained = shown.scenario_of_chosen().map(|scenario| {
-            view! {
+        // The chosen task explained by a scenario, to open beside it; one
+        // that waits says so while its search runs.
+        let explained = match shown.scenario_of_chosen() {
+            Some(scenario) => Some(view! {
                 <p class="capture__scenario">
                     {scenario.to_string()}
                     " "
                     <button class="capture__open" on:click=move |_| lab.open_as_scenario()>"Open as a scenario"</button>
                 </p>
             }
-        });
+            .into_any()),
+            None if shown.chosen_waits() => Some(view! {
+                <p class="capture__explaining" role="status">
+                    "Explaining this task by a scenario…"
+                </p>
+            }
+            .into_any()),
+            None => None,
+        };
         let heads = listing.heads.map(|h| view! { <th scope="col">{h}</th> });
         Some(view! {
             <section class="capture" class:capture--probe=probes aria-label=if probes { "Imported probe" } else { "Imported capture" }>

@@ -78,7 +78,6 @@ pub fn import(lab: Lab, files: Vec<web_sys::File>) {
         file: files.first().map(web_sys::File::name).unwrap_or_default(),
         index: 1,
         files: files.len(),
-        explaining: false,
     };
     lab.import.set(Some(progress.clone()));
     // The progress bar says what is read; the last result is stale now.
@@ -111,7 +110,6 @@ async fn read(
     mut progress: ImportProgress,
     files: &[web_sys::File],
 ) -> Result<Option<Imported>, String> {
-    use crate::model::evidence::capture::explaining::Explaining;
     use crate::model::evidence::import::Importer;
     let mut importer = Importer::named(files.iter().map(web_sys::File::name).collect());
     let mut buf = Vec::new();
@@ -147,23 +145,12 @@ async fn read(
         }
         importer.end_file().map_err(|e| e.to_string())?;
     }
-    let imported = importer.finish_unexplained().map_err(|e| e.to_string())?;
-    let Imported::Capture(mut report) = imported else {
-        return Ok(Some(imported));
-    };
-    // Each task with a finding explained in a step of its own, the page
-    // free to paint and answer input (Cancel among it) between two.
-    let mut explaining = Explaining::of(&mut report);
-    let run = progress.run;
-    progress.explaining = true;
-    lab.import.set(Some(progress));
-    while explaining.step(&mut report) {
-        super::browser::next_task().await;
-        if !is_current(lab, run) {
-            return Ok(None);
-        }
-    }
-    Ok(Some(Imported::Capture(report)))
+    // Each task with a finding is explained when it is opened
+    // (`CaptureView`), never all at once here.
+    importer
+        .finish_unexplained()
+        .map(Some)
+        .map_err(|e| e.to_string())
 }
 
 /// Files dragged over the page and dropped onto it are imported as the
@@ -239,9 +226,8 @@ pub fn ImportStatus() -> impl IntoView {
     // every slice.
     let reading = Memo::new(move |_| {
         lab.import.with(|p| {
-            p.as_ref().map_or_else(String::new, |p| match p.explaining {
-                true => "Explaining each task with a finding by a scenario".to_string(),
-                false => format!("Reading {} (file {} of {})", p.file, p.index, p.files),
+            p.as_ref().map_or_else(String::new, |p| {
+                format!("Reading {} (file {} of {})", p.file, p.index, p.files)
             })
         })
     });

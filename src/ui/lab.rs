@@ -66,9 +66,6 @@ pub struct ImportProgress {
     pub index: usize,
     /// How many files.
     pub files: usize,
-    /// Whether the files are read and their tasks with a finding are
-    /// being explained, one at a time.
-    pub explaining: bool,
 }
 
 /// Whether a memo of an `Arc` changed. Each new value is a new

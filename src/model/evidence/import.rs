@@ -130,10 +130,9 @@ impl Importer {
         self.finish_unexplained().map(Imported::explained)
     }
 
-    /// [`Importer::finish`] with a capture's tasks not yet explained: the
-    /// page explains them a step at a time
-    /// ([`Explaining`](super::capture::explaining::Explaining)), yielding
-    /// between two.
+    /// [`Importer::finish`] with a capture's tasks not yet explained, their
+    /// events kept: the page explains a task when the user opens it
+    /// ([`Explaining`](super::capture::explaining::Explaining)).
     pub fn finish_unexplained(self) -> Result<Imported, ReadError> {
         // The one file, by its name (none when no file was given).
         let no_events = || {

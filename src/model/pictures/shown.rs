@@ -4,8 +4,9 @@
 //! which task or probe is chosen, the listing the capture panel draws, and
 //! the sentence an import reports. The page only draws these.
 
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 
+use crate::model::evidence::capture::explaining::Explaining;
 use crate::model::evidence::capture::run::task_run;
 use crate::model::evidence::capture::{CaptureReader, CaptureReport, WiresSeen};
 use crate::model::evidence::import::Imported;
@@ -21,14 +22,43 @@ pub struct CaptureView {
     pub report: CaptureReport,
     /// Each task's events as a run, in the order of `report.tasks`.
     pub runs: Vec<Arc<Run>>,
+    /// Its tasks explained by a scenario each when first shown, from the
+    /// events the reader kept (a lock: the view is shared, and shown).
+    explaining: Mutex<Explaining>,
 }
 
 impl CaptureView {
-    /// A judged capture made ready for the views.
+    /// A judged capture made ready for the views; the events its reader
+    /// kept wait to explain each task when it is shown.
     pub fn new(mut report: CaptureReport) -> CaptureView {
         let rows = std::mem::take(&mut report.rows);
         let runs = rows.into_iter().map(|r| Arc::new(task_run(r))).collect();
-        CaptureView { report, runs }
+        let explaining = Mutex::new(Explaining::of(&mut report));
+        CaptureView {
+            report,
+            runs,
+            explaining,
+        }
+    }
+
+    /// What explains task `i`: its scenario, searched (within the budget)
+    /// the first time it is asked for.
+    pub fn explain(&self, i: usize) -> Option<ScenarioOf> {
+        let mut explaining = self.explaining.lock().ok()?;
+        explaining.explain(i, &self.report)
+    }
+
+    /// Whether task `i` waits to be explained: asking for it searches.
+    pub fn waits(&self, i: usize) -> bool {
+        self.explaining
+            .lock()
+            .is_ok_and(|explaining| explaining.waits(i, &self.report))
+    }
+
+    /// What explains task `i` without searching: the scenario it was given
+    /// or was found for it.
+    fn explained(&self, i: usize) -> Option<ScenarioOf> {
+        (!self.waits(i)).then(|| self.explain(i)).flatten()
     }
 }
 
@@ -179,10 +209,24 @@ impl Shown {
     }
 
     /// The scenario that explains the chosen task, where it has a finding
-    /// and its events were read (issue 33).
-    pub fn scenario_of_chosen(&self) -> Option<&ScenarioOf> {
+    /// and its events were read (issue 33), once it is explained.
+    pub fn scenario_of_chosen(&self) -> Option<ScenarioOf> {
         let (view, task) = self.chosen_task()?;
-        view.report.tasks.get(task)?.scenario.as_deref()
+        view.explained(task)
+    }
+
+    /// Whether the chosen task waits to be explained.
+    pub fn chosen_waits(&self) -> bool {
+        self.chosen_task()
+            .is_some_and(|(view, task)| view.waits(task))
+    }
+
+    /// Explains the chosen task, if it waits: one search within its
+    /// budget, which the page runs once it has painted that it is on it.
+    pub fn explain_chosen(&self) {
+        if let Some((view, task)) = self.chosen_task() {
+            view.explain(task);
+        }
     }
 
     /// The chosen task as compare mode pins it, beside its scenario.
@@ -190,7 +234,7 @@ impl Shown {
         let (view, task) = self.chosen_task()?;
         let summary = view.report.tasks.get(task)?;
         let rows = &view.runs.get(task)?.trace.rows;
-        PinnedTask::new(&summary.id, summary.scenario.as_deref(), rows)
+        PinnedTask::new(&summary.id, view.explained(task).as_ref(), rows)
     }
 
     /// The chosen row of the listing.

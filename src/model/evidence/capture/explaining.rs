@@ -1,14 +1,15 @@
-//! A capture's tasks with a finding explained by the lab's scenario one at
-//! a time, so that the page can yield between two (and Cancel can reach
-//! it) while `check` runs them all: the same reading either way. Each task
-//! is searched within its budget, the SDK its bytes name first; tasks
-//! whose events differ only in their ids are searched once.
+//! A capture's tasks with a finding explained by the lab's scenario: one
+//! at a time, each when it is asked for. The page asks for a task when the
+//! user opens it; `check` asks for them all in turn: the same reading
+//! either way. Each task is searched within its budget, the SDK its bytes
+//! name first; tasks whose events differ only in their ids are searched
+//! once.
 
 use std::collections::HashMap;
 
 use super::report::CaptureReport;
 use crate::model::evidence::scenario_of::{
-    over_several_streams, scenario_of_within, sdk_order, Budget, ScenarioOf, Search,
+    scenario_of_within, sdk_order, Budget, ScenarioOf, Search,
 };
 use crate::model::sim::keys::Sdk;
 use crate::model::sim::profile::sdk_named;
@@ -27,6 +28,9 @@ pub struct Explaining {
     /// What a task of the same events, but for their ids, was explained
     /// by, with the SDK its bytes named.
     searched: HashMap<(String, Option<&'static str>), ScenarioOf>,
+    /// Each task asked for, by its place in the report, with what
+    /// explains it (`None`: nothing can).
+    asked: HashMap<usize, Option<ScenarioOf>>,
 }
 
 impl Explaining {
@@ -53,29 +57,66 @@ impl Explaining {
         while self.next < report.tasks.len().min(self.events.len()) {
             let i = self.next;
             self.next += 1;
-            let events = &self.events[i];
-            // The page reads a task of one stream only (see `scenario_of`).
-            let page_reads = !cfg!(target_arch = "wasm32") || !over_several_streams(events);
-            // A task with an event the schema kept from being read has no
-            // whole stream to reproduce: its `wire-shape` finding says
-            // which event, and no scenario is claimed for the rest.
-            let whole = events.len() == report.tasks[i].events as usize;
-            if report.tasks[i].findings == 0 || events.is_empty() || !page_reads || !whole {
-                continue;
+            if let Some(found) = self.explain(i, report) {
+                report.tasks[i].scenario = Some(Box::new(found));
+                return true;
             }
-            let named = self.signs.get(i).and_then(sdk_named);
-            let found = self
-                .searched
-                .entry((without_ids(events), named.map(Sdk::name)))
-                .or_insert_with(|| {
-                    let mut search =
-                        Search::new(sdk_order(named), Budget::for_events(events.len()));
-                    scenario_of_within(events, None, &mut search)
-                });
-            report.tasks[i].scenario = Some(Box::new(found.clone()));
-            return true;
         }
         false
+    }
+
+    /// What explains task `i` of `report`: the scenario it was given, or
+    /// the one found now (searched once, however often it is asked for);
+    /// `None` for a task without a finding or whose events cannot be
+    /// read whole.
+    pub fn explain(&mut self, i: usize, report: &CaptureReport) -> Option<ScenarioOf> {
+        let task = report.tasks.get(i)?;
+        if let Some(given) = &task.scenario {
+            return Some((**given).clone());
+        }
+        if let Some(found) = self.asked.get(&i) {
+            return found.clone();
+        }
+        let found = self.search(i, task.findings, task.events);
+        self.asked.insert(i, found.clone());
+        found
+    }
+
+    /// Whether task `i` has a finding and waits to be explained (asking
+    /// for it then searches).
+    pub fn waits(&self, i: usize, report: &CaptureReport) -> bool {
+        report.tasks.get(i).is_some_and(|t| {
+            t.scenario.is_none()
+                && !self.asked.contains_key(&i)
+                && self.explainable(i, t.findings, t.events)
+        })
+    }
+
+    /// Whether task `i`, with `findings` and `events` counted by the
+    /// judge, has the whole of its events kept and something to explain.
+    fn explainable(&self, i: usize, findings: u32, events: u32) -> bool {
+        // A task with an event the schema kept from being read has no
+        // whole stream to reproduce: its `wire-shape` finding says which
+        // event, and no scenario is claimed for the rest.
+        self.events
+            .get(i)
+            .is_some_and(|kept| findings > 0 && !kept.is_empty() && kept.len() == events as usize)
+    }
+
+    fn search(&mut self, i: usize, findings: u32, events: u32) -> Option<ScenarioOf> {
+        if !self.explainable(i, findings, events) {
+            return None;
+        }
+        let events = &self.events[i];
+        let named = self.signs.get(i).and_then(sdk_named);
+        let found = self
+            .searched
+            .entry((without_ids(events), named.map(Sdk::name)))
+            .or_insert_with(|| {
+                let mut search = Search::new(sdk_order(named), Budget::for_events(events.len()));
+                scenario_of_within(events, None, &mut search)
+            });
+        Some(found.clone())
     }
 }
 

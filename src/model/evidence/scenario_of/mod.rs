@@ -439,12 +439,6 @@ pub fn scenario_of_within(
     several_streams(events, end, starts, search).unwrap_or(one)
 }
 
-/// Whether a task's events hold more than one stream (and are no blocking
-/// call's answers, a task each).
-pub fn over_several_streams(events: &[OwnedEvent]) -> bool {
-    !answers_only(events) && !stream_starts(events).is_empty()
-}
-
 /// Where a task's events open another stream after the first: a task
 /// snapshot after the first event (a resubscription's, or a retried
 /// call's).
@@ -455,10 +449,8 @@ fn stream_starts(events: &[OwnedEvent]) -> Vec<usize> {
 }
 
 /// The events read stream by stream, split where each opens, if that
-/// reproduces them. Native only: the page explains a task of one stream
-/// (its turns included), and leaves a task over several to `check`, so
-/// that its bundle does not carry this reading (10.7 kB).
-#[cfg(not(target_arch = "wasm32"))]
+/// reproduces them: on the page as in `check`, so that the same bytes get
+/// the same explanation.
 fn several_streams(
     events: &[OwnedEvent],
     end: Option<StreamEnd>,
@@ -480,16 +472,6 @@ fn several_streams(
         .collect();
     let several = streams::scenario_of_streams_within(&streams, search);
     several.reproduces.then_some(several)
-}
-
-#[cfg(target_arch = "wasm32")]
-fn several_streams(
-    _: &[OwnedEvent],
-    _: Option<StreamEnd>,
-    _: Vec<usize>,
-    _: &mut Search,
-) -> Option<ScenarioOf> {
-    None
 }
 
 /// Where an event of a stream may have come again after a reconnect
