@@ -20,9 +20,11 @@ import { join } from 'node:path';
 // the view beside, an event resent read back; 291.3 kB; a task over
 // several streams is read by the CLI only); 299 kB once the page explains a
 // capture's tasks within a budget, one task a step, the SDK its bytes name
-// first (issue 40: 298.6 kB): docs/performance.md says what grew and what
-// was cut at each step.
-const BUDGET = 299 * 1024;
+// first (issue 40: 298.6 kB); 313 kB once the page reads a task over
+// several streams as `check` does, and explains a task when it is opened
+// (312.6 kB): docs/performance.md says what grew and what was cut at each
+// step.
+const BUDGET = 313 * 1024;
 const dir = process.argv[2] || 'dist';
 let total = 0;
 const rows = [];
