@@ -21,6 +21,7 @@ pub mod explaining;
 mod judge;
 pub mod report;
 pub mod run;
+mod task;
 
 use super::json_array::{Element, Splitter};
 use crate::model::wire::read_error::{Place, ReadError, ReadKind, Unit};
