@@ -839,7 +839,19 @@ fn each_sdk_probe_with_a_finding_on_a_task_is_reproduced_by_its_scenario() {
             if p.findings.is_empty() || !on_a_task {
                 continue;
             }
+            // The SDK the answers' bytes name is the scenario's.
+            let sdk = |s: &a2a_lab::model::evidence::scenario_of::ScenarioOf| {
+                Scenario::from_query(&s.query).unwrap().sdk.name()
+            };
             match &p.scenario {
+                Some(s) if name.starts_with("js-") && sdk(s) != "js" => missed.push(format!(
+                    "{name} {}: not named js: {}",
+                    p.name.name(),
+                    s.query
+                )),
+                Some(s) if name.starts_with("python-") && sdk(s) != "python" => missed.push(
+                    format!("{name} {}: not named python: {}", p.name.name(), s.query),
+                ),
                 Some(s) if s.reproduces => explained.push(format!("{name} {}", p.name.name())),
                 // A push finding of no task (a slow webhook's hold on a
                 // stream) has no task to explain.

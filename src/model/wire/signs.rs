@@ -67,6 +67,23 @@ impl WireSigns {
             self.kind_first[usize::from(event_opens_with_kind(text))] += 1;
         }
     }
+
+    /// Adds what `other` saw (another call's answers of the same agent),
+    /// each timestamp still counted once.
+    pub fn absorb(&mut self, other: &WireSigns) {
+        for value in &other.seen {
+            if self.seen.insert(value.clone()) {
+                self.fraction_digits[fraction_digits(value).min(9)] += 1;
+            }
+        }
+        for head in &other.envelopes {
+            if !self.envelopes.contains(head) {
+                self.envelopes.push(head.clone());
+            }
+        }
+        self.kind_first[0] += other.kind_first[0];
+        self.kind_first[1] += other.kind_first[1];
+    }
 }
 
 /// The envelope's opening, where the event is a JSON-RPC response (its
@@ -112,13 +129,17 @@ fn timestamp_digits(text: &str) -> impl Iterator<Item = (&str, usize)> + '_ {
                 .trim_start()
                 .strip_prefix('"')?;
             let value = &value[..value.find('"')?];
-            // The fraction follows the seconds' dot; a date has none.
-            let time = &value[value.find('T')?..];
-            let digits = time.split_once('.').map_or(0, |(_, fraction)| {
-                fraction.bytes().take_while(u8::is_ascii_digit).count()
-            });
-            Some((value, digits))
+            value.contains('T').then(|| (value, fraction_digits(value)))
         })
+}
+
+/// A timestamp's fraction digits: those after the seconds' dot (a date has
+/// none).
+fn fraction_digits(value: &str) -> usize {
+    let time = value.find('T').map_or("", |t| &value[t..]);
+    time.split_once('.').map_or(0, |(_, fraction)| {
+        fraction.bytes().take_while(u8::is_ascii_digit).count()
+    })
 }
 
 #[cfg(test)]
@@ -149,6 +170,21 @@ mod tests {
         assert_eq!(js.fraction_digits[3], 1);
         assert!(!js.envelopes[0].spaced);
         assert_eq!(js.envelopes[0].first_key, "jsonrpc");
+    }
+
+    #[test]
+    fn two_calls_signs_together_count_each_timestamp_once() {
+        let event = br#"{"jsonrpc":"2.0","id":1,"result":{"statusUpdate":{"status":{"state":"TASK_STATE_WORKING","timestamp":"2026-11-30T06:13:45.554Z"}}}}"#;
+        let (mut first, mut second) = (WireSigns::default(), WireSigns::default());
+        first.read(event, Wire::V1_0);
+        second.read(event, Wire::V1_0);
+        second.read(
+            br#"{"jsonrpc":"2.0","id":2,"result":{"statusUpdate":{"status":{"state":"TASK_STATE_COMPLETED","timestamp":"2026-11-30T06:13:46.001Z"}}}}"#,
+            Wire::V1_0,
+        );
+        first.absorb(&second);
+        assert_eq!(first.fraction_digits[3], 2);
+        assert_eq!(first.envelopes.len(), 1);
     }
 
     #[test]

@@ -125,16 +125,36 @@ impl ProbeReport {
 /// its events); how each ended is not in what the probe filed.
 #[cfg(not(target_arch = "wasm32"))]
 fn scenario_of_calls(calls: &[String], wire: Wire) -> Option<ScenarioOf> {
-    use crate::model::evidence::scenario_of::streams::{scenario_of_streams, ClientStream};
+    use crate::model::evidence::scenario_of::streams::{scenario_of_streams_within, ClientStream};
+    use crate::model::evidence::scenario_of::{sdk_order, Budget, Search};
+    use crate::model::sim::profile::sdk_named;
+    use crate::model::wire::signs::WireSigns;
     let mut task: Option<String> = None;
     let mut read: Vec<Vec<OwnedEvent>> = Vec::new();
+    // What the answers' bytes show of the SDK, over every call.
+    let mut signs = WireSigns::default();
     for call in calls {
         let mut reader = CaptureReader::new(Some(wire)).keeping_events();
         reader.read_bytes(call.as_bytes()).ok()?;
-        let all: Vec<OwnedEvent> = reader.finish().events.into_iter().flatten().collect();
-        let id =
-            task.get_or_insert_with(|| all.first().map_or(String::new(), |e| e.task_id.clone()));
-        read.push(all.into_iter().filter(|e| e.task_id == *id).collect());
+        let report = reader.finish();
+        let id = task.get_or_insert_with(|| {
+            report
+                .events
+                .iter()
+                .flatten()
+                .next()
+                .map_or(String::new(), |e| e.task_id.clone())
+        });
+        let mut mine = Vec::new();
+        for (i, events) in report.events.into_iter().enumerate() {
+            if report.tasks.get(i).is_some_and(|t| t.id == *id) {
+                if let Some(seen) = report.signs.get(i) {
+                    signs.absorb(seen);
+                }
+                mine.extend(events);
+            }
+        }
+        read.push(mine);
     }
     let streams: Vec<ClientStream> = read
         .iter()
@@ -145,7 +165,12 @@ fn scenario_of_calls(calls: &[String], wire: Wire) -> Option<ScenarioOf> {
             end: None,
         })
         .collect();
-    (!streams.is_empty()).then(|| scenario_of_streams(&streams))
+    if streams.is_empty() {
+        return None;
+    }
+    let events = streams.iter().map(|s| s.events.len()).sum();
+    let mut search = Search::new(sdk_order(sdk_named(&signs)), Budget::for_events(events));
+    Some(scenario_of_streams_within(&streams, &mut search))
 }
 
 /// The first probe's task, which the later probes need.
