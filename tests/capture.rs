@@ -284,3 +284,17 @@ fn a_chunk_resent_after_the_end_is_after_terminal_and_nothing_else() {
         report.findings[0].message
     );
 }
+
+/// Past the events a scenario is read from, `check` judges every task and
+/// says that it explains none, rather than printing no scenario silently.
+#[test]
+fn a_capture_too_large_to_explain_says_so_under_its_findings() {
+    use a2a_lab::model::evidence::capture::EXPLAIN_AT_MOST;
+    let events = stream("late=0");
+    let mut report = capture_report(&[jsonl(&events, json!("1"))]);
+    assert!(!report.findings.is_empty());
+    let said = "no task explained by a scenario: a capture of more than 100000 events";
+    assert!(!report.to_text().contains(said), "{}", report.to_text());
+    report.read = EXPLAIN_AT_MOST + 1;
+    assert!(report.to_text().contains(said), "{}", report.to_text());
+}
