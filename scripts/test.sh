@@ -44,6 +44,9 @@ step "release bundle (trunk, offline) and its size budget"
 trunk build --release
 node scripts/bundle-size.mjs dist
 
+step "a2a-lab with the page inside (the page feature, for a2a-lab serve)"
+cargo build --quiet --features page --bin a2a-lab
+
 step "end-to-end tests in headless Chromium (against target/debug/a2a-lab)"
 node --test tests/e2e/
 

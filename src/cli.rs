@@ -6,6 +6,7 @@ use std::io::{Read, Write};
 
 pub mod args;
 mod probe;
+mod serve;
 
 use args::{CheckArgs, Command, Format, Parsed};
 use probe::probe;
@@ -81,6 +82,7 @@ pub fn run(args: &[String], files: &mut dyn Files, stdout: &mut dyn Write) -> Ou
         }
         Command::Check(args) => check(&args, files, stdout),
         Command::Probe(args) => probe(&args, stdout),
+        Command::Serve { port, open } => serve::serve(port, open, stdout),
         Command::Completions { shell } => {
             args::completions(shell, stdout);
             Ok(Output::exit(0))

@@ -563,3 +563,14 @@ fn check_shows_the_scenario_of_a_webhook_log_task_with_a_finding() {
     assert_eq!(tasks[0]["scenario"]["query"], "late=0&push=inline", "{out}");
     assert_eq!(tasks[0]["scenario"]["reproduces"], true);
 }
+
+/// `serve` in a binary built without the page says how to get the page
+/// (the page is embedded only with the `page` feature, after trunk built
+/// it; tests/e2e/serve.test.mjs serves it from such a binary).
+#[cfg(not(feature = "page"))]
+#[test]
+fn serve_without_the_page_says_how_to_get_it() {
+    let (out, err, code) = cli(&["serve", "--port", "0"], None);
+    assert_eq!((out.as_str(), code), ("", 2));
+    assert!(err.contains("--features page") && err.contains("scripts/serve.sh"), "{err}");
+}

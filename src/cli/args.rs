@@ -59,6 +59,18 @@ pub enum Command {
     /// agent or a test deployment.
     #[command(after_help = EXIT_CODES)]
     Probe(ProbeArgs),
+    /// Serve the lab's page on 127.0.0.1 from inside this binary (built
+    /// with the `page` feature): the same page, URL queries, Import and
+    /// Export, with no toolchain. Runs until stopped.
+    #[command(after_help = EXIT_CODES)]
+    Serve {
+        /// The port; 0 takes any free one (the URL printed says which).
+        #[arg(long, default_value_t = 8080)]
+        port: u16,
+        /// Open the page in the default browser as well.
+        #[arg(long)]
+        open: bool,
+    },
     /// Print a shell completion script (bash, zsh, fish, elvish,
     /// powershell).
     Completions {
