@@ -1,0 +1,149 @@
+//! A webhook that answers near the push sender's 5 s timeout, against
+//! every delay recorded on both SDKs (`push=inline&webhook_delay_ms=D`, 3
+//! runs each: `tests/fidelity/fixtures/{python,js}/push/`, and a2a-sdk's
+//! boundary measured from 4,990 to 5,010 ms in `…/python/push/timeout/`). What the
+//! sender believes is what it logs: each POST it gave up on is a failure
+//! in the agent's log (`pushes_failed_logged`), whatever the webhook saw
+//! (a2a-sdk's receiver may have written its 200 a moment after the
+//! sender stopped reading). Where every run of a delay agrees that every
+//! POST was answered, or that every POST failed, the model says so for
+//! each POST; where runs or POSTs differ, the delay is within the SDK's
+//! race window and the model says `race` for each POST; and the window
+//! spans no delay beyond the measured races.
+#![cfg(not(target_arch = "wasm32"))]
+#![allow(clippy::unwrap_used)]
+
+mod model_support;
+
+use a2a_lab::model::sim::profile::Profile;
+use a2a_lab::model::sim::scenario::Sdk;
+use a2a_lab::model::trace::{RowKind, PUSH_RACED};
+use model_support::fidelity::{every, fixture_dir, model_query};
+use model_support::run;
+
+/// How the runs of one delay went for the sender: every POST answered,
+/// every POST failed, or a race (runs or POSTs differ).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Measured {
+    Answered,
+    Failed,
+    Race,
+}
+
+/// The recorded delays near the timeout of one SDK, each with how its
+/// runs went: (delay, how, POSTs per run, failures per run).
+fn measured(sdk: &str) -> Vec<(u64, Measured, Vec<u64>, Vec<u64>)> {
+    let mut out = Vec::new();
+    let push = fixture_dir(sdk).join("push");
+    let boundary = push.join("timeout");
+    let mut fixtures = every(&push);
+    if boundary.is_dir() {
+        fixtures.extend(every(&boundary));
+    }
+    for fixture in fixtures {
+        let scenario = fixture.json["scenario"].as_str().unwrap().to_string();
+        let Some(delay) = scenario
+            .strip_prefix("push=inline&webhook_delay_ms=")
+            .and_then(|d| d.parse::<u64>().ok())
+        else {
+            continue;
+        };
+        if delay < 4_000 {
+            continue;
+        }
+        let runs = fixture.json["runs"].as_array().unwrap();
+        let posts: Vec<u64> = runs
+            .iter()
+            .map(|r| r["posts"].as_array().unwrap().len() as u64)
+            .collect();
+        let failed: Vec<u64> = runs
+            .iter()
+            .map(|r| r["pushes_failed_logged"].as_u64().unwrap())
+            .collect();
+        let how = if failed.iter().all(|&f| f == 0) {
+            Measured::Answered
+        } else if failed.iter().zip(&posts).all(|(f, p)| f == p) {
+            Measured::Failed
+        } else {
+            Measured::Race
+        };
+        out.push((delay, how, posts, failed));
+    }
+    out.sort_by_key(|m| m.0);
+    out
+}
+
+/// The model's answer to each POST of `push=inline&webhook_delay_ms=D`.
+fn modelled(sdk: &str, delay: u64) -> Vec<String> {
+    let query = model_query(
+        &format!("push=inline&webhook_delay_ms={delay}"),
+        sdk,
+        Some(50),
+    );
+    run(&query)
+        .trace
+        .rows
+        .iter()
+        .filter(|r| r.kind == RowKind::Push)
+        .map(|r| r.push.as_ref().unwrap().answer.clone())
+        .collect()
+}
+
+#[test]
+fn each_recorded_delay_at_the_senders_timeout_is_answered_failed_or_raced_as_measured() {
+    let mut failures = Vec::new();
+    for sdk in ["python", "js"] {
+        let delays = measured(sdk);
+        for (delay, how, posts, failed) in &delays {
+            let model = modelled(sdk, *delay);
+            let want = match how {
+                Measured::Answered => "200",
+                Measured::Failed => "timeout",
+                Measured::Race => PUSH_RACED,
+            };
+            let same_count = posts.iter().all(|&p| p == model.len() as u64);
+            if !same_count || model.iter().any(|a| a != want) {
+                failures.push(format!(
+                    "{sdk} {delay} ms: measured {how:?} (failed {failed:?} of {posts:?}), model {model:?}"
+                ));
+            }
+        }
+        // The window is one span: from the first delay measured as a race
+        // to the last, nothing measured outside it is called a race.
+        let raced: Vec<u64> = delays
+            .iter()
+            .filter(|m| m.1 == Measured::Race)
+            .map(|m| m.0)
+            .collect();
+        let (Some(first), Some(last)) = (raced.first(), raced.last()) else {
+            failures.push(format!("{sdk}: no delay measured as a race"));
+            continue;
+        };
+        for (delay, how, ..) in &delays {
+            let inside = (first..=last).contains(&delay);
+            if inside && *how != Measured::Race {
+                failures.push(format!(
+                    "{sdk} {delay} ms: inside the measured races ({first}..={last}) but {how:?} in every run"
+                ));
+            }
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+/// Both SDKs race their 5 s timeout (SPEC §14), each over the window its
+/// recordings set.
+#[test]
+fn the_five_second_boundary_is_a_race_on_both_sdks() {
+    for sdk in Sdk::ALL {
+        let push = Profile::of(*sdk).push;
+        assert_eq!(push.timeout_ms, 5_000, "{sdk:?}");
+        assert!(push.timeout_race_ms > 0, "{sdk:?}: no race window");
+        let name = sdk.name();
+        let at = modelled(name, push.timeout_ms);
+        assert!(
+            at.iter().all(|a| a == PUSH_RACED),
+            "{sdk:?} at 5,000 ms: {at:?}"
+        );
+    }
+}
