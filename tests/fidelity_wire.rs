@@ -94,12 +94,7 @@ fn resumes_joined(streams: &[Value]) -> Vec<Vec<Value>> {
 /// Recordings the model does not reproduce on purpose, and why
 /// (tests/fidelity/NOTES.md). Each must still differ: one that starts to
 /// match is taken off this list.
-const NOT_MODELLED: &[(&str, &str, &str)] = &[(
-    "js",
-    "interrupt-auth_client-block_wire-0.3.json",
-    "@a2a-js/sdk's second listener re-applies appended chunks (5 stored parts, not 3); \
-     the lab counts artifacts, not parts",
-)];
+const NOT_MODELLED: &[(&str, &str, &str)] = &[];
 
 #[test]
 fn every_recorded_0_3_stream_has_the_models_shape_event_for_event() {

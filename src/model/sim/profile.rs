@@ -199,6 +199,12 @@ pub struct Profile {
     pub timeout_is_inactivity: bool,
     /// Every `execute()`, a resume included, must publish the task first.
     pub resume_publishes_task: bool,
+    /// A blocking call that returned at AUTH_REQUIRED leaves its event loop
+    /// running (the loop of [`PushProfile::auth_call_loop_pushes`]), and
+    /// each loop applies an event to the stored task on its own: until a
+    /// terminal or input-required status, every appended chunk is stored
+    /// twice.
+    pub auth_call_loop_reapplies_appends: bool,
     /// What the executor's blocking work runs on, for trace labels.
     pub thread_name: &'static str,
     /// When a subscription opened while the executor runs ends.
@@ -233,6 +239,7 @@ const PYTHON: Profile = Profile {
     restart_measured: true,
     timeout_is_inactivity: true,
     resume_publishes_task: false,
+    auth_call_loop_reapplies_appends: false,
     thread_name: "asyncio.to_thread",
     subscription_end: SubscriptionEnd::AtTerminal,
     idle_subscription: IdleSubscription::Hangs,
@@ -280,6 +287,13 @@ const JS: Profile = Profile {
     restart_measured: true,
     timeout_is_inactivity: false,
     resume_publishes_task: true,
+    // Measured: `interrupt=auth&client=block` stores 5 parts for 3 chunks
+    // (1, 2, 2, 3, 3) on both wires, in the blocking answer and GetTask
+    // alike. The loop keeps draining after the AUTH_REQUIRED snapshot
+    // (`dist/server/index.js:3096-3100`, `_continueDraining`), and each
+    // loop's `ResultManager` loads the stored task and appends the chunk's
+    // parts to it (`applyArtifactUpdate`, `:2379-2399`).
+    auth_call_loop_reapplies_appends: true,
     thread_name: "a worker thread",
     subscription_end: SubscriptionEnd::WithTheStream,
     idle_subscription: IdleSubscription::ClosesUnlessInterrupted,

@@ -1401,6 +1401,7 @@ class Run {
       end_error: outcome.error,
       blocking_result_artifacts: null,
       blocking_result_state: null,
+      blocking_result_parts: null,
       get_task_after: getAfter,
       get_task_settled: getSettled,
       get_task_settled_wire: settledWire,
@@ -1420,6 +1421,7 @@ class Run {
         const last = tasks[tasks.length - 1];
         run.blocking_result_artifacts = (last.artifacts ?? []).length;
         run.blocking_result_state = normState(last.status?.state);
+        run.blocking_result_parts = partsOf(last);
       }
     }
     if (Object.keys(cancelInfo).length) {
@@ -1455,12 +1457,19 @@ class Run {
   }
 }
 
+// Every part of every artifact a task holds: an SDK that applies an
+// appended chunk twice shows it here, where an artifact count does not.
+export function partsOf(task) {
+  return (task?.artifacts ?? []).reduce((n, a) => n + (a.parts ?? []).length, 0);
+}
+
 const STABLE_KEYS = [
   'events',
   'stream',
   'call',
   'blocking_result_artifacts',
   'blocking_result_state',
+  'blocking_result_parts',
   'get_task_after',
   'get_task_settled',
   'cancel_result',

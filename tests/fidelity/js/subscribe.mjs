@@ -782,6 +782,7 @@ class SubRun extends R.Run {
       end_error: last1 ? last1.end_error : null,
       blocking_result_artifacts: null,
       blocking_result_state: null,
+      blocking_result_parts: null,
       get_task_after: getAfter,
       get_task_settled: getSettled,
       get_task_settled_wire: settledWire,
@@ -802,6 +803,7 @@ class SubRun extends R.Run {
         const body = r.task ?? r;
         run.blocking_result_artifacts = (body.artifacts ?? []).length;
         run.blocking_result_state = e.state;
+        run.blocking_result_parts = R.partsOf(body);
       }
     }
     if (Object.keys(restartInfo).length) run.restart = restartInfo;

@@ -1295,6 +1295,7 @@ class Run:
             'end_error': outcome['error'],
             'blocking_result_artifacts': None,
             'blocking_result_state': None,
+            'blocking_result_parts': None,
             'get_task_after': get_after,
             'get_task_settled': get_settled,
             'get_task_settled_wire': settled_wire,
@@ -1313,6 +1314,7 @@ class Run:
             if tasks:
                 run['blocking_result_artifacts'] = len(tasks[-1].get('artifacts', []))
                 run['blocking_result_state'] = tasks[-1].get('status', {}).get('state')
+                run['blocking_result_parts'] = parts_of(tasks[-1])
         if cancel_info:
             run['cancel_result'] = cancel_info.get('result')
             run['cancel_error_code'] = cancel_info.get('code')
@@ -1359,8 +1361,14 @@ class Run:
         return run
 
 
+def parts_of(task: dict[str, Any]) -> int:
+    """Every part of every artifact a task holds: an SDK that applies an appended chunk twice shows it
+    here, where an artifact count does not."""
+    return sum(len(a.get('parts', [])) for a in task.get('artifacts', []))
+
+
 STABLE_KEYS = (
-    'events', 'stream', 'call', 'blocking_result_artifacts', 'blocking_result_state',
+    'events', 'stream', 'call', 'blocking_result_artifacts', 'blocking_result_state', 'blocking_result_parts',
     'get_task_after', 'get_task_settled', 'cancel_result', 'cancel_error_code',
     'orphaned_steps', 'executions', 'distinct_tasks', 'resumed', 'states',
 )

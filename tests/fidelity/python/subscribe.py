@@ -788,6 +788,7 @@ class SubRun(R.Run):
             'end_error': last1['end_error'] if last1 else None,
             'blocking_result_artifacts': None,
             'blocking_result_state': None,
+            'blocking_result_parts': None,
             'get_task_after': get_after,
             'get_task_settled': get_settled,
             'get_task_settled_wire': settled_wire,
@@ -808,6 +809,7 @@ class SubRun(R.Run):
                 body = tasks[-1][0].get('task', tasks[-1][0])
                 run['blocking_result_artifacts'] = len(body.get('artifacts', []))
                 run['blocking_result_state'] = tasks[-1][1]['state']
+                run['blocking_result_parts'] = R.parts_of(body)
         if restart_info:
             run['restart'] = restart_info
         if attempts:

@@ -149,6 +149,9 @@ pub(super) enum StoreIn {
     ReopenBus(usize),
     /// A retried submission creates a new task.
     CreateTask,
+    /// A blocking call on `task` returned at AUTH_REQUIRED with its event
+    /// loop left running.
+    CallLoopLeft(usize),
     /// The process restarted: the store keeps or loses the tasks.
     Restarted { assumed: bool },
     /// The SDK writes a status itself, past the queue: stored, never

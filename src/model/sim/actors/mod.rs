@@ -53,6 +53,7 @@ use crate::model::sim::presets;
 use crate::model::sim::profile::Profile;
 use crate::model::sim::scenario::{Client, ResultShape, Scenario};
 use crate::model::trace::{Entry, Row, Run, StreamEnd, StreamRecord, StreamRole, Trace};
+use crate::model::wire::task_snapshot;
 use crate::model::wire::write_v03::to_v03;
 
 /// Simulates a scenario to completion.
@@ -72,6 +73,25 @@ pub fn simulate(scenario: &Scenario) -> Run {
         }
     }
     run
+}
+
+/// What GetTask answers once every actor has finished or hung: the task
+/// client 1 follows as the SDK's store holds it, on the scenario's wire;
+/// `None` where the task is lost (or for a preset, which has no SDK
+/// store).
+pub fn get_task(scenario: &Scenario) -> Option<serde_json::Value> {
+    if scenario.preset.is_some() {
+        return None;
+    }
+    let mut sim = Sim::new(scenario);
+    sim.run();
+    let task = sim.client.task();
+    let stored = sim.store.tasks()[task].stored()?;
+    let answer = task_snapshot(task, stored.state, stored.since_ms, &stored.artifacts);
+    Some(match scenario.wire {
+        Wire::V0_3 => to_v03(&answer),
+        Wire::V1_0 => answer,
+    })
 }
 
 /// When, within one virtual instant, an action is due.

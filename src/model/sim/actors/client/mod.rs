@@ -388,6 +388,9 @@ impl FirstClient {
             if state == TaskState::AuthRequired && view.sc.push != Push::Off {
                 effects.push(Effect::to(PushIn::CallLoopLeft));
             }
+            if state == TaskState::AuthRequired && view.profile.auth_call_loop_reapplies_appends {
+                effects.push(Effect::to(StoreIn::CallLoopLeft(self.task)));
+            }
             return effects;
         }
         vec![]

@@ -62,6 +62,10 @@ impl TaskStore {
                 self.tasks[task].bus_closed = false;
                 vec![]
             }
+            StoreIn::CallLoopLeft(task) => {
+                self.tasks[task].call_loop_left = true;
+                vec![]
+            }
             StoreIn::CreateTask => {
                 let task = self.tasks.len();
                 self.tasks.push(TaskSlot::new(&wire::task_id(task)));
@@ -141,12 +145,30 @@ impl TaskStore {
             return (dropped(&event, label), false);
         }
         let was_terminal = slot.stored.as_ref().is_some_and(|t| t.state.is_terminal());
-        if !store(slot, payload, view.now) {
+        let twice = match payload {
+            Payload::Chunk { chunk, .. } if chunk.append && slot.call_loop_left => Some(chunk),
+            _ => None,
+        };
+        let kept = match twice {
+            Some(chunk) => appended_by_two_loops(slot, chunk),
+            None => store(slot, payload, view.now),
+        };
+        if !kept {
             // Lost with the process: nothing stores it, nobody receives it.
             return (vec![], false);
         }
         let final_status = matches!(payload, Payload::Status { state, .. }
             if state.is_terminal() || *state == TaskState::InputRequired);
+        let label = match twice {
+            Some(_) => {
+                format!("{label}; stored twice: the returned call's event loop appends it too")
+            }
+            None => label,
+        };
+        // That loop stops where the SDK's event queue stops.
+        if final_status {
+            slot.call_loop_left = false;
+        }
         let status_change = matches!(payload, Payload::Status { .. });
         let mut effects = vec![Effect::to(PushIn::Event(Delivery {
             event: Box::new(event),
@@ -258,6 +280,31 @@ fn dropped(event: &Event, label: String) -> Vec<Effect> {
     } else {
         vec![Effect::Row(row)]
     }
+}
+
+/// An appended chunk as two event loops on the task store it: each loads
+/// the stored task and adds the chunk's parts at the end of its artifact
+/// (where there is none yet, the first adds it); `false` when the task is
+/// lost.
+fn appended_by_two_loops(slot: &mut TaskSlot, chunk: &Chunk) -> bool {
+    let Some(task) = slot.stored.as_mut() else {
+        return false;
+    };
+    for _ in 0..2 {
+        match task
+            .artifacts
+            .iter_mut()
+            .find(|a| a.artifact_id == chunk.artifact_id)
+        {
+            Some(artifact) => artifact.parts.extend(chunk.parts.iter().cloned()),
+            None => task.artifacts.push(StoredArtifact {
+                artifact_id: chunk.artifact_id.clone(),
+                name: chunk.name.clone(),
+                parts: chunk.parts.clone(),
+            }),
+        }
+    }
+    true
 }
 
 /// Stores what `payload` carries in the task; `false` when the task is

@@ -26,6 +26,9 @@ pub(in crate::model::sim::actors) struct TaskSlot {
     /// Set once the SDK stops taking events for this task (profiles that end
     /// the stream at the first final status).
     pub(super) bus_closed: bool,
+    /// A returned blocking call's event loop still applies the task's
+    /// events to it beside the current call's.
+    pub(super) call_loop_left: bool,
 }
 
 impl TaskSlot {
@@ -35,6 +38,7 @@ impl TaskSlot {
             ledger: TaskLedger::new(task_id),
             stored: None,
             bus_closed: false,
+            call_loop_left: false,
         }
     }
 
