@@ -480,11 +480,15 @@ class SubRun extends R.Run {
   async afterSettle() {}
 
   /**
-   * interrupt=* with a subscriber (or a push config): each turn's stream is left open while
-   * the client sends the next turn, so what an open stream gets is measured.
+   * interrupt=* with a streaming client, a subscriber (or a push config): each turn's stream is
+   * left open while the client sends the next turn, so what an open stream gets is measured
+   * (@a2a-js/sdk ends a message stream it kept open at AUTH_REQUIRED with -32004 then).
    */
   get turnsConcurrent() {
-    return this.cfg.interrupt !== 'none' && (this.extra.resubscribe !== 'none' || this.extra.second_client !== 'none');
+    return (
+      this.cfg.interrupt !== 'none' &&
+      (this.cfg.client === 'stream' || this.extra.resubscribe !== 'none' || this.extra.second_client !== 'none')
+    );
   }
 
   get baseUrl() {

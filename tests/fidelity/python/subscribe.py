@@ -473,10 +473,12 @@ class SubRun(R.Run):
 
     @property
     def turns_concurrent(self) -> bool:
-        """interrupt=* with a subscriber (or a push config): each turn's stream is left open
-        while the client sends the next turn, so what an open stream gets is measured."""
+        """interrupt=* with a streaming client, a subscriber (or a push config): each turn's stream
+        is left open while the client sends the next turn, so what an open stream gets is measured
+        (@a2a-js/sdk ends a message stream it kept open at AUTH_REQUIRED with -32004 then)."""
         return self.cfg['interrupt'] != 'none' and (
-            self.extra['resubscribe'] != 'none' or self.extra['second_client'] != 'none')
+            self.cfg['client'] == 'stream'
+            or self.extra['resubscribe'] != 'none' or self.extra['second_client'] != 'none')
 
     @property
     def base_url(self) -> str:
