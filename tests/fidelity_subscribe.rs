@@ -55,18 +55,25 @@ fn by_client(mut streams: Vec<StreamView>) -> Vec<StreamView> {
 
 /// The recorder lists each resume of client 1 as a stream of its own; the
 /// model's record of client 1's message stream goes on through its
-/// resumes. A resume's events join that stream, and its end is the end.
+/// resumes. A resume's events join that stream, and its end is the end;
+/// unless an error ended that stream (@a2a-js/sdk's first stream, kept
+/// open at AUTH_REQUIRED): then the resume is a message stream of its own,
+/// as in the model.
 fn resumes_joined(streams: Vec<StreamView>) -> Vec<StreamView> {
     let mut out: Vec<StreamView> = Vec::new();
-    for s in streams {
+    for mut s in streams {
         let message = out
             .iter_mut()
             .rev()
             .find(|m| m.client == 1 && matches!(m.role.as_str(), "send" | "retry"));
         match (s.role.as_str(), message) {
-            ("resume", Some(m)) => {
+            ("resume", Some(m)) if !m.end.starts_with("error") => {
                 m.events.extend(s.events);
                 m.end = s.end;
+            }
+            ("resume", _) => {
+                s.role = "send".into();
+                out.push(s);
             }
             _ => out.push(s),
         }

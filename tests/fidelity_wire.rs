@@ -73,22 +73,30 @@ fn model_stream(query: &str) -> Vec<Value> {
 }
 
 /// Each recorded stream's wire events, with a resume's joined to client
-/// 1's message stream before it.
+/// 1's message stream before it, unless an error ended that one
+/// (@a2a-js/sdk's first stream, kept open at AUTH_REQUIRED): then the
+/// resume is a message stream of its own, as in the model.
 fn resumes_joined(streams: &[Value]) -> Vec<Vec<Value>> {
-    let mut out: Vec<(bool, Vec<Value>)> = Vec::new();
+    // Each stream's events, whether it is client 1's message stream, and
+    // whether an error ended it.
+    let mut out: Vec<(bool, Vec<Value>, bool)> = Vec::new();
     for s in streams {
         let wire = s["wire"].as_array().cloned().unwrap_or_default();
-        let message = out.iter_mut().rev().find(|(m, _)| *m);
+        let errored = s["end"].as_str() == Some("error");
+        let message = out.iter_mut().rev().find(|(m, ..)| *m);
         match (s["role"].as_str(), message) {
-            (Some("resume"), Some((_, events))) => events.extend(wire),
+            (Some("resume"), Some((_, events, ended))) if !*ended => {
+                events.extend(wire);
+                *ended = errored;
+            }
             (role, _) => {
-                let is_message =
-                    s["client"].as_u64() == Some(1) && matches!(role, Some("send" | "retry"));
-                out.push((is_message, wire));
+                let is_message = s["client"].as_u64() == Some(1)
+                    && matches!(role, Some("send" | "retry" | "resume"));
+                out.push((is_message, wire, errored));
             }
         }
     }
-    out.into_iter().map(|(_, w)| w).collect()
+    out.into_iter().map(|(_, w, _)| w).collect()
 }
 
 /// Recordings the model does not reproduce on purpose, and why

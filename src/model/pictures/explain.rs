@@ -77,6 +77,7 @@ const OUTCOMES: &[Sentence] = &[
     retry_outcome,
     resend_outcome,
     receipt_outcome,
+    open_stream_outcome,
     |r| {
         (r.sc.ending == Ending::Return).then(|| format!("execute() returned without a final status, so the stream closed and the task stays {}: 1 task left non-terminal, no hang.", r.state))
     },
@@ -257,6 +258,25 @@ fn receipt_outcome(r: &Reading) -> Option<String> {
         return Some("The resume carried no authorization receipt, so the ledger rejected it (authorization-receipt-required) and the task stays AUTH_REQUIRED.".into());
     }
     (r.sc.interrupt != Interrupt::None).then(|| format!("The resume carried no authorization receipt and {} resumed anyway: it never checks one. The task ended {}.", r.sdk, r.state))
+}
+
+/// SPEC §14: the message stream the SDK kept open at AUTH_REQUIRED, ended
+/// by an error when the follow-up's `execute()` published the task again.
+fn open_stream_outcome(r: &Reading) -> Option<String> {
+    let error = Profile::of(r.sc.sdk).republish_ends_open_stream?;
+    let rows = &r.run.trace.rows;
+    let first = r.run.streams.iter().find(|s| {
+        s.client == 1 && s.role == StreamRole::Send && s.end == StreamEnd::Error(error.code)
+    })?;
+    let left_at = first
+        .rows
+        .last()
+        .and_then(|&i| rows[i].state_after)
+        .map_or("?", TaskState::short);
+    Some(format!(
+        "The first turn's stream stayed open at {left_at} and ended with JSON-RPC {} (\"{}\") when the resumed execute() published the task again: the follow-up streamed on a connection of its own, and the task ended {} after {} ({}). A client that waits for the first stream to end gets an error, not the task's end.",
+        error.code, error.message, r.state, r.events, r.sdk
+    ))
 }
 
 /// The outcome of a scenario with push notifications (SPEC §12), told as

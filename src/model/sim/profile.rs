@@ -61,6 +61,15 @@ pub enum PushBody03 {
     TaskSnapshot03,
 }
 
+/// A JSON-RPC error as an SDK sends it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct RpcError {
+    /// Its code.
+    pub code: i32,
+    /// Its message, word for word as recorded.
+    pub message: &'static str,
+}
+
 /// How one SDK sends push notifications (SPEC §12; measured in
 /// `tests/fidelity/fixtures/*/push/`). Neither SDK retries a POST.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -205,6 +214,11 @@ pub struct Profile {
     /// terminal or input-required status, every appended chunk is stored
     /// twice.
     pub auth_call_loop_reapplies_appends: bool,
+    /// How a message stream the SDK kept open at AUTH_REQUIRED ends when
+    /// the follow-up's `execute()` publishes the task again, while the
+    /// follow-up streams on a connection of its own; `None` where no
+    /// message stream is open then (the SDK closed it at the interruption).
+    pub republish_ends_open_stream: Option<RpcError>,
     /// What the executor's blocking work runs on, for trace labels.
     pub thread_name: &'static str,
     /// When a subscription opened while the executor runs ends.
@@ -240,6 +254,7 @@ const PYTHON: Profile = Profile {
     timeout_is_inactivity: true,
     resume_publishes_task: false,
     auth_call_loop_reapplies_appends: false,
+    republish_ends_open_stream: None,
     thread_name: "asyncio.to_thread",
     subscription_end: SubscriptionEnd::AtTerminal,
     idle_subscription: IdleSubscription::Hangs,
@@ -294,6 +309,17 @@ const JS: Profile = Profile {
     // loop's `ResultManager` loads the stored task and appends the chunk's
     // parts to it (`applyArtifactUpdate`, `:2379-2399`).
     auth_call_loop_reapplies_appends: true,
+    // Measured in every streaming push and subscribe combination that
+    // passes AUTH_REQUIRED (tests/fidelity/fixtures/js/{push,subscribe}/).
+    // The message stream iterates the task's event bus, whose queue stops
+    // at a terminal or input-required status only
+    // (`dist/server/index.js:2168-2174`), and it takes one `task` event
+    // at most (`_advanceStreamPattern`, `:3162` and `:3485-3488`): the
+    // resumed `execute()` publishes the task on the same bus.
+    republish_ends_open_stream: Some(RpcError {
+        code: UNSUPPORTED_OPERATION,
+        message: "Stream ordering violation: received task in task lifecycle stream.",
+    }),
     thread_name: "a worker thread",
     subscription_end: SubscriptionEnd::WithTheStream,
     idle_subscription: IdleSubscription::ClosesUnlessInterrupted,

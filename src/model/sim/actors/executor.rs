@@ -7,10 +7,17 @@ use super::inputs::{ClientIn, ExecutorIn, HandlerIn, QueueIn, SecondIn, StoreIn}
 use super::state::{tracking_chunk, tracking_result, CallState, Payload, Stage};
 use crate::model::ledger::Body;
 use crate::model::sim::profile::StreamCloses;
-use crate::model::sim::scenario::{CancelImpl, Ending, Interrupt, ResultShape, Scenario, Work};
+use crate::model::sim::scenario::{
+    CancelImpl, Client, Ending, Interrupt, ResultShape, Scenario, Work,
+};
 use crate::model::state::TaskState;
 use crate::model::trace::{Disposition, Entry, Source};
 use crate::model::wire::{self, Chunk, RECEIPT_ARTIFACT};
+
+/// Why a stream outlives the `execute()` that interrupted it at
+/// AUTH_REQUIRED, where the profile keeps it open.
+const KEPT_OPEN: &str =
+    "the SDK keeps an auth-required task's channel open, so the stream stays open";
 
 /// Where one `execute()` call is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -440,9 +447,13 @@ impl Executor {
             StreamCloses::FirstFinalStatus => state != Some(TaskState::AuthRequired),
         };
         let label = format!("{returned}; the handler closes the queue");
+        let kept_open = followed && !closes && view.client_call == CallState::Open;
         let mut effects = vec![
             if followed && closes && view.client_call == CallState::Open {
                 Effect::queued(ClientIn::EndCall(label.clone()))
+            } else if kept_open && view.sc.client == Client::Stream {
+                let label = format!("{returned}; {KEPT_OPEN}");
+                Effect::Row(Entry::action(Source::Executor, label))
             } else {
                 Effect::Row(Entry::action(Source::Executor, returned))
             },

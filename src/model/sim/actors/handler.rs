@@ -166,6 +166,7 @@ impl Handler {
         let consumed = received || (followed && view.sc.client == Client::Block);
         let second = view.second_on(task).filter(|_| !resend);
         let lingering = view.lingering_on(task).filter(|_| !resend);
+        let republished = followed && !resend && matches!(event.payload, Payload::TaskAgain);
         let disposition = match (consumed, was_terminal) {
             (true, true) => Disposition::AfterTerminal,
             (true, false) => Disposition::Delivered,
@@ -186,6 +187,11 @@ impl Handler {
                     .wire(wire)
                     .target(event.target),
             ));
+        }
+        // The stream the SDK kept open refuses the task as it is published,
+        // whoever else reads it.
+        if republished {
+            effects.push(Effect::to(ClientIn::Republished { task }));
         }
         // A subscription gets every event, after the end too.
         let subscribed = match was_terminal {

@@ -225,6 +225,8 @@ pub(super) enum ClientIn {
     Broken { assumed: bool },
     /// It subscribes again after its stream broke, if set to.
     ResubscribeAfterBreak,
+    /// A resumed `execute()` published `task` again.
+    Republished { task: usize },
 }
 
 /// What the second client is told.

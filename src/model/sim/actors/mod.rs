@@ -312,11 +312,22 @@ impl<'a> Sim<'a> {
             dropped_stream_rows: client_stream
                 .and_then(|i| self.streams.get(i))
                 .filter(|s| s.role == self.sc.dropped_stream())
-                .map(|s| s.rows.len()),
+                .map(|s| self.rows_on(s.role)),
             second_open: self.second.open(),
             next_stream: self.streams.len(),
             lingering: self.client.lingering(),
         }
+    }
+
+    /// How many events client 1's streams opened as `role` carried: a
+    /// follow-up turn that streams on a connection of its own goes on
+    /// counting where the first turn's stream stopped.
+    fn rows_on(&self, role: StreamRole) -> usize {
+        self.streams
+            .iter()
+            .filter(|s| s.client == ClientId::First.number() && s.role == role)
+            .map(|s| s.rows.len())
+            .sum()
     }
 
     /// What an actor reads now, for the world's own questions at the end.
@@ -344,12 +355,7 @@ impl<'a> Sim<'a> {
     /// Ends the run: what never came or never ended says so, then the
     /// metrics are counted from the rows and the actors.
     fn finish(mut self) -> Run {
-        let dropped = self.sc.dropped_stream();
-        let first_stream = self
-            .streams
-            .iter()
-            .rfind(|s| s.role == dropped)
-            .map_or(0, |s| s.rows.len());
+        let first_stream = self.rows_on(self.sc.dropped_stream());
         let effects = self.client.never_resubscribed(&self.view(), first_stream);
         self.apply(effects);
         let received = self.client.received();

@@ -54,6 +54,10 @@ pub(super) struct FirstClient {
     lingering: Option<(usize, usize)>,
     /// The record of the stream its last SendStreamingMessage opened.
     message_stream: Option<usize>,
+    /// Its message stream the SDK kept open at AUTH_REQUIRED, beside the
+    /// resumed call's, until the resumed `execute()` publishes the task
+    /// again (where the profile says so).
+    left_open: Option<usize>,
 }
 
 impl FirstClient {
@@ -75,6 +79,7 @@ impl FirstClient {
             subscriptions: 0,
             lingering: None,
             message_stream: None,
+            left_open: None,
         }
     }
 
@@ -99,6 +104,7 @@ impl FirstClient {
             ClientIn::EndCall(label) => self.end_call(view, &label),
             ClientIn::Broken { assumed } => self.broken(view, assumed),
             ClientIn::ResubscribeAfterBreak => self.resubscribe_after_break(view),
+            ClientIn::Republished { task } => self.republished(view, task),
         }
     }
 
@@ -168,13 +174,24 @@ impl FirstClient {
             self.subscribed = false;
             self.stream = self.message_stream;
         }
+        let still_open = view.sc.client == Client::Stream && self.call == CallState::Open;
         self.call = CallState::Open;
         self.number += 1;
         self.last_activity = view.now;
-        // The resume's stream continues the first one's record, open again
-        // (a stream that nothing ends is hung).
+        let beside = still_open && view.profile.republish_ends_open_stream.is_some();
+        if beside {
+            // Measured (SPEC §14): the follow-up streams on a connection of
+            // its own, beside the first stream the SDK kept open.
+            self.left_open = self.stream;
+            self.stream = Some(view.next_stream);
+            self.message_stream = self.stream;
+            effects.push(Effect::OpenStream(ClientId::First, StreamRole::Send));
+        } else {
+            // The resume's stream continues the first one's record, open
+            // again (a stream that nothing ends is hung).
+            effects.push(Effect::EndStream(self.stream, StreamEnd::Hung));
+        }
         effects.extend([
-            Effect::EndStream(self.stream, StreamEnd::Hung),
             Effect::to(StoreIn::ReopenBus(0)),
             Effect::to(SecondIn::Resumed { task: self.task }),
         ]);
@@ -194,12 +211,41 @@ impl FirstClient {
             (Stage::Auth, None) => "client resumes without an authorization receipt".into(),
             (Stage::Input, _) => "client supplies the delivery postcode and resumes".into(),
         };
+        let label = if beside {
+            format!("{label} on a connection of its own, its first stream still open")
+        } else {
+            label
+        };
         effects.push(Effect::Row(Entry::action(Source::Client, label)));
         if view.sc.push != Push::Off && view.sc.push_followup == PushFollowup::Repeat {
             effects.push(Effect::to(PushIn::ConfigRepeated));
         }
         effects.push(Effect::to(ExecutorIn::Resume { stage, receipt }));
         effects
+    }
+
+    /// The resumed `execute()` published `task` again: the message stream
+    /// the SDK kept open at the interruption refuses it and ends with the
+    /// profile's error.
+    fn republished(&mut self, view: &View, task: usize) -> Vec<Effect> {
+        let Some(error) = view.profile.republish_ends_open_stream else {
+            return vec![];
+        };
+        if task != self.task {
+            return vec![];
+        }
+        let Some(stream) = self.left_open.take() else {
+            return vec![];
+        };
+        let state = view.followed_state.map_or("?".into(), TaskState::label);
+        let label = format!(
+            "the first turn's stream, left open at {state}, gets the Task again and ends with JSON-RPC {} (UnsupportedOperationError): \"{}\"; the resumed call streams on",
+            error.code, error.message
+        );
+        vec![
+            Effect::EndStream(Some(stream), StreamEnd::Error(error.code)),
+            Effect::Row(Entry::action(Source::Handler, label)),
+        ]
     }
 
     /// The identical SendMessage again: with the guard on, the ledger's
@@ -336,6 +382,16 @@ impl FirstClient {
     /// call, and its open call.
     fn broken(&mut self, view: &View, assumed: bool) -> Vec<Effect> {
         let mut effects = vec![];
+        if let Some(stream) = self.left_open.take() {
+            let entry = Entry::action(
+                Source::Client,
+                "the first turn's stream broken by the restart",
+            );
+            effects.extend([
+                Effect::EndStream(Some(stream), StreamEnd::Broken),
+                Effect::Row(entry.assumed(assumed)),
+            ]);
+        }
         if let Some((_, stream)) = self.lingering.take() {
             let entry = Entry::action(Source::Client, "subscription broken by the restart");
             effects.extend([
@@ -492,6 +548,11 @@ impl FirstClient {
     /// blocking call is counted: `true`).
     pub(super) fn hangs(&self, view: &View) -> (Vec<Effect>, bool) {
         let mut effects = vec![];
+        if self.left_open.is_some() {
+            let label = "the first turn's stream, left open beside the resumed call: nothing will ever end it (hung)";
+            let entry = Entry::action(Source::Client, label).disposition(Disposition::NotDelivered);
+            effects.push(Effect::Row(entry));
+        }
         if self.lingering.is_some() {
             let label = "client 1's subscription beside its resumed call still open: nothing will ever end it (hung)";
             let entry = Entry::action(Source::Client, label).disposition(Disposition::NotDelivered);
