@@ -30,9 +30,12 @@ enum Measured {
     Race,
 }
 
-/// The recorded delays near the timeout of one SDK, each with how its
-/// runs went: (delay, how, POSTs per run, failures per run).
-fn measured(sdk: &str) -> Vec<(u64, Measured, Vec<u64>, Vec<u64>)> {
+/// One recorded delay: how its runs went, the POSTs and the failures
+/// of each run, and the state GetTask gave in each.
+type Delay = (u64, Measured, Vec<u64>, Vec<u64>, Vec<String>);
+
+/// The recorded delays near the timeout of one SDK, in order.
+fn measured(sdk: &str) -> Vec<Delay> {
     let mut out = Vec::new();
     let push = fixture_dir(sdk).join("push");
     let boundary = push.join("timeout");
@@ -67,26 +70,34 @@ fn measured(sdk: &str) -> Vec<(u64, Measured, Vec<u64>, Vec<u64>)> {
         } else {
             Measured::Race
         };
-        out.push((delay, how, posts, failed));
+        let settled = runs
+            .iter()
+            .map(|r| r["get_task_settled"]["state"].as_str().unwrap().to_string())
+            .collect();
+        out.push((delay, how, posts, failed, settled));
     }
     out.sort_by_key(|m| m.0);
     out
 }
 
-/// The model's answer to each POST of `push=inline&webhook_delay_ms=D`.
-fn modelled(sdk: &str, delay: u64) -> Vec<String> {
+/// The model's answer to each POST of `push=inline&webhook_delay_ms=D`,
+/// and GetTask's state.
+fn modelled(sdk: &str, delay: u64) -> (Vec<String>, String) {
     let query = model_query(
         &format!("push=inline&webhook_delay_ms={delay}"),
         sdk,
         Some(50),
     );
-    run(&query)
+    let run = run(&query);
+    let answers = run
         .trace
         .rows
         .iter()
         .filter(|r| r.kind == RowKind::Push)
         .map(|r| r.push.as_ref().unwrap().answer.clone())
-        .collect()
+        .collect();
+    let state = run.trace.metrics.final_state.map(|s| s.wire().to_string());
+    (answers, state.unwrap_or_default())
 }
 
 #[test]
@@ -94,17 +105,18 @@ fn each_recorded_delay_at_the_senders_timeout_is_answered_failed_or_raced_as_mea
     let mut failures = Vec::new();
     for sdk in ["python", "js"] {
         let delays = measured(sdk);
-        for (delay, how, posts, failed) in &delays {
-            let model = modelled(sdk, *delay);
+        for (delay, how, posts, failed, settled) in &delays {
+            let (model, state) = modelled(sdk, *delay);
             let want = match how {
                 Measured::Answered => "200",
                 Measured::Failed => "timeout",
                 Measured::Race => PUSH_RACED,
             };
             let same_count = posts.iter().all(|&p| p == model.len() as u64);
-            if !same_count || model.iter().any(|a| a != want) {
+            let same_state = settled.iter().all(|s| *s == state);
+            if !same_count || !same_state || model.iter().any(|a| a != want) {
                 failures.push(format!(
-                    "{sdk} {delay} ms: measured {how:?} (failed {failed:?} of {posts:?}), model {model:?}"
+                    "{sdk} {delay} ms: measured {how:?} (failed {failed:?} of {posts:?}, GetTask {settled:?}), model {model:?} and {state}"
                 ));
             }
         }
@@ -140,7 +152,7 @@ fn the_five_second_boundary_is_a_race_on_both_sdks() {
         assert_eq!(push.timeout_ms, 5_000, "{sdk:?}");
         assert!(push.timeout_race_ms > 0, "{sdk:?}: no race window");
         let name = sdk.name();
-        let at = modelled(name, push.timeout_ms);
+        let (at, _) = modelled(name, push.timeout_ms);
         assert!(
             at.iter().all(|a| a == PUSH_RACED),
             "{sdk:?} at 5,000 ms: {at:?}"
