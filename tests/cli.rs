@@ -572,5 +572,8 @@ fn check_shows_the_scenario_of_a_webhook_log_task_with_a_finding() {
 fn serve_without_the_page_says_how_to_get_it() {
     let (out, err, code) = cli(&["serve", "--port", "0"], None);
     assert_eq!((out.as_str(), code), ("", 2));
-    assert!(err.contains("--features page") && err.contains("scripts/serve.sh"), "{err}");
+    assert!(
+        err.contains("--features page") && err.contains("scripts/serve.sh"),
+        "{err}"
+    );
 }

@@ -183,7 +183,14 @@ fn blocking_keys(answers: &[OwnedEvent]) -> Reading {
     let Some(event) = answers.last() else {
         return Vec::new();
     };
-    let parts: usize = event.artifacts.iter().map(|a| a.parts.len()).sum();
+    // A part the same as the one before it is one step applied twice (a
+    // second event loop on the task appends it again: @a2a-js/sdk's call
+    // that returned at AUTH_REQUIRED), not a step of its own.
+    let parts: usize = event
+        .artifacts
+        .iter()
+        .map(|a| a.parts.len() - a.parts.windows(2).filter(|w| w[0] == w[1]).count())
+        .sum();
     let mut keys = vec![word(Key::Client, "block")];
     let asked: Vec<(usize, TaskState)> = answers[..answers.len() - 1]
         .iter()

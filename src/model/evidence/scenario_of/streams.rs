@@ -190,7 +190,9 @@ fn whole_task(
 }
 
 /// The streams as the lab records them: a resumed turn's events continue
-/// client 1's call's stream, which ends as the turn's does.
+/// client 1's call's stream, which ends as the turn's does, unless an
+/// error ended that stream (@a2a-js/sdk's kept open at AUTH_REQUIRED):
+/// then the turn streams on a record of its own, as the model's does.
 fn as_recorded<'a>(
     streams: &[ClientStream<'a>],
     roles: &[Role],
@@ -205,12 +207,14 @@ fn as_recorded<'a>(
             None
         };
         match (role, call) {
-            (Some(Role::Continues), Some(at)) => {
+            (Some(Role::Continues), Some(at))
+                if !matches!(out[at].2, Some(StreamEnd::Error(_))) =>
+            {
                 out[at].1.extend(s.events);
                 out[at].2 = s.end;
             }
             _ => {
-                if matches!(role, Some(Role::Call | Role::Retry)) {
+                if matches!(role, Some(Role::Call | Role::Retry | Role::Continues)) {
                     call = Some(out.len());
                 }
                 out.push((s.client, s.events.iter().collect(), s.end));
