@@ -22,9 +22,10 @@ import { join } from 'node:path';
 // capture's tasks within a budget, one task a step, the SDK its bytes name
 // first (issue 40: 298.6 kB); 313 kB once the page reads a task over
 // several streams as `check` does, and explains a task when it is opened
-// (312.6 kB): docs/performance.md says what grew and what was cut at each
-// step.
-const BUDGET = 313 * 1024;
+// (312.6 kB); 315 kB with @a2a-js/sdk's stream kept open at AUTH_REQUIRED
+// and its blocking flow's parts modelled (issue 41: 314.0 kB):
+// docs/performance.md says what grew and what was cut at each step.
+const BUDGET = 315 * 1024;
 const dir = process.argv[2] || 'dist';
 let total = 0;
 const rows = [];
