@@ -49,7 +49,9 @@ test('every class of bad input gets a message naming it and changes nothing', as
     ['types.json', cli('trace', '').replace('"chunks": "3"', '"chunks": true'), /chunks/],
     ['deep.json', '['.repeat(5000) + ']'.repeat(5000), /nested deeper/],
     ['binary.bin', '\u0000\u0001\u0002\uFFFD', /A2A event|export|SSE/],
-    ['unknown.json', '[{"kind":"status-update"}]', /event 0: status-update has no taskId/],
+    // An object that is no event of either wire (an event missing its
+    // fields is read: its task's wire-shape finding).
+    ['unknown.json', '[{"hello":1}]', /event 0: not an A2A 1\.0 event/],
     // Nothing checked is never "clean": input without an A2A event is refused by name.
     ['empty.sse', '', /no A2A events in empty\.sse/],
     ['blanks.jsonl', '\n\n  \r\n', /no A2A events in blanks\.jsonl/],
