@@ -298,3 +298,30 @@ fn a_capture_too_large_to_explain_says_so_under_its_findings() {
     report.read = EXPLAIN_AT_MOST + 1;
     assert!(report.to_text().contains(said), "{}", report.to_text());
 }
+
+/// An SSE body's `\r\n` line ends are a2a-sdk's (sse-starlette's; every
+/// recorded stream of it, none of @a2a-js/sdk's): they name it where the
+/// events show nothing else; `\n`, what nearly everything writes, names
+/// nobody.
+#[test]
+fn crlf_framing_names_a2a_sdk_and_lf_names_nobody() {
+    use a2a_lab::model::evidence::capture::CaptureReader;
+    use a2a_lab::model::sim::keys::Sdk;
+    use a2a_lab::model::sim::profile::sdk_named;
+    // Bare 1.0 events without timestamps: nothing else of them tells.
+    let events = [
+        r#"{"task":{"id":"t","contextId":"c","status":{"state":"TASK_STATE_SUBMITTED"}}}"#,
+        r#"{"statusUpdate":{"taskId":"t","contextId":"c","status":{"state":"TASK_STATE_COMPLETED"}}}"#,
+    ];
+    let named = |eol: &str| {
+        let body: String = events
+            .iter()
+            .map(|e| format!("data: {e}{eol}{eol}"))
+            .collect();
+        let mut reader = CaptureReader::new(None).keeping_events();
+        reader.read_bytes(body.as_bytes()).unwrap();
+        sdk_named(&reader.finish().signs[0])
+    };
+    assert_eq!(named("\r\n"), Some(Sdk::Python));
+    assert_eq!(named("\n"), None);
+}

@@ -136,6 +136,9 @@ pub struct Fingerprint {
     /// types declare them), or never do (keys sorted: `contextId` comes
     /// first).
     pub kind_first_0_3: bool,
+    /// Its SSE bodies end their lines with `\r\n` (sse-starlette's), not
+    /// `\n`.
+    pub sse_crlf: bool,
 }
 
 impl Fingerprint {
@@ -156,9 +159,12 @@ impl Fingerprint {
             keys.contains(&head.first_key.as_str()) && spaced == head.spaced
         };
         let other_order = signs.kind_first[usize::from(!self.kind_first_0_3)];
+        // `\r\n` is a sign; `\n`, what nearly everything writes, is none.
+        let crlf_fits = self.sse_crlf || signs.line_ends[1] == 0;
         strays <= self.stray_timestamps
             && signs.envelopes.iter().all(envelope_fits)
             && other_order == 0
+            && crlf_fits
     }
 }
 
@@ -287,6 +293,7 @@ const PYTHON: Profile = Profile {
         envelope_1_0: (&["result", "error"], true),
         envelope_0_3: (&["id"], false),
         kind_first_0_3: false,
+        sse_crlf: true,
     },
 };
 
@@ -354,6 +361,7 @@ const JS: Profile = Profile {
         envelope_1_0: (&["jsonrpc"], false),
         envelope_0_3: (&["id", "jsonrpc"], false),
         kind_first_0_3: true,
+        sse_crlf: false,
     },
 };
 

@@ -1,8 +1,9 @@
 //! What an event's bytes show of the program that wrote them, beside what
 //! they mean: how its JSON-RPC envelope opens (the first key, and whether
 //! a space follows the colon, as Python's `json.dumps` writes it), whether
-//! a 0.3 event's keys open with `kind` (in the order written, not sorted)
-//! and how many fraction digits its status timestamps carry. The SDK profiles
+//! a 0.3 event's keys open with `kind` (in the order written, not sorted),
+//! how many fraction digits its status timestamps carry, and how an SSE
+//! body ends its lines. The SDK profiles
 //! (`sim::profile`) say which SDK writes which; this only reads.
 
 use super::Wire;
@@ -33,6 +34,9 @@ pub struct WireSigns {
     /// 0.3 events whose keys open with `kind`, and those that do not
     /// (`[no, yes]`).
     pub kind_first: [u32; 2],
+    /// SSE events whose lines end with `\n`, and with `\r\n` (`[lf,
+    /// crlf]`).
+    pub line_ends: [u32; 2],
 }
 
 impl WireSigns {
@@ -41,6 +45,7 @@ impl WireSigns {
         self.envelopes.is_empty()
             && self.fraction_digits.iter().all(|&n| n == 0)
             && self.kind_first == [0, 0]
+            && self.line_ends == [0, 0]
     }
 
     /// How many timestamps were seen in all.
@@ -68,6 +73,11 @@ impl WireSigns {
         }
     }
 
+    /// Counts an SSE event by how its lines ended.
+    pub fn read_line_end(&mut self, crlf: bool) {
+        self.line_ends[usize::from(crlf)] += 1;
+    }
+
     /// Adds what `other` saw (another call's answers of the same agent),
     /// each timestamp still counted once.
     pub fn absorb(&mut self, other: &WireSigns) {
@@ -83,6 +93,8 @@ impl WireSigns {
         }
         self.kind_first[0] += other.kind_first[0];
         self.kind_first[1] += other.kind_first[1];
+        self.line_ends[0] += other.line_ends[0];
+        self.line_ends[1] += other.line_ends[1];
     }
 }
 

@@ -24,6 +24,9 @@ pub(super) struct CaptureJudge {
     forced: Option<Wire>,
     pub(super) keep_rows: bool,
     pub(super) keep_events: bool,
+    /// How the SSE event read now ended its lines (`\r\n`: true); `None`
+    /// for an element that came in no SSE event.
+    pub(super) sse_crlf: Option<bool>,
     tasks: Vec<TaskJudge>,
     by_id: HashMap<String, usize>,
     findings: Vec<CaptureFinding>,
@@ -48,6 +51,7 @@ impl CaptureJudge {
             forced,
             keep_rows: false,
             keep_events: false,
+            sse_crlf: None,
             tasks: Vec::new(),
             by_id: HashMap::new(),
             findings: Vec::new(),
@@ -145,6 +149,9 @@ impl CaptureJudge {
         if let Ok(Answer::Event(kept)) = read_answer(bytes, self.forced) {
             let task = self.tasks[slot].kept.get_or_insert_with(Box::default);
             task.signs.read(bytes, kept.wire);
+            if let Some(crlf) = self.sse_crlf {
+                task.signs.read_line_end(crlf);
+            }
             task.events.push(kept);
         }
     }

@@ -308,15 +308,20 @@ impl Lines {
         }
         let number = self.number;
         if matches!(text.first(), Some(b'{' | b'[')) {
+            judge.sse_crlf = None;
             return judge
                 .element(text)
                 .map_err(|e| e.within(Place::Line(number)));
         }
         match self.sse.line(text)? {
             SseLine::Read => Ok(()),
-            SseLine::Event(data) => judge
-                .element(data)
-                .map_err(|e| e.within(Place::SseEvent { ends_at: number })),
+            SseLine::Event(data) => {
+                // How the server ended the event's lines: a sign of the SDK.
+                judge.sse_crlf = Some(line.ends_with(b"\r\n"));
+                judge
+                    .element(data)
+                    .map_err(|e| e.within(Place::SseEvent { ends_at: number }))
+            }
             SseLine::NotSse => {
                 Err(ReadError::new(ReadKind::NotACapture).within(Place::Line(number)))
             }
@@ -326,6 +331,7 @@ impl Lines {
     /// The end of the file: the SSE event it leaves open.
     fn end_event(&mut self, judge: &mut CaptureJudge) -> Result<(), ReadError> {
         let number = self.number;
+        judge.sse_crlf = None;
         match self.sse.end() {
             Some(data) => judge
                 .element(data)
