@@ -10,7 +10,11 @@ use std::borrow::Cow;
 use serde::Deserialize;
 use serde_json::value::RawValue;
 
+pub use super::content_id::ContentId;
+use super::content_id::FoldHasher;
 use super::read_error::{EventFault, ReadError, ReadKind};
+use super::text::borrowed;
+use super::text::Loose;
 use super::Wire;
 use crate::model::state::{SentState, TaskState};
 
@@ -274,94 +278,6 @@ pub struct RawEvent<'a> {
     pub(super) history: Option<&'a RawValue>,
 }
 
-/// An optional string field, borrowed from the input where it has no
-/// escapes: serde's own `Option<Cow<str>>` always copies.
-fn borrowed<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<Cow<'de, str>>, D::Error> {
-    struct Text;
-    impl<'de> serde::de::Visitor<'de> for Text {
-        type Value = Cow<'de, str>;
-        fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
-            f.write_str("a string")
-        }
-        fn visit_borrowed_str<E>(self, v: &'de str) -> Result<Self::Value, E> {
-            Ok(Cow::Borrowed(v))
-        }
-        fn visit_str<E>(self, v: &str) -> Result<Self::Value, E> {
-            Ok(Cow::Owned(v.to_string()))
-        }
-    }
-    struct Field<'de>(Cow<'de, str>);
-    impl<'de> Deserialize<'de> for Field<'de> {
-        fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-            d.deserialize_str(Text).map(Field)
-        }
-    }
-    Ok(Option::<Field<'de>>::deserialize(d)?.map(|f| f.0))
-}
-
-/// A JSON value read only for its text: a string, or anything else (a
-/// number, a list) noted as not text, so that a wrong type is the
-/// schema's finding rather than a line that cannot be read.
-pub enum Loose<'a> {
-    /// A string.
-    Text(Cow<'a, str>),
-    /// Any other value but null.
-    NotText,
-}
-
-impl Loose<'_> {
-    /// Its text; empty when it is not text.
-    pub fn text(&self) -> &str {
-        match self {
-            Loose::Text(text) => text,
-            Loose::NotText => "",
-        }
-    }
-}
-
-impl<'de: 'a, 'a> Deserialize<'de> for Loose<'a> {
-    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        use serde::de::{IgnoredAny, MapAccess, SeqAccess, Visitor};
-        struct Of;
-        impl<'de> Visitor<'de> for Of {
-            type Value = Loose<'de>;
-            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
-                f.write_str("any JSON value")
-            }
-            fn visit_borrowed_str<E>(self, v: &'de str) -> Result<Self::Value, E> {
-                Ok(Loose::Text(Cow::Borrowed(v)))
-            }
-            fn visit_str<E>(self, v: &str) -> Result<Self::Value, E> {
-                Ok(Loose::Text(Cow::Owned(v.to_string())))
-            }
-            fn visit_bool<E>(self, _: bool) -> Result<Self::Value, E> {
-                Ok(Loose::NotText)
-            }
-            fn visit_i64<E>(self, _: i64) -> Result<Self::Value, E> {
-                Ok(Loose::NotText)
-            }
-            fn visit_u64<E>(self, _: u64) -> Result<Self::Value, E> {
-                Ok(Loose::NotText)
-            }
-            fn visit_f64<E>(self, _: f64) -> Result<Self::Value, E> {
-                Ok(Loose::NotText)
-            }
-            fn visit_unit<E>(self) -> Result<Self::Value, E> {
-                Ok(Loose::NotText)
-            }
-            fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Self::Value, A::Error> {
-                while seq.next_element::<IgnoredAny>()?.is_some() {}
-                Ok(Loose::NotText)
-            }
-            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
-                while map.next_entry::<IgnoredAny, IgnoredAny>()?.is_some() {}
-                Ok(Loose::NotText)
-            }
-        }
-        d.deserialize_any(Of)
-    }
-}
-
 /// A status, borrowed; a field the schema requires may be absent, and is
 /// then the schema's finding.
 #[derive(Deserialize)]
@@ -535,65 +451,6 @@ impl<'a> RawEvent<'a> {
 
 fn fault(fault: EventFault) -> ReadError {
     ReadError::new(ReadKind::Event(fault))
-}
-
-/// A fast 64-bit hasher for event content: eight bytes at a time, folded
-/// with a multiply (ids only need to tell one task's events apart; this is
-/// no defence against crafted collisions, which could only hide a duplicate).
-struct FoldHasher(u64);
-
-impl Default for FoldHasher {
-    fn default() -> Self {
-        FoldHasher(0x9e37_79b9_7f4a_7c15)
-    }
-}
-
-/// An event's content id as 16 hex digits, kept on the stack.
-pub struct ContentId([u8; 16]);
-
-impl ContentId {
-    /// The id of some bytes (a chunk's parts as sent: its checksum).
-    pub fn of(bytes: &[u8]) -> ContentId {
-        use std::hash::Hasher;
-        let mut h = FoldHasher::default();
-        h.write(bytes);
-        ContentId::from_hasher(&h)
-    }
-
-    fn from_hasher(h: &FoldHasher) -> ContentId {
-        use std::hash::Hasher;
-        let mut hex = [0u8; 16];
-        let digits = b"0123456789abcdef";
-        for (i, byte) in h.finish().to_be_bytes().iter().enumerate() {
-            hex[2 * i] = digits[usize::from(byte >> 4)];
-            hex[2 * i + 1] = digits[usize::from(byte & 15)];
-        }
-        ContentId(hex)
-    }
-
-    pub fn as_str(&self) -> &str {
-        std::str::from_utf8(&self.0).unwrap_or("")
-    }
-}
-
-impl std::hash::Hasher for FoldHasher {
-    fn write(&mut self, bytes: &[u8]) {
-        let mut chunks = bytes.chunks_exact(8);
-        for chunk in &mut chunks {
-            let word = u64::from_le_bytes(chunk.try_into().unwrap_or_default());
-            self.0 = (self.0.rotate_left(23) ^ word).wrapping_mul(0x2d35_8dcc_aa6c_78a5);
-        }
-        let mut tail = [0u8; 8];
-        let rest = chunks.remainder();
-        tail[..rest.len()].copy_from_slice(rest);
-        self.0 = (self.0.rotate_left(23) ^ u64::from_le_bytes(tail) ^ (rest.len() as u64) << 56)
-            .wrapping_mul(0x2d35_8dcc_aa6c_78a5);
-    }
-
-    fn finish(&self) -> u64 {
-        let x = self.0 ^ (self.0 >> 31);
-        x.wrapping_mul(0x9e37_79b9_7f4a_7c15) ^ (x >> 29)
-    }
 }
 
 /// A JSON string's text (`None` for another type).

@@ -32,6 +32,7 @@
 pub mod answer;
 pub mod card;
 pub mod card_fields;
+mod content_id;
 pub mod envelope;
 pub mod event;
 pub mod push;
@@ -41,6 +42,7 @@ pub mod rest;
 pub mod schema;
 pub mod signs;
 pub mod sse;
+mod text;
 pub mod write_v03;
 pub mod write_v10;
 

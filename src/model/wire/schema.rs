@@ -12,7 +12,8 @@ use serde::de::IgnoredAny;
 use serde::Deserialize;
 use serde_json::value::RawValue;
 
-use super::event::{parse, Loose, RawEvent, RawPart, RawStatus};
+use super::event::{parse, RawEvent, RawPart, RawStatus};
+use super::text::Loose;
 use super::Wire;
 use crate::model::state::TaskState;
 
