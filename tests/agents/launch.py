@@ -4,8 +4,10 @@
     launch.py SDK WIRE DEFECT [KEY=VALUE ...]      (normally through start.sh)
 
 SDK     python (a2a-sdk 1.3.0, PyPI) | js (@a2a-js/sdk 1.3.0, npm)
+        | rust (a2a-server-lf 0.5.3, crates.io: tests/agents/rust, built by setup.sh rust)
 WIRE    1.0 | 0.3   (0.3: the SDK's A2A 0.3 compatibility mode on the same endpoint,
-                     and the card gets a second JSON-RPC interface of protocol version 0.3)
+                     and the card gets a second JSON-RPC interface of protocol version 0.3;
+                     rust has no 0.3 mode: exit 2)
 DEFECT  none | no-final | late-artifact | cancel-raises | never-returns | shared-state
         | shared-queue
 KEY=VALUE  optional extra scenario keys of the fidelity recorders (e.g. ending=fail,
@@ -33,7 +35,8 @@ KEY=VALUE  optional extra scenario keys of the fidelity recorders (e.g. ending=f
            serves `"skills": []`).
 
 The agent is the fidelity recorders' own `serve` child (tests/fidelity/python/recorder.py,
-tests/fidelity/js/recorder.mjs), unchanged: the BBS-1042 order-status executor, which
+tests/fidelity/js/recorder.mjs, and for rust the recorder's server binary
+tests/agents/rust/target/release/order-status-agent), unchanged: the BBS-1042 order-status executor, which
 streams a tracking artifact in CHUNKS chunks STEP_MS apart, then a final status.
 
 Prints one line, the agent's base URL (http://127.0.0.1:PORT), once its agent card
@@ -97,7 +100,7 @@ SERVE_CONF = {
     'shared-state': {'shared_state': 'ids'},
     'shared-queue': {'shared_state': 'queue'},
 }
-USAGE = ('usage: start.sh python|js 1.0|0.3 ' + '|'.join(DEFECTS)
+USAGE = ('usage: start.sh python|js|rust 1.0|0.3 ' + '|'.join(DEFECTS)
          + ' [push=on] [rest=on|only] [card=thin] [progress=K] [result=chunks|last] [KEY=VALUE ...]')
 
 
@@ -124,7 +127,22 @@ def die_with_parent() -> None:
         os._exit(1)
 
 
+RUST_DIR = HERE / 'rust'
+RUST_AGENT = RUST_DIR / 'target' / 'release' / 'order-status-agent'
+RUST_STAMP = RUST_DIR / 'target' / 'release' / '.setup-stamp'
+# What a2a-server-lf 0.5.3 has no counterpart of (see ANSWERS.md, "a2a-rs (sdk rust)").
+RUST_NO_03 = ('a2a-rs (a2a-server-lf 0.5.3) has no A2A 0.3 mode: its JSON-RPC binding answers a request '
+              'without an A2A-Version header, or with 0.3, with -32009 VersionNotSupportedError '
+              '(a2a-server-lf src/jsonrpc.rs check_a2a_version); use WIRE 1.0')
+RUST_NO_DATABASE = ('a2a-rs (a2a-server-lf 0.5.3) ships no database task store, only InMemoryTaskStore '
+                    '(src/task_store/mod.rs): store=database has no rust counterpart')
+
+
 def command(sdk: str, conf: dict) -> tuple[list[str], str]:
+    if sdk == 'rust':
+        if not RUST_AGENT.exists() or not RUST_STAMP.exists():
+            die(f'no a2a-rs agent at {RUST_AGENT}: run tests/agents/setup.sh rust first')
+        return [str(RUST_AGENT), 'serve', json.dumps(conf)], str(RUST_DIR)
     if sdk == 'python':
         venv = Path(os.environ.get('A2A_FIDELITY_VENV') or FIDELITY / 'python' / '.venv')
         py = venv / 'bin' / 'python'
@@ -165,9 +183,11 @@ def card_ready(port: int) -> bool:
 
 def main() -> int:
     args = sys.argv[1:]
-    if len(args) < 3 or args[0] not in ('python', 'js') or args[1] not in ('1.0', '0.3') or args[2] not in DEFECTS:
+    if len(args) < 3 or args[0] not in ('python', 'js', 'rust') or args[1] not in ('1.0', '0.3') or args[2] not in DEFECTS:
         die(USAGE)
     sdk, wire, defect = args[:3]
+    if sdk == 'rust' and wire == '0.3':
+        die(RUST_NO_03)
     scenario = dict(SCENARIO)
     scenario['chunks'] = os.environ.get('A2A_AGENT_CHUNKS', '3')
     scenario.update(DEFECTS[defect])
@@ -205,6 +225,8 @@ def main() -> int:
             die(f'bad value for progress: {scenario["progress"]!r} (0 to 100)')
     except ValueError as e:
         die(f'bad number: {e}')
+    if sdk == 'rust' and scenario.get('store') == 'database':
+        die(RUST_NO_DATABASE)
 
     def spawn(port: int, workdir: Path) -> tuple[list[str], str]:
         conf = {

@@ -3,6 +3,7 @@
 #   - the Python venv with a2a-sdk 1.3.0 (PyPI), exactly as tests/fidelity/python/run.sh makes it
 #   - tests/fidelity/js/node_modules with @a2a-js/sdk 1.3.0 (npm ci), exactly as tests/fidelity/js/run.sh
 #   - the agents on other stacks (google-adk, fasta2a, PyPI): one venv each, tests/agents/stacks/.venv-*
+#   - the a2a-rs agent and recorder (crates.io): cargo build --release --locked in tests/agents/rust
 # It writes the same stamp files as the fidelity scripts, so each accepts what the other installed.
 # A second run with nothing changed does nothing (and touches no network).
 #
@@ -10,6 +11,7 @@
 #   tests/agents/setup.sh python     # only the a2a-sdk venv
 #   tests/agents/setup.sh js         # only node_modules
 #   tests/agents/setup.sh stacks [adk|fasta2a]   # only the other stacks' venvs (stacks/setup.sh)
+#   tests/agents/setup.sh rust       # only the a2a-rs workspace (tests/agents/rust, its own target/)
 #
 # Environment (the same as the fidelity recorders'):
 #   A2A_FIDELITY_VENV    venv path (default: tests/fidelity/python/.venv, git-ignored)
@@ -17,6 +19,7 @@
 #   A2A_FIDELITY_NODE    node binary (default: node on PATH; >= 20)
 #   A2A_STACKS_PYTHON    interpreter for the stacks' venvs (default: newest python3.1x >= 3.11,
 #                        google-adk 2.13.0 needs 3.11)
+#   CARGO                cargo binary for the a2a-rs workspace (default: cargo on PATH)
 set -euo pipefail
 
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
@@ -104,10 +107,27 @@ setup_js() {
   fi
 }
 
+# The a2a-rs workspace: built once (release, from its committed Cargo.lock, into its own
+# target/), then skipped while a stamp holds the hash of its Cargo.toml, Cargo.lock and
+# sources and both binaries are there (a hash, not mtimes: a checkout touches every file).
+setup_rust() {
+  local dir="$here/rust" cargo="${CARGO:-cargo}" rel want stamp
+  rel="$dir/target/release"
+  stamp="$rel/.setup-stamp"
+  want="$(cd "$dir" && { cat Cargo.toml Cargo.lock; find src -type f | LC_ALL=C sort | xargs cat; } | sha256sum | cut -d' ' -f1)"
+  if [[ ! -f "$stamp" || "$(cat "$stamp")" != "$want" || ! -x "$rel/order-status-agent" || ! -x "$rel/recorder" ]]; then
+    command -v "$cargo" >/dev/null 2>&1 || { echo "cargo not found (set CARGO)" >&2; exit 2; }
+    echo "building the a2a-rs agent and recorder in $dir (cargo build --release --locked)" >&2
+    (cd "$dir" && "$cargo" build --release --locked --quiet --target-dir "$dir/target")
+    echo "$want" > "$stamp"
+  fi
+}
+
 case "$what" in
-  all) setup_python; setup_js; setup_stacks ;;
+  all) setup_python; setup_js; setup_stacks; setup_rust ;;
   python) setup_python ;;
   js) setup_js ;;
   stacks) shift; setup_stacks "$@" ;;
-  *) echo "usage: setup.sh [all|python|js|stacks [adk|fasta2a]]" >&2; exit 2 ;;
+  rust) setup_rust ;;
+  *) echo "usage: setup.sh [all|python|js|rust|stacks [adk|fasta2a]]" >&2; exit 2 ;;
 esac

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Starts one real A2A SDK agent on 127.0.0.1 and prints its URL; see README.md and launch.py.
-#   tests/agents/start.sh python|js 1.0|0.3 none|no-final|late-artifact|cancel-raises|never-returns [push=on] [rest=on|only] [KEY=VALUE ...]
+#   tests/agents/start.sh python|js|rust 1.0|0.3 none|no-final|late-artifact|cancel-raises|never-returns [push=on] [rest=on|only] [KEY=VALUE ...]
 # Needs tests/agents/setup.sh to have run once (it installs; this script never does).
 # `exec`: the PID the caller holds is the launcher's; SIGTERM/SIGINT stop the agent,
 # SIGKILL kills it too (the agent dies with its parent).
