@@ -1,0 +1,23 @@
+// Opens the lab that `a2a-lab serve` answers at URL (argv[2]) in headless
+// Chromium, through the end-to-end tests' harness, and fails unless the page
+// ran its WebAssembly: the trace of a scenario from the URL shown, the .wasm
+// fetched from the binary itself, no console error. scripts/packages-test.sh
+// runs it on the binary that the wheel installed.
+import assert from 'node:assert/strict';
+import { launch, open, tableRows } from '../tests/e2e/harness.mjs';
+
+const url = process.argv[2];
+assert.match(url ?? '', /^http:\/\/127\.0\.0\.1:\d+\/$/, 'usage: packages-page.mjs http://127.0.0.1:PORT/');
+const context = await launch();
+try {
+  const { page, log } = await open(context, `${url}?chunks=5&ending=never`);
+  const rows = await tableRows(page);
+  assert.ok(rows.some((r) => r.join(' ').includes('artifact chunk 5/5')), JSON.stringify(rows));
+  const wasm = log.requests.filter((r) => r.endsWith('.wasm'));
+  assert.ok(wasm.length === 1 && wasm[0].startsWith(url), `the .wasm fetched: ${wasm.join(', ')}`);
+  assert.ok(log.requests.every((r) => r.startsWith(url) || r.startsWith('data:')), log.requests.join('\n'));
+  assert.deepEqual(log.errors, []);
+  console.log(`the lab ran in Chromium from ${url}: ${rows.length} trace rows, ${wasm[0].slice(url.length)} loaded`);
+} finally {
+  await context.close();
+}
