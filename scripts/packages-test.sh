@@ -90,7 +90,7 @@ run a2a-lab probe "$agent" --out "$try/probe-run"
 probed=$(now)
 expect 0 "at $agent (A2A 1.0)" "stream               clean" "cancel               clean" "ok: nothing broken"
 [ -s "$try/probe-run/probe.json" ] || fail "probe --out wrote no probe.json"
-say "a2a-lab probe $agent: exit 0, nothing broken; from nothing (venv, wheel) to its first call $(seconds "$start" "$probing") s (the venv $(seconds "$start" "$created") s, pip install $(seconds "$created" "$installed") s), the probe $(seconds "$probing" "$probed") s"
+say "a2a-lab probe $agent: exit 0, nothing broken; from nothing (venv, wheel) to the probe's start $(seconds "$start" "$probing") s (the venv $(seconds "$start" "$created") s, pip install $(seconds "$created" "$installed") s), the probe $(seconds "$probing" "$probed") s"
 kill "${pids[0]}"
 
 a2a-lab serve --port 0 >"$try/serve.log" 2>&1 &

@@ -5,7 +5,7 @@
 // which), as esbuild and biome ship theirs; A2A_LAB_BINARY points at
 // another build instead.
 'use strict';
-const { spawnSync } = require('node:child_process');
+const { spawn } = require('node:child_process');
 const path = require('node:path');
 
 function binary() {
@@ -26,11 +26,21 @@ function binary() {
   }
 }
 
-const run = spawnSync(binary(), process.argv.slice(2), { stdio: 'inherit' });
-if (run.error) {
-  console.error(`a2a-lab: ${run.error.message}`);
+const child = spawn(binary(), process.argv.slice(2), { stdio: 'inherit' });
+// A signal sent to this launcher alone (a CI job's timeout, `kill`) stops
+// the binary too; at a terminal, Ctrl-C reaches both anyway.
+const forwarded = ['SIGINT', 'SIGTERM', 'SIGHUP'];
+for (const signal of forwarded) process.on(signal, () => child.kill(signal));
+child.on('error', (error) => {
+  console.error(`a2a-lab: ${error.message}`);
   process.exit(1);
-}
-// A binary stopped by a signal (Ctrl-C on `serve`) stops this launcher the same way.
-if (run.signal) process.kill(process.pid, run.signal);
-process.exit(run.status ?? 1);
+});
+child.on('exit', (code, signal) => {
+  if (signal) {
+    // Stopped by a signal: this launcher stops the same way.
+    for (const s of forwarded) process.removeAllListeners(s);
+    process.kill(process.pid, signal);
+    return;
+  }
+  process.exit(code ?? 1);
+});
