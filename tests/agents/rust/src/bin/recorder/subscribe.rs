@@ -485,7 +485,7 @@ impl SubRun {
         // second_client=k: client 2 subscribes once client 1's first stream delivered event k
         let first_done = Arc::new(tokio::sync::Notify::new());
         let first_done_flag = Arc::new(std::sync::atomic::AtomicBool::new(false));
-        let second_opened = Arc::new(tokio::sync::Notify::new());
+        let second_opened = Arc::new(std::sync::atomic::AtomicBool::new(false));
         let second_skipped: Arc<Mutex<Option<String>>> = Arc::default();
         let second_k: Option<usize> = extra_get(&self.extra, "second_client").parse().ok();
         let second_task = second_k.map(|k| {
@@ -521,16 +521,16 @@ impl SubRun {
                         "the first stream ended after {} events, before event {k}",
                         *me.first_count.borrow()
                     ));
-                    opened.notify_waiters();
+                    opened.store(true, std::sync::atomic::Ordering::SeqCst);
                     return;
                 }
                 let o2 = opened.clone();
-                let hook: Hook = Arc::new(move |_r, _c| o2.notify_waiters());
+                let hook: Hook = Arc::new(move |_r, _c| o2.store(true, std::sync::atomic::Ordering::SeqCst));
                 let tid = me.first_task.lock().unwrap().clone();
                 let mut rec = me.subscribe(2, "second_client", tid, vec![hook]).await;
                 rec.after_event = Some(k);
                 streams.lock().unwrap().push(rec);
-                opened.notify_waiters();
+                opened.store(true, std::sync::atomic::Ordering::SeqCst);
             })
         });
         if let Ok(t) = cfg.get("timeout_ms").parse::<u64>() {
@@ -676,7 +676,7 @@ impl SubRun {
         message_id: &str,
         resub: Option<usize>,
         second_k: Option<usize>,
-        second_opened: &Arc<tokio::sync::Notify>,
+        second_opened: &Arc<std::sync::atomic::AtomicBool>,
         streams: &Arc<Mutex<Vec<StreamRec>>>,
         attempts: &mut Vec<J>,
         mark_first_done: &dyn Fn(),
@@ -711,7 +711,13 @@ impl SubRun {
                 let me = self.clone();
                 let hook: Hook = Arc::new(move |_r, _c| o2.notify_one());
                 let h = tokio::spawn(async move { me.subscribe(1, "resubscribe", None, vec![hook]).await });
-                let _ = tokio::time::timeout(Duration::from_secs(5), opened.notified()).await;
+                // its first event, or its end, at most 5 s
+                let until = Instant::now() + Duration::from_secs(5);
+                while !h.is_finished() && Instant::now() < until {
+                    if tokio::time::timeout(Duration::from_millis(10), opened.notified()).await.is_ok() {
+                        break;
+                    }
+                }
                 sub_task = Some(h);
             } else {
                 run.note(format!(
@@ -724,13 +730,18 @@ impl SubRun {
             }
             calls.push((tokio::spawn(async move { rec }), None));
         } else {
-            let _ = tokio::time::timeout(Duration::from_secs(10), ev1.notified()).await;
+            wait_until(&ev1, &t1, 10).await;
             calls.push((t1, None));
         }
         for _ in 0..3 {
             if let Some(k) = second_k {
+                // a second client that is subscribing: the follow-up waits for its
+                // first event (or its end)
                 if *self.first_count.borrow() >= k {
-                    let _ = tokio::time::timeout(Duration::from_secs(5), second_opened.notified()).await;
+                    let until = Instant::now() + Duration::from_secs(5);
+                    while !second_opened.load(std::sync::atomic::Ordering::SeqCst) && Instant::now() < until {
+                        tokio::time::sleep(Duration::from_millis(10)).await;
+                    }
                 }
             }
             let mut st = None;
@@ -753,7 +764,7 @@ impl SubRun {
             let hooks = vec![watching(ev.clone())];
             let send_s = send.to_string();
             let t = tokio::spawn(async move { me.call(1, "resume", &send_s, follow, DropRule::Never, hooks).await });
-            let _ = tokio::time::timeout(Duration::from_secs(10), ev.notified()).await;
+            wait_until(&ev, &t, 10).await;
             calls.push((t, st));
         }
         for (t, resumed_from) in calls {
@@ -943,10 +954,26 @@ impl SubRun {
     }
 }
 
+/// Until `ev` is notified or `task` has ended, at most `secs`.
+async fn wait_until<T>(ev: &tokio::sync::Notify, task: &tokio::task::JoinHandle<T>, secs: u64) {
+    let until = Instant::now() + Duration::from_secs(secs);
+    while !task.is_finished() && Instant::now() < until {
+        if tokio::time::timeout(Duration::from_millis(10), ev.notified()).await.is_ok() {
+            return;
+        }
+    }
+}
+
 /// What the executor did after client 1 dropped its stream. `cancelled`: the handler
-/// dropped the executor's stream (this agent's `execute_dropped`).
+/// dropped the executor's stream before the executor reached its ending (this agent's
+/// `execute_dropped` with no `ending` before it; the handler also drops it right after
+/// every terminal event, which is no cancellation).
 fn executor_after(side: &[J], dropped_wall: f64, t0_wall: f64) -> J {
     let t = |r: &J| r.get("t").and_then(J::f64).unwrap_or(0.0);
+    let cut_short = side
+        .iter()
+        .position(|r| ev_is(r, "execute_dropped") && t(r) > dropped_wall)
+        .is_some_and(|i| !side[..i].iter().any(|r| ev_is(r, "ending")));
     let before: Vec<&J> = side.iter().filter(|r| t(r) <= dropped_wall).collect();
     let after: Vec<&J> = side.iter().filter(|r| t(r) > dropped_wall).collect();
     let finished_before = before.iter().any(|r| ev_is(r, "execute_end"));
@@ -957,7 +984,7 @@ fn executor_after(side: &[J], dropped_wall: f64, t0_wall: f64) -> J {
         .with("dropped_at_ms", ((dropped_wall - t0_wall) * 1000.0).round() as i64)
         .with("executor_finished_before_drop", finished_before)
         .with("kept_running", !finished_before && work)
-        .with("cancelled", after.iter().any(|r| ev_is(r, "execute_cancelled") || ev_is(r, "execute_dropped")))
+        .with("cancelled", cut_short || after.iter().any(|r| ev_is(r, "execute_cancelled")))
         .with(
             "after_drop",
             after
