@@ -98,7 +98,8 @@ pids+=("$!")
 for _ in $(seq 100); do grep -q 'http://127.0.0.1:[0-9]*/' "$try/serve.log" && break; sleep 0.1; done
 url=$(grep -o 'http://127.0.0.1:[0-9]*/' "$try/serve.log" | head -n 1)
 [ -n "$url" ] || fail "a2a-lab serve said no URL: $(cat "$try/serve.log")"
-page=$(curl -sf "$url") || fail "GET $url failed"
+page=$(python3 -c 'import sys, urllib.request; print(urllib.request.urlopen(sys.argv[1]).read().decode())' "$url") \
+  || fail "GET $url failed"
 grep -q '<title>A2A Lifecycle Lab</title>' <<<"$page" || fail "GET $url is not the lab: $page"
 node scripts/packages-page.mjs "$url"
 kill "${pids[1]}"
