@@ -23,9 +23,11 @@ import { join } from 'node:path';
 // first (issue 40: 298.6 kB); 313 kB once the page reads a task over
 // several streams as `check` does, and explains a task when it is opened
 // (312.6 kB); 315 kB with @a2a-js/sdk's stream kept open at AUTH_REQUIRED
-// and its blocking flow's parts modelled (issue 41: 314.0 kB):
-// docs/performance.md says what grew and what was cut at each step.
-const BUDGET = 315 * 1024;
+// and its blocking flow's parts modelled (issue 41: 314.0 kB); 321 kB once
+// the page explains a task in slices that never hold it, with Stop (issue
+// 40: 320.0 kB): docs/performance.md says what grew and what was cut at
+// each step.
+const BUDGET = 321 * 1024;
 const dir = process.argv[2] || 'dist';
 let total = 0;
 const rows = [];

@@ -12,7 +12,7 @@ use args::{CheckArgs, Command, Format, Parsed};
 use probe::probe;
 
 use crate::model::evidence::capture::{
-    CaptureFinding, CaptureReader, CaptureReport, RpcError, TaskSummary, EXPLAIN_AT_MOST,
+    CaptureFinding, CaptureReader, CaptureReport, RpcError, TaskSummary,
 };
 use crate::model::evidence::ci_report;
 use crate::model::evidence::export::{export_json, pretty_json};
@@ -229,21 +229,24 @@ fn check(
 }
 
 /// Each task with a finding explained by the lab's scenario (issue 33):
-/// the files read again, keeping each task's events (up to
-/// [`EXPLAIN_AT_MOST`]: past it, the first pass leaves them unread).
+/// the files read again, each such task kept until its last event and
+/// explained then, so that memory grows with the tasks open at once.
 fn explain_tasks(report: &mut CaptureReport, args: &CheckArgs, files: &mut dyn Files) {
-    if report.findings.is_empty() || report.read > EXPLAIN_AT_MOST {
+    if report.findings.is_empty() {
         return;
     }
-    let mut reader = CaptureReader::new(args.wire.wire).keeping_events();
+    let mut reader = CaptureReader::explaining(args.wire.wire, report);
     for path in &args.paths {
         let Ok(input) = files.open(path) else { return };
         if reader.read(input).is_err() {
             return;
         }
     }
-    let kept = reader.finish();
-    report.explain_tasks(kept.events, kept.signs);
+    for (task, found) in reader.explained() {
+        if let Some(summary) = report.tasks.get_mut(task) {
+            summary.scenario = Some(Box::new(found));
+        }
+    }
 }
 
 /// One JUnit testcase per task of the capture and of the webhook log,

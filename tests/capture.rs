@@ -285,18 +285,80 @@ fn a_chunk_resent_after_the_end_is_after_terminal_and_nothing_else() {
     );
 }
 
-/// Past the events a scenario is read from, `check` judges every task and
-/// says that it explains none, rather than printing no scenario silently.
+/// `check` reads a capture again to explain its tasks with a finding,
+/// each kept only until its last event: past the page's limit of events
+/// too, and with what the page's explaining finds for the same tasks.
 #[test]
-fn a_capture_too_large_to_explain_says_so_under_its_findings() {
-    use a2a_lab::model::evidence::capture::EXPLAIN_AT_MOST;
-    let events = stream("late=0");
-    let mut report = capture_report(&[jsonl(&events, json!("1"))]);
-    assert!(!report.findings.is_empty());
-    let said = "no task explained by a scenario: a capture of more than 100000 events";
-    assert!(!report.to_text().contains(said), "{}", report.to_text());
-    report.read = EXPLAIN_AT_MOST + 1;
-    assert!(report.to_text().contains(said), "{}", report.to_text());
+fn check_explains_every_task_with_a_finding_past_the_pages_limit() {
+    use a2a_lab::model::evidence::capture::explaining::Explaining;
+    use a2a_lab::model::evidence::capture::{CaptureReader, EXPLAIN_AT_MOST};
+    let late = stream("late=0");
+    let clean = stream("");
+    // Tasks of a late artifact, clean ones between them, and one whose
+    // events interleave with the next's (two streams open at once).
+    let tasks = EXPLAIN_AT_MOST / clean.len().min(late.len()) + 2;
+    let mut file = Vec::new();
+    for n in 0..tasks {
+        let events = if n % 3 == 2 { &clean } else { &late };
+        file.extend(jsonl(&retask(events, &format!("task-{n}")), json!(n)));
+    }
+    let (a, b) = (
+        retask(&late, "task-a"),
+        retask(&stream("ending=fail"), "task-b"),
+    );
+    for (x, y) in a.iter().zip(&b) {
+        file.extend(jsonl(std::slice::from_ref(x), json!("a")));
+        file.extend(jsonl(std::slice::from_ref(y), json!("b")));
+    }
+    let mut first = CaptureReader::new(None);
+    first.read_bytes(&file).unwrap();
+    let mut report = first.finish();
+    assert!(report.read > EXPLAIN_AT_MOST, "{} events", report.read);
+    let mut again = CaptureReader::explaining(None, &report);
+    again.read_bytes(&file).unwrap();
+    let explained = again.explained();
+    let with_findings: Vec<usize> = (0..report.tasks.len())
+        .filter(|&i| report.tasks[i].findings > 0)
+        .collect();
+    let mut got: Vec<usize> = explained.iter().map(|(i, _)| *i).collect();
+    got.sort_unstable();
+    assert_eq!(got, with_findings);
+    assert!(
+        explained
+            .iter()
+            .all(|(_, s)| s.query == "late=0" && s.reproduces),
+        "{:?}",
+        explained.iter().find(|(_, s)| s.query != "late=0")
+    );
+    for (i, found) in explained {
+        report.tasks[i].scenario = Some(Box::new(found));
+    }
+    let text = report.to_text();
+    assert!(
+        text.contains("scenario: ?late=0 (reproduces it)"),
+        "{}",
+        &text[..2000]
+    );
+    // The page's explaining of the same tasks (a capture it keeps whole).
+    let small = {
+        let mut f = jsonl(&retask(&late, "task-x"), json!(1));
+        f.extend(jsonl(&retask(&stream("ending=return"), "task-y"), json!(2)));
+        f
+    };
+    let mut kept = CaptureReader::new(None).keeping_events();
+    kept.read_bytes(&small).unwrap();
+    let mut page = kept.finish();
+    let mut explaining = Explaining::of(&mut page);
+    let mut judged = CaptureReader::new(None);
+    judged.read_bytes(&small).unwrap();
+    let judged = judged.finish();
+    let mut again = CaptureReader::explaining(None, &judged);
+    again.read_bytes(&small).unwrap();
+    let read_again = again.explained();
+    assert_eq!(read_again.len(), 2);
+    for (i, found) in read_again {
+        assert_eq!(Some(found), explaining.explain(i, &page), "task {i}");
+    }
 }
 
 /// An SSE body's `\r\n` line ends are a2a-sdk's (sse-starlette's; every

@@ -3,7 +3,7 @@
 // 10 events each, one JSON-RPC response per line (JSON Lines), or the same
 // events as an SSE body with --sse.
 //
-//   node scripts/perf/gen-capture.mjs [TASKS=100000] [SEED=42] [OUT=/tmp/a2a-capture-1m.jsonl] [--sse]
+//   node scripts/perf/gen-capture.mjs [TASKS=100000] [SEED=42] [OUT=/tmp/a2a-capture-1m.jsonl] [--sse] [--late]
 //
 // Each task, on the 0.3 wire (flat events tagged `kind`, kebab-case states):
 //   1 `task` submitted (with the user's message in `history`),
@@ -16,6 +16,9 @@
 // drawn by a seeded generator (u32 arithmetic, Math.imul and >>> 0) sends
 // its task's next event, and a finished task's slot takes the next task.
 // Every task is legal and finished, so both tools call the capture clean.
+// With --late each task gets an 11th event, a receipt artifact after its
+// completed status (an `after-terminal` finding in every task, as an
+// executor that emits after `complete()` sends it: SPEC §4 `late`).
 // The JSON-RPC `id` is the task's request (one message/stream per task).
 
 const CHUNKS = 7;
@@ -41,7 +44,7 @@ function hexId(t, salt, seed) {
   return hex8(a) + hex8(mix(a, t));
 }
 
-/** Event `k` (0..9) of task `t`, as the 0.3 `result` object. */
+/** Event `k` (0..9, 10 the late receipt) of task `t`, as the 0.3 `result` object. */
 export function taskEvent(t, k, seed, ms) {
   const taskId = hexId(t, 0x7a5c, seed);
   const contextId = `ctx-${hexId(t, 0xc0de, seed).slice(0, 8)}`;
@@ -61,6 +64,12 @@ export function taskEvent(t, k, seed, ms) {
   if (k === EVENTS_PER_TASK - 1) {
     return { kind: 'status-update', taskId, contextId, status: { state: 'completed', timestamp }, final: true };
   }
+  if (k === EVENTS_PER_TASK) {
+    return {
+      kind: 'artifact-update', taskId, contextId, lastChunk: true,
+      artifact: { artifactId: `${order}-receipt`, parts: [{ kind: 'text', text: `receipt for ${order}` }] },
+    };
+  }
   const chunk = k - 2;
   const event = {
     kind: 'artifact-update', taskId, contextId,
@@ -75,7 +84,8 @@ export function taskEvent(t, k, seed, ms) {
  * Calls `emit(line)` for every event of the capture, in capture order:
  * `tasks` tasks, WINDOW open at a time, interleaved by `seed`.
  */
-export function generateCapture(tasks, seed, emit, sse = false) {
+export function generateCapture(tasks, seed, emit, sse = false, late = false) {
+  const events = EVENTS_PER_TASK + (late ? 1 : 0);
   const slots = []; // [task, next event]
   let nextTask = 0;
   while (slots.length < WINDOW && nextTask < tasks) slots.push([nextTask++, 0]);
@@ -88,7 +98,7 @@ export function generateCapture(tasks, seed, emit, sse = false) {
     const json = JSON.stringify(response);
     emit(sse ? `data: ${json}\n\n` : `${json}\n`);
     step++;
-    if (k + 1 === EVENTS_PER_TASK) {
+    if (k + 1 === events) {
       if (nextTask < tasks) slots[at] = [nextTask++, 0];
       else slots.splice(at, 1);
     } else {
@@ -99,7 +109,7 @@ export function generateCapture(tasks, seed, emit, sse = false) {
 }
 
 /** Writes the capture to `path`; returns { events, bytes }. */
-export async function writeCaptureFile(path, tasks = 100_000, seed = 42, sse = false) {
+export async function writeCaptureFile(path, tasks = 100_000, seed = 42, sse = false, late = false) {
   const { openSync, writeSync, closeSync, statSync } = await import('node:fs');
   const fd = openSync(path, 'w');
   let pending = [];
@@ -114,7 +124,7 @@ export async function writeCaptureFile(path, tasks = 100_000, seed = 42, sse = f
         pending = [];
         size = 0;
       }
-    }, sse);
+    }, sse, late);
     if (pending.length) writeSync(fd, pending.join(''));
   } finally {
     closeSync(fd);
@@ -127,14 +137,15 @@ const isMain = typeof process !== 'undefined' && process.argv?.[1]
 if (isMain) {
   const args = process.argv.slice(2);
   const sse = args.includes('--sse');
-  const positional = args.filter((a) => a !== '--sse');
+  const late = args.includes('--late');
+  const positional = args.filter((a) => a !== '--sse' && a !== '--late');
   const tasks = Number(positional[0] ?? 100_000);
   const seed = Number(positional[1] ?? 42);
   const out = positional[2] ?? (sse ? '/tmp/a2a-capture-1m.sse' : '/tmp/a2a-capture-1m.jsonl');
   if (!Number.isInteger(tasks) || tasks < 0 || !Number.isInteger(seed)) {
-    console.error('usage: node scripts/perf/gen-capture.mjs [TASKS=100000] [SEED=42] [OUT] [--sse]');
+    console.error('usage: node scripts/perf/gen-capture.mjs [TASKS=100000] [SEED=42] [OUT] [--sse] [--late]');
     process.exit(2);
   }
-  const { events, bytes } = await writeCaptureFile(out, tasks, seed, sse);
-  console.log(`${out}: ${tasks} tasks, ${events} events, seed ${seed}, ${sse ? 'SSE' : 'JSON Lines'}, ${bytes} bytes`);
+  const { events, bytes } = await writeCaptureFile(out, tasks, seed, sse, late);
+  console.log(`${out}: ${tasks} tasks, ${events} events, seed ${seed}, ${sse ? 'SSE' : 'JSON Lines'}${late ? ', a late artifact in each task' : ''}, ${bytes} bytes`);
 }

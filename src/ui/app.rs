@@ -63,6 +63,7 @@ pub fn App() -> impl IntoView {
         shown,
         import: RwSignal::new(None),
         dragging: RwSignal::new(false),
+        explain_stops: RwSignal::new(0),
     };
     // Drag enters and leaves every element on the way; files are over the
     // lab while more enters than leaves were seen.

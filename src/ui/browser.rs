@@ -87,6 +87,10 @@ mod imp {
         .forget();
     }
 
+    pub fn now_ms() -> f64 {
+        js_sys::Date::now()
+    }
+
     pub async fn next_task() {
         let promise = js_sys::Promise::new(&mut |resolve, _| {
             if let Some(w) = window() {
@@ -142,6 +146,9 @@ mod imp {
     pub fn copy(_text: &str) {}
     pub fn post_height_soon() {}
     pub async fn next_task() {}
+    pub fn now_ms() -> f64 {
+        0.0
+    }
     pub async fn after_paint() {}
     pub fn field_owns_key(_target: Option<web_sys::EventTarget>, _key: &str) -> bool {
         false
@@ -164,6 +171,9 @@ pub use imp::is_narrow;
 /// Resolves in a later task of the event loop, once the page could paint
 /// and answer input.
 pub use imp::next_task;
+/// The browser's clock in milliseconds (0 off the browser), for pacing
+/// long work; the model never reads it.
+pub use imp::now_ms;
 /// Tells an embedding page the lab's height (`postMessage`).
 pub use imp::post_height_soon;
 /// The page URL's query string (with its `?`).

@@ -11,6 +11,8 @@ use super::CollectAny;
 use std::sync::Arc;
 
 use super::lab::Lab;
+use super::pacer::FramePacer;
+use crate::model::pictures::shown::Shown;
 
 /// Tasks listed before the user asks for all of them: a big capture's list
 /// would otherwise take the page a noticeable moment to build.
@@ -33,15 +35,19 @@ pub fn CaptureTasks() -> impl IntoView {
         now
     });
     // The chosen task, when it waits to be explained, is searched once the
-    // page has painted that it is on it; then the panel shows what it found.
+    // page has painted that it is on it, in slices that leave the page
+    // free to answer input, until it ends or the user stops it; then the
+    // panel shows what it found.
     Effect::new(move |_| {
-        let shown = lab.shown.get();
-        if !shown.chosen_waits() {
+        let Some((view, job)) = lab.shown.with(Shown::begin_chosen) else {
             return;
-        }
+        };
+        let stops = lab.explain_stops.get_untracked();
         leptos::task::spawn_local(async move {
             super::browser::after_paint().await;
-            shown.explain_chosen();
+            let stopped = move || lab.explain_stops.get_untracked() != stops;
+            let found = job.run(Some(Box::new(FramePacer::new(stopped)))).await;
+            view.ended(&job, found);
             lab.shown.update(|_| {});
         });
     });
@@ -74,7 +80,15 @@ pub fn CaptureTasks() -> impl IntoView {
             .into_any()),
             None if shown.chosen_waits() => Some(view! {
                 <p class="capture__explaining" role="status">
-                    "Explaining this task by a scenario…"
+                    "Explaining this task by a scenario… "
+                    <button class="capture__stop" on:click=move |_| lab.stop_explaining()>"Stop"</button>
+                </p>
+            }
+            .into_any()),
+            None if shown.chosen_stopped() => Some(view! {
+                <p class="capture__explaining capture__explaining--stopped" role="status">
+                    "Explaining this task was stopped. "
+                    <button class="capture__again" on:click=move |_| lab.explain_again()>"Explain it"</button>
                 </p>
             }
             .into_any()),

@@ -40,6 +40,10 @@ pub struct Lab {
     pub import: RwSignal<Option<ImportProgress>>,
     /// Files are being dragged over the page.
     pub dragging: RwSignal<bool>,
+    /// Counts the user's stops of a task's explaining (and leaving an
+    /// import): a search started before the latest stops at its next
+    /// pause.
+    pub explain_stops: RwSignal<u32>,
 }
 
 /// What compare mode holds as A, beside the scenario shown (B).
@@ -150,9 +154,21 @@ impl Lab {
     /// Back from an import to the simulated scenario.
     pub fn leave_capture(&self) {
         if !self.shown.with_untracked(Shown::is_simulation) {
+            self.stop_explaining();
             self.shown.set(Shown::Simulation);
             self.step.set(None);
         }
+    }
+
+    /// Stops the explaining under way at its next pause.
+    pub fn stop_explaining(&self) {
+        self.explain_stops.update(|n| *n = n.wrapping_add(1));
+    }
+
+    /// The chosen task, whose explaining was stopped, explained after all.
+    pub fn explain_again(&self) {
+        self.shown.with_untracked(Shown::retry_chosen);
+        self.shown.update(|_| {});
     }
 
     /// Shows what was imported, from its first row.

@@ -25,6 +25,7 @@ pub mod lab;
 pub mod ledger_panel;
 pub mod metrics;
 pub mod outcome;
+pub mod pacer;
 pub mod playback;
 pub mod timeline;
 pub mod toolbar;

@@ -6,7 +6,7 @@
 
 use std::sync::{Arc, Mutex};
 
-use crate::model::evidence::capture::explaining::Explaining;
+use crate::model::evidence::capture::explaining::{Explaining, Job};
 use crate::model::evidence::capture::run::task_run;
 use crate::model::evidence::capture::{CaptureReader, CaptureReport, WiresSeen};
 use crate::model::evidence::import::Imported;
@@ -42,10 +42,24 @@ impl CaptureView {
     }
 
     /// What explains task `i`: its scenario, searched (within the budget)
-    /// the first time it is asked for.
+    /// the first time it is asked for, now.
     pub fn explain(&self, i: usize) -> Option<ScenarioOf> {
         let mut explaining = self.explaining.lock().ok()?;
         explaining.explain(i, &self.report)
+    }
+
+    /// The search for task `i`, to run apart from the view (the page runs
+    /// it in steps), if it waits and none is under way.
+    pub fn begin(&self, i: usize) -> Option<Job> {
+        let mut explaining = self.explaining.lock().ok()?;
+        explaining.begin(i, &self.report)
+    }
+
+    /// How `job`'s search ended: what it found, or `None` when stopped.
+    pub fn ended(&self, job: &Job, found: Option<ScenarioOf>) {
+        if let Ok(mut explaining) = self.explaining.lock() {
+            explaining.ended(job, found);
+        }
     }
 
     /// Whether task `i` waits to be explained: asking for it searches.
@@ -55,10 +69,25 @@ impl CaptureView {
             .is_ok_and(|explaining| explaining.waits(i, &self.report))
     }
 
+    /// Whether the user stopped task `i`'s search.
+    pub fn stopped(&self, i: usize) -> bool {
+        self.explaining
+            .lock()
+            .is_ok_and(|explaining| explaining.is_stopped(i))
+    }
+
+    /// Task `i`, stopped, asked for again.
+    pub fn retry(&self, i: usize) {
+        if let Ok(mut explaining) = self.explaining.lock() {
+            explaining.retry(i);
+        }
+    }
+
     /// What explains task `i` without searching: the scenario it was given
     /// or was found for it.
     fn explained(&self, i: usize) -> Option<ScenarioOf> {
-        (!self.waits(i)).then(|| self.explain(i)).flatten()
+        let explaining = self.explaining.lock().ok()?;
+        explaining.known(i, &self.report)
     }
 }
 
@@ -222,10 +251,33 @@ impl Shown {
     }
 
     /// Explains the chosen task, if it waits: one search within its
-    /// budget, which the page runs once it has painted that it is on it.
+    /// budget, now.
     pub fn explain_chosen(&self) {
         if let Some((view, task)) = self.chosen_task() {
             view.explain(task);
+        }
+    }
+
+    /// The chosen task's search, to run apart (the page runs it in steps,
+    /// once it has painted that it is on it), with the view to hand back
+    /// what it finds.
+    pub fn begin_chosen(&self) -> Option<(Arc<CaptureView>, Job)> {
+        let view = Arc::clone(self.capture_view()?);
+        let (_, task) = self.chosen_task()?;
+        let job = view.begin(task)?;
+        Some((view, job))
+    }
+
+    /// Whether the user stopped the chosen task's search.
+    pub fn chosen_stopped(&self) -> bool {
+        self.chosen_task()
+            .is_some_and(|(view, task)| view.stopped(task))
+    }
+
+    /// The chosen task, stopped, asked for again.
+    pub fn retry_chosen(&self) {
+        if let Some((view, task)) = self.chosen_task() {
+            view.retry(task);
         }
     }
 

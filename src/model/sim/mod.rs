@@ -14,4 +14,4 @@ pub mod query;
 pub mod scenario;
 mod subscriber_keys;
 
-pub use actors::{get_task, simulate};
+pub use actors::{get_task, simulate, Simulation};

@@ -5,32 +5,86 @@
 //! name first; tasks whose events differ only in their ids are searched
 //! once.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
+use std::sync::Arc;
 
 use super::report::CaptureReport;
 use crate::model::evidence::scenario_of::{
-    scenario_of_within, sdk_order, Budget, ScenarioOf, Search,
+    at_once, scenario_of_paced, sdk_order, Budget, Pacer, ScenarioOf, Search,
 };
 use crate::model::sim::keys::Sdk;
 use crate::model::sim::profile::sdk_named;
 use crate::model::wire::answer::OwnedEvent;
+#[cfg(not(target_arch = "wasm32"))]
+use crate::model::wire::answer::{read_answer, Answer};
 use crate::model::wire::signs::WireSigns;
+#[cfg(not(target_arch = "wasm32"))]
+use crate::model::wire::Wire;
+
+/// Tasks alike but for their ids, with the SDK their bytes name: searched
+/// once.
+type Alike = (String, Option<&'static str>);
 
 /// The explaining of a capture's tasks under way.
 #[derive(Debug, Default)]
 pub struct Explaining {
-    /// Each task's events as read, in the order of the report's tasks.
-    events: Vec<Vec<OwnedEvent>>,
+    /// Each task's events as read, in the order of the report's tasks
+    /// (shared with a search under way, which runs apart from this).
+    events: Vec<Arc<Vec<OwnedEvent>>>,
     /// What each task's bytes show of its SDK, in the same order.
     signs: Vec<WireSigns>,
     /// The next task to look at.
     next: usize,
     /// What a task of the same events, but for their ids, was explained
     /// by, with the SDK its bytes named.
-    searched: HashMap<(String, Option<&'static str>), ScenarioOf>,
+    searched: HashMap<Alike, ScenarioOf>,
     /// Each task asked for, by its place in the report, with what
     /// explains it (`None`: nothing can).
     asked: HashMap<usize, Option<ScenarioOf>>,
+    /// Tasks whose search is under way apart from this ([`Job`]).
+    under_way: HashSet<usize>,
+    /// Tasks whose search the user stopped: they wait until asked again.
+    stopped: HashSet<usize>,
+}
+
+/// What asking for a task gives: what explains it, known now, or the
+/// search that will tell.
+#[derive(Debug)]
+pub enum Asked {
+    /// Known without a search: the scenario (`None`: nothing explains it).
+    Known(Option<ScenarioOf>),
+    /// A search to run, then to hand back ([`Explaining::found`]).
+    Search(Job),
+}
+
+/// One task's search, apart from the explaining it came from, so that the
+/// page may run it in steps while it answers input.
+#[derive(Debug, Clone)]
+pub struct Job {
+    task: usize,
+    alike: Alike,
+    events: Arc<Vec<OwnedEvent>>,
+    named: Option<Sdk>,
+}
+
+impl Job {
+    /// Which task of the report it explains.
+    pub fn task(&self) -> usize {
+        self.task
+    }
+
+    /// The search, within the task's budget, the SDK its bytes name first,
+    /// paused by `pacer` where one is given; `None` when the pacer stopped
+    /// it.
+    pub async fn run(&self, pacer: Option<Box<dyn Pacer>>) -> Option<ScenarioOf> {
+        let budget = Budget::for_events(self.events.len());
+        let mut search = Search::new(sdk_order(self.named), budget);
+        if let Some(pacer) = pacer {
+            search = search.paced(pacer);
+        }
+        let found = scenario_of_paced(&self.events, None, &mut search).await;
+        (!search.stopped()).then_some(found)
+    }
 }
 
 impl Explaining {
@@ -38,7 +92,7 @@ impl Explaining {
     /// order of the report's tasks) a reader kept, with their `signs`.
     pub fn new(events: Vec<Vec<OwnedEvent>>, signs: Vec<WireSigns>) -> Explaining {
         Explaining {
-            events,
+            events: events.into_iter().map(Arc::new).collect(),
             signs,
             ..Explaining::default()
         }
@@ -65,21 +119,107 @@ impl Explaining {
         false
     }
 
-    /// What explains task `i` of `report`: the scenario it was given, or
-    /// the one found now (searched once, however often it is asked for);
-    /// `None` for a task without a finding or whose events cannot be
-    /// read whole.
+    /// What explains task `i` of `report`, searched now if it must be
+    /// (once, however often it is asked for); `None` for a task without a
+    /// finding or whose events cannot be read whole.
     pub fn explain(&mut self, i: usize, report: &CaptureReport) -> Option<ScenarioOf> {
-        let task = report.tasks.get(i)?;
+        match self.ask(i, report) {
+            Asked::Known(known) => known,
+            Asked::Search(job) => {
+                let found = at_once(job.run(None))?;
+                self.found(&job, found.clone());
+                Some(found)
+            }
+        }
+    }
+
+    /// What explains task `i` of `report`: the scenario it was given, the
+    /// one found for it or for a task alike, or the search that will
+    /// find it.
+    pub fn ask(&mut self, i: usize, report: &CaptureReport) -> Asked {
+        let Some(task) = report.tasks.get(i) else {
+            return Asked::Known(None);
+        };
         if let Some(given) = &task.scenario {
-            return Some((**given).clone());
+            return Asked::Known(Some((**given).clone()));
         }
         if let Some(found) = self.asked.get(&i) {
-            return found.clone();
+            return Asked::Known(found.clone());
         }
-        let found = self.search(i, task.findings, task.events);
-        self.asked.insert(i, found.clone());
-        found
+        if !self.explainable(i, task.findings, task.events) {
+            self.asked.insert(i, None);
+            return Asked::Known(None);
+        }
+        let events = Arc::clone(&self.events[i]);
+        let named = self.signs.get(i).and_then(sdk_named);
+        let alike = (without_ids(&events), named.map(Sdk::name));
+        if let Some(found) = self.searched.get(&alike) {
+            let found = found.clone();
+            self.asked.insert(i, Some(found.clone()));
+            return Asked::Known(Some(found));
+        }
+        Asked::Search(Job {
+            task: i,
+            alike,
+            events,
+            named,
+        })
+    }
+
+    /// What `job`'s search found, kept for its task and for every task
+    /// alike.
+    pub fn found(&mut self, job: &Job, found: ScenarioOf) {
+        self.under_way.remove(&job.task);
+        self.asked.insert(job.task, Some(found.clone()));
+        self.searched.insert(job.alike.clone(), found);
+    }
+
+    /// The search for task `i`, to run apart, if it waits and none is
+    /// under way (a task asked for again while its search runs is not
+    /// searched twice); a task explained without a search is explained
+    /// now.
+    pub fn begin(&mut self, i: usize, report: &CaptureReport) -> Option<Job> {
+        if !self.waits(i, report) || self.under_way.contains(&i) {
+            return None;
+        }
+        match self.ask(i, report) {
+            Asked::Known(_) => None,
+            Asked::Search(job) => {
+                self.under_way.insert(i);
+                Some(job)
+            }
+        }
+    }
+
+    /// How `job`'s search ended: what it found, or `None` when the user
+    /// stopped it (the task then waits until asked again: [`Self::retry`]).
+    pub fn ended(&mut self, job: &Job, found: Option<ScenarioOf>) {
+        match found {
+            Some(found) => self.found(job, found),
+            None => {
+                self.under_way.remove(&job.task);
+                self.stopped.insert(job.task);
+            }
+        }
+    }
+
+    /// Whether the user stopped task `i`'s search.
+    pub fn is_stopped(&self, i: usize) -> bool {
+        self.stopped.contains(&i)
+    }
+
+    /// Task `i`, stopped, asked for again: it waits once more.
+    pub fn retry(&mut self, i: usize) {
+        self.stopped.remove(&i);
+    }
+
+    /// What explains task `i` without searching: `None` while it waits.
+    pub fn known(&self, i: usize, report: &CaptureReport) -> Option<ScenarioOf> {
+        let task = report.tasks.get(i)?;
+        match &task.scenario {
+            Some(given) => Some((**given).clone()),
+            None => self.asked.get(&i).cloned().flatten(),
+        }
     }
 
     /// Whether task `i` has a finding and waits to be explained (asking
@@ -88,6 +228,7 @@ impl Explaining {
         report.tasks.get(i).is_some_and(|t| {
             t.scenario.is_none()
                 && !self.asked.contains_key(&i)
+                && !self.stopped.contains(&i)
                 && self.explainable(i, t.findings, t.events)
         })
     }
@@ -101,22 +242,6 @@ impl Explaining {
         self.events
             .get(i)
             .is_some_and(|kept| findings > 0 && !kept.is_empty() && kept.len() == events as usize)
-    }
-
-    fn search(&mut self, i: usize, findings: u32, events: u32) -> Option<ScenarioOf> {
-        if !self.explainable(i, findings, events) {
-            return None;
-        }
-        let events = &self.events[i];
-        let named = self.signs.get(i).and_then(sdk_named);
-        let found = self
-            .searched
-            .entry((without_ids(events), named.map(Sdk::name)))
-            .or_insert_with(|| {
-                let mut search = Search::new(sdk_order(named), Budget::for_events(events.len()));
-                scenario_of_within(events, None, &mut search)
-            });
-        Some(found.clone())
     }
 }
 
@@ -146,4 +271,104 @@ fn without_ids(events: &[OwnedEvent]) -> String {
         key.push(';');
     }
     key
+}
+
+/// `check`'s explaining, on a second reading of the capture: each task
+/// with a finding (as the first reading judged it) is kept only until its
+/// last event, explained then, and let go, so that memory grows with the
+/// tasks open at once, not with the capture; tasks alike are searched
+/// once. What it finds is what [`Explaining`] finds for the same tasks.
+#[cfg(not(target_arch = "wasm32"))]
+#[derive(Debug, Default)]
+pub struct ExplainingAsRead {
+    /// The tasks with a finding, by id, until explained.
+    wanted: HashMap<String, Wanted>,
+    /// What a task of the same events, but for their ids, was explained
+    /// by, with the SDK its bytes named.
+    searched: HashMap<Alike, ScenarioOf>,
+    /// Each task explained, by its place in the report.
+    found: Vec<(usize, ScenarioOf)>,
+}
+
+/// A task with a finding as the second reading keeps it.
+#[cfg(not(target_arch = "wasm32"))]
+#[derive(Debug)]
+struct Wanted {
+    /// Its place in the report.
+    task: usize,
+    /// Its events, as the first reading counted them.
+    events: u32,
+    /// Its events read so far.
+    kept: Vec<OwnedEvent>,
+    /// What its bytes show of its SDK.
+    signs: WireSigns,
+}
+
+#[cfg(not(target_arch = "wasm32"))]
+impl ExplainingAsRead {
+    /// The explaining of `report`'s tasks with a finding.
+    pub fn new(report: &CaptureReport) -> ExplainingAsRead {
+        let wanted = report
+            .tasks
+            .iter()
+            .enumerate()
+            .filter(|(_, t)| t.findings > 0 && t.events > 0 && t.scenario.is_none())
+            .map(|(task, t)| {
+                let wanted = Wanted {
+                    task,
+                    events: t.events,
+                    kept: Vec::new(),
+                    signs: WireSigns::default(),
+                };
+                (t.id.clone(), wanted)
+            })
+            .collect();
+        ExplainingAsRead {
+            wanted,
+            ..ExplainingAsRead::default()
+        }
+    }
+
+    /// One element of the capture, read as the first reading kept it
+    /// (`crlf`: how its SSE event ended its lines, where it came in one);
+    /// a task's last event explains it.
+    pub(super) fn element(&mut self, bytes: &[u8], crlf: Option<bool>, forced: Option<Wire>) {
+        let Ok(Answer::Event(event)) = read_answer(bytes, forced) else {
+            return;
+        };
+        let Some(wanted) = self.wanted.get_mut(event.task_id.as_str()) else {
+            return;
+        };
+        wanted.signs.read(bytes, event.wire);
+        if let Some(crlf) = crlf {
+            wanted.signs.read_line_end(crlf);
+        }
+        let id = (wanted.kept.len() + 1 == wanted.events as usize).then(|| event.task_id.clone());
+        wanted.kept.push(event);
+        if let Some(wanted) = id.and_then(|id| self.wanted.remove(&id)) {
+            self.explain(wanted);
+        }
+    }
+
+    fn explain(&mut self, wanted: Wanted) {
+        let named = sdk_named(&wanted.signs);
+        let alike = (without_ids(&wanted.kept), named.map(Sdk::name));
+        let found = self
+            .searched
+            .entry(alike)
+            .or_insert_with(|| {
+                let budget = Budget::for_events(wanted.kept.len());
+                let mut search = Search::new(sdk_order(named), budget);
+                at_once(scenario_of_paced(&wanted.kept, None, &mut search))
+            })
+            .clone();
+        self.found.push((wanted.task, found));
+    }
+
+    /// Each task explained, by its place in the report; a task whose
+    /// events were not all read again (one the schema kept from being
+    /// judged) is not.
+    pub fn finish(self) -> Vec<(usize, ScenarioOf)> {
+        self.found
+    }
 }

@@ -8,6 +8,8 @@
 
 use std::collections::{BTreeMap, HashMap};
 
+#[cfg(not(target_arch = "wasm32"))]
+use super::explaining::ExplainingAsRead;
 use super::report::{CaptureFinding, CaptureReport, RpcError, TaskSummary, WiresSeen};
 use super::task::{EventFindings, ShapeTally, TaskJudge};
 use super::EXPLAIN_AT_MOST;
@@ -24,6 +26,10 @@ pub(super) struct CaptureJudge {
     forced: Option<Wire>,
     pub(super) keep_rows: bool,
     pub(super) keep_events: bool,
+    /// Reading again only to explain the tasks with a finding: nothing is
+    /// judged (`check`'s; the page keeps its events instead).
+    #[cfg(not(target_arch = "wasm32"))]
+    pub(super) again: Option<Box<ExplainingAsRead>>,
     /// How the SSE event read now ended its lines (`\r\n`: true); `None`
     /// for an element that came in no SSE event.
     pub(super) sse_crlf: Option<bool>,
@@ -51,6 +57,8 @@ impl CaptureJudge {
             forced,
             keep_rows: false,
             keep_events: false,
+            #[cfg(not(target_arch = "wasm32"))]
+            again: None,
             sse_crlf: None,
             tasks: Vec::new(),
             by_id: HashMap::new(),
@@ -68,6 +76,11 @@ impl CaptureJudge {
     /// One element: a JSON-RPC response (its result, or its error) or a
     /// bare event, read into borrowed, typed fields.
     pub(super) fn element(&mut self, bytes: &[u8]) -> Result<(), ReadError> {
+        #[cfg(not(target_arch = "wasm32"))]
+        if let Some(again) = self.again.as_mut() {
+            again.element(bytes, self.sse_crlf, self.forced);
+            return Ok(());
+        }
         let index = self.index;
         self.index += 1;
         let in_event = |e: ReadError| e.within(Place::Event(index));

@@ -24,8 +24,12 @@ pub mod run;
 mod task;
 
 use super::json_array::{Element, Splitter};
+#[cfg(not(target_arch = "wasm32"))]
+use crate::model::evidence::scenario_of::ScenarioOf;
 use crate::model::wire::read_error::{Place, ReadError, ReadKind, Unit};
 use crate::model::wire::sse::{trim_eol, SseDecoder, SseLine};
+#[cfg(not(target_arch = "wasm32"))]
+use explaining::ExplainingAsRead;
 use judge::CaptureJudge;
 pub use report::{CaptureFinding, CaptureReport, RpcError, TaskSummary, WiresSeen};
 
@@ -91,9 +95,10 @@ struct Lines {
     number: u64,
 }
 
-/// The most events a capture may hold for its tasks with findings to be
-/// explained by a scenario: explaining keeps every event as read, so a
-/// capture past this is judged but not explained.
+/// The most events a capture may hold for the page to explain its tasks
+/// with findings by a scenario: the page keeps every event as read, so a
+/// capture past this is judged but not explained there (`check` reads a
+/// capture again instead: [`CaptureReader::explaining`]).
 pub const EXPLAIN_AT_MOST: usize = 100_000;
 
 impl CaptureReader {
@@ -114,6 +119,24 @@ impl CaptureReader {
     pub fn keeping_events(mut self) -> CaptureReader {
         self.judge.keep_events = true;
         self
+    }
+
+    /// A reader of the capture again, only to explain the tasks of
+    /// `report` (the first reading's) that have a finding, each once its
+    /// last event is read ([`ExplainingAsRead`]); it judges nothing, and
+    /// memory grows with the tasks open at once.
+    #[cfg(not(target_arch = "wasm32"))]
+    pub fn explaining(forced: Option<Wire>, report: &CaptureReport) -> CaptureReader {
+        let mut reader = CaptureReader::new(forced);
+        reader.judge.again = Some(Box::new(ExplainingAsRead::new(report)));
+        reader
+    }
+
+    /// What a reader made by [`Self::explaining`] explained: each task by
+    /// its place in the report.
+    #[cfg(not(target_arch = "wasm32"))]
+    pub fn explained(self) -> Vec<(usize, ScenarioOf)> {
+        self.judge.again.map(|a| a.finish()).unwrap_or_default()
     }
 
     /// Also keeps every task's events as trace rows (for the page, which

@@ -23,7 +23,7 @@ mod shape;
 pub mod streams;
 
 use crate::model::sim::keys::Key;
-pub use search::{sdk_order, Budget, Search};
+pub use search::{at_once, sdk_order, Budget, Pacer, Pause, Search};
 use setting::{count, has, word, Reading};
 pub use shape::{shapes, EventShape, ShapeOf, Shaper};
 
@@ -359,10 +359,19 @@ fn shaped<'a>(rows: &'a [&Row], wire: Wire) -> impl Iterator<Item = Option<Event
 /// Where the task's events and what client 1 received in a run first
 /// differ, and how many agree before that. The run's events are read only
 /// up to the first difference: a candidate is cut off there.
-fn compare_received(task: &[EventShape], run: &Run, wire: Wire) -> (Option<String>, usize) {
+async fn compare_received(
+    task: &[EventShape],
+    run: &Run,
+    wire: Wire,
+    pause: &mut Pause,
+) -> (Option<String>, usize) {
     let rows = received(run);
     let mut got = shaped(&rows, wire).flatten();
     for (i, a) in task.iter().enumerate() {
+        // A long run is compared a slice at a time, as it was simulated.
+        if i % Search::SLICE_ROWS == Search::SLICE_ROWS - 1 && !pause.now().await {
+            return (None, i);
+        }
         match got.next() {
             Some(b) if b == *a => {}
             b => return (Some(difference_at(i, Some(a), b.as_ref())), i),
@@ -435,15 +444,27 @@ pub fn scenario_of_within(
     end: Option<StreamEnd>,
     search: &mut Search,
 ) -> ScenarioOf {
-    let one = scenario_of_one(events, end, search);
-    if one.reproduces || answers_only(events) {
+    at_once(scenario_of_paced(events, end, search))
+}
+
+/// [`scenario_of_within`] as a search its [`Pacer`] may pause between two
+/// simulations (the page's, which paints and answers input there).
+pub async fn scenario_of_paced(
+    events: &[OwnedEvent],
+    end: Option<StreamEnd>,
+    search: &mut Search,
+) -> ScenarioOf {
+    let one = scenario_of_one(events, end, search).await;
+    if one.reproduces || answers_only(events) || search.stopped() {
         return one;
     }
     let starts = stream_starts(events);
     if starts.is_empty() {
         return one;
     }
-    several_streams(events, end, starts, search).unwrap_or(one)
+    several_streams(events, end, starts, search)
+        .await
+        .unwrap_or(one)
 }
 
 /// Where a task's events open another stream after the first: a task
@@ -458,7 +479,7 @@ fn stream_starts(events: &[OwnedEvent]) -> Vec<usize> {
 /// The events read stream by stream, split where each opens, if that
 /// reproduces them: on the page as in `check`, so that the same bytes get
 /// the same explanation.
-fn several_streams(
+async fn several_streams(
     events: &[OwnedEvent],
     end: Option<StreamEnd>,
     starts: Vec<usize>,
@@ -477,7 +498,7 @@ fn several_streams(
             end: (w[1] == events.len()).then_some(end).flatten(),
         })
         .collect();
-    let several = streams::scenario_of_streams_within(&streams, search);
+    let several = streams::scenario_of_streams_paced(&streams, search).await;
     several.reproduces.then_some(several)
 }
 
@@ -574,22 +595,23 @@ fn finished<T: std::fmt::Display>(
 /// first; then the readings with a resend, the nearest to where the first
 /// reading parted from the task first (a resend shifts the events only
 /// from where it fell), as far as the budget goes.
-fn scenario_of_one(
+async fn scenario_of_one(
     events: &[OwnedEvent],
     end: Option<StreamEnd>,
     search: &mut Search,
 ) -> ScenarioOf {
     let task = shapes(events);
     let wire = events.first().map_or(Wire::V1_0, |e| e.wire);
-    let compare = |run: &Run| compare_received(&task, run, wire);
+    let compare =
+        async |run: &Run, pause: &mut Pause| compare_received(&task, run, wire, pause).await;
     let read = keys_of(events, end);
-    let (agree, closest) = match search.run([vec![read]], &compare) {
+    let (agree, closest) = match search.run([vec![read]], &compare).await {
         Ok(found) => return finished(found, &task, search),
         Err(closest) => closest,
     };
     let places = Resend::places(events, &task);
     let readings = Resend::nearest_first(&places, agree).map(|r| vec![r.keys(events, end)]);
-    let found = match search.run(readings, &compare) {
+    let found = match search.run(readings, &compare).await {
         Ok(found) => found,
         Err((more, other)) if more > agree => other,
         Err(_) => closest,

@@ -315,11 +315,12 @@ pub fn scenario_of_pushes(posts: &[Pushed]) -> ScenarioOf {
     }
     let lists = candidates(posts, &events);
     let mut search = Search::new(sdk_order(None), Budget::for_events(posts.len()));
-    let found = search.run(super::search::combinations(&lists), |run| {
+    let compare = async |run: &Run, _: &mut super::Pause| {
         let got = raced(run_posts(run, answers, headers), &task);
         let difference =
             super::first_difference(&task, &got).map(|d| d.replacen("event", "POST", 1));
         (difference, super::agreed(&task, &got))
-    });
+    };
+    let found = super::at_once(search.run(super::search::combinations(&lists), compare));
     super::finished(found.unwrap_or_else(|(_, closest)| closest), &task, &search)
 }

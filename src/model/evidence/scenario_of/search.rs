@@ -3,10 +3,17 @@
 //! SDK of the profile table (the one the bytes name first), compared with
 //! the task, and stopped at a stated budget of simulated rows, so that a
 //! task no scenario reproduces costs a bounded, linear amount of work.
+//!
+//! The search is a future that a [`Pacer`] may pause between two
+//! simulations: the page lets itself paint and answer input there (and
+//! stops on Cancel); `check` and the tests run it [`at_once`].
+
+use std::future::Future;
+use std::pin::Pin;
 
 use crate::model::sim::keys::Sdk;
 use crate::model::sim::scenario::Scenario;
-use crate::model::sim::simulate;
+use crate::model::sim::Simulation;
 use crate::model::trace::Run;
 
 use super::setting::{pairs, Reading};
@@ -98,19 +105,94 @@ pub(super) fn combinations(lists: &[Vec<Reading>]) -> impl Iterator<Item = Vec<R
     })
 }
 
+/// A pause the search offers before each simulation. The model reads no
+/// clock: whoever runs the search decides when a pause is due (the page,
+/// after a few milliseconds of work) and what it waits for.
+pub trait Pacer {
+    /// `None`: go on at once. Otherwise a wait, after which the search
+    /// goes on when it yields `true` and stops when it yields `false`
+    /// (the user's Cancel).
+    fn pause(&mut self) -> Option<Pin<Box<dyn Future<Output = bool>>>>;
+}
+
+/// Runs a search that no pacer pauses to its end, now: nothing in it ever
+/// waits, so its first poll finishes it.
+pub fn at_once<T>(search: impl Future<Output = T>) -> T {
+    use std::task::{Context, Poll, Waker};
+    let mut search = std::pin::pin!(search);
+    let mut cx = Context::from_waker(Waker::noop());
+    loop {
+        // A search without a pacer is ready at its first poll; the loop
+        // only keeps the type honest.
+        if let Poll::Ready(found) = search.as_mut().poll(&mut cx) {
+            return found;
+        }
+    }
+}
+
 /// How one task is searched, across every pass over its candidates: the
-/// SDKs in the order tried, and the budget they all draw on. What it finds
-/// carries no events: the reading sets the task's once, at the end.
-#[derive(Debug, Clone)]
+/// SDKs in the order tried, the budget they all draw on, and what may
+/// pause it. What it finds carries no events: the reading sets the task's
+/// once, at the end.
 pub struct Search {
     sdks: Vec<Sdk>,
     budget: Budget,
+    pause: Pause,
+}
+
+/// The search's pacer, which a comparison is lent too (a long run is
+/// compared a slice at a time), and whether it stopped the search.
+#[derive(Default)]
+pub struct Pause {
+    pacer: Option<Box<dyn Pacer>>,
+    stopped: bool,
+}
+
+impl Pause {
+    /// The pacer's pause, if it pauses here; `false` once it stopped the
+    /// search.
+    pub async fn now(&mut self) -> bool {
+        if let Some(pause) = self.pacer.as_mut().and_then(|p| p.pause()) {
+            self.stopped = !pause.await;
+        }
+        !self.stopped
+    }
+
+    /// Whether a pacer may pause the search at all.
+    fn paced(&self) -> bool {
+        self.pacer.is_some()
+    }
+}
+
+impl std::fmt::Debug for Search {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Search")
+            .field("sdks", &self.sdks)
+            .field("budget", &self.budget)
+            .field("paced", &self.pause.paced())
+            .field("stopped", &self.pause.stopped)
+            .finish()
+    }
 }
 
 impl Search {
+    /// Rows simulated between two of the pacer's pauses: a few
+    /// milliseconds of work in the page's WebAssembly.
+    pub const SLICE_ROWS: usize = 500;
+
     /// A search under `budget`, trying `sdks` in order.
     pub fn new(sdks: Vec<Sdk>, budget: Budget) -> Self {
-        Search { sdks, budget }
+        Search {
+            sdks,
+            budget,
+            pause: Pause::default(),
+        }
+    }
+
+    /// The search, paused by `pacer` before each simulation.
+    pub fn paced(mut self, pacer: Box<dyn Pacer>) -> Self {
+        self.pause.pacer = Some(pacer);
+        self
     }
 
     /// The budget as it stands.
@@ -118,17 +200,67 @@ impl Search {
         self.budget
     }
 
+    /// Whether the pacer stopped the search: what it found then is no
+    /// answer.
+    pub fn stopped(&self) -> bool {
+        self.pause.stopped
+    }
+
+    /// Whether another simulation may start: the budget allows it, and the
+    /// pacer, if it pauses here, lets the search go on.
+    async fn may_go_on(&mut self) -> bool {
+        if self.pause.stopped || !self.budget.allows_another() {
+            return false;
+        }
+        self.pause().await
+    }
+
+    /// The pacer's pause, if it pauses here; `false` once it stopped the
+    /// search.
+    async fn pause(&mut self) -> bool {
+        self.pause.now().await
+    }
+
+    /// Lets a run go a slice of rows at a time, the pacer asked between
+    /// two (a long run's rows take as long to free as to write).
+    async fn drop_paced(&mut self, run: Run) {
+        if !self.pause.paced() {
+            return;
+        }
+        let mut rows = run.trace.rows;
+        while rows.len() > Search::SLICE_ROWS {
+            rows.truncate(rows.len() - Search::SLICE_ROWS);
+            if !self.pause().await {
+                return;
+            }
+        }
+    }
+
+    /// `scenario` simulated a slice of [`Search::SLICE_ROWS`] rows at a
+    /// time, the pacer asked between two; `None` once it stopped the
+    /// search.
+    async fn simulate(&mut self, scenario: &Scenario) -> Option<Run> {
+        let mut simulation = Simulation::new(scenario);
+        while !simulation.advance(Search::SLICE_ROWS) {
+            if !self.pause().await {
+                return None;
+            }
+        }
+        Some(simulation.finish())
+    }
+
     /// Tries each candidate (one reading of each key left open, taken
     /// together) under each SDK, comparing its run by `compare` (where the
-    /// task and the run first differ, and how many events agree): the
+    /// task and the run first differ, and how many events agree, pausing
+    /// as it goes where the run is long): the
     /// first that reproduces the task, else the closest (the one that
     /// agreed longest, the first of those) with how much it agreed.
     /// Whether the budget left candidates untried is the budget's to say
     /// ([`Budget::ran_out`]), once every pass is done.
-    pub(super) fn run(
+    pub(super) async fn run(
         &mut self,
         candidates: impl IntoIterator<Item = Vec<Reading>>,
-        mut compare: impl FnMut(&Run) -> (Option<String>, usize),
+        mut compare: impl AsyncFnMut(&Run, &mut Pause) -> (Option<String>, usize),
     ) -> Result<ScenarioOf, (usize, ScenarioOf)> {
         let mut closest: Option<(usize, ScenarioOf)> = None;
         let mut first: Option<String> = None;
@@ -143,17 +275,25 @@ impl Search {
             let Ok(read) = read else {
                 continue;
             };
-            for &sdk in &self.sdks {
-                if !self.budget.allows_another() {
+            for at in 0..self.sdks.len() {
+                let sdk = self.sdks[at];
+                if !self.may_go_on().await {
                     break 'candidates;
                 }
                 let scenario = Scenario {
                     sdk,
                     ..read.clone()
                 };
-                let run = simulate(&scenario);
+                let Some(run) = self.simulate(&scenario).await else {
+                    break 'candidates;
+                };
                 self.budget.spend(run.trace.rows.len());
-                let (difference, agree) = compare(&run);
+                let (difference, agree) = compare(&run, &mut self.pause).await;
+                if self.pause.stopped {
+                    break 'candidates;
+                }
+                // The run's rows are let go a slice at a time too.
+                self.drop_paced(run).await;
                 let candidate = ScenarioOf {
                     query: scenario.to_query(),
                     reproduces: difference.is_none(),

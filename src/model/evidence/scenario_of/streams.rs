@@ -406,6 +406,14 @@ pub fn scenario_of_streams(streams: &[ClientStream]) -> ScenarioOf {
 
 /// [`scenario_of_streams`] with the SDKs tried and the budget given.
 pub fn scenario_of_streams_within(streams: &[ClientStream], search: &mut Search) -> ScenarioOf {
+    super::at_once(scenario_of_streams_paced(streams, search))
+}
+
+/// [`scenario_of_streams_within`] as a search its pacer may pause.
+pub async fn scenario_of_streams_paced(
+    streams: &[ClientStream<'_>],
+    search: &mut Search,
+) -> ScenarioOf {
     let c1: Vec<&ClientStream> = streams.iter().filter(|s| s.client == 1).collect();
     let c2: Vec<&ClientStream> = streams.iter().filter(|s| s.client != 1).collect();
     // Client 1's call alone, its turns one after another, or a blocking
@@ -415,19 +423,19 @@ pub fn scenario_of_streams_within(streams: &[ClientStream], search: &mut Search)
     let all: Vec<OwnedEvent> = c1.iter().flat_map(|s| s.events.iter().cloned()).collect();
     let end = c1.last().and_then(|s| s.end);
     if c2.is_empty() && end != Some(StreamEnd::Broken) && (one_call || super::answers_only(&all)) {
-        return super::scenario_of_one(&all, end, search);
+        return super::scenario_of_one(&all, end, search).await;
     }
     let flat: Vec<EventShape> = streams.iter().flat_map(|s| shapes(s.events)).collect();
     let strict = roles(&c1, false);
-    let (agree, closest) = match read_as(streams, &c1, &c2, &strict, search) {
+    let (agree, closest) = match read_as(streams, &c1, &c2, &strict, search).await {
         Ok(found) => return super::finished(found, &flat, search),
         Err(closest) => closest,
     };
     let resent = roles(&c1, true);
-    if resent == strict {
+    if resent == strict || search.stopped() {
         return super::finished(closest, &flat, search);
     }
-    let found = match read_as(streams, &c1, &c2, &resent, search) {
+    let found = match read_as(streams, &c1, &c2, &resent, search).await {
         Ok(found) => found,
         Err((more, other)) if more > agree => other,
         Err(_) => closest,
@@ -437,10 +445,10 @@ pub fn scenario_of_streams_within(streams: &[ClientStream], search: &mut Search)
 
 /// The streams read with these roles: the scenario that reproduces them,
 /// or the closest and how many events it agrees on.
-fn read_as(
-    streams: &[ClientStream],
-    c1: &[&ClientStream],
-    c2: &[&ClientStream],
+async fn read_as(
+    streams: &[ClientStream<'_>],
+    c1: &[&ClientStream<'_>],
+    c2: &[&ClientStream<'_>],
     roles: &[Role],
     search: &mut Search,
 ) -> Result<ScenarioOf, (usize, ScenarioOf)> {
@@ -469,10 +477,15 @@ fn read_as(
         .iter()
         .find_map(|s| s.events.first())
         .map_or(Wire::V1_0, |e| e.wire);
-    search.run(super::search::combinations(&lists), |run| {
-        let got = run_streams(run, wire);
-        (first_difference(&task, &got), agreement(&task, &got))
-    })
+    search
+        .run(
+            super::search::combinations(&lists),
+            async |run: &Run, _: &mut super::Pause| {
+                let got = run_streams(run, wire);
+                (first_difference(&task, &got), agreement(&task, &got))
+            },
+        )
+        .await
 }
 
 /// How many events, stream by stream, agree before the first difference.

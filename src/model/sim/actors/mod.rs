@@ -58,21 +58,57 @@ use crate::model::wire::write_v03::to_v03;
 
 /// Simulates a scenario to completion.
 pub fn simulate(scenario: &Scenario) -> Run {
-    if let Some(preset) = scenario.preset {
-        return presets::play(preset);
-    }
-    let mut sim = Sim::new(scenario);
-    sim.run();
-    let mut run = sim.finish();
-    if scenario.wire == Wire::V0_3 {
-        // A push body is already as the SDK sent it.
-        for row in run.trace.rows.iter_mut().filter(|r| r.push.is_none()) {
-            if let Some(wire) = &row.wire {
-                row.wire = Some(to_v03(wire));
+    let mut simulation = Simulation::new(scenario);
+    while !simulation.advance(usize::MAX) {}
+    simulation.finish()
+}
+
+/// A simulation under way, run a slice at a time: a long search on the
+/// page pauses between two slices to let the page answer input. The
+/// slices change nothing of the run: [`simulate`] is one slice.
+pub struct Simulation<'a> {
+    stage: Stage<'a>,
+}
+
+/// A simulation's actors at work, or a preset's run, played at once.
+enum Stage<'a> {
+    Running(Box<Sim<'a>>),
+    Played(Box<Run>),
+}
+
+impl<'a> Simulation<'a> {
+    /// The simulation of `scenario`, its start carried out.
+    pub fn new(scenario: &'a Scenario) -> Simulation<'a> {
+        let stage = match scenario.preset {
+            Some(preset) => Stage::Played(Box::new(presets::play(preset))),
+            None => {
+                let mut sim = Sim::new(scenario);
+                sim.start();
+                Stage::Running(Box::new(sim))
             }
+        };
+        Simulation { stage }
+    }
+
+    /// Carries out what is due until at least `rows` more rows are
+    /// written or nothing is left; `true` once nothing is.
+    pub fn advance(&mut self, rows: usize) -> bool {
+        match &mut self.stage {
+            Stage::Running(sim) => sim.advance(rows),
+            Stage::Played(_) => true,
         }
     }
-    run
+
+    /// The run (what is still due is carried out first).
+    pub fn finish(self) -> Run {
+        match self.stage {
+            Stage::Running(mut sim) => {
+                while !sim.advance(usize::MAX) {}
+                sim.finish()
+            }
+            Stage::Played(run) => *run,
+        }
+    }
 }
 
 /// What GetTask answers once every actor has finished or hung: the task
@@ -234,6 +270,13 @@ impl<'a> Sim<'a> {
     }
 
     fn run(&mut self) {
+        self.start();
+        while !self.advance(usize::MAX) {}
+    }
+
+    /// What is due at the start: client 1's call, the executor, and what
+    /// the scenario times (a cancel, a restart, a timeout).
+    fn start(&mut self) {
         if self.sc.client == Client::Stream {
             self.apply(vec![Effect::to(ClientIn::Open)]);
         }
@@ -248,7 +291,16 @@ impl<'a> Sim<'a> {
             let timeout = ClientIn::Timeout { call: 0 }.into();
             self.schedule(u64::from(ms), Tier::Server, timeout);
         }
-        while let Some(Reverse(due)) = self.agenda.heap.pop() {
+    }
+
+    /// Carries out what is due, in order, until at least `rows` more rows
+    /// are written; `true` once nothing is left.
+    fn advance(&mut self, rows: usize) -> bool {
+        let until = self.rows.len().saturating_add(rows);
+        while self.rows.len() < until {
+            let Some(Reverse(due)) = self.agenda.heap.pop() else {
+                return true;
+            };
             self.now = due.key.0;
             self.apply(vec![Effect::Send(due.to)]);
             match self.client.call() {
@@ -256,6 +308,7 @@ impl<'a> Sim<'a> {
                 _ => self.client_done_ms = self.client_done_ms.or(Some(self.now)),
             }
         }
+        self.agenda.heap.is_empty()
     }
 
     /// Carries out effects in order, each with all it leads to before the
@@ -348,7 +401,14 @@ impl<'a> Sim<'a> {
     /// client 1 follows after it.
     fn record(&mut self, entry: Entry) {
         let state = self.facts().followed_state;
-        let row = entry.row(self.rows.len(), self.now, state);
+        let mut row = entry.row(self.rows.len(), self.now, state);
+        // On the 0.3 wire each row is written as that wire's JSON as it is
+        // recorded; a push body is already as the SDK sent it.
+        if self.sc.wire == Wire::V0_3 && row.push.is_none() {
+            if let Some(wire) = &row.wire {
+                row.wire = Some(to_v03(wire));
+            }
+        }
         self.rows.push(row);
     }
 
