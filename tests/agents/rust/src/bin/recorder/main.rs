@@ -40,7 +40,8 @@ fn manifest_dir() -> PathBuf {
 }
 
 fn default_out() -> PathBuf {
-    manifest_dir().join("../../fidelity/fixtures/rust")
+    let out = manifest_dir().join("../../fidelity/fixtures/rust");
+    out.canonicalize().unwrap_or(out)
 }
 
 fn agent_bin() -> PathBuf {
@@ -1316,7 +1317,8 @@ async fn record(args: Args) -> Result<(), String> {
                 .with("call_end_ms", r.get("call_end_ms").cloned().unwrap_or(J::Null));
             probe_entries.retain(|e| e.get("name").and_then(J::str) != Some(pname));
             probe_entries.push(entry);
-            println!("[{:5.1}s] probe {pname}: {}", t.elapsed().as_secs_f64(), r.get("stream").or(r.get("call")).map(J::compact).unwrap_or_default());
+            let end = r.get("stream").filter(|e| **e != J::Null).or(r.get("call")).map(J::compact).unwrap_or_default();
+            println!("[{:5.1}s] probe {pname}: {end}", t.elapsed().as_secs_f64());
         }
     }
     let order = |q: &str| MATRIX.iter().position(|m| *m == q).unwrap_or(1000);
