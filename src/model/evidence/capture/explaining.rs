@@ -359,7 +359,11 @@ impl ExplainingAsRead {
             .or_insert_with(|| {
                 let budget = Budget::for_events(wanted.kept.len());
                 let mut search = Search::new(sdk_order(named), budget);
-                at_once(scenario_of_paced(&wanted.kept, None, &mut search))
+                let mut found = at_once(scenario_of_paced(&wanted.kept, None, &mut search));
+                // `check` prints the line, never the events as compared:
+                // each task of 100,000 would keep its own copy.
+                found.events = Vec::new();
+                found
             })
             .clone();
         self.found.push((wanted.task, found));
