@@ -357,7 +357,11 @@ fn check_explains_every_task_with_a_finding_past_the_pages_limit() {
     let read_again = again.explained();
     assert_eq!(read_again.len(), 2);
     for (i, found) in read_again {
-        assert_eq!(Some(found), explaining.explain(i, &page), "task {i}");
+        // `check` keeps no page words (the events as compared) of a task.
+        let mut on_the_page = explaining.explain(i, &page).unwrap();
+        assert!(!on_the_page.events.is_empty());
+        on_the_page.events.clear();
+        assert_eq!(found, on_the_page, "task {i}");
     }
 }
 

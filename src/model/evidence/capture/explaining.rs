@@ -23,7 +23,7 @@ use crate::model::wire::Wire;
 
 /// Tasks alike but for their ids, with the SDK their bytes name: searched
 /// once.
-type Alike = (String, Option<&'static str>);
+type Alike = (Vec<u32>, Option<&'static str>);
 
 /// The explaining of a capture's tasks under way.
 #[derive(Debug, Default)]
@@ -249,28 +249,84 @@ impl Explaining {
 /// event's kind, state and artifact flags, with the artifacts, parts and
 /// contexts numbered in the order first seen, since the reader compares
 /// them only with each other (a part sent again, an event repeated), never
-/// with a value of its own; the task's id left out.
-fn without_ids(events: &[OwnedEvent]) -> String {
-    use std::fmt::Write;
-    let mut numbers: HashMap<String, usize> = HashMap::new();
-    let mut number = |text: String| {
-        let next = numbers.len();
-        *numbers.entry(text).or_insert(next)
-    };
-    let mut key = String::new();
+/// with a value of its own; the task's id left out. Numbers, not text:
+/// `check` builds one for each of 100,000 tasks.
+fn without_ids(events: &[OwnedEvent]) -> Vec<u32> {
+    use crate::model::state::SentState;
+    use std::hash::{DefaultHasher, Hasher};
+    /// Ends each event's numbers, so that no two lists of events read alike.
+    const END: u32 = u32::MAX;
+    let mut next = 0u32;
+    let mut texts: HashMap<(u8, &str), u32> = HashMap::new();
+    // Parts by a hash of their value, each hash with the parts that have
+    // it: two parts are the same only when their values are equal.
+    let mut parts: HashMap<u64, Vec<(&serde_json::Value, u32)>> = HashMap::new();
+    fn number<'a>(
+        texts: &mut HashMap<(u8, &'a str), u32>,
+        tag: u8,
+        text: &'a str,
+        next: &mut u32,
+    ) -> u32 {
+        *texts.entry((tag, text)).or_insert_with(|| {
+            *next += 1;
+            *next
+        })
+    }
+    let mut key = Vec::with_capacity(events.len() * 6);
     for e in events {
-        let context = number(format!("c{:?}", e.context_id));
-        let _ = write!(key, "{:?} {:?} {context}", e.kind, e.state);
+        let context = e.context_id.as_deref().map_or(0, |c| number(&mut texts, 0, c, &mut next));
+        let state = match &e.state {
+            None => 0,
+            Some(SentState::Known(s)) => 1 + *s as u32,
+            Some(SentState::Other(t)) => 0x100 + number(&mut texts, 1, t, &mut next),
+        };
+        key.extend([e.kind as u32, state, context, e.artifacts.len() as u32]);
         for a in &e.artifacts {
-            let id = number(format!("a{}", a.artifact_id));
-            let _ = write!(key, " {id}:{}{}", u8::from(a.append), u8::from(a.last));
+            let id = number(&mut texts, 2, &a.artifact_id, &mut next);
+            let flags = u32::from(a.append) << 1 | u32::from(a.last);
+            key.extend([id, flags, a.parts.len() as u32]);
             for part in &a.parts {
-                let _ = write!(key, ",{}", number(format!("p{part}")));
+                let mut hasher = DefaultHasher::new();
+                hash_value(part, &mut hasher);
+                let same = parts.entry(hasher.finish()).or_default();
+                let number = match same.iter().find(|(p, _)| *p == part) {
+                    Some(&(_, n)) => n,
+                    None => {
+                        next += 1;
+                        same.push((part, next));
+                        next
+                    }
+                };
+                key.push(number);
             }
         }
-        key.push(';');
+        key.push(END);
     }
     key
+}
+
+/// Hashes a JSON value as its structure (an object's keys in order), with
+/// no text built for it.
+fn hash_value(value: &serde_json::Value, hasher: &mut impl std::hash::Hasher) {
+    use serde_json::Value;
+    use std::hash::Hash;
+    match value {
+        Value::Null => 0u8.hash(hasher),
+        Value::Bool(b) => (1u8, b).hash(hasher),
+        Value::Number(n) => (2u8, n.as_f64().map(f64::to_bits), n.as_i64()).hash(hasher),
+        Value::String(s) => (3u8, s).hash(hasher),
+        Value::Array(items) => {
+            (4u8, items.len()).hash(hasher);
+            items.iter().for_each(|v| hash_value(v, hasher));
+        }
+        Value::Object(map) => {
+            (5u8, map.len()).hash(hasher);
+            for (k, v) in map {
+                k.hash(hasher);
+                hash_value(v, hasher);
+            }
+        }
+    }
 }
 
 /// `check`'s explaining, on a second reading of the capture: each task
