@@ -277,7 +277,7 @@ impl ProbeJudge {
     ) -> Result<Vec<(ProbeCode, String)>, ReadError> {
         let mut reader = CaptureReader::new(Some(self.wire));
         for (call, _) in streams {
-            reader.read_bytes(call.body.as_bytes())?;
+            reader.read_bytes(call.read_body().as_bytes())?;
         }
         let report = reader.finish();
         let last = streams.last();

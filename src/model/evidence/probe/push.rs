@@ -24,7 +24,7 @@ impl ProbeJudge {
         }
         let mut reader = CaptureReader::new(Some(self.wire));
         for call in streams {
-            reader.read_bytes(call.body.as_bytes())?;
+            reader.read_bytes(call.read_body().as_bytes())?;
         }
         let ended = reader.finish();
         let prompt: Vec<&PostRecord> = push.posts.iter().filter(|p| !p.slow).collect();

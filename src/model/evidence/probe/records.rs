@@ -3,7 +3,10 @@
 //! `records.json`; the judge ([`super::judge`]) reads only these, so
 //! a recorded run is judged again with no agent running.
 
+use std::borrow::Cow;
+
 use serde::{Deserialize, Serialize};
+use serde_json::Value;
 
 use super::report::Probe;
 use super::unreadable::{Unreadable, Which};
@@ -103,13 +106,14 @@ impl CallRecord {
             }
             return Ok(vec![self.body.as_bytes().to_vec()]);
         }
+        let body = self.read_body();
         let mut payloads = Vec::new();
         let mut decoder = SseDecoder::new();
         let mut keep = |data: &[u8]| {
             payloads.push(data.to_vec());
             Ok(())
         };
-        decoder.feed(self.body.as_bytes(), &mut keep)?;
+        decoder.feed(body.as_bytes(), &mut keep)?;
         // A stream cut short (dropped, timed out) leaves its last event
         // unfinished: only a closed stream's last event counts.
         if self.end == AnswerEnd::Closed {
@@ -117,6 +121,83 @@ impl CallRecord {
         }
         Ok(payloads)
     }
+}
+
+impl CallRecord {
+    /// The body as the readers take it: [`stream_errors_read`] of it.
+    pub fn read_body(&self) -> Cow<'_, str> {
+        stream_errors_read(&self.body)
+    }
+}
+
+/// A stream's body with each event that is a bare error object
+/// (`data: {"code": -32603, "message": "…", …}`, no JSON-RPC envelope and
+/// no A2A event) written as the error it is (`data: {"error": {"code",
+/// "message"}}`), which the one event reader reads as an error answer; any
+/// other body as it came, borrowed.
+///
+/// A2A 1.0 does not say how an HTTP+JSON (REST) stream reports an error
+/// once it has begun (§11.7 defines its events as `StreamResponse`s only;
+/// a2aproject/A2A#1262 leaves errors during execution open), and servers
+/// write what they have: a2a-rs (`a2a-server-lf` 0.5.3) writes the
+/// JSON-RPC error object itself as the event's data (`src/sse.rs:34-37`,
+/// tests/agents/ANSWERS.md, "a2a-rs"). The agent said why the stream
+/// ended, and a client can read it, so the probe judges the stream by what
+/// it then lacks (a terminal status, SPEC §8), as on JSON-RPC (SPEC §11:
+/// the same findings on both bindings), rather than calling a legible
+/// error unreadable. The message says it came as an error event.
+pub fn stream_errors_read(body: &str) -> Cow<'_, str> {
+    if !body.contains("\"code\"") {
+        return Cow::Borrowed(body);
+    }
+    let mut out = String::with_capacity(body.len());
+    let mut changed = false;
+    for line in body.split_inclusive('\n') {
+        let text = line.trim_end_matches(['\r', '\n']);
+        let data = text
+            .strip_prefix("data:")
+            .map(|d| d.strip_prefix(' ').unwrap_or(d));
+        match data.and_then(bare_error) {
+            Some(error) => {
+                out.push_str("data: ");
+                out.push_str(&error);
+                out.push_str(&line[text.len()..]);
+                changed = true;
+            }
+            None => out.push_str(line),
+        }
+    }
+    match changed {
+        true => Cow::Owned(out),
+        false => Cow::Borrowed(body),
+    }
+}
+
+/// `data` as `{"error": {"code", "message"}}` when it is a bare error
+/// object: an integer `code`, a string `message`, and none of a JSON-RPC
+/// response's or an A2A event's own fields.
+fn bare_error(data: &str) -> Option<String> {
+    let Value::Object(map) = serde_json::from_str::<Value>(data).ok()? else {
+        return None;
+    };
+    const NOT_BARE: [&str; 7] = [
+        "jsonrpc",
+        "result",
+        "error",
+        "kind",
+        "task",
+        "statusUpdate",
+        "artifactUpdate",
+    ];
+    if NOT_BARE.iter().any(|k| map.contains_key(*k)) {
+        return None;
+    }
+    let code = map.get("code")?.as_i64()?;
+    let message = map.get("message")?.as_str()?;
+    let error = serde_json::json!({
+        "error": {"code": code, "message": format!("an error event {code}: {message}")}
+    });
+    Some(error.to_string())
 }
 
 /// The calls of one probe, as recorded, in the order made.
@@ -237,5 +318,55 @@ impl PushRecords {
             .filter(|p| !p.body.contains(['\n', '\r']))
             .map(|p| format!("data: {}\n\n", p.body))
             .collect()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn stream(body: &str) -> CallRecord {
+        CallRecord {
+            sse: true,
+            body: body.to_string(),
+            end: AnswerEnd::Closed,
+            request_id: None,
+            ms: None,
+            status: None,
+            http: None,
+            at_event: None,
+        }
+    }
+
+    /// A2A 1.0 names no form for an error once an HTTP+JSON stream has
+    /// begun; a2a-rs writes the JSON-RPC error object as the event. It is
+    /// read as the error it says, the events before it as they came.
+    #[test]
+    fn a_bare_error_event_on_a_stream_is_read_as_the_error_it_says() {
+        let body = "id: 1\ndata: {\"statusUpdate\":{\"contextId\":\"c\",\"status\":{\"state\":\"TASK_STATE_WORKING\"},\"taskId\":\"t\"}}\n\nid: 2\ndata: {\"code\":-32603,\"message\":\"cancel is not supported\",\"data\":[{\"reason\":\"INTERNAL_ERROR\"}]}\n\n";
+        let answers = stream(body).answers(Wire::V1_0).unwrap();
+        assert_eq!(answers.len(), 2);
+        assert!(answers[0].event().is_some());
+        assert_eq!(
+            answers[1].error(),
+            Some((-32603, "an error event -32603: cancel is not supported"))
+        );
+    }
+
+    /// Anything else is read as it came, and not copied: JSON-RPC
+    /// responses (an error among them), A2A events, a `code` inside an
+    /// event, a `message` that is an A2A message.
+    #[test]
+    fn other_bodies_are_read_as_they_came() {
+        for body in [
+            "data: {\"jsonrpc\":\"2.0\",\"id\":1,\"error\":{\"code\":-32603,\"message\":\"m\"}}\n\n",
+            "data: {\"error\":{\"code\":500,\"message\":\"m\"}}\n\n",
+            "data: {\"task\":{\"id\":\"t\",\"code\":1,\"message\":\"m\"}}\n\n",
+            "data: {\"code\":1,\"message\":{\"messageId\":\"m\"}}\n\n",
+            "data: {\"code\":\"x\",\"message\":\"m\"}\n\n",
+            "{\"code\":-32603,\"message\":\"a JSON body, not a stream\"}",
+        ] {
+            assert!(matches!(stream_errors_read(body), Cow::Borrowed(_)), "{body}");
+        }
     }
 }

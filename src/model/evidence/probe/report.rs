@@ -655,7 +655,7 @@ fn code(v: Option<&Value>) -> Result<ProbeCode, ProbeJsonFault> {
 pub fn capture_of_calls(calls: &[&str], wire: Option<Wire>) -> Result<CaptureReport, ReadError> {
     let mut reader = CaptureReader::new(wire).keeping_rows().keeping_events();
     for body in calls {
-        reader.read_bytes(body.as_bytes())?;
+        reader.read_bytes(super::records::stream_errors_read(body).as_bytes())?;
     }
     Ok(reader.finish().explained())
 }
