@@ -87,10 +87,19 @@ impl ProbeJudge {
             Answer::Error { code, message } => {
                 let said = self.error(*code, message);
                 if seen.streamed != Some(TaskState::Canceled) && !stream_open(stream) {
-                    let why = format!(
+                    let mut why = format!(
                         "CancelTask failed ({said}) and the task {}",
                         self.state_text(seen.streamed)
                     );
+                    // The store may say otherwise (a2a-rs stores CANCELED
+                    // before it calls cancel(), then answers its error):
+                    // the caller was told the cancel failed all the same.
+                    if let Some(got) = seen.got.filter(|got| Some(*got) != seen.streamed) {
+                        why.push_str(&format!(
+                            " on its stream, though GetTask then said {}",
+                            self.wire.spell(got)
+                        ));
+                    }
                     seen.found.push((ProbeCode::CancelNotCanceled, why));
                 }
                 format!("CancelTask failed: {said}")
