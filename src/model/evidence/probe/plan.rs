@@ -435,19 +435,30 @@ impl ProbePlan {
     }
 
     /// `push`: what the webhook received about the `stream`, `get` and
-    /// `cancel` tasks, and how long the slow task's stream took.
+    /// `cancel` tasks, beside what their streams and GetTask said, and how
+    /// long the slow task's stream took.
     fn judge_push(&mut self) -> Judged {
         let push = self.push.get_or_insert_with(|| not_pushed(false));
-        let first = |probe: Probe| {
+        let calls = |probe: Probe| {
             self.records
                 .iter()
                 .find(|p| p.probe == probe)
-                .and_then(|p| p.calls.first())
+                .map_or(&[][..], |p| p.calls.as_slice())
         };
-        let streams: Vec<&CallRecord> = [Probe::Stream, Probe::Get, Probe::Cancel]
-            .into_iter()
-            .filter_map(first)
-            .collect();
+        // The cancel task's GetTask (its third call, after CancelTask) too:
+        // a task whose stream ended on an error may still have ended, and
+        // SPEC 12's push-missing-terminal asks what "the stream or GetTask"
+        // says (a2a-rs stores CANCELED and pushes nothing of it when
+        // cancel() fails).
+        let streams: Vec<&CallRecord> = [
+            calls(Probe::Stream).first(),
+            calls(Probe::Get).first(),
+            calls(Probe::Cancel).first(),
+            calls(Probe::Cancel).get(2),
+        ]
+        .into_iter()
+        .flatten()
+        .collect();
         self.judge.settle(self.judge.push(&streams, push))
     }
 
