@@ -1,7 +1,8 @@
 //! `a2a-lab probe` against real agents on 127.0.0.1 (SPEC §10): the
 //! fidelity recorders' order-status agent on a2a-sdk 1.3.0 and on
-//! @a2a-js/sdk 1.3.0, on the 1.0 and the 0.3 wire, healthy and with one
-//! defect at a time, and servers that are not A2A agents.
+//! @a2a-js/sdk 1.3.0, on the 1.0 and the 0.3 wire, and on a2a-rs
+//! (a2a-server-lf 0.5.3, 1.0 only), healthy and with one defect at a time,
+//! and servers that are not A2A agents.
 //!
 //! These tests need the SDKs installed (`tests/agents/setup.sh`, which
 //! `scripts/test.sh` runs through `scripts/install.sh`), so a plain
@@ -19,7 +20,10 @@ use a2a_lab::model::evidence::probe::plan::replay;
 use a2a_lab::model::evidence::probe::report::{ProbeOutcome, ProbeReport};
 use cli_support::binary;
 use model_support::probe::read_records;
-use probe_expect::{expect, Judged, DEFECTS, ENDLESS_PING, HOSTILE, OTHER_STACKS, PUSH_AGENTS};
+use probe_expect::{
+    defects, expect, Judged, PushAgent, ENDLESS_PING, HOSTILE, OTHER_STACKS, PUSH_AGENTS,
+    RUST_PUSH_AGENTS,
+};
 
 mod cli_support;
 mod model_support;
@@ -130,7 +134,7 @@ fn rejudged(out: &Path) -> Vec<String> {
 /// offers only its HTTP+JSON interface (`rest=only`): the probe picks it.
 fn probe_all(sdk: &str, wire: &str, binding: &str) {
     let mut failures = Vec::new();
-    for defect in DEFECTS {
+    for &defect in defects(sdk) {
         let (agent, out) = match binding {
             "rest" => (
                 Agent::start("start.sh", &[sdk, wire, defect, "rest=only"]),
@@ -195,6 +199,20 @@ fn js_agents_over_rest() {
 
 #[test]
 #[ignore = "needs the real SDK agents: scripts/test.sh runs it after tests/agents/setup.sh"]
+fn rust_agents_over_rest() {
+    probe_all("rust", "1.0", "rest");
+}
+
+/// a2a-rs has no 0.3 wire (`start.sh rust 0.3` exits 2; ANSWERS.md,
+/// "What has no counterpart"): 1.0 only.
+#[test]
+#[ignore = "needs the real SDK agents: scripts/test.sh runs it after tests/agents/setup.sh"]
+fn rust_agents_on_the_1_0_wire() {
+    probe_all("rust", "1.0", "jsonrpc");
+}
+
+#[test]
+#[ignore = "needs the real SDK agents: scripts/test.sh runs it after tests/agents/setup.sh"]
 fn python_agents_on_the_1_0_wire() {
     probe_all("python", "1.0", "jsonrpc");
 }
@@ -225,8 +243,21 @@ fn js_agents_on_the_0_3_wire() {
 #[test]
 #[ignore = "needs the real SDK agents: scripts/test.sh runs it after tests/agents/setup.sh"]
 fn push_notifications_on_both_sdks() {
+    probe_push(&PUSH_AGENTS);
+}
+
+/// `--webhook` on the push-enabled a2a-rs agents, on both bindings, in a
+/// test of its own so that it runs beside the others (each slow-webhook
+/// task takes ~6.5 s).
+#[test]
+#[ignore = "needs the real SDK agents: scripts/test.sh runs it after tests/agents/setup.sh"]
+fn push_notifications_on_a2a_rs() {
+    probe_push(&RUST_PUSH_AGENTS);
+}
+
+fn probe_push(agents: &[PushAgent]) {
     let mut failures = Vec::new();
-    for agent in &PUSH_AGENTS {
+    for agent in agents {
         let wire = agent.args[1];
         let started = Agent::start("start.sh", agent.args);
         let out = scratch(&format!("push-{}", agent.name));
@@ -262,7 +293,16 @@ fn push_notifications_on_both_sdks() {
         }
         let log = std::fs::read_to_string(out.join("push.jsonl")).expect("push.jsonl");
         assert!(log.lines().count() >= 8, "{}: {log}", agent.name);
-        assert!(log.contains("X-A2A-Notification-Token"), "{}", agent.name);
+        // A2A names no header for the config's token (1.0 §4.3.3 shows
+        // only Authorization and Content-Type): a2a-sdk and @a2a-js/sdk send
+        // X-A2A-Notification-Token, a2a-rs A2A-Notification-Token
+        // (a2a-server-lf src/push/sender.rs:121-123), as a2a-go does, its
+        // HTTP client writing names in lower case.
+        let token = match agent.args[0] {
+            "rust" => "\"a2a-notification-token\"",
+            _ => "\"X-A2A-Notification-Token\"",
+        };
+        assert!(log.contains(token), "{}: {token}", agent.name);
         // The token the probe sent is never written.
         for file in std::fs::read_dir(&out).expect("out") {
             let text = std::fs::read_to_string(file.expect("a file").path()).unwrap_or_default();
@@ -271,6 +311,8 @@ fn push_notifications_on_both_sdks() {
         // check --webhook on the kept log beside the stream, GetTask and
         // the cancel stream finds what the push probe found of them.
         let file = |name: &str| out.join(name).to_str().expect("utf-8").to_string();
+        // The cancel task's GetTask too, as the push probe reads it: what
+        // the task ended as when its stream ended on an error.
         let check = binary([
             "check",
             "--json",
@@ -281,6 +323,7 @@ fn push_notifications_on_both_sdks() {
             &file("stream.sse"),
             &file("get.json"),
             &file("cancel.sse"),
+            &file("cancel-get.json"),
         ]);
         let text = String::from_utf8_lossy(&check.stdout);
         for code in [
@@ -452,6 +495,9 @@ fn tasks_at_once_are_judged_each_on_its_own() {
         ("python", "0.3", "shared-state"),
         ("js", "1.0", "shared-state"),
         ("js", "0.3", "shared-state"),
+        ("rust", "1.0", "none"),
+        ("rust", "1.0", "shared-state"),
+        ("rust", "1.0", "shared-queue"),
     ] {
         let agent = Agent::start("start.sh", &[sdk, wire, defect]);
         let out = scratch(&format!("load-{sdk}-{wire}-{defect}"));
@@ -481,6 +527,30 @@ fn tasks_at_once_are_judged_each_on_its_own() {
         match (sdk, defect) {
             (_, "none") => {
                 assert_eq!((code, load.clean), (0, 8), "{sdk}: {messages:?}");
+            }
+            // a2a-rs: each other stream gets the last task's chunks and
+            // final status, and closes at that status (foreign-task, and
+            // no terminal of its own), as ANSWERS.md's "Load" measured.
+            ("rust", "shared-state") => {
+                assert_eq!(load.clean, 1, "{sdk}: {messages:?}");
+                let pair = ["missing-terminal", "foreign-task"];
+                assert_eq!(codes, pair.repeat(7), "{sdk}");
+            }
+            // With the queue on the executor too, every task's events go
+            // to the last-started stream: the others close with no
+            // terminal, and the last one gets each chunk once per task
+            // (duplicate), so no stream is clean.
+            ("rust", _) => {
+                assert_eq!(load.clean, 0, "{sdk}: {messages:?}");
+                let missing = codes.iter().filter(|c| *c == "missing-terminal").count();
+                assert_eq!(missing, 7, "{codes:?}");
+                assert!(codes.iter().any(|c| c == "duplicate"), "{codes:?}");
+                assert!(
+                    codes
+                        .iter()
+                        .all(|c| c == "missing-terminal" || c == "duplicate"),
+                    "{codes:?}"
+                );
             }
             ("js", _) => {
                 assert_eq!(load.clean, 1, "{sdk} {wire}: {messages:?}");

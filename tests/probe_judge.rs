@@ -22,7 +22,9 @@ use a2a_lab::model::wire::read_error::ReadKind;
 use a2a_lab::model::wire::rest::Binding;
 use a2a_lab::model::wire::Wire;
 use model_support::probe::{found, records};
-use probe_expect::{expect, DEFECTS, ENDLESS_PING, HOSTILE, OTHER_STACKS, PUSH_AGENTS};
+use probe_expect::{
+    defects, expect, ENDLESS_PING, HOSTILE, OTHER_STACKS, PUSH_AGENTS, RUST_PUSH_AGENTS,
+};
 
 fn judge(records: &ProbeRecords) -> Vec<(Probe, Judged)> {
     replay(records).unwrap()
@@ -38,20 +40,36 @@ fn call_mut<'a>(records: &'a mut ProbeRecords, probe: &str, n: usize) -> &'a mut
         .calls[n]
 }
 
+/// Where an SDK's records are under `tests/fixtures/probe/records/`: the
+/// a2a-rs agent's in `rust/` (tests/agents/record-probe.sh).
+fn folder(sdk: &str) -> &'static str {
+    match sdk {
+        "rust" => "rust/",
+        _ => "",
+    }
+}
+
 #[test]
 fn every_recorded_agent_is_judged_as_the_live_probe_judged_it() {
     let mut failures = Vec::new();
     let mut judged_runs = 0;
     // The same agents on both wires over JSON-RPC, and on 1.0 over REST
     // (`rest=only`): one judge, the same findings.
-    let runs = ["1.0", "0.3"]
-        .map(|wire| (wire, "jsonrpc", ""))
-        .into_iter()
-        .chain([("1.0", "rest", "rest-")]);
-    for sdk in ["python", "js"] {
-        for (wire, binding, prefix) in runs.clone() {
-            for defect in DEFECTS {
-                let records = records(&format!("{prefix}{sdk}-{wire}-{defect}"));
+    let runs = [
+        ("1.0", "jsonrpc", ""),
+        ("0.3", "jsonrpc", ""),
+        ("1.0", "rest", "rest-"),
+    ];
+    // a2a-rs has no 0.3 wire: 1.0 over both bindings.
+    let every = [
+        ("python", &runs[..]),
+        ("js", &runs[..]),
+        ("rust", &[runs[0], runs[2]][..]),
+    ];
+    for (sdk, runs) in every {
+        for &(wire, binding, prefix) in runs {
+            for &defect in defects(sdk) {
+                let records = records(&format!("{}{prefix}{sdk}-{wire}-{defect}", folder(sdk)));
                 assert_eq!(
                     (records.wire.name(), records.binding.name()),
                     (wire, binding)
@@ -77,7 +95,7 @@ fn every_recorded_agent_is_judged_as_the_live_probe_judged_it() {
             }
         }
     }
-    assert_eq!(judged_runs, 30);
+    assert_eq!(judged_runs, 30 + 14);
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
 
@@ -269,8 +287,8 @@ fn an_answer_that_cannot_be_read_is_named_by_its_place_and_settles_as_the_probes
 #[test]
 fn every_recorded_push_agent_is_judged_as_the_live_probe_judged_it() {
     let mut failures = Vec::new();
-    for agent in &PUSH_AGENTS {
-        let r = records(&format!("push-{}", agent.name));
+    for agent in PUSH_AGENTS.iter().chain(&RUST_PUSH_AGENTS) {
+        let r = records(&format!("{}push-{}", folder(agent.args[0]), agent.name));
         let judged = judge(&r);
         assert_eq!(judged.len(), 8, "{}", agent.name);
         let (probe, push) = &judged[7];
@@ -442,8 +460,13 @@ fn recorded_streams_at_once_are_judged_each_on_its_own() {
         ("python-0.3-shared-state", 1),
         ("js-1.0-shared-state", 1),
         ("js-0.3-shared-state", 1),
+        ("rust-1.0-none", 8),
+        ("rust-1.0-shared-state", 1),
+        // Every task's events in the last-started stream: none clean.
+        ("rust-1.0-shared-queue", 0),
     ] {
-        let judged = judge(&records(&format!("load-{name}")));
+        let sdk = name.split('-').next().unwrap_or("");
+        let judged = judge(&records(&format!("{}load-{name}", folder(sdk))));
         let (probe, stream) = &judged[1];
         assert_eq!(*probe, Probe::Stream);
         let load = stream.load.expect("eight streams");

@@ -27,9 +27,59 @@ pub fn expect(sdk: &str, defect: &str) -> &'static [&'static str] {
         // to COMPLETED.
         ("js", "cancel-raises") => &["cancel:cancel-not-canceled"],
         ("js", "never-returns") => &["stream:hung", "resubscribe:hung"],
+        // a2a-rs (a2a-server-lf 0.5.3, tests/agents/ANSWERS.md, "a2a-rs"):
+        // the handler ends every stream of the task when the executor's
+        // stream ends, a subscriber's too, as @a2a-js/sdk does.
+        ("rust", "no-final") => &["stream:missing-terminal", "resubscribe:missing-terminal"],
+        // The SDK prevents this defect: the handler stops polling the
+        // executor at its first terminal event (src/handler.rs:391-393),
+        // so the artifact after complete() is never made, streamed or
+        // stored. Nothing to see, by the SDK's design.
+        ("rust", "late-artifact") => &[],
+        // begin_cancel stores CANCELED before cancel() runs
+        // (src/handler.rs:975), then cancel()'s error goes to the caller
+        // and, as an error event, to the open stream, which closes
+        // (src/handler.rs:1032-1037): the stream never says CANCELED (a
+        // stream with no terminal status, SPEC 8) and CancelTask fails
+        // though the store says CANCELED (SPEC 10). On REST the error
+        // event is the bare JSON-RPC error object (src/sse.rs:34-37), read
+        // as the error it says (A2A 1.0 names no form for it).
+        ("rust", "cancel-raises") => &["cancel:missing-terminal", "cancel:cancel-not-canceled"],
+        ("rust", "never-returns") => &["stream:hung", "resubscribe:hung"],
+        // One request at a time, the executor's own ids are the request's.
+        ("rust", "shared-state") => &[],
+        // The SDK has no executor-side cancellation (the handler only
+        // drops the executor's stream; ANSWERS.md, "What has no
+        // counterpart"), so the canceled task's work goes on, and with the
+        // queue kept on the executor its later chunks, built from the
+        // latest request's ids, reach the latest request: the resubscribe
+        // probe's task, whose subscription gets them besides its own (the
+        // same chunk twice, SPEC 8's duplicate).
+        ("rust", "shared-queue") => &["resubscribe:duplicate", "resubscribe:duplicate"],
         (sdk, defect) => panic!("no expectation for {sdk} {defect}"),
     }
 }
+
+/// The defects `sdk`'s test agent is started with by the live probe's
+/// tests: a2a-rs's also alone with the executor that keeps the task on
+/// itself, where the SDK's missing cancellation shows it.
+pub fn defects(sdk: &str) -> &'static [&'static str] {
+    match sdk {
+        "rust" => &RUST_DEFECTS,
+        _ => &DEFECTS,
+    }
+}
+
+/// The defects the a2a-rs agent is started with.
+pub const RUST_DEFECTS: [&str; 7] = [
+    "none",
+    "no-final",
+    "late-artifact",
+    "cancel-raises",
+    "never-returns",
+    "shared-state",
+    "shared-queue",
+];
 
 /// The defects each SDK's test agent is started with.
 pub const DEFECTS: [&str; 5] = [
@@ -114,6 +164,36 @@ pub const PUSH_AGENTS: [PushAgent; 8] = [
         name: "js-1.0-no-push",
         args: &["js", "1.0", "none"],
         expect: &[],
+    },
+];
+
+/// The push-enabled a2a-rs agents, probed with `--webhook` as
+/// [`PUSH_AGENTS`] (tests/agents/ANSWERS.md, "a2a-rs", "Push").
+pub const RUST_PUSH_AGENTS: [PushAgent; 3] = [
+    // The sender POSTs and awaits the answer before the event goes to the
+    // stream (src/handler.rs:379-390): a slow webhook holds it up.
+    PushAgent {
+        name: "rust-1.0-none",
+        args: &["rust", "1.0", "none", "push=on"],
+        expect: &["push:push-stalls-stream"],
+    },
+    PushAgent {
+        name: "rest-rust-1.0-none",
+        args: &["rust", "1.0", "none", "push=on", "rest=only"],
+        expect: &["push:push-stalls-stream"],
+    },
+    // cancel() fails: the task is stored CANCELED by begin_cancel, which
+    // pushes nothing, so the webhook is last told WORKING though GetTask
+    // says CANCELED.
+    PushAgent {
+        name: "rust-1.0-cancel-raises",
+        args: &["rust", "1.0", "cancel-raises", "push=on"],
+        expect: &[
+            "cancel:missing-terminal",
+            "cancel:cancel-not-canceled",
+            "push:push-missing-terminal",
+            "push:push-stalls-stream",
+        ],
     },
 ];
 
