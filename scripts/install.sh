@@ -73,8 +73,10 @@ if [ ! -x node_modules/.bin/wasm-opt ] || [ ! -d node_modules/playwright-core ] 
   job npm-tools npm ci --no-audit --no-fund
 fi
 
-# The probe's tests run real agents: a2a-sdk in a venv (PyPI) and
-# @a2a-js/sdk (npm ci).
+# The probe's tests run real agents: a2a-sdk in a venv (PyPI),
+# @a2a-js/sdk (npm ci), the agents on other stacks (PyPI) and the a2a-rs
+# agent (crates.io, cargo build --release in tests/agents/rust, its own
+# target/).
 if [ "$what" = test ]; then
   job agents bash tests/agents/setup.sh
 fi

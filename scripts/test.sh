@@ -32,7 +32,9 @@ step "waiting for the installs (Chromium, trunk, wasm-bindgen-cli, the SDK agent
 wait "$installs"
 trap - EXIT
 
-step "a2a-lab probe against real a2a-sdk and @a2a-js/sdk agents on 127.0.0.1"
+# The a2a-rs agent is built by tests/agents/setup.sh (install.sh's
+# "agents" job, waited for above), once per machine.
+step "a2a-lab probe against real a2a-sdk, @a2a-js/sdk and a2a-rs agents on 127.0.0.1"
 cargo test --quiet --test probe_agents -- --include-ignored
 
 step "component tests in headless Chromium (wasm-bindgen-test)"
