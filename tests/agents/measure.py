@@ -2,7 +2,7 @@
 """Measures, with raw HTTP (no SDK client), what the real SDK agents answer to the
 six probes of SPEC section 10, on both wires, with and without defects.
 
-    tests/agents/measure.py [--sdk python|js ...] [--wire 1.0|0.3 ...] [--defect D ...]
+    tests/agents/measure.py [--sdk python|js|rust ...] [--wire 1.0|0.3 ...] [--defect D ...]
                             [--out DIR] [--long]
 
 Starts every agent with tests/agents/start.sh (needs tests/agents/setup.sh first),
@@ -26,7 +26,7 @@ import time
 from pathlib import Path
 
 from measuring import (HERE, PROBE_DEFECTS, TEXT, Agent, Stream, arg_parser, msg03, msg10, rpc_headers,
-                       summarize_10, task_line, version_header)
+                       summarize_10, task_line, version_header, wires)
 
 METHODS = {
     '1.0': {'stream': 'SendStreamingMessage', 'get': 'GetTask', 'cancel': 'CancelTask', 'subscribe': 'SubscribeToTask'},
@@ -333,7 +333,7 @@ def main() -> int:
         return 0
     out.mkdir(parents=True, exist_ok=True)
     for sdk in args.sdk or ['python', 'js']:
-        for wire in args.wire or ['1.0', '0.3']:
+        for wire in wires(sdk, args.wire):
             for defect in args.defect or PROBE_DEFECTS:
                 agent = Agent(sdk, wire, defect)
                 try:

@@ -2,7 +2,7 @@
 """Measures, with raw HTTP (no SDK client), what N concurrent streams of one real SDK
 agent see: the facts behind `a2a-lab probe --tasks N` (SPEC section 11).
 
-    tests/agents/measure_load.py [--sdk python|js ...] [--wire 1.0|0.3 ...]
+    tests/agents/measure_load.py [--sdk python|js|rust ...] [--wire 1.0|0.3 ...]
                                  [--defect none|shared-state|shared-queue ...]
                                  [--n N ...] [--reps R] [--hang S] [--jobs J] [--out DIR]
     tests/agents/measure_load.py --show [--out DIR]      # the short form
@@ -42,7 +42,7 @@ import uuid
 from pathlib import Path
 
 import measuring
-from measuring import HERE, arg_parser, msg03, msg10, rpc_headers, version_header
+from measuring import HERE, arg_parser, msg03, msg10, rpc_headers, version_header, wires
 
 METHODS = {
     '1.0': {'stream': 'SendStreamingMessage', 'get': 'GetTask'},
@@ -360,7 +360,7 @@ def measure(sdk: str, wire: str, defect: str, n: int, reps: int, hang: float, ou
 
 def show(out: Path) -> None:
     files = sorted(out.glob('load-*.json'))
-    order = {('python', '1.0'): 0, ('python', '0.3'): 1, ('js', '1.0'): 2, ('js', '0.3'): 3}
+    order = {('python', '1.0'): 0, ('python', '0.3'): 1, ('js', '1.0'): 2, ('js', '0.3'): 3, ('rust', '1.0'): 4}
     docs = [json.loads(p.read_text(encoding='utf-8')) for p in files]
     docs.sort(key=lambda d: (order.get((d['agent']['sdk'], d['agent']['wire']), 9),
                              DEFECTS.index(d['agent']['defect']) if d['agent']['defect'] in DEFECTS else 9, d['n']))
@@ -427,7 +427,7 @@ def main() -> int:
         return 0
     out.mkdir(parents=True, exist_ok=True)
     jobs = [(sdk, wire, defect, n)
-            for sdk in args.sdk or ['python', 'js'] for wire in args.wire or ['1.0', '0.3']
+            for sdk in args.sdk or ['python', 'js'] for wire in wires(sdk, args.wire)
             for defect in args.defect or DEFECTS for n in args.n or [2, 8, 16]]
     with concurrent.futures.ThreadPoolExecutor(max_workers=args.jobs) as pool:
         futs = [pool.submit(measure, *j, args.reps, args.hang, out) for j in jobs]

@@ -2,7 +2,7 @@
 """Measures, with raw HTTP (no SDK client), what the real SDK agents answer over their
 HTTP+JSON (REST) binding: the six probes of SPEC section 10 and the request variants.
 
-    tests/agents/measure_rest.py [--sdk python|js ...] [--wire 1.0|0.3 ...] [--defect D ...]
+    tests/agents/measure_rest.py [--sdk python|js|rust ...] [--wire 1.0|0.3 ...] [--defect D ...]
                                  [--out DIR]
     tests/agents/measure_rest.py --show > tests/agents/answers/rest-summary.txt
 
@@ -31,7 +31,7 @@ import uuid
 from pathlib import Path
 
 from measuring import (HERE, PROBE_DEFECTS, TEXT, Agent, Stream, arg_parser, msg03, msg10, pruned, summarize_10,
-                       task_line)
+                       task_line, wires)
 
 KEEP_HEADERS = ('content-type', 'cache-control', 'x-accel-buffering', 'connection', 'transfer-encoding',
                 'content-length', 'vary', 'etag', 'a2a-version', 'location')
@@ -425,7 +425,7 @@ def main() -> int:
         return 0
     out.mkdir(parents=True, exist_ok=True)
     for sdk in args.sdk or ['python', 'js']:
-        for wire in args.wire or ['1.0', '0.3']:
+        for wire in wires(sdk, args.wire):
             for defect in args.defect or ['none', 'no-final', 'late-artifact', 'cancel-raises']:
                 res = run(sdk, wire, defect)
                 name = f'rest-{sdk}-{wire}' + ('' if defect == 'none' else f'-{defect}') + '.json'

@@ -29,10 +29,16 @@ PROBE_DEFECTS = ['none', 'no-final', 'late-artifact', 'cancel-raises', 'never-re
 def arg_parser(doc: str, defects: list[str]) -> argparse.ArgumentParser:
     """The options every script has: --sdk, --wire, --defect (each repeatable)."""
     ap = argparse.ArgumentParser(description=doc, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument('--sdk', action='append', choices=['python', 'js'])
+    ap.add_argument('--sdk', action='append', choices=['python', 'js', 'rust'])
     ap.add_argument('--wire', action='append', choices=['1.0', '0.3'])
     ap.add_argument('--defect', action='append', choices=defects)
     return ap
+
+
+def wires(sdk: str, asked: list[str] | None) -> list[str]:
+    """The wires to measure `sdk` on: those asked (default both) that it has. a2a-rs has no
+    0.3 wire (`start.sh rust 0.3` exits 2; ANSWERS.md, "What has no counterpart")."""
+    return [w for w in asked or ['1.0', '0.3'] if sdk != 'rust' or w == '1.0']
 
 
 def pruned(m: dict, over: dict) -> dict:
