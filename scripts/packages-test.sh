@@ -116,6 +116,10 @@ main=$(node packaging/npm/pack.mjs main --out "$OUT/npm")
 platform=$(node packaging/npm/pack.mjs platform linux-x64 "$try/a2a-lab" --out "$OUT/npm")
 say "$(basename "$main"): $(du -k "$main" | cut -f1) kB, $(basename "$platform"): $(du -k "$platform" | cut -f1) kB"
 mkdir "$try/npm"
+# A package.json of its own: without one, npm takes the nearest folder above
+# that has one (this repository, when TMPDIR is under target/) as the
+# project and adds the tarballs to its package.json.
+printf '{ "private": true }\n' > "$try/npm/package.json"
 # Offline: the tarballs are all it gets. The other platforms' optional
 # dependencies cannot be fetched, and npm skips them, as it skips them
 # online for not matching the platform.
