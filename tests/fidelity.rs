@@ -1,6 +1,7 @@
-//! The model against the real SDK: every committed fixture recorded from
-//! a2a-sdk 1.3.0 (`tests/fidelity/python/`) must be reproduced in order and
-//! count (timing may differ).
+//! The model against the real SDKs: every committed fixture recorded from
+//! a2a-sdk 1.3.0 (`tests/fidelity/python/`), @a2a-js/sdk 1.3.0
+//! (`tests/fidelity/js/`) and a2a-rs (`tests/fidelity/rust/`) must be
+//! reproduced in order and count under its profile (timing may differ).
 #![allow(clippy::unwrap_used)]
 
 mod model_support;
@@ -82,6 +83,11 @@ fn model_reproduces_every_python_sdk_fixture() {
 #[test]
 fn model_reproduces_every_js_sdk_fixture() {
     check_profile("js");
+}
+
+#[test]
+fn model_reproduces_every_rust_sdk_fixture() {
+    check_profile("rust");
 }
 
 /// Compares every fixture of one SDK with the model under that profile.

@@ -36,7 +36,7 @@ fn scenario_query() -> impl Strategy<Value = String> {
         any::<bool>(),
         prop::sample::select(vec!["valid", "missing"]),
         any::<bool>(),
-        prop::sample::select(vec!["python", "js"]),
+        prop::sample::select(vec!["python", "js", "rust"]),
     );
     let faults = (
         any::<prop::sample::Index>(),
@@ -67,6 +67,9 @@ fn scenario_query() -> impl Strategy<Value = String> {
         if let (true, Some(preset)) = (use_preset && restart_on && dup_on, preset) {
             return format!("preset={preset}&sdk={sdk}");
         }
+        // a2a-rs has no database store and no 0.3 wire (SPEC §16).
+        let rust = sdk == "rust";
+        let store = if rust { "memory" } else { store };
         let mut q = vec![
             format!("chunks={chunks}"),
             format!("step_ms={step_ms}"),
@@ -101,7 +104,7 @@ fn scenario_query() -> impl Strategy<Value = String> {
             }
         }
         let (progress, last, push, repeat, v03) = shape;
-        if v03 {
+        if v03 && !rust {
             q.push("wire=0.3".into());
         }
         if push {
@@ -329,7 +332,7 @@ fn subscriber_query() -> impl Strategy<Value = String> {
             prop::sample::select(vec!["complete", "fail", "input", "auth", "return", "never"]),
             prop::option::of(prop::sample::select(vec![0u32, 300])),
             prop::option::of(prop::sample::select(vec![150u32, 700])),
-            prop::sample::select(vec!["python", "js"]),
+            prop::sample::select(vec!["python", "js", "rust"]),
             any::<bool>(),
             any::<bool>(),
         ),
@@ -348,6 +351,7 @@ fn subscriber_query() -> impl Strategy<Value = String> {
         .prop_map(|(a, b)| {
             let (chunks, step_ms, ending, late, timeout, sdk, guard, retry) = a;
             let (resub, second, restart, store, cancel, work, cancel_impl, dup, push) = b;
+            let store = if sdk == "rust" { "memory" } else { store };
             let interrupt = ["none", "input", "auth", "both"]
                 [usize::from(step_ms == 50) + usize::from(guard) * 2];
             let mut q = vec![

@@ -139,6 +139,9 @@ named_values! {
         Python = "python",
         /// @a2a-js/sdk 1.3.0 with its DefaultRequestHandler and Express handlers.
         Js = "js",
+        /// a2a-rs: `a2a-server-lf` 0.5.3's DefaultRequestHandler and
+        /// InMemoryTaskStore (SPEC §16).
+        Rust = "rust",
     }
 }
 
@@ -398,7 +401,7 @@ pub const KEYS: &[KeySpec] = &[
     spec(Key::Dup, "dup", "faults", "none or 1 – chunks+3", "the stream breaks after delivered event k; event k is resent", or_word("none", 1, 10_003)),
     spec(Key::Conflict, "conflict", "faults", "off, on", "the resent part has different bytes at the same coordinate", Values::Choice(SWITCH)),
     spec(Key::Retry, "retry", "client", "off, on", "retry the submission with the same idempotency key", Values::Choice(SWITCH)),
-    spec(Key::Sdk, "sdk", "client", "python, js", "which SDK's behaviour to model: a2a-sdk 1.3.0 or @a2a-js/sdk 1.3.0", Values::Choice(Sdk::NAMES)),
+    spec(Key::Sdk, "sdk", "client", "python, js, rust", "which SDK's behaviour to model: a2a-sdk 1.3.0, @a2a-js/sdk 1.3.0 or a2a-rs (a2a-server-lf 0.5.3)", Values::Choice(Sdk::NAMES)),
     spec(Key::Resubscribe, "resubscribe", "faults", "none or 1 – events", "the stream drops after delivered event k; the client calls SubscribeToTask", or_word("none", 1, MOST_EVENTS)),
     spec(Key::SecondClient, "second_client", "client", "none or 1 – events", "after delivered event k a second client calls SubscribeToTask", or_word("none", 1, MOST_EVENTS)),
     spec(Key::Wire, "wire", "client", "1.0, 0.3", "the A2A wire of the trace and export: 1.0, or the SDKs' 0.3 compatibility mode", Values::Choice(Wire::NAMES)),

@@ -1,7 +1,7 @@
 //! Every SDK-specific rule of the simulation, in one table (SPEC §7), so the
 //! simulator reads as one algorithm with profile decisions.
 
-use crate::model::sim::scenario::Sdk;
+use crate::model::sim::scenario::{Key, Sdk};
 use crate::model::wire::signs::{EnvelopeHead, WireSigns};
 use crate::model::wire::Wire;
 
@@ -26,6 +26,13 @@ pub enum RaisingCancel {
     FailsTask,
     /// Only the CancelTask caller sees an error; the executor runs on.
     ErrorOnly,
+    /// The CancelTask caller gets the error and the message stream ends
+    /// with it as a JSON-RPC error event; the task stays as the handler
+    /// stored it before calling `cancel()` ([`Profile::cancel_stored_first`]),
+    /// and the executor is dropped at its next event. Measured:
+    /// `tests/fidelity/fixtures/rust/cancel-1_cancel_impl-raise.json`
+    /// (a2a-server-lf 0.5.3 `handler.rs:975`, `begin_cancel`).
+    EndsStream,
 }
 
 /// When a SubscribeToTask stream, opened while the executor runs, ends
@@ -50,6 +57,25 @@ pub enum IdleSubscription {
     /// The SDK finds no event bus for the task and closes the stream, unless
     /// the task is interrupted (its bus is kept): then it stays open.
     ClosesUnlessInterrupted,
+    /// The SDK finds no running execution for the task and answers
+    /// TaskNotFoundError (-32001) instead of a snapshot, interrupted or
+    /// not. Measured: `tests/fidelity/fixtures/rust/subscribe/`
+    /// `ending-input_resubscribe-6`, `ending-return_resubscribe-5` and
+    /// every `interrupt=*` subscription (a2a-server-lf 0.5.3
+    /// `handler.rs:1048-1074`).
+    NotFound,
+}
+
+/// A key value an SDK has no counterpart of (SPEC §16): with that SDK the
+/// scenario is refused, and the page's control says why.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Lack {
+    /// The key.
+    pub key: Key,
+    /// The value the SDK cannot serve (every other value is its default).
+    pub value: &'static str,
+    /// Why, with the SDK's source line.
+    pub why: &'static str,
 }
 
 /// What a webhook whose config was registered over A2A 0.3 receives.
@@ -71,7 +97,7 @@ pub struct RpcError {
 }
 
 /// How one SDK sends push notifications (SPEC §12; measured in
-/// `tests/fidelity/fixtures/*/push/`). Neither SDK retries a POST.
+/// `tests/fidelity/fixtures/*/push/`). No SDK retries a POST.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct PushProfile {
     /// The task's consumer awaits each POST's answer before the stream (or
@@ -100,10 +126,13 @@ pub struct PushProfile {
     /// With both a token and credentials configured, the token header is
     /// sent too (otherwise only `Authorization`).
     pub token_beside_credentials: bool,
+    /// The names of the token header and of the credentials header, as
+    /// sent.
+    pub auth_headers: [&'static str; 2],
     /// The `Content-Type` of a 1.0 body and of a 0.3 config's body.
     pub content_type: [&'static str; 2],
     /// How long the sender waits for an answer (httpx's default and the JS
-    /// sender's abort: 5 s).
+    /// sender's abort: 5 s; a2a-rs's `HttpPushSender`: 30 s).
     pub timeout_ms: u64,
     /// An answer this close to the timeout races it (SPEC §14): answered
     /// in one run, abandoned in the next. Measured: @a2a-js/sdk's abort
@@ -139,6 +168,12 @@ pub struct Fingerprint {
     /// Its SSE bodies end their lines with `\r\n` (sse-starlette's), not
     /// `\n`.
     pub sse_crlf: bool,
+    /// Its 1.0 events' keys come sorted (`contextId` before `taskId`), not
+    /// in the order the proto declares them (the task's id first).
+    pub sorted_keys_1_0: bool,
+    /// Every event it sends names it (its key order, where no other SDK's
+    /// is sorted): bytes that name another SDK are never its own.
+    pub told_by_every_event: bool,
 }
 
 impl Fingerprint {
@@ -161,7 +196,9 @@ impl Fingerprint {
         let other_order = signs.kind_first[usize::from(!self.kind_first_0_3)];
         // `\r\n` is a sign; `\n`, what nearly everything writes, is none.
         let crlf_fits = self.sse_crlf || signs.line_ends[1] == 0;
+        let key_order_fits = signs.key_order_1_0[usize::from(!self.sorted_keys_1_0)] == 0;
         strays <= self.stray_timestamps
+            && key_order_fits
             && signs.envelopes.iter().all(envelope_fits)
             && other_order == 0
             && crlf_fits
@@ -194,7 +231,9 @@ pub struct Profile {
     pub name: &'static str,
     /// When the stream ends.
     pub stream_end: StreamCloses,
-    /// A cancel stops awaiting code at its next await.
+    /// A cancel stops awaiting code at its next await (where
+    /// [`Profile::terminal_drops_executor`], once the step in progress
+    /// finishes).
     pub cancel_interrupts_awaiting: bool,
     /// What a raising `cancel()` does.
     pub raising_cancel: RaisingCancel,
@@ -235,7 +274,30 @@ pub struct Profile {
     pub push: PushProfile,
     /// What its bytes show of it.
     pub fingerprint: Fingerprint,
+    /// Key values it has no counterpart of: refused with it.
+    pub lacks: &'static [Lack],
+    /// At the first terminal status the handler stops reading `execute()`'s
+    /// events, ends the streams and calls there, and drops the executor at
+    /// its next event: that event is neither delivered nor stored (awaiting
+    /// work's step in progress finishes, its chunk dropped: 1 orphaned
+    /// step) and nothing after it is produced (a late artifact never is).
+    /// Otherwise the executor runs until it returns or a cancel stops it.
+    pub terminal_drops_executor: bool,
+    /// The handler stores CANCELED before it calls `cancel()`, without
+    /// streaming or pushing it; the executor's next event can no longer be
+    /// stored and, where the message stream is still open (a `cancel()`
+    /// that writes nothing), ends it with this JSON-RPC error event.
+    /// `None` where the task is left to `cancel()`.
+    pub cancel_stored_first: Option<RpcError>,
+    /// When `execute()` raises and the SDK does not publish FAILED
+    /// ([`PushProfile::raise_publishes_failed`]), it stores FAILED itself;
+    /// otherwise the task stays as it was.
+    pub raise_stores_failed: bool,
 }
+
+/// The header names of a push token and of credentials, as a2a-sdk and
+/// @a2a-js/sdk send them.
+const AUTH_HEADERS: [&str; 2] = ["X-A2A-Notification-Token", "Authorization"];
 
 /// JSON-RPC code of `TaskNotCancelableError`.
 pub const TASK_NOT_CANCELABLE: i32 = -32002;
@@ -280,6 +342,7 @@ const PYTHON: Profile = Profile {
         ],
         headers_after: &["Content-Length", "Content-Type"],
         token_beside_credentials: true,
+        auth_headers: AUTH_HEADERS,
         content_type: ["application/json", "application/json"],
         timeout_ms: 5_000,
         timeout_race_ms: 3,
@@ -294,7 +357,13 @@ const PYTHON: Profile = Profile {
         envelope_0_3: (&["id"], false),
         kind_first_0_3: false,
         sse_crlf: true,
+        sorted_keys_1_0: false,
+        told_by_every_event: false,
     },
+    lacks: &[],
+    terminal_drops_executor: false,
+    cancel_stored_first: None,
+    raise_stores_failed: true,
 };
 
 const JS: Profile = Profile {
@@ -347,6 +416,7 @@ const JS: Profile = Profile {
             "content-length",
         ],
         token_beside_credentials: false,
+        auth_headers: AUTH_HEADERS,
         content_type: ["application/a2a+json", "application/json"],
         timeout_ms: 5_000,
         timeout_race_ms: 10,
@@ -362,7 +432,119 @@ const JS: Profile = Profile {
         envelope_0_3: (&["id", "jsonrpc"], false),
         kind_first_0_3: true,
         sse_crlf: false,
+        sorted_keys_1_0: false,
+        told_by_every_event: false,
     },
+    lacks: &[],
+    terminal_drops_executor: false,
+    cancel_stored_first: None,
+    raise_stores_failed: true,
+};
+
+/// JSON-RPC code of an invalid request (a2a-rs: an event the task store
+/// refuses, such as WORKING on a canceled task).
+pub const INVALID_REQUEST: i32 = -32600;
+
+// a2a-rs: `a2a-server-lf` 0.5.3 (`a2a-lf` 0.4.2 types). Every row is
+// measured in `tests/fidelity/fixtures/rust/` (README there, fixture by
+// fixture); `handler.rs` is `a2a-server-lf`'s `src/handler.rs`.
+const RUST: Profile = Profile {
+    sdk: Sdk::Rust,
+    name: "a2a-rs: a2a-server-lf 0.5.3 (Rust)",
+    // `execute()` returns a stream the handler drives (`drive_execution`,
+    // handler.rs:354-409): the call ends when that stream ends
+    // (`ending-auth`: closed after AUTH_REQUIRED), or at a terminal status
+    // ([`Profile::terminal_drops_executor`]).
+    stream_end: StreamCloses::ExecuteReturns,
+    // The handler drops the executor's stream once the task is terminal
+    // (handler.rs:367-369); the step in progress still finishes
+    // (`terminal_drops_executor`).
+    cancel_interrupts_awaiting: true,
+    raising_cancel: RaisingCancel::EndsStream,
+    raising_cancel_code: INTERNAL_ERROR,
+    // At FAILED, a terminal status, the handler stops (handler.rs:391-393).
+    blocking_returns_at_failed: true,
+    noop_cancel_stores_canceled: false,
+    restart_measured: true,
+    // The recorder's client is raw reqwest: a2a-client-lf's default
+    // `reqwest::Client` has no timeout, so `timeout_ms` is a deadline for
+    // the whole call, as for @a2a-js/sdk.
+    timeout_is_inactivity: false,
+    // The follow-up streams WORKING first (`interrupt-*`).
+    resume_publishes_task: false,
+    // `interrupt=auth&client=block`: 3 parts, as a2a-sdk.
+    auth_call_loop_reapplies_appends: false,
+    republish_ends_open_stream: None,
+    thread_name: "tokio's spawn_blocking",
+    // A subscription ends when the execution does, terminal or not
+    // (`ending-input_resubscribe-3`, `ending-return_resubscribe-3`).
+    subscription_end: SubscriptionEnd::WithTheStream,
+    idle_subscription: IdleSubscription::NotFound,
+    push: PushProfile {
+        // Every POST is sent, and answered, before its event reaches the
+        // stream (handler.rs:379-390): `webhook_delay_ms=2000` holds
+        // stream and blocking call alike.
+        holds_stream: true,
+        // No 0.3 wire (`lacks`).
+        body_03: PushBody03::StreamResponse10,
+        // `ending=raise`: a -32603 error event, nothing pushed, the task
+        // left WORKING.
+        raise_publishes_failed: false,
+        cancel_call_pushes_again: false,
+        // `push_followup=repeat`: a second config with a fresh id
+        // (handler.rs:771-791, push/store.rs:62-92), each POSTed
+        // (handler.rs:208-211).
+        repeated_config_adds: true,
+        auth_call_loop_pushes: false,
+        // reqwest sends them in lower case (`push-inline*.json`).
+        headers_before: &["content-type"],
+        headers_after: &["accept", "host", "content-length"],
+        token_beside_credentials: true,
+        auth_headers: ["a2a-notification-token", "authorization"],
+        content_type: ["application/json", "application/json"],
+        // `HttpPushSender`'s default (push/sender.rs:39-46): a webhook
+        // answering at 4,995 or 5,005 ms is answered, every run.
+        timeout_ms: 30_000,
+        // Not measured at 30 s: no window is claimed.
+        timeout_race_ms: 0,
+    },
+    // a2a-rs 1.0: `{"jsonrpc":"2.0","id":…,"result":…}`, the event's keys
+    // sorted (it builds ProtoJSON through `serde_json::Value`), timestamps
+    // with nanoseconds (all 93 recorded; protobuf may drop a zero group
+    // as for a2a-sdk); no 0.3 envelope at all.
+    fingerprint: Fingerprint {
+        timestamp_digits: 9,
+        stray_timestamps: 1,
+        envelope_1_0: (&["jsonrpc"], false),
+        envelope_0_3: (&[], false),
+        kind_first_0_3: false,
+        sse_crlf: false,
+        sorted_keys_1_0: true,
+        told_by_every_event: true,
+    },
+    lacks: &[
+        Lack {
+            key: Key::Wire,
+            value: "0.3",
+            why: "a2a-rs (a2a-server-lf 0.5.3) serves no A2A 0.3 wire: a request without an A2A-Version header, or with 0.3, is refused with -32009 (src/jsonrpc.rs, check_a2a_version)",
+        },
+        Lack {
+            key: Key::Store,
+            value: "database",
+            why: "a2a-rs (a2a-server-lf 0.5.3) ships only InMemoryTaskStore (src/task_store/mod.rs:7)",
+        },
+    ],
+    // handler.rs:391-393 (a terminal event) and :367-369 (a snapshot made
+    // terminal by a cancel): `late-*` 6 events, GetTask 1 artifact;
+    // `cancel-1` 1 orphaned step (step 2).
+    terminal_drops_executor: true,
+    // `begin_cancel` (handler.rs:975); `cancel-1_cancel_impl-noop`: the
+    // next chunk ends the stream with -32600 (task_store/inmemory.rs:58-63).
+    cancel_stored_first: Some(RpcError {
+        code: INVALID_REQUEST,
+        message: "task … is in terminal state Canceled and cannot transition to Working",
+    }),
+    raise_stores_failed: false,
 };
 
 impl Profile {
@@ -371,6 +553,7 @@ impl Profile {
         match sdk {
             Sdk::Python => &PYTHON,
             Sdk::Js => &JS,
+            Sdk::Rust => &RUST,
         }
     }
 }

@@ -14,6 +14,7 @@ pub use super::keys::{
 pub use super::query::{parse_pairs, split_view_keys, Pairs, MAX_QUERY_BYTES, VIEW_KEYS};
 
 use super::keys::{err, SWITCH};
+use super::profile::{Lack, Profile};
 
 /// Every input of one simulation.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -246,6 +247,9 @@ impl Scenario {
         if self.preset.is_some() && !matches!(key, Key::Preset | Key::Sdk) {
             return Err("a preset replaces the executor scenario");
         }
+        if let Some(lack) = self.lack(key) {
+            return Err(lack.why);
+        }
         match key {
             Key::Work | Key::CancelImpl if self.cancel.is_none() => {
                 Err("applies only when a cancel is sent")
@@ -271,6 +275,31 @@ impl Scenario {
         }
     }
 
+    /// What the SDK lacks of `key`'s values, if anything (SPEC §16).
+    fn lack(&self, key: Key) -> Option<&'static Lack> {
+        Profile::of(self.sdk).lacks.iter().find(|l| l.key == key)
+    }
+
+    /// Refuses a value the SDK has no counterpart of (a scenario built
+    /// field by field, as the scenario reader builds one per SDK, is
+    /// checked here too).
+    pub fn check_lacks(&self) -> Result<(), ScenarioError> {
+        for lack in Profile::of(self.sdk).lacks {
+            if self.value(lack.key) == lack.value {
+                return Err(err(
+                    lack.key.name(),
+                    format!(
+                        "{} does not apply with sdk={}: {}",
+                        lack.value,
+                        self.sdk.name(),
+                        lack.why
+                    ),
+                ));
+            }
+        }
+        Ok(())
+    }
+
     /// Checks the limits that depend on more than one key.
     fn validate(&self, given: &[Key]) -> Result<(), ScenarioError> {
         if self.preset.is_some() {
@@ -282,6 +311,7 @@ impl Scenario {
             }
             return Ok(());
         }
+        self.check_lacks()?;
         if let Some(k) = self.cancel {
             if k > self.chunks {
                 return Err(err(

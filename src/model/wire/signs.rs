@@ -2,8 +2,8 @@
 //! they mean: how its JSON-RPC envelope opens (the first key, and whether
 //! a space follows the colon, as Python's `json.dumps` writes it), whether
 //! a 0.3 event's keys open with `kind` (in the order written, not sorted),
-//! how many fraction digits its status timestamps carry, and how an SSE
-//! body ends its lines. The SDK profiles
+//! how many fraction digits its status timestamps carry, whether a 1.0
+//! event's keys come sorted, and how an SSE body ends its lines. The SDK profiles
 //! (`sim::profile`) say which SDK writes which; this only reads.
 
 use super::Wire;
@@ -37,6 +37,11 @@ pub struct WireSigns {
     /// SSE events whose lines end with `\n`, and with `\r\n` (`[lf,
     /// crlf]`).
     pub line_ends: [u32; 2],
+    /// 1.0 events (a Task, a status or an artifact update) whose keys open
+    /// with the task's id, in the order the proto declares them, and those
+    /// whose keys come sorted (`append`, `artifact` or `contextId` first)
+    /// (`[declared, sorted]`).
+    pub key_order_1_0: [u32; 2],
 }
 
 impl WireSigns {
@@ -46,6 +51,7 @@ impl WireSigns {
             && self.fraction_digits.iter().all(|&n| n == 0)
             && self.kind_first == [0, 0]
             && self.line_ends == [0, 0]
+            && self.key_order_1_0 == [0, 0]
     }
 
     /// How many timestamps were seen in all.
@@ -68,8 +74,13 @@ impl WireSigns {
                 self.fraction_digits[digits.min(9)] += 1;
             }
         }
-        if wire == Wire::V0_3 {
-            self.kind_first[usize::from(event_opens_with_kind(text))] += 1;
+        match wire {
+            Wire::V0_3 => self.kind_first[usize::from(event_opens_with_kind(text))] += 1,
+            Wire::V1_0 => {
+                if let Some(sorted) = event_keys_sorted(text) {
+                    self.key_order_1_0[usize::from(sorted)] += 1;
+                }
+            }
         }
     }
 
@@ -95,6 +106,8 @@ impl WireSigns {
         self.kind_first[1] += other.kind_first[1];
         self.line_ends[0] += other.line_ends[0];
         self.line_ends[1] += other.line_ends[1];
+        self.key_order_1_0[0] += other.key_order_1_0[0];
+        self.key_order_1_0[1] += other.key_order_1_0[1];
     }
 }
 
@@ -114,17 +127,45 @@ fn envelope_head(text: &str, wire: Wire) -> Option<EnvelopeHead> {
     })
 }
 
-/// Whether the event object (the envelope's `result`, or the text itself
-/// where it is a bare event) opens with the key `kind`.
-fn event_opens_with_kind(text: &str) -> bool {
-    let event = match text.find("\"result\"") {
+/// The event object: the envelope's `result`, or the text itself where
+/// it is a bare event.
+fn event_object(text: &str) -> &str {
+    match text.find("\"result\"") {
         Some(at) => text[at + "\"result\"".len()..]
             .trim_start()
             .strip_prefix(':')
             .unwrap_or_default(),
         None => text,
-    };
-    event
+    }
+}
+
+/// The first key of the object `text` opens, and what follows its colon.
+fn first_key(text: &str) -> Option<(&str, &str)> {
+    let rest = text.trim_start().strip_prefix('{')?.trim_start();
+    let rest = rest.strip_prefix('"')?;
+    let (key, after) = rest.split_once('"')?;
+    Some((key, after.trim_start().strip_prefix(':')?))
+}
+
+/// Whether a 1.0 Task, status or artifact update lists its keys sorted
+/// (`Some(true)`: a2a-rs builds its ProtoJSON through `serde_json::Value`)
+/// or opens with the task's id as the proto declares (`Some(false)`:
+/// a2a-sdk, @a2a-js/sdk); `None` for anything else.
+fn event_keys_sorted(text: &str) -> Option<bool> {
+    let (wrapper, inner) = first_key(event_object(text))?;
+    if !["task", "statusUpdate", "artifactUpdate"].contains(&wrapper) {
+        return None;
+    }
+    match first_key(inner)?.0 {
+        "id" | "taskId" => Some(false),
+        "append" | "artifact" | "artifacts" | "contextId" => Some(true),
+        _ => None,
+    }
+}
+
+/// Whether the event object opens with the key `kind`.
+fn event_opens_with_kind(text: &str) -> bool {
+    event_object(text)
         .trim_start()
         .strip_prefix('{')
         .is_some_and(|rest| rest.trim_start().starts_with("\"kind\""))
@@ -182,6 +223,32 @@ mod tests {
         assert_eq!(js.fraction_digits[3], 1);
         assert!(!js.envelopes[0].spaced);
         assert_eq!(js.envelopes[0].first_key, "jsonrpc");
+    }
+
+    #[test]
+    fn a2a_rs_writes_its_keys_sorted_and_nanoseconds() {
+        let mut rust = WireSigns::default();
+        rust.read(
+            br#"{"jsonrpc":"2.0","id":"x","result":{"statusUpdate":{"contextId":"c","status":{"state":"TASK_STATE_WORKING","timestamp":"2026-12-02T12:44:58.334764274Z"},"taskId":"t"}}}"#,
+            Wire::V1_0,
+        );
+        rust.read(
+            br#"{"artifactUpdate":{"append":true,"artifact":{"artifactId":"a","parts":[{"text":"x"}]},"contextId":"c","taskId":"t"}}"#,
+            Wire::V1_0,
+        );
+        assert_eq!((rust.key_order_1_0, rust.fraction_digits[9]), ([0, 2], 1));
+        let mut js = WireSigns::default();
+        js.read(
+            br#"{"jsonrpc":"2.0","id":1,"result":{"task":{"id":"t","contextId":"c","status":{"state":"TASK_STATE_SUBMITTED"}}}}"#,
+            Wire::V1_0,
+        );
+        assert_eq!(js.key_order_1_0, [1, 0]);
+        let mut message = WireSigns::default();
+        message.read(
+            br#"{"message":{"contextId":"c","messageId":"m"}}"#,
+            Wire::V1_0,
+        );
+        assert!(message.is_empty(), "a message tells no key order");
     }
 
     #[test]

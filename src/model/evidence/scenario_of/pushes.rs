@@ -7,7 +7,8 @@
 
 use super::setting::{count, has, word, Reading, Setting, Value};
 use super::{keys_of, sdk_order, shapes, state_of, Budget, EventShape, ScenarioOf, Search};
-use crate::model::sim::keys::Key;
+use crate::model::sim::keys::{Key, Sdk};
+use crate::model::sim::profile::Profile;
 use crate::model::state::TaskState;
 use crate::model::trace::{RowKind, Run, PUSH_RACED};
 use crate::model::wire::answer::{read_value, ArtifactParts, EventKind, OwnedEvent};
@@ -233,9 +234,12 @@ fn push_keys(posts: &[Pushed]) -> Vec<Vec<Reading>> {
     let bearer = headers
         .iter()
         .any(|h| h.eq_ignore_ascii_case("authorization"));
-    let token = headers
-        .iter()
-        .any(|h| h.eq_ignore_ascii_case("x-a2a-notification-token"));
+    // The token header as any SDK names it (a2a-rs: without `X-`).
+    let token = headers.iter().any(|h| {
+        Sdk::ALL
+            .iter()
+            .any(|s| h.eq_ignore_ascii_case(Profile::of(*s).push.auth_headers[0]))
+    });
     lists.push(vec![match (bearer, token) {
         (true, true) => vec![word(Key::PushAuth, "both")],
         (true, false) => vec![word(Key::PushAuth, "bearer")],

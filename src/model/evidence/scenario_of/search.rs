@@ -12,6 +12,7 @@ use std::future::Future;
 use std::pin::Pin;
 
 use crate::model::sim::keys::Sdk;
+use crate::model::sim::profile::Profile;
 use crate::model::sim::scenario::Scenario;
 use crate::model::sim::Simulation;
 use crate::model::trace::Run;
@@ -81,11 +82,19 @@ impl Budget {
 }
 
 /// The SDKs of the profile table, `first` (the one the bytes name) ahead
-/// of the others, which keep the table's order.
+/// of the others, which keep the table's order; where the bytes name one,
+/// an SDK that every event names is left out (its bytes would have named
+/// it).
 pub fn sdk_order(first: Option<Sdk>) -> Vec<Sdk> {
+    let told = |s: Sdk| first.is_some() && Profile::of(s).fingerprint.told_by_every_event;
     first
         .into_iter()
-        .chain(Sdk::ALL.iter().copied().filter(|s| Some(*s) != first))
+        .chain(
+            Sdk::ALL
+                .iter()
+                .copied()
+                .filter(|s| Some(*s) != first && !told(*s)),
+        )
         .collect()
 }
 
@@ -284,6 +293,10 @@ impl Search {
                     sdk,
                     ..read.clone()
                 };
+                // An SDK without a counterpart of a key's value (SPEC §16).
+                if scenario.check_lacks().is_err() {
+                    continue;
+                }
                 let Some(run) = self.simulate(&scenario).await else {
                     break 'candidates;
                 };

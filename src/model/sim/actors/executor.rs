@@ -23,7 +23,12 @@ const KEPT_OPEN: &str =
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Exec {
     Running,
-    Cancelled { flag_step_done: bool },
+    /// A cancel stopped it; `dropped` once the handler dropped its stream
+    /// at the step in progress (where the profile drops it there).
+    Cancelled {
+        flag_step_done: bool,
+        dropped: bool,
+    },
     Finished,
     Dead,
 }
@@ -250,7 +255,15 @@ impl Executor {
     fn resumed(&mut self, view: &View, exec: usize, stage: Stage, refused: bool) -> Vec<Effect> {
         if refused {
             self.runs[exec].state = Exec::Finished;
-            let label = "stream closed: the guard refused the resume";
+            let task = self.runs[exec].task;
+            let terminal = view.tasks[task]
+                .stored()
+                .is_some_and(|t| t.state.is_terminal());
+            let label = if terminal && view.profile.cancel_stored_first.is_some() {
+                "stream closed: the task store refused the resume"
+            } else {
+                "stream closed: the guard refused the resume"
+            };
             return vec![Effect::queued(ClientIn::EndCall(label.into()))];
         }
         let done = self
@@ -283,7 +296,10 @@ impl Executor {
                 }
                 effects
             }
-            Exec::Cancelled { flag_step_done } => match view.sc.work {
+            Exec::Cancelled { dropped: false, .. } if view.profile.terminal_drops_executor => {
+                self.dropped_at(view, exec, step)
+            }
+            Exec::Cancelled { flag_step_done, .. } => match view.sc.work {
                 // Awaiting code stopped at its await: no step runs.
                 Work::Await => vec![],
                 Work::ToThread => {
@@ -297,6 +313,7 @@ impl Executor {
                 Work::Flag if !flag_step_done => {
                     self.runs[exec].state = Exec::Cancelled {
                         flag_step_done: true,
+                        dropped: false,
                     };
                     let why = "the step in progress finishes, then the thread sees the flag";
                     vec![self.orphan(view, step, why)]
@@ -305,6 +322,51 @@ impl Executor {
             },
             Exec::Finished | Exec::Dead => vec![],
         }
+    }
+
+    /// The first step after a cancel, where the handler drops the
+    /// executor's stream at its next event: the step in progress finishes
+    /// and its chunk is dropped (a blocking thread runs on, a flag-checking
+    /// one stops: the drop sets its flag), and the calls still reading the
+    /// task end (a stream the handler's stored CANCELED left open, with the
+    /// error the store gives the chunk).
+    fn dropped_at(&mut self, view: &View, exec: usize, step: u32) -> Vec<Effect> {
+        self.runs[exec].state = Exec::Cancelled {
+            flag_step_done: true,
+            dropped: true,
+        };
+        let dropped = "the handler drops its chunk and execute()'s stream";
+        let why = match view.sc.work {
+            Work::Await => format!("the step in progress finishes; {dropped}"),
+            Work::ToThread => format!(
+                "the blocking call in {} runs on; {dropped}",
+                view.profile.thread_name
+            ),
+            Work::Flag => format!("the step in progress finishes; {dropped}, which sets the flag"),
+        };
+        let mut effects = vec![self.orphan(view, step, &why)];
+        if view.sc.work == Work::ToThread && step < view.sc.chunks {
+            effects.push(Effect::at(
+                view.now + u64::from(view.sc.step_ms),
+                ExecutorIn::Step {
+                    exec,
+                    step: step + 1,
+                },
+            ));
+        }
+        let label = match view.profile.cancel_stored_first {
+            Some(error) if view.client_call == CallState::Open => format!(
+                "the chunk cannot be stored on the CANCELED task: the stream ends with JSON-RPC error {} (\"{}\")",
+                error.code, error.message
+            ),
+            _ => "the handler dropped execute()'s stream".to_string(),
+        };
+        let task = self.runs[exec].task;
+        effects.extend([
+            Effect::queued(ClientIn::EndCall(label.clone())),
+            Effect::queued(SecondIn::Closed { task, label }),
+        ]);
+        effects
     }
 
     /// What step `step` hands over: its chunk, or with `result=last` the
@@ -367,9 +429,13 @@ impl Executor {
             }
         };
         let mut effects: Vec<Effect> = state.map(|s| self.status(exec, s)).into_iter().collect();
+        // Where the handler drops the executor at a terminal status, what
+        // would come after it is never produced.
+        let dropped =
+            view.profile.terminal_drops_executor && state.is_some_and(TaskState::is_terminal);
         effects.push(match view.sc.late {
-            Some(ms) => Effect::at(view.now + u64::from(ms), ExecutorIn::Late { exec }),
-            None => Effect::at(view.now, QueueIn::Return { exec }),
+            Some(ms) if !dropped => Effect::at(view.now + u64::from(ms), ExecutorIn::Late { exec }),
+            _ => Effect::at(view.now, QueueIn::Return { exec }),
         });
         effects
     }
@@ -393,15 +459,18 @@ impl Executor {
                 resume: None,
             }));
         } else {
-            effects.push(Effect::queued(StoreIn::StoreSilently {
-                task,
-                state: TaskState::Failed,
-                label: "the handler stores FAILED itself: not streamed, not pushed".into(),
-            }));
-            effects.push(Effect::queued(ClientIn::EndCall(format!(
-                "stream ends with JSON-RPC error {} instead of a FAILED event",
-                crate::model::sim::profile::INTERNAL_ERROR
-            ))));
+            let error = crate::model::sim::profile::INTERNAL_ERROR;
+            let label = if view.profile.raise_stores_failed {
+                effects.push(Effect::queued(StoreIn::StoreSilently {
+                    task,
+                    state: TaskState::Failed,
+                    label: "the handler stores FAILED itself: not streamed, not pushed".into(),
+                }));
+                format!("stream ends with JSON-RPC error {error} instead of a FAILED event")
+            } else {
+                format!("stream ends with JSON-RPC error {error}; nothing stores FAILED, the task stays as it was")
+            };
+            effects.push(Effect::queued(ClientIn::EndCall(label)));
         }
         effects.push(Effect::at(view.now, QueueIn::Return { exec }));
         effects
@@ -435,10 +504,13 @@ impl Executor {
         let task = self.runs[exec].task;
         let state = view.tasks[task].stored().map(|t| t.state);
         let settled = state.is_some_and(|s| s.is_terminal() || s.is_interrupted());
-        let returned = if settled {
-            "execute() returned"
-        } else {
-            "execute() returned without a final status"
+        let dropped =
+            view.profile.terminal_drops_executor && state.is_some_and(|s| s.is_terminal());
+        let returned = match (dropped, view.sc.late) {
+            (true, Some(_)) => "the handler drops execute()'s stream at the terminal status: the late artifact is never produced",
+            (true, None) => "the handler drops execute()'s stream at the terminal status",
+            (false, _) if settled => "execute() returned",
+            (false, _) => "execute() returned without a final status",
         };
         let followed = task == view.followed;
         let closes = match view.profile.stream_end {
@@ -477,10 +549,16 @@ impl Executor {
             if run.state == Exec::Running && run.task == view.followed {
                 run.state = Exec::Cancelled {
                     flag_step_done: false,
+                    dropped: false,
                 };
             }
         }
-        if interrupts && view.profile.stream_end == StreamCloses::ExecuteReturns {
+        // Where the handler drops the executor only at its next event, the
+        // calls end there, or at the CANCELED they read.
+        if interrupts
+            && view.profile.stream_end == StreamCloses::ExecuteReturns
+            && !view.profile.terminal_drops_executor
+        {
             let label = "stream closed after the cancel";
             let task = view.followed;
             return vec![

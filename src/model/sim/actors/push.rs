@@ -270,8 +270,8 @@ fn headers(view: &View) -> Vec<String> {
     };
     let credentials = view.sc.push_auth != PushAuth::Token;
     let auth = [
-        token.then_some("X-A2A-Notification-Token"),
-        credentials.then_some("Authorization"),
+        token.then_some(push.auth_headers[0]),
+        credentials.then_some(push.auth_headers[1]),
     ];
     push.headers_before
         .iter()

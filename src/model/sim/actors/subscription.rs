@@ -25,6 +25,15 @@ pub(super) fn answer(view: &View, client: ClientId, stream: usize, task: usize) 
         return refuse(client, stream, TASK_NOT_FOUND, text.into());
     };
     let state = stored.state;
+    let idle = !view.is_running(task) || view.tasks[task].bus_closed();
+    if idle && !state.is_terminal() && view.profile.idle_subscription == IdleSubscription::NotFound
+    {
+        let text = format!(
+            "SubscribeToTask → TaskNotFoundError (-32001): the task is {}, but no execution runs for it any more",
+            state.label()
+        );
+        return refuse(client, stream, TASK_NOT_FOUND, text);
+    }
     if state.is_terminal() {
         let text = format!(
             "SubscribeToTask → UnsupportedOperationError (-32004): the task is already {}",

@@ -5,7 +5,7 @@
 use super::FirstClient;
 use crate::model::ledger::Body;
 use crate::model::sim::actors::effect::{Effect, View};
-use crate::model::sim::actors::inputs::{ClientIn, ExecutorIn, StoreIn};
+use crate::model::sim::actors::inputs::{ClientIn, ExecutorIn, SecondIn, StoreIn};
 use crate::model::sim::profile::{RaisingCancel, TASK_NOT_CANCELABLE};
 use crate::model::sim::scenario::CancelImpl;
 use crate::model::state::TaskState;
@@ -50,6 +50,7 @@ impl FirstClient {
             ]),
             CancelImpl::Raise => {
                 let label = "cancel() raises NotImplementedError";
+                effects.extend(stored_first(view));
                 effects.push(Effect::Row(Entry::action(Source::Cancel, label)));
                 self.cancel_result = Some(CancelResult::Error);
                 match view.profile.raising_cancel {
@@ -61,10 +62,26 @@ impl FirstClient {
                         "CancelTask → JSON-RPC error {}; the executor runs on",
                         view.profile.raising_cancel_code
                     ))),
+                    RaisingCancel::EndsStream => {
+                        let code = view.profile.raising_cancel_code;
+                        let label = format!(
+                            "the stream ends with cancel()'s JSON-RPC error {code} as an event"
+                        );
+                        effects.extend([
+                            handler(format!("CancelTask → JSON-RPC error {code}")),
+                            Effect::to(ClientIn::EndCall(label.clone())),
+                            Effect::to(SecondIn::Closed {
+                                task: view.followed,
+                                label,
+                            }),
+                            Effect::to(ExecutorIn::Stop),
+                        ]);
+                    }
                 }
             }
             CancelImpl::Noop => {
                 let label = "cancel() returns without writing a status";
+                effects.extend(stored_first(view));
                 effects.push(Effect::Row(Entry::action(Source::Cancel, label)));
                 effects.push(Effect::to(ExecutorIn::Stop));
                 if view.profile.noop_cancel_stores_canceled {
@@ -101,4 +118,17 @@ impl FirstClient {
             }
         }
     }
+}
+
+/// Where the profile says so, the handler stores CANCELED before it calls
+/// `cancel()`, neither streamed nor pushed (a `cancel()` that writes one
+/// streams its own).
+fn stored_first(view: &View) -> Option<Effect> {
+    view.profile.cancel_stored_first?;
+    Some(Effect::to(StoreIn::StoreSilently {
+        task: view.followed,
+        state: TaskState::Canceled,
+        label: "the handler stores CANCELED before it calls cancel(): not streamed, not pushed"
+            .into(),
+    }))
 }

@@ -144,6 +144,22 @@ impl TaskStore {
         if slot.bus_closed {
             return (dropped(&event, label), false);
         }
+        // Where the SDK stores CANCELED ahead of `cancel()`, its store
+        // refuses any change to a terminal task (a2a-server-lf's
+        // `task_store/inmemory.rs:58-63`): a follow-up turn on a task
+        // canceled while it waited for input is refused, not run.
+        let frozen = slot.stored.as_ref().filter(|t| t.state.is_terminal());
+        if let (Some(error), Some(stored), false) =
+            (view.profile.cancel_stored_first, frozen, resend)
+        {
+            let label = format!(
+                "{label}: refused by the task store, the task is {} (JSON-RPC {})",
+                stored.state.label(),
+                error.code
+            );
+            let row = Entry::event(source, label, Disposition::NotDelivered).target(target);
+            return (vec![Effect::Row(row)], true);
+        }
         let was_terminal = slot.stored.as_ref().is_some_and(|t| t.state.is_terminal());
         let twice = match payload {
             Payload::Chunk { chunk, .. } if chunk.append && slot.call_loop_left => Some(chunk),
@@ -170,6 +186,7 @@ impl TaskStore {
             slot.call_loop_left = false;
         }
         let status_change = matches!(payload, Payload::Status { .. });
+        let terminal = matches!(payload, Payload::Status { state, .. } if state.is_terminal());
         let mut effects = vec![Effect::to(PushIn::Event(Delivery {
             event: Box::new(event),
             label,
@@ -179,7 +196,9 @@ impl TaskStore {
         }))];
         // The bus closes only after the delivery and all it leads to: a
         // resend it sets off still passes.
-        if final_status && view.profile.stream_end == StreamCloses::FirstFinalStatus {
+        if (final_status && view.profile.stream_end == StreamCloses::FirstFinalStatus)
+            || (terminal && view.profile.terminal_drops_executor)
+        {
             effects.push(Effect::to(StoreIn::CloseBus(task)));
         }
         (effects, false)
@@ -216,7 +235,12 @@ impl TaskStore {
     /// end.
     fn close_bus(&mut self, view: &Facts, task: usize) -> Vec<Effect> {
         self.tasks[task].bus_closed = true;
-        let label = "stream closed at the first final status";
+        let label = match view.profile.stream_end {
+            StreamCloses::FirstFinalStatus => "stream closed at the first final status",
+            StreamCloses::ExecuteReturns => {
+                "the handler stops at the terminal status: stream closed"
+            }
+        };
         let mut effects = vec![];
         if task == view.followed {
             effects.push(Effect::queued(ClientIn::EndCall(label.into())));
