@@ -157,6 +157,34 @@ fn each_recorded_message_stream_across_the_turns_ends_as_the_model_ends_it() {
     assert_eq!(errors, [0, 33], "recorded -32004 ends (python, js)");
 }
 
+/// a2a-rs ends each turn's message stream at the interruption, with no
+/// error, as a2a-sdk does.
+#[test]
+fn each_recorded_a2a_rs_message_stream_across_the_turns_ends_as_the_model_ends_it() {
+    let mut failures = Vec::new();
+    let mut compared = 0;
+    let measured = turns("rust").into_iter().filter(|(_, f)| f.measurable());
+    for (scenario, fixture) in measured {
+        let step = Some(fixture.step_ms());
+        let model = modelled(&run(&model_query(&scenario, "rust", step)));
+        for (n, recorded_run) in fixture.json["runs"].as_array().unwrap().iter().enumerate() {
+            let want = recorded(recorded_run);
+            assert!(want.iter().all(|m| m.error.is_none()), "rust {scenario}");
+            if differs(&want, &model) {
+                failures.push(format!(
+                    "rust {scenario} run {n}:\n  recorded {want:?}\n  model    {model:?}"
+                ));
+            }
+        }
+        compared += 1;
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+    assert!(
+        compared >= 10,
+        "only {compared} a2a-rs recordings across the turns"
+    );
+}
+
 /// The 1.0 matrix's `interrupt=auth|both` recordings resumed only after
 /// the recorder's client had given up on its first stream at the
 /// watchdog, so the client saw no end; the agent's log names the error

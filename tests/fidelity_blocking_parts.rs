@@ -165,3 +165,32 @@ fn the_recorded_blocking_result_parts_count_the_answers_parts() {
         }
     }
 }
+
+/// a2a-rs stores each turn's parts once, as a2a-sdk does (its blocking
+/// call's loop ends at the interruption): every measured blocking flow
+/// across the turns holds what it stored.
+#[test]
+fn a_blocking_flow_across_the_turns_holds_the_parts_a2a_rs_stored() {
+    let mut failures = Vec::new();
+    let mut compared = 0;
+    let measured = blocking_turns("rust")
+        .into_iter()
+        .filter(|(_, f)| f.measurable());
+    for (scenario, fixture) in measured {
+        let model = modelled(&model_query(&scenario, "rust", Some(fixture.step_ms())));
+        for (n, run) in fixture.json["runs"].as_array().unwrap().iter().enumerate() {
+            let want = recorded(run);
+            if want != model {
+                failures.push(format!(
+                    "rust {scenario} run {n}:\n  recorded {want:?}\n  model    {model:?}"
+                ));
+            }
+        }
+        compared += 1;
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+    // `interrupt=auth&client=block` and the 6 blocking push combinations
+    // on the 1.0 wire (auth, input and both, with and without a repeated
+    // config).
+    assert_eq!(compared, 7, "blocking follow-up recordings of a2a-rs");
+}
