@@ -179,10 +179,9 @@ fn each_recorded_a2a_rs_message_stream_across_the_turns_ends_as_the_model_ends_i
         compared += 1;
     }
     assert!(failures.is_empty(), "{}", failures.join("\n"));
-    assert!(
-        compared >= 10,
-        "only {compared} a2a-rs recordings across the turns"
-    );
+    // The 6 streaming push combinations (input, auth and both, with and
+    // without a repeated config) and the 8 subscribe ones, on the 1.0 wire.
+    assert_eq!(compared, 14, "a2a-rs recordings across the turns");
 }
 
 /// The 1.0 matrix's `interrupt=auth|both` recordings resumed only after
