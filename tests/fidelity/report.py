@@ -454,6 +454,7 @@ def main():
         "```sh",
         "tests/fidelity/python/run.sh          # a2a-sdk (Python), about 4 minutes",
         "tests/fidelity/js/run.sh              # @a2a-js/sdk, if recorded",
+        "tests/fidelity/rust/run.sh            # a2a-rs (a2a-server-lf), about 2½ minutes; its subscribe and push recorders: tests/fidelity/rust/README.md",
         "tests/fidelity/python/run.sh --subscribe && tests/fidelity/js/run.sh --subscribe   # SPEC §9 keys",
         "tests/fidelity/python/run.sh --push && tests/fidelity/js/run.sh --push   # SPEC §12 keys",
         "cargo build --release --bin a2a-lab && python3 tests/fidelity/report.py",
