@@ -76,6 +76,31 @@ fn the_controlled_comparisons_come_in_the_seeds_order_and_reproduce_its_numbers(
     );
 }
 
+/// SPEC §16: where a2a-rs differs from both other SDKs, an example shows
+/// it: a raising `cancel()` leaves the task FAILED on a2a-sdk, COMPLETED
+/// on @a2a-js/sdk and CANCELED on a2a-rs.
+#[test]
+fn an_example_shows_where_a2a_rs_differs_from_both_other_sdks() {
+    let state = |query: &str| {
+        model_support::metrics(query)
+            .final_state
+            .map(TaskState::wire)
+    };
+    let rust = metrics_of("…a2a-rs: CANCELED anyway");
+    assert_eq!(
+        rust.final_state.map(TaskState::wire),
+        Some("TASK_STATE_CANCELED")
+    );
+    assert_eq!(
+        state("cancel=1&cancel_impl=raise"),
+        Some("TASK_STATE_FAILED")
+    );
+    assert_eq!(
+        state("cancel=1&cancel_impl=raise&sdk=js"),
+        Some("TASK_STATE_COMPLETED")
+    );
+}
+
 #[test]
 fn the_subscriber_examples_show_what_the_sdks_were_measured_to_do() {
     use a2a_lab::model::trace::StreamEnd;

@@ -41,6 +41,10 @@ pub const EXAMPLES: &[Example] = &[
         "cancel() raises NotImplementedError",
         "cancel=1&cancel_impl=raise",
     ),
+    ex(
+        "…a2a-rs: CANCELED anyway, the stream ends with -32603",
+        "cancel=1&cancel_impl=raise&sdk=rust",
+    ),
     ex("Cancel after the last chunk loses the race", "cancel=3"),
     ex("Restart after chunk 2, in-memory store", "restart=2"),
     ex(
