@@ -274,7 +274,10 @@ fn without_ids(events: &[OwnedEvent]) -> Vec<u32> {
     }
     let mut key = Vec::with_capacity(events.len() * 6);
     for e in events {
-        let context = e.context_id.as_deref().map_or(0, |c| number(&mut texts, 0, c, &mut next));
+        let context = e
+            .context_id
+            .as_deref()
+            .map_or(0, |c| number(&mut texts, 0, c, &mut next));
         let state = match &e.state {
             None => 0,
             Some(SentState::Known(s)) => 1 + *s as u32,
