@@ -539,7 +539,10 @@ fn tasks_at_once_are_judged_each_on_its_own() {
             // With the queue on the executor too, every task's events go
             // to the last-started stream: the others close with no
             // terminal, and the last one gets each chunk once per task
-            // (duplicate), so no stream is clean.
+            // (duplicate), so no stream is clean. Which task's status
+            // lands between which chunks is the scheduler's: a status of
+            // another task out of order on that stream is an
+            // illegal-transition (seen in 1 of about 15 runs under load).
             ("rust", _) => {
                 assert_eq!(load.clean, 0, "{sdk}: {messages:?}");
                 let missing = codes.iter().filter(|c| *c == "missing-terminal").count();
@@ -548,7 +551,8 @@ fn tasks_at_once_are_judged_each_on_its_own() {
                 assert!(
                     codes
                         .iter()
-                        .all(|c| c == "missing-terminal" || c == "duplicate"),
+                        .all(|c| ["missing-terminal", "duplicate", "illegal-transition"]
+                            .contains(&c.as_str())),
                     "{codes:?}"
                 );
             }
