@@ -25,9 +25,10 @@ import { join } from 'node:path';
 // (312.6 kB); 315 kB with @a2a-js/sdk's stream kept open at AUTH_REQUIRED
 // and its blocking flow's parts modelled (issue 41: 314.0 kB); 321 kB once
 // the page explains a task in slices that never hold it, with Stop (issue
-// 40: 320.0 kB): docs/performance.md says what grew and what was cut at
-// each step.
-const BUDGET = 321 * 1024;
+// 40: 320.0 kB); 325 kB with a2a-rs as a third SDK profile (issue 42:
+// 324.1 kB): docs/performance.md says what grew and what was cut at each
+// step.
+const BUDGET = 325 * 1024;
 const dir = process.argv[2] || 'dist';
 let total = 0;
 const rows = [];
