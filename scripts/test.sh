@@ -49,10 +49,12 @@ node scripts/bundle-size.mjs dist
 step "a2a-lab with the page inside (the page feature, for a2a-lab serve)"
 cargo build --quiet --features page --bin a2a-lab
 
-step "the packages: the wheel in a fresh venv, the npm tarballs in an empty folder"
-bash scripts/packages-test.sh
-
 step "end-to-end tests in headless Chromium (against target/debug/a2a-lab)"
 node --test tests/e2e/
+
+# Last: `cargo publish --dry-run` builds the packaged crate, without the
+# page, into the same target/debug/a2a-lab the end-to-end tests serve.
+step "the packages: the wheel in a fresh venv, the npm tarballs in an empty folder"
+bash scripts/packages-test.sh
 
 step "all tests passed"
