@@ -11,7 +11,7 @@ use crate::model::evidence::capture::run::task_run;
 use crate::model::evidence::capture::{CaptureReader, CaptureReport, WiresSeen};
 use crate::model::evidence::import::Imported;
 use crate::model::evidence::probe::report::{capture_of_calls, ProbeOutcome, ProbeReport};
-use crate::model::evidence::scenario_of::ScenarioOf;
+use crate::model::evidence::scenario_of::{at_once, ScenarioOf};
 use crate::model::pictures::beside::PinnedTask;
 use crate::model::trace::Run;
 
@@ -39,13 +39,6 @@ impl CaptureView {
             runs,
             explaining,
         }
-    }
-
-    /// What explains task `i`: its scenario, searched (within the budget)
-    /// the first time it is asked for, now.
-    pub fn explain(&self, i: usize) -> Option<ScenarioOf> {
-        let mut explaining = self.explaining.lock().ok()?;
-        explaining.explain(i, &self.report)
     }
 
     /// The search for task `i`, to run apart from the view (the page runs
@@ -250,11 +243,12 @@ impl Shown {
             .is_some_and(|(view, task)| view.waits(task))
     }
 
-    /// Explains the chosen task, if it waits: one search within its
-    /// budget, now.
+    /// Explains the chosen task, if it waits: the page's own search
+    /// ([`Self::begin_chosen`]), run to its end now.
     pub fn explain_chosen(&self) {
-        if let Some((view, task)) = self.chosen_task() {
-            view.explain(task);
+        if let Some((view, job)) = self.begin_chosen() {
+            let found = at_once(job.run(None));
+            view.ended(&job, found);
         }
     }
 

@@ -77,14 +77,19 @@ impl Job {
     /// paused by `pacer` where one is given; `None` when the pacer stopped
     /// it.
     pub async fn run(&self, pacer: Option<Box<dyn Pacer>>) -> Option<ScenarioOf> {
-        let budget = Budget::for_events(self.events.len());
-        let mut search = Search::new(sdk_order(self.named), budget);
+        let mut search = task_search(self.events.len(), self.named);
         if let Some(pacer) = pacer {
             search = search.paced(pacer);
         }
         let found = scenario_of_paced(&self.events, None, &mut search).await;
         (!search.stopped()).then_some(found)
     }
+}
+
+/// The search for one task of `events` events, within its budget, the
+/// SDK its bytes named first: the page's and `check`'s alike.
+fn task_search(events: usize, named: Option<Sdk>) -> Search {
+    Search::new(sdk_order(named), Budget::for_events(events))
 }
 
 impl Explaining {
@@ -416,8 +421,7 @@ impl ExplainingAsRead {
             .searched
             .entry(alike)
             .or_insert_with(|| {
-                let budget = Budget::for_events(wanted.kept.len());
-                let mut search = Search::new(sdk_order(named), budget);
+                let mut search = task_search(wanted.kept.len(), named);
                 let mut found = at_once(scenario_of_paced(&wanted.kept, None, &mut search));
                 // `check` prints the line, never the events as compared:
                 // each task of 100,000 would keep its own copy.
