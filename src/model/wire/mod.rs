@@ -46,6 +46,7 @@ mod text;
 pub mod write_v03;
 pub mod write_v10;
 
+pub(crate) use content_id::{FoldBuild, FoldHasher};
 pub use write_v10::*;
 
 /// The A2A wire the trace and the export are written in, and a capture is

@@ -28,7 +28,7 @@ pub struct WireSigns {
     /// are counted as 9).
     pub fraction_digits: [u32; 10],
     /// The timestamps counted.
-    seen: std::collections::HashSet<String>,
+    seen: std::collections::HashSet<String, super::FoldBuild>,
     /// Each envelope opening seen, once.
     pub envelopes: Vec<EnvelopeHead>,
     /// 0.3 events whose keys open with `kind`, and those that do not
@@ -62,7 +62,11 @@ impl WireSigns {
     /// Reads one event's bytes (a JSON-RPC response or a bare event) as
     /// read on `wire`.
     pub fn read(&mut self, bytes: &[u8], wire: Wire) {
-        let text = String::from_utf8_lossy(bytes);
+        // Read bytes are almost always UTF-8: checked the fast way first.
+        let text = match std::str::from_utf8(bytes) {
+            Ok(text) => std::borrow::Cow::Borrowed(text),
+            Err(_) => String::from_utf8_lossy(bytes),
+        };
         let text = text.trim_start();
         if let Some(head) = envelope_head(text, wire) {
             if !self.envelopes.contains(&head) {
@@ -70,7 +74,9 @@ impl WireSigns {
             }
         }
         for (value, digits) in timestamp_digits(text) {
-            if self.seen.insert(value.to_string()) {
+            // Most timestamps are new: the text is copied only then.
+            if !self.seen.contains(value) {
+                self.seen.insert(value.to_string());
                 self.fraction_digits[digits.min(9)] += 1;
             }
         }

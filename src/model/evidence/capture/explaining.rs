@@ -258,16 +258,17 @@ impl Explaining {
 /// `check` builds one for each of 100,000 tasks.
 fn without_ids(events: &[OwnedEvent]) -> Vec<u32> {
     use crate::model::state::SentState;
-    use std::hash::{DefaultHasher, Hasher};
+    use crate::model::wire::{FoldBuild, FoldHasher};
+    use std::hash::Hasher;
     /// Ends each event's numbers, so that no two lists of events read alike.
     const END: u32 = u32::MAX;
     let mut next = 0u32;
-    let mut texts: HashMap<(u8, &str), u32> = HashMap::new();
+    let mut texts: HashMap<(u8, &str), u32, FoldBuild> = HashMap::default();
     // Parts by a hash of their value, each hash with the parts that have
     // it: two parts are the same only when their values are equal.
-    let mut parts: HashMap<u64, Vec<(&serde_json::Value, u32)>> = HashMap::new();
+    let mut parts: HashMap<u64, Vec<(&serde_json::Value, u32)>, FoldBuild> = HashMap::default();
     fn number<'a>(
-        texts: &mut HashMap<(u8, &'a str), u32>,
+        texts: &mut HashMap<(u8, &'a str), u32, FoldBuild>,
         tag: u8,
         text: &'a str,
         next: &mut u32,
@@ -294,7 +295,7 @@ fn without_ids(events: &[OwnedEvent]) -> Vec<u32> {
             let flags = u32::from(a.append) << 1 | u32::from(a.last);
             key.extend([id, flags, a.parts.len() as u32]);
             for part in &a.parts {
-                let mut hasher = DefaultHasher::new();
+                let mut hasher = FoldHasher::default();
                 hash_value(part, &mut hasher);
                 let same = parts.entry(hasher.finish()).or_default();
                 let number = match same.iter().find(|(p, _)| *p == part) {
@@ -346,10 +347,10 @@ fn hash_value(value: &serde_json::Value, hasher: &mut impl std::hash::Hasher) {
 #[derive(Debug, Default)]
 pub struct ExplainingAsRead {
     /// The tasks with a finding, by id, until explained.
-    wanted: HashMap<String, Wanted>,
+    wanted: HashMap<String, Wanted, crate::model::wire::FoldBuild>,
     /// What a task of the same events, but for their ids, was explained
     /// by, with the SDK its bytes named.
-    searched: HashMap<Alike, ScenarioOf>,
+    searched: HashMap<Alike, ScenarioOf, crate::model::wire::FoldBuild>,
     /// Each task explained, by its place in the report.
     found: Vec<(usize, ScenarioOf)>,
 }
