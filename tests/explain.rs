@@ -66,6 +66,18 @@ fn advice_follows_the_scenario() {
     assert!(titles("ending=never").contains(&"Put a timeout on every client call"));
     assert!(titles("late=0").contains(&"Never emit after the end"));
     assert!(!titles("").contains(&"Never emit after the end"));
+    let late_why = |query: &str| {
+        let s = Scenario::from_query(query).unwrap();
+        let advice = advice(&s, &simulate(&s));
+        let late = advice
+            .iter()
+            .find(|a| a.title == "Never emit after the end");
+        late.map(|a| a.why.to_string()).unwrap_or_default()
+    };
+    assert!(late_why("late=0").starts_with("The SDK delivers and stores"));
+    for query in ["late=0&sdk=js", "late=0&sdk=rust"] {
+        assert!(late_why(query).starts_with("This SDK drops"), "{query}");
+    }
     assert!(titles("restart=2").contains(&"Use a persistent task store plus recovery code"));
     assert!(titles("retry=on").contains(&"Reuse the idempotency key and return the existing task"));
 }
@@ -73,20 +85,21 @@ fn advice_follows_the_scenario() {
 #[test]
 fn python_vs_js_differences_are_explained_in_plain_words() {
     use a2a_lab::model::evidence::compare::compare;
-    use a2a_lab::model::pictures::explain::sdk_difference;
+    use a2a_lab::model::pictures::sdk_difference::sdk_difference;
     let a = Scenario::from_query("late=0").unwrap();
     let b = Scenario::from_query("late=0&sdk=js").unwrap();
     let c = compare(&a, &b);
     assert!(!c.differences.is_empty());
     for d in &c.differences {
         assert!(
-            sdk_difference(d.metric, &b).contains("@a2a-js/sdk ends the stream"),
+            sdk_difference(d.metric, &a, &b).contains("; @a2a-js/sdk ends the stream"),
             "{}",
             d.metric.name()
         );
     }
-    let raise = Scenario::from_query("cancel=1&cancel_impl=raise&sdk=js").unwrap();
-    assert!(sdk_difference(Metric::FinalState, &raise).contains("-32603"));
+    let raise = Scenario::from_query("cancel=1&cancel_impl=raise").unwrap();
+    let raise_js = raise.with("sdk", "js").unwrap();
+    assert!(sdk_difference(Metric::FinalState, &raise, &raise_js).contains("-32603"));
     let js_cancel = Scenario::from_query("cancel=1&sdk=js").unwrap();
     let titles: Vec<&str> = advice(&js_cancel, &simulate(&js_cancel))
         .iter()
@@ -138,36 +151,73 @@ fn after_a_reconnect_the_advice_is_to_replace_the_view_with_the_snapshot() {
 }
 
 #[test]
-fn python_vs_js_explains_every_measured_subscriber_difference() {
+fn every_two_sdks_explain_every_measured_difference() {
     use a2a_lab::model::evidence::compare::compare;
-    use a2a_lab::model::pictures::explain::sdk_difference;
-    let generic = sdk_difference(Metric::Incidents, &Scenario::default());
+    use a2a_lab::model::pictures::sdk_difference::{package, sdk_difference};
+    use a2a_lab::model::sim::scenario::Sdk;
     let index: serde_json::Value = serde_json::from_str(include_str!(
         "fidelity/fixtures/python/subscribe/index.json"
     ))
     .unwrap();
-    let mut explained = 0;
-    for entry in index["scenarios"].as_array().unwrap() {
-        let query = entry["scenario"].as_str().unwrap();
-        if query.contains("wire=0.3") {
-            continue;
-        }
-        let a = Scenario::from_query(query).unwrap();
-        let b = a.with("sdk", "js").unwrap();
-        for d in compare(&a, &b).differences {
-            let why = sdk_difference(d.metric, &b);
-            assert_ne!(
-                why,
-                generic,
-                "{query}: {} differs without a reason",
-                d.metric.name()
-            );
-            explained += 1;
+    let queries = index["scenarios"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| e["scenario"].as_str().unwrap())
+        .filter(|q| !q.contains("wire=0.3"))
+        .chain([
+            "late=0",
+            "cancel=1&cancel_impl=raise",
+            "cancel=1&cancel_impl=noop",
+            "cancel=1&work=await",
+            "ending=raise&push=inline",
+        ]);
+    let mut explained = [0; 3];
+    let mut unexplained = Vec::new();
+    for query in queries {
+        for (n, (a, b)) in [
+            (Sdk::Python, Sdk::Js),
+            (Sdk::Python, Sdk::Rust),
+            (Sdk::Js, Sdk::Rust),
+        ]
+        .into_iter()
+        .enumerate()
+        {
+            let base = Scenario::from_query(query).unwrap();
+            // An SDK without a counterpart of a key's value is not compared.
+            let (Ok(a), Ok(b)) = (base.with("sdk", a.name()), base.with("sdk", b.name())) else {
+                continue;
+            };
+            for d in compare(&a, &b).differences {
+                let why = sdk_difference(d.metric, &a, &b);
+                if why.contains("handle this differently") {
+                    unexplained.push(format!(
+                        "{query} {} vs {}: {}",
+                        a.sdk.name(),
+                        b.sdk.name(),
+                        d.metric.name()
+                    ));
+                }
+                assert!(
+                    why.starts_with(package(a.sdk)) && why.contains(package(b.sdk)),
+                    "{why}"
+                );
+                explained[n] += 1;
+            }
         }
     }
-    assert!(explained >= 10, "only {explained} differences");
-    let input = Scenario::from_query("ending=input&second_client=3&sdk=js").unwrap();
-    assert!(sdk_difference(Metric::HungStreams, &input).contains("only at a terminal status"));
+    assert!(
+        unexplained.is_empty(),
+        "differences without a reason: {unexplained:#?}"
+    );
+    assert!(
+        explained.iter().all(|&n| n >= 5),
+        "differences explained per pair: {explained:?}"
+    );
+    let input = Scenario::from_query("ending=input&second_client=3").unwrap();
+    let input_js = input.with("sdk", "js").unwrap();
+    assert!(sdk_difference(Metric::HungStreams, &input, &input_js)
+        .contains("only at a terminal status"));
 }
 
 #[test]

@@ -84,7 +84,7 @@ pub fn App() -> impl IntoView {
             {(!embed).then(|| view! {
                 <header class="lab-header">
                     <h1>"A2A Lifecycle Lab"</h1>
-                    <p class="lab-header__sub">"How an A2A task's lifecycle really behaves under a2a-sdk 1.3.0 and @a2a-js/sdk 1.3.0: change one thing at a time."</p>
+                    <p class="lab-header__sub">{crate::model::pictures::sdk_difference::subtitle()}</p>
                 </header>
             }.into_any())}
             <Toolbar/>

@@ -10,8 +10,10 @@ use super::beside::TaskBeside;
 use super::browser;
 use super::lab::{Lab, Pinned};
 use crate::model::evidence::compare::{compare_runs, Comparison};
-use crate::model::pictures::explain::sdk_difference;
 use crate::model::pictures::metrics::show;
+use crate::model::pictures::sdk_difference::{language, sdk_difference};
+use crate::model::sim::profile::Profile;
+use crate::model::sim::scenario::Sdk;
 use crate::model::sim::simulate;
 use crate::model::trace::Row;
 
@@ -28,22 +30,40 @@ pub fn PinButton() -> impl IntoView {
             lab.info("Pinned this scenario as A: change the controls to build B.");
         }
     };
-    let python_vs_js = move |_| {
+    let compare_sdks = move |a: Sdk, b: Sdk| {
         let current = lab.scenario.get_untracked();
-        match (current.with("sdk", "python"), current.with("sdk", "js")) {
+        match (current.with("sdk", a.name()), current.with("sdk", b.name())) {
             (Ok(a), Ok(b)) => {
+                lab.info(format!(
+                    "Comparing the same scenario under {} (A) and {} (B).",
+                    Profile::of(a.sdk).name,
+                    Profile::of(b.sdk).name
+                ));
                 lab.pinned.set(Some(Pinned::Scenario(a)));
                 lab.scenario.set(b);
-                lab.info("Comparing the same scenario under a2a-sdk 1.3.0 (A) and @a2a-js/sdk 1.3.0 (B).");
             }
             (Err(e), _) | (_, Err(e)) => lab.error(e.to_string()),
         }
     };
+    // Every pair of the profile table's SDKs, in the table's order.
+    let pairs = Sdk::ALL
+        .iter()
+        .enumerate()
+        .flat_map(|(i, &a)| Sdk::ALL[i + 1..].iter().map(move |&b| (a, b)));
+    let pair_buttons = pairs
+        .map(|(a, b)| {
+            view! {
+                <button on:click=move |_| compare_sdks(a, b)>
+                    {format!("{} vs {}", language(a), language(b))}
+                </button>
+            }
+        })
+        .collect_any();
     view! {
         <button on:click=toggle aria-pressed=move || lab.pinned.with(Option::is_some).to_string()>
             {move || if lab.pinned.with(Option::is_some) { "Unpin A" } else { "Pin as A (compare)" }.to_string()}
         </button>
-        <button on:click=python_vs_js>"Python vs JS"</button>
+        <span class="compare__sdks" role="group" aria-label="Compare the scenario under two SDKs">{pair_buttons}</span>
     }
 }
 
@@ -119,7 +139,7 @@ pub fn Compare() -> impl IntoView {
                     )
                 };
                 let why = (c.a.sdk != c.b.sdk).then(|| {
-                    let mut reasons: Vec<&'static str> = c.differences.iter().map(|d| sdk_difference(d.metric, &c.b)).collect();
+                    let mut reasons: Vec<String> = c.differences.iter().map(|d| sdk_difference(d.metric, &c.a, &c.b)).collect();
                     reasons.dedup();
                     reasons.into_iter().map(|r| view! { <li>{r}</li> }).collect_any().into_any()
                 });

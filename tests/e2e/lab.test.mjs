@@ -35,6 +35,24 @@ test('a control recomputes the trace and the URL carries the scenario', async ()
   assert.equal(delta, 'was COMPLETED');
 });
 
+test('any two SDKs compare: each pair pins A, sets B and says why each metric differs', async () => {
+  const { page, log } = await open(lab.context, `${lab.server.url}?late=0`);
+  assert.match(await page.textContent('.lab-header__sub'), /a2a-sdk, @a2a-js\/sdk and a2a-rs/);
+  const pairs = await page.$$eval('.compare__sdks button', (bs) => bs.map((b) => b.textContent));
+  assert.deepEqual(pairs, ['Python vs JS', 'Python vs Rust', 'JS vs Rust']);
+  await page.click('button:text-is("Python vs Rust")');
+  await page.waitForFunction(() => location.search.includes('sdk=rust'));
+  const why = await page.$$eval('.compare__why li', (lis) => lis.map((li) => li.textContent));
+  assert.ok(why.length > 0, 'no reason given');
+  assert.ok(why.some((w) => w.startsWith('a2a-sdk delivers and stores') && w.includes('; a2a-rs stops reading execute()')), why.join('\n'));
+  await page.screenshot({ path: `${OUT}/desktop-python-vs-rust.png`, fullPage: true });
+  // Both drop a late artifact, each its own way: the same metrics.
+  await page.click('button:text-is("JS vs Rust")');
+  await page.waitForFunction(() => document.querySelector('.compare__metrics thead')?.textContent.includes('A: late=0&sdk=js'));
+  assert.equal(await page.textContent('.compare__summary'), 'A and B give the same metrics.');
+  assert.deepEqual(log.errors, []);
+});
+
 test('a bad value is an inline message and the lab keeps working', async () => {
   const { page, log } = await open(lab.context, lab.server.url);
   await page.fill('#key-chunks', '99999');

@@ -8,10 +8,10 @@ use crate::model::sim::scenario::{
     Sdk, Store, Work,
 };
 use crate::model::state::TaskState;
+use crate::model::trace::PUSH_RACED;
 use crate::model::trace::{
     CallEnd, CancelResult, Disposition, Metrics, Row, Run, StreamEnd, StreamRecord, StreamRole,
 };
-use crate::model::trace::{Metric, PUSH_RACED};
 
 /// One piece of advice that carries over to production.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -513,7 +513,18 @@ const ADVICE: &[Counsel] = &[
         )
     },
     |r| {
-        when(r.sc.late.is_some() || r.m.events_after_terminal > 0 || r.m.dropped_by_guard > 0, "Never emit after the end", "The SDK delivers and stores what comes after a terminal status; a guard in front of delivery drops it.")
+        // @a2a-js/sdk and a2a-rs drop a late artifact themselves: the
+        // advice still holds, for the SDK that does not.
+        let why = if r.m.events_after_terminal > 0 || r.m.dropped_by_guard > 0 {
+            "The SDK delivers and stores what comes after a terminal status; a guard in front of delivery drops it."
+        } else {
+            "This SDK drops what comes after a terminal status, but a2a-sdk delivers and stores it: emit nothing after the end, and keep a guard in front of delivery."
+        };
+        when(
+            r.sc.late.is_some() || r.m.events_after_terminal > 0 || r.m.dropped_by_guard > 0,
+            "Never emit after the end",
+            why,
+        )
     },
     |r| {
         when(r.sc.cancel.is_some() && r.sc.sdk == Sdk::Js, "Make awaiting work honour an abort signal (@a2a-js/sdk)", "In @a2a-js/sdk a cancel never interrupts execute(): awaiting code runs on, its output dropped, unless it checks a flag or an abort signal.")
@@ -650,62 +661,4 @@ fn closed_open_task(r: &Reading) -> bool {
         .iter()
         .any(|s| s.role.is_subscription() && s.end == StreamEnd::Closed)
         && r.m.final_state.is_some_and(|s| !s.is_terminal())
-}
-
-/// Why a metric differs between the two SDK profiles for the same scenario,
-/// in plain words (for compare mode's "Python vs JS").
-pub fn sdk_difference(metric: Metric, scenario: &Scenario) -> &'static str {
-    use Metric as M;
-    let subscribers = scenario.resubscribe.is_some() || scenario.second_client.is_some();
-    match metric {
-        M::EventsDelivered | M::EventsAfterTerminal | M::GetTaskArtifacts if scenario.late.is_some() => {
-            "@a2a-js/sdk ends the stream at the first terminal status and silently drops what the executor publishes afterwards; a2a-sdk delivers and stores it until execute() returns."
-        }
-        M::OrphanedSteps => {
-            "@a2a-js/sdk never interrupts execute() on a cancel: awaiting code keeps running and its output is dropped; a2a-sdk cancels it at its next await."
-        }
-        M::FinalState | M::EventsDelivered | M::CancelResult if scenario.cancel_impl == CancelImpl::Raise => {
-            "A throwing cancelTask in @a2a-js/sdk only gives the caller -32603 and the task runs on to COMPLETED; in a2a-sdk a raising cancel() turns the task FAILED."
-        }
-        M::FinalState | M::EventsDelivered | M::CancelResult if scenario.cancel_impl == CancelImpl::Noop => {
-            "With a cancel() that writes nothing, a2a-sdk stores CANCELED itself; @a2a-js/sdk waits for the executor, which completes, and answers -32002."
-        }
-        M::Stream | M::HungStreams if subscribers && scenario.restart.is_some() => {
-            "After a restart (database store) both SDKs send the stored WORKING task; a2a-sdk then keeps the subscription open, @a2a-js/sdk closes it."
-        }
-        M::Stream | M::HungStreams if subscribers && matches!(scenario.ending, Ending::Input | Ending::Return) => {
-            "a2a-sdk ends a subscription only at a terminal status; @a2a-js/sdk where it ends the message stream (at INPUT_REQUIRED, or when execute() returns)."
-        }
-        M::Stream | M::HungStreams if subscribers && scenario.ending == Ending::Auth => {
-            "At AUTH_REQUIRED @a2a-js/sdk leaves every stream open; a2a-sdk closes the message stream but not a subscription (only a terminal status ends one)."
-        }
-        M::EventsDelivered | M::EventsAfterTerminal | M::GetTaskArtifacts if subscribers && scenario.late.is_some() => {
-            "a2a-sdk delivers and stores the late artifact, subscribers included; @a2a-js/sdk drops it for everyone."
-        }
-        M::Stream | M::HungStreams if scenario.ending == Ending::Auth => {
-            "@a2a-js/sdk keeps an auth-required task's channel open, so the stream hangs; a2a-sdk closes it when execute() returns."
-        }
-        M::Stream | M::HungStreams | M::EventsDelivered if scenario.timeout_ms.is_some() => {
-            "a2a-sdk's client timeout restarts with every event (an inactivity timeout); @a2a-js/sdk's abort signal is a deadline for the whole call."
-        }
-        M::EventsDelivered if scenario.interrupt != Interrupt::None => {
-            "@a2a-js/sdk makes every execute(), a resume included, publish the task first: one more task event per resume."
-        }
-        M::Pushes | M::PushDuplicates | M::PushAfterTerminal if scenario.cancel.is_some() => {
-            "@a2a-js/sdk's CancelTask runs its own event loop beside the stream's, and both push the CANCELED: the webhook gets it twice; a2a-sdk pushes it once."
-        }
-        M::Pushes | M::PushDuplicates if scenario.push_followup == PushFollowup::Repeat => {
-            "A follow-up turn that repeats the inline config adds a config in @a2a-js/sdk (a config without an id gets a new one), so every later event is POSTed once more; a2a-sdk replaces the task's config."
-        }
-        M::Pushes | M::PushDuplicates if scenario.interrupt != Interrupt::None && scenario.client == Client::Block => {
-            "In @a2a-js/sdk a blocking call that returned at AUTH_REQUIRED leaves its event loop running, and it POSTs every later event too until a terminal or input-required status; a2a-sdk pushes each event once."
-        }
-        M::PushLastState | M::Pushes if scenario.ending == Ending::Raise => {
-            "When execute() raises, @a2a-js/sdk publishes FAILED (streamed and pushed); a2a-sdk stores FAILED itself, pushes nothing and ends the stream with -32603."
-        }
-        M::ClientDoneMs if scenario.webhook_delay_ms.is_some() => {
-            "a2a-sdk awaits each POST before the stream gets the event, so a slow webhook holds the stream; @a2a-js/sdk pushes fire-and-forget."
-        }
-        _ => "The two SDKs' request handlers differ here; see docs/fidelity.md for the measured runs.",
-    }
 }

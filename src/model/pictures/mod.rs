@@ -9,5 +9,6 @@ pub mod examples;
 pub mod explain;
 pub mod metrics;
 pub mod page;
+pub mod sdk_difference;
 pub mod shown;
 pub mod timeline;
