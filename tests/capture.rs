@@ -391,3 +391,20 @@ fn crlf_framing_names_a2a_sdk_and_lf_names_nobody() {
     assert_eq!(named("\r\n"), Some(Sdk::Python));
     assert_eq!(named("\n"), None);
 }
+
+/// a2a-rs ends an HTTP+JSON stream whose `cancel()` raised with a bare
+/// JSON-RPC error object (`data: {"code":-32603,"message":…}`,
+/// a2a-server-lf 0.5.3 `src/sse.rs:34-37`), recorded by
+/// `a2a-lab probe --binding rest --out` against the order-status agent
+/// with `cancel-raises`: the error is listed, the task judged.
+#[test]
+fn a_rest_stream_ending_in_a_bare_error_object_lists_the_error() {
+    let body = include_bytes!("fidelity/captures/rust/rest_cancel-raises.sse");
+    let report = read_capture(&[body.as_slice()], None).unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(report.errors.len(), 1, "{:?}", report.errors);
+    assert_eq!(report.errors[0].code, -32603);
+    assert_eq!(report.errors[0].message, "cancel is not supported");
+    assert_eq!(report.tasks.len(), 1);
+    let codes: Vec<&str> = report.findings.iter().map(|f| f.code.code()).collect();
+    assert_eq!(codes, ["missing-terminal"], "{:?}", report.findings);
+}

@@ -118,15 +118,7 @@ pub fn read_answer(bytes: &[u8], wire: Option<Wire>) -> Result<Answer, ReadError
     let event = read_event(typed, wire)?;
     let inner = match event.wire {
         Wire::V0_3 => typed,
-        Wire::V1_0 => [
-            &typed.task,
-            &typed.status_update,
-            &typed.artifact_update,
-            &typed.message,
-        ]
-        .into_iter()
-        .find_map(|w| w.as_deref())
-        .unwrap_or(typed),
+        Wire::V1_0 => typed.wrapped().unwrap_or(typed),
     };
     let parts = |raw: Option<&RawValue>| -> Vec<serde_json::Value> {
         raw.and_then(|r| serde_json::from_str(r.get()).ok())

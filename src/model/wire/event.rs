@@ -185,7 +185,7 @@ fn opens_too_deep(text: &str, line: usize, column: usize) -> bool {
 }
 
 /// A JSON-RPC error, borrowed.
-#[derive(Deserialize)]
+#[derive(Deserialize, Clone)]
 pub struct RawError<'a> {
     /// Its code (0 when it has none).
     #[serde(default)]
@@ -197,8 +197,8 @@ pub struct RawError<'a> {
 
 /// What a line's JSON-RPC envelope holds.
 pub enum Envelope<'r, 'a> {
-    /// An error answer.
-    Error(&'r RawError<'a>),
+    /// An error answer: a response's `error`, or a bare error object.
+    Error(RawError<'a>),
     /// An event: a response's `result`, or a bare event.
     Event(&'r RawEvent<'a>),
 }
@@ -209,14 +209,79 @@ impl<'a> RawEvent<'a> {
     /// neither is an error.
     pub fn envelope(&self) -> Result<Envelope<'_, 'a>, ReadError> {
         if let Some(error) = &self.error {
-            Ok(Envelope::Error(error))
+            Ok(Envelope::Error((**error).clone()))
         } else if let Some(result) = &self.result {
             Ok(Envelope::Event(result))
         } else if self.jsonrpc.is_some() {
             Err(fault(EventFault::NoResultNorError))
+        } else if let (Some(code), Some(RawMessage::Text(message))) = (self.code, &self.message) {
+            Ok(Envelope::Error(RawError {
+                code,
+                message: message.clone(),
+            }))
         } else {
             Ok(Envelope::Event(self))
         }
+    }
+
+    /// The 1.0 `message` wrapper's event, if the line has one.
+    pub(super) fn message(&self) -> Option<&RawEvent<'a>> {
+        match &self.message {
+            Some(RawMessage::Event(event)) => Some(event),
+            _ => None,
+        }
+    }
+
+    /// The four 1.0 wrappers, named, in the proto's order.
+    fn wrappers(&self) -> [(&'static str, Option<&RawEvent<'a>>); 4] {
+        [
+            ("task", self.task.as_deref()),
+            ("statusUpdate", self.status_update.as_deref()),
+            ("artifactUpdate", self.artifact_update.as_deref()),
+            ("message", self.message()),
+        ]
+    }
+
+    /// The event a 1.0 wrapper holds, if the line has one.
+    pub(super) fn wrapped(&self) -> Option<&RawEvent<'a>> {
+        self.wrappers().into_iter().find_map(|(_, w)| w)
+    }
+}
+
+/// A line's `message`: a 1.0 wrapper's message (an object), or the text of
+/// a bare JSON-RPC error object (`{"code":…,"message":"…"}`), read in the
+/// same pass.
+pub(super) enum RawMessage<'a> {
+    /// A message event.
+    Event(Box<RawEvent<'a>>),
+    /// An error's text.
+    Text(Cow<'a, str>),
+}
+
+impl<'de: 'a, 'a> Deserialize<'de> for RawMessage<'a> {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct EventOrText;
+        impl<'de> serde::de::Visitor<'de> for EventOrText {
+            type Value = RawMessage<'de>;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("a message object or an error's text")
+            }
+            fn visit_borrowed_str<E>(self, v: &'de str) -> Result<Self::Value, E> {
+                Ok(RawMessage::Text(Cow::Borrowed(v)))
+            }
+            fn visit_str<E>(self, v: &str) -> Result<Self::Value, E> {
+                Ok(RawMessage::Text(Cow::Owned(v.to_string())))
+            }
+            fn visit_map<M: serde::de::MapAccess<'de>>(
+                self,
+                map: M,
+            ) -> Result<Self::Value, M::Error> {
+                let event =
+                    RawEvent::deserialize(serde::de::value::MapAccessDeserializer::new(map))?;
+                Ok(RawMessage::Event(Box::new(event)))
+            }
+        }
+        d.deserialize_any(EventOrText)
     }
 }
 
@@ -257,8 +322,13 @@ pub struct RawEvent<'a> {
     pub(super) status_update: Option<Box<RawEvent<'a>>>,
     #[serde(default, borrow, rename = "artifactUpdate")]
     pub(super) artifact_update: Option<Box<RawEvent<'a>>>,
+    /// A 1.0 wrapper's message, or a bare JSON-RPC error object's text.
     #[serde(default, borrow)]
-    pub(super) message: Option<Box<RawEvent<'a>>>,
+    pub(super) message: Option<RawMessage<'a>>,
+    /// A bare JSON-RPC error object's code (a2a-rs ends an HTTP+JSON stream
+    /// with one): with a text `message`, the line is that error.
+    #[serde(default)]
+    code: Option<i64>,
     // What only the schema reads (SPEC §13 `wire-shape`), held in the same
     // pass: whether a field is there, or its bytes to read when checked.
     /// A 0.3 status update's `final`, when present and not null.
@@ -328,12 +398,7 @@ impl RawEvent<'_> {
             text(h, 14, artifact.artifact_id.as_deref());
             h.write_usize(artifact.count());
         }
-        for (tag, inner) in [
-            (15, &self.task),
-            (16, &self.status_update),
-            (17, &self.artifact_update),
-            (18, &self.message),
-        ] {
+        for (tag, (_, inner)) in (15..).zip(self.wrappers()) {
             if let Some(inner) = inner {
                 h.write_u8(tag);
                 inner.hash_into(h);
@@ -411,7 +476,7 @@ impl<'a> RawEvent<'a> {
         let wrapped = self.task.is_some()
             || self.status_update.is_some()
             || self.artifact_update.is_some()
-            || self.message.is_some();
+            || self.message().is_some();
         let an_event = self.task_id.is_some()
             || self.context_id.is_some()
             || self.status.is_some()
@@ -432,15 +497,7 @@ impl<'a> RawEvent<'a> {
     /// The task an event names, however little else of it can be read: its
     /// `taskId`, or a task's own `id` (inside the 1.0 wrapper, if any).
     pub fn task_named(&self) -> Option<Cow<'a, str>> {
-        let inner = [
-            &self.task,
-            &self.status_update,
-            &self.artifact_update,
-            &self.message,
-        ]
-        .into_iter()
-        .find_map(|w| w.as_deref())
-        .unwrap_or(self);
+        let inner = self.wrapped().unwrap_or(self);
         let is_task = self.task.is_some() || inner.kind.as_deref() == Some("task");
         inner
             .task_id
@@ -487,16 +544,11 @@ fn state_of<'a>(event: &RawEvent<'a>, what: &'static str) -> Result<Cow<'a, str>
 }
 
 fn read_1_0<'a>(event: &RawEvent<'a>) -> Result<WireEvent<'a>, ReadError> {
-    let wrappers = [
-        ("task", &event.task),
-        ("statusUpdate", &event.status_update),
-        ("artifactUpdate", &event.artifact_update),
-        ("message", &event.message),
-    ];
+    let wrappers = event.wrappers();
     let spelled = |s: Cow<'a, str>| read_state(s, Wire::V1_0);
     let mut present = wrappers.iter().filter(|(_, w)| w.is_some());
     let (key, inner) = match (present.next(), present.next()) {
-        (Some((key, Some(inner))), None) => (*key, &**inner),
+        (Some((key, Some(inner))), None) => (*key, *inner),
         // A Task itself, as GetTask and CancelTask answer with it: no
         // wrapper, its own id and status.
         (None, _) if event.kind.is_none() && event.id.is_some() && event.status.is_some() => {
@@ -666,6 +718,23 @@ pub fn parse_rfc3339_ms(text: &str) -> Option<u64> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_bare_error_object_is_the_error_it_says() {
+        // As a2a-rs ends an HTTP+JSON stream (a2a-server-lf 0.5.3 src/sse.rs:34-37).
+        let line = br#"{"code":-32603,"message":"cancel is not supported","data":[{"reason":"INTERNAL_ERROR"}]}"#;
+        let raw: RawEvent = parse(line).unwrap_or_default();
+        match raw.envelope() {
+            Ok(Envelope::Error(e)) => {
+                assert_eq!((e.code, &*e.message), (-32603, "cancel is not supported"))
+            }
+            _ => panic!("not read as an error"),
+        }
+        // A message wrapper is still the event it holds.
+        let wrapped = br#"{"message":{"messageId":"m","role":"ROLE_AGENT","parts":[]}}"#;
+        let raw: RawEvent = parse(wrapped).unwrap_or_default();
+        assert!(raw.message().is_some());
+    }
 
     fn nested(open: &str, levels: usize, close: &str) -> String {
         format!("{}{}", open.repeat(levels), close.repeat(levels))

@@ -288,7 +288,7 @@ impl Check {
             self.status_update(update);
         } else if let Some(update) = e.artifact_update.as_deref() {
             self.artifact_update(update);
-        } else if let Some(message) = e.message.as_deref() {
+        } else if let Some(message) = e.message() {
             self.message(&MessageFields::of_event(message), "the message");
         }
     }
