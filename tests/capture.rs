@@ -367,29 +367,41 @@ fn check_explains_every_task_with_a_finding_past_the_pages_limit() {
 
 /// An SSE body's `\r\n` line ends are a2a-sdk's (sse-starlette's; every
 /// recorded stream of it, none of @a2a-js/sdk's): they name it where the
-/// events show nothing else; `\n`, what nearly everything writes, names
-/// nobody.
+/// events show nothing else; an `id:` line on every event is a2a-rs's
+/// (every recorded stream of it, none of the others'); `\n` without ids,
+/// what nearly everything writes, names nobody.
 #[test]
-fn crlf_framing_names_a2a_sdk_and_lf_names_nobody() {
+fn sse_framing_names_a2a_sdk_by_crlf_and_a2a_rs_by_ids() {
     use a2a_lab::model::evidence::capture::CaptureReader;
     use a2a_lab::model::sim::keys::Sdk;
     use a2a_lab::model::sim::profile::sdk_named;
-    // Bare 1.0 events without timestamps: nothing else of them tells.
+    // Bare 1.0 events without timestamps, keys in an order no SDK writes:
+    // nothing else of them tells.
     let events = [
-        r#"{"task":{"id":"t","contextId":"c","status":{"state":"TASK_STATE_SUBMITTED"}}}"#,
-        r#"{"statusUpdate":{"taskId":"t","contextId":"c","status":{"state":"TASK_STATE_COMPLETED"}}}"#,
+        r#"{"task":{"status":{"state":"TASK_STATE_SUBMITTED"},"id":"t","contextId":"c"}}"#,
+        r#"{"statusUpdate":{"status":{"state":"TASK_STATE_COMPLETED"},"taskId":"t","contextId":"c"}}"#,
     ];
-    let named = |eol: &str| {
+    let named = |eol: &str, ids: bool| {
         let body: String = events
             .iter()
-            .map(|e| format!("data: {e}{eol}{eol}"))
+            .enumerate()
+            .map(|(i, e)| {
+                let id = if ids {
+                    format!("id: {}{eol}", i + 1)
+                } else {
+                    String::new()
+                };
+                format!("{id}data: {e}{eol}{eol}")
+            })
             .collect();
         let mut reader = CaptureReader::new(None).keeping_events();
         reader.read_bytes(body.as_bytes()).unwrap();
         sdk_named(&reader.finish().signs[0])
     };
-    assert_eq!(named("\r\n"), Some(Sdk::Python));
-    assert_eq!(named("\n"), None);
+    assert_eq!(named("\r\n", false), Some(Sdk::Python));
+    assert_eq!(named("\n", true), Some(Sdk::Rust));
+    assert_eq!(named("\n", false), None);
+    assert_eq!(named("\r\n", true), None, "no SDK frames both ways");
 }
 
 /// a2a-rs ends an HTTP+JSON stream whose `cancel()` raised with a bare

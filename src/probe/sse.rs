@@ -62,7 +62,7 @@ impl SseStream {
                 .map_err(|e| CallError::Failed(e.to_string()))?
             {
                 SseLine::Read => {}
-                SseLine::Event(data) => return Ok(event(data)),
+                SseLine::Event { data, .. } => return Ok(event(data)),
                 SseLine::NotSse => {
                     return Err(CallError::Failed(format!(
                         "the stream is not Server-Sent Events: `{}`",

@@ -168,6 +168,9 @@ pub struct Fingerprint {
     /// Its SSE bodies end their lines with `\r\n` (sse-starlette's), not
     /// `\n`.
     pub sse_crlf: bool,
+    /// Its SSE events carry an `id` line (a2a-rs numbers them; the others
+    /// send none).
+    pub sse_ids: bool,
     /// Its 1.0 events' keys come sorted (`contextId` before `taskId`), not
     /// in the order the proto declares them (the task's id first).
     pub sorted_keys_1_0: bool,
@@ -196,12 +199,14 @@ impl Fingerprint {
         let other_order = signs.kind_first[usize::from(!self.kind_first_0_3)];
         // `\r\n` is a sign; `\n`, what nearly everything writes, is none.
         let crlf_fits = self.sse_crlf || signs.line_ends[1] == 0;
+        let ids_fit = signs.sse_ids[usize::from(!self.sse_ids)] == 0;
         let key_order_fits = signs.key_order_1_0[usize::from(!self.sorted_keys_1_0)] == 0;
         strays <= self.stray_timestamps
             && key_order_fits
             && signs.envelopes.iter().all(envelope_fits)
             && other_order == 0
             && crlf_fits
+            && ids_fit
     }
 }
 
@@ -357,6 +362,7 @@ const PYTHON: Profile = Profile {
         envelope_0_3: (&["id"], false),
         kind_first_0_3: false,
         sse_crlf: true,
+        sse_ids: false,
         sorted_keys_1_0: false,
         told_by_every_event: false,
     },
@@ -432,6 +438,7 @@ const JS: Profile = Profile {
         envelope_0_3: (&["id", "jsonrpc"], false),
         kind_first_0_3: true,
         sse_crlf: false,
+        sse_ids: false,
         sorted_keys_1_0: false,
         told_by_every_event: false,
     },
@@ -519,6 +526,7 @@ const RUST: Profile = Profile {
         envelope_0_3: (&[], false),
         kind_first_0_3: false,
         sse_crlf: false,
+        sse_ids: true,
         sorted_keys_1_0: true,
         told_by_every_event: true,
     },

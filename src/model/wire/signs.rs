@@ -20,6 +20,15 @@ pub struct EnvelopeHead {
     pub spaced: bool,
 }
 
+/// How an SSE event came framed, beside its data.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct SseFraming {
+    /// Its lines ended with `\r\n`.
+    pub crlf: bool,
+    /// It had an `id` line.
+    pub id: bool,
+}
+
 /// The signs seen over one task's events.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct WireSigns {
@@ -37,6 +46,8 @@ pub struct WireSigns {
     /// SSE events whose lines end with `\n`, and with `\r\n` (`[lf,
     /// crlf]`).
     pub line_ends: [u32; 2],
+    /// SSE events without an `id` line, and with one (`[none, id]`).
+    pub sse_ids: [u32; 2],
     /// 1.0 events (a Task, a status or an artifact update) whose keys open
     /// with the task's id, in the order the proto declares them, and those
     /// whose keys come sorted (`append`, `artifact` or `contextId` first)
@@ -51,6 +62,7 @@ impl WireSigns {
             && self.fraction_digits.iter().all(|&n| n == 0)
             && self.kind_first == [0, 0]
             && self.line_ends == [0, 0]
+            && self.sse_ids == [0, 0]
             && self.key_order_1_0 == [0, 0]
     }
 
@@ -90,9 +102,10 @@ impl WireSigns {
         }
     }
 
-    /// Counts an SSE event by how its lines ended.
-    pub fn read_line_end(&mut self, crlf: bool) {
-        self.line_ends[usize::from(crlf)] += 1;
+    /// Counts an SSE event by how it was framed.
+    pub fn read_sse(&mut self, framing: SseFraming) {
+        self.line_ends[usize::from(framing.crlf)] += 1;
+        self.sse_ids[usize::from(framing.id)] += 1;
     }
 
     /// Adds what `other` saw (another call's answers of the same agent),
@@ -112,6 +125,8 @@ impl WireSigns {
         self.kind_first[1] += other.kind_first[1];
         self.line_ends[0] += other.line_ends[0];
         self.line_ends[1] += other.line_ends[1];
+        self.sse_ids[0] += other.sse_ids[0];
+        self.sse_ids[1] += other.sse_ids[1];
         self.key_order_1_0[0] += other.key_order_1_0[0];
         self.key_order_1_0[1] += other.key_order_1_0[1];
     }

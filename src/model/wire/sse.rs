@@ -23,8 +23,14 @@ pub enum SseLine<'a> {
     /// Part of an event still open (a `data` line), or nothing (a comment,
     /// another field, a blank line with no event open).
     Read,
-    /// A blank line ended an event: its data.
-    Event(&'a [u8]),
+    /// A blank line ended an event: its data, and whether it had an `id`
+    /// line (only a2a-rs numbers its events: a sign of the SDK).
+    Event {
+        /// Its `data` lines, joined.
+        data: &'a [u8],
+        /// It had an `id` line.
+        id: bool,
+    },
     /// Not a line of an SSE stream (no field name the standard knows).
     NotSse,
 }
@@ -41,6 +47,10 @@ pub struct SseDecoder {
     carry: Vec<u8>,
     /// The data of the event last returned, kept until the next call.
     done: Vec<u8>,
+    /// Whether the open event has an `id` line.
+    id: bool,
+    /// Whether the event last returned had one.
+    done_id: bool,
 }
 
 impl SseDecoder {
@@ -55,7 +65,10 @@ impl SseDecoder {
         let line = trim_eol(line);
         if line.is_empty() {
             return Ok(match self.take() {
-                true => SseLine::Event(&self.done),
+                true => SseLine::Event {
+                    data: &self.done,
+                    id: self.done_id,
+                },
                 false => SseLine::Read,
             });
         }
@@ -81,7 +94,11 @@ impl SseDecoder {
                 }
                 Ok(SseLine::Read)
             }
-            b"event" | b"id" | b"retry" => Ok(SseLine::Read),
+            b"id" => {
+                self.id = true;
+                Ok(SseLine::Read)
+            }
+            b"event" | b"retry" => Ok(SseLine::Read),
             _ => Ok(SseLine::NotSse),
         }
     }
@@ -144,7 +161,7 @@ impl SseDecoder {
     ) -> Result<(), ReadError> {
         match self.line(line)? {
             SseLine::Read => Ok(()),
-            SseLine::Event(data) => on_event(data),
+            SseLine::Event { data, .. } => on_event(data),
             SseLine::NotSse => Err(ReadError::new(ReadKind::NotSse {
                 line: String::from_utf8_lossy(trim_eol(line))
                     .chars()
@@ -160,6 +177,7 @@ impl SseDecoder {
             return false;
         }
         self.open = false;
+        self.done_id = std::mem::take(&mut self.id);
         std::mem::swap(&mut self.data, &mut self.done);
         self.data.clear();
         true

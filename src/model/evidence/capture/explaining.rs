@@ -17,6 +17,8 @@ use crate::model::sim::profile::sdk_named;
 use crate::model::wire::answer::OwnedEvent;
 #[cfg(not(target_arch = "wasm32"))]
 use crate::model::wire::answer::{read_answer, Answer};
+#[cfg(not(target_arch = "wasm32"))]
+use crate::model::wire::signs::SseFraming;
 use crate::model::wire::signs::WireSigns;
 #[cfg(not(target_arch = "wasm32"))]
 use crate::model::wire::Wire;
@@ -395,9 +397,9 @@ impl ExplainingAsRead {
     }
 
     /// One element of the capture, read as the first reading kept it
-    /// (`crlf`: how its SSE event ended its lines, where it came in one);
+    /// (`sse`: how its SSE event was framed, where it came in one);
     /// a task's last event explains it.
-    pub(super) fn element(&mut self, bytes: &[u8], crlf: Option<bool>, forced: Option<Wire>) {
+    pub(super) fn element(&mut self, bytes: &[u8], sse: Option<SseFraming>, forced: Option<Wire>) {
         let Ok(Answer::Event(event)) = read_answer(bytes, forced) else {
             return;
         };
@@ -405,8 +407,8 @@ impl ExplainingAsRead {
             return;
         };
         wanted.signs.read(bytes, event.wire);
-        if let Some(crlf) = crlf {
-            wanted.signs.read_line_end(crlf);
+        if let Some(framing) = sse {
+            wanted.signs.read_sse(framing);
         }
         let id = (wanted.kept.len() + 1 == wanted.events as usize).then(|| event.task_id.clone());
         wanted.kept.push(event);

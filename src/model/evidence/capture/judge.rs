@@ -18,7 +18,7 @@ use crate::model::ledger::TaskLedger;
 use crate::model::wire::event::{parse, read_event, Envelope, RawEvent, WireEvent};
 use crate::model::wire::read_error::{EventFault, Place, ReadError, ReadKind};
 use crate::model::wire::schema::{faults_of, Shape, ShapeFault, ShapeRule};
-use crate::model::wire::signs::WireSigns;
+use crate::model::wire::signs::{SseFraming, WireSigns};
 use crate::model::wire::{SpelledState, Wire};
 
 /// Judges a capture's elements, in capture order, task by task.
@@ -30,9 +30,9 @@ pub(super) struct CaptureJudge {
     /// judged (`check`'s; the page keeps its events instead).
     #[cfg(not(target_arch = "wasm32"))]
     pub(super) again: Option<Box<ExplainingAsRead>>,
-    /// How the SSE event read now ended its lines (`\r\n`: true); `None`
-    /// for an element that came in no SSE event.
-    pub(super) sse_crlf: Option<bool>,
+    /// How the SSE event read now was framed; `None` for an element that
+    /// came in no SSE event.
+    pub(super) sse: Option<SseFraming>,
     tasks: Vec<TaskJudge>,
     by_id: HashMap<String, usize>,
     findings: Vec<CaptureFinding>,
@@ -59,7 +59,7 @@ impl CaptureJudge {
             keep_events: false,
             #[cfg(not(target_arch = "wasm32"))]
             again: None,
-            sse_crlf: None,
+            sse: None,
             tasks: Vec::new(),
             by_id: HashMap::new(),
             findings: Vec::new(),
@@ -78,7 +78,7 @@ impl CaptureJudge {
     pub(super) fn element(&mut self, bytes: &[u8]) -> Result<(), ReadError> {
         #[cfg(not(target_arch = "wasm32"))]
         if let Some(again) = self.again.as_mut() {
-            again.element(bytes, self.sse_crlf, self.forced);
+            again.element(bytes, self.sse, self.forced);
             return Ok(());
         }
         let index = self.index;
@@ -162,8 +162,8 @@ impl CaptureJudge {
         if let Ok(Answer::Event(kept)) = read_answer(bytes, self.forced) {
             let task = self.tasks[slot].kept.get_or_insert_with(Box::default);
             task.signs.read(bytes, kept.wire);
-            if let Some(crlf) = self.sse_crlf {
-                task.signs.read_line_end(crlf);
+            if let Some(framing) = self.sse {
+                task.signs.read_sse(framing);
             }
             task.events.push(kept);
         }

@@ -27,6 +27,7 @@ use super::json_array::{Element, Splitter};
 #[cfg(not(target_arch = "wasm32"))]
 use crate::model::evidence::scenario_of::ScenarioOf;
 use crate::model::wire::read_error::{Place, ReadError, ReadKind, Unit};
+use crate::model::wire::signs::SseFraming;
 use crate::model::wire::sse::{trim_eol, SseDecoder, SseLine};
 #[cfg(not(target_arch = "wasm32"))]
 use explaining::ExplainingAsRead;
@@ -331,16 +332,19 @@ impl Lines {
         }
         let number = self.number;
         if matches!(text.first(), Some(b'{' | b'[')) {
-            judge.sse_crlf = None;
+            judge.sse = None;
             return judge
                 .element(text)
                 .map_err(|e| e.within(Place::Line(number)));
         }
         match self.sse.line(text)? {
             SseLine::Read => Ok(()),
-            SseLine::Event(data) => {
-                // How the server ended the event's lines: a sign of the SDK.
-                judge.sse_crlf = Some(line.ends_with(b"\r\n"));
+            SseLine::Event { data, id } => {
+                // How the server framed the event: signs of the SDK.
+                judge.sse = Some(SseFraming {
+                    crlf: line.ends_with(b"\r\n"),
+                    id,
+                });
                 judge
                     .element(data)
                     .map_err(|e| e.within(Place::SseEvent { ends_at: number }))
@@ -354,7 +358,7 @@ impl Lines {
     /// The end of the file: the SSE event it leaves open.
     fn end_event(&mut self, judge: &mut CaptureJudge) -> Result<(), ReadError> {
         let number = self.number;
-        judge.sse_crlf = None;
+        judge.sse = None;
         match self.sse.end() {
             Some(data) => judge
                 .element(data)
