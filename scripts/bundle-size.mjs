@@ -26,9 +26,11 @@ import { join } from 'node:path';
 // and its blocking flow's parts modelled (issue 41: 314.0 kB); 321 kB once
 // the page explains a task in slices that never hold it, with Stop (issue
 // 40: 320.0 kB); 325 kB with a2a-rs as a third SDK profile (issue 42:
-// 324.1 kB): docs/performance.md says what grew and what was cut at each
-// step.
-const BUDGET = 325 * 1024;
+// 324.1 kB); 326 kB once any two of the three SDKs are compared, each
+// side read off its profile row, with an SSE event's id line read as a
+// sign and a bare error object as the error it says (issue 42: 325.9 kB):
+// docs/performance.md says what grew and what was cut at each step.
+const BUDGET = 326 * 1024;
 const dir = process.argv[2] || 'dist';
 let total = 0;
 const rows = [];

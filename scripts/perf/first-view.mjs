@@ -1,0 +1,143 @@
+// What a reader on a phone feels (issue 45): the release bundle served
+// gzipped from 127.0.0.1, opened in headless Chromium at a phone viewport
+// on slow 4G (1.6 Mbps down, 750 kbps up, 150 ms round trip) with the CPU
+// 4x slower, each run with a cold cache (a fresh browser profile):
+//   - the time from navigation to the first row of the trace table, for
+//     the default page and for the embed (`?embed=1`);
+//   - the bytes transferred before that row (gzip, as sent);
+//   - the time from a click on Import JSON until its file chooser opens.
+// Prints a Markdown table (median, then min–max, of --runs runs).
+//
+//   trunk build --release && node scripts/perf/first-view.mjs [--dist dist] [--runs 5] [--fast]
+//
+// --fast leaves the link and the CPU unthrottled (the same page on a fast
+// machine, to tell the network's share from the bundle's). Not a test: it
+// exits 0 unless it cannot start.
+
+import { createServer } from 'node:http';
+import { readFileSync, existsSync } from 'node:fs';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { join, extname, normalize } from 'node:path';
+import { tmpdir } from 'node:os';
+import { gzipSync } from 'node:zlib';
+import { chromium } from 'playwright-core';
+
+const ROOT = new URL('../../', import.meta.url).pathname;
+const TYPES = {
+  '.html': 'text/html; charset=utf-8', '.js': 'text/javascript', '.wasm': 'application/wasm',
+  '.css': 'text/css', '.json': 'application/json', '.png': 'image/png',
+};
+/** Slow 4G as Chromium's DevTools and Lighthouse define it. */
+const SLOW_4G = { offline: false, latency: 150, downloadThroughput: (1.6e6 / 8) * 0.9, uploadThroughput: (750e3 / 8) * 0.9 };
+const CPU_SLOWDOWN = 4;
+const PHONE = { width: 390, height: 844 };
+
+function options(argv) {
+  const o = { dist: join(ROOT, 'dist'), runs: 5, fast: false };
+  for (let i = 2; i < argv.length; i++) {
+    const k = argv[i];
+    if (k === '--dist') o.dist = argv[++i];
+    else if (k === '--runs') o.runs = Math.max(1, Number(argv[++i]));
+    else if (k === '--fast') o.fast = true;
+    else throw new Error(`unknown option ${k} (see the comment at the top of ${import.meta.url})`);
+  }
+  if (!existsSync(join(o.dist, 'index.html'))) throw new Error(`${o.dist}/index.html missing: run trunk build --release first`);
+  return o;
+}
+
+/** Serves `root` gzipped (level 9, as a CDN would), never cached. */
+async function serveGzipped(root, prefix = '/tools/a2a-lab/') {
+  const packed = new Map();
+  const server = createServer((req, res) => {
+    const url = new URL(req.url, 'http://127.0.0.1');
+    if (!url.pathname.startsWith(prefix)) { res.writeHead(404).end(); return; }
+    let rel = normalize(url.pathname.slice(prefix.length)).replace(/^(\.\.[/\\])+/, '');
+    if (rel === '' || rel === '.') rel = 'index.html';
+    try {
+      if (!packed.has(rel)) packed.set(rel, gzipSync(readFileSync(join(root, rel)), { level: 9 }));
+      res.writeHead(200, {
+        'content-type': TYPES[extname(rel)] || 'application/octet-stream',
+        'content-encoding': 'gzip',
+        'cache-control': 'no-store',
+      }).end(packed.get(rel));
+    } catch { res.writeHead(404).end(); }
+  });
+  await new Promise((ok) => server.listen(0, '127.0.0.1', ok));
+  return { url: `http://127.0.0.1:${server.address().port}${prefix}`, close: () => server.close() };
+}
+
+/** One cold run: a fresh profile, the throttles, the page until its first row. */
+async function run(url, o) {
+  const dir = await mkdtemp(join(tmpdir(), 'a2a-lab-first-view-'));
+  const context = await chromium.launchPersistentContext(dir, {
+    executablePath: process.env.CHROMIUM || '/usr/bin/chromium',
+    headless: true,
+    viewport: PHONE,
+    args: ['--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage', '--no-first-run',
+      '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+  });
+  try {
+    const page = context.pages()[0] || await context.newPage();
+    // The moment the first row is in the DOM, on the page's own clock
+    // (from navigation start).
+    await page.addInitScript(() => {
+      new MutationObserver((_, observer) => {
+        if (document.querySelector('.event-table tbody tr')) {
+          window.__firstRow = performance.now();
+          observer.disconnect();
+        }
+      }).observe(document, { childList: true, subtree: true });
+    });
+    const cdp = await context.newCDPSession(page);
+    await cdp.send('Network.enable');
+    await cdp.send('Network.setCacheDisabled', { cacheDisabled: true });
+    if (!o.fast) {
+      await cdp.send('Network.emulateNetworkConditions', SLOW_4G);
+      await cdp.send('Emulation.setCPUThrottlingRate', { rate: CPU_SLOWDOWN });
+    }
+    const finished = [];
+    cdp.on('Network.loadingFinished', (e) => finished.push(e.encodedDataLength));
+    await page.goto(url);
+    await page.waitForFunction(() => window.__firstRow !== undefined, null, { timeout: 60_000 });
+    const firstRow = await page.evaluate(() => window.__firstRow);
+    const bytes = finished.reduce((a, b) => a + b, 0);
+    let importMs = null;
+    // Import JSON is a label over a file input.
+    const button = page.locator('.toolbar__import');
+    if (await button.count()) {
+      const t0 = Date.now();
+      const chooser = page.waitForEvent('filechooser', { timeout: 30_000 });
+      await button.click();
+      await chooser;
+      importMs = Date.now() - t0;
+    }
+    return { firstRow, bytes, importMs };
+  } finally {
+    await context.close();
+    await rm(dir, { recursive: true, force: true });
+  }
+}
+
+const median = (xs) => { const s = [...xs].sort((a, b) => a - b); return s[Math.floor(s.length / 2)]; };
+const spread = (xs, f) => `${f(median(xs))} (${f(Math.min(...xs))}–${f(Math.max(...xs))})`;
+const seconds = (ms) => `${(ms / 1000).toFixed(2)} s`;
+const kb = (b) => `${(b / 1000).toFixed(1)} kB`;
+
+const o = options(process.argv);
+const server = await serveGzipped(o.dist);
+const rows = [];
+try {
+  for (const [name, query] of [['default page', ''], ['embed', '?embed=1']]) {
+    const runs = [];
+    for (let i = 0; i < o.runs; i++) runs.push(await run(server.url + query, o));
+    const imports = runs.map((r) => r.importMs).filter((x) => x !== null);
+    rows.push(`| ${name} | ${spread(runs.map((r) => r.firstRow), seconds)} | ${spread(runs.map((r) => r.bytes), kb)} | ${imports.length ? spread(imports, (ms) => `${Math.round(ms)} ms`) : '(no Import)'} |`);
+  }
+} finally {
+  server.close();
+}
+const link = o.fast ? 'no throttling' : 'slow 4G (1.6 Mbps, 150 ms), CPU 4x slower';
+console.log(`${link}, ${PHONE.width}x${PHONE.height}, cold cache, median (min–max) of ${o.runs}\n`);
+console.log('| page | navigation to the first trace row | transferred before it | Import JSON clicked to its file chooser |');
+console.log('|---|---|---|---|');
+console.log(rows.join('\n'));
