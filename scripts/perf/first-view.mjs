@@ -14,19 +14,12 @@
 // machine, to tell the network's share from the bundle's). Not a test: it
 // exits 0 unless it cannot start.
 
-import { createServer } from 'node:http';
-import { readFileSync, existsSync } from 'node:fs';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { join, extname, normalize } from 'node:path';
-import { tmpdir } from 'node:os';
-import { gzipSync } from 'node:zlib';
-import { chromium } from 'playwright-core';
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+
+import { serve, launch } from '../../tests/e2e/harness.mjs';
 
 const ROOT = new URL('../../', import.meta.url).pathname;
-const TYPES = {
-  '.html': 'text/html; charset=utf-8', '.js': 'text/javascript', '.wasm': 'application/wasm',
-  '.css': 'text/css', '.json': 'application/json', '.png': 'image/png',
-};
 /** Slow 4G as Chromium's DevTools and Lighthouse define it. */
 const SLOW_4G = { offline: false, latency: 150, downloadThroughput: (1.6e6 / 8) * 0.9, uploadThroughput: (750e3 / 8) * 0.9 };
 const CPU_SLOWDOWN = 4;
@@ -45,39 +38,13 @@ function options(argv) {
   return o;
 }
 
-/** Serves `root` gzipped (level 9, as a CDN would), never cached. */
-async function serveGzipped(root, prefix = '/tools/a2a-lab/') {
-  const packed = new Map();
-  const server = createServer((req, res) => {
-    const url = new URL(req.url, 'http://127.0.0.1');
-    if (!url.pathname.startsWith(prefix)) { res.writeHead(404).end(); return; }
-    let rel = normalize(url.pathname.slice(prefix.length)).replace(/^(\.\.[/\\])+/, '');
-    if (rel === '' || rel === '.') rel = 'index.html';
-    try {
-      if (!packed.has(rel)) packed.set(rel, gzipSync(readFileSync(join(root, rel)), { level: 9 }));
-      res.writeHead(200, {
-        'content-type': TYPES[extname(rel)] || 'application/octet-stream',
-        'content-encoding': 'gzip',
-        'cache-control': 'no-store',
-      }).end(packed.get(rel));
-    } catch { res.writeHead(404).end(); }
-  });
-  await new Promise((ok) => server.listen(0, '127.0.0.1', ok));
-  return { url: `http://127.0.0.1:${server.address().port}${prefix}`, close: () => server.close() };
-}
-
-/** One cold run: a fresh profile, the throttles, the page until its first row. */
+/** One cold run: a fresh profile (`launch` makes one each time), the
+ * throttles, the page until its first row. */
 async function run(url, o) {
-  const dir = await mkdtemp(join(tmpdir(), 'a2a-lab-first-view-'));
-  const context = await chromium.launchPersistentContext(dir, {
-    executablePath: process.env.CHROMIUM || '/usr/bin/chromium',
-    headless: true,
-    viewport: PHONE,
-    args: ['--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage', '--no-first-run',
-      '--disable-background-networking', '--disable-component-update', '--disable-sync'],
-  });
+  const context = await launch();
   try {
     const page = context.pages()[0] || await context.newPage();
+    await page.setViewportSize(PHONE);
     // The moment the first row is in the DOM, on the page's own clock
     // (from navigation start).
     await page.addInitScript(() => {
@@ -114,7 +81,6 @@ async function run(url, o) {
     return { firstRow, bytes, importMs };
   } finally {
     await context.close();
-    await rm(dir, { recursive: true, force: true });
   }
 }
 
@@ -124,7 +90,7 @@ const seconds = (ms) => `${(ms / 1000).toFixed(2)} s`;
 const kb = (b) => `${(b / 1000).toFixed(1)} kB`;
 
 const o = options(process.argv);
-const server = await serveGzipped(o.dist);
+const server = await serve(o.dist, undefined, { gzip: true });
 const rows = [];
 try {
   for (const [name, query] of [['default page', ''], ['embed', '?embed=1']]) {

@@ -8,6 +8,7 @@ import { mkdirSync } from 'node:fs';
 import { readFile, mkdtemp } from 'node:fs/promises';
 import { join, extname, normalize } from 'node:path';
 import { tmpdir } from 'node:os';
+import { gzipSync } from 'node:zlib';
 import { chromium } from 'playwright-core';
 
 const TYPES = {
@@ -34,16 +35,24 @@ export function useLab() {
   return lab;
 }
 
-/** Serves `root` at http://127.0.0.1:PORT/PREFIX/ (a documentation site's sub-path). */
-export async function serve(root, prefix = '/tools/a2a-lab/') {
+/** Serves `root` at http://127.0.0.1:PORT/PREFIX/ (a documentation site's sub-path);
+ * with `gzip`, each file compressed once at level 9, as a CDN sends it. */
+export async function serve(root, prefix = '/tools/a2a-lab/', { gzip = false } = {}) {
+  const packed = new Map();
   const server = createServer(async (req, res) => {
     const url = new URL(req.url, 'http://127.0.0.1');
     if (!url.pathname.startsWith(prefix)) { res.writeHead(404).end('not found'); return; }
     let rel = normalize(url.pathname.slice(prefix.length)).replace(/^(\.\.[/\\])+/, '');
     if (rel === '' || rel === '.') rel = 'index.html';
     try {
-      const body = await readFile(join(root, rel));
-      res.writeHead(200, { 'content-type': TYPES[extname(rel)] || 'application/octet-stream' }).end(body);
+      const headers = { 'content-type': TYPES[extname(rel)] || 'application/octet-stream' };
+      let body = await readFile(join(root, rel));
+      if (gzip) {
+        if (!packed.has(rel)) packed.set(rel, gzipSync(body, { level: 9 }));
+        body = packed.get(rel);
+        headers['content-encoding'] = 'gzip';
+      }
+      res.writeHead(200, headers).end(body);
     } catch { res.writeHead(404).end('not found'); }
   });
   await new Promise((ok) => server.listen(0, '127.0.0.1', ok));

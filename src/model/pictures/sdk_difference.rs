@@ -3,6 +3,8 @@
 //! profile row (`sim::profile`), so any two of the table's SDKs are
 //! compared, and one added later is described by its row.
 
+use std::borrow::Cow;
+
 use crate::model::sim::profile::{
     IdleSubscription, Profile, RaisingCancel, StreamCloses, SubscriptionEnd, TASK_NOT_CANCELABLE,
     TASK_NOT_FOUND,
@@ -147,7 +149,28 @@ fn topics(metric: Metric, scenario: &Scenario) -> Vec<Topic> {
 }
 
 /// What the SDK of `p` does on `topic`, as its profile row says.
-fn side(topic: Topic, p: &Profile) -> String {
+fn side(topic: Topic, p: &Profile) -> Cow<'static, str> {
+    match topic {
+        Topic::LateArtifact
+        | Topic::CancelStopsWork
+        | Topic::RaisingCancel
+        | Topic::NoopCancel
+        | Topic::ExecuteRaises => executor_side(topic, p),
+        Topic::IdleSubscription
+        | Topic::SubscriptionEnd
+        | Topic::AuthRequired
+        | Topic::ClientTimeout
+        | Topic::ResumePublishesTask => stream_side(topic, p),
+        Topic::CancelPushes
+        | Topic::RepeatedConfig
+        | Topic::AuthLoopPushes
+        | Topic::SlowWebhook => push_side(topic, p),
+    }
+}
+
+/// What the SDK does with the executor: after the end, on a cancel, on a
+/// raise.
+fn executor_side(topic: Topic, p: &Profile) -> Cow<'static, str> {
     let text = match topic {
         Topic::LateArtifact if p.terminal_drops_executor => {
             "stops reading execute() at the first terminal status and drops the executor at its next event, so a late artifact is neither delivered nor stored"
@@ -169,7 +192,7 @@ fn side(topic: Topic, p: &Profile) -> String {
         Topic::CancelStopsWork => "cancels execute() at its next await",
         Topic::RaisingCancel => {
             let code = p.raising_cancel_code;
-            return match p.raising_cancel {
+            return Cow::Owned(match p.raising_cancel {
                 RaisingCancel::FailsTask => {
                     format!("turns the task FAILED when cancel() raises (the caller gets {code})")
                 }
@@ -179,20 +202,39 @@ fn side(topic: Topic, p: &Profile) -> String {
                 RaisingCancel::EndsStream => format!(
                     "stores CANCELED before it calls cancel(); when cancel() raises the caller gets {code} and the message stream ends with it"
                 ),
-            };
+            });
         }
-        Topic::NoopCancel => {
-            return match (p.cancel_stored_first, p.noop_cancel_stores_canceled) {
-                (Some(error), _) => format!(
+        Topic::NoopCancel => match (p.cancel_stored_first, p.noop_cancel_stores_canceled) {
+            (Some(error), _) => {
+                return Cow::Owned(format!(
                     "stores CANCELED before it calls cancel(), so the executor's next event ends the open stream with {}",
                     error.code
-                ),
-                (None, true) => "stores CANCELED itself when cancel() writes nothing".to_string(),
-                (None, false) => format!(
+                ))
+            }
+            (None, true) => "stores CANCELED itself when cancel() writes nothing",
+            (None, false) => {
+                return Cow::Owned(format!(
                     "waits for the executor when cancel() writes nothing, and answers {TASK_NOT_CANCELABLE} once it completes"
-                ),
-            };
-        }
+                ))
+            }
+        },
+        // Topic::ExecuteRaises, the last that `side` sends here.
+        _ => match (p.push.raise_publishes_failed, p.raise_stores_failed) {
+            (true, _) => "publishes FAILED when execute() raises: streamed and pushed",
+            (false, true) => {
+                "stores FAILED itself when execute() raises, pushes nothing and ends the stream with a JSON-RPC error"
+            }
+            (false, false) => {
+                "pushes nothing when execute() raises, ends the stream with a JSON-RPC error and leaves the task as it was"
+            }
+        },
+    };
+    Cow::Borrowed(text)
+}
+
+/// When the SDK ends a stream or a subscription, and what a stream holds.
+fn stream_side(topic: Topic, p: &Profile) -> Cow<'static, str> {
+    let text = match topic {
         Topic::IdleSubscription => match p.idle_subscription {
             IdleSubscription::Hangs => {
                 "sends the stored task to a subscription opened when nothing runs for it, and keeps it open"
@@ -201,9 +243,9 @@ fn side(topic: Topic, p: &Profile) -> String {
                 "sends the stored task to a subscription opened when nothing runs for it, and closes it unless the task is interrupted"
             }
             IdleSubscription::NotFound => {
-                return format!(
+                return Cow::Owned(format!(
                     "answers a subscription opened when nothing runs for the task with TaskNotFoundError ({TASK_NOT_FOUND})"
-                )
+                ))
             }
         },
         Topic::SubscriptionEnd => match (p.subscription_end, p.stream_end) {
@@ -230,10 +272,18 @@ fn side(topic: Topic, p: &Profile) -> String {
             "times a client call out when no event came for that long (an inactivity timeout)"
         }
         Topic::ClientTimeout => "times a client call out at a deadline for the whole call (an abort signal)",
-        Topic::ResumePublishesTask if p.resume_publishes_task => {
+        // Topic::ResumePublishesTask, the last that `side` sends here.
+        _ if p.resume_publishes_task => {
             "makes every execute(), a resume included, publish the task first: one more task event per resume"
         }
-        Topic::ResumePublishesTask => "publishes the task once, at the first execute()",
+        _ => "publishes the task once, at the first execute()",
+    };
+    Cow::Borrowed(text)
+}
+
+/// How the SDK pushes to a webhook.
+fn push_side(topic: Topic, p: &Profile) -> Cow<'static, str> {
+    let text = match topic {
         Topic::CancelPushes if p.push.cancel_call_pushes_again => {
             "runs CancelTask's own event loop beside the stream's, and both push the CANCELED: the webhook gets it twice"
         }
@@ -246,37 +296,35 @@ fn side(topic: Topic, p: &Profile) -> String {
             "leaves a blocking call's event loop running after it returned at AUTH_REQUIRED, and that loop POSTs every later event too until a terminal or input-required status"
         }
         Topic::AuthLoopPushes => "pushes each event once",
-        Topic::ExecuteRaises => match (p.push.raise_publishes_failed, p.raise_stores_failed) {
-            (true, _) => "publishes FAILED when execute() raises: streamed and pushed",
-            (false, true) => {
-                "stores FAILED itself when execute() raises, pushes nothing and ends the stream with a JSON-RPC error"
-            }
-            (false, false) => {
-                "pushes nothing when execute() raises, ends the stream with a JSON-RPC error and leaves the task as it was"
-            }
-        },
-        Topic::SlowWebhook if p.push.holds_stream => {
-            return format!(
+        // Topic::SlowWebhook, the last that `side` sends here.
+        _ if p.push.holds_stream => {
+            return Cow::Owned(format!(
                 "awaits each POST (giving up after {} s) before the stream gets the event, so a slow webhook holds the stream",
                 p.push.timeout_ms / 1000
-            )
+            ))
         }
-        Topic::SlowWebhook => "pushes fire-and-forget, so a slow webhook never holds the stream",
+        _ => "pushes fire-and-forget, so a slow webhook never holds the stream",
     };
-    text.to_string()
+    Cow::Borrowed(text)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
 
-    #[test]
-    fn each_side_names_its_sdk_in_the_order_compared() {
-        let a = Scenario::from_query("late=0").unwrap_or_default();
+    /// The scenario of `query`, and the same under a2a-rs.
+    fn and_under_rust(query: &str) -> (Scenario, Scenario) {
+        let a = Scenario::from_query(query).unwrap_or_default();
         let b = Scenario {
             sdk: Sdk::Rust,
             ..a.clone()
         };
+        (a, b)
+    }
+
+    #[test]
+    fn each_side_names_its_sdk_in_the_order_compared() {
+        let (a, b) = and_under_rust("late=0");
         let why = sdk_difference(Metric::EventsAfterTerminal, &a, &b);
         assert!(why.starts_with("a2a-sdk delivers and stores"), "{why}");
         assert!(why.contains("; a2a-rs stops reading execute()"), "{why}");
@@ -296,11 +344,7 @@ mod tests {
     #[test]
     fn profiles_alike_on_the_topic_give_the_general_line() {
         // a2a-sdk and a2a-rs both publish the task once per task.
-        let a = Scenario::from_query("interrupt=input").unwrap_or_default();
-        let b = Scenario {
-            sdk: Sdk::Rust,
-            ..a.clone()
-        };
+        let (a, b) = and_under_rust("interrupt=input");
         let why = sdk_difference(Metric::EventsDelivered, &a, &b);
         assert!(why.contains("handle this differently"), "{why}");
     }
