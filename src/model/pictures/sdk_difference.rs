@@ -3,8 +3,6 @@
 //! profile row (`sim::profile`), so any two of the table's SDKs are
 //! compared, and one added later is described by its row.
 
-use std::borrow::Cow;
-
 use crate::model::sim::profile::{
     IdleSubscription, Profile, RaisingCancel, StreamCloses, SubscriptionEnd, TASK_NOT_CANCELABLE,
     TASK_NOT_FOUND,
@@ -149,7 +147,7 @@ fn topics(metric: Metric, scenario: &Scenario) -> Vec<Topic> {
 }
 
 /// What the SDK of `p` does on `topic`, as its profile row says.
-fn side(topic: Topic, p: &Profile) -> Cow<'static, str> {
+fn side(topic: Topic, p: &Profile) -> String {
     match topic {
         Topic::LateArtifact
         | Topic::CancelStopsWork
@@ -170,7 +168,7 @@ fn side(topic: Topic, p: &Profile) -> Cow<'static, str> {
 
 /// What the SDK does with the executor: after the end, on a cancel, on a
 /// raise.
-fn executor_side(topic: Topic, p: &Profile) -> Cow<'static, str> {
+fn executor_side(topic: Topic, p: &Profile) -> String {
     let text = match topic {
         Topic::LateArtifact if p.terminal_drops_executor => {
             "stops reading execute() at the first terminal status and drops the executor at its next event, so a late artifact is neither delivered nor stored"
@@ -192,7 +190,7 @@ fn executor_side(topic: Topic, p: &Profile) -> Cow<'static, str> {
         Topic::CancelStopsWork => "cancels execute() at its next await",
         Topic::RaisingCancel => {
             let code = p.raising_cancel_code;
-            return Cow::Owned(match p.raising_cancel {
+            return match p.raising_cancel {
                 RaisingCancel::FailsTask => {
                     format!("turns the task FAILED when cancel() raises (the caller gets {code})")
                 }
@@ -202,20 +200,20 @@ fn executor_side(topic: Topic, p: &Profile) -> Cow<'static, str> {
                 RaisingCancel::EndsStream => format!(
                     "stores CANCELED before it calls cancel(); when cancel() raises the caller gets {code} and the message stream ends with it"
                 ),
-            });
+            };
         }
         Topic::NoopCancel => match (p.cancel_stored_first, p.noop_cancel_stores_canceled) {
             (Some(error), _) => {
-                return Cow::Owned(format!(
+                return format!(
                     "stores CANCELED before it calls cancel(), so the executor's next event ends the open stream with {}",
                     error.code
-                ))
+                )
             }
             (None, true) => "stores CANCELED itself when cancel() writes nothing",
             (None, false) => {
-                return Cow::Owned(format!(
+                return format!(
                     "waits for the executor when cancel() writes nothing, and answers {TASK_NOT_CANCELABLE} once it completes"
-                ))
+                )
             }
         },
         // Topic::ExecuteRaises, the last that `side` sends here.
@@ -229,11 +227,11 @@ fn executor_side(topic: Topic, p: &Profile) -> Cow<'static, str> {
             }
         },
     };
-    Cow::Borrowed(text)
+    text.to_string()
 }
 
 /// When the SDK ends a stream or a subscription, and what a stream holds.
-fn stream_side(topic: Topic, p: &Profile) -> Cow<'static, str> {
+fn stream_side(topic: Topic, p: &Profile) -> String {
     let text = match topic {
         Topic::IdleSubscription => match p.idle_subscription {
             IdleSubscription::Hangs => {
@@ -243,9 +241,9 @@ fn stream_side(topic: Topic, p: &Profile) -> Cow<'static, str> {
                 "sends the stored task to a subscription opened when nothing runs for it, and closes it unless the task is interrupted"
             }
             IdleSubscription::NotFound => {
-                return Cow::Owned(format!(
+                return format!(
                     "answers a subscription opened when nothing runs for the task with TaskNotFoundError ({TASK_NOT_FOUND})"
-                ))
+                )
             }
         },
         Topic::SubscriptionEnd => match (p.subscription_end, p.stream_end) {
@@ -278,11 +276,11 @@ fn stream_side(topic: Topic, p: &Profile) -> Cow<'static, str> {
         }
         _ => "publishes the task once, at the first execute()",
     };
-    Cow::Borrowed(text)
+    text.to_string()
 }
 
 /// How the SDK pushes to a webhook.
-fn push_side(topic: Topic, p: &Profile) -> Cow<'static, str> {
+fn push_side(topic: Topic, p: &Profile) -> String {
     let text = match topic {
         Topic::CancelPushes if p.push.cancel_call_pushes_again => {
             "runs CancelTask's own event loop beside the stream's, and both push the CANCELED: the webhook gets it twice"
@@ -298,14 +296,14 @@ fn push_side(topic: Topic, p: &Profile) -> Cow<'static, str> {
         Topic::AuthLoopPushes => "pushes each event once",
         // Topic::SlowWebhook, the last that `side` sends here.
         _ if p.push.holds_stream => {
-            return Cow::Owned(format!(
+            return format!(
                 "awaits each POST (giving up after {} s) before the stream gets the event, so a slow webhook holds the stream",
                 p.push.timeout_ms / 1000
-            ))
+            )
         }
         _ => "pushes fire-and-forget, so a slow webhook never holds the stream",
     };
-    Cow::Borrowed(text)
+    text.to_string()
 }
 
 #[cfg(test)]
