@@ -101,3 +101,26 @@ fn the_executor_keeps_running_after_the_client_drops() {
     // Chunks 2 and 3 and COMPLETED reach the subscription.
     assert_eq!(r.streams[1].rows.len(), 4);
 }
+
+/// A stream that ends with a JSON-RPC error event keeps the error's code
+/// in its record (what a capture of it shows last), while the `stream`
+/// metric still says the server closed it, as the recorders write it.
+#[test]
+fn a_stream_ended_by_an_error_event_keeps_its_code() {
+    for sdk in ["", "&sdk=rust"] {
+        let r = run(&format!("ending=raise{sdk}"));
+        assert_eq!(r.streams[0].end, StreamEnd::Error(-32603), "{sdk}");
+        assert_eq!(r.trace.metrics.stream, Some(StreamEnd::Closed), "{sdk}");
+    }
+    // @a2a-js/sdk publishes FAILED for a raise, and its stream closes.
+    assert_eq!(run("ending=raise&sdk=js").streams[0].end, StreamEnd::Closed);
+    // a2a-rs ends the stream with cancel()'s error as an event, and with
+    // the store's refusal when a chunk follows a CANCELED it wrote first.
+    let raised = run("cancel=1&cancel_impl=raise&sdk=rust");
+    assert!(matches!(raised.streams[0].end, StreamEnd::Error(_)));
+    let refused = run("cancel=1&cancel_impl=noop&sdk=rust");
+    assert_eq!(refused.streams[0].end, StreamEnd::Error(-32600));
+    // A stream the server simply closes says so.
+    assert_eq!(run("").streams[0].end, StreamEnd::Closed);
+    assert_eq!(run("cancel=1&cancel_impl=raise").streams[0].end, StreamEnd::Closed);
+}

@@ -540,7 +540,7 @@ const ADVICE: &[Counsel] = &[
         when(subscribed(r), "Replace your view with the snapshot after SubscribeToTask", "A subscription starts with the task as stored (never SUBMITTED), with every part so far, then sends only later events: take its artifacts as your state; adding them to what you hold doubles the parts.")
     },
     |r| {
-        when(subscribed(r) && r.run.streams.iter().any(|s| matches!(s.end, StreamEnd::Error(_))), "Call GetTask when SubscribeToTask is refused", "A finished task answers -32004, a lost one -32001: a missed terminal status is only in GetTask.")
+        when(subscribed(r) && r.run.streams.iter().any(|s| s.role.is_subscription() && matches!(s.end, StreamEnd::Error(_))), "Call GetTask when SubscribeToTask is refused", "A finished task answers -32004, a lost one -32001: a missed terminal status is only in GetTask.")
     },
     |r| {
         when(subscribed(r) && (closed_open_task(r) || r.m.hung_streams > 0), "Judge the end by the last status, not by the stream", "A subscription may close on a WORKING task or stay open at an interruption, by SDK: read the task's state first.")

@@ -264,7 +264,7 @@ impl Executor {
             } else {
                 "stream closed: the guard refused the resume"
             };
-            return vec![Effect::queued(ClientIn::EndCall(label.into()))];
+            return vec![Effect::queued(ClientIn::end_call(label))];
         }
         let done = self
             .interrupts
@@ -354,16 +354,20 @@ impl Executor {
                 },
             ));
         }
-        let label = match view.profile.cancel_stored_first {
-            Some(error) if view.client_call == CallState::Open => format!(
+        let (label, error) = match view.profile.cancel_stored_first {
+            Some(error) if view.client_call == CallState::Open => (format!(
                 "the chunk cannot be stored on the CANCELED task: the stream ends with JSON-RPC error {} (\"{}\")",
                 error.code, error.message
-            ),
-            _ => "the handler dropped execute()'s stream".to_string(),
+            ), Some(error.code)),
+            _ => ("the handler dropped execute()'s stream".to_string(), None),
         };
         let task = self.runs[exec].task;
+        let end = ClientIn::EndCall {
+            label: label.clone(),
+            error,
+        };
         effects.extend([
-            Effect::queued(ClientIn::EndCall(label.clone())),
+            Effect::queued(end),
             Effect::queued(SecondIn::Closed { task, label }),
         ]);
         effects
@@ -470,7 +474,7 @@ impl Executor {
             } else {
                 format!("stream ends with JSON-RPC error {error}; nothing stores FAILED, the task stays as it was")
             };
-            effects.push(Effect::queued(ClientIn::EndCall(label)));
+            effects.push(Effect::queued(ClientIn::end_call_by_error(label, error)));
         }
         effects.push(Effect::at(view.now, QueueIn::Return { exec }));
         effects
@@ -522,7 +526,7 @@ impl Executor {
         let kept_open = followed && !closes && view.client_call == CallState::Open;
         let mut effects = vec![
             if followed && closes && view.client_call == CallState::Open {
-                Effect::queued(ClientIn::EndCall(label.clone()))
+                Effect::queued(ClientIn::end_call(label.clone()))
             } else if kept_open && view.sc.client == Client::Stream {
                 let label = format!("{returned}; {KEPT_OPEN}");
                 Effect::Row(Entry::action(Source::Executor, label))
@@ -562,7 +566,7 @@ impl Executor {
             let label = "stream closed after the cancel";
             let task = view.followed;
             return vec![
-                Effect::queued(ClientIn::EndCall(label.into())),
+                Effect::queued(ClientIn::end_call(label)),
                 Effect::queued(SecondIn::Closed {
                     task,
                     label: label.into(),

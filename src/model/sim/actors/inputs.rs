@@ -219,8 +219,9 @@ pub(super) enum ClientIn {
     /// The cancel's status was written (or not): it learns what CancelTask
     /// answers.
     CancelAnswered(CancelImpl),
-    /// The queue closed: its call ends (the text says why).
-    EndCall(String),
+    /// The queue closed: its call ends (`label` says why; `error`: the
+    /// JSON-RPC error event that ends its stream, where one does).
+    EndCall { label: String, error: Option<i32> },
     /// A restart broke its connection.
     Broken { assumed: bool },
     /// It subscribes again after its stream broke, if set to.
@@ -285,6 +286,25 @@ pub(super) fn timeout(client: ClientId, call: u32) -> To {
     match client {
         ClientId::First => ClientIn::Timeout { call }.into(),
         ClientId::Second => SecondIn::Timeout.into(),
+    }
+}
+
+impl ClientIn {
+    /// The queue closed and the call's stream closed with it.
+    pub(super) fn end_call(label: impl Into<String>) -> ClientIn {
+        ClientIn::EndCall {
+            label: label.into(),
+            error: None,
+        }
+    }
+
+    /// The queue closed and a JSON-RPC error event with `code` ended the
+    /// call's stream.
+    pub(super) fn end_call_by_error(label: impl Into<String>, code: i32) -> ClientIn {
+        ClientIn::EndCall {
+            label: label.into(),
+            error: Some(code),
+        }
     }
 }
 

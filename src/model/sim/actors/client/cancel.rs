@@ -69,7 +69,7 @@ impl FirstClient {
                         );
                         effects.extend([
                             handler(format!("CancelTask → JSON-RPC error {code}")),
-                            Effect::to(ClientIn::EndCall(label.clone())),
+                            Effect::to(ClientIn::end_call_by_error(label.clone(), code)),
                             Effect::to(SecondIn::Closed {
                                 task: view.followed,
                                 label,

@@ -101,7 +101,7 @@ impl FirstClient {
             ClientIn::Received { task } => self.received_event(view, task),
             ClientIn::StatusChanged => self.status_changed(view),
             ClientIn::CancelAnswered(how) => self.cancel_answered(view, how),
-            ClientIn::EndCall(label) => self.end_call(view, &label),
+            ClientIn::EndCall { label, error } => self.end_call(view, &label, error),
             ClientIn::Broken { assumed } => self.broken(view, assumed),
             ClientIn::ResubscribeAfterBreak => self.resubscribe_after_break(view),
             ClientIn::Republished { task } => self.republished(view, task),
@@ -484,12 +484,12 @@ impl FirstClient {
 
     /// The queue closed: a stream ends (a subscription as the profile
     /// says); a blocking call still waiting returns the task as it is.
-    fn end_call(&mut self, view: &View, label: &str) -> Vec<Effect> {
+    fn end_call(&mut self, view: &View, label: &str, error: Option<i32>) -> Vec<Effect> {
         let mut effects = self.end_lingering(view, label);
         if self.call != CallState::Open {
             return effects;
         }
-        effects.extend(self.end_open_call(view, label));
+        effects.extend(self.end_open_call(view, label, error));
         effects
     }
 
@@ -510,16 +510,18 @@ impl FirstClient {
         ]
     }
 
-    /// The queue closed on its open call.
-    fn end_open_call(&mut self, view: &View, label: &str) -> Vec<Effect> {
+    /// The queue closed on its open call; a stream ended by an error event
+    /// keeps its code, which a capture's stream shows as its last event.
+    fn end_open_call(&mut self, view: &View, label: &str, error: Option<i32>) -> Vec<Effect> {
         match view.sc.client {
             Client::Stream if self.subscribed => {
                 subscription::ends(view, ClientId::First, (self.task, self.stream), label)
             }
             Client::Stream => {
                 self.call = CallState::Closed;
+                let end = error.map_or(StreamEnd::Closed, StreamEnd::Error);
                 vec![
-                    Effect::EndStream(self.stream, StreamEnd::Closed),
+                    Effect::EndStream(self.stream, end),
                     Effect::Row(Entry::action(Source::Handler, label)),
                 ]
             }

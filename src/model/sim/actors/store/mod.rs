@@ -243,7 +243,7 @@ impl TaskStore {
         };
         let mut effects = vec![];
         if task == view.followed {
-            effects.push(Effect::queued(ClientIn::EndCall(label.into())));
+            effects.push(Effect::queued(ClientIn::end_call(label)));
         }
         effects.push(Effect::queued(SecondIn::Closed {
             task,
