@@ -420,3 +420,51 @@ fn a_rest_stream_ending_in_a_bare_error_object_lists_the_error() {
     let codes: Vec<&str> = report.findings.iter().map(|f| f.code.code()).collect();
     assert_eq!(codes, ["missing-terminal"], "{:?}", report.findings);
 }
+
+/// A stream that an error event ended is explained with that end, on the
+/// page and in `check` alike: a2a-rs's stream ended by an exception's
+/// -32603 reads as a raise that reproduces it (the simulation's stream
+/// ends with the same error); without the error, as a return; with an
+/// error no scenario ends a stream with, as the closest, saying where the
+/// ends part.
+#[test]
+fn a_stream_ended_by_an_error_event_is_explained_with_its_end() {
+    use a2a_lab::model::evidence::capture::explaining::Explaining;
+    use a2a_lab::model::evidence::capture::CaptureReader;
+    let body =
+        String::from_utf8(include_bytes!("fidelity/captures/rust/rest_cancel-raises.sse").to_vec())
+            .unwrap();
+    let explained = |body: &str| {
+        let bytes = body.as_bytes();
+        let mut first = CaptureReader::new(None);
+        first.read_bytes(bytes).unwrap();
+        let judged = first.finish();
+        let mut again = CaptureReader::explaining(None, &judged);
+        again.read_bytes(bytes).unwrap();
+        let mut in_check = again.explained();
+        assert_eq!(in_check.len(), 1, "{body}");
+        let (i, in_check) = in_check.remove(0);
+        let mut kept = CaptureReader::new(None).keeping_events();
+        kept.read_bytes(bytes).unwrap();
+        let mut page = kept.finish();
+        let mut on_the_page = Explaining::of(&mut page).explain(i, &page).unwrap();
+        on_the_page.events.clear();
+        assert_eq!(in_check, on_the_page, "the page and check part on {body}");
+        in_check.to_string()
+    };
+    assert_eq!(
+        explained(&body),
+        "scenario: ?chunks=0&ending=raise&sdk=rust (reproduces it)"
+    );
+    let without_error: String =
+        body.split("\n\n").take(2).collect::<Vec<_>>().join("\n\n") + "\n\n";
+    assert_eq!(
+        explained(&without_error),
+        "scenario: ?chunks=0&ending=return&sdk=rust (reproduces it)"
+    );
+    let other_error = body.replace("-32603", "-32099");
+    assert_eq!(
+        explained(&other_error),
+        "scenario: ?chunks=0&ending=return&sdk=rust (closest; after event 2: the task's stream ends with JSON-RPC error -32099, the scenario's closed)"
+    );
+}

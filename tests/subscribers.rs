@@ -122,5 +122,8 @@ fn a_stream_ended_by_an_error_event_keeps_its_code() {
     assert_eq!(refused.streams[0].end, StreamEnd::Error(-32600));
     // A stream the server simply closes says so.
     assert_eq!(run("").streams[0].end, StreamEnd::Closed);
-    assert_eq!(run("cancel=1&cancel_impl=raise").streams[0].end, StreamEnd::Closed);
+    assert_eq!(
+        run("cancel=1&cancel_impl=raise").streams[0].end,
+        StreamEnd::Closed
+    );
 }

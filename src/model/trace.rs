@@ -605,7 +605,7 @@ impl StreamRole {
 /// How a stream ended, in the words of the fidelity recordings: each
 /// stream's record, and the `stream` metric (client 1's message stream,
 /// which ends closed, hung or timed out).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum StreamEnd {
     /// The server ended it.
     Closed,

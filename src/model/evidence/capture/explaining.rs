@@ -8,12 +8,13 @@
 use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
 
-use super::report::CaptureReport;
+use super::report::{CaptureReport, TaskSummary};
 use crate::model::evidence::scenario_of::{
     at_once, scenario_of_paced, sdk_order, Budget, Pacer, ScenarioOf, Search,
 };
 use crate::model::sim::keys::Sdk;
 use crate::model::sim::profile::sdk_named;
+use crate::model::trace::StreamEnd;
 use crate::model::wire::answer::OwnedEvent;
 #[cfg(not(target_arch = "wasm32"))]
 use crate::model::wire::answer::{read_answer, Answer};
@@ -23,9 +24,9 @@ use crate::model::wire::signs::WireSigns;
 #[cfg(not(target_arch = "wasm32"))]
 use crate::model::wire::Wire;
 
-/// Tasks alike but for their ids, with the SDK their bytes name: searched
-/// once.
-type Alike = (Vec<u32>, Option<&'static str>);
+/// Tasks alike but for their ids, with the SDK their bytes name and how
+/// their last stream ended: searched once.
+type Alike = (Vec<u32>, Option<&'static str>, Option<StreamEnd>);
 
 /// The explaining of a capture's tasks under way.
 #[derive(Debug, Default)]
@@ -35,6 +36,8 @@ pub struct Explaining {
     events: Vec<Arc<Vec<OwnedEvent>>>,
     /// What each task's bytes show of its SDK, in the same order.
     signs: Vec<WireSigns>,
+    /// How each task's last stream ended, where its capture shows it.
+    ends: Vec<Option<StreamEnd>>,
     /// The next task to look at.
     next: usize,
     /// What a task of the same events, but for their ids, was explained
@@ -67,6 +70,7 @@ pub struct Job {
     alike: Alike,
     events: Arc<Vec<OwnedEvent>>,
     named: Option<Sdk>,
+    end: Option<StreamEnd>,
 }
 
 impl Job {
@@ -83,7 +87,7 @@ impl Job {
         if let Some(pacer) = pacer {
             search = search.paced(pacer);
         }
-        let found = scenario_of_paced(&self.events, None, &mut search).await;
+        let found = scenario_of_paced(&self.events, self.end, &mut search).await;
         (!search.stopped()).then_some(found)
     }
 }
@@ -105,11 +109,15 @@ impl Explaining {
         }
     }
 
-    /// The explaining of what `report`'s reader kept, taken out of it.
+    /// The explaining of what `report`'s reader kept, taken out of it,
+    /// with how each task's last stream ended.
     pub fn of(report: &mut CaptureReport) -> Explaining {
         let events = std::mem::take(&mut report.events);
         let signs = std::mem::take(&mut report.signs);
-        Explaining::new(events, signs)
+        Explaining {
+            ends: report.tasks.iter().map(TaskSummary::stream_end).collect(),
+            ..Explaining::new(events, signs)
+        }
     }
 
     /// Explains the next task of `report` with a finding; `false` once
@@ -159,7 +167,8 @@ impl Explaining {
         }
         let events = Arc::clone(&self.events[i]);
         let named = self.signs.get(i).and_then(sdk_named);
-        let alike = (without_ids(&events), named.map(Sdk::name));
+        let end = self.ends.get(i).copied().flatten();
+        let alike = (without_ids(&events), named.map(Sdk::name), end);
         if let Some(found) = self.searched.get(&alike) {
             let found = found.clone();
             self.asked.insert(i, Some(found.clone()));
@@ -170,6 +179,7 @@ impl Explaining {
             alike,
             events,
             named,
+            end,
         })
     }
 
@@ -363,6 +373,8 @@ pub struct ExplainingAsRead {
 struct Wanted {
     /// Its place in the report.
     task: usize,
+    /// How its last stream ended, as the first reading saw it.
+    end: Option<StreamEnd>,
     /// Its events, as the first reading counted them.
     events: u32,
     /// Its events read so far.
@@ -383,6 +395,7 @@ impl ExplainingAsRead {
             .map(|(task, t)| {
                 let wanted = Wanted {
                     task,
+                    end: t.stream_end(),
                     events: t.events,
                     kept: Vec::new(),
                     signs: WireSigns::default(),
@@ -419,13 +432,14 @@ impl ExplainingAsRead {
 
     fn explain(&mut self, wanted: Wanted) {
         let named = sdk_named(&wanted.signs);
-        let alike = (without_ids(&wanted.kept), named.map(Sdk::name));
+        let alike = (without_ids(&wanted.kept), named.map(Sdk::name), wanted.end);
         let found = self
             .searched
             .entry(alike)
             .or_insert_with(|| {
                 let mut search = task_search(wanted.kept.len(), named);
-                let mut found = at_once(scenario_of_paced(&wanted.kept, None, &mut search));
+                let found = scenario_of_paced(&wanted.kept, wanted.end, &mut search);
+                let mut found = at_once(found);
                 // `check` prints the line, never the events as compared:
                 // each task of 100,000 would keep its own copy.
                 found.events = Vec::new();

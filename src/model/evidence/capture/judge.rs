@@ -95,6 +95,11 @@ impl CaptureJudge {
         let line: RawEvent = parse(bytes)?;
         let typed = match line.envelope().map_err(in_event)? {
             Envelope::Error(error) => {
+                // In an SSE stream, an error after a task's events is how
+                // that stream ended (a2a-sdk's raise, a2a-rs's cancel).
+                if let (Some(_), Some(slot)) = (self.sse, self.last_slot) {
+                    self.tasks[slot].stream_error = i32::try_from(error.code).ok();
+                }
                 self.errors.push(RpcError {
                     index,
                     code: error.code,
@@ -262,6 +267,7 @@ impl CaptureJudge {
             wire,
             kept: None,
             shapes: Vec::new(),
+            stream_error: None,
         });
         self.tasks.len() - 1
     }
@@ -277,6 +283,8 @@ impl CaptureJudge {
         task.events += 1;
         task.last_index = index;
         task.wire = event.wire;
+        // An event after an error: the error ended an earlier stream.
+        task.stream_error = None;
         let before = task.state();
         let mut found = EventFindings::default();
         if let Some((offer, event_id)) = task.offer(index, &event.what, id, &mut found) {
@@ -377,6 +385,7 @@ impl CaptureJudge {
                 },
                 findings: task.findings,
                 scenario: None,
+                stream_error: task.stream_error,
             });
         }
         // The findings met while reading are in capture order already; the

@@ -10,7 +10,7 @@ use super::explaining::Explaining;
 use crate::model::evidence::export::pretty_json;
 use crate::model::evidence::finding::FindingCode;
 use crate::model::evidence::scenario_of::ScenarioOf;
-use crate::model::trace::Row;
+use crate::model::trace::{Row, StreamEnd};
 use crate::model::wire::answer::OwnedEvent;
 use crate::model::wire::signs::WireSigns;
 use crate::model::wire::{SpelledState, Wire};
@@ -54,6 +54,18 @@ pub struct TaskSummary {
     /// (issue 33), where it was read.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub scenario: Option<Box<ScenarioOf>>,
+    /// The code of the JSON-RPC error event that ended its last stream,
+    /// where one did: read to explain it, not written.
+    #[serde(skip)]
+    pub stream_error: Option<i32>,
+}
+
+impl TaskSummary {
+    /// How its last stream ended, where the capture shows it: an error
+    /// event (a stream closed shows nothing).
+    pub fn stream_end(&self) -> Option<StreamEnd> {
+        self.stream_error.map(StreamEnd::Error)
+    }
 }
 
 /// What a capture breaks, task by task (SPEC §8's `--json`).

@@ -40,6 +40,9 @@ pub(super) struct TaskJudge {
     /// Per schema rule, the events that broke it: one `wire-shape`
     /// finding each (SPEC §13).
     pub(super) shapes: Vec<(ShapeRule, ShapeTally)>,
+    /// The code of the JSON-RPC error event that ended its last SSE
+    /// stream, where one came after its events and nothing of it after.
+    pub(super) stream_error: Option<i32>,
 }
 
 /// What a task keeps of its events when the reader is asked to.

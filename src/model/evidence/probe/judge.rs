@@ -122,15 +122,16 @@ impl ProbeReport {
 /// The scenario that explains the task a probe's calls streamed: each
 /// call a stream of client 1 (a dropped stream and its resubscription),
 /// each holding the first task they name (the capture reader's, keeping
-/// its events); how each ended is not in what the probe filed.
+/// its events), ended by the error event the reader saw end it, if any.
 #[cfg(not(target_arch = "wasm32"))]
 fn scenario_of_calls(calls: &[String], wire: Wire) -> Option<ScenarioOf> {
     use crate::model::evidence::scenario_of::streams::{scenario_of_streams_within, ClientStream};
     use crate::model::evidence::scenario_of::{sdk_order, Budget, Search};
     use crate::model::sim::profile::sdk_named;
+    use crate::model::trace::StreamEnd;
     use crate::model::wire::signs::WireSigns;
     let mut task: Option<String> = None;
-    let mut read: Vec<Vec<OwnedEvent>> = Vec::new();
+    let mut read: Vec<(Vec<OwnedEvent>, Option<StreamEnd>)> = Vec::new();
     // What the answers' bytes show of the SDK, over every call.
     let mut signs = WireSigns::default();
     for call in calls {
@@ -146,23 +147,25 @@ fn scenario_of_calls(calls: &[String], wire: Wire) -> Option<ScenarioOf> {
                 .map_or(String::new(), |e| e.task_id.clone())
         });
         let mut mine = Vec::new();
+        let mut end = None;
         for (i, events) in report.events.into_iter().enumerate() {
-            if report.tasks.get(i).is_some_and(|t| t.id == *id) {
+            if let Some(task) = report.tasks.get(i).filter(|t| t.id == *id) {
                 if let Some(seen) = report.signs.get(i) {
                     signs.absorb(seen);
                 }
+                end = task.stream_end();
                 mine.extend(events);
             }
         }
-        read.push(mine);
+        read.push((mine, end));
     }
     let streams: Vec<ClientStream> = read
         .iter()
-        .filter(|events| !events.is_empty())
-        .map(|events| ClientStream {
+        .filter(|(events, _)| !events.is_empty())
+        .map(|(events, end)| ClientStream {
             client: 1,
             events,
-            end: None,
+            end: *end,
         })
         .collect();
     if streams.is_empty() {

@@ -23,6 +23,7 @@ mod shape;
 pub mod streams;
 
 use crate::model::sim::keys::Key;
+use crate::model::sim::profile::INTERNAL_ERROR;
 pub use search::{at_once, sdk_order, Budget, Pacer, Pause, Search};
 use setting::{count, has, word, Reading};
 pub use shape::{shapes, EventShape, ShapeOf, Shaper};
@@ -133,11 +134,15 @@ fn ending_keys(steps: Steps, last: Option<TaskState>, end: Option<StreamEnd>) ->
         whole,
     } = steps;
     // An artifact left open before FAILED or a stream's end: the work
-    // stopped mid-way, as a cancel whose cancel() raises (FAILED) or
-    // writes nothing does.
+    // stopped mid-way, as a cancel whose cancel() raises (FAILED, or the
+    // stream ended by its error) or writes nothing does.
     let stopped = !closed && done > 0 && !whole;
+    // JSON-RPC 2.0 §5.1: -32603 is the server's internal error, what an
+    // exception that reaches the handler becomes.
+    let raised = end == Some(StreamEnd::Error(INTERNAL_ERROR));
     let cancel_impl = match last {
         Some(TaskState::Failed) if stopped => Some("raise"),
+        None if stopped && raised => Some("raise"),
         None if stopped => Some("noop"),
         _ => None,
     };
@@ -171,6 +176,8 @@ fn ending_keys(steps: Steps, last: Option<TaskState>, end: Option<StreamEnd>) ->
         (Some(TaskState::AuthRequired), _) => Some("auth"),
         // A stream that hung, or that the client's own timeout gave up on.
         (_, Some(StreamEnd::Hung | StreamEnd::TimedOut)) => Some("never"),
+        // No final status, the stream ended by an exception's error.
+        _ if raised => Some("raise"),
         _ => Some("return"),
     };
     keys.extend(ending.map(|e| word(Key::Ending, e)));
@@ -357,10 +364,13 @@ fn shaped<'a>(rows: &'a [&Row], wire: Wire) -> impl Iterator<Item = Option<Event
 }
 
 /// Where the task's events and what client 1 received in a run first
-/// differ, and how many agree before that. The run's events are read only
-/// up to the first difference: a candidate is cut off there.
+/// differ, and how many agree before that; then, where the task shows
+/// how its stream ended (`end`), whether the run's ended so. The run's
+/// events are read only up to the first difference: a candidate is cut
+/// off there.
 async fn compare_received(
     task: &[EventShape],
+    end: Option<StreamEnd>,
     run: &Run,
     wire: Wire,
     pause: &mut Pause,
@@ -378,7 +388,34 @@ async fn compare_received(
         }
     }
     let n = task.len();
-    (got.next().map(|b| difference_at(n, None, Some(&b))), n)
+    let more = got.next().map(|b| difference_at(n, None, Some(&b)));
+    (more.or_else(|| end_difference(end, run, n)), n)
+}
+
+/// Where client 1's last stream in the run ends otherwise than the task's
+/// after its `n` events, when an error event ended the task's (a stream
+/// the server closed shows nothing to compare).
+fn end_difference(end: Option<StreamEnd>, run: &Run, n: usize) -> Option<String> {
+    let Some(StreamEnd::Error(code)) = end else {
+        return None;
+    };
+    let got = run
+        .streams
+        .iter()
+        .rev()
+        .find(|s| s.client == 1 && !s.rows.is_empty())
+        .map(|s| s.end);
+    if got == end {
+        return None;
+    }
+    let theirs = match got {
+        Some(StreamEnd::Error(other)) => format!("with JSON-RPC error {other}"),
+        Some(other) => other.label().replace('_', " "),
+        None => "on no stream".to_string(),
+    };
+    Some(format!(
+        "after event {n}: the task's stream ends with JSON-RPC error {code}, the scenario's {theirs}"
+    ))
 }
 
 /// How many events two lists agree on before they first part.
@@ -603,7 +640,7 @@ async fn scenario_of_one(
     let task = shapes(events);
     let wire = events.first().map_or(Wire::V1_0, |e| e.wire);
     let compare =
-        async |run: &Run, pause: &mut Pause| compare_received(&task, run, wire, pause).await;
+        async |run: &Run, pause: &mut Pause| compare_received(&task, end, run, wire, pause).await;
     let read = keys_of(events, end);
     let (agree, closest) = match search.run([vec![read]], &compare).await {
         Ok(found) => return finished(found, &task, search),

@@ -186,7 +186,10 @@ fn whole_task(
         .rev()
         .find(|s| !s.events.is_empty())
         .and_then(|s| s.end);
-    (events, end.filter(|e| *e == StreamEnd::Hung))
+    (
+        events,
+        end.filter(|e| matches!(e, StreamEnd::Hung | StreamEnd::Error(_))),
+    )
 }
 
 /// The streams as the lab records them: a resumed turn's events continue

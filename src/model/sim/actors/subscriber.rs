@@ -135,7 +135,7 @@ impl SecondClient {
     fn queue_closed(&self, view: &View, task: usize, label: &str) -> Vec<Effect> {
         match self.subscription.as_ref() {
             Some(s) if s.task == task && s.call == CallState::Open => {
-                ends(view, ClientId::Second, (task, Some(s.stream)), label)
+                ends(view, ClientId::Second, (task, Some(s.stream)), label, None)
             }
             _ => vec![],
         }

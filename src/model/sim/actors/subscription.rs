@@ -107,12 +107,13 @@ pub(super) fn stays_open(view: &View, task: usize) -> bool {
 /// A subscription's queue closes (the executor returned, a cancel, or the
 /// first final status where the profile ends streams there): the profile
 /// says whether the subscription of `client` to `task` on `stream` ends
-/// too.
+/// too, by the error event that ended the queue (`error`) where one did.
 pub(super) fn ends(
     view: &View,
     client: ClientId,
     (task, stream): (usize, Option<usize>),
     label: &str,
+    error: Option<i32>,
 ) -> Vec<Effect> {
     let number = client.number();
     if stays_open(view, task) {
@@ -123,7 +124,7 @@ pub(super) fn ends(
         ];
     }
     vec![
-        Effect::EndStream(stream, StreamEnd::Closed),
+        Effect::EndStream(stream, error.map_or(StreamEnd::Closed, StreamEnd::Error)),
         Effect::Row(Entry::action(Source::Handler, label).client(number)),
         Effect::to(inputs::set_call(client, CallState::Closed)),
     ]

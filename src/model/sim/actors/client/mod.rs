@@ -514,9 +514,13 @@ impl FirstClient {
     /// keeps its code, which a capture's stream shows as its last event.
     fn end_open_call(&mut self, view: &View, label: &str, error: Option<i32>) -> Vec<Effect> {
         match view.sc.client {
-            Client::Stream if self.subscribed => {
-                subscription::ends(view, ClientId::First, (self.task, self.stream), label)
-            }
+            Client::Stream if self.subscribed => subscription::ends(
+                view,
+                ClientId::First,
+                (self.task, self.stream),
+                label,
+                error,
+            ),
             Client::Stream => {
                 self.call = CallState::Closed;
                 let end = error.map_or(StreamEnd::Closed, StreamEnd::Error);
