@@ -114,9 +114,14 @@ impl Explaining {
     pub fn of(report: &mut CaptureReport) -> Explaining {
         let events = std::mem::take(&mut report.events);
         let signs = std::mem::take(&mut report.signs);
+        Explaining::new(events, signs).ending_as(report)
+    }
+
+    /// The same, with each task's last stream ended as `report` saw it.
+    pub fn ending_as(self, report: &CaptureReport) -> Explaining {
         Explaining {
             ends: report.tasks.iter().map(TaskSummary::stream_end).collect(),
-            ..Explaining::new(events, signs)
+            ..self
         }
     }
 

@@ -147,7 +147,7 @@ impl CaptureReport {
     /// reports them, in the order of `tasks`, with their `signs`): every
     /// step of [`Explaining`] at once.
     pub fn explain_tasks(&mut self, events: Vec<Vec<OwnedEvent>>, signs: Vec<WireSigns>) {
-        let mut explaining = Explaining::new(events, signs);
+        let mut explaining = Explaining::new(events, signs).ending_as(self);
         while explaining.step(self) {}
     }
 
