@@ -468,3 +468,38 @@ fn a_stream_ended_by_an_error_event_is_explained_with_its_end() {
         "scenario: ?chunks=0&ending=return&sdk=rust (closest; after event 2: the task's stream ends with JSON-RPC error -32099, the scenario's closed)"
     );
 }
+
+/// The headers an SSE answer came with name the SDK whose handler sent
+/// it (recorded: tests/agents/answers/raw/*-stream.headers and the a2a-rs
+/// agent's): sse-starlette's `no-store` with `X-Accel-Buffering: no`
+/// (a2a-sdk), `no-cache` with it (@a2a-js/sdk), `no-cache` alone (axum's
+/// Sse, a2a-rs). Headers no SDK sends (fasta2a's, a proxy's) tell
+/// nothing, and leave the bytes to decide.
+#[test]
+fn an_sse_answers_headers_name_the_sdk_that_sent_it() {
+    use a2a_lab::model::sim::keys::Sdk;
+    use a2a_lab::model::sim::profile::sdk_named;
+    use a2a_lab::model::wire::signs::{SseFraming, SseHeaders, WireSigns};
+    let named = |headers: &[(&str, &str)], crlf: bool| {
+        let mut signs = WireSigns::default();
+        signs.read_headers(&SseHeaders::of(headers.iter().copied()));
+        if crlf {
+            signs.read_sse(SseFraming { crlf, id: false });
+        }
+        sdk_named(&signs)
+    };
+    let python = [("cache-control", "no-store"), ("x-accel-buffering", "no")];
+    let js = [("Cache-Control", "no-cache"), ("X-Accel-Buffering", "no")];
+    let rust = [("cache-control", "no-cache")];
+    assert_eq!(named(&python, false), Some(Sdk::Python));
+    assert_eq!(named(&js, false), Some(Sdk::Js));
+    assert_eq!(named(&rust, false), Some(Sdk::Rust));
+    assert_eq!(named(&[("server", "uvicorn")], false), None);
+    // a2a-sdk's `\r\n` framing behind a proxy that rewrote the headers.
+    assert_eq!(
+        named(&[("cache-control", "private")], true),
+        Some(Sdk::Python)
+    );
+    // Headers that contradict the bytes are another SDK's: the bytes win.
+    assert_eq!(named(&js, true), Some(Sdk::Python));
+}

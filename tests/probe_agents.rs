@@ -172,6 +172,20 @@ fn probe_all(sdk: &str, wire: &str, binding: &str) {
             got,
             "{sdk} {wire} {defect}: records.json judged again"
         );
+        // The stream probe's SSE answer came with the headers of its
+        // SDK's handler, which name that SDK alone.
+        let records = read_records(&out.join("records.json"));
+        let headers = records.probes[0].calls[0]
+            .sse_headers
+            .clone()
+            .expect("the stream probe's answer is SSE");
+        let mut signs = a2a_lab::model::wire::signs::WireSigns::default();
+        signs.read_headers(&headers);
+        assert_eq!(
+            a2a_lab::model::sim::profile::sdk_named(&signs).map(|s| s.name()),
+            Some(sdk),
+            "{sdk} {wire} {binding} {defect}: {headers:?}"
+        );
         let stream = out.join("stream.sse");
         let check = binary(["check", "--wire", wire, stream.to_str().expect("utf-8")]);
         let stream_broken = report.probes[1].outcome == ProbeOutcome::Broken;

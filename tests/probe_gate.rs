@@ -25,7 +25,7 @@ fn report(name: &str) -> ProbeReport {
         headers: Vec::new(),
     });
     for (probe, judged) in replay(&records).unwrap() {
-        report.file(probe, judged, Vec::new(), Vec::new());
+        report.file(probe, judged, (Vec::new(), Vec::new()), &[]);
     }
     report
 }

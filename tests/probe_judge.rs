@@ -174,6 +174,7 @@ fn cancel_and_subscribe_on_a_finished_task_must_be_refused_with_their_codes() {
         status: None,
         http: None,
         at_event: None,
+        sse_headers: None,
     };
     let judged = judge(&r);
     assert_eq!(
@@ -262,6 +263,7 @@ fn an_answer_that_cannot_be_read_is_named_by_its_place_and_settles_as_the_probes
         status: None,
         http: None,
         at_event: None,
+        sse_headers: None,
     };
     let why = stream.answers(Wire::V0_3).unwrap_err();
     let Unreadable::Answer { which, error, .. } = &why else {

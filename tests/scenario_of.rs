@@ -519,7 +519,7 @@ fn replayed(name: &str) -> a2a_lab::model::evidence::probe::report::ProbeReport 
             .find(|p| p.probe == probe)
             .map(|p| p.calls.iter().map(|c| c.body.clone()).collect())
             .unwrap_or_default();
-        report.file(probe, judged, Vec::new(), calls);
+        report.file(probe, judged, (Vec::new(), calls), &[]);
     }
     report
 }

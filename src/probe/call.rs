@@ -11,6 +11,7 @@ use crate::model::evidence::probe::records::{AnswerEnd, CallRecord};
 use crate::model::evidence::probe::request::Request;
 use crate::model::wire::answer::{read_answer, Answer};
 use crate::model::wire::rest::Binding;
+use crate::model::wire::signs::SseHeaders;
 
 /// What one call received.
 pub struct Received {
@@ -28,6 +29,8 @@ pub struct Received {
     pub status: Option<u16>,
     /// On JSON-RPC, the HTTP status, when it was not 200.
     pub http: Option<u16>,
+    /// An SSE answer's headers that show its SDK.
+    pub sse_headers: Option<SseHeaders>,
 }
 
 impl Received {
@@ -48,6 +51,7 @@ impl Received {
             status: self.status,
             http: self.http,
             at_event: None,
+            sse_headers: self.sse_headers.clone(),
         }
     }
 
@@ -61,6 +65,7 @@ impl Received {
             request_id: None,
             status: None,
             http: None,
+            sse_headers: None,
         }
     }
 }
@@ -137,6 +142,7 @@ fn read_json(answer: HttpAnswer, request: &Request) -> Result<Received, String> 
         // JSON-RPC the body says everything, unless it cannot be read.
         status: (request.binding == Binding::Rest && status != 200).then_some(status),
         http: (request.binding == Binding::JsonRpc && status != 200).then_some(status),
+        sse_headers: None,
     })
 }
 
@@ -146,6 +152,7 @@ fn read_stream(
     on_answer: &mut impl FnMut(&Answer) -> Flow,
 ) -> Result<Received, String> {
     let (method, wire) = (request.name(), request.wire);
+    let sse_headers = Some(answer.sse_headers);
     let mut stream = SseStream::new(answer.body, answer.started);
     let end = loop {
         match stream.next() {
@@ -172,5 +179,6 @@ fn read_stream(
         request_id: None,
         status: None,
         http: None,
+        sse_headers,
     })
 }

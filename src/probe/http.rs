@@ -2,6 +2,7 @@
 //! answer bounded in size. Redirects are not followed by the client: one
 //! to the same host is followed here, one to another host is refused.
 
+use crate::model::wire::signs::SseHeaders;
 use std::io::Read;
 use std::time::{Duration, Instant};
 
@@ -39,6 +40,8 @@ pub struct HttpAnswer {
     pub status: u16,
     /// The `Content-Type`, lower case, without parameters.
     pub content_type: String,
+    /// The headers that show which SDK's handler answered.
+    pub sse_headers: SseHeaders,
     /// The body, not yet read.
     pub body: Box<dyn Read + Send>,
     /// When the call started, for the time a wait took.
@@ -235,9 +238,16 @@ fn into_answer(answer: Response<Body>, started: Instant) -> HttpAnswer {
         .unwrap_or("")
         .trim()
         .to_ascii_lowercase();
+    let sse_headers = SseHeaders::of(
+        answer
+            .headers()
+            .iter()
+            .filter_map(|(name, value)| Some((name.as_str(), value.to_str().ok()?))),
+    );
     HttpAnswer {
         status,
         content_type,
+        sse_headers,
         body: Box::new(answer.into_body().into_reader()),
         started,
     }

@@ -2,7 +2,7 @@
 //! simulator reads as one algorithm with profile decisions.
 
 use crate::model::sim::scenario::{Key, Sdk};
-use crate::model::wire::signs::{EnvelopeHead, WireSigns};
+use crate::model::wire::signs::{EnvelopeHead, SseHeaders, WireSigns};
 use crate::model::wire::Wire;
 
 /// When a streaming response or a blocking call ends.
@@ -177,6 +177,10 @@ pub struct Fingerprint {
     /// Every event it sends names it (its key order, where no other SDK's
     /// is sorted): bytes that name another SDK are never its own.
     pub told_by_every_event: bool,
+    /// The `Cache-Control` its handler sends on an SSE answer, and whether
+    /// it sends `X-Accel-Buffering: no` (each SDK's pair is its own;
+    /// tests/agents/ANSWERS.md, "Headers").
+    pub sse_headers: (&'static str, bool),
 }
 
 impl Fingerprint {
@@ -208,21 +212,41 @@ impl Fingerprint {
             && crlf_fits
             && ids_fit
     }
+
+    /// Whether its handler sends SSE answers with these headers.
+    pub fn headers_fit(&self, headers: &SseHeaders) -> bool {
+        let (cache_control, no_buffering) = self.sse_headers;
+        headers.cache_control.as_deref() == Some(cache_control)
+            && headers.no_buffering == no_buffering
+    }
 }
 
 /// The SDK whose bytes these are, where the signs fit exactly one
 /// profile; `None` where they fit several (or none: a hand-written
 /// capture, another stack).
 pub fn sdk_named(signs: &WireSigns) -> Option<Sdk> {
-    if signs.is_empty() {
-        return None;
-    }
-    let mut fitting = Sdk::ALL
-        .iter()
-        .copied()
-        .filter(|&sdk| Profile::of(sdk).fingerprint.fits(signs));
-    match (fitting.next(), fitting.next()) {
-        (Some(sdk), None) => Some(sdk),
+    let by_bytes: Vec<Sdk> = match signs.is_empty() {
+        true => Sdk::ALL.to_vec(),
+        false => Sdk::ALL
+            .iter()
+            .copied()
+            .filter(|&sdk| Profile::of(sdk).fingerprint.fits(signs))
+            .collect(),
+    };
+    let fits_headers = |sdk: &Sdk| {
+        let print = &Profile::of(*sdk).fingerprint;
+        signs.sse_headers.iter().all(|h| print.headers_fit(h))
+    };
+    let by_headers: Vec<Sdk> = by_bytes.iter().copied().filter(fits_headers).collect();
+    // Headers no SDK sends (a proxy in between, another stack) tell
+    // nothing: the bytes alone decide then.
+    let fitting = match (signs.sse_headers.is_empty(), by_headers.is_empty()) {
+        (false, false) => by_headers,
+        _ if signs.is_empty() => return None,
+        _ => by_bytes,
+    };
+    match fitting[..] {
+        [sdk] => Some(sdk),
         _ => None,
     }
 }
@@ -365,6 +389,8 @@ const PYTHON: Profile = Profile {
         sse_ids: false,
         sorted_keys_1_0: false,
         told_by_every_event: false,
+        // sse-starlette's EventSourceResponse (tests/agents/answers/raw/*-stream.headers).
+        sse_headers: ("no-store", true),
     },
     lacks: &[],
     terminal_drops_executor: false,
@@ -441,6 +467,8 @@ const JS: Profile = Profile {
         sse_ids: false,
         sorted_keys_1_0: false,
         told_by_every_event: false,
+        // Its express handler's own headers (rest-js-1.0-stream.headers).
+        sse_headers: ("no-cache", true),
     },
     lacks: &[],
     terminal_drops_executor: false,
@@ -529,6 +557,8 @@ const RUST: Profile = Profile {
         sse_ids: true,
         sorted_keys_1_0: true,
         told_by_every_event: true,
+        // axum's Sse: no X-Accel-Buffering.
+        sse_headers: ("no-cache", false),
     },
     lacks: &[
         Lack {

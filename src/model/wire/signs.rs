@@ -3,8 +3,9 @@
 //! a space follows the colon, as Python's `json.dumps` writes it), whether
 //! a 0.3 event's keys open with `kind` (in the order written, not sorted),
 //! how many fraction digits its status timestamps carry, whether a 1.0
-//! event's keys come sorted, and how an SSE body ends its lines. The SDK profiles
-//! (`sim::profile`) say which SDK writes which; this only reads.
+//! event's keys come sorted, and how an SSE body ends its lines; where a
+//! probe received them, the headers its SSE answers came with. The SDK
+//! profiles (`sim::profile`) say which SDK writes which; this only reads.
 
 use super::Wire;
 
@@ -27,6 +28,38 @@ pub struct SseFraming {
     pub crlf: bool,
     /// It had an `id` line.
     pub id: bool,
+}
+
+/// What an SSE answer's HTTP headers show of the SDK whose handler set
+/// them: its `Cache-Control` and whether it asked proxies not to buffer
+/// the stream (`X-Accel-Buffering: no`). Only the probe has them: a
+/// capture file keeps bodies.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct SseHeaders {
+    /// The `Cache-Control` value, lower case, where one was sent.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cache_control: Option<String>,
+    /// Whether `X-Accel-Buffering: no` was sent.
+    #[serde(default)]
+    pub no_buffering: bool,
+}
+
+impl SseHeaders {
+    /// Reads them off an answer's headers (`(name, value)`, any case).
+    pub fn of<'a>(headers: impl IntoIterator<Item = (&'a str, &'a str)>) -> SseHeaders {
+        let mut read = SseHeaders {
+            cache_control: None,
+            no_buffering: false,
+        };
+        for (name, value) in headers {
+            if name.eq_ignore_ascii_case("cache-control") {
+                read.cache_control = Some(value.trim().to_ascii_lowercase());
+            } else if name.eq_ignore_ascii_case("x-accel-buffering") {
+                read.no_buffering = value.trim().eq_ignore_ascii_case("no");
+            }
+        }
+        read
+    }
 }
 
 /// The signs seen over one task's events.
@@ -53,6 +86,9 @@ pub struct WireSigns {
     /// whose keys come sorted (`append`, `artifact` or `contextId` first)
     /// (`[declared, sorted]`).
     pub key_order_1_0: [u32; 2],
+    /// The headers of each SSE answer the events came in, each kind once
+    /// (a probe's; none in a capture).
+    pub sse_headers: Vec<SseHeaders>,
 }
 
 impl WireSigns {
@@ -102,6 +138,13 @@ impl WireSigns {
         }
     }
 
+    /// Notes the headers an SSE answer came with.
+    pub fn read_headers(&mut self, headers: &SseHeaders) {
+        if !self.sse_headers.contains(headers) {
+            self.sse_headers.push(headers.clone());
+        }
+    }
+
     /// Counts an SSE event by how it was framed.
     pub fn read_sse(&mut self, framing: SseFraming) {
         self.line_ends[usize::from(framing.crlf)] += 1;
@@ -129,6 +172,9 @@ impl WireSigns {
         self.sse_ids[1] += other.sse_ids[1];
         self.key_order_1_0[0] += other.key_order_1_0[0];
         self.key_order_1_0[1] += other.key_order_1_0[1];
+        for headers in &other.sse_headers {
+            self.read_headers(headers);
+        }
     }
 }
 

@@ -25,6 +25,7 @@ use crate::model::wire::answer::OwnedEvent;
 use crate::model::wire::read_error::ReadError;
 use crate::model::wire::rest::Binding;
 use crate::model::wire::schema::{shape_faults, Shape, ShapeFault};
+use crate::model::wire::signs::SseHeaders;
 use crate::model::wire::Wire;
 
 /// The A2A errors a probe's rule asks for.
@@ -77,13 +78,14 @@ impl Judged {
 impl ProbeReport {
     /// Adds a judged probe: its outcome from the judgement (skipped, or
     /// clean or broken by its findings), with the captures it kept and what
-    /// its calls received.
+    /// its calls received (the headers of its SSE answers name the SDK
+    /// where the bodies do not).
     pub fn file(
         &mut self,
         probe: Probe,
         judged: Judged,
-        captures: Vec<String>,
-        calls: Vec<String>,
+        (captures, calls): (Vec<String>, Vec<String>),
+        headers: &[SseHeaders],
     ) {
         // The page reads probe.json and never explains a probe itself.
         #[cfg(not(target_arch = "wasm32"))]
@@ -96,11 +98,11 @@ impl ProbeReport {
                 _ => &[],
             };
             (!judged.found.is_empty() && !streamed.is_empty())
-                .then(|| scenario_of_calls(streamed, self.agent.wire))
+                .then(|| scenario_of_calls(streamed, self.agent.wire, headers))
                 .flatten()
         });
         #[cfg(target_arch = "wasm32")]
-        let scenario = judged.scenario;
+        let (scenario, _) = (judged.scenario, headers);
         let result = ProbeResult {
             name: probe,
             outcome: if judged.skipped {
@@ -124,7 +126,7 @@ impl ProbeReport {
 /// each holding the first task they name (the capture reader's, keeping
 /// its events), ended by the error event the reader saw end it, if any.
 #[cfg(not(target_arch = "wasm32"))]
-fn scenario_of_calls(calls: &[String], wire: Wire) -> Option<ScenarioOf> {
+fn scenario_of_calls(calls: &[String], wire: Wire, headers: &[SseHeaders]) -> Option<ScenarioOf> {
     use crate::model::evidence::scenario_of::streams::{scenario_of_streams_within, ClientStream};
     use crate::model::evidence::scenario_of::{sdk_order, Budget, Search};
     use crate::model::sim::profile::sdk_named;
@@ -134,6 +136,9 @@ fn scenario_of_calls(calls: &[String], wire: Wire) -> Option<ScenarioOf> {
     let mut read: Vec<(Vec<OwnedEvent>, Option<StreamEnd>)> = Vec::new();
     // What the answers' bytes show of the SDK, over every call.
     let mut signs = WireSigns::default();
+    for seen in headers {
+        signs.read_headers(seen);
+    }
     for call in calls {
         let mut reader = CaptureReader::new(Some(wire)).keeping_events();
         reader.read_bytes(call.as_bytes()).ok()?;

@@ -19,6 +19,7 @@ use super::request::{Method, Request, Requests};
 use super::unreadable::Unreadable;
 use crate::model::wire::answer::Answer;
 use crate::model::wire::card::Endpoint;
+use crate::model::wire::signs::SseHeaders;
 
 /// How long the webhook takes to answer the `push` probe's slow task
 /// (SPEC §12).
@@ -470,6 +471,10 @@ impl ProbePlan {
             false => Vec::new(),
         };
         let mut bodies: Vec<String> = kept.iter().map(|(_, r)| r.body.clone()).collect();
+        let headers: Vec<SseHeaders> = kept
+            .iter()
+            .filter_map(|(_, r)| r.sse_headers.clone())
+            .collect();
         if let Some(push) = self
             .push
             .as_ref()
@@ -488,7 +493,8 @@ impl ProbePlan {
             });
         }
         self.judged.push((probe, judged.clone()));
-        self.report.file(probe, judged, captures, bodies);
+        self.report
+            .file(probe, judged, (captures, bodies), &headers);
     }
 }
 

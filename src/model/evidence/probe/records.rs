@@ -14,6 +14,7 @@ use crate::model::evidence::quote::quoted;
 use crate::model::wire::answer::{read_answer, Answer};
 use crate::model::wire::read_error::ReadError;
 use crate::model::wire::rest::{read_rest_error, Binding};
+use crate::model::wire::signs::SseHeaders;
 use crate::model::wire::sse::SseDecoder;
 use crate::model::wire::Wire;
 
@@ -60,6 +61,10 @@ pub struct CallRecord {
     /// read when it was made: what the stream said after its answer.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub at_event: Option<usize>,
+    /// For an SSE answer, the headers that show the SDK whose handler
+    /// sent it (absent in records kept before they were).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sse_headers: Option<SseHeaders>,
 }
 
 impl CallRecord {
@@ -335,6 +340,7 @@ mod tests {
             status: None,
             http: None,
             at_event: None,
+            sse_headers: None,
         }
     }
 
