@@ -178,8 +178,9 @@ pub struct Fingerprint {
     /// is sorted): bytes that name another SDK are never its own.
     pub told_by_every_event: bool,
     /// The `Cache-Control` its handler sends on an SSE answer, and whether
-    /// it sends `X-Accel-Buffering: no` (each SDK's pair is its own;
-    /// tests/agents/ANSWERS.md, "Headers").
+    /// it sends `X-Accel-Buffering: no` (each SDK's pair is its own, as
+    /// recorded in tests/agents/answers/raw/*-stream.headers and
+    /// tests/agents/rust/answers/cancel-stream.txt).
     pub sse_headers: (&'static str, bool),
 }
 
@@ -467,7 +468,7 @@ const JS: Profile = Profile {
         sse_ids: false,
         sorted_keys_1_0: false,
         told_by_every_event: false,
-        // Its express handler's own headers (rest-js-1.0-stream.headers).
+        // Its Express handler's own headers (rest-js-1.0-stream.headers).
         sse_headers: ("no-cache", true),
     },
     lacks: &[],
