@@ -2,7 +2,7 @@
 //! simulator reads as one algorithm with profile decisions.
 
 use crate::model::sim::scenario::{Key, Sdk};
-use crate::model::wire::signs::{EnvelopeHead, SseHeaders, WireSigns};
+use crate::model::wire::signs::{EnvelopeHead, WireSigns};
 use crate::model::wire::Wire;
 
 /// When a streaming response or a blocking call ends.
@@ -215,7 +215,8 @@ impl Fingerprint {
     }
 
     /// Whether its handler sends SSE answers with these headers.
-    pub fn headers_fit(&self, headers: &SseHeaders) -> bool {
+    #[cfg(not(target_arch = "wasm32"))]
+    pub fn headers_fit(&self, headers: &crate::model::wire::signs::SseHeaders) -> bool {
         let (cache_control, no_buffering) = self.sse_headers;
         headers.cache_control.as_deref() == Some(cache_control)
             && headers.no_buffering == no_buffering
@@ -226,30 +227,33 @@ impl Fingerprint {
 /// profile; `None` where they fit several (or none: a hand-written
 /// capture, another stack).
 pub fn sdk_named(signs: &WireSigns) -> Option<Sdk> {
-    let by_bytes: Vec<Sdk> = match signs.is_empty() {
-        true => Sdk::ALL.to_vec(),
-        false => Sdk::ALL
+    // The SDKs that fit, one bit each, in the order of `Sdk::ALL`.
+    let fitting = |fits: &dyn Fn(&Fingerprint) -> bool| {
+        Sdk::ALL
             .iter()
-            .copied()
-            .filter(|&sdk| Profile::of(sdk).fingerprint.fits(signs))
-            .collect(),
+            .enumerate()
+            .filter(|(_, sdk)| fits(&Profile::of(**sdk).fingerprint))
+            .fold(0u8, |bits, (i, _)| bits | 1 << i)
     };
-    let fits_headers = |sdk: &Sdk| {
-        let print = &Profile::of(*sdk).fingerprint;
-        signs.sse_headers.iter().all(|h| print.headers_fit(h))
+    let by_bytes = match signs.is_empty() {
+        true => u8::MAX,
+        false => fitting(&|print| print.fits(signs)),
     };
-    let by_headers: Vec<Sdk> = by_bytes.iter().copied().filter(fits_headers).collect();
+    // Only the probe has headers (a capture keeps bodies): the page
+    // carries none of their reading.
+    #[cfg(not(target_arch = "wasm32"))]
+    let by_headers =
+        by_bytes & fitting(&|print| signs.sse_headers.iter().all(|h| print.headers_fit(h)));
+    #[cfg(target_arch = "wasm32")]
+    let by_headers = 0;
     // Headers no SDK sends (a proxy in between, another stack) tell
     // nothing: the bytes alone decide then.
-    let fitting = match (signs.sse_headers.is_empty(), by_headers.is_empty()) {
-        (false, false) => by_headers,
+    let named = match (signs.sse_headers.is_empty(), by_headers) {
+        (false, 1..) => by_headers,
         _ if signs.is_empty() => return None,
         _ => by_bytes,
     };
-    match fitting[..] {
-        [sdk] => Some(sdk),
-        _ => None,
-    }
+    (named.count_ones() == 1).then(|| Sdk::ALL[named.trailing_zeros() as usize])
 }
 
 /// The behaviour of one SDK's default request handler.
