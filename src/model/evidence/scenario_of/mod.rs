@@ -637,8 +637,7 @@ async fn scenario_of_one(
     end: Option<StreamEnd>,
     search: &mut Search,
 ) -> ScenarioOf {
-    // Stopped on the way, the search tries nothing after it.
-    let task = search.shapes(events).await;
+    let task = shapes(events);
     let wire = events.first().map_or(Wire::V1_0, |e| e.wire);
     let compare =
         async |run: &Run, pause: &mut Pause| compare_received(&task, end, run, wire, pause).await;

@@ -18,8 +18,7 @@ use crate::model::sim::Simulation;
 use crate::model::trace::Run;
 
 use super::setting::{pairs, Reading};
-use super::{EventShape, ScenarioOf, Shaper};
-use crate::model::wire::answer::OwnedEvent;
+use super::ScenarioOf;
 
 /// How much simulation one task's explanation may spend, in trace rows
 /// simulated: [`Budget::PER_EVENT`] for each of the task's events, and at
@@ -244,22 +243,6 @@ impl Search {
                 return;
             }
         }
-    }
-
-    /// A task's `events` as compared ([`super::shapes`]), a slice of
-    /// [`Search::SLICE_ROWS`] at a time, the pacer asked between two: a
-    /// long task's reading before its first simulation is no block
-    /// either. Cut short where the pacer stopped the search.
-    pub(super) async fn shapes(&mut self, events: &[OwnedEvent]) -> Vec<EventShape> {
-        let mut shaper = Shaper::default();
-        let mut shaped = Vec::with_capacity(events.len());
-        for slice in events.chunks(Search::SLICE_ROWS) {
-            shaped.extend(slice.iter().map(|e| shaper.shape(e)));
-            if shaped.len() < events.len() && !self.pause().await {
-                break;
-            }
-        }
-        shaped
     }
 
     /// `scenario` simulated a slice of [`Search::SLICE_ROWS`] rows at a
