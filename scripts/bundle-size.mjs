@@ -28,9 +28,11 @@ import { join } from 'node:path';
 // 40: 320.0 kB); 325 kB with a2a-rs as a third SDK profile (issue 42:
 // 324.1 kB); 326 kB once any two of the three SDKs are compared, each
 // side read off its profile row, with an SSE event's id line read as a
-// sign and a bare error object as the error it says (issue 42: 325.9 kB):
-// docs/performance.md says what grew and what was cut at each step.
-const BUDGET = 326 * 1024;
+// sign and a bare error object as the error it says (issue 42: 325.9 kB);
+// 327 kB once a stream ended by an error event is explained with that end
+// (issue 40: 326.9 kB): docs/performance.md says what grew and what was
+// cut at each step.
+const BUDGET = 327 * 1024;
 const dir = process.argv[2] || 'dist';
 let total = 0;
 const rows = [];
