@@ -35,6 +35,7 @@ pub mod card_fields;
 mod content_id;
 pub mod envelope;
 pub mod event;
+mod json_limits;
 pub mod push;
 pub mod read_error;
 pub mod read_faults;
