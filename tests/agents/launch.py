@@ -30,6 +30,12 @@ KEY=VALUE  optional extra scenario keys of the fidelity recorders (e.g. ending=f
            card lists an HTTP+JSON interface at URL/rest (on wire 0.3 a second one of
            protocol version 0.3). `rest=only`: the same, but the card lists only the
            HTTP+JSON interfaces and no JSON-RPC route is mounted (POST URL/ is not A2A).
+           `grpc=on`: the SDK's gRPC server too (A2A 1.0 `a2a.proto` A2AService; a2a-sdk
+           with its `grpc` extra, a2a-rs through a2a-grpc), on a second free port of
+           127.0.0.1, and the card lists a GRPC interface at 127.0.0.1:PORT. `grpc=only`:
+           the card lists only the GRPC interface (the HTTP routes still serve the card).
+           python and rust only (@a2a-js/sdk 1.3.0 serves no gRPC: exit 2); wire 1.0 only.
+           With `rest=on grpc=on` one agent serves all three bindings.
            `card=thin`: the card leaves out `description` and `defaultOutputModes` and
            lists no skill (a2a-sdk's protobuf JSON then omits `skills`; @a2a-js/sdk
            serves `"skills": []`).
@@ -101,7 +107,7 @@ SERVE_CONF = {
     'shared-queue': {'shared_state': 'queue'},
 }
 USAGE = ('usage: start.sh python|js|rust 1.0|0.3 ' + '|'.join(DEFECTS)
-         + ' [push=on] [rest=on|only] [card=thin] [progress=K] [result=chunks|last] [KEY=VALUE ...]')
+         + ' [push=on] [rest=on|only] [grpc=on|only] [card=thin] [progress=K] [result=chunks|last] [KEY=VALUE ...]')
 
 
 def die(msg: str, code: int = 2) -> None:
@@ -193,6 +199,7 @@ def main() -> int:
     scenario.update(DEFECTS[defect])
     push = False
     rest = None
+    grpc = None
     thin_card = False
     for pair in args[3:]:
         key, sep, value = pair.partition('=')
@@ -201,6 +208,9 @@ def main() -> int:
             continue
         if key == 'rest' and value in ('on', 'only', 'off'):
             rest = None if value == 'off' else value
+            continue
+        if key == 'grpc' and value in ('on', 'only', 'off'):
+            grpc = None if value == 'off' else value
             continue
         if key == 'card' and value in ('thin', 'full'):
             thin_card = value == 'thin'
@@ -225,6 +235,10 @@ def main() -> int:
             die(f'bad value for progress: {scenario["progress"]!r} (0 to 100)')
     except ValueError as e:
         die(f'bad number: {e}')
+    if grpc and sdk == 'js':
+        die('grpc: @a2a-js/sdk 1.3.0 serves no gRPC binding (python and rust do)')
+    if grpc and wire == '0.3':
+        die('grpc: the gRPC binding is A2A 1.0 only here')
     if sdk == 'rust' and scenario.get('store') == 'database':
         die(RUST_NO_DATABASE)
 
@@ -244,6 +258,10 @@ def main() -> int:
             conf['rest'] = rest
         if thin_card:
             conf['card'] = 'thin'
+        if grpc:
+            # The gRPC server's own port: a second listener beside the HTTP one.
+            conf['grpc'] = grpc
+            conf['grpc_port'] = free_port()
         return command(sdk, conf)
 
     return serve(sdk, spawn, ready_s)
