@@ -144,8 +144,8 @@ pub struct ProbeArgs {
     pub baseline: Option<String>,
     #[command(flatten)]
     pub wire: WireFlag,
-    /// The binding to speak: jsonrpc or rest (spoken at URL even when the
-    /// card does not offer it).
+    /// The binding to speak: jsonrpc, rest or grpc (spoken at URL even when
+    /// the card does not offer it).
     #[arg(long, value_name = "BINDING", value_parser = parse_binding)]
     pub binding: Option<Binding>,
     /// Where the card is, when not at a well-known path (A2A 1.0 §8.2).
@@ -207,7 +207,7 @@ fn parse_wire(text: &str) -> Result<Wire, String> {
 }
 
 fn parse_binding(text: &str) -> Result<Binding, String> {
-    Binding::parse(text).ok_or_else(|| format!("--binding `{text}` is not jsonrpc or rest"))
+    Binding::parse(text).ok_or_else(|| format!("--binding `{text}` is not jsonrpc, rest or grpc"))
 }
 
 /// An http:// or https:// URL, the one check every URL argument gets.

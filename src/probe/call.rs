@@ -10,6 +10,7 @@ use super::sse::{Next, SseStream};
 use crate::model::evidence::probe::records::{AnswerEnd, CallRecord};
 use crate::model::evidence::probe::request::Request;
 use crate::model::wire::answer::{read_answer, Answer};
+use crate::model::wire::grpc::GrpcStatus;
 use crate::model::wire::rest::Binding;
 use crate::model::wire::signs::SseHeaders;
 
@@ -31,6 +32,8 @@ pub struct Received {
     pub http: Option<u16>,
     /// An SSE answer's headers that show its SDK.
     pub sse_headers: Option<SseHeaders>,
+    /// On gRPC, the status it ended with when not OK.
+    pub grpc: Option<GrpcStatus>,
 }
 
 impl Received {
@@ -52,6 +55,7 @@ impl Received {
             http: self.http,
             at_event: None,
             sse_headers: self.sse_headers.clone(),
+            grpc: self.grpc.clone(),
         }
     }
 
@@ -66,12 +70,39 @@ impl Received {
             status: None,
             http: None,
             sse_headers: None,
+            grpc: None,
         }
     }
 }
 
-fn millis(waited: Duration) -> u64 {
+/// `waited` in whole milliseconds.
+pub(super) fn millis(waited: Duration) -> u64 {
     u64::try_from(waited.as_millis()).unwrap_or(u64::MAX)
+}
+
+/// What makes a probe's calls: the HTTP caller (JSON-RPC, REST) or the
+/// gRPC one. Only a call that gets no answer at all is an error (the
+/// agent cannot be probed); what came back is the judge's to read.
+pub trait Caller: Sync {
+    /// Sends `request` and reads the answer, handing each stream answer
+    /// that can be read to `on_answer` as it arrives.
+    fn call(
+        &self,
+        request: &Request,
+        timeout: Duration,
+        on_answer: &mut dyn FnMut(&Answer) -> Flow,
+    ) -> Result<Received, String>;
+}
+
+impl Caller for HttpClient {
+    fn call(
+        &self,
+        request: &Request,
+        timeout: Duration,
+        on_answer: &mut dyn FnMut(&Answer) -> Flow,
+    ) -> Result<Received, String> {
+        call(self, request, timeout, on_answer)
+    }
 }
 
 /// What a probe does with an answer as it arrives.
@@ -143,6 +174,7 @@ fn read_json(answer: HttpAnswer, request: &Request) -> Result<Received, String> 
         status: (request.binding == Binding::Rest && status != 200).then_some(status),
         http: (request.binding == Binding::JsonRpc && status != 200).then_some(status),
         sse_headers: None,
+        grpc: None,
     })
 }
 
@@ -180,5 +212,6 @@ fn read_stream(
         status: None,
         http: None,
         sse_headers,
+        grpc: None,
     })
 }

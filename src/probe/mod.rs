@@ -1,10 +1,12 @@
-//! `a2a-lab probe URL` (SPEC §10, §11): the IO around the model. It finds
-//! the agent's JSON-RPC or REST endpoint on its card, runs the six probes over HTTP,
+//! `a2a-lab probe URL` (SPEC §10, §11, §16): the IO around the model. It
+//! finds the agent's JSON-RPC, REST or gRPC endpoint on its card, runs the
+//! six probes over it (HTTP, or gRPC's HTTP/2),
 //! and hands what came back to the model's capture reader and ledger, which
 //! judge it exactly as `check` judges a capture. Native only: nothing here
 //! enters the page.
 
 mod call;
+mod grpc;
 mod http;
 mod pump;
 mod sse;
@@ -21,6 +23,8 @@ use crate::model::wire::card::{AgentCard, Endpoint, CARD_PATHS};
 use crate::model::wire::rest::Binding;
 use crate::model::wire::Wire;
 
+use call::Caller;
+use grpc::GrpcClient;
 use http::{CallError, HttpClient};
 use webhook::WebhookServer;
 
@@ -122,8 +126,17 @@ pub fn probe(options: &Options) -> Result<ProbeReport, String> {
         ProbeReport::new(agent),
         format!("{salt:x}"),
     );
+    // The card was read over HTTP; the calls go over the binding chosen.
+    let grpc = match endpoint.binding {
+        Binding::Grpc => Some(GrpcClient::new(&endpoint.url, &options.headers)?),
+        Binding::JsonRpc | Binding::Rest => None,
+    };
+    let caller: &dyn Caller = match &grpc {
+        Some(grpc) => grpc,
+        None => &client,
+    };
     pump::pump(
-        &client,
+        caller,
         &mut plan,
         options.timeout,
         options.out.as_deref(),

@@ -9,8 +9,7 @@ use std::time::Duration;
 
 use crate::model::evidence::probe::plan::{Ask, Call, ProbePlan, Steer};
 
-use super::call::{call, Flow, Received};
-use super::http::HttpClient;
+use super::call::{Caller, Flow, Received};
 use super::webhook::WebhookServer;
 
 /// The webhook is done with the earlier tasks when nothing arrived for
@@ -19,7 +18,7 @@ const QUIET: Duration = Duration::from_millis(500);
 
 /// Makes every call `plan` asks for, until it is done.
 pub fn pump(
-    client: &HttpClient,
+    client: &dyn Caller,
     plan: &mut ProbePlan,
     wait: Duration,
     out: Option<&Path>,
@@ -34,7 +33,7 @@ pub fn pump(
                     let streams: Vec<_> = calls
                         .iter()
                         .map(|c| {
-                            scope.spawn(move || call(client, &c.request, wait, |_| Flow::Read))
+                            scope.spawn(move || client.call(&c.request, wait, &mut |_| Flow::Read))
                         })
                         .collect();
                     streams
@@ -60,7 +59,7 @@ pub fn pump(
                 let delay = Duration::from_millis(delay_ms);
                 webhook.answer_after(delay);
                 // Long enough to see a stream held up by two slow answers.
-                let r = call(client, &c.request, wait + delay * 2, |_| Flow::Read)?;
+                let r = client.call(&c.request, wait + delay * 2, &mut |_| Flow::Read)?;
                 keep(&c, &r, out)?;
                 plan.on_pushed(c.id, Some(r.record()), webhook.posts());
             }
@@ -71,27 +70,30 @@ pub fn pump(
 /// One call, steered by the plan as each answer arrives: read on, drop
 /// the stream, or make another call first (the cancel).
 fn steered(
-    client: &HttpClient,
+    client: &dyn Caller,
     plan: &mut ProbePlan,
     c: &Call,
     wait: Duration,
     out: Option<&Path>,
 ) -> Result<Received, String> {
     let mut failed = None;
-    let received = call(client, &c.request, wait, |answer| {
-        match plan.on_answer(answer) {
+    let received = client.call(
+        &c.request,
+        wait,
+        &mut |answer| match plan.on_answer(answer) {
             Steer::Read => Flow::Read,
             Steer::Drop => Flow::Drop,
             Steer::Call(nested) => {
-                let done = call(client, &nested.request, wait, |_| Flow::Read)
+                let done = client
+                    .call(&nested.request, wait, &mut |_| Flow::Read)
                     .and_then(|r| end(plan, &nested, &r, out));
                 if let Err(e) = done {
                     failed = Some(e);
                 }
                 Flow::Read
             }
-        }
-    })?;
+        },
+    )?;
     match failed {
         Some(e) => Err(e),
         None => Ok(received),

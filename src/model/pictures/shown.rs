@@ -424,9 +424,9 @@ pub fn probe_listing(view: &ProbeView, chosen: usize) -> Listing {
 
 /// `the A2A 1.0 wire`, and `over HTTP+JSON` when the probe spoke REST.
 fn spoken(report: &ProbeReport) -> String {
-    let over = match report.agent.spoke_rest() {
-        true => " over HTTP+JSON",
-        false => "",
+    let over = match report.agent.spoke_other() {
+        Some(name) => format!(" over {name}"),
+        None => String::new(),
     };
     format!("the A2A {} wire{over}", report.agent.wire)
 }

@@ -146,25 +146,21 @@ impl AgentCard {
             return Err(fault(if all.is_empty() {
                 CardFault::NoInterface
             } else {
-                let wanted = match binding {
-                    Binding::JsonRpc => "JSON-RPC",
-                    Binding::Rest => "HTTP+JSON",
-                };
                 CardFault::NotOffered {
-                    wanted,
+                    wanted: binding.card_name(),
                     offered: all,
                 }
             }));
         }
-        if (binding, forced) == (Binding::Rest, Some(Wire::V0_3)) {
-            return Err(fault(CardFault::RestIs1_0));
+        if binding != Binding::JsonRpc && forced == Some(Wire::V0_3) {
+            return Err(fault(CardFault::Only1_0(binding.name())));
         }
         let chosen = choose(&offered, binding, forced);
         let Some((url, wire)) = chosen else {
             let versions: Vec<String> = offered.iter().map(|i| i.version.to_string()).collect();
             return Err(fault(match binding {
                 Binding::JsonRpc => CardFault::JsonRpcVersion(versions),
-                Binding::Rest => CardFault::RestVersion(versions),
+                Binding::Rest | Binding::Grpc => CardFault::Not1_0(binding.card_name(), versions),
             }));
         };
         Ok(Endpoint {
@@ -186,8 +182,8 @@ impl AgentCard {
         forced: Option<Wire>,
         base: &str,
     ) -> Result<Endpoint, ReadError> {
-        if (asked, forced) == (Binding::Rest, Some(Wire::V0_3)) {
-            return Err(fault(CardFault::RestIs1_0));
+        if asked != Binding::JsonRpc && forced == Some(Wire::V0_3) {
+            return Err(fault(CardFault::Only1_0(asked.name())));
         }
         Ok(Endpoint {
             name,
@@ -250,8 +246,8 @@ fn choose<'a>(
 ) -> Option<(&'a str, Wire)> {
     let at = |wire: Wire| offered.iter().find(|i| wire_of(i.version) == Some(wire));
     match (binding, forced) {
-        (Binding::Rest, Some(Wire::V0_3)) => None,
-        (Binding::Rest, _) => at(Wire::V1_0).map(|i| (i.url, Wire::V1_0)),
+        (Binding::Rest | Binding::Grpc, Some(Wire::V0_3)) => None,
+        (Binding::Rest | Binding::Grpc, _) => at(Wire::V1_0).map(|i| (i.url, Wire::V1_0)),
         (Binding::JsonRpc, Some(wire)) => at(wire).or(offered.first()).map(|i| (i.url, wire)),
         (Binding::JsonRpc, None) => [Wire::V1_0, Wire::V0_3]
             .into_iter()
@@ -303,16 +299,32 @@ mod tests {
                           "preferredTransport": "JSONRPC"});
         let got = endpoint(&card, None).unwrap();
         assert_eq!((got.url.as_str(), got.wire), ("http://h/rpc", Wire::V0_3));
+        // gRPC when it is all the card offers (SPEC §16).
         let grpc = json!({"name": "C", "supportedInterfaces": [
-            {"url": "http://h/", "protocolBinding": "GRPC", "protocolVersion": "1.0"}]});
-        let e = endpoint(&grpc, None).unwrap_err();
-        assert!(e.to_string().contains("only GRPC"));
+            {"url": "127.0.0.1:50051", "protocolBinding": "GRPC", "protocolVersion": "1.0"}]});
+        let got = endpoint(&grpc, None).unwrap();
+        assert_eq!(
+            (got.url.as_str(), got.binding, got.wire),
+            ("127.0.0.1:50051", Binding::Grpc, Wire::V1_0)
+        );
+        let other = json!({"name": "C", "supportedInterfaces": [
+            {"url": "http://h/", "protocolBinding": "KAFKA", "protocolVersion": "1.0"}]});
+        let e = endpoint(&other, None).unwrap_err();
+        assert!(e.to_string().contains("only KAFKA"));
         assert_eq!(
             e.kind(),
             &ReadKind::Card(CardFault::NotOffered {
                 wanted: "JSON-RPC",
-                offered: vec!["GRPC".into()]
+                offered: vec!["KAFKA".into()]
             })
+        );
+        let grpc_0_3 = json!({"name": "C", "supportedInterfaces": [
+            {"url": "h:1", "protocolBinding": "GRPC", "protocolVersion": "0.3"}]});
+        let e = endpoint(&grpc_0_3, None).unwrap_err();
+        assert!(
+            e.to_string()
+                .contains("GRPC interface speaks protocol version 0.3"),
+            "{e}"
         );
         // REST when it is all the card offers, or when asked for.
         let rest = json!({"name": "R", "supportedInterfaces": [

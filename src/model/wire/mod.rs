@@ -12,7 +12,8 @@
 //! - [`card`]: an agent card, typed: its name and the interfaces it offers;
 //!   [`card_fields`], the fields its protocol version requires.
 //! - [`rest`]: the HTTP+JSON binding: paths, and an error answer read as
-//!   the JSON-RPC error it stands for.
+//!   the JSON-RPC error it stands for; [`grpc`], the gRPC binding's
+//!   status read the same way (its messages are HTTP+JSON's ProtoJSON).
 //! - [`envelope`]: what is wrong with a JSON-RPC answer's envelope, which
 //!   the event reader lets pass.
 //! - [`read_error`]: what every reader of the lab's input says when it
@@ -35,6 +36,7 @@ pub mod card_fields;
 mod content_id;
 pub mod envelope;
 pub mod event;
+pub mod grpc;
 mod json_limits;
 pub mod push;
 pub mod read_error;

@@ -68,12 +68,14 @@ pub enum CardFault {
         /// The bindings it offers.
         offered: Vec<String>,
     },
-    /// REST asked for in A2A 0.3, which the probe speaks in 1.0 only.
-    RestIs1_0,
+    /// REST or gRPC (this `--binding`) asked for in A2A 0.3, which the
+    /// probe speaks in 1.0 only.
+    Only1_0(&'static str),
     /// A JSON-RPC interface in versions the probe does not speak.
     JsonRpcVersion(Vec<String>),
-    /// An HTTP+JSON interface in versions other than 1.0.
-    RestVersion(Vec<String>),
+    /// An HTTP+JSON or gRPC interface (named as the card names it) in
+    /// versions other than 1.0.
+    Not1_0(&'static str, Vec<String>),
 }
 
 /// Why a file that says it is a lab export cannot be checked as one.
@@ -188,17 +190,18 @@ impl fmt::Display for CardFault {
                 "the agent card offers no {wanted} interface (only {})",
                 offered.join(", ")
             ),
-            CardFault::RestIs1_0 => {
-                f.write_str("--binding rest speaks A2A 1.0 only; probe a 0.3 agent over JSON-RPC")
-            }
+            CardFault::Only1_0(flag) => write!(
+                f,
+                "--binding {flag} speaks A2A 1.0 only; probe a 0.3 agent over JSON-RPC"
+            ),
             CardFault::JsonRpcVersion(versions) => write!(
                 f,
                 "the agent's JSON-RPC interface speaks protocol version {}, not 1.0 or 0.3 (--wire forces one)",
                 versions.join(", ")
             ),
-            CardFault::RestVersion(versions) => write!(
+            CardFault::Not1_0(binding, versions) => write!(
                 f,
-                "the agent's HTTP+JSON interface speaks protocol version {}; the probe speaks REST in A2A 1.0 only",
+                "the agent's {binding} interface speaks protocol version {}; the probe speaks {binding} in A2A 1.0 only",
                 versions.join(", ")
             ),
         }

@@ -21,17 +21,31 @@ pub enum Binding {
     JsonRpc,
     /// HTTP+JSON, the REST binding (`HTTP+JSON`).
     Rest,
+    /// gRPC, `a2a.proto`'s `A2AService` (`GRPC`): spoken by the native
+    /// CLI only, read everywhere ([`super::grpc`]).
+    Grpc,
 }
 
 impl Binding {
-    /// Every binding, JSON-RPC first: the one a probe prefers.
-    pub const ALL: [Binding; 2] = [Binding::JsonRpc, Binding::Rest];
+    /// Every binding, in the order a probe prefers them.
+    pub const ALL: [Binding; 3] = [Binding::JsonRpc, Binding::Rest, Binding::Grpc];
 
-    /// `jsonrpc` or `rest`, as `--binding`, `--json` and `probe.json` spell it.
+    /// `jsonrpc`, `rest` or `grpc`, as `--binding`, `--json` and
+    /// `probe.json` spell it.
     pub fn name(self) -> &'static str {
         match self {
             Binding::JsonRpc => "jsonrpc",
             Binding::Rest => "rest",
+            Binding::Grpc => "grpc",
+        }
+    }
+
+    /// The binding as a card names it, in messages.
+    pub fn card_name(self) -> &'static str {
+        match self {
+            Binding::JsonRpc => "JSON-RPC",
+            Binding::Rest => "HTTP+JSON",
+            Binding::Grpc => "GRPC",
         }
     }
 
@@ -49,6 +63,7 @@ impl Binding {
                 card_name.eq_ignore_ascii_case("HTTP+JSON")
                     || card_name.eq_ignore_ascii_case("REST")
             }
+            Binding::Grpc => card_name.eq_ignore_ascii_case("GRPC"),
         }
     }
 }
@@ -63,8 +78,9 @@ impl serde::Serialize for Binding {
 impl<'de> serde::Deserialize<'de> for Binding {
     fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Binding, D::Error> {
         let text = std::borrow::Cow::<str>::deserialize(d)?;
-        Binding::parse(&text)
-            .ok_or_else(|| serde::de::Error::custom(format!("`{text}` is not jsonrpc or rest")))
+        Binding::parse(&text).ok_or_else(|| {
+            serde::de::Error::custom(format!("`{text}` is not jsonrpc, rest or grpc"))
+        })
     }
 }
 
@@ -136,7 +152,7 @@ struct ErrorDetail {
 
 /// The JSON-RPC code an A2A error reason stands for (A2A 1.0's table of
 /// errors, one per reason; the generic ones by their gRPC status).
-fn code_of(reason: &str, status: &str) -> i64 {
+pub(super) fn code_of(reason: &str, status: &str) -> i64 {
     match reason {
         "TASK_NOT_FOUND" => -32001,
         "TASK_NOT_CANCELABLE" => -32002,
@@ -246,7 +262,9 @@ mod tests {
         assert!(Binding::Rest.is_named("HTTP+JSON"));
         assert!(Binding::JsonRpc.is_named("JSONRPC"));
         assert!(!Binding::Rest.is_named("GRPC"));
+        assert!(Binding::Grpc.is_named("grpc"));
         assert_eq!(Binding::parse("rest"), Some(Binding::Rest));
-        assert_eq!(Binding::parse("grpc"), None);
+        assert_eq!(Binding::parse("grpc"), Some(Binding::Grpc));
+        assert_eq!(Binding::parse("GRPC"), None);
     }
 }

@@ -273,6 +273,12 @@ impl ProbeJudge {
             (Binding::Rest, Wanted::Unsupported) => {
                 "HTTP 400 UNSUPPORTED_OPERATION (the REST form of -32004)"
             }
+            (Binding::Grpc, Wanted::NotCancelable) => {
+                "gRPC FAILED_PRECONDITION TASK_NOT_CANCELABLE (the gRPC form of -32002)"
+            }
+            (Binding::Grpc, Wanted::Unsupported) => {
+                "gRPC FAILED_PRECONDITION UNSUPPORTED_OPERATION (the gRPC form of -32004)"
+            }
         }
     }
 
@@ -365,7 +371,7 @@ impl ProbeJudge {
                 let readable: Vec<&CallRecord> = read.iter().map(|(c, _)| *c).collect();
                 contract::envelopes(&readable)
             }
-            Binding::Rest => Vec::new(),
+            Binding::Rest | Binding::Grpc => Vec::new(),
         };
         found.extend(self.shapes(&read));
         found

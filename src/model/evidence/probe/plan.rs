@@ -470,7 +470,10 @@ impl ProbePlan {
             true => kept.iter().map(|(c, r)| c.file(r)).collect(),
             false => Vec::new(),
         };
-        let mut bodies: Vec<String> = kept.iter().map(|(_, r)| r.body.clone()).collect();
+        let mut bodies: Vec<String> = kept
+            .iter()
+            .map(|(_, r)| r.status_read().into_owned())
+            .collect();
         let headers: Vec<SseHeaders> = kept
             .iter()
             .filter_map(|(_, r)| r.sse_headers.clone())

@@ -63,7 +63,7 @@ pub fn refusal(method: &str, binding: Binding, answers: &[Answer]) -> Option<Str
 pub fn error_text(binding: Binding, code: i64, message: &str) -> String {
     match binding {
         Binding::JsonRpc => format!("JSON-RPC error {code} {message}"),
-        Binding::Rest => message.to_string(),
+        Binding::Rest | Binding::Grpc => message.to_string(),
     }
 }
 

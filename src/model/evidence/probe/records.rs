@@ -12,6 +12,7 @@ use super::report::Probe;
 use super::unreadable::{Unreadable, Which};
 use crate::model::evidence::quote::quoted;
 use crate::model::wire::answer::{read_answer, Answer};
+use crate::model::wire::grpc::GrpcStatus;
 use crate::model::wire::read_error::ReadError;
 use crate::model::wire::rest::{read_rest_error, Binding};
 use crate::model::wire::signs::SseHeaders;
@@ -65,6 +66,12 @@ pub struct CallRecord {
     /// sent it (absent in records kept before they were).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub sse_headers: Option<SseHeaders>,
+    /// On gRPC, the status the call ended with when it was not OK (or
+    /// the stream's reset). Its messages are in `body` as HTTP+JSON
+    /// carries them: one JSON answer, or each streamed message as an SSE
+    /// event's data, so that one reader reads all three bindings.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub grpc: Option<GrpcStatus>,
 }
 
 impl CallRecord {
@@ -106,10 +113,11 @@ impl CallRecord {
     /// data.
     pub fn payloads(&self) -> Result<Vec<Vec<u8>>, ReadError> {
         if !self.sse {
-            if self.body.trim().is_empty() {
+            let body = self.status_read();
+            if body.trim().is_empty() {
                 return Ok(Vec::new());
             }
-            return Ok(vec![self.body.as_bytes().to_vec()]);
+            return Ok(vec![body.as_bytes().to_vec()]);
         }
         let body = self.read_body();
         let mut payloads = Vec::new();
@@ -129,9 +137,31 @@ impl CallRecord {
 }
 
 impl CallRecord {
-    /// The body as the readers take it: [`stream_errors_read`] of it.
+    /// The body as the readers take it: [`stream_errors_read`] of it,
+    /// with a gRPC call's status (see [`Self::status_read`]).
     pub fn read_body(&self) -> Cow<'_, str> {
-        stream_errors_read(&self.body)
+        match self.status_read() {
+            Cow::Borrowed(body) => stream_errors_read(body),
+            Cow::Owned(body) => Cow::Owned(stream_errors_read(&body).into_owned()),
+        }
+    }
+
+    /// The body with the status a gRPC call ended with written as the
+    /// error it stands for (`{"error": {"code", "message"}}`, which the
+    /// one event reader reads): after a stream's events as one more event,
+    /// as an error event ends a JSON-RPC stream; or as a unary call's
+    /// answer. A reset adds nothing (the stream just ended); any other
+    /// body as it came.
+    pub fn status_read(&self) -> Cow<'_, str> {
+        let Some(Answer::Error { code, message }) = self.grpc.as_ref().and_then(GrpcStatus::answer)
+        else {
+            return Cow::Borrowed(&self.body);
+        };
+        let error = serde_json::json!({"error": {"code": code, "message": message}});
+        match self.sse {
+            true => Cow::Owned(format!("{}data: {error}\n\n", self.body)),
+            false => Cow::Owned(error.to_string()),
+        }
     }
 }
 
@@ -341,6 +371,7 @@ mod tests {
             http: None,
             at_event: None,
             sse_headers: None,
+            grpc: None,
         }
     }
 

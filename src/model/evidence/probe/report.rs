@@ -272,9 +272,9 @@ fn is_true(b: &bool) -> bool {
 }
 
 impl ProbedAgent {
-    /// Whether the probe spoke REST (HTTP+JSON) to it.
-    pub fn spoke_rest(&self) -> bool {
-        self.binding == Binding::Rest
+    /// The binding spoken, as a card names it, when it was not JSON-RPC.
+    pub fn spoke_other(&self) -> Option<&'static str> {
+        (self.binding != Binding::JsonRpc).then(|| self.binding.card_name())
     }
 }
 
@@ -460,9 +460,9 @@ impl ProbeReport {
 
     /// A table per probe, then a summary line.
     pub fn to_text(&self) -> String {
-        let binding = match self.agent.spoke_rest() {
-            true => ", HTTP+JSON",
-            false => "",
+        let binding = match self.agent.spoke_other() {
+            Some(name) => format!(", {name}"),
+            None => String::new(),
         };
         let mut out = format!(
             "agent {} at {} (A2A {}{binding})\n",
@@ -471,10 +471,7 @@ impl ProbeReport {
         if !self.agent.offered {
             out.push_str(&format!(
                 "the card offers no {} interface: spoken at the URL given, as --binding asked\n",
-                match self.agent.spoke_rest() {
-                    true => "HTTP+JSON",
-                    false => "JSON-RPC",
-                }
+                self.agent.binding.card_name()
             ));
         }
         for probe in &self.probes {
@@ -569,11 +566,12 @@ fn agent(agent: &Value) -> Result<ProbedAgent, ProbeJsonFault> {
             Wire::parse(&wire).ok_or(ProbeJsonFault::Wire(wire))?
         },
         // A probe.json kept before REST was probed spoke JSON-RPC, and so
-        // was one that names any binding but `rest`, as it always read.
-        binding: match agent.get("binding").and_then(Value::as_str) {
-            Some(name) if Binding::parse(name) == Some(Binding::Rest) => Binding::Rest,
-            _ => Binding::JsonRpc,
-        },
+        // was one that names no binding the lab knows, as it always read.
+        binding: agent
+            .get("binding")
+            .and_then(Value::as_str)
+            .and_then(Binding::parse)
+            .unwrap_or(Binding::JsonRpc),
         offered: agent
             .get("offered")
             .and_then(Value::as_bool)

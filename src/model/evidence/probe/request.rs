@@ -135,7 +135,7 @@ impl Requests {
     }
 
     /// The request: on JSON-RPC, `params` in an envelope POSTed to the
-    /// endpoint; on REST, the call's path on the task, the message (a
+    /// endpoint; on gRPC, `params` as the method's request message; on REST, the call's path on the task, the message (a
     /// `SendMessageRequest`, as `params` is) POSTed, a GET for a task, an
     /// empty object POSTed for the others.
     fn request(&self, method: Method, task: &str, params: Value) -> Request {
@@ -150,6 +150,17 @@ impl Requests {
                     "params": params,
                 })),
                 id: Some(self.next),
+                binding: self.binding,
+                wire: self.wire,
+            },
+            // The request message in its ProtoJSON form (`SendMessageRequest`,
+            // `GetTaskRequest`, …: `{"message"}` or `{"id"}`, as `params`
+            // is), which the gRPC caller encodes; `url` is the interface's.
+            Binding::Grpc => Request {
+                method,
+                url: self.url.clone(),
+                body: Some(params),
+                id: None,
                 binding: self.binding,
                 wire: self.wire,
             },
