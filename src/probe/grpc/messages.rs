@@ -57,8 +57,9 @@ pub fn answer_json(method: &MethodDescriptor, bytes: &[u8]) -> String {
     });
     match json {
         Ok(value) => value.to_string(),
+        // Not JSON from its first byte, so that the judge's reader says so.
         Err(why) => format!(
-            "{} bytes that are not a {} ({why}): {}",
+            "gRPC message of {} bytes that is not a {} ({why}): {}",
             bytes.len(),
             output.full_name(),
             hex(&bytes[..bytes.len().min(48)])

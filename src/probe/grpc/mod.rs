@@ -157,9 +157,10 @@ impl Caller for GrpcClient {
             Opened::Stream(stream) => stream,
         };
         loop {
+            // The timer is made inside the runtime, which it needs.
             let next = self
                 .runtime
-                .block_on(tokio::time::timeout_at(deadline, stream.message()));
+                .block_on(async { tokio::time::timeout_at(deadline, stream.message()).await });
             let bytes = match next {
                 Err(_) => return Ok(received.timed_out(started)),
                 Ok(Ok(Some(bytes))) => bytes,
