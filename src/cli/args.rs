@@ -145,9 +145,10 @@ pub struct ProbeArgs {
     #[command(flatten)]
     pub wire: WireFlag,
     /// The binding to speak: jsonrpc, rest or grpc (spoken at URL even when
-    /// the card does not offer it).
+    /// the card does not offer it), or all: every binding the card offers,
+    /// compared (`binding-mismatch` where they disagree).
     #[arg(long, value_name = "BINDING", value_parser = parse_binding)]
-    pub binding: Option<Binding>,
+    pub binding: Option<BindingArg>,
     /// Where the card is, when not at a well-known path (A2A 1.0 §8.2).
     #[arg(long, value_name = "CARD_URL", value_parser = parse_card_url)]
     pub card: Option<String>,
@@ -206,8 +207,22 @@ fn parse_wire(text: &str) -> Result<Wire, String> {
     Wire::parse(text).ok_or_else(|| format!("--wire `{text}` is not 1.0 or 0.3"))
 }
 
-fn parse_binding(text: &str) -> Result<Binding, String> {
-    Binding::parse(text).ok_or_else(|| format!("--binding `{text}` is not jsonrpc, rest or grpc"))
+/// `--binding`: one binding, or every one the card offers.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum BindingArg {
+    /// This binding.
+    One(Binding),
+    /// `all`.
+    All,
+}
+
+fn parse_binding(text: &str) -> Result<BindingArg, String> {
+    match text {
+        "all" => Ok(BindingArg::All),
+        _ => Binding::parse(text)
+            .map(BindingArg::One)
+            .ok_or_else(|| format!("--binding `{text}` is not jsonrpc, rest, grpc or all")),
+    }
 }
 
 /// An http:// or https:// URL, the one check every URL argument gets.

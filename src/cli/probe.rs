@@ -4,7 +4,7 @@
 
 use std::io::Write;
 
-use super::args::{Format, ProbeArgs};
+use super::args::{BindingArg, Format, ProbeArgs};
 use super::{print, Output};
 use crate::model::evidence::ci_report;
 use crate::model::evidence::export::pretty_json;
@@ -25,7 +25,11 @@ pub(super) fn probe(args: &ProbeArgs, stdout: &mut dyn Write) -> std::io::Result
     let options = Options {
         url: args.url.clone(),
         wire: args.wire.wire,
-        binding: args.binding,
+        binding: match args.binding {
+            Some(BindingArg::One(binding)) => Some(binding),
+            _ => None,
+        },
+        all_bindings: args.binding == Some(BindingArg::All),
         card: args.card.clone(),
         out: args.out.as_ref().map(std::path::PathBuf::from),
         message: args

@@ -16,8 +16,10 @@ use std::path::PathBuf;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use crate::model::evidence::export::pretty_json;
+use crate::model::evidence::probe::bindings::{compared, BindingRun};
 use crate::model::evidence::probe::judge::ProbeJudge;
 use crate::model::evidence::probe::plan::{PlanOptions, ProbePlan};
+use crate::model::evidence::probe::records::ProbeRecords;
 use crate::model::evidence::probe::report::{redacted, ProbeReport, ProbedAgent};
 use crate::model::wire::card::{AgentCard, Endpoint, CARD_PATHS};
 use crate::model::wire::rest::Binding;
@@ -36,8 +38,11 @@ pub struct Options {
     /// The wire to speak, overriding the card's.
     pub wire: Option<Wire>,
     /// The binding to speak (`--binding`), else JSON-RPC when the card
-    /// offers it, else REST.
+    /// offers it, else REST, else gRPC.
     pub binding: Option<Binding>,
+    /// `--binding all`: every binding the card offers, compared
+    /// (`binding` is then ignored).
+    pub all_bindings: bool,
     /// The card's URL (`--card`), when it is not at a well-known path
     /// (A2A 1.0 §8.2: a card URL configured beforehand).
     pub card: Option<String>,
@@ -68,9 +73,50 @@ pub const DEFAULT_TIMEOUT_MS: u64 = 10_000;
 
 /// Probes the agent. `Err` says why it cannot be probed (exit 2).
 pub fn probe(options: &Options) -> Result<ProbeReport, String> {
+    if !options.all_bindings {
+        return run(options).map(|(report, _)| report);
+    }
+    // `--binding all`: the card read once for the list, then each binding
+    // probed as `--binding B` would, its files in a folder of its own.
     let base = options.url.trim_end_matches('/');
+    let client = http_client(base, options)?;
+    let (_, card) = discover(&client, base, options)?;
+    let card = AgentCard::parse(card.as_bytes()).map_err(|e| e.to_string())?;
+    let mut runs = Vec::new();
+    for binding in card.offered(options.wire, base) {
+        let one = Options {
+            binding: Some(binding),
+            all_bindings: false,
+            out: options.out.as_ref().map(|d| d.join(binding.name())),
+            ..options.clone()
+        };
+        let (report, records) = run(&one)?;
+        runs.push(BindingRun {
+            binding,
+            report,
+            records,
+        });
+    }
+    let report = compared(&runs).ok_or("the agent card offers no binding the probe speaks")?;
+    if let Some(dir) = &options.out {
+        let path = dir.join("probe.json");
+        std::fs::write(&path, report.to_file_json())
+            .map_err(|e| format!("{}: {e}", path.display()))?;
+    }
+    Ok(report)
+}
+
+fn http_client(base: &str, options: &Options) -> Result<HttpClient, String> {
     let mut client = HttpClient::new(base)?;
     client.headers = options.headers.clone();
+    Ok(client)
+}
+
+/// Probes the agent over one binding; returns what was found and what
+/// was received.
+fn run(options: &Options) -> Result<(ProbeReport, ProbeRecords), String> {
+    let base = options.url.trim_end_matches('/');
+    let mut client = http_client(base, options)?;
     let (endpoint, card) = discover(&client, base, options)?;
     // Exactly `1.0`: @a2a-js/sdk's REST binding refuses `1` and `1.0.0`.
     if endpoint.wire == Wire::V1_0 {
@@ -159,7 +205,7 @@ pub fn probe(options: &Options) -> Result<ProbeReport, String> {
             std::fs::write(&path, text).map_err(|e| format!("{}: {e}", path.display()))?;
         }
     }
-    Ok(report)
+    Ok((report, records))
 }
 
 /// Reads the card (`--card`, else the first of [`CARD_PATHS`] that

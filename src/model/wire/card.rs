@@ -173,6 +173,19 @@ impl AgentCard {
         })
     }
 
+    /// Every binding the card offers in a wire the probe speaks (`forced`,
+    /// else any), in the order a probe prefers them: what `--binding all`
+    /// probes.
+    pub fn offered(&self, forced: Option<Wire>, base: &str) -> Vec<Binding> {
+        Binding::ALL
+            .into_iter()
+            .filter(|b| {
+                self.endpoint(forced, Some(*b), base)
+                    .is_ok_and(|e| e.offered)
+            })
+            .collect()
+    }
+
     /// A binding asked for that the card does not offer, spoken at the URL
     /// given (SPEC §13: --binding is honoured; the report says so).
     fn unoffered(

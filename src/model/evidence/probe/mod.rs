@@ -18,8 +18,12 @@
 //! - [`records`]: what a run received, as `records.json` keeps it.
 //! - [`report`]: what `probe` found; `probe.json`.
 //! - [`gate`]: the probe as a CI gate (JUnit, SARIF, baseline).
+//! - [`bindings`]: `--binding all`, where one agent's bindings disagree.
 //! - [`unreadable`]: why what a probe received cannot be judged.
 
+// The page reads a compared report; only the native probe compares.
+#[cfg(not(target_arch = "wasm32"))]
+pub mod bindings;
 pub mod contract;
 pub mod gate;
 pub mod judge;

@@ -505,6 +505,16 @@ impl ProbePlan {
 /// live pump drives it with HTTP: each call the plan asks for is the next
 /// call recorded for its probe, each answer steers as it did live.
 pub fn replay(records: &ProbeRecords) -> Result<Vec<(Probe, Judged)>, Unreadable> {
+    replayed(records).map(|plan| plan.judged)
+}
+
+/// The report a recorded run gives, as the live run gave it (its agent
+/// unnamed: the records do not keep it).
+pub fn replay_report(records: &ProbeRecords) -> Result<ProbeReport, Unreadable> {
+    replayed(records).map(|plan| plan.finish().0)
+}
+
+fn replayed(records: &ProbeRecords) -> Result<ProbePlan, Unreadable> {
     if !records.probes.iter().any(|p| p.probe == Probe::Stream) {
         return Err(Unreadable::NoStream);
     }
@@ -515,7 +525,7 @@ pub fn replay(records: &ProbeRecords) -> Result<Vec<(Probe, Judged)>, Unreadable
     };
     loop {
         match plan.poll() {
-            Ask::Done => return Ok(plan.judged),
+            Ask::Done => return Ok(plan),
             Ask::Push { call, .. } => {
                 let push = records.push.clone().unwrap_or_else(|| not_pushed(false));
                 plan.on_pushed(call.id, push.stall.clone(), push.posts.clone());

@@ -124,6 +124,9 @@ pub enum ProbeCode {
     /// An answer that cannot be read: not JSON, not JSON-RPC, an HTTP
     /// error status, an SSE line that is not an event (SPEC §13).
     UnreadableAnswer,
+    /// The same probe meant something else over another binding of the
+    /// same agent (`--binding all`, SPEC §16; A2A 1.0 §5.1).
+    BindingMismatch,
 }
 
 /// The stream codes a `probe.json` may hold, for reading one back.
@@ -156,6 +159,7 @@ impl ProbeCode {
             ProbeCode::RpcEnvelope => "rpc-envelope",
             ProbeCode::ContextMismatch => "context-mismatch",
             ProbeCode::UnreadableAnswer => "unreadable-answer",
+            ProbeCode::BindingMismatch => "binding-mismatch",
         }
     }
 
@@ -173,6 +177,7 @@ impl ProbeCode {
             ProbeCode::RpcEnvelope,
             ProbeCode::ContextMismatch,
             ProbeCode::UnreadableAnswer,
+            ProbeCode::BindingMismatch,
         ]
         .into_iter()
         .chain(STREAM_CODES.map(ProbeCode::Stream))
@@ -229,6 +234,9 @@ impl ProbeCode {
                 "An answer could not be read: answer every call with JSON-RPC 2.0 (or the REST \
                  binding's JSON), stream each event as one `data:` line of JSON, and never answer \
                  a valid call with an HTTP error."
+            }
+            ProbeCode::BindingMismatch => {
+                "Answer alike over every binding you offer: one request handler behind                  JSON-RPC, HTTP+JSON and gRPC, each error in its binding's form (A2A 1.0 §5.4)."
             }
         }
     }
