@@ -175,6 +175,7 @@ fn cancel_and_subscribe_on_a_finished_task_must_be_refused_with_their_codes() {
         http: None,
         at_event: None,
         sse_headers: None,
+        grpc: None,
     };
     let judged = judge(&r);
     assert_eq!(
@@ -264,6 +265,7 @@ fn an_answer_that_cannot_be_read_is_named_by_its_place_and_settles_as_the_probes
         http: None,
         at_event: None,
         sse_headers: None,
+        grpc: None,
     };
     let why = stream.answers(Wire::V0_3).unwrap_err();
     let Unreadable::Answer { which, error, .. } = &why else {
