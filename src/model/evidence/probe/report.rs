@@ -236,7 +236,7 @@ impl ProbeCode {
                  a valid call with an HTTP error."
             }
             ProbeCode::BindingMismatch => {
-                "Answer alike over every binding you offer: one request handler behind                  JSON-RPC, HTTP+JSON and gRPC, each error in its binding's form (A2A 1.0 §5.4)."
+                "Serve every binding from one request handler, each error in its form (A2A 1.0 §5.4)."
             }
         }
     }
