@@ -417,3 +417,76 @@ fn hostile_grpc_answers_are_each_found_where_they_show() {
     assert!(records.contains("\"reset\": true"), "the reset is kept");
     assert!(report.findings[0].message.contains("TASK_STATE_WORKING"));
 }
+
+/// A gRPC run is a run like the others for everything after the probe:
+/// JUnit, SARIF, `--baseline`, and the page's Import of its `probe.json`.
+#[test]
+fn a_grpc_run_gates_and_imports_as_the_others() {
+    let url = start(Kind::WrongStatus);
+    let junit = binary(["probe", &url, "--timeout-ms", "2000", "--format", "junit"]);
+    assert_eq!(junit.status.code(), Some(1));
+    let xml = String::from_utf8(junit.stdout).unwrap();
+    let doc = roxmltree::Document::parse(&xml).unwrap();
+    let failed: Vec<&str> = doc
+        .descendants()
+        .filter(|n| n.has_tag_name("testcase") && n.children().any(|c| c.has_tag_name("failure")))
+        .filter_map(|n| n.attribute("name"))
+        .collect();
+    assert_eq!(failed.len(), 3, "{xml}");
+    assert!(xml.contains("gRPC INTERNAL"), "{xml}");
+
+    let sarif = binary(["probe", &url, "--timeout-ms", "2000", "--format", "sarif"]);
+    let sarif: Value = serde_json::from_slice(&sarif.stdout).unwrap();
+    let rules: Vec<&str> = sarif["runs"][0]["results"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|r| r["ruleId"].as_str())
+        .collect();
+    assert!(rules.contains(&"cancel-terminal-accepted"), "{rules:?}");
+
+    // The clean stand-in as the baseline: the wrong status is new.
+    let clean = start(Kind::Clean);
+    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("target/tmp/grpc-hostile/baseline");
+    let _ = std::fs::remove_dir_all(&dir);
+    let kept = binary([
+        "probe",
+        &clean,
+        "--timeout-ms",
+        "2000",
+        "--out",
+        dir.to_str().unwrap(),
+    ]);
+    assert_eq!(kept.status.code(), Some(0));
+    let baseline = dir.join("probe.json");
+    let baseline = baseline.to_str().unwrap();
+    let same = binary([
+        "probe",
+        &clean,
+        "--timeout-ms",
+        "2000",
+        "--baseline",
+        baseline,
+    ]);
+    assert_eq!(
+        same.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&same.stdout)
+    );
+    let changed = binary([
+        "probe",
+        &url,
+        "--timeout-ms",
+        "2000",
+        "--baseline",
+        baseline,
+    ]);
+    assert_eq!(changed.status.code(), Some(1));
+
+    // The page's Import reads it, and says which binding was spoken.
+    let text = std::fs::read(dir.join("probe.json")).unwrap();
+    let imported = a2a_lab::model::evidence::import::import_bytes(&text).unwrap();
+    let said = a2a_lab::model::pictures::shown::import_summary(&imported);
+    assert!(said.contains("on the A2A 1.0 wire over GRPC"), "{said}");
+}
