@@ -21,8 +21,8 @@ use a2a_lab::model::evidence::probe::report::{ProbeOutcome, ProbeReport};
 use cli_support::binary;
 use model_support::probe::read_records;
 use probe_expect::{
-    defects, expect, Judged, PushAgent, ENDLESS_PING, HOSTILE, OTHER_STACKS, PUSH_AGENTS,
-    RUST_PUSH_AGENTS,
+    defects, expect_over, mismatches_of, Judged, PushAgent, ENDLESS_PING, HOSTILE, OTHER_STACKS,
+    PUSH_AGENTS, RUST_PUSH_AGENTS,
 };
 
 mod cli_support;
@@ -140,6 +140,10 @@ fn probe_all(sdk: &str, wire: &str, binding: &str) {
                 Agent::start("start.sh", &[sdk, wire, defect, "rest=only"]),
                 scratch(&format!("rest-{sdk}-{wire}-{defect}")),
             ),
+            "grpc" => (
+                Agent::start("start.sh", &[sdk, wire, defect, "grpc=only"]),
+                scratch(&format!("grpc-{sdk}-{wire}-{defect}")),
+            ),
             _ => (
                 Agent::start("start.sh", &[sdk, wire, defect]),
                 scratch(&format!("{sdk}-{wire}-{defect}")),
@@ -152,7 +156,7 @@ fn probe_all(sdk: &str, wire: &str, binding: &str) {
             binding,
             "{sdk} {wire} {defect}"
         );
-        let want = expect(sdk, defect);
+        let want = expect_over(sdk, binding, defect);
         let got = found(&report);
         if got != want {
             failures.push(format!(
@@ -173,8 +177,13 @@ fn probe_all(sdk: &str, wire: &str, binding: &str) {
             "{sdk} {wire} {defect}: records.json judged again"
         );
         // The stream probe's SSE answer came with the headers of its
-        // SDK's handler, which name that SDK alone.
+        // SDK's handler, which name that SDK alone (gRPC has no SSE).
         let records = read_records(&out.join("records.json"));
+        if binding == "grpc" {
+            assert!(records.probes[0].calls[0].sse_headers.is_none());
+            continue_check(wire, &out, &report, sdk, defect);
+            continue;
+        }
         let headers = records.probes[0].calls[0]
             .sse_headers
             .clone()
@@ -186,17 +195,24 @@ fn probe_all(sdk: &str, wire: &str, binding: &str) {
             Some(sdk),
             "{sdk} {wire} {binding} {defect}: {headers:?}"
         );
-        let stream = out.join("stream.sse");
-        let check = binary(["check", "--wire", wire, stream.to_str().expect("utf-8")]);
-        let stream_broken = report.probes[1].outcome == ProbeOutcome::Broken;
-        assert_eq!(
-            check.status.code(),
-            Some(i32::from(stream_broken)),
-            "{sdk} {wire} {defect}: check of the kept stream: {}",
-            String::from_utf8_lossy(&check.stdout)
-        );
+        continue_check(wire, &out, &report, sdk, defect);
     }
     assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+/// The kept stream capture reads back through `check` with the stream
+/// probe's verdict (on gRPC, its ProtoJSON messages as the SSE events
+/// HTTP+JSON would carry).
+fn continue_check(wire: &str, out: &Path, report: &ProbeReport, sdk: &str, defect: &str) {
+    let stream = out.join("stream.sse");
+    let check = binary(["check", "--wire", wire, stream.to_str().expect("utf-8")]);
+    let stream_broken = report.probes[1].outcome == ProbeOutcome::Broken;
+    assert_eq!(
+        check.status.code(),
+        Some(i32::from(stream_broken)),
+        "{sdk} {wire} {defect}: check of the kept stream: {}",
+        String::from_utf8_lossy(&check.stdout)
+    );
 }
 
 #[test]
@@ -215,6 +231,64 @@ fn js_agents_over_rest() {
 #[ignore = "needs the real SDK agents: scripts/test.sh runs it after tests/agents/setup.sh"]
 fn rust_agents_over_rest() {
     probe_all("rust", "1.0", "rest");
+}
+
+/// gRPC (SPEC §16): the card lists only its GRPC interface (`grpc=only`),
+/// which the probe picks.
+#[test]
+#[ignore = "needs the real SDK agents: scripts/test.sh runs it after tests/agents/setup.sh"]
+fn python_agents_over_grpc() {
+    probe_all("python", "1.0", "grpc");
+}
+
+#[test]
+#[ignore = "needs the real SDK agents: scripts/test.sh runs it after tests/agents/setup.sh"]
+fn rust_agents_over_grpc() {
+    probe_all("rust", "1.0", "grpc");
+}
+
+/// `--binding all` on agents serving all three bindings (`rest=on
+/// grpc=on`): each binding's run kept in its own folder, judged as a run
+/// over that binding alone, and `binding-mismatch` exactly where the SDK
+/// serves one binding otherwise (tests/agents/ANSWERS.md, "gRPC").
+fn probe_every_binding(sdk: &str) {
+    let mut failures = Vec::new();
+    for &defect in defects(sdk) {
+        let agent = Agent::start("start.sh", &[sdk, "1.0", defect, "rest=on", "grpc=on"]);
+        let out = scratch(&format!("all-{sdk}-1.0-{defect}"));
+        let (_, report) = probe_with(&agent.url, "1.0", &out, "2500", &["--binding", "all"]);
+        drop(agent);
+        for binding in ["jsonrpc", "rest", "grpc"] {
+            let records = read_records(&out.join(binding).join("records.json"));
+            assert_eq!(records.binding.name(), binding, "{sdk} {defect}");
+        }
+        let mismatches: Vec<String> = report
+            .findings
+            .iter()
+            .filter(|f| f.code.code() == "binding-mismatch")
+            .map(|f| format!("{}:{}", f.probe, f.code))
+            .collect();
+        let want = mismatches_of(sdk, defect);
+        if mismatches != want {
+            failures.push(format!(
+                "{sdk} {defect}: {:#?}, want {want:?}",
+                report.findings
+            ));
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+#[test]
+#[ignore = "needs the real SDK agents: scripts/test.sh runs it after tests/agents/setup.sh"]
+fn python_agents_over_every_binding() {
+    probe_every_binding("python");
+}
+
+#[test]
+#[ignore = "needs the real SDK agents: scripts/test.sh runs it after tests/agents/setup.sh"]
+fn rust_agents_over_every_binding() {
+    probe_every_binding("rust");
 }
 
 /// a2a-rs has no 0.3 wire (`start.sh rust 0.3` exits 2; ANSWERS.md,
