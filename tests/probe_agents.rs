@@ -26,6 +26,7 @@ use probe_expect::{
 };
 
 mod cli_support;
+mod grpc_standin;
 mod model_support;
 mod probe_expect;
 
@@ -277,6 +278,52 @@ fn probe_every_binding(sdk: &str) {
         }
     }
     assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+/// `--binding all` on a deployment whose bindings are two services: the
+/// card of a scripted JSON-RPC agent (hostile.py clean) lists, as its gRPC
+/// interface, a stand-in that answers CancelTask and SubscribeToTask with
+/// INTERNAL (tests/grpc_standin). Exactly the probes those calls steer
+/// differ.
+#[test]
+#[ignore = "needs tests/agents/hostile.py: scripts/test.sh runs it"]
+fn bindings_served_by_two_services_disagree_where_they_do() {
+    let grpc = grpc_standin::serve(grpc_standin::Kind::WrongStatus);
+    let agent = Agent::start("hostile.py", &["clean", &format!("grpc={grpc}")]);
+    let card = agent.url.clone();
+    let out = scratch("all-two-services");
+    let (code, report) = probe_with(&card, "1.0", &out, "2500", &["--binding", "all"]);
+    assert_eq!(code, 1);
+    let mismatched: Vec<String> = report
+        .findings
+        .iter()
+        .filter(|f| f.code.code() == "binding-mismatch")
+        .map(|f| f.probe.to_string())
+        .collect();
+    assert_eq!(
+        mismatched,
+        [
+            "cancel",
+            "cancel-terminal",
+            "resubscribe",
+            "subscribe-terminal"
+        ],
+        "{:#?}",
+        report.findings
+    );
+    let said = &report
+        .findings
+        .iter()
+        .find(|f| f.code.code() == "binding-mismatch")
+        .unwrap()
+        .message;
+    assert!(said.starts_with("over JSON-RPC clean"), "{said}");
+    assert!(
+        said.contains("over GRPC broken, found cancel-not-canceled"),
+        "{said}"
+    );
+    // The report is the first binding's, JSON-RPC's, with the mismatches.
+    assert_eq!(report.agent.binding.name(), "jsonrpc");
 }
 
 #[test]

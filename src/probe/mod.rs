@@ -174,7 +174,10 @@ fn run(options: &Options) -> Result<(ProbeReport, ProbeRecords), String> {
     );
     // The card was read over HTTP; the calls go over the binding chosen.
     let grpc = match endpoint.binding {
-        Binding::Grpc => Some(GrpcClient::new(&endpoint.url, &options.headers)?),
+        Binding::Grpc => {
+            grpc::same_host(base, &endpoint.url)?;
+            Some(GrpcClient::new(&endpoint.url, &options.headers)?)
+        }
         Binding::JsonRpc | Binding::Rest => None,
     };
     let caller: &dyn Caller = match &grpc {

@@ -3,7 +3,10 @@
 (SPEC §11), or takes one legal shape the SDK agents never take (SPEC §13), for the
 probe's checks.
 
-    tests/agents/hostile.py KIND
+    tests/agents/hostile.py KIND [grpc=HOST:PORT]
+
+With `grpc=HOST:PORT` the 1.0 card also lists a GRPC interface there: the agent's gRPC
+front served by another program (tests/grpc_standin), for `probe --binding all`.
 
 KIND (everything not named is as `clean`)
   clean          nothing broken: the lifecycle of the SDK agents, on its own
@@ -209,11 +212,16 @@ def other_context(task: Task) -> list[dict]:
 
 # --- cards ----------------------------------------------------------------------------
 
+# Interfaces served by other programs, listed after the agent's own (grpc=HOST:PORT).
+MORE_INTERFACES: list[dict] = []
+
+
 def card_10(base: str, name: str) -> dict:
+    own = [{'url': f'{base}/', 'protocolBinding': 'JSONRPC', 'protocolVersion': '1.0'}]
     return {
         'name': f'Hostile stand-in ({name})',
         'description': 'A scripted agent for a2a-lab probe (tests/agents/hostile.py).',
-        'supportedInterfaces': [{'url': f'{base}/', 'protocolBinding': 'JSONRPC', 'protocolVersion': '1.0'}],
+        'supportedInterfaces': own + MORE_INTERFACES,
         'version': '1.0.0',
         'capabilities': {'streaming': True},
         'defaultInputModes': ['text/plain'],
@@ -623,9 +631,12 @@ def make_handler(agent: Agent, base_ref: list[str]):  # noqa: C901
 
 
 def main() -> int:
-    if len(sys.argv) != 2 or sys.argv[1] not in KINDS:
-        print(f'usage: hostile.py {"|".join(KINDS)}', file=sys.stderr)
+    grpc = sys.argv[2].removeprefix('grpc=') if len(sys.argv) == 3 else None
+    if len(sys.argv) not in (2, 3) or sys.argv[1] not in KINDS or grpc == (sys.argv[2:] or [''])[0]:
+        print(f'usage: hostile.py {"|".join(KINDS)} [grpc=HOST:PORT]', file=sys.stderr)
         return 2
+    if grpc:
+        MORE_INTERFACES.append({'url': grpc, 'protocolBinding': 'GRPC', 'protocolVersion': '1.0'})
     agent = Agent(sys.argv[1])
     return standin.serve(lambda base_ref: make_handler(agent, base_ref))
 

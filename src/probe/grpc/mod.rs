@@ -103,6 +103,29 @@ fn authority_url(url: &str) -> Result<String, String> {
     })
 }
 
+/// Whether the gRPC interface at `url` is on the host probed (`base`),
+/// on any port: the gRPC server listens beside the HTTP one, and the
+/// credentials `--header` gives go to the host probed and nowhere else.
+pub fn same_host(base: &str, url: &str) -> Result<(), String> {
+    let name = |url: &str| -> Option<String> {
+        let authority = url.split_once("://").map_or(url, |(_, rest)| rest);
+        let authority = authority.split(['/', '?', '#']).next()?;
+        let host = match authority.strip_prefix('[') {
+            Some(v6) => v6.split(']').next()?,
+            None => authority
+                .rsplit_once(':')
+                .map_or(authority, |(host, _)| host),
+        };
+        (!host.is_empty() && !authority.contains('@')).then(|| host.to_ascii_lowercase())
+    };
+    match (name(base), name(url)) {
+        (Some(probed), Some(host)) if probed == host => Ok(()),
+        _ => Err(format!(
+            "refusing to call the gRPC interface at {url}: it is not on the host probed ({base})"
+        )),
+    }
+}
+
 impl Caller for GrpcClient {
     fn call(
         &self,
@@ -236,5 +259,15 @@ mod tests {
         assert_eq!(authority_url("https://h:1").unwrap(), "https://h:1");
         assert_eq!(authority_url("http://h:1").unwrap(), "http://h:1");
         assert!(authority_url(" ").is_err());
+    }
+
+    #[test]
+    fn only_the_host_probed_is_called_on_any_port() {
+        assert!(same_host("http://127.0.0.1:8000", "127.0.0.1:50051").is_ok());
+        assert!(same_host("https://Agent.example/a2a", "grpc://agent.example:443").is_ok());
+        assert!(same_host("http://[::1]:8000", "http://[::1]:9").is_ok());
+        let e = same_host("http://127.0.0.1:8000", "evil.example:50051").unwrap_err();
+        assert!(e.contains("not on the host probed"), "{e}");
+        assert!(same_host("http://h:1", "user@h:2").is_err());
     }
 }
