@@ -662,11 +662,57 @@ def serve(config_json: str) -> None:  # noqa: PLR0915
         routes = routes + create_rest_routes(
             handler, enable_v0_3_compat=v03_compat, path_prefix='/rest'
         )
+    # tests/agents only (start.sh ... grpc=on|only): the SDK's gRPC server
+    # (GrpcHandler over the same DefaultRequestHandler, so the same task store
+    # and executor) on conf['grpc_port'], in this process and event loop. The
+    # card's GRPC interface has the bare HOST:PORT the SDK's GrpcTransport hands
+    # to ClientConfig.grpc_channel_factory (grpc.aio.insecure_channel takes a
+    # gRPC target, not an http:// URL). grpc=only: the card lists only it and
+    # no JSON-RPC route is mounted, as rest=only. The recorders never set it.
+    grpc_mode = conf.get('grpc')
+    if grpc_mode:
+        if v03_compat:
+            sys.exit('serve: grpc is A2A 1.0 only (no 0.3 gRPC interface is served)')
+        if grpc_mode == 'only' and rest:
+            sys.exit('serve: grpc=only lists the GRPC interface alone; it cannot go with rest=')
+        if grpc_mode == 'only':
+            del card.supported_interfaces[:]
+            routes = create_agent_card_routes(card)
+        card.supported_interfaces.append(
+            AgentInterface(
+                url=f'127.0.0.1:{conf["grpc_port"]}',
+                protocol_binding='GRPC',
+                protocol_version='1.0',
+            )
+        )
     app = Starlette(routes=routes)
     side.log('server_start', store=sc['store'], handler=type(handler).__name__)
-    uvicorn.run(
-        app, host='127.0.0.1', port=port, log_level='warning', access_log=False
-    )
+    if not grpc_mode:
+        uvicorn.run(
+            app, host='127.0.0.1', port=port, log_level='warning', access_log=False
+        )
+        return
+
+    async def serve_both() -> None:
+        import grpc
+
+        from a2a.server.request_handlers import GrpcHandler
+        from a2a.types import a2a_pb2_grpc
+
+        server = grpc.aio.server()
+        a2a_pb2_grpc.add_A2AServiceServicer_to_server(GrpcHandler(handler), server)
+        server.add_insecure_port(f'127.0.0.1:{conf["grpc_port"]}')
+        # started before the HTTP server: the launcher takes an answering card
+        # to mean the whole agent is ready
+        await server.start()
+        try:
+            await uvicorn.Server(uvicorn.Config(
+                app, host='127.0.0.1', port=port, log_level='warning', access_log=False
+            )).serve()
+        finally:
+            await server.stop(grace=None)
+
+    asyncio.run(serve_both())
 
 
 # ---------------------------------------------------------------------------
