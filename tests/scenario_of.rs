@@ -854,7 +854,7 @@ fn each_sdk_probe_with_a_finding_on_a_task_is_reproduced_by_its_scenario() {
                 .to_string()
         })
         .filter(|n| {
-            ["python-", "js-", "rest-", "push-"]
+            ["python-", "js-", "rest-", "grpc-", "push-"]
                 .iter()
                 .any(|p| n.starts_with(p))
         })
@@ -899,8 +899,10 @@ fn each_sdk_probe_with_a_finding_on_a_task_is_reproduced_by_its_scenario() {
     // probe's stream of a cancel() that raises (both wires, both
     // bindings), the push probe's POSTs, and the stream and resubscribe
     // probes of a2a-sdk's execute() that raises (python-1.0-raise: both
-    // streams ended by its -32603 error event, as the scenario's do).
-    assert_eq!(explained.len(), 47, "{explained:#?}");
+    // streams ended by its -32603 error event, as the scenario's do); and
+    // a2a-sdk's over gRPC (grpc-python: its messages read back as the
+    // ProtoJSON HTTP+JSON carries, the same 7 as over REST).
+    assert_eq!(explained.len(), 54, "{explained:#?}");
 }
 
 /// A resent event (`dup`) has no recording (the lab models a client's

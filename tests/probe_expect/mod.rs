@@ -63,23 +63,6 @@ pub fn expect(sdk: &str, defect: &str) -> &'static [&'static str] {
 /// The defects `sdk`'s test agent is started with by the live probe's
 /// tests: a2a-rs's also alone with the executor that keeps the task on
 /// itself, where the SDK's missing cancellation shows it.
-/// What the probe finds on `sdk`'s agent with `defect` over `binding`:
-/// what it finds over JSON-RPC, but where the SDK's server of that
-/// binding behaves otherwise (tests/agents/ANSWERS.md, "gRPC").
-pub fn expect_over(sdk: &str, binding: &str, defect: &str) -> &'static [&'static str] {
-    match (sdk, binding, defect) {
-        _ => expect(sdk, defect),
-    }
-}
-
-/// The `binding-mismatch` findings `--binding all` gives on `sdk`'s agent
-/// with `defect`, serving JSON-RPC, HTTP+JSON and gRPC.
-pub fn mismatches_of(sdk: &str, defect: &str) -> &'static [&'static str] {
-    match (sdk, defect) {
-        _ => &[],
-    }
-}
-
 pub fn defects(sdk: &str) -> &'static [&'static str] {
     match sdk {
         "rust" => &RUST_DEFECTS,

@@ -71,12 +71,16 @@ pub fn compared(runs: &[BindingRun]) -> Option<ProbeReport> {
 /// findings, then how each call ended.
 fn gist(run: &BindingRun, result: &ProbeResult) -> Vec<String> {
     let mut said = vec![result.outcome.name().to_string()];
-    let codes: Vec<&str> = result
+    // Which rules broke, not how often: how many events a race repeats
+    // (an executor that shares its queue) is timing, not the binding.
+    let mut codes: Vec<&str> = result
         .findings
         .iter()
         .filter(|c| **c != ProbeCode::BindingMismatch)
         .map(|c| c.code())
         .collect();
+    codes.sort_unstable();
+    codes.dedup();
     if !codes.is_empty() {
         said.push(format!("found {}", codes.join(" ")));
     }
