@@ -105,6 +105,21 @@ fn every_recorded_agent_is_judged_as_the_live_probe_judged_it() {
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
 
+/// An execute() that raises after its last chunk (`ending=raise`): over
+/// JSON-RPC a2a-sdk ends the stream with a -32603 error event, over gRPC
+/// with status UNKNOWN (tests/agents/ANSWERS.md, "gRPC", difference 2).
+/// Read as the same error, both runs are judged alike.
+#[test]
+fn an_execute_that_raises_is_judged_alike_over_json_rpc_and_grpc() {
+    let jsonrpc = found(&judge(&records("python-1.0-raise")));
+    let grpc_records = records("grpc-python-1.0-raise");
+    assert_eq!(grpc_records.binding.name(), "grpc");
+    let status = grpc_records.probes[0].calls[0].grpc.as_ref().unwrap();
+    assert_eq!((status.code, status.reason.as_deref()), (2, None));
+    assert_eq!(found(&judge(&grpc_records)), jsonrpc);
+    assert!(!jsonrpc.is_empty());
+}
+
 #[test]
 fn an_endless_stream_of_pings_is_hung_with_how_long_it_waited() {
     let judged = judge(&records("endless-ping"));
