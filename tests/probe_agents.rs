@@ -278,6 +278,41 @@ fn probe_every_binding(sdk: &str) {
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
 
+/// An execute() that raises after its last chunk (`ending=raise`), probed
+/// over JSON-RPC and over gRPC on one a2a-sdk agent: the stream ends with
+/// a -32603 error event on one and status UNKNOWN on the other
+/// (tests/agents/ANSWERS.md, "gRPC", difference 2), judged alike and
+/// explained as `ending=raise` on both (the records record-probe.sh keeps
+/// as python-1.0-raise and grpc-python-1.0-raise).
+#[test]
+#[ignore = "needs the real SDK agents: scripts/test.sh runs it after tests/agents/setup.sh"]
+fn an_execute_that_raises_is_judged_alike_over_json_rpc_and_grpc() {
+    let agent = Agent::start(
+        "start.sh",
+        &["python", "1.0", "none", "grpc=on", "ending=raise"],
+    );
+    let mut seen = Vec::new();
+    for (binding, name) in [
+        ("jsonrpc", "python-1.0-raise"),
+        ("grpc", "grpc-python-1.0-raise"),
+    ] {
+        let out = scratch(name);
+        let (code, report) = probe_with(&agent.url, "1.0", &out, "2500", &["--binding", binding]);
+        assert_eq!(code, 1, "{binding}");
+        // probe.json keeps each probe's explanation (its reader reads the
+        // rest back).
+        let kept = std::fs::read_to_string(out.join("probe.json")).unwrap();
+        let kept: serde_json::Value = serde_json::from_str(&kept).unwrap();
+        assert_eq!(kept["probes"][1]["name"], "stream");
+        assert_eq!(
+            kept["probes"][1]["scenario"]["query"], "ending=raise",
+            "{binding}"
+        );
+        seen.push(found(&report));
+    }
+    assert_eq!(seen[0], seen[1]);
+}
+
 /// `--binding all` on a deployment whose bindings are two services: the
 /// card of a scripted JSON-RPC agent (hostile.py clean) lists, as its gRPC
 /// interface, a stand-in that answers CancelTask and SubscribeToTask with
