@@ -2,6 +2,7 @@
 //! bindings compared. The same agent over JSON-RPC and HTTP+JSON agrees;
 //! two runs that mean different things differ exactly on the probes where
 //! they do, each a `binding-mismatch` citing A2A 1.0 §5.1.
+#![cfg(not(target_arch = "wasm32"))]
 #![allow(clippy::unwrap_used)]
 
 use a2a_lab::model::evidence::probe::bindings::{compared, BindingRun};
