@@ -204,3 +204,70 @@ fn a_grpc_run_gates_and_imports_as_the_others() {
     let said = a2a_lab::model::pictures::shown::import_summary(&imported);
     assert!(said.contains("on the A2A 1.0 wire over GRPC"), "{said}");
 }
+
+/// `--header` goes as gRPC metadata (A2A 1.0 §10.2), on every call, and
+/// its value is written nowhere.
+#[test]
+fn credentials_go_as_metadata_and_are_written_nowhere() {
+    let url = start(Kind::Bearer);
+    let refused = binary(["probe", &url, "--timeout-ms", "2000"]);
+    let said = String::from_utf8_lossy(&refused.stdout).to_string()
+        + &String::from_utf8_lossy(&refused.stderr);
+    assert_ne!(refused.status.code(), Some(0), "{said}");
+    assert!(said.contains("UNAUTHENTICATED"), "{said}");
+
+    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("target/tmp/grpc-hostile/bearer");
+    let _ = std::fs::remove_dir_all(&dir);
+    let header = format!("Authorization: Bearer {}", grpc_standin::TOKEN);
+    let output = binary([
+        "probe",
+        &url,
+        "--timeout-ms",
+        "2000",
+        "--header",
+        &header,
+        "--out",
+        dir.to_str().unwrap(),
+    ]);
+    assert_eq!(
+        output.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&output.stdout)
+    );
+    for entry in std::fs::read_dir(&dir).unwrap() {
+        let text = std::fs::read_to_string(entry.unwrap().path()).unwrap();
+        assert!(!text.contains(grpc_standin::TOKEN));
+    }
+    let kept = std::fs::read_to_string(dir.join("probe.json")).unwrap();
+    assert!(kept.contains("Authorization: <redacted>"), "{kept}");
+}
+
+/// `--tasks N` over gRPC: N streams at once on one connection, each
+/// judged on its own.
+#[test]
+fn streams_at_once_over_grpc() {
+    let url = start(Kind::Clean);
+    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("target/tmp/grpc-hostile/tasks");
+    let _ = std::fs::remove_dir_all(&dir);
+    let output = binary([
+        "probe",
+        &url,
+        "--timeout-ms",
+        "2000",
+        "--tasks",
+        "4",
+        "--out",
+        dir.to_str().unwrap(),
+    ]);
+    assert_eq!(
+        output.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&output.stdout)
+    );
+    let report =
+        ProbeReport::from_json(&std::fs::read_to_string(dir.join("probe.json")).unwrap()).unwrap();
+    let load = report.probes[1].load.as_ref().unwrap();
+    assert_eq!((load.tasks, load.clean), (4, 4));
+}

@@ -27,7 +27,13 @@ pub enum Kind {
     WrongStatus,
     /// The stream is reset (RST_STREAM) after its first artifact.
     Reset,
+    /// Every call without the metadata `authorization: Bearer s3cret`
+    /// is answered UNAUTHENTICATED; with it, as `Clean`.
+    Bearer,
 }
+
+/// The token `Kind::Bearer` wants.
+pub const TOKEN: &str = "s3cret";
 
 const SERVICE: &str = "/lf.a2a.v1.A2AService/";
 
@@ -160,6 +166,10 @@ async fn answer(
         .strip_prefix(SERVICE)
         .unwrap_or_default()
         .to_string();
+    let authorized = request
+        .headers()
+        .get("authorization")
+        .is_some_and(|v| v.as_bytes() == format!("Bearer {TOKEN}").as_bytes());
     let mut body = request.into_body();
     let mut received = Vec::new();
     while let Some(chunk) = body.data().await {
@@ -185,6 +195,10 @@ async fn answer(
         Kind::WrongStatus => refuse(respond, status(13, "internal error", None)),
         _ => refuse(respond, status(9, what, Some(what))),
     };
+    if kind == Kind::Bearer && !authorized {
+        refuse(&mut respond, status(16, "no credentials", None));
+        return;
+    }
     match method.as_str() {
         "SendStreamingMessage" => {
             let id = format!("task-{}", tasks.fetch_add(1, Ordering::SeqCst));
