@@ -167,6 +167,7 @@ impl Caller for GrpcClient {
             Err(_) => return Ok(received.timed_out(started)),
             Ok(Err(unreachable)) => return Err(unreachable),
             Ok(Ok(Err(status))) => {
+                refused_credentials(name, &status)?;
                 received.grpc = status::record(&status);
                 return Ok(received.ended(started));
             }
@@ -208,6 +209,19 @@ impl Caller for GrpcClient {
             }
         }
         Ok(received.ended(started))
+    }
+}
+
+/// As over HTTP (401, 403): a call refused for its credentials means the
+/// agent cannot be probed without them, which is said at once.
+fn refused_credentials(name: &str, status: &tonic::Status) -> Result<(), String> {
+    match status.code() {
+        tonic::Code::Unauthenticated | tonic::Code::PermissionDenied => Err(format!(
+            "{name} answered gRPC {}: the agent wants credentials; give them with --header \
+             'NAME: VALUE' (for example --header 'Authorization: Bearer …'), sent as metadata",
+            crate::model::wire::grpc::code_name(status.code() as i32)
+        )),
+        _ => Ok(()),
     }
 }
 
