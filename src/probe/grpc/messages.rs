@@ -106,7 +106,7 @@ mod tests {
         );
         let garbage = answer_json(&send, &[0xff, 0xff, 0xff]);
         assert!(
-            garbage.starts_with("3 bytes that are not a lf.a2a.v1.StreamResponse"),
+            garbage.starts_with("gRPC message of 3 bytes that is not a lf.a2a.v1.StreamResponse"),
             "{garbage}"
         );
         assert!(garbage.ends_with("ffffff"), "{garbage}");
