@@ -133,7 +133,7 @@ cd "$ROOT"
 
 say "the crate: what cargo publish would upload, and cargo publish --dry-run"
 listed=$(cargo package --list --allow-dirty --offline --quiet)
-for file in Cargo.toml Cargo.lock README.md build.rs src/lib.rs src/bin/a2a-lab.rs src/cli/serve.rs; do
+for file in Cargo.toml Cargo.lock README.md build.rs src/lib.rs src/bin/a2a-lab.rs src/cli/serve.rs proto/a2a.proto proto/a2a.binpb proto/LICENSE; do
   grep -qx "$file" <<<"$listed" || fail "the crate's package lacks $file"
 done
 if grep -E '^(dist|tests|docs|node_modules|target|packaging)/' <<<"$listed"; then
