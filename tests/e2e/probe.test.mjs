@@ -79,6 +79,28 @@ test('a probe over REST opens on its stream; its card probe is listed with its s
   assert.deepEqual(log.errors, []);
 });
 
+test('a probe over gRPC opens on its stream, ended by the status it stands for', async () => {
+  // `a2a-lab probe --binding grpc --out` on a2a-sdk's agent whose execute()
+  // raises: its stream's messages as ProtoJSON, then status UNKNOWN, kept as
+  // the -32603 error event it stands for (tests/agents/ANSWERS.md, "gRPC").
+  const file = `${ROOT}tests/fixtures/probe/grpc-python-1.0-raise.json`;
+  const report = JSON.parse(readFileSync(file, 'utf8'));
+  assert.equal(report.agent.binding, 'grpc');
+  const { page, log } = await open(lab.context, lab.server.url, { width: 390, height: 844 });
+  await page.setInputFiles('input[type=file]', { name: 'probe.json', mimeType: 'application/json', buffer: readFileSync(file) });
+  await page.waitForSelector('.capture__tasks');
+  assert.match(await page.textContent('.capture__summary'), /on the A2A 1\.0 wire over GRPC: 3 of 7 probes/);
+  await page.waitForFunction(() => document.querySelector('.capture__title')?.textContent.includes('stream'));
+  const rows = await tableRows(page);
+  assert.equal(rows.length, 5, JSON.stringify(rows));
+  assert.match(await page.textContent('.capture__findings'), /missing-terminal/);
+  assert.match(await page.textContent('.capture__findings'), /gRPC UNKNOWN/);
+  const overflow = await page.evaluate(() => document.documentElement.scrollWidth - innerWidth);
+  assert.ok(overflow <= 0, `the page scrolls sideways by ${overflow} px`);
+  await page.screenshot({ path: `${OUT}/probe-grpc-phone.png`, fullPage: true });
+  assert.deepEqual(log.errors, []);
+});
+
 test('a probe with --webhook shows the pushes the webhook received, task by task', async () => {
   const file = `${ROOT}tests/fixtures/probe/push-python-1.0-none.json`;
   const report = JSON.parse(readFileSync(file, 'utf8'));
