@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Installs what the lab needs to build and test, skipping what is present.
 # Only package registries are used: crates.io, npm, Debian's apt.
-#   install.sh build   -> wasm32 target, trunk, wasm-bindgen-cli, npm tools
+#   install.sh build   -> wasm32 target, trunk, wasm-bindgen-cli, wasm-split-cli, npm tools
 #   install.sh test    -> the above plus chromium and chromium-driver, and the
 #                         real SDK agents the probe is tested against
 # The installs are independent, so they run side by side: the apt download
@@ -92,6 +92,13 @@ WBG_VERSION=$(awk '/^name = "wasm-bindgen"$/ { getline; gsub(/version = |"/, "")
 if ! wasm-bindgen --version 2>/dev/null | grep -q " $WBG_VERSION"; then
   # Not --locked: its lockfile pins a webpki-roots release the registry lacks.
   job wasm-bindgen-cli tool_profile "$WBG_OPT_LEVEL" cargo install wasm-bindgen-cli --version "$WBG_VERSION" --no-default-features
+fi
+
+# wasm-split-cli splits the page's module into the first view and the
+# chunks loaded on first use (scripts/split-wasm.sh, trunk's post-build hook).
+WSPLIT_VERSION=0.2.4
+if ! command -v wasm-split-cli >/dev/null || ! cargo install --list 2>/dev/null | grep -qx "wasm_split_cli_support v$WSPLIT_VERSION:"; then
+  job wasm-split-cli tool_profile 1 cargo install wasm_split_cli_support --version "$WSPLIT_VERSION" --locked --features build-binary
 fi
 
 failed=0

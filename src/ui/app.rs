@@ -6,9 +6,10 @@ use std::sync::Arc;
 use leptos::prelude::*;
 
 use super::browser;
-use super::capture::CaptureTasks;
-use super::compare::Compare;
+use super::capture::capture_entry;
+use super::compare::compare_entry;
 use super::controls::Controls;
+use super::deferred::{enter, Deferred};
 use super::diagram::StateDiagram;
 use super::event_table::EventTable;
 use super::flag;
@@ -74,6 +75,7 @@ pub fn App() -> impl IntoView {
 
     // The simulation's own panels, hidden while an import is shown.
     let simulation = flag(move || !lab.showing_import());
+    let pinned = flag(move || lab.pinned.with(Option::is_some));
 
     view! {
         <div class="lab" class:lab--embed=embed
@@ -93,7 +95,9 @@ pub fn App() -> impl IntoView {
             <div class="lab-body">
                 <Controls/>
                 <main class="lab-main">
-                    <CaptureTasks/>
+                    {move || (!simulation.get()).then(|| view! {
+                        <Deferred what="The capture's tasks" load=|| Box::pin(async { enter!(capture_entry()) })/>
+                    }.into_any())}
                     {move || simulation.get().then(|| view! {
                         <OutcomeSentence/>
                         <MetricsPanel/>
@@ -102,7 +106,9 @@ pub fn App() -> impl IntoView {
                     <section class="pictures"><StateDiagram/><Timeline/></section>
                     <EventTable/>
                     {move || simulation.get().then(|| view! {
-                        <Compare/>
+                        {move || pinned.get().then(|| view! {
+                            <Deferred what="Compare" load=|| Box::pin(async { enter!(compare_entry()) })/>
+                        }.into_any())}
                         <CarriesOver/>
                         <LedgerPanel/>
                     }.into_any())}

@@ -5,10 +5,12 @@
 
 use leptos::prelude::*;
 
+#[cfg(target_arch = "wasm32")]
+use super::deferred::{enter, Unloaded};
 use super::flag;
 #[cfg(target_arch = "wasm32")]
 use super::lab::ImportProgress;
-use super::lab::Lab;
+use super::lab::{Lab, Stage};
 use crate::model::evidence::export::MAX_FILE_BYTES;
 use crate::model::evidence::import::Imported;
 use crate::model::pictures::shown::{import_summary, Shown};
@@ -78,11 +80,72 @@ pub fn import(lab: Lab, files: Vec<web_sys::File>) {
         file: files.first().map(web_sys::File::name).unwrap_or_default(),
         index: 1,
         files: files.len(),
+        stage: Stage::Loading,
     };
     lab.import.set(Some(progress.clone()));
     // The progress bar says what is read; the last result is stale now.
     lab.message.set(None);
     leptos::task::spawn_local(async move {
+        // The files wait here for a Retry until the reader's chunk is in.
+        PENDING.with(|p| p.replace(files.clone()));
+        match enter!(reader_entry(lab, progress.clone(), files)) {
+            Ok(reading) => {
+                PENDING.with(|p| p.take());
+                reading.await;
+            }
+            Err(_) if is_current(lab, run) => lab.import.set(Some(ImportProgress {
+                stage: Stage::Unloaded,
+                ..progress
+            })),
+            Err(_) => {}
+        }
+    });
+}
+
+#[cfg(target_arch = "wasm32")]
+thread_local! {
+    /// The files of an import whose reader did not load, for Retry.
+    static PENDING: std::cell::RefCell<Vec<web_sys::File>> = const { std::cell::RefCell::new(Vec::new()) };
+}
+
+/// Starts fetching Import's chunk, when the user opens the file chooser
+/// or drags files over the page: it arrives while the files are chosen.
+/// A failure shows when the files are read (their Retry fetches it again).
+pub fn preload() {
+    #[cfg(all(target_arch = "wasm32", feature = "split"))]
+    leptos::task::spawn_local(async {
+        let _ = preload_reader().await;
+    });
+}
+
+/// Imports again the files whose reader did not load.
+fn retry(lab: Lab) {
+    #[cfg(target_arch = "wasm32")]
+    import(lab, PENDING.with(|p| p.take()));
+    #[cfg(not(target_arch = "wasm32"))]
+    let _ = lab;
+}
+
+/// Import's chunk: every reader of exports, captures and probe reports,
+/// what applies their result, and the capture's panel
+/// ([`super::capture::capture_entry`]). Its entry starts the read.
+#[cfg(target_arch = "wasm32")]
+#[cfg_attr(
+    feature = "split",
+    leptos::wasm_split::wasm_split(
+        import,
+        wasm_split_path = ::leptos::wasm_split,
+        preload(preload_reader),
+        fallible
+    )
+)]
+fn reader_entry(
+    lab: Lab,
+    progress: ImportProgress,
+    files: Vec<web_sys::File>,
+) -> Result<std::pin::Pin<Box<dyn std::future::Future<Output = ()>>>, Unloaded> {
+    Ok(Box::pin(async move {
+        let run = progress.run;
         match read(lab, progress, &files).await {
             Ok(Some(imported)) => apply_imported(lab, imported),
             Ok(None) => return,
@@ -91,7 +154,7 @@ pub fn import(lab: Lab, files: Vec<web_sys::File>) {
         if is_current(lab, run) {
             lab.import.set(None);
         }
-    });
+    }))
 }
 
 /// Whether import `run` is still the one under way.
@@ -136,6 +199,7 @@ async fn read(
             progress.read += buf.len() as u64;
             progress.file = file.name();
             progress.index = i + 1;
+            progress.stage = Stage::Reading;
             lab.import.set(Some(progress.clone()));
             // Let the page paint the progress and answer input.
             super::browser::next_task().await;
@@ -184,6 +248,9 @@ pub fn on_drag(lab: Lab, depth: StoredValue<i32>, ev: &web_sys::DragEvent) {
     ev.prevent_default();
     match kind.as_str() {
         "dragenter" => {
+            if depth.get_value() == 0 {
+                preload();
+            }
             depth.update_value(|d| *d += 1);
             lab.dragging.set(true);
         }
@@ -222,12 +289,15 @@ pub fn ImportStatus() -> impl IntoView {
         lab.info("Import canceled. Nothing was changed.");
     };
     let importing = flag(move || lab.import.with(Option::is_some));
+    let stage = Memo::new(move |_| lab.import.with(|p| p.as_ref().map(|p| p.stage)));
     // A memo, so that the announcement changes when a file starts, not at
     // every slice.
     let reading = Memo::new(move |_| {
         lab.import.with(|p| {
-            p.as_ref().map_or_else(String::new, |p| {
-                format!("Reading {} (file {} of {})", p.file, p.index, p.files)
+            p.as_ref().map_or_else(String::new, |p| match p.stage {
+                Stage::Loading => format!("Loading the importer for {}…", p.file),
+                Stage::Reading => format!("Reading {} (file {} of {})", p.file, p.index, p.files),
+                Stage::Unloaded => "Import could not load its reader: the page's server did not send it (offline?). Nothing was changed.".into(),
             })
         })
     });
@@ -245,6 +315,9 @@ pub fn ImportStatus() -> impl IntoView {
                 </p>
                 <progress id="import-progress" class="import__bar" max=move || total().to_string() value=move || read().to_string()></progress>
                 <span class="import__count" aria-hidden="true">{move || count()}</span>
+                {move || (stage.get() == Some(Stage::Unloaded)).then(|| view! {
+                    <button class="import__retry" on:click=move |_| retry(lab)>"Retry"</button>
+                }.into_any())}
                 <button class="import__cancel" on:click=cancel>"Cancel"</button>
             </div>
         }.into_any())}

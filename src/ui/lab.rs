@@ -70,6 +70,19 @@ pub struct ImportProgress {
     pub index: usize,
     /// How many files.
     pub files: usize,
+    /// Whether the reader is in, and reading.
+    pub stage: Stage,
+}
+
+/// Where an import stands before and while it reads.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Stage {
+    /// The reader's chunk is being fetched (the split page's first Import).
+    Loading,
+    /// The files are being read.
+    Reading,
+    /// The reader's chunk did not arrive; Retry fetches it again.
+    Unloaded,
 }
 
 /// Whether a memo of an `Arc` changed. Each new value is a new

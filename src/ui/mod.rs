@@ -17,6 +17,7 @@ pub mod browser;
 pub mod capture;
 pub mod compare;
 pub mod controls;
+pub mod deferred;
 pub mod diagram;
 pub mod event_table;
 pub mod examples;

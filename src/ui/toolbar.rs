@@ -7,7 +7,7 @@ use super::compare::PinButton;
 use super::examples::Examples;
 #[cfg(target_arch = "wasm32")]
 use super::import::import;
-use super::import::limit_text;
+use super::import::{limit_text, preload};
 use super::lab::Lab;
 use crate::model::pictures::shown::Shown;
 
@@ -79,7 +79,7 @@ pub fn Toolbar() -> impl IntoView {
         <nav class="toolbar" aria-label="Evidence">
             <Examples/>
             <button on:click=export>"Export JSON"</button>
-            <label class="toolbar__import button">
+            <label class="toolbar__import button" on:click=move |_| preload()>
                 "Import JSON"
                 <input type="file" multiple class="visually-hidden" accept=".json,.jsonl,.txt,.sse,application/json,text/event-stream"
                     aria-describedby="import-hint" on:change=on_file/>

@@ -1,0 +1,45 @@
+#!/usr/bin/env bash
+# Trunk's post-build hook (Trunk.toml): splits the page's WebAssembly into
+# the first view and the chunks it loads on first use (src/ui/deferred.rs).
+#
+# wasm-split works on the module as cargo linked it (with --emit-relocs,
+# .cargo/config.toml), before wasm-bindgen: so this takes cargo's output,
+# not trunk's, and does what trunk's rust pipeline did after cargo, around
+# the split: wasm-split-cli (the first view's module, one module per chunk,
+# __wasm_split.js that fetches them), wasm-bindgen on the first view's
+# module, and in release builds wasm-opt on every module (index.html sets
+# trunk's own wasm-opt to 0: its output is replaced here). The results
+# overwrite trunk's in its staging folder under the same names.
+set -euo pipefail
+
+name=a2a-lifecycle-lab
+case "${TRUNK_PROFILE:?run by trunk (Trunk.toml hooks)}" in
+  release) profile=wasm-release ;;
+  *) profile=debug ;;
+esac
+target="${CARGO_TARGET_DIR:-$TRUNK_SOURCE_DIR/target}"
+raw="$target/wasm32-unknown-unknown/$profile/$name.wasm"
+[ -f "$raw" ] || { echo "split-wasm: $raw is missing (did cargo build it?)" >&2; exit 1; }
+command -v wasm-split-cli >/dev/null || { echo "split-wasm: wasm-split-cli is not on PATH (bash scripts/install.sh installs it)" >&2; exit 1; }
+
+work="$(mktemp -d)"
+trap 'rm -rf "$work"' EXIT
+wasm-split-cli --target web --out-name "$name" "$raw" "$work/split" >"$work/split.log" 2>&1 \
+  || { cat "$work/split.log" >&2; echo "split-wasm: wasm-split-cli failed" >&2; exit 1; }
+# The split's first view module is what wasm-bindgen would have read;
+# the chunks import the table and memory that lld exported from it.
+wasm-bindgen --target web --no-typescript --keep-lld-exports --out-dir "$work/bound" --out-name "$name" "$work/split/$name.wasm"
+mv "$work/bound/$name.js" "$work/bound/${name}_bg.wasm" "$work/split/"
+rm "$work/split/$name.wasm"
+
+if [ "$TRUNK_PROFILE" = release ]; then
+  # index.html's data-wasm-opt and its parameters, on every module.
+  for module in "$work"/split/*.wasm; do
+    wasm-opt -Oz --low-memory-unused --strip-debug --strip-producers --output "$module.opt" "$module"
+    mv "$module.opt" "$module"
+  done
+fi
+
+# Chunks of an earlier build must not linger beside this one's.
+rm -f "$TRUNK_STAGING_DIR"/split_*.wasm "$TRUNK_STAGING_DIR"/chunk_*.wasm
+cp "$work"/split/* "$TRUNK_STAGING_DIR/"

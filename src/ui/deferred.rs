@@ -1,0 +1,90 @@
+//! Parts of the page that load on first use. In the page's split build
+//! (feature `split`, scripts/split-wasm.sh) each entry below is a
+//! WebAssembly chunk of its own, fetched the first time it is shown; the
+//! first view (controls, trace, metrics, diagram, timeline) never waits
+//! for them. Until a chunk arrives a "Loading" line holds its place and
+//! input goes on; a chunk that does not arrive says so and offers a retry
+//! (a failed load is not remembered, so the retry fetches it again).
+//!
+//! Without the feature (the native build, `cargo test`, the component
+//! tests) the entries are plain functions and the part shows at once.
+
+use std::future::Future;
+use std::pin::Pin;
+use std::task::{Context, Poll, Waker};
+
+use leptos::prelude::*;
+
+/// A chunk that did not load (the network, or a server without it).
+pub type Unloaded = leptos::wasm_split::SplitLoaderError;
+
+/// What a chunk's view entry gives: the function that renders its part.
+pub type Entry = Result<fn() -> AnyView, Unloaded>;
+
+/// A chunk's view entry, started: resolves once the chunk is in.
+pub type Loading = Pin<Box<dyn Future<Output = Entry>>>;
+
+/// Calls a chunk's entry: awaited in the split build, where the call
+/// first fetches the chunk; a plain call otherwise.
+macro_rules! enter {
+    ($call:expr) => {{
+        #[cfg(feature = "split")]
+        let entered = $call.await;
+        #[cfg(not(feature = "split"))]
+        let entered = $call;
+        entered
+    }};
+}
+pub(crate) use enter;
+
+/// Where a deferred part stands.
+#[derive(Clone, Copy)]
+enum State {
+    Loading,
+    Failed,
+    Ready(fn() -> AnyView),
+}
+
+/// A part of the page from a chunk: `what` names it in the loading and
+/// failure lines ("Compare", "The capture's tasks"); `load` starts its
+/// entry. An entry whose chunk is already in shows at once.
+#[component]
+pub fn Deferred(what: &'static str, load: fn() -> Loading) -> impl IntoView {
+    let state = RwSignal::new(State::Loading);
+    let start = move || {
+        let mut loading = load();
+        // A chunk already in (or no split at all) answers at the first
+        // poll: shown in this render, with no "Loading" flash.
+        match loading
+            .as_mut()
+            .poll(&mut Context::from_waker(Waker::noop()))
+        {
+            Poll::Ready(entry) => state.set(settled(entry)),
+            Poll::Pending => {
+                state.set(State::Loading);
+                leptos::task::spawn_local(async move { state.set(settled(loading.await)) });
+            }
+        }
+    };
+    start();
+    move || {
+        match state.get() {
+        State::Ready(part) => part(),
+        State::Loading => view! {
+            <p class="deferred" role="status">{format!("Loading {}…", what.to_lowercase())}</p>
+        }
+        .into_any(),
+        State::Failed => view! {
+            <p class="deferred deferred--failed" role="alert">
+                {format!("{what} could not be loaded: the page's server did not send it (offline?). The rest of the lab works. ")}
+                <button class="deferred__retry" on:click=move |_| start()>"Retry"</button>
+            </p>
+        }
+        .into_any(),
+    }
+    }
+}
+
+fn settled(entry: Entry) -> State {
+    entry.map_or(State::Failed, State::Ready)
+}
