@@ -9,6 +9,7 @@ use super::browser;
 use super::capture::capture_entry;
 use super::compare::compare_entry;
 use super::controls::Controls;
+use super::deferred::Entry;
 use super::deferred::{enter, Deferred};
 use super::diagram::StateDiagram;
 use super::event_table::EventTable;
@@ -109,13 +110,22 @@ pub fn App() -> impl IntoView {
                         {move || pinned.get().then(|| view! {
                             <Deferred what="Compare" load=|| Box::pin(async { enter!(compare_entry()) })/>
                         }.into_any())}
-                        <CarriesOver/>
-                        <LedgerPanel/>
+                        <Deferred what="What carries over, and the ledger" load=|| Box::pin(async { enter!(below_entry()) })/>
                     }.into_any())}
                 </main>
             </div>
         </div>
     }
+}
+
+/// The simulation's panels below the trace, loaded once the first view
+/// shows: the advice that carries over and the ledger's cards.
+#[cfg_attr(
+    feature = "split",
+    leptos::wasm_split::wasm_split(rest, wasm_split_path = ::leptos::wasm_split, fallible)
+)]
+fn below_entry() -> Entry {
+    Ok(|| view! { <CarriesOver/><LedgerPanel/> }.into_any())
 }
 
 /// The URL mirrors the inputs and the slider; embedded, the page tells

@@ -2,8 +2,11 @@
 
 use leptos::prelude::*;
 
+use std::sync::Arc;
+
 use super::browser;
 use super::compare::PinButton;
+use super::deferred::{enter, Unloaded};
 use super::examples::Examples;
 #[cfg(target_arch = "wasm32")]
 use super::import::import;
@@ -12,7 +15,20 @@ use super::lab::Lab;
 use crate::model::pictures::shown::Shown;
 
 use crate::model::evidence::export::Export;
+use crate::model::sim::scenario::Scenario;
 use crate::model::sim::simulate;
+use crate::model::trace::Run;
+
+/// Export's chunk: the export's JSON of `scenario`, from `run` when it is
+/// the scenario's simulation already (simulated here otherwise).
+#[cfg_attr(
+    feature = "split",
+    leptos::wasm_split::wasm_split(rest, wasm_split_path = ::leptos::wasm_split, fallible)
+)]
+fn export_json(scenario: Scenario, run: Option<Arc<Run>>) -> Result<String, Unloaded> {
+    let run = run.unwrap_or_else(|| Arc::new(simulate(&scenario)));
+    Ok(Export::of(&scenario, &run).to_json())
+}
 
 /// The toolbar.
 #[component]
@@ -21,17 +37,20 @@ pub fn Toolbar() -> impl IntoView {
     let export = move |_| {
         let scenario = lab.scenario.get_untracked();
         // The export is the simulation's, even while a capture is shown.
-        let text = if !lab.shown.with_untracked(Shown::is_simulation) {
-            Export::of(&scenario, &simulate(&scenario)).to_json()
-        } else {
-            lab.run
-                .with_untracked(|run| Export::of(&scenario, run).to_json())
-        };
-        let name = format!("a2a-lab-{}.json", scenario.slug());
-        match browser::download(&name, &text) {
-            Ok(()) => lab.info(format!("Exported {name}.")),
-            Err(e) => lab.error(format!("Export failed: {e}")),
-        }
+        let run = lab
+            .shown
+            .with_untracked(Shown::is_simulation)
+            .then(|| lab.run.get_untracked());
+        leptos::task::spawn_local(async move {
+            let name = format!("a2a-lab-{}.json", scenario.slug());
+            match enter!(export_json(scenario, run)) {
+                Ok(text) => match browser::download(&name, &text) {
+                    Ok(()) => lab.info(format!("Exported {name}.")),
+                    Err(e) => lab.error(format!("Export failed: {e}")),
+                },
+                Err(_) => lab.error("Export could not load its writer: the page's server did not send it (offline?). Export JSON again to retry."),
+            }
+        });
     };
     let link = move || {
         let query = lab.scenario.with(|s| s.to_query());
