@@ -309,7 +309,7 @@ pub fn ImportStatus() -> impl IntoView {
     let count = move || format!("{} of {} KiB", read() >> 10, total() >> 10);
     let progress = view! {
         {move || importing.get().then(|| view! {
-            <div class="import">
+            <div class="import" class:import--failed=move || stage.get() == Some(Stage::Unloaded)>
                 <p class="import__label" role="status">
                     <label for="import-progress">{move || reading.get()}</label>
                 </p>
