@@ -22,62 +22,107 @@ pub fn serve(_port: u16, _open: bool, _stdout: &mut dyn Write) -> std::io::Resul
 /// Serves the page on 127.0.0.1:`port` until the process is stopped.
 #[cfg(feature = "page")]
 pub fn serve(port: u16, open: bool, stdout: &mut dyn Write) -> std::io::Result<Output> {
-    let server = match tiny_http::Server::http(("127.0.0.1", port)) {
-        Ok(server) => server,
+    let listener = match std::net::TcpListener::bind(("127.0.0.1", port)) {
+        Ok(listener) => listener,
         Err(e) => return Ok(Output::bad(format!("serve: 127.0.0.1:{port}: {e}"))),
     };
-    let port = server
-        .server_addr()
-        .to_ip()
-        .map_or(port, |address| address.port());
+    let port = listener.local_addr().map_or(port, |address| address.port());
     let url = format!("http://127.0.0.1:{port}/");
     writeln!(stdout, "The A2A Lifecycle Lab: {url} (Ctrl-C stops it)")?;
     stdout.flush()?;
     if open {
         page::open_in_browser(&url);
     }
-    for request in server.incoming_requests() {
-        let answer = page::answer(request.url());
+    // A thread per connection, for as long as the browser keeps it: the page
+    // fetches its files over several connections at once (index.html
+    // preloads the module beside its loaders), and each is answered whatever
+    // the others do. (tiny_http's pool, used here before, could leave a
+    // connection queued behind a kept-alive one, so the page never loaded.)
+    for connection in listener.incoming() {
+        let Ok(connection) = connection else { continue };
         // A client gone before its answer is no reason to stop serving.
-        let _ = request.respond(answer);
+        std::thread::spawn(move || page::answer(connection));
     }
     Ok(Output::exit(0))
 }
 
 #[cfg(feature = "page")]
 mod page {
-    use std::io::Cursor;
-
-    use tiny_http::{Header, Response, StatusCode};
+    use std::io::{BufRead, BufReader, Write};
+    use std::net::TcpStream;
+    use std::time::Duration;
 
     // `FILES`: each file of the bundle, by name, with its bytes.
     include!(concat!(env!("OUT_DIR"), "/page_files.rs"));
 
-    /// The answer to a GET of `url`: the bundle's file it names (`/` is
-    /// the page), or 404. Queries are the page's to read.
-    pub(super) fn answer(url: &str) -> Response<Cursor<&'static [u8]>> {
-        let path = url.split(['?', '#']).next().unwrap_or_default();
+    /// The most of a request's head that is read: a browser's GET is far
+    /// less; more ends the connection.
+    const MAX_HEAD: usize = 16 * 1024;
+
+    /// Answers one connection's requests in turn until the client closes it
+    /// (or is silent for a minute): a GET or HEAD gets the bundle's file its
+    /// path names (`/` is the page) or 404; any other method 405, and the
+    /// connection ends, as its body is not read.
+    pub(super) fn answer(connection: TcpStream) -> std::io::Result<()> {
+        connection.set_read_timeout(Some(Duration::from_secs(60)))?;
+        let mut reader = BufReader::new(connection.try_clone()?);
+        let mut writer = connection;
+        loop {
+            let mut request = String::new();
+            if reader.read_line(&mut request)? == 0 {
+                return Ok(());
+            }
+            let mut head = request.len();
+            loop {
+                let mut header = String::new();
+                let read = reader.read_line(&mut header)?;
+                head += read;
+                if read == 0 || head > MAX_HEAD {
+                    return Ok(());
+                }
+                if header.trim_end().is_empty() {
+                    break;
+                }
+            }
+            let mut words = request.split_whitespace();
+            let (method, target) = (
+                words.next().unwrap_or_default(),
+                words.next().unwrap_or("/"),
+            );
+            if method != "GET" && method != "HEAD" {
+                write!(writer, "HTTP/1.1 405 Method Not Allowed\r\nAllow: GET, HEAD\r\nContent-Length: 0\r\nConnection: close\r\n\r\n")?;
+                return Ok(());
+            }
+            let (status, kind, body) = file(target);
+            write!(
+                writer,
+                "HTTP/1.1 {status}\r\nContent-Type: {kind}\r\nContent-Length: {}\r\n\r\n",
+                body.len()
+            )?;
+            if method == "GET" {
+                writer.write_all(body)?;
+            }
+            writer.flush()?;
+        }
+    }
+
+    /// The bundle's file that `target` names (`/` is the page), with its
+    /// status line and type, or 404. Queries are the page's to read.
+    fn file(target: &str) -> (&'static str, &'static str, &'static [u8]) {
+        let path = target.split(['?', '#']).next().unwrap_or_default();
         let name = match path.trim_start_matches('/') {
             "" => "index.html",
             name => name,
         };
         // The bytes are the binary's own: answered in place, never copied.
-        let (status, headers, bytes): (u16, Vec<Header>, &'static [u8]) =
-            match FILES.iter().find(|(file, _)| *file == name) {
-                Some((file, bytes)) => (200, vec![content_type(file)], bytes),
-                None => (404, Vec::new(), b"not found"),
-            };
-        Response::new(
-            StatusCode(status),
-            headers,
-            Cursor::new(bytes),
-            Some(bytes.len()),
-            None,
-        )
+        match FILES.iter().find(|(file, _)| *file == name) {
+            Some((file, bytes)) => ("200 OK", content_type(file), bytes),
+            None => ("404 Not Found", "text/plain; charset=utf-8", b"not found"),
+        }
     }
 
-    fn content_type(file: &str) -> Header {
-        let kind = match file.rsplit('.').next() {
+    fn content_type(file: &str) -> &'static str {
+        match file.rsplit('.').next() {
             Some("html") => "text/html; charset=utf-8",
             Some("js") => "text/javascript; charset=utf-8",
             Some("css") => "text/css; charset=utf-8",
@@ -86,8 +131,7 @@ mod page {
             Some("svg") => "image/svg+xml",
             Some("png") => "image/png",
             _ => "application/octet-stream",
-        };
-        Header::from_bytes("Content-Type", kind).expect("a valid header")
+        }
     }
 
     /// Asks the desktop to open `url`; where none can, the printed URL is
