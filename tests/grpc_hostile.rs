@@ -19,11 +19,33 @@ use serde_json::Value;
 mod cli_support;
 mod grpc_standin;
 
+/// This test's folder `name` under target/tmp, as a run left it.
+fn folder(name: &str) -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("target/tmp/grpc-hostile")
+        .join(name)
+}
+
+/// An empty folder `name` for a run's `--out`.
+fn scratch(name: &str) -> PathBuf {
+    let dir = folder(name);
+    let _ = std::fs::remove_dir_all(&dir);
+    dir
+}
+
+/// `output` exited with `code` (its stdout shown when not).
+fn exits(output: &std::process::Output, code: i32) {
+    assert_eq!(
+        output.status.code(),
+        Some(code),
+        "{}",
+        String::from_utf8_lossy(&output.stdout)
+    );
+}
+
 fn probed(kind: Kind, name: &str) -> (ProbeReport, Vec<String>) {
     let url = start(kind);
-    let out =
-        PathBuf::from(env!("CARGO_MANIFEST_DIR")).join(format!("target/tmp/grpc-hostile/{name}"));
-    let _ = std::fs::remove_dir_all(&out);
+    let out = scratch(name);
     let output = binary([
         "probe",
         &url,
@@ -123,11 +145,7 @@ fn hostile_grpc_answers_are_each_found_where_they_show() {
         ],
         "{found:?}"
     );
-    let records = std::fs::read_to_string(
-        PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-            .join("target/tmp/grpc-hostile/reset/records.json"),
-    )
-    .unwrap();
+    let records = std::fs::read_to_string(folder("reset").join("records.json")).unwrap();
     assert!(records.contains("\"reset\": true"), "the reset is kept");
     assert!(report.findings[0].message.contains("TASK_STATE_WORKING"));
 }
@@ -161,8 +179,7 @@ fn a_grpc_run_gates_and_imports_as_the_others() {
 
     // The clean stand-in as the baseline: the wrong status is new.
     let clean = start(Kind::Clean);
-    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("target/tmp/grpc-hostile/baseline");
-    let _ = std::fs::remove_dir_all(&dir);
+    let dir = scratch("baseline");
     let kept = binary([
         "probe",
         &clean,
@@ -171,7 +188,7 @@ fn a_grpc_run_gates_and_imports_as_the_others() {
         "--out",
         dir.to_str().unwrap(),
     ]);
-    assert_eq!(kept.status.code(), Some(0));
+    exits(&kept, 0);
     let baseline = dir.join("probe.json");
     let baseline = baseline.to_str().unwrap();
     let same = binary([
@@ -182,12 +199,7 @@ fn a_grpc_run_gates_and_imports_as_the_others() {
         "--baseline",
         baseline,
     ]);
-    assert_eq!(
-        same.status.code(),
-        Some(0),
-        "{}",
-        String::from_utf8_lossy(&same.stdout)
-    );
+    exits(&same, 0);
     let changed = binary([
         "probe",
         &url,
@@ -196,7 +208,7 @@ fn a_grpc_run_gates_and_imports_as_the_others() {
         "--baseline",
         baseline,
     ]);
-    assert_eq!(changed.status.code(), Some(1));
+    exits(&changed, 1);
 
     // The page's Import reads it, and says which binding was spoken.
     let text = std::fs::read(dir.join("probe.json")).unwrap();
@@ -218,8 +230,7 @@ fn credentials_go_as_metadata_and_are_written_nowhere() {
     assert!(said.contains("UNAUTHENTICATED"), "{said}");
     assert!(said.contains("--header"), "{said}");
 
-    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("target/tmp/grpc-hostile/bearer");
-    let _ = std::fs::remove_dir_all(&dir);
+    let dir = scratch("bearer");
     let header = format!("Authorization: Bearer {}", grpc_standin::TOKEN);
     let output = binary([
         "probe",
@@ -231,12 +242,7 @@ fn credentials_go_as_metadata_and_are_written_nowhere() {
         "--out",
         dir.to_str().unwrap(),
     ]);
-    assert_eq!(
-        output.status.code(),
-        Some(0),
-        "{}",
-        String::from_utf8_lossy(&output.stdout)
-    );
+    exits(&output, 0);
     for entry in std::fs::read_dir(&dir).unwrap() {
         let text = std::fs::read_to_string(entry.unwrap().path()).unwrap();
         assert!(!text.contains(grpc_standin::TOKEN));
@@ -250,8 +256,7 @@ fn credentials_go_as_metadata_and_are_written_nowhere() {
 #[test]
 fn streams_at_once_over_grpc() {
     let url = start(Kind::Clean);
-    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("target/tmp/grpc-hostile/tasks");
-    let _ = std::fs::remove_dir_all(&dir);
+    let dir = scratch("tasks");
     let output = binary([
         "probe",
         &url,
@@ -262,12 +267,7 @@ fn streams_at_once_over_grpc() {
         "--out",
         dir.to_str().unwrap(),
     ]);
-    assert_eq!(
-        output.status.code(),
-        Some(0),
-        "{}",
-        String::from_utf8_lossy(&output.stdout)
-    );
+    exits(&output, 0);
     let report =
         ProbeReport::from_json(&std::fs::read_to_string(dir.join("probe.json")).unwrap()).unwrap();
     let load = report.probes[1].load.as_ref().unwrap();
