@@ -9,8 +9,7 @@ use super::browser;
 use super::capture::capture_entry;
 use super::compare::compare_entry;
 use super::controls::Controls;
-use super::deferred::Entry;
-use super::deferred::{enter, Deferred};
+use super::deferred::{chunk, enter, Deferred, Entry};
 use super::diagram::StateDiagram;
 use super::event_table::EventTable;
 use super::flag;
@@ -118,15 +117,14 @@ pub fn App() -> impl IntoView {
     }
 }
 
-/// The simulation's panels below the trace, loaded once the first view
-/// shows: the advice that carries over and the ledger's cards.
-#[cfg_attr(
-    feature = "split",
-    leptos::wasm_split::wasm_split(rest, wasm_split_path = ::leptos::wasm_split, fallible)
-)]
-fn below_entry() -> Entry {
-    Ok(|| view! { <CarriesOver/><LedgerPanel/> }.into_any())
-}
+chunk!(
+    rest,
+    /// The simulation's panels below the trace, loaded once the first view
+    /// shows: the advice that carries over and the ledger's cards.
+    fn below_entry() -> Entry {
+        Ok(|| view! { <CarriesOver/><LedgerPanel/> }.into_any())
+    }
+);
 
 /// The URL mirrors the inputs and the slider; embedded, the page tells
 /// its host its height whenever it may have changed.

@@ -10,7 +10,7 @@ use super::CollectAny;
 
 use std::sync::Arc;
 
-use super::deferred::Entry;
+use super::deferred::{chunk, Entry};
 use super::lab::Lab;
 use super::pacer::FramePacer;
 use crate::model::pictures::shown::Shown;
@@ -19,15 +19,14 @@ use crate::model::pictures::shown::Shown;
 /// would otherwise take the page a noticeable moment to build.
 const LISTED: usize = 200;
 
-/// The capture panel's entry, in Import's chunk: a capture is shown only
-/// once Import has read it, so the chunk is in by then.
-#[cfg_attr(
-    feature = "split",
-    leptos::wasm_split::wasm_split(import, wasm_split_path = ::leptos::wasm_split, fallible)
-)]
-pub fn capture_entry() -> Entry {
-    Ok(|| view! { <CaptureTasks/> }.into_any())
-}
+chunk!(
+    import,
+    /// The capture panel's entry, in Import's chunk: a capture is shown only
+    /// once Import has read it, so the chunk is in by then.
+    pub fn capture_entry() -> Entry {
+        Ok(|| view! { <CaptureTasks/> }.into_any())
+    }
+);
 
 /// The capture panel; empty while the simulation is shown.
 #[component]

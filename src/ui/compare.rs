@@ -8,7 +8,7 @@ use super::{flag, CollectAny};
 
 use super::beside::TaskBeside;
 use super::browser;
-use super::deferred::Entry;
+use super::deferred::{chunk, Entry};
 use super::lab::{Lab, Pinned};
 use crate::model::evidence::compare::{compare_runs, Comparison};
 use crate::model::pictures::metrics::show;
@@ -82,16 +82,15 @@ fn rows_view(rows: &[Row], from: Option<usize>) -> impl IntoView {
         .collect_any()
 }
 
-/// The comparison's chunk, loaded when A is first pinned: [`Compare`]
-/// and what only it reaches (comparing two runs, a captured task opened
-/// beside its scenario).
-#[cfg_attr(
-    feature = "split",
-    leptos::wasm_split::wasm_split(compare, wasm_split_path = ::leptos::wasm_split, fallible)
-)]
-pub fn compare_entry() -> Entry {
-    Ok(|| view! { <Compare/> }.into_any())
-}
+chunk!(
+    compare,
+    /// The comparison's chunk, loaded when A is first pinned: [`Compare`]
+    /// and what only it reaches (comparing two runs, a captured task opened
+    /// beside its scenario).
+    pub fn compare_entry() -> Entry {
+        Ok(|| view! { <Compare/> }.into_any())
+    }
+);
 
 /// The comparison, shown while a scenario or a captured task is pinned.
 #[component]

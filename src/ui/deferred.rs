@@ -37,6 +37,33 @@ macro_rules! enter {
 }
 pub(crate) use enter;
 
+/// Marks a chunk's entry: in the split build the function, and everything
+/// only it reaches, is the chunk `$name`, fetched at its first call (or at
+/// its `preload`). Always `fallible`: a chunk that does not arrive is an
+/// `Err` the page shows, never a panic, which would stop the whole page.
+macro_rules! chunk {
+    ($name:ident, preload = $preload:ident, $entry:item) => {
+        #[cfg_attr(
+            feature = "split",
+            leptos::wasm_split::wasm_split(
+                $name,
+                wasm_split_path = ::leptos::wasm_split,
+                preload($preload),
+                fallible
+            )
+        )]
+        $entry
+    };
+    ($name:ident, $entry:item) => {
+        #[cfg_attr(
+            feature = "split",
+            leptos::wasm_split::wasm_split($name, wasm_split_path = ::leptos::wasm_split, fallible)
+        )]
+        $entry
+    };
+}
+pub(crate) use chunk;
+
 /// Where a deferred part stands.
 #[derive(Clone, Copy)]
 enum State {

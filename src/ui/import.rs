@@ -6,7 +6,7 @@
 use leptos::prelude::*;
 
 #[cfg(target_arch = "wasm32")]
-use super::deferred::{enter, Unloaded};
+use super::deferred::{chunk, enter, Unloaded};
 use super::flag;
 #[cfg(target_arch = "wasm32")]
 use super::lab::ImportProgress;
@@ -126,36 +126,31 @@ fn retry(lab: Lab) {
     let _ = lab;
 }
 
-/// Import's chunk: every reader of exports, captures and probe reports,
-/// what applies their result, and the capture's panel
-/// ([`super::capture::capture_entry`]). Its entry starts the read.
 #[cfg(target_arch = "wasm32")]
-#[cfg_attr(
-    feature = "split",
-    leptos::wasm_split::wasm_split(
-        import,
-        wasm_split_path = ::leptos::wasm_split,
-        preload(preload_reader),
-        fallible
-    )
-)]
-fn reader_entry(
-    lab: Lab,
-    progress: ImportProgress,
-    files: Vec<web_sys::File>,
-) -> Result<std::pin::Pin<Box<dyn std::future::Future<Output = ()>>>, Unloaded> {
-    Ok(Box::pin(async move {
-        let run = progress.run;
-        match read(lab, progress, &files).await {
-            Ok(Some(imported)) => apply_imported(lab, imported),
-            Ok(None) => return,
-            Err(e) => lab.error(format!("Import failed: {e}. Nothing was changed.")),
-        }
-        if is_current(lab, run) {
-            lab.import.set(None);
-        }
-    }))
-}
+chunk!(
+    import,
+    preload = preload_reader,
+    /// Import's chunk: every reader of exports, captures and probe reports,
+    /// what applies their result, and the capture's panel
+    /// ([`super::capture::capture_entry`]). Its entry starts the read.
+    fn reader_entry(
+        lab: Lab,
+        progress: ImportProgress,
+        files: Vec<web_sys::File>,
+    ) -> Result<std::pin::Pin<Box<dyn std::future::Future<Output = ()>>>, Unloaded> {
+        Ok(Box::pin(async move {
+            let run = progress.run;
+            match read(lab, progress, &files).await {
+                Ok(Some(imported)) => apply_imported(lab, imported),
+                Ok(None) => return,
+                Err(e) => lab.error(format!("Import failed: {e}. Nothing was changed.")),
+            }
+            if is_current(lab, run) {
+                lab.import.set(None);
+            }
+        }))
+    }
+);
 
 /// Whether import `run` is still the one under way.
 #[cfg(target_arch = "wasm32")]

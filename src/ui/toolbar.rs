@@ -6,7 +6,7 @@ use std::sync::Arc;
 
 use super::browser;
 use super::compare::PinButton;
-use super::deferred::{enter, Unloaded};
+use super::deferred::{chunk, enter, Unloaded};
 use super::examples::Examples;
 #[cfg(target_arch = "wasm32")]
 use super::import::import;
@@ -19,16 +19,15 @@ use crate::model::sim::scenario::Scenario;
 use crate::model::sim::simulate;
 use crate::model::trace::Run;
 
-/// Export's chunk: the export's JSON of `scenario`, from `run` when it is
-/// the scenario's simulation already (simulated here otherwise).
-#[cfg_attr(
-    feature = "split",
-    leptos::wasm_split::wasm_split(rest, wasm_split_path = ::leptos::wasm_split, fallible)
-)]
-fn export_json(scenario: Scenario, run: Option<Arc<Run>>) -> Result<String, Unloaded> {
-    let run = run.unwrap_or_else(|| Arc::new(simulate(&scenario)));
-    Ok(Export::of(&scenario, &run).to_json())
-}
+chunk!(
+    rest,
+    /// Export's chunk: the export's JSON of `scenario`, from `run` when it is
+    /// the scenario's simulation already (simulated here otherwise).
+    fn export_json(scenario: Scenario, run: Option<Arc<Run>>) -> Result<String, Unloaded> {
+        let run = run.unwrap_or_else(|| Arc::new(simulate(&scenario)));
+        Ok(Export::of(&scenario, &run).to_json())
+    }
+);
 
 /// The toolbar.
 #[component]
