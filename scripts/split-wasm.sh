@@ -35,7 +35,10 @@ rm "$work/split/$name.wasm"
 if [ "$TRUNK_PROFILE" = release ]; then
   # index.html's data-wasm-opt and its parameters, on every module.
   for module in "$work"/split/*.wasm; do
-    wasm-opt -Oz --low-memory-unused --strip-debug --strip-producers --output "$module.opt" "$module"
+    # Quiet unless it fails: it warns of each name subsection it does not
+    # know (the names go with --strip-debug anyway).
+    wasm-opt -Oz --low-memory-unused --strip-debug --strip-producers --output "$module.opt" "$module" \
+      >"$work/opt.log" 2>&1 || { cat "$work/opt.log" >&2; echo "split-wasm: wasm-opt failed on $module" >&2; exit 1; }
     mv "$module.opt" "$module"
   done
 fi
