@@ -98,7 +98,7 @@ pub fn Deferred(what: &'static str, load: fn() -> Loading) -> impl IntoView {
         match state.get() {
         State::Ready(part) => part(),
         State::Loading => view! {
-            <p class="deferred" role="status">{format!("Loading {}…", what.to_lowercase())}</p>
+            <p class="deferred" role="status">{format!("Loading {}…", what.to_ascii_lowercase())}</p>
         }
         .into_any(),
         State::Failed => view! {
