@@ -69,7 +69,7 @@ if [ "$what" = test ] && { ! command -v chromium >/dev/null || ! command -v chro
   job chromium bash -c 'apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends chromium chromium-driver'
 fi
 
-if [ ! -x node_modules/.bin/wasm-opt ] || [ ! -d node_modules/playwright-core ] || [ ! -d node_modules/axe-core ]; then
+if [ ! -x node_modules/.bin/wasm-opt ] || [ ! -x node_modules/.bin/esbuild ] || [ ! -d node_modules/playwright-core ] || [ ! -d node_modules/axe-core ]; then
   job npm-tools npm ci --no-audit --no-fund
 fi
 

@@ -19,22 +19,6 @@ const GROUPS: [(&str, &str); 4] = [
 /// The controls panel.
 #[component]
 pub fn Controls() -> impl IntoView {
-    let groups = GROUPS
-        .iter()
-        .map(|(group, title)| {
-            let keys = KEYS
-                .iter()
-                .filter(|k| k.group == *group)
-                .map(|spec| view! { <KeyControl spec=spec/> })
-                .collect_any();
-            view! {
-                <fieldset class="controls__group">
-                    <legend>{*title}</legend>
-                    {keys}
-                </fieldset>
-            }
-        })
-        .collect_any();
     let lab = expect_context::<Lab>();
     // An import is not a scenario: the controls cannot change what it
     // shows, and say so while it is shown.
@@ -49,15 +33,41 @@ pub fn Controls() -> impl IntoView {
             .into_any()
         })
     };
+    // Closed on a phone, the panel's few hundred elements are built when
+    // it is first opened: building them cost the first trace row about a
+    // third of the page's start on a slow phone.
+    let open = !browser::is_narrow();
+    let opened = RwSignal::new(open);
     view! {
-        <details class="controls" open=!browser::is_narrow()>
+        <details class="controls" open=open
+            on:toggle=move |_| if !opened.get_untracked() { opened.set(true) }>
             <summary class="controls__summary">"Scenario controls"</summary>
             {move || note()}
             <form class="controls__form" class:controls__form--inactive=move || imported()
                 aria-describedby=move || imported().then_some("controls-imported")
-                on:submit=|ev| ev.prevent_default()>{groups}</form>
+                on:submit=|ev| ev.prevent_default()>{move || opened.get().then(groups)}</form>
         </details>
     }
+}
+
+/// Every key's control, in its group.
+fn groups() -> Vec<AnyView> {
+    GROUPS
+        .iter()
+        .map(|(group, title)| {
+            let keys = KEYS
+                .iter()
+                .filter(|k| k.group == *group)
+                .map(|spec| view! { <KeyControl spec=spec/> })
+                .collect_any();
+            view! {
+                <fieldset class="controls__group">
+                    <legend>{*title}</legend>
+                    {keys}
+                </fieldset>
+            }
+        })
+        .collect_any()
 }
 
 /// One key's label and control.

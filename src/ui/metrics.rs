@@ -52,12 +52,16 @@ pub fn MetricsPanel() -> impl IntoView {
             .collect_any()
     };
     let compact = lab.embed || browser::is_narrow();
+    // Closed (in a frame, on a phone), the cards are built when first
+    // opened, not before the first trace row.
+    let opened = RwSignal::new(!compact);
     view! {
         <section class="metrics" aria-label="Metrics">
             <ul class="metrics__strip" aria-label="Metrics that tell this scenario">{move || strip()}</ul>
-            <details class="metrics__all" open=!compact>
+            <details class="metrics__all" open=!compact
+                on:toggle=move |_| if !opened.get_untracked() { opened.set(true) }>
                 <summary class="metrics__toggle">{move || format!("All {} metrics", rows().len())}</summary>
-                <dl class="metrics__grid">{move || cards()}</dl>
+                <dl class="metrics__grid">{move || opened.get().then(cards)}</dl>
             </details>
         </section>
     }

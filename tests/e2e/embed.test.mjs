@@ -50,7 +50,8 @@ for (const [name, query] of [['defaults', ''], ['late artifact', 'late=0'], ['ca
     else assert.equal(strip.length, 2, `the defaults change nothing: ${strip}`);
     await page.screenshot({ path: `${OUT}/embed-${name.replaceAll(' ', '-')}.png` });
     await page.click('.metrics__toggle');
-    assert.ok(await page.$eval('[data-metric="orphaned_steps"]', (e) => e.getBoundingClientRect().height > 0));
+    const card = await page.waitForSelector('[data-metric="orphaned_steps"]');
+    assert.ok(await card.evaluate((e) => e.getBoundingClientRect().height > 0));
     assert.deepEqual(log.errors, []);
     await page.close();
   });

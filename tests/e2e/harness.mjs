@@ -89,7 +89,13 @@ export async function tableRows(page) {
   return page.$$eval('.event-table tbody tr', (trs) => trs.map((tr) => [...tr.cells].map((td) => td.textContent.trim())));
 }
 
-/** A metric card's shown value. */
+/** A metric card's shown value. In a frame or on a phone the full set is
+ * folded away, its cards built when first opened: opened as a reader
+ * would, with a click. */
 export async function metric(page, name) {
+  if (!(await page.$eval('.metrics__all', (d) => d.open))) {
+    await page.click('.metrics__toggle');
+    await page.waitForSelector(`[data-metric="${name}"]`);
+  }
   return page.$eval(`[data-metric="${name}"] .metric__value`, (e) => e.textContent.trim());
 }
