@@ -12,17 +12,16 @@ use crate::model::sim::scenario::Scenario;
 #[component]
 pub fn Examples() -> impl IntoView {
     let lab = expect_context::<Lab>();
-    let current = move || {
+    // Which example the scenario is, worked out once per scenario: each
+    // option asking for itself wrote the query out once per option.
+    let current = Memo::new(move |_| {
         let q = lab.scenario.with(Scenario::to_query);
-        EXAMPLES
-            .iter()
-            .position(|e| e.query == q)
-            .map_or(String::new(), |i| i.to_string())
-    };
+        EXAMPLES.iter().position(|e| e.query == q)
+    });
     let options = EXAMPLES
         .iter()
         .enumerate()
-        .map(|(i, e)| view! { <option value=i.to_string() selected=move || current() == i.to_string()>{e.label}</option> })
+        .map(|(i, e)| view! { <option value=i.to_string() selected=move || current.get() == Some(i)>{e.label}</option> })
         .collect_any();
     let choose = move |ev: leptos::ev::Event| {
         let Ok(i) = event_target_value(&ev).parse::<usize>() else {
@@ -43,7 +42,7 @@ pub fn Examples() -> impl IntoView {
     view! {
         <label class="examples">
             <span>"Example"</span>
-            <select class="examples__select" prop:value=move || current() on:change=choose>
+            <select class="examples__select" prop:value=move || current.get().map_or(String::new(), |i| i.to_string()) on:change=choose>
                 <option value="" disabled=true>"(your own scenario)"</option>
                 {options}
             </select>
