@@ -11,7 +11,7 @@ use wasm_bindgen_test::*;
 
 mod support;
 
-use support::{all, button, document, home, mount, one};
+use support::{all, button, document, drawn, home, mount, one};
 
 wasm_bindgen_test_configure!(run_in_browser);
 
@@ -38,7 +38,7 @@ fn cursor_x(host: &web_sys::HtmlElement) -> f64 {
 #[wasm_bindgen_test]
 async fn the_diagram_draws_8_states_and_the_25_allowlist_edges() {
     let host = mount();
-    leptos::task::tick().await;
+    drawn().await;
     let nodes = all(&host, ".diagram__svg .diagram__node");
     assert_eq!(nodes.len(), 8);
     let terminal: Vec<String> = all(&host, ".diagram__node--terminal")
@@ -55,7 +55,7 @@ async fn the_diagram_draws_8_states_and_the_25_allowlist_edges() {
 #[wasm_bindgen_test]
 async fn the_path_is_lit_up_to_the_slider() {
     let host = mount();
-    leptos::task::tick().await;
+    drawn().await;
     // All rows: submitted → working → completed, completed current.
     let pair = |a: &str, b: &str| (a.to_string(), b.to_string());
     assert_eq!(
@@ -81,7 +81,7 @@ async fn the_path_is_lit_up_to_the_slider() {
 #[wasm_bindgen_test]
 async fn the_timeline_has_a_lane_per_source_and_a_mark_per_row() {
     let host = mount();
-    leptos::task::tick().await;
+    drawn().await;
     let lanes: Vec<String> = all(&host, ".timeline__lane")
         .iter()
         .map(|l| l.get_attribute("data-source").unwrap())
@@ -103,7 +103,7 @@ async fn the_timeline_has_a_lane_per_source_and_a_mark_per_row() {
 #[wasm_bindgen_test]
 async fn the_cursor_moves_with_next_step_and_a_click_on_a_mark_moves_the_slider() {
     let host = mount();
-    leptos::task::tick().await;
+    drawn().await;
     home();
     leptos::task::tick().await;
     let next = button(&host, "Next step");

@@ -76,6 +76,13 @@ pub fn App() -> impl IntoView {
     // The simulation's own panels, hidden while an import is shown.
     let simulation = flag(move || !lab.showing_import());
     let pinned = flag(move || lab.pinned.with(Option::is_some));
+    // The pictures are drawn once the trace above them has painted: on a
+    // slow phone building them held the first trace row back.
+    let painted = RwSignal::new(false);
+    leptos::task::spawn_local(async move {
+        browser::after_paint().await;
+        painted.set(true);
+    });
 
     view! {
         <div class="lab" class:lab--embed=embed
@@ -103,7 +110,7 @@ pub fn App() -> impl IntoView {
                         <MetricsPanel/>
                     }.into_any())}
                     <Playback/>
-                    <section class="pictures"><StateDiagram/><Timeline/></section>
+                    <section class="pictures">{move || painted.get().then(|| view! { <StateDiagram/><Timeline/> }.into_any())}</section>
                     <EventTable/>
                     {move || simulation.get().then(|| view! {
                         {move || pinned.get().then(|| view! {

@@ -81,6 +81,8 @@ export async function open(context, url, viewport = { width: 1280, height: 900 }
   page.on('request', (r) => log.requests.push(r.url()));
   await page.goto(url);
   await page.waitForSelector('.event-table tbody tr');
+  // The pictures follow once the trace has painted.
+  await page.waitForSelector('.pictures .timeline');
   return { page, log };
 }
 

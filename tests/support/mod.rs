@@ -20,6 +20,16 @@ pub fn mount() -> web_sys::HtmlElement {
     host
 }
 
+/// Resolves once the lab's pictures are drawn: the page draws them after
+/// the trace has painted. Two paints: the page asked for its paint in a
+/// task spawned at mount, which runs after the test has asked for its own.
+pub async fn drawn() {
+    for _ in 0..2 {
+        a2a_lab::ui::browser::after_paint().await;
+        leptos::task::tick().await;
+    }
+}
+
 /// Every element under `host` that `selector` matches, in document order.
 pub fn all(host: &web_sys::HtmlElement, selector: &str) -> Vec<web_sys::Element> {
     let list = host.query_selector_all(selector).unwrap();
