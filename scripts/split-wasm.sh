@@ -43,7 +43,7 @@ if [ "$TRUNK_PROFILE" = release ]; then
     mv "$module.opt" "$module"
   done
   # wasm-bindgen's loader minified (trunk's own minifier cannot read it):
-  # 1.9 kB less of what the first view waits for. The split's loader stays
+  # about 2 kB less of what the first view waits for. The split's loader stays
   # as written: scripts/split-points.mjs reads its chunks' names off it.
   command -v esbuild >/dev/null || { echo "split-wasm: esbuild is not on PATH (bash scripts/install.sh installs it from npm)" >&2; exit 1; }
   esbuild "$work/split/$name.js" --minify --format=esm --log-level=warning --outfile="$work/$name.min.js"
