@@ -82,6 +82,7 @@ pub fn App() -> impl IntoView {
     leptos::task::spawn_local(async move {
         browser::after_paint().await;
         painted.set(true);
+        lab.resized();
     });
 
     view! {

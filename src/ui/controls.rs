@@ -40,7 +40,12 @@ pub fn Controls() -> impl IntoView {
     let opened = RwSignal::new(open);
     view! {
         <details class="controls" open=open
-            on:toggle=move |_| if !opened.get_untracked() { opened.set(true) }>
+            on:toggle=move |_| {
+                if !opened.get_untracked() {
+                    opened.set(true);
+                }
+                lab.resized();
+            }>
             <summary class="controls__summary">"Scenario controls"</summary>
             {move || note()}
             <form class="controls__form" class:controls__form--inactive=move || imported()

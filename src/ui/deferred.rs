@@ -15,6 +15,8 @@ use std::task::{Context, Poll, Waker};
 
 use leptos::prelude::*;
 
+use super::lab::Lab;
+
 /// A chunk that did not load (the network, or a server without it).
 pub type Unloaded = leptos::wasm_split::SplitLoaderError;
 
@@ -78,6 +80,9 @@ enum State {
 #[component]
 pub fn Deferred(what: &'static str, load: fn() -> Loading) -> impl IntoView {
     let state = RwSignal::new(State::Loading);
+    // A part that arrives later makes the page taller: a host that embeds
+    // the lab is told.
+    let lab = use_context::<Lab>();
     let start = move || {
         let mut loading = load();
         // A chunk already in (or no split at all) answers at the first
@@ -89,7 +94,12 @@ pub fn Deferred(what: &'static str, load: fn() -> Loading) -> impl IntoView {
             Poll::Ready(entry) => state.set(settled(entry)),
             Poll::Pending => {
                 state.set(State::Loading);
-                leptos::task::spawn_local(async move { state.set(settled(loading.await)) });
+                leptos::task::spawn_local(async move {
+                    state.set(settled(loading.await));
+                    if let Some(lab) = lab {
+                        lab.resized();
+                    }
+                });
             }
         }
     };

@@ -5,6 +5,7 @@ use std::sync::Arc;
 
 use leptos::prelude::*;
 
+use super::browser;
 use crate::model::pictures::beside::PinnedTask;
 use crate::model::pictures::page::Cursor;
 use crate::model::pictures::shown::Shown;
@@ -170,6 +171,15 @@ impl Lab {
             self.stop_explaining();
             self.shown.set(Shown::Simulation);
             self.step.set(None);
+        }
+    }
+
+    /// Tells an embedding page the lab's height again, after a part drawn
+    /// later than the first view (the pictures, a chunk's panel, a folded
+    /// panel opened) changed it.
+    pub fn resized(&self) {
+        if self.embed {
+            browser::post_height_soon();
         }
     }
 

@@ -53,7 +53,7 @@ pub fn LedgerPanel() -> impl IntoView {
         })
     };
     view! {
-        <details class="ledger-panel">
+        <details class="ledger-panel" on:toggle=move |_| lab.resized()>
             <summary>"Ledger (operator view)"</summary>
             <div class="ledger-panel__cards">{move || cards()}</div>
         </details>

@@ -59,7 +59,12 @@ pub fn MetricsPanel() -> impl IntoView {
         <section class="metrics" aria-label="Metrics">
             <ul class="metrics__strip" aria-label="Metrics that tell this scenario">{move || strip()}</ul>
             <details class="metrics__all" open=!compact
-                on:toggle=move |_| if !opened.get_untracked() { opened.set(true) }>
+                on:toggle=move |_| {
+                    if !opened.get_untracked() {
+                        opened.set(true);
+                    }
+                    lab.resized();
+                }>
                 <summary class="metrics__toggle">{move || format!("All {} metrics", rows().len())}</summary>
                 <dl class="metrics__grid">{move || opened.get().then(cards)}</dl>
             </details>

@@ -154,6 +154,23 @@ test('embedded in an iframe, the lab tells the parent page its height', async ()
   await page.waitForFunction(() => window.heights.length > 0, null, { timeout: 10000 });
   const height = await page.evaluate(() => window.heights.at(-1));
   assert.ok(height > 200, `posted height ${height}`);
+  // What is drawn after the first view (the pictures, the panels below the
+  // trace from their chunk) and a folded panel opened are in the height
+  // the lab last told.
+  const frame = page.frames().find((f) => f.url().includes('embed=1'));
+  const toldWhole = async (what) => {
+    const whole = await frame.evaluate(() => document.documentElement.scrollHeight);
+    await page.waitForFunction((h) => window.heights.at(-1) === h, whole, { timeout: 10000 }).catch(() => {});
+    const told = await page.evaluate(() => window.heights.at(-1));
+    assert.equal(told, whole, `${what}: the frame's document is ${whole}px high; the lab last told ${told}px`);
+    return told;
+  };
+  await frame.waitForSelector('.pictures .timeline');
+  await frame.waitForSelector('.ledger-panel', { state: 'attached' });
+  const drawn = await toldWhole('drawn');
+  await frame.click('.metrics__toggle');
+  await frame.waitForSelector('[data-metric="orphaned_steps"]');
+  assert.ok(await toldWhole('the full metrics opened') > drawn, 'the full metrics make the frame taller');
   await page.close();
 });
 
