@@ -60,7 +60,7 @@ fn from_model(run: &Run) -> Outcome {
         .rows
         .iter()
         .filter_map(|row| {
-            let wire = row.wire.as_ref()?;
+            let wire = &row.wire_json()?;
             let after = row.kind == RowKind::Event && row.disposition.label() == "after-terminal";
             let event = read_value(wire, None).unwrap();
             let state = event.state.and_then(|s| s.known()).map(|s| s.wire());

@@ -79,7 +79,7 @@ fn modelled(run: &Run) -> Vec<Message> {
                 .rows
                 .iter()
                 .map(|&i| {
-                    let event = read_value(rows[i].wire.as_ref().unwrap(), None).unwrap();
+                    let event = read_value(&rows[i].wire_json().unwrap(), None).unwrap();
                     let state = event.state.and_then(|s| s.known()).map(|s| s.wire());
                     format!("{} {}", event.kind.wrapper(), state.unwrap_or("-"))
                 })

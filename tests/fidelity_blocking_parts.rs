@@ -76,7 +76,7 @@ fn modelled(query: &str) -> Held {
         .iter()
         .rev()
         .find(|r| r.kind == RowKind::Action && r.event.starts_with("SendMessage returns"))
-        .and_then(|r| r.wire.clone())
+        .and_then(|r| r.wire_json())
         .unwrap();
     let settled = get_task(&scenario(query)).unwrap();
     let m = &run.trace.metrics;

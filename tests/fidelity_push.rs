@@ -249,10 +249,10 @@ fn modelled(run: &Run, scenario: &str) -> Outcome {
             if push.answer == "refused" {
                 return "refused".to_string();
             }
-            let body = r.wire.as_ref().unwrap_or(&Value::Null);
-            let (kind, state) = kind_and_state(body);
+            let body = r.wire_json().unwrap_or(Value::Null);
+            let (kind, state) = kind_and_state(&body);
             let line = post_line(&kind, state.as_deref(), &push.answer, &push.headers);
-            format!("{}: {line}", model_task(body))
+            format!("{}: {line}", model_task(&body))
         })
         .collect();
     // Client 1's events over all its streams (a resume's, a retry's, a
@@ -269,8 +269,7 @@ fn modelled(run: &Run, scenario: &str) -> Outcome {
             rows_of_client
                 .iter()
                 .map(|&i| {
-                    let (kind, state) =
-                        kind_and_state(rows[i].wire.as_ref().unwrap_or(&Value::Null));
+                    let (kind, state) = kind_and_state(&rows[i].wire_json().unwrap_or(Value::Null));
                     let kind = match kind.as_str() {
                         "status-update" => "statusUpdate".to_string(),
                         "artifact-update" => "artifactUpdate".to_string(),
@@ -284,9 +283,9 @@ fn modelled(run: &Run, scenario: &str) -> Outcome {
             // A blocking call's result: the task as it returned.
             rows.iter()
                 .filter(|r| r.kind == RowKind::Action && r.event.starts_with("SendMessage returns"))
-                .filter_map(|r| r.wire.as_ref())
+                .filter_map(|r| r.wire_json())
                 .map(|w| {
-                    let (_, state) = kind_and_state(w);
+                    let (_, state) = kind_and_state(&w);
                     format!("task {}", state.unwrap_or_else(|| "-".into()))
                 })
                 .collect()

@@ -215,8 +215,8 @@ fn from_model(run: &Run) -> Outcome {
                 .iter()
                 .map(|&i| {
                     let row = &run.trace.rows[i];
-                    let wire = row.wire.as_ref().expect("a stream's row carries its wire");
-                    model_line(wire, row.disposition == Disposition::AfterTerminal)
+                    let wire = row.wire_json().expect("a stream's row carries its wire");
+                    model_line(&wire, row.disposition == Disposition::AfterTerminal)
                 })
                 .collect();
             let end = match s.end {

@@ -67,8 +67,8 @@ fn model_stream(query: &str) -> Vec<Value> {
         .iter()
         .copied()
         .chain(elsewhere)
-        .filter_map(|i| run.trace.rows[i].wire.as_ref())
-        .map(shape)
+        .filter_map(|i| run.trace.rows[i].wire_json())
+        .map(|w| shape(&w))
         .collect()
 }
 

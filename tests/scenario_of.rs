@@ -926,7 +926,7 @@ fn a_resent_event_is_read_back_where_it_fell() {
                 let run = simulate(&scenario);
                 let events: Vec<OwnedEvent> = received(&run)
                     .iter()
-                    .filter_map(|r| read_value(r.wire.as_ref()?, None).ok())
+                    .filter_map(|r| read_value(&r.wire_json()?, None).ok())
                     .collect();
                 let explained = scenario_of(&events, None);
                 assert!(explained.reproduces, "{query}: {explained}");

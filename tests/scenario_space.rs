@@ -277,7 +277,7 @@ fn hold_invariants(query: &str) {
                 "{query}: time runs backwards at row {i}"
             );
         }
-        if let Some(wire) = &row.wire {
+        if let Some(wire) = &row.wire_json() {
             assert_valid_a2a(wire, &format!("{query} row {i}"));
         }
     }
@@ -306,14 +306,16 @@ fn hold_invariants(query: &str) {
         if !row.event.contains("(resent after reconnect)") {
             continue;
         }
-        let Some(wire) = &row.wire else { continue };
+        let Some(wire) = &row.wire_json() else {
+            continue;
+        };
         let received_before = rows[..i]
             .iter()
             .filter(|r| {
                 r.client == row.client && matches!(r.disposition, Delivered | AfterTerminal)
             })
-            .filter_map(|r| r.wire.as_ref())
-            .any(|w| w == wire || (scenario.conflict && without_texts(w) == without_texts(wire)));
+            .filter_map(|r| r.wire_json())
+            .any(|w| w == *wire || (scenario.conflict && without_texts(&w) == without_texts(wire)));
         assert!(
             received_before,
             "{query}: row {i} resends what was never received: {wire}"
@@ -420,8 +422,8 @@ fn hold_stream_invariants(query: &str) {
                 // also end one that started with the task.
                 StreamEnd::Error(_) if s.rows.is_empty() => {}
                 _ => {
-                    let first = s.rows.first().map(|&i| rows[i].wire.as_ref().unwrap());
-                    let state = first.and_then(|w| w.pointer("/task/status/state"));
+                    let first = s.rows.first().map(|&i| rows[i].wire_json().unwrap());
+                    let state = first.as_ref().and_then(|w| w.pointer("/task/status/state"));
                     assert!(
                         state.is_some(),
                         "{query}: a subscription starts with the task"
@@ -451,7 +453,10 @@ fn hold_stream_invariants(query: &str) {
                 seen.clear();
             }
             for &i in &s.rows {
-                let Some(a) = rows[i].wire.as_ref().and_then(|w| w.get("artifactUpdate")) else {
+                let Some(a) = rows[i]
+                    .wire_json()
+                    .and_then(|mut w| w.get_mut("artifactUpdate").map(Value::take))
+                else {
                     continue;
                 };
                 if rows[i].event.contains("(resent after reconnect)") {

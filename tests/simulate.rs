@@ -26,8 +26,8 @@ fn defaults_deliver_6_events_and_complete() {
         .trace
         .rows
         .iter()
-        .filter_map(|row| row.wire.as_ref())
-        .map(|w| read_value(w, None).unwrap().kind.wrapper())
+        .filter_map(|row| row.wire_json())
+        .map(|w| read_value(&w, None).unwrap().kind.wrapper())
         .collect();
     assert_eq!(
         kinds,
@@ -225,9 +225,9 @@ fn both_interruptions_resume_to_completion_with_a_valid_receipt() {
         .rows
         .iter()
         .filter(|row| row.kind == RowKind::Event)
-        .filter_map(|row| row.wire.as_ref())
+        .filter_map(|row| row.wire_json())
         .filter_map(|w| {
-            read_value(w, None)
+            read_value(&w, None)
                 .unwrap()
                 .state?
                 .known()
@@ -251,12 +251,12 @@ fn both_interruptions_resume_to_completion_with_a_valid_receipt() {
 #[test]
 fn wire_chunks_carry_append_and_last_chunk_only_when_true_and_no_kind_or_final() {
     let r = run("");
-    let chunks: Vec<&serde_json::Value> = r
+    let chunks: Vec<serde_json::Value> = r
         .trace
         .rows
         .iter()
-        .filter_map(|row| row.wire.as_ref())
-        .filter_map(|w| w.get("artifactUpdate"))
+        .filter_map(|row| row.wire_json())
+        .filter_map(|mut w| w.get_mut("artifactUpdate").map(serde_json::Value::take))
         .collect();
     assert_eq!(chunks.len(), 3);
     assert!(chunks[0].get("append").is_none() && chunks[0].get("lastChunk").is_none());
@@ -280,7 +280,7 @@ fn wire_chunks_carry_append_and_last_chunk_only_when_true_and_no_kind_or_final()
             "{text}"
         );
     }
-    let status = r.trace.rows[1].wire.as_ref().unwrap();
+    let status = r.trace.rows[1].wire_json().unwrap();
     assert_eq!(
         status["statusUpdate"]["status"]["timestamp"],
         "2026-11-02T10:00:00.000Z"

@@ -6,6 +6,7 @@ use serde_json::Value;
 
 use crate::model::ledger::{Decision, Outcome, Reason, TaskLedger};
 use crate::model::state::TaskState;
+use crate::model::wire::RowWire;
 
 /// Who produced a row.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -173,8 +174,8 @@ pub struct Row {
     #[serde(with = "crate::model::state::wire_form")]
     pub target: Option<TaskState>,
     /// The exact wire JSON, for a row the client received (for a push,
-    /// the body as sent).
-    pub wire: Option<Value>,
+    /// the body as sent); see [`Row::wire_json`].
+    pub wire: Option<RowWire>,
     /// For a push notification (SPEC §12): what was sent and answered.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub push: Option<PushRecord>,
@@ -182,6 +183,13 @@ pub struct Row {
     pub kind: RowKind,
     /// Behaviour the seed did not measure: modelled, labelled as assumed.
     pub assumed: bool,
+}
+
+impl Row {
+    /// The wire JSON the row carries, written out.
+    pub fn wire_json(&self) -> Option<Value> {
+        self.wire.as_ref().map(|w| w.json().into_owned())
+    }
 }
 
 /// A push record's answer where the webhook answered so close to the
@@ -217,7 +225,7 @@ pub struct Entry {
     event: String,
     disposition: Disposition,
     kind: RowKind,
-    wire: Option<Value>,
+    wire: Option<RowWire>,
     push: Option<PushRecord>,
     target: Option<TaskState>,
     assumed: bool,
@@ -266,7 +274,7 @@ impl Entry {
     }
 
     /// The wire JSON the client received.
-    pub fn wire(self, wire: Option<Value>) -> Entry {
+    pub fn wire(self, wire: Option<RowWire>) -> Entry {
         Entry { wire, ..self }
     }
 
@@ -378,9 +386,6 @@ pub struct PushMetrics {
 impl Metrics {
     /// Every metric with its value as JSON, in the fixed order.
     pub fn entries(&self) -> Vec<(Metric, Value)> {
-        let Value::Object(map) = serde_json::to_value(self).unwrap_or(Value::Null) else {
-            return Vec::new();
-        };
         let push: &[Metric] = if self.push.is_some() {
             &PUSH_METRICS
         } else {
@@ -389,8 +394,44 @@ impl Metrics {
         METRICS
             .iter()
             .chain(push)
-            .map(|&m| (m, map.get(m.name()).cloned().unwrap_or(Value::Null)))
+            .map(|&m| (m, self.value(m)))
             .collect()
+    }
+
+    /// A metric's value as the export writes it (a test holds the two
+    /// together); written by hand so that the page's metrics need no
+    /// serializer.
+    pub fn value(&self, metric: Metric) -> Value {
+        fn state(s: Option<TaskState>) -> Value {
+            s.map_or(Value::Null, |s| s.wire().into())
+        }
+        let push = self.push.as_ref();
+        let pushed = |f: fn(&PushMetrics) -> u32| push.map_or(Value::Null, |p| f(p).into());
+        match metric {
+            Metric::EventsDelivered => self.events_delivered.into(),
+            Metric::EventsAfterTerminal => self.events_after_terminal.into(),
+            Metric::DroppedByGuard => self.dropped_by_guard.into(),
+            Metric::FinalState => state(self.final_state),
+            Metric::Stream => self.stream.map_or(Value::Null, |s| s.label().into()),
+            Metric::HungStreams => self.hung_streams.into(),
+            Metric::HungCalls => self.hung_calls.into(),
+            Metric::TasksNonTerminal => self.tasks_non_terminal.into(),
+            Metric::OrphanedSteps => self.orphaned_steps.into(),
+            Metric::BlockingResultArtifacts => self.blocking_result_artifacts.into(),
+            Metric::GetTaskArtifacts => self.get_task_artifacts.into(),
+            Metric::CancelResult => self.cancel_result.map_or(Value::Null, |c| c.label().into()),
+            Metric::TaskLost => self.task_lost.into(),
+            Metric::Executions => self.executions.into(),
+            Metric::Duplicates => self.duplicates.into(),
+            Metric::Rejected => self.rejected.into(),
+            Metric::Incidents => self.incidents.into(),
+            Metric::Pushes => pushed(|p| p.pushes),
+            Metric::PushesAnswered => pushed(|p| p.pushes_answered),
+            Metric::PushLastState => state(push.and_then(|p| p.push_last_state)),
+            Metric::PushAfterTerminal => pushed(|p| p.push_after_terminal),
+            Metric::PushDuplicates => pushed(|p| p.push_duplicates),
+            Metric::ClientDoneMs => push.and_then(|p| p.client_done_ms).into(),
+        }
     }
 }
 
@@ -540,6 +581,17 @@ pub enum CancelResult {
     Error,
 }
 
+impl CancelResult {
+    /// The snake_case spelling the export writes.
+    pub fn label(self) -> &'static str {
+        match self {
+            CancelResult::Canceled => "canceled",
+            CancelResult::NotCancelable => "not_cancelable",
+            CancelResult::Error => "error",
+        }
+    }
+}
+
 /// How a blocking call ended.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
@@ -680,4 +732,38 @@ pub struct StreamRecord {
     pub rows: Vec<usize>,
     /// How it ended ([`StreamEnd::Hung`] until something ends it).
     pub end: StreamEnd,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::pictures::examples::EXAMPLES;
+    use crate::model::sim::scenario::Scenario;
+    use crate::model::sim::simulate;
+
+    #[test]
+    fn each_metric_s_value_is_what_the_export_writes() {
+        let mut pushes = 0;
+        for example in EXAMPLES {
+            let scenario = Scenario::from_query(example.query).expect("an example reads");
+            let metrics = simulate(&scenario).trace.metrics;
+            pushes += usize::from(metrics.push.is_some());
+            let Ok(Value::Object(written)) = serde_json::to_value(&metrics) else {
+                panic!("metrics write as an object");
+            };
+            let entries = metrics.entries();
+            let expected = METRICS.len() + metrics.push.as_ref().map_or(0, |_| PUSH_METRICS.len());
+            assert_eq!(entries.len(), expected, "{}", example.query);
+            for (metric, value) in entries {
+                assert_eq!(
+                    Some(&value),
+                    written.get(metric.name()),
+                    "{}: {}",
+                    example.query,
+                    metric.name()
+                );
+            }
+        }
+        assert!(pushes > 0, "an example pushes");
+    }
 }

@@ -12,6 +12,7 @@ use crate::model::trace::PUSH_RACED;
 use crate::model::trace::{
     CallEnd, CancelResult, Disposition, Metrics, Row, Run, StreamEnd, StreamRecord, StreamRole,
 };
+use crate::model::wire::RowWire;
 
 /// One piece of advice that carries over to production.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -406,11 +407,7 @@ fn subscriber_outcome(scenario: &Scenario, run: &Run) -> Option<String> {
         StreamEnd::Error(code) => format!("got UnsupportedOperationError ({code}): the task was already {state}, so only GetTask can tell how it ended"),
         _ => {
             let first = &rows[stream.rows[0]];
-            let parts = first.wire.as_ref().map_or(0, |w| {
-                w["task"]["artifacts"]
-                    .as_array()
-                    .map_or(0, |a| a.iter().map(|x| x["parts"].as_array().map_or(0, Vec::len)).sum())
-            });
+            let parts = first.wire.as_ref().map_or(0, RowWire::task_parts);
             let late = stream
                 .rows
                 .iter()

@@ -26,15 +26,18 @@ pub struct MetricCard {
 }
 
 /// How a metric's value reads: a state by its short name, a flag as
-/// yes/no, nothing as a dash.
+/// yes/no, a count as its number, nothing as a dash. A metric is never a
+/// fraction, a list or an object ([`Metrics::value`]); were one, it too
+/// would read as a dash, which keeps JSON's writers off the page's first
+/// view.
 pub fn show(value: &Value) -> String {
     match value {
-        Value::Null => "—".into(),
         Value::String(s) => {
             TaskState::from_wire(s).map_or_else(|| s.clone(), |st| st.short().to_string())
         }
         Value::Bool(b) => if *b { "yes" } else { "no" }.into(),
-        other => other.to_string(),
+        Value::Number(n) => n.as_i64().map_or_else(|| "—".into(), |n| n.to_string()),
+        _ => "—".into(),
     }
 }
 

@@ -13,7 +13,7 @@ use crate::model::state::TaskState;
 use crate::model::trace::{
     Disposition, Entry, Metrics, Row, RowKind, Run, Source, StreamEnd, Trace,
 };
-use crate::model::wire::{self, Chunk};
+use crate::model::wire::{Chunk, RowWire, SimEvent, TaskRef};
 
 /// What a scripted step offers its task's ledger.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -286,7 +286,12 @@ pub fn play(preset: Preset) -> Run {
                     label,
                     Disposition::of_decision(&decision, None).unwrap_or(Disposition::Delivered),
                 )
-                .wire(wire_for(&decision, &event, step.t_ms))
+                .wire(wire_for(
+                    &decision,
+                    &event,
+                    task_ids(preset)[step.task],
+                    step.t_ms,
+                ))
                 .target(status_target(&event))
             }
         };
@@ -335,41 +340,33 @@ fn status_target(event: &LedgerEvent) -> Option<TaskState> {
     }
 }
 
-/// What a subscribed client receives for an accepted status or stored part.
-fn wire_for(decision: &Decision, event: &LedgerEvent, t_ms: u64) -> Option<serde_json::Value> {
-    match (decision, &event.body) {
-        (Decision::New(Outcome::Accepted { state, .. }), _) => {
-            Some(status_update_for(&event.task_id, *state, t_ms))
-        }
-        (Decision::New(Outcome::Stored { .. }), Body::Part(p)) => {
-            let chunk = Chunk {
+/// What a subscribed client receives for an accepted status or stored part,
+/// on the task `task` names.
+fn wire_for(
+    decision: &Decision,
+    event: &LedgerEvent,
+    task: &'static str,
+    t_ms: u64,
+) -> Option<RowWire> {
+    let task = TaskRef::Named(task);
+    let event = match (decision, &event.body) {
+        (Decision::New(Outcome::Accepted { state, .. }), _) => SimEvent::Status {
+            task,
+            state: *state,
+            t_ms,
+            progress: None,
+        },
+        (Decision::New(Outcome::Stored { .. }), Body::Part(p)) => SimEvent::Artifact {
+            task,
+            chunk: Chunk {
                 artifact_id: p.artifact_id.clone(),
                 name: p.artifact_id.clone(),
                 parts: vec![p.text.clone()],
                 append: p.part > 0,
                 last_chunk: p.last,
-            };
-            let mut v = wire::artifact_update(0, &chunk);
-            retarget(&mut v, "artifactUpdate", &event.task_id);
-            Some(v)
-        }
-        _ => None,
-    }
-}
-
-fn status_update_for(task_id: &str, state: TaskState, t_ms: u64) -> serde_json::Value {
-    let mut v = wire::status_update(0, state, t_ms);
-    retarget(&mut v, "statusUpdate", task_id);
-    v
-}
-
-/// Points a wire event at a preset's own task and context.
-fn retarget(v: &mut serde_json::Value, key: &str, task_id: &str) {
-    if let Some(inner) = v.get_mut(key).and_then(|i| i.as_object_mut()) {
-        inner.insert("taskId".into(), serde_json::json!(task_id));
-        inner.insert(
-            "contextId".into(),
-            serde_json::json!(format!("ctx-{task_id}")),
-        );
-    }
+            },
+        },
+        _ => return None,
+    };
+    Some(RowWire::sim(event))
 }

@@ -360,7 +360,7 @@ pub fn row_shapes(rows: &[&Row], wire: Wire) -> Vec<Option<EventShape>> {
 fn shaped<'a>(rows: &'a [&Row], wire: Wire) -> impl Iterator<Item = Option<EventShape>> + 'a {
     let mut shaper = Shaper::default();
     rows.iter()
-        .map(move |r| Some(shaper.shape(&read_value(r.wire.as_ref()?, Some(wire)).ok()?)))
+        .map(move |r| Some(shaper.shape(&read_value(&r.wire.as_ref()?.json(), Some(wire)).ok()?)))
 }
 
 /// Where the task's events and what client 1 received in a run first

@@ -72,7 +72,7 @@ fn run_posts(run: &Run, answers: bool, headers: bool) -> Vec<Post> {
         let (Some(body), Some(push)) = (row.wire.as_ref(), row.push.as_ref()) else {
             continue;
         };
-        let Ok(event) = read_value(body, None) else {
+        let Ok(event) = read_value(&body.json(), None) else {
             continue;
         };
         let task = first_task.get_or_insert_with(|| event.task_id.clone());

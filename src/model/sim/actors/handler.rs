@@ -12,7 +12,9 @@ use crate::model::ledger::Body;
 use crate::model::sim::scenario::Client;
 use crate::model::state::TaskState;
 use crate::model::trace::{Disposition, Entry, Source};
-use crate::model::wire::{self, Chunk, RECEIPT_ARTIFACT, TRACKING_ARTIFACT};
+use crate::model::wire::{
+    self, Chunk, RowWire, SimEvent, TaskRef, RECEIPT_ARTIFACT, TRACKING_ARTIFACT,
+};
 
 /// The request handler: the events it numbered and the ones the streaming
 /// client received.
@@ -106,7 +108,7 @@ impl Handler {
         match payload {
             Payload::Task => (
                 format!("Task SUBMITTED enqueued{suffix}"),
-                wire::task_submitted(task),
+                SimEvent::Submitted(task),
                 Body::Submit,
                 sha256_fields(&["task", &wire::task_id(task)]),
             ),
@@ -121,7 +123,12 @@ impl Handler {
                         "Task {} published again as the resumed execute() starts{suffix}",
                         state.label()
                     ),
-                    wire::task_snapshot(task, state, view.now, artifacts),
+                    SimEvent::Snapshot {
+                        task,
+                        state,
+                        t_ms: view.now,
+                        artifacts: artifacts.to_vec(),
+                    },
                     Body::Submit,
                     sha256_fields(&["task-again", &self.emitted.to_string()]),
                 )
@@ -130,7 +137,12 @@ impl Handler {
                 let manifest = state.is_terminal().then(|| "manifest".to_string());
                 (
                     format!("status {}{suffix}", state.label()),
-                    wire::status_update(task, *state, view.now),
+                    SimEvent::Status {
+                        task: TaskRef::Nth(task),
+                        state: *state,
+                        t_ms: view.now,
+                        progress: None,
+                    },
                     Body::Status {
                         status: (*state).into(),
                         authorization_receipt: receipt.clone(),
@@ -179,7 +191,7 @@ impl Handler {
         };
         let mut effects = vec![];
         if consumed || (second.is_none() && lingering.is_none()) {
-            let wire = received.then(|| event.wire.clone());
+            let wire = received.then(|| RowWire::sim(event.wire.clone()));
             let stream = view.client_stream.filter(|_| received);
             effects.push(Effect::RowOn(
                 stream,
@@ -202,7 +214,7 @@ impl Handler {
             Effect::RowOn(
                 Some(stream),
                 Entry::event(event.source, label, subscribed)
-                    .wire(Some(event.wire.clone()))
+                    .wire(Some(RowWire::sim(event.wire.clone())))
                     .target(event.target)
                     .client(client.number()),
             )
@@ -311,7 +323,7 @@ fn progress_text(step: u32, n: u32, update: u32, of: u32) -> String {
 
 /// What an event is: its row's label, its wire JSON, its ledger body and
 /// the digest the ledger compares a repeated id by.
-type Described = (String, serde_json::Value, Body, String);
+type Described = (String, SimEvent, Body, String);
 
 /// A progress update (`step`, `update`, `of`): WORKING again with the
 /// agent's message.
@@ -325,7 +337,12 @@ fn progress(
     let id = format!("progress-{step}-{update}");
     (
         format!("status WORKING, progress: {text}{suffix}"),
-        wire::progress_update(task, TaskState::Working, view.now, &id, &text),
+        SimEvent::Status {
+            task: TaskRef::Nth(task),
+            state: TaskState::Working,
+            t_ms: view.now,
+            progress: Some((id, text)),
+        },
         Body::Status {
             status: TaskState::Working.into(),
             authorization_receipt: None,
@@ -367,7 +384,10 @@ fn artifact(view: &View, task: usize, chunk: &Chunk, part: u32, suffix: &str) ->
     };
     (
         label,
-        wire::artifact_update(task, chunk),
+        SimEvent::Artifact {
+            task: TaskRef::Nth(task),
+            chunk: chunk.clone(),
+        },
         Body::Part(ledger_part),
         digest,
     )

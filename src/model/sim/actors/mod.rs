@@ -53,8 +53,7 @@ use crate::model::sim::presets;
 use crate::model::sim::profile::Profile;
 use crate::model::sim::scenario::{Client, ResultShape, Scenario};
 use crate::model::trace::{Entry, Row, Run, StreamEnd, StreamRecord, StreamRole, Trace};
-use crate::model::wire::task_snapshot;
-use crate::model::wire::write_v03::to_v03;
+use crate::model::wire::{RowWire, SimEvent};
 
 /// Simulates a scenario to completion.
 pub fn simulate(scenario: &Scenario) -> Run {
@@ -123,11 +122,17 @@ pub fn get_task(scenario: &Scenario) -> Option<serde_json::Value> {
     sim.run();
     let task = sim.client.task();
     let stored = sim.store.tasks()[task].stored()?;
-    let answer = task_snapshot(task, stored.state, stored.since_ms, &stored.artifacts);
-    Some(match scenario.wire {
-        Wire::V0_3 => to_v03(&answer),
+    let answer = RowWire::sim(SimEvent::Snapshot {
+        task,
+        state: stored.state,
+        t_ms: stored.since_ms,
+        artifacts: stored.artifacts.clone(),
+    });
+    let answer = match scenario.wire {
+        Wire::V0_3 => answer.on_v03(),
         Wire::V1_0 => answer,
-    })
+    };
+    Some(answer.json().into_owned())
 }
 
 /// When, within one virtual instant, an action is due.
@@ -405,9 +410,7 @@ impl<'a> Sim<'a> {
         // On the 0.3 wire each row is written as that wire's JSON as it is
         // recorded; a push body is already as the SDK sent it.
         if self.sc.wire == Wire::V0_3 && row.push.is_none() {
-            if let Some(wire) = &row.wire {
-                row.wire = Some(to_v03(wire));
-            }
+            row.wire = row.wire.map(RowWire::on_v03);
         }
         self.rows.push(row);
     }

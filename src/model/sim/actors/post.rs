@@ -3,13 +3,16 @@
 //! so that the inputs name them without importing either actor).
 
 use crate::model::state::TaskState;
+use crate::model::wire::{SimEvent, Wire};
 
 /// One POST as the sender builds it.
 #[derive(Debug, Clone)]
 pub(super) struct Post {
     /// The task it tells of.
     pub(super) task: usize,
-    pub(super) body: serde_json::Value,
+    pub(super) body: SimEvent,
+    /// The wire it is written on.
+    pub(super) on: Wire,
     /// The task state the body tells, if it tells one.
     pub(super) state: Option<TaskState>,
     /// What the body is, for the row's label.

@@ -16,7 +16,7 @@ use crate::model::sim::keys::{Push, PushAuth, Wire};
 use crate::model::sim::profile::PushBody03;
 use crate::model::state::TaskState;
 use crate::model::trace::{Disposition, Entry, PushMetrics, PushRecord, Source, PUSH_RACED};
-use crate::model::wire::{self, write_v03::to_v03};
+use crate::model::wire::{RowWire, SimEvent};
 
 /// One task's POSTs: those waiting their turn, and what it was told.
 #[derive(Debug, Default)]
@@ -35,8 +35,8 @@ pub(super) struct PushSender {
     seen: u32,
     /// One per task, by its index.
     lanes: Vec<PostQueue>,
-    /// Every body sent, as bytes, for duplicates.
-    bodies: Vec<String>,
+    /// Every body sent, as what it is made of, for duplicates.
+    bodies: Vec<(SimEvent, Wire)>,
     pushes: u32,
     answered: u32,
     /// Configs beyond the first that each get every event (SPEC §14).
@@ -118,26 +118,26 @@ impl PushSender {
         }
         let push = &view.profile.push;
         let stored = view.tasks[event.task].stored();
-        let (body, state) = match (view.sc.wire, push.body_03, stored) {
+        // A push body is as the SDK sends it: on the 0.3 wire, a task
+        // snapshot written on that wire, or else the 1.0 event.
+        let snapshot_03 = (view.sc.wire, push.body_03, stored);
+        let (body, on) = match snapshot_03 {
             (Wire::V0_3, PushBody03::TaskSnapshot03, Some(t)) => (
-                to_v03(&wire::task_snapshot(
-                    event.task,
-                    t.state,
-                    view.now,
-                    &t.artifacts,
-                )),
-                Some(t.state),
+                SimEvent::Snapshot {
+                    task: event.task,
+                    state: t.state,
+                    t_ms: view.now,
+                    artifacts: t.artifacts.clone(),
+                },
+                Wire::V0_3,
             ),
-            _ => (event.wire.clone(), event.target),
+            _ => (event.wire.clone(), Wire::V1_0),
         };
-        let kind = body
-            .as_object()
-            .and_then(|m| m.keys().next().cloned())
-            .unwrap_or_default();
-        let shown = match body.get("kind").and_then(|k| k.as_str()) {
-            Some(k) => k.to_string(),
-            None => kind,
+        let state = match &body {
+            SimEvent::Snapshot { state, .. } if on == Wire::V0_3 => Some(*state),
+            _ => event.target,
         };
+        let shown = body.kind(on);
         let content_type = push.content_type[usize::from(view.sc.wire == Wire::V0_3)];
         let what = match state {
             Some(s) => format!("{shown} {} ({content_type})", s.label()),
@@ -155,6 +155,7 @@ impl PushSender {
         let post = Post {
             task: event.task,
             body,
+            on,
             state,
             what,
             holds: push.holds_stream,
@@ -207,11 +208,12 @@ impl PushSender {
         if matches!(answer, Reply::Status(200..=299, at) if at <= races_from) {
             self.answered += 1;
         }
-        let text = post.body.to_string();
-        if self.bodies.contains(&text) {
+        // The same fields write the same bytes.
+        let sent = (post.body, post.on);
+        if self.bodies.contains(&sent) {
             self.duplicates += 1;
         }
-        self.bodies.push(text);
+        self.bodies.push(sent.clone());
         let task = post.task;
         let lane = self.lane(task);
         let disposition = if lane.terminal_sent {
@@ -232,7 +234,10 @@ impl PushSender {
             format!("POST {} to the webhook → {said}", post.what),
             disposition,
         )
-        .wire(Some(post.body))
+        .wire(Some(RowWire::Sim {
+            event: sent.0,
+            on: sent.1,
+        }))
         .target(post.state)
         .push(PushRecord {
             headers: headers(view),

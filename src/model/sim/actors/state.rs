@@ -7,7 +7,7 @@
 use crate::model::ledger::Body;
 use crate::model::state::TaskState;
 use crate::model::trace::Source;
-use crate::model::wire::{Chunk, TRACKING_ARTIFACT};
+use crate::model::wire::{Chunk, SimEvent, TRACKING_ARTIFACT};
 
 // ----- the clients -----------------------------------------------------
 
@@ -100,7 +100,7 @@ pub(super) struct Event {
     /// What its row says.
     pub(super) label: String,
     /// The event as the wire carries it.
-    pub(super) wire: serde_json::Value,
+    pub(super) wire: SimEvent,
     /// What the ledger judges.
     pub(super) body: Body,
     /// The digest the ledger compares a repeated id by.

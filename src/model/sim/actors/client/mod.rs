@@ -15,7 +15,7 @@ use crate::model::state::TaskState;
 use crate::model::trace::{
     CallEnd, CancelResult, Disposition, Entry, Source, StreamEnd, StreamRole,
 };
-use crate::model::wire::{self};
+use crate::model::wire::{self, RowWire, SimEvent};
 
 /// The credential Jenya's client holds; only its receipt reference may reach
 /// the ledger.
@@ -37,7 +37,7 @@ pub(super) struct FirstClient {
     last_activity: u64,
     retried: bool,
     /// A blocking result captured before the call may return.
-    pending_result: Option<(TaskState, u32, serde_json::Value)>,
+    pending_result: Option<(TaskState, u32, SimEvent)>,
     blocking_result: Option<u32>,
     cancel_result: Option<CancelResult>,
     /// The record of the stream the client reads now (`None` for a
@@ -454,14 +454,19 @@ impl FirstClient {
 
     /// The followed task as a blocking result lists it: state, artifact
     /// count and wire JSON.
-    fn snapshot(&self, view: &View) -> Option<(TaskState, u32, serde_json::Value)> {
+    fn snapshot(&self, view: &View) -> Option<(TaskState, u32, SimEvent)> {
         let task = self.task;
         let stored = view.tasks[task].stored()?;
         let count = stored.artifacts.len() as u32;
         Some((
             stored.state,
             count,
-            wire::task_snapshot(task, stored.state, view.now, &stored.artifacts),
+            SimEvent::Snapshot {
+                task,
+                state: stored.state,
+                t_ms: view.now,
+                artifacts: stored.artifacts.clone(),
+            },
         ))
     }
 
@@ -478,7 +483,7 @@ impl FirstClient {
         );
         self.blocking_result = Some(count);
         self.call = CallState::Returned;
-        let entry = Entry::action(Source::Handler, label).wire(Some(snapshot));
+        let entry = Entry::action(Source::Handler, label).wire(Some(RowWire::sim(snapshot)));
         vec![Effect::Row(entry)]
     }
 
