@@ -45,8 +45,8 @@ import { splitPoints } from './split-points.mjs';
 // open everything pay; it may be at most 10% over the unsplit page's 327 kB.
 // The first view's budget was 219 kB at the split (218.1 kB); 209 kB once
 // the Unicode case tables left it and wasm-bindgen's loader was minified
-// (208.2 kB).
-const FIRST_VIEW_BUDGET = 209 * 1024;
+// (208.2 kB); 200 kB once JSON's writers left it (198.6 kB).
+const FIRST_VIEW_BUDGET = 200 * 1024;
 const BUDGET = 327 * 1024 * 1.1;
 const dir = process.argv[2] || 'dist';
 

@@ -120,6 +120,9 @@ fn a_subscription_reads_as_one_sentence_from_its_stream() {
             "The connection dropped after event 3 and the client called SubscribeToTask and got a task snapshot in WORKING holding 1 part stored so far, then only the 3 events after it; the stream closed at COMPLETED",
         ),
         ("second_client=2", "snapshot in WORKING holding no artifact part yet, then only the 4 events"),
+        // On the 0.3 wire the snapshot is a flat `kind: "task"` object: it
+        // holds the same part.
+        ("resubscribe=3&wire=0.3", "got a task snapshot in WORKING holding 1 part stored so far"),
         ("resubscribe=5", "got UnsupportedOperationError (-32004): the task was already COMPLETED, so only GetTask"),
         ("second_client=6", "A second client, after event 6, called SubscribeToTask and got UnsupportedOperationError"),
         ("ending=input&resubscribe=3", "the subscription stays open at INPUT_REQUIRED with nothing to come: 1 hung stream"),
