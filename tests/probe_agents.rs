@@ -701,10 +701,20 @@ fn tasks_at_once_are_judged_each_on_its_own() {
             // a2a-rs: each other stream gets the last task's chunks and
             // final status, and closes at that status (foreign-task, and
             // no terminal of its own), as ANSWERS.md's "Load" measured.
+            // Under load a stream may subscribe after the last task's
+            // events went out and get none of them (seen once in a run
+            // beside two builds): no terminal of its own still, and no
+            // foreign event.
             ("rust", "shared-state") => {
                 assert_eq!(load.clean, 1, "{sdk}: {messages:?}");
-                let pair = ["missing-terminal", "foreign-task"];
-                assert_eq!(codes, pair.repeat(7), "{sdk}");
+                let count = |code: &str| codes.iter().filter(|c| *c == code).count();
+                assert_eq!(count("missing-terminal"), 7, "{codes:?}");
+                assert!((1..=7).contains(&count("foreign-task")), "{codes:?}");
+                assert_eq!(
+                    count("missing-terminal") + count("foreign-task"),
+                    codes.len(),
+                    "{codes:?}"
+                );
             }
             // With the queue on the executor too, every task's events go
             // to the last-started stream: the others close with no
