@@ -8,9 +8,8 @@
 //! - [`event`]: one typed reader of an A2A event, 1.0 or 0.3, JSON-RPC or
 //!   bare, carrying a [`TaskState`](crate::model::state::TaskState);
 //!   [`answer`], the same events owned, for a client that steers by them.
-//! - [`write_v10`] and [`write_v03`]: the events the simulator writes;
-//!   [`row_wire`], a row's event kept as what it is made of until its JSON
-//!   is asked for.
+//! - [`write`]: the events the simulator writes, 1.0 and 0.3, and a row's
+//!   event kept as what it is made of until its JSON is asked for.
 //! - [`card`]: an agent card, typed: its name and the interfaces it offers;
 //!   [`card_fields`], the fields its protocol version requires.
 //! - [`rest`]: the HTTP+JSON binding: paths, and an error answer read as
@@ -44,17 +43,15 @@ pub mod push;
 pub mod read_error;
 pub mod read_faults;
 pub mod rest;
-pub mod row_wire;
 pub mod schema;
 pub mod signs;
 pub mod sse;
 mod text;
-pub mod write_v03;
-pub mod write_v10;
+pub mod write;
 
 pub(crate) use content_id::{FoldBuild, FoldHasher};
-pub use row_wire::{RowWire, SimEvent, TaskRef};
-pub use write_v10::*;
+pub use write::row::{RowWire, SimEvent, TaskRef};
+pub use write::v10::*;
 
 /// The A2A wire the trace and the export are written in, and a capture is
 /// read in.

@@ -10,10 +10,10 @@ use std::borrow::Cow;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use serde_json::{json, Value};
 
-use super::write_v03::to_v03;
-use super::write_v10::{self as v10, Chunk, StoredArtifact};
-use super::Wire;
+use super::v03::to_v03;
+use super::v10::{self, Chunk, StoredArtifact};
 use crate::model::state::TaskState;
+use crate::model::wire::Wire;
 
 /// Whose task an event names.
 #[derive(Debug, Clone, PartialEq, Eq)]

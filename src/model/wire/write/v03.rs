@@ -3,7 +3,7 @@
 //! `kind` (`task`, `status-update`, `artifact-update`, `message`),
 //! kebab-case states, parts tagged `kind: "text"`, roles `user`/`agent`,
 //! `final` on every status update, and `append` and `lastChunk` written
-//! out even when false. The simulator writes 1.0 events ([`super::wire`]);
+//! out even when false. The simulator writes 1.0 events ([`super::v10`]);
 //! a scenario on the 0.3 wire has each one translated here.
 
 use serde_json::{Map, Value};
