@@ -53,7 +53,7 @@ use crate::model::sim::presets;
 use crate::model::sim::profile::Profile;
 use crate::model::sim::scenario::{Client, ResultShape, Scenario};
 use crate::model::trace::{Entry, Row, Run, StreamEnd, StreamRecord, StreamRole, Trace};
-use crate::model::wire::{RowWire, SimEvent};
+use crate::model::wire::RowWire;
 
 /// Simulates a scenario to completion.
 pub fn simulate(scenario: &Scenario) -> Run {
@@ -122,15 +122,9 @@ pub fn get_task(scenario: &Scenario) -> Option<serde_json::Value> {
     sim.run();
     let task = sim.client.task();
     let stored = sim.store.tasks()[task].stored()?;
-    let answer = RowWire::sim(SimEvent::Snapshot {
-        task,
-        state: stored.state,
-        t_ms: stored.since_ms,
-        artifacts: stored.artifacts.clone(),
-    });
-    let answer = match scenario.wire {
-        Wire::V0_3 => answer.on_v03(),
-        Wire::V1_0 => answer,
+    let answer = RowWire::Sim {
+        event: stored.snapshot(task, stored.since_ms),
+        on: scenario.wire,
     };
     Some(answer.json().into_owned())
 }
@@ -407,8 +401,8 @@ impl<'a> Sim<'a> {
     fn record(&mut self, entry: Entry) {
         let state = self.facts().followed_state;
         let mut row = entry.row(self.rows.len(), self.now, state);
-        // On the 0.3 wire each row is written as that wire's JSON as it is
-        // recorded; a push body is already as the SDK sent it.
+        // On the 0.3 wire each row is to be written as that wire's JSON; a
+        // push body is already on the wire the SDK sent it on.
         if self.sc.wire == Wire::V0_3 && row.push.is_none() {
             row.wire = row.wire.map(RowWire::on_v03);
         }

@@ -120,22 +120,11 @@ impl PushSender {
         let stored = view.tasks[event.task].stored();
         // A push body is as the SDK sends it: on the 0.3 wire, a task
         // snapshot written on that wire, or else the 1.0 event.
-        let snapshot_03 = (view.sc.wire, push.body_03, stored);
-        let (body, on) = match snapshot_03 {
-            (Wire::V0_3, PushBody03::TaskSnapshot03, Some(t)) => (
-                SimEvent::Snapshot {
-                    task: event.task,
-                    state: t.state,
-                    t_ms: view.now,
-                    artifacts: t.artifacts.clone(),
-                },
-                Wire::V0_3,
-            ),
-            _ => (event.wire.clone(), Wire::V1_0),
-        };
-        let state = match &body {
-            SimEvent::Snapshot { state, .. } if on == Wire::V0_3 => Some(*state),
-            _ => event.target,
+        let (body, on, state) = match (view.sc.wire, push.body_03, stored) {
+            (Wire::V0_3, PushBody03::TaskSnapshot03, Some(t)) => {
+                (t.snapshot(event.task, view.now), Wire::V0_3, Some(t.state))
+            }
+            _ => (event.wire.clone(), Wire::V1_0, event.target),
         };
         let shown = body.kind(on);
         let content_type = push.content_type[usize::from(view.sc.wire == Wire::V0_3)];

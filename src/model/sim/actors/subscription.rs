@@ -12,7 +12,7 @@ use crate::model::sim::profile::{
 };
 use crate::model::sim::scenario::Interrupt;
 use crate::model::trace::{Disposition, Entry, Source, StreamEnd};
-use crate::model::wire::{RowWire, SimEvent};
+use crate::model::wire::RowWire;
 
 /// The handler's answer to SubscribeToTask by `client` on `task`: an error for a lost or finished task; otherwise the task as
 /// stored (never SUBMITTED: WORKING is stored before any request gets
@@ -42,12 +42,7 @@ pub(super) fn answer(view: &View, client: ClientId, stream: usize, task: usize) 
         return refuse(client, stream, UNSUPPORTED_OPERATION, text);
     }
     let parts: usize = stored.artifacts.iter().map(|a| a.parts.len()).sum();
-    let snapshot = RowWire::sim(SimEvent::Snapshot {
-        task,
-        state,
-        t_ms: stored.since_ms,
-        artifacts: stored.artifacts.clone(),
-    });
+    let snapshot = RowWire::sim(stored.snapshot(task, stored.since_ms));
     let label = format!(
         "Task snapshot {}: the task as stored, holding {parts} artifact part(s); none is sent again",
         state.label()

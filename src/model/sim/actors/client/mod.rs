@@ -458,16 +458,7 @@ impl FirstClient {
         let task = self.task;
         let stored = view.tasks[task].stored()?;
         let count = stored.artifacts.len() as u32;
-        Some((
-            stored.state,
-            count,
-            SimEvent::Snapshot {
-                task,
-                state: stored.state,
-                t_ms: view.now,
-                artifacts: stored.artifacts.clone(),
-            },
-        ))
+        Some((stored.state, count, stored.snapshot(task, view.now)))
     }
 
     fn return_blocking_call(&mut self, view: &View, why: &str) -> Vec<Effect> {

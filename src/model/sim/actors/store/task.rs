@@ -4,7 +4,7 @@
 
 use crate::model::ledger::TaskLedger;
 use crate::model::state::TaskState;
-use crate::model::wire::StoredArtifact;
+use crate::model::wire::{SimEvent, StoredArtifact};
 
 /// The task as the SDK's store holds it (guard applied).
 #[derive(Debug, Clone)]
@@ -13,6 +13,18 @@ pub(in crate::model::sim::actors) struct StoredTask {
     /// When the stored status was written (its timestamp in a snapshot).
     pub(in crate::model::sim::actors) since_ms: u64,
     pub(in crate::model::sim::actors) artifacts: Vec<StoredArtifact>,
+}
+
+impl StoredTask {
+    /// Task `task` as a snapshot sends it at virtual time `t_ms`.
+    pub(in crate::model::sim::actors) fn snapshot(&self, task: usize, t_ms: u64) -> SimEvent {
+        SimEvent::Snapshot {
+            task,
+            state: self.state,
+            t_ms,
+            artifacts: self.artifacts.clone(),
+        }
+    }
 }
 
 /// One task the scenario creates.
