@@ -41,8 +41,8 @@ pub(super) fn answer(view: &View, client: ClientId, stream: usize, task: usize) 
         );
         return refuse(client, stream, UNSUPPORTED_OPERATION, text);
     }
-    let parts: usize = stored.artifacts.iter().map(|a| a.parts.len()).sum();
     let snapshot = RowWire::sim(stored.snapshot(task, stored.since_ms));
+    let parts = snapshot.task_parts();
     let label = format!(
         "Task snapshot {}: the task as stored, holding {parts} artifact part(s); none is sent again",
         state.label()

@@ -196,12 +196,6 @@ impl RowWire {
     }
 }
 
-impl From<Value> for RowWire {
-    fn from(v: Value) -> RowWire {
-        RowWire::Json(v)
-    }
-}
-
 impl PartialEq for RowWire {
     /// Equal when they write the same JSON.
     fn eq(&self, other: &RowWire) -> bool {
