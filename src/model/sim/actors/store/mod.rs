@@ -103,105 +103,27 @@ impl TaskStore {
         effects
     }
 
-    /// [`Store::decide`], and whether the guard refused the event: the
-    /// ledger's decision, not a count.
+    /// [`Store::decide`], and whether the event was refused (by the guard,
+    /// through the ledger's decision, or by a store that keeps terminal
+    /// tasks as they are): the decision, not a count.
     fn take(&mut self, view: &Facts, event: Event, resend: bool) -> (Vec<Effect>, bool) {
-        let task = event.task;
-        let source = event.source;
-        let target = event.target;
-        let ledger_event = LedgerEvent {
-            task_id: wire::task_id(task),
-            event_id: event.event_id.clone(),
-            producer: source.label().into(),
-            source_seq: None,
-            digest: event.digest.clone(),
-            observed_ms: view.now,
-            body: event.body.clone(),
-        };
-        let slot = &mut self.tasks[task];
-        // Progress is no transition (SPEC §13): the ledger judges it only
-        // where it would change the state or come after the end.
-        let progress = matches!(event.payload, Payload::Progress { .. })
-            && slot.ledger.state() == TaskState::Working;
-        let decision = (!progress).then(|| slot.ledger.apply(&ledger_event));
+        let slot = &mut self.tasks[event.task];
         let label = if resend {
             format!("{} (resent after reconnect)", event.label)
         } else {
             event.label.clone()
         };
-        if let (true, Some(decision)) = (view.sc.guard, &decision) {
-            if let Some(disposition) = Disposition::of_decision(decision, Some(slot.ledger.state()))
-            {
-                let label = match decision.outcome() {
-                    Outcome::Rejected { reason } => format!("{label}: {}", reason.code()),
-                    _ => label,
-                };
-                let row = Entry::event(source, label, disposition).target(target);
-                return (vec![Effect::Row(row)], true);
-            }
+        let refused = |row: Entry| (vec![Effect::Row(row.target(event.target))], true);
+        if let Some(row) = guard_refusal(slot, view, &event, &label) {
+            return refused(row);
         }
-        let payload = &event.payload;
         if slot.bus_closed {
             return (dropped(&event, label), false);
         }
-        // Where the SDK stores CANCELED ahead of `cancel()`, its store
-        // refuses any change to a terminal task (a2a-server-lf's
-        // `task_store/inmemory.rs:58-63`): a follow-up turn on a task
-        // canceled while it waited for input is refused, not run.
-        let frozen = slot.stored.as_ref().filter(|t| t.state.is_terminal());
-        if let (Some(error), Some(stored), false) =
-            (view.profile.cancel_stored_first, frozen, resend)
-        {
-            let label = format!(
-                "{label}: refused by the task store, the task is {} (JSON-RPC {})",
-                stored.state.label(),
-                error.code
-            );
-            let row = Entry::event(source, label, Disposition::NotDelivered).target(target);
-            return (vec![Effect::Row(row)], true);
+        if let Some(row) = store_refusal(slot, view, &event, &label, resend) {
+            return refused(row);
         }
-        let was_terminal = slot.stored.as_ref().is_some_and(|t| t.state.is_terminal());
-        let twice = match payload {
-            Payload::Chunk { chunk, .. } if chunk.append && slot.call_loop_left => Some(chunk),
-            _ => None,
-        };
-        let kept = match twice {
-            Some(chunk) => appended_by_two_loops(slot, chunk),
-            None => store(slot, payload, view.now),
-        };
-        if !kept {
-            // Lost with the process: nothing stores it, nobody receives it.
-            return (vec![], false);
-        }
-        let final_status = matches!(payload, Payload::Status { state, .. }
-            if state.is_terminal() || *state == TaskState::InputRequired);
-        let label = match twice {
-            Some(_) => {
-                format!("{label}; stored twice: the returned call's event loop appends it too")
-            }
-            None => label,
-        };
-        // That loop stops where the SDK's event queue stops.
-        if final_status {
-            slot.call_loop_left = false;
-        }
-        let status_change = matches!(payload, Payload::Status { .. });
-        let terminal = matches!(payload, Payload::Status { state, .. } if state.is_terminal());
-        let mut effects = vec![Effect::to(PushIn::Event(Delivery {
-            event: Box::new(event),
-            label,
-            was_terminal,
-            status_change,
-            resend,
-        }))];
-        // The bus closes only after the delivery and all it leads to: a
-        // resend it sets off still passes.
-        if (final_status && view.profile.stream_end == StreamCloses::FirstFinalStatus)
-            || (terminal && view.profile.terminal_drops_executor)
-        {
-            effects.push(Effect::to(StoreIn::CloseBus(task)));
-        }
-        (effects, false)
+        (keep(slot, view, event, label, resend), false)
     }
 
     /// The SDK writes `state` itself, past the queue (a2a-sdk's FAILED
@@ -279,6 +201,111 @@ impl TaskStore {
         };
         vec![Effect::Row(row.assumed(assumed))]
     }
+}
+
+/// The ledger's decision on `event` (progress while WORKING is no
+/// transition, SPEC §13, and is not judged), as the row of a refusal when
+/// the guard is on and the decision refuses it.
+fn guard_refusal(slot: &mut TaskSlot, view: &Facts, event: &Event, label: &str) -> Option<Entry> {
+    let progress = matches!(event.payload, Payload::Progress { .. })
+        && slot.ledger.state() == TaskState::Working;
+    if progress {
+        return None;
+    }
+    let decision = slot.ledger.apply(&LedgerEvent {
+        task_id: wire::task_id(event.task),
+        event_id: event.event_id.clone(),
+        producer: event.source.label().into(),
+        source_seq: None,
+        digest: event.digest.clone(),
+        observed_ms: view.now,
+        body: event.body.clone(),
+    });
+    if !view.sc.guard {
+        return None;
+    }
+    let disposition = Disposition::of_decision(&decision, Some(slot.ledger.state()))?;
+    let label = match decision.outcome() {
+        Outcome::Rejected { reason } => format!("{label}: {}", reason.code()),
+        _ => label.to_string(),
+    };
+    Some(Entry::event(event.source, label, disposition))
+}
+
+/// Where the SDK stores CANCELED ahead of `cancel()`, its store refuses
+/// any change to a terminal task (a2a-server-lf's
+/// `task_store/inmemory.rs:58-63`): a follow-up turn on a task canceled
+/// while it waited for input is refused, not run. A resend is not a
+/// change.
+fn store_refusal(
+    slot: &TaskSlot,
+    view: &Facts,
+    event: &Event,
+    label: &str,
+    resend: bool,
+) -> Option<Entry> {
+    let error = view.profile.cancel_stored_first.filter(|_| !resend)?;
+    let stored = slot.stored.as_ref().filter(|t| t.state.is_terminal())?;
+    let label = format!(
+        "{label}: refused by the task store, the task is {} (JSON-RPC {})",
+        stored.state.label(),
+        error.code
+    );
+    Some(Entry::event(event.source, label, Disposition::NotDelivered))
+}
+
+/// An event the store takes: stored (twice where the returned call's
+/// event loop appends a chunk too), then handed on for delivery; the bus
+/// closed after it where the SDK closes it there.
+fn keep(
+    slot: &mut TaskSlot,
+    view: &Facts,
+    event: Event,
+    label: String,
+    resend: bool,
+) -> Vec<Effect> {
+    let task = event.task;
+    let payload = &event.payload;
+    let was_terminal = slot.stored.as_ref().is_some_and(|t| t.state.is_terminal());
+    let twice = match payload {
+        Payload::Chunk { chunk, .. } if chunk.append && slot.call_loop_left => Some(chunk),
+        _ => None,
+    };
+    let kept = match twice {
+        Some(chunk) => appended_by_two_loops(slot, chunk),
+        None => store(slot, payload, view.now),
+    };
+    if !kept {
+        // Lost with the process: nothing stores it, nobody receives it.
+        return vec![];
+    }
+    let final_status = matches!(payload, Payload::Status { state, .. }
+        if state.is_terminal() || *state == TaskState::InputRequired);
+    let label = match twice {
+        Some(_) => format!("{label}; stored twice: the returned call's event loop appends it too"),
+        None => label,
+    };
+    // That loop stops where the SDK's event queue stops.
+    if final_status {
+        slot.call_loop_left = false;
+    }
+    let status_change = matches!(payload, Payload::Status { .. });
+    let terminal = matches!(payload, Payload::Status { state, .. } if state.is_terminal());
+    let mut effects = vec![Effect::to(PushIn::Event(Delivery {
+        event: Box::new(event),
+        label,
+        was_terminal,
+        status_change,
+        resend,
+    }))];
+    // The bus closes only after the delivery and all it leads to: a
+    // resend it sets off still passes.
+    if (final_status && view.profile.stream_end == StreamCloses::FirstFinalStatus)
+        || (terminal && view.profile.terminal_drops_executor)
+    {
+        effects.push(Effect::to(StoreIn::CloseBus(task)));
+    }
+    effects
 }
 
 /// An event that reached a task whose events the SDK stopped reading:
