@@ -85,24 +85,7 @@ impl ProbeJudge {
                 why
             }
             Answer::Error { code, message } => {
-                let said = self.error(*code, message);
-                if seen.streamed != Some(TaskState::Canceled) && !stream_open(stream) {
-                    let mut why = format!(
-                        "CancelTask failed ({said}) and the task {}",
-                        self.state_text(seen.streamed)
-                    );
-                    // The store may say otherwise (a2a-rs stores CANCELED
-                    // before it calls cancel(), then answers its error):
-                    // the caller was told the cancel failed all the same.
-                    if let Some(got) = seen.got.filter(|got| Some(*got) != seen.streamed) {
-                        why.push_str(&format!(
-                            " on its stream, though GetTask then said {}",
-                            self.wire.spell(got)
-                        ));
-                    }
-                    seen.found.push((ProbeCode::CancelNotCanceled, why));
-                }
-                format!("CancelTask failed: {said}")
+                self.cancel_failed(&mut seen, stream_open(stream), *code, message)
             }
             Answer::Event(task) => {
                 let told = task.state.as_ref().and_then(|s| s.known());
@@ -143,6 +126,30 @@ impl ProbeJudge {
         let why = refusal(self.stream_method(), self.binding, answers)?;
         let found = vec![(ProbeCode::UnreadableAnswer, why.clone())];
         Some(self.ran(why, found, &[stream]))
+    }
+
+    /// CancelTask answered with an error other than a refusal: a finding
+    /// when the task was not CANCELED on a stream that has ended. The
+    /// summary's words.
+    fn cancel_failed(&self, seen: &mut Cancel, open: bool, code: i64, message: &str) -> String {
+        let said = self.error(code, message);
+        if seen.streamed != Some(TaskState::Canceled) && !open {
+            let mut why = format!(
+                "CancelTask failed ({said}) and the task {}",
+                self.state_text(seen.streamed)
+            );
+            // The store may say otherwise (a2a-rs stores CANCELED before it
+            // calls cancel(), then answers its error): the caller was told
+            // the cancel failed all the same.
+            if let Some(got) = seen.got.filter(|got| Some(*got) != seen.streamed) {
+                why.push_str(&format!(
+                    " on its stream, though GetTask then said {}",
+                    self.wire.spell(got)
+                ));
+            }
+            seen.found.push((ProbeCode::CancelNotCanceled, why));
+        }
+        format!("CancelTask failed: {said}")
     }
 
     /// Why a refused cancel is no finding: the task had ended, or the
