@@ -12,7 +12,7 @@ mod pump;
 mod sse;
 pub mod webhook;
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use crate::model::evidence::export::pretty_json;
@@ -125,18 +125,6 @@ fn run(options: &Options) -> Result<(ProbeReport, ProbeRecords), String> {
     if let Some(dir) = &options.out {
         std::fs::create_dir_all(dir).map_err(|e| format!("--out {}: {e}", dir.display()))?;
     }
-    let agent = ProbedAgent {
-        name: endpoint.name.clone(),
-        url: options.url.clone(),
-        wire: endpoint.wire,
-        binding: endpoint.binding,
-        offered: endpoint.offered,
-        headers: options
-            .headers
-            .iter()
-            .map(|(name, _)| redacted(name))
-            .collect(),
-    };
     let salt = SystemTime::now()
         .duration_since(UNIX_EPOCH)
         .map(|d| d.as_nanos())
@@ -145,17 +133,7 @@ fn run(options: &Options) -> Result<(ProbeReport, ProbeRecords), String> {
         true => Some(WebhookServer::start()?),
         false => None,
     };
-    let push = webhook.as_ref().map(|w| {
-        let url = options.webhook_url.clone().unwrap_or_else(|| w.url());
-        if options.webhook_url.is_some() {
-            // The forwarder needs the port the webhook listens on.
-            eprintln!(
-                "probe: the webhook listens on {}; the agent is told to POST to {url}",
-                w.url()
-            );
-        }
-        (url, format!("a2a-lab-token-{salt:x}"))
-    });
+    let push = webhook.as_ref().map(|w| push_target(options, w, salt));
     let plan_options = PlanOptions {
         message: options.message.clone(),
         tasks: options.tasks,
@@ -169,7 +147,7 @@ fn run(options: &Options) -> Result<(ProbeReport, ProbeRecords), String> {
         &endpoint,
         Some(card),
         plan_options,
-        ProbeReport::new(agent),
+        ProbeReport::new(probed_agent(options, &endpoint)),
         format!("{salt:x}"),
     );
     // The card was read over HTTP; the calls go over the binding chosen.
@@ -193,22 +171,57 @@ fn run(options: &Options) -> Result<(ProbeReport, ProbeRecords), String> {
     )?;
     let (report, records) = plan.finish();
     if let Some(dir) = &options.out {
-        // What the judge read, so that it can judge the run again with no
-        // agent running (tests/fixtures/probe/ holds such records).
-        let kept = [
-            ("probe.json", report.to_file_json()),
-            ("records.json", pretty_json(&records)),
-        ];
-        if let Some(push) = records.push.as_ref().filter(|p| p.declared) {
-            let path = dir.join("push.jsonl");
-            std::fs::write(&path, push.log()).map_err(|e| format!("{}: {e}", path.display()))?;
-        }
-        for (name, text) in kept {
-            let path = dir.join(name);
-            std::fs::write(&path, text).map_err(|e| format!("{}: {e}", path.display()))?;
-        }
+        keep_files(dir, &report, &records)?;
     }
     Ok((report, records))
+}
+
+/// The agent as the report names it: its headers' values redacted.
+fn probed_agent(options: &Options, endpoint: &Endpoint) -> ProbedAgent {
+    ProbedAgent {
+        name: endpoint.name.clone(),
+        url: options.url.clone(),
+        wire: endpoint.wire,
+        binding: endpoint.binding,
+        offered: endpoint.offered,
+        headers: options
+            .headers
+            .iter()
+            .map(|(name, _)| redacted(name))
+            .collect(),
+    }
+}
+
+/// Where the agent is told to POST its pushes (`--webhook-url` when the
+/// webhook sits behind a forwarder) and the token it must send.
+fn push_target(options: &Options, webhook: &WebhookServer, salt: u128) -> (String, String) {
+    let url = options.webhook_url.clone().unwrap_or_else(|| webhook.url());
+    if options.webhook_url.is_some() {
+        // The forwarder needs the port the webhook listens on.
+        eprintln!(
+            "probe: the webhook listens on {}; the agent is told to POST to {url}",
+            webhook.url()
+        );
+    }
+    (url, format!("a2a-lab-token-{salt:x}"))
+}
+
+/// What the judge read, kept in `--out` so that it can judge the run
+/// again with no agent running (tests/fixtures/probe/ holds such records).
+fn keep_files(dir: &Path, report: &ProbeReport, records: &ProbeRecords) -> Result<(), String> {
+    let kept = [
+        ("probe.json", report.to_file_json()),
+        ("records.json", pretty_json(records)),
+    ];
+    if let Some(push) = records.push.as_ref().filter(|p| p.declared) {
+        let path = dir.join("push.jsonl");
+        std::fs::write(&path, push.log()).map_err(|e| format!("{}: {e}", path.display()))?;
+    }
+    for (name, text) in kept {
+        let path = dir.join(name);
+        std::fs::write(&path, text).map_err(|e| format!("{}: {e}", path.display()))?;
+    }
+    Ok(())
 }
 
 /// Reads the card (`--card`, else the first of [`CARD_PATHS`] that

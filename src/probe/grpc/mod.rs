@@ -17,6 +17,7 @@ mod status;
 use std::time::{Duration, Instant};
 
 use bytes::Bytes;
+use prost_reflect::MethodDescriptor;
 use tokio::runtime::Runtime;
 use tonic::metadata::{MetadataKey, MetadataValue};
 use tonic::transport::{Channel, Endpoint};
@@ -25,6 +26,7 @@ use super::call::{millis, Caller, Flow, Received};
 use crate::model::evidence::probe::records::AnswerEnd;
 use crate::model::evidence::probe::request::Request;
 use crate::model::wire::answer::{read_answer, Answer};
+use crate::model::wire::Wire;
 use codec::RawCodec;
 use messages::{answer_json, request_bytes, Methods, SERVICE};
 
@@ -180,13 +182,43 @@ impl Caller for GrpcClient {
             }
             Opened::Stream(stream) => stream,
         };
+        let wire = request.wire;
+        let read = self.read_stream(
+            &mut stream,
+            deadline,
+            &method,
+            wire,
+            &mut received,
+            on_answer,
+        );
+        Ok(match read {
+            Read::TimedOut => received.timed_out(started),
+            Read::Ended => received.ended(started),
+        })
+    }
+}
+
+impl GrpcClient {
+    /// A stream's messages into `received` until it ends, the deadline
+    /// passes or the caller drops it, each written as an SSE event of its
+    /// ProtoJSON (as the HTTP bindings' records hold them) and handed to
+    /// `on_answer`.
+    fn read_stream(
+        &self,
+        stream: &mut tonic::Streaming<Bytes>,
+        deadline: tokio::time::Instant,
+        method: &MethodDescriptor,
+        wire: Wire,
+        received: &mut Received,
+        on_answer: &mut dyn FnMut(&Answer) -> Flow,
+    ) -> Read {
         loop {
             // The timer is made inside the runtime, which it needs.
             let next = self
                 .runtime
                 .block_on(async { tokio::time::timeout_at(deadline, stream.message()).await });
             let bytes = match next {
-                Err(_) => return Ok(received.timed_out(started)),
+                Err(_) => return Read::TimedOut,
                 Ok(Ok(Some(bytes))) => bytes,
                 Ok(Ok(None)) => break,
                 Ok(Err(status)) => {
@@ -194,13 +226,13 @@ impl Caller for GrpcClient {
                     break;
                 }
             };
-            let json = answer_json(&method, &bytes);
+            let json = answer_json(method, &bytes);
             received
                 .raw
                 .extend(format!("data: {json}\n\n").into_bytes());
             // An answer that cannot be read is kept for the judge and
             // steers nothing, as on HTTP.
-            let Ok(read) = read_answer(json.as_bytes(), Some(request.wire)) else {
+            let Ok(read) = read_answer(json.as_bytes(), Some(wire)) else {
                 continue;
             };
             if let Flow::Drop = on_answer(&read) {
@@ -208,8 +240,16 @@ impl Caller for GrpcClient {
                 break;
             }
         }
-        Ok(received.ended(started))
+        Read::Ended
     }
+}
+
+/// How reading a stream stopped.
+enum Read {
+    /// The deadline passed.
+    TimedOut,
+    /// It ended, with or without a status, or the caller dropped it.
+    Ended,
 }
 
 /// As over HTTP (401, 403): a call refused for its credentials means the
