@@ -109,17 +109,12 @@ impl ProbeJudge {
             ) => {
                 format!("refused: {}", self.error(-32002, message))
             }
-            (Some(Answer::Error { code, message }), _) => {
-                found.push((
-                    ProbeCode::CancelTerminalAccepted,
-                    format!(
-                        "CancelTask on a finished task failed with {}, not {}",
-                        self.error(*code, message),
-                        self.wanted(Wanted::NotCancelable)
-                    ),
-                ));
-                format!("refused: {}", self.error(*code, message))
-            }
+            (Some(Answer::Error { code, message }), _) => self.refused_otherwise(
+                "CancelTask",
+                (*code, message),
+                (ProbeCode::CancelTerminalAccepted, Wanted::NotCancelable),
+                &mut found,
+            ),
             (Some(Answer::Event(event)), _) => {
                 let state = self.state_text(event.state.as_ref().and_then(|s| s.known()));
                 found.push((
@@ -154,17 +149,12 @@ impl ProbeJudge {
             (Some((code, message)), _) if self.wire == Wire::V0_3 || code == -32004 => {
                 format!("refused: {}", self.error(code, message))
             }
-            (Some((code, message)), _) => {
-                found.push((
-                    ProbeCode::SubscribeTerminalAccepted,
-                    format!(
-                        "SubscribeToTask on a finished task failed with {}, not {}",
-                        self.error(code, message),
-                        self.wanted(Wanted::Unsupported)
-                    ),
-                ));
-                format!("refused: {}", self.error(code, message))
-            }
+            (Some(error), _) => self.refused_otherwise(
+                "SubscribeToTask",
+                error,
+                (ProbeCode::SubscribeTerminalAccepted, Wanted::Unsupported),
+                &mut found,
+            ),
             (None, AnswerEnd::TimedOut(waited)) => {
                 found.push((ProbeCode::SubscribeTerminalAccepted, format!("SubscribeToTask on a finished task was accepted and its stream stayed open for {waited} ms with {} event(s)", answers.len())));
                 "accepted; the stream stayed open".to_string()
@@ -181,5 +171,26 @@ impl ProbeJudge {
             }
         };
         Ok(self.ran(summary, found, &[call]))
+    }
+
+    /// A call on the finished task refused with another error than the
+    /// one A2A names for it (`wanted`): the finding, and the
+    /// summary of a refusal.
+    fn refused_otherwise(
+        &self,
+        method: &str,
+        (code, message): (i64, &str),
+        (finding, wanted): (ProbeCode, Wanted),
+        found: &mut Vec<(ProbeCode, String)>,
+    ) -> String {
+        let said = self.error(code, message);
+        found.push((
+            finding,
+            format!(
+                "{method} on a finished task failed with {said}, not {}",
+                self.wanted(wanted)
+            ),
+        ));
+        format!("refused: {said}")
     }
 }
