@@ -128,35 +128,21 @@ async fn probes(b: &Binding) {
         Err(e) => println!("{e}"),
         Ok(mut s) => {
             let mut cancel = None;
-            let mut task = None;
-            let mut n = 0;
-            loop {
-                let next = s.next(idle()).await;
-                let ms = t0.elapsed().as_millis();
-                match next {
-                    Next::Event(v, text) => {
-                        n += 1;
-                        println!("  +{ms} ms event {n}: {text}");
-                        task = task.or_else(|| task_id(&v));
-                        if cancel.is_none()
-                            && is_artifact(&v)
-                            && let Some(id) = task.clone()
-                        {
-                            let b2 = b.clone();
-                            cancel = Some(tokio::spawn(async move {
-                                let sent = t0.elapsed().as_millis();
-                                let out = b2.call("CancelTask", Some(&id), Some("1.0")).await;
-                                (sent, t0.elapsed().as_millis(), out)
-                            }));
-                        }
-                    }
-                    Next::Comment(c) => println!("  +{ms} ms comment {c:?}"),
-                    end => {
-                        println!("  +{ms} ms {}", end.describe());
-                        break;
-                    }
+            let task = follow(t0, &mut s, |v, task| {
+                if cancel.is_none()
+                    && is_artifact(v)
+                    && let Some(id) = task.map(str::to_string)
+                {
+                    let b2 = b.clone();
+                    cancel = Some(tokio::spawn(async move {
+                        let sent = t0.elapsed().as_millis();
+                        let out = b2.call("CancelTask", Some(&id), Some("1.0")).await;
+                        (sent, t0.elapsed().as_millis(), out)
+                    }));
                 }
-            }
+                true
+            })
+            .await;
             drop(s);
             match cancel {
                 None => println!("(no artifact event: CancelTask not sent)"),
@@ -177,28 +163,14 @@ async fn probes(b: &Binding) {
     match b.stream("SendStreamingMessage", None, Some("1.0")).await {
         Err(e) => println!("{e}"),
         Ok(mut s) => {
-            let mut task = None;
-            let mut n = 0;
-            loop {
-                let next = s.next(idle()).await;
-                let ms = t0.elapsed().as_millis();
-                match next {
-                    Next::Event(v, text) => {
-                        n += 1;
-                        println!("  +{ms} ms event {n}: {text}");
-                        task = task.or_else(|| task_id(&v));
-                        if is_artifact(&v) {
-                            println!("  (dropped by the client)");
-                            break;
-                        }
-                    }
-                    Next::Comment(c) => println!("  +{ms} ms comment {c:?}"),
-                    end => {
-                        println!("  +{ms} ms {}", end.describe());
-                        break;
-                    }
+            let task = follow(t0, &mut s, |v, _| {
+                let drop_it = is_artifact(v);
+                if drop_it {
+                    println!("  (dropped by the client)");
                 }
-            }
+                !drop_it
+            })
+            .await;
             drop(s);
             match task {
                 None => println!("(no task id: no SubscribeToTask)"),
@@ -223,14 +195,22 @@ struct Seen {
 
 /// Prints a stream's events, timed from `t0` (taken before the call), and its end.
 async fn show_stream(t0: Instant, s: Result<Stream, String>) -> Seen {
-    let mut seen = Seen { task_id: None };
-    let mut s = match s {
-        Ok(s) => s,
+    match s {
+        Ok(mut s) => Seen {
+            task_id: follow(t0, &mut s, |_, _| true).await,
+        },
         Err(e) => {
             println!("{e}");
-            return seen;
+            Seen { task_id: None }
         }
-    };
+    }
+}
+
+/// Prints a stream's events and comments, timed from `t0`, until it ends
+/// (printed too) or `on_event`, given each event and the task id seen so
+/// far, says to stop reading; returns the task id the stream named.
+async fn follow(t0: Instant, s: &mut Stream, mut on_event: impl FnMut(&Value, Option<&str>) -> bool) -> Option<String> {
+    let mut task = None;
     let mut n = 0;
     loop {
         let next = s.next(idle()).await;
@@ -239,12 +219,15 @@ async fn show_stream(t0: Instant, s: Result<Stream, String>) -> Seen {
             Next::Event(v, text) => {
                 n += 1;
                 println!("  +{ms} ms event {n}: {text}");
-                seen.task_id = seen.task_id.or_else(|| task_id(&v));
+                task = task.or_else(|| task_id(&v));
+                if !on_event(&v, task.as_deref()) {
+                    return task;
+                }
             }
             Next::Comment(c) => println!("  +{ms} ms comment {c:?}"),
             end => {
                 println!("  +{ms} ms {}", end.describe());
-                return seen;
+                return task;
             }
         }
     }
