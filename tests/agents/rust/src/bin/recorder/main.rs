@@ -31,6 +31,55 @@ const WATCHDOG_S: f64 = 3.0; // open this long after the executor went quiet = "
 const PROBE_WATCHDOG_S: f64 = 8.0;
 const TERMINAL: [&str; 4] = ["TASK_STATE_COMPLETED", "TASK_STATE_FAILED", "TASK_STATE_CANCELED", "TASK_STATE_REJECTED"];
 
+/// A matrix recorder's own keys (`push`, `subscribe`), each with its value.
+pub type Extra = Vec<(String, String)>;
+
+/// Splits a query into the lab's scenario (parse_scenario) and a matrix recorder's own
+/// `keys`, each at its default unless the query sets it; a repeated own key is an error.
+fn split_query(query: &str, keys: &[(&str, &str)]) -> Result<(Scenario, Extra), String> {
+    let mut extra: Extra = keys.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect();
+    let mut rest = Vec::new();
+    let mut seen = Vec::new();
+    if !(query.is_empty() || query == "defaults") {
+        for pair in query.split('&') {
+            let (k, v) = pair.split_once('=').unwrap_or((pair, ""));
+            if let Some(slot) = extra.iter_mut().find(|(ek, _)| ek == k) {
+                if seen.contains(&k) {
+                    return Err(format!("repeated key {k:?}"));
+                }
+                seen.push(k);
+                slot.1 = v.to_string();
+            } else {
+                rest.push(pair);
+            }
+        }
+    }
+    let joined = rest.join("&");
+    Ok((parse_scenario(if joined.is_empty() { "defaults" } else { &joined })?, extra))
+}
+
+/// An own key's value ("" for a key the recorder does not have).
+fn extra_get<'a>(extra: &'a [(String, String)], k: &str) -> &'a str {
+    extra.iter().find(|(ek, _)| ek == k).map(|(_, v)| v.as_str()).unwrap_or("")
+}
+
+/// What a run with `interrupt` shows of its follow-up turns: each resume the side
+/// channel logged (the state it resumed from, its receipt) and the states streamed.
+fn set_resumes(run: &mut J, side: &[J], events: &[J]) {
+    let resumes: Vec<J> = side
+        .iter()
+        .filter(|r| ev_is(r, "resume"))
+        .map(|r| {
+            J::obj()
+                .with("from_state", r.get("from_state").cloned().unwrap_or(J::Null))
+                .with("receipt", r.get("receipt").cloned().unwrap_or(J::Null))
+        })
+        .collect();
+    run.set("resumed", !resumes.is_empty());
+    run.set("resumes", resumes);
+    run.set("states", events.iter().filter_map(|e| e.get("state").filter(|s| **s != J::Null).cloned()).collect::<Vec<_>>());
+}
+
 fn wall() -> f64 {
     SystemTime::now().duration_since(UNIX_EPOCH).map(|d| d.as_secs_f64()).unwrap_or(0.0)
 }
@@ -1017,18 +1066,7 @@ impl Run {
             }
         }
         if cfg.get("interrupt") != "none" {
-            let resumes: Vec<J> = side
-                .iter()
-                .filter(|r| ev_is(r, "resume"))
-                .map(|r| {
-                    J::obj()
-                        .with("from_state", r.get("from_state").cloned().unwrap_or(J::Null))
-                        .with("receipt", r.get("receipt").cloned().unwrap_or(J::Null))
-                })
-                .collect();
-            run.set("resumed", !resumes.is_empty());
-            run.set("resumes", resumes);
-            run.set("states", events.iter().filter_map(|e| e.get("state").filter(|s| **s != J::Null).cloned()).collect::<Vec<_>>());
+            set_resumes(&mut run, &side, &events);
         }
         let t0_wall = *self.t0_wall.lock().unwrap();
         run.set("side_channel", side_records(&side, t0_wall));

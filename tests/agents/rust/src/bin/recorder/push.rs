@@ -95,29 +95,10 @@ pub fn matrix() -> Vec<String> {
     m
 }
 
-pub type Extra = Vec<(String, String)>;
-
+/// The lab's keys (parse_scenario) plus this recorder's (PUSH_KEYS).
 pub fn parse_query(query: &str) -> Result<(Scenario, Extra), String> {
-    let mut extra: Extra = PUSH_KEYS.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect();
-    let mut rest = Vec::new();
-    let mut seen = Vec::new();
-    if !(query.is_empty() || query == "defaults") {
-        for pair in query.split('&') {
-            let (k, v) = pair.split_once('=').unwrap_or((pair, ""));
-            if let Some(slot) = extra.iter_mut().find(|(ek, _)| ek == k) {
-                if seen.contains(&k) {
-                    return Err(format!("repeated key {k:?}"));
-                }
-                seen.push(k);
-                slot.1 = v.to_string();
-            } else {
-                rest.push(pair);
-            }
-        }
-    }
-    let joined = rest.join("&");
-    let cfg = parse_scenario(if joined.is_empty() { "defaults" } else { &joined })?;
-    let get = |k: &str| extra.iter().find(|(ek, _)| ek == k).map(|(_, v)| v.clone()).unwrap_or_default();
+    let (cfg, extra) = split_query(query, &PUSH_KEYS)?;
+    let get = |k: &str| extra_get(&extra, k).to_string();
     let p = get("push");
     let after_ok = p.strip_prefix("after:").is_some_and(|k| k.parse::<usize>().is_ok_and(|k| k >= 1));
     if !(p == "off" || p == "inline" || after_ok) {
@@ -149,10 +130,6 @@ pub fn parse_query(query: &str) -> Result<(Scenario, Extra), String> {
         }
     }
     Ok((cfg, extra))
-}
-
-fn get<'a>(extra: &'a Extra, k: &str) -> &'a str {
-    extra.iter().find(|(ek, _)| ek == k).map(|(_, v)| v.as_str()).unwrap_or("")
 }
 
 fn combined(cfg: &Scenario, extra: &Extra) -> bool {
@@ -414,7 +391,7 @@ impl PushCtx {
             c.set("taskId", t);
         }
         c.set("url", self.receiver.url());
-        let auth = get(&self.extra, "push_auth");
+        let auth = extra_get(&self.extra, "push_auth");
         if auth == "token" || auth == "both" {
             c.set("token", TOKEN);
         }
@@ -427,17 +404,17 @@ impl PushCtx {
     /// The inline config of a send (push=inline): the send and its identical resend
     /// carry it; a follow-up turn only with push_followup=repeat.
     pub fn inline_for(&self, client: u8, role: &str) -> Option<J> {
-        if get(&self.extra, "push") != "inline" || client != 1 {
+        if extra_get(&self.extra, "push") != "inline" || client != 1 {
             return None;
         }
-        if role == "resume" && get(&self.extra, "push_followup") != "repeat" {
+        if role == "resume" && extra_get(&self.extra, "push_followup") != "repeat" {
             return None;
         }
         Some(self.config(None))
     }
 
     pub fn after(&self) -> Option<usize> {
-        get(&self.extra, "push").strip_prefix("after:").and_then(|k| k.parse().ok())
+        extra_get(&self.extra, "push").strip_prefix("after:").and_then(|k| k.parse().ok())
     }
 }
 
@@ -699,7 +676,7 @@ const NO_DB: &str = "a2a-server-lf 0.5.3 ships only InMemoryTaskStore (src/task_
 
 async fn record_one(query: &str, runs: usize, rustc: &str) -> Result<J, String> {
     let (cfg, extra) = parse_query(query)?;
-    let delay: Option<u64> = get(&extra, "webhook_delay_ms").parse().ok();
+    let delay: Option<u64> = extra_get(&extra, "webhook_delay_ms").parse().ok();
     let watchdog_s = WATCHDOG_S + delay.map_or(0.0, |d| WATCHDOG_PER_DELAYED_EVENT * d as f64 / 1000.0);
     let mut inputs = inputs_of(&cfg);
     for (k, v) in &extra {
@@ -715,7 +692,7 @@ async fn record_one(query: &str, runs: usize, rustc: &str) -> Result<J, String> 
         .with("inputs", inputs)
         .with("step_ms", RECORD_STEP_MS)
         .with("watchdog_ms", (watchdog_s * 1000.0).round() as i64);
-    let not = if get(&extra, "wire") == "0.3" {
+    let not = if extra_get(&extra, "wire") == "0.3" {
         Some(NO_03)
     } else if cfg.get("store") == "database" {
         Some(NO_DB)
@@ -732,7 +709,7 @@ async fn record_one(query: &str, runs: usize, rustc: &str) -> Result<J, String> 
     }
     let sub_extra: Vec<(String, String)> = ["resubscribe", "second_client", "wire"]
         .iter()
-        .map(|k| (k.to_string(), get(&extra, k).to_string()))
+        .map(|k| (k.to_string(), extra_get(&extra, k).to_string()))
         .collect();
     let mut results = Vec::new();
     for i in 0..runs {
@@ -742,7 +719,7 @@ async fn record_one(query: &str, runs: usize, rustc: &str) -> Result<J, String> 
         run.push = true;
         let run = Arc::new(run);
         let receiver = Arc::new(Receiver {
-            mode: get(&extra, "webhook").to_string(),
+            mode: extra_get(&extra, "webhook").to_string(),
             delay_ms: delay,
             port: free_port(),
             t0: Arc::new(Mutex::new(Instant::now())),

@@ -85,27 +85,9 @@ pub fn matrix() -> Vec<String> {
 
 /// The lab's keys (parse_scenario) plus this recorder's; the shape keys go into the
 /// scenario too, where the agent reads them.
-pub fn parse_query(query: &str) -> Result<(Scenario, Vec<(String, String)>), String> {
-    let mut extra: Vec<(String, String)> = SUB_KEYS.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect();
-    let mut rest = Vec::new();
-    let mut seen = Vec::new();
-    if !(query.is_empty() || query == "defaults") {
-        for pair in query.split('&') {
-            let (k, v) = pair.split_once('=').unwrap_or((pair, ""));
-            if let Some(slot) = extra.iter_mut().find(|(ek, _)| ek == k) {
-                if seen.contains(&k) {
-                    return Err(format!("repeated key {k:?}"));
-                }
-                seen.push(k);
-                slot.1 = v.to_string();
-            } else {
-                rest.push(pair);
-            }
-        }
-    }
-    let joined = rest.join("&");
-    let mut cfg = parse_scenario(if joined.is_empty() { "defaults" } else { &joined })?;
-    let get = |k: &str| extra.iter().find(|(ek, _)| ek == k).map(|(_, v)| v.clone()).unwrap_or_default();
+pub fn parse_query(query: &str) -> Result<(Scenario, Extra), String> {
+    let (mut cfg, extra) = split_query(query, &SUB_KEYS)?;
+    let get = |k: &str| extra_get(&extra, k).to_string();
     for key in ["resubscribe", "second_client"] {
         let v = get(key);
         if v != "none" {
@@ -133,10 +115,6 @@ pub fn parse_query(query: &str) -> Result<(Scenario, Vec<(String, String)>), Str
         }
     }
     Ok((cfg, extra))
-}
-
-fn extra_get<'a>(extra: &'a [(String, String)], k: &str) -> &'a str {
-    extra.iter().find(|(ek, _)| ek == k).map(|(_, v)| v.as_str()).unwrap_or("")
 }
 
 // ---------------------------------------------------------------------------
@@ -928,18 +906,7 @@ impl SubRun {
             }
         }
         if cfg.get("interrupt") != "none" {
-            let resumes: Vec<J> = side
-                .iter()
-                .filter(|r| ev_is(r, "resume"))
-                .map(|r| {
-                    J::obj()
-                        .with("from_state", r.get("from_state").cloned().unwrap_or(J::Null))
-                        .with("receipt", r.get("receipt").cloned().unwrap_or(J::Null))
-                })
-                .collect();
-            out.set("resumed", !resumes.is_empty());
-            out.set("resumes", resumes);
-            out.set("states", events.iter().filter_map(|e| e.get("state").filter(|s| **s != J::Null).cloned()).collect::<Vec<_>>());
+            set_resumes(&mut out, &side, &events);
         }
         let t0_wall = *run.t0_wall.lock().unwrap();
         if extra_get(&self.extra, "resubscribe") != "none" {
