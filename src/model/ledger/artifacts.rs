@@ -155,7 +155,7 @@ pub struct ManifestEntry {
     pub artifact_id: String,
     /// How many parts it has.
     pub parts: u32,
-    /// [`ArtifactStore::artifact_hash`] at closing time.
+    /// SHA-256 over its parts' checksums in part order, at closing time.
     pub hash: String,
 }
 

@@ -78,7 +78,7 @@ pub enum Outcome {
 }
 
 /// The durable record of one decision, as the ledger hands it out (it
-/// stores receipts compactly in a [`ReceiptLog`]).
+/// stores receipts compactly in a `ReceiptLog`).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Receipt {
     /// The event decided.

@@ -1,6 +1,6 @@
 //! The trace a simulation returns: rows with the columns of SPEC §4, the
 //! streams they came on, and the metrics with their fixed names
-//! ([`metrics`]).
+//! (`metrics`).
 
 use serde::{Deserialize, Serialize};
 use serde_json::Value;

@@ -8,7 +8,7 @@
 //! - [`event`]: one typed reader of an A2A event, 1.0 or 0.3, JSON-RPC or
 //!   bare, carrying a [`TaskState`](crate::model::state::TaskState);
 //!   [`answer`], the same events owned, for a client that steers by them.
-//! - [`write`]: the events the simulator writes, 1.0 and 0.3, and a row's
+//! - [`write`](mod@write): the events the simulator writes, 1.0 and 0.3, and a row's
 //!   event kept as what it is made of until its JSON is asked for.
 //! - [`card`]: an agent card, typed: its name and the interfaces it offers;
 //!   [`card_fields`], the fields its protocol version requires.

@@ -10,7 +10,7 @@
 //! the chunk, and holds only the line or array element that straddles two
 //! chunks, a ledger per task still open, and the final state of a finished
 //! task, so memory grows with the tasks still open, not with the file.
-//! Judging is in [`judge`], what it reports in [`report`], a captured task
+//! Judging is in `judge`, what it reports in [`report`], a captured task
 //! as a run for the page's views in [`run`].
 
 use std::io::Read;

@@ -4,7 +4,7 @@
 //! so `cargo test` judges recorded answers of real agents with none
 //! running, and every rule is in one place.
 //!
-//! The probes on the task after its stream are in [`after_stream`]. What
+//! The probes on the task after its stream are in `after_stream`. What
 //! it reads of the answers is in [`super::read`], the
 //! contract checks in [`super::contract`], the push probe in
 //! [`super::push`]. Bodies are read by the wire's one reader ([`crate::model::wire::answer::read_answer`], the SSE
