@@ -1,21 +1,22 @@
-//! The A2A client: its streaming or blocking call, the resume after an
-//! interruption, a retried submission, its own timeout and its
-//! SubscribeToTask calls; CancelTask in [`cancel`].
+//! The A2A client: its streaming or blocking call, a retried submission
+//! and its own timeout; the resume after an interruption in `turns`, its
+//! SubscribeToTask calls in `subscribe`, how its calls and streams end in
+//! `ending`, CancelTask in `cancel`.
 
 mod cancel;
+mod ending;
+mod subscribe;
+mod turns;
 
 use super::effect::{Effect, View};
 use super::inputs::{ClientIn, ExecutorIn, PushIn, SecondIn, StoreIn};
-use super::state::{CallState, ClientId, Stage};
-use super::subscription;
+use super::state::{CallState, ClientId};
 use super::timeout::{timeout_due, Due};
-use crate::model::ledger::{authorization_receipt_for, Body};
-use crate::model::sim::scenario::{Client, Push, PushFollowup, ReceiptMode};
+use crate::model::ledger::Body;
+use crate::model::sim::scenario::{Client, Push};
 use crate::model::state::TaskState;
-use crate::model::trace::{
-    CallEnd, CancelResult, Disposition, Entry, Source, StreamEnd, StreamRole,
-};
-use crate::model::wire::{self, RowWire, SimEvent};
+use crate::model::trace::{CancelResult, Disposition, Entry, Source, StreamEnd, StreamRole};
+use crate::model::wire::{self, SimEvent};
 
 /// The credential Jenya's client holds; only its receipt reference may reach
 /// the ledger.
@@ -160,94 +161,6 @@ impl FirstClient {
         vec![]
     }
 
-    /// The client resumes its interrupted task after `stage`: a new call,
-    /// with its own timeout.
-    fn resume(&mut self, view: &View, stage: Stage) -> Vec<Effect> {
-        let mut effects = vec![];
-        if self.subscribed {
-            // Measured (SPEC §14): the subscription it read stays open
-            // beside the resumed call and gets the next turn's events; the
-            // resume streams on client 1's message stream again.
-            if matches!(self.call, CallState::Open | CallState::Stranded) {
-                self.lingering = self.stream.map(|s| (self.task, s));
-            }
-            self.subscribed = false;
-            self.stream = self.message_stream;
-        }
-        let still_open = view.sc.client == Client::Stream && self.call == CallState::Open;
-        self.call = CallState::Open;
-        self.number += 1;
-        self.last_activity = view.now;
-        let beside = still_open && view.profile.republish_ends_open_stream.is_some();
-        if beside {
-            // Measured (SPEC §14): the follow-up streams on a connection of
-            // its own, beside the first stream the SDK kept open.
-            self.left_open = self.stream;
-            self.stream = Some(view.next_stream);
-            self.message_stream = self.stream;
-            effects.push(Effect::OpenStream(ClientId::First, StreamRole::Send));
-        } else {
-            // The resume's stream continues the first one's record, open
-            // again (a stream that nothing ends is hung).
-            effects.push(Effect::EndStream(self.stream, StreamEnd::Hung));
-        }
-        effects.extend([
-            Effect::to(StoreIn::ReopenBus(0)),
-            Effect::to(SecondIn::Resumed { task: self.task }),
-        ]);
-        if let Some(ms) = view.sc.timeout_ms {
-            let call = self.number;
-            effects.push(Effect::at(
-                view.now + u64::from(ms),
-                ClientIn::Timeout { call },
-            ));
-        }
-        let receipt = match (stage, view.sc.receipt) {
-            (Stage::Auth, ReceiptMode::Valid) => Some(authorization_receipt_for(CLIENT_CREDENTIAL)),
-            _ => None,
-        };
-        let label = match (stage, &receipt) {
-            (Stage::Auth, Some(r)) => format!("client authorizes and resumes (receipt {r})"),
-            (Stage::Auth, None) => "client resumes without an authorization receipt".into(),
-            (Stage::Input, _) => "client supplies the delivery postcode and resumes".into(),
-        };
-        let label = if beside {
-            format!("{label} on a connection of its own, its first stream still open")
-        } else {
-            label
-        };
-        effects.push(Effect::Row(Entry::action(Source::Client, label)));
-        if view.sc.push != Push::Off && view.sc.push_followup == PushFollowup::Repeat {
-            effects.push(Effect::to(PushIn::ConfigRepeated));
-        }
-        effects.push(Effect::to(ExecutorIn::Resume { stage, receipt }));
-        effects
-    }
-
-    /// The resumed `execute()` published `task` again: the message stream
-    /// the SDK kept open at the interruption refuses it and ends with the
-    /// profile's error.
-    fn republished(&mut self, view: &View, task: usize) -> Vec<Effect> {
-        let Some(error) = view.profile.republish_ends_open_stream else {
-            return vec![];
-        };
-        if task != self.task {
-            return vec![];
-        }
-        let Some(stream) = self.left_open.take() else {
-            return vec![];
-        };
-        let state = view.followed_state.map_or("?".into(), TaskState::label);
-        let label = format!(
-            "the first turn's stream, left open at {state}, gets the Task again and ends with JSON-RPC {} (UnsupportedOperationError): \"{}\"; the resumed call streams on",
-            error.code, error.message
-        );
-        vec![
-            Effect::EndStream(Some(stream), StreamEnd::Error(error.code)),
-            Effect::Row(Entry::action(Source::Handler, label)),
-        ]
-    }
-
     /// The identical SendMessage again: with the guard on, the ledger's
     /// verdict on the submission (read, not yet committed) says whether it
     /// is a lookup hit that returns the existing task; otherwise the SDK
@@ -343,84 +256,6 @@ impl FirstClient {
         effects
     }
 
-    /// After a restart broke its stream: it subscribes again, as the
-    /// recorders' client does, while it has subscriptions left.
-    fn resubscribe_after_break(&self, view: &View) -> Vec<Effect> {
-        if view.sc.resubscribe.is_some() && self.subscriptions < MAX_SUBSCRIPTIONS {
-            return vec![Effect::request(view.now, ClientIn::Subscribe)];
-        }
-        vec![]
-    }
-
-    /// It calls SubscribeToTask on the task it follows.
-    fn subscribe(&mut self, view: &View) -> Vec<Effect> {
-        let client = ClientId::First;
-        let stream = view.next_stream;
-        self.subscriptions += 1;
-        self.subscribed = true;
-        self.call = CallState::Open;
-        self.number += 1;
-        self.last_activity = view.now;
-        self.stream = Some(stream);
-        let mut effects = vec![
-            Effect::OpenStream(client, StreamRole::Resubscribe),
-            Effect::Row(Entry::action(
-                Source::Client,
-                "client calls SubscribeToTask to read on",
-            )),
-        ];
-        if let Some(ms) = view.sc.timeout_ms {
-            let call = self.number;
-            let t = view.now + u64::from(ms);
-            effects.push(Effect::at(t, ClientIn::Timeout { call }));
-        }
-        effects.extend(subscription::answer(view, client, stream, view.followed));
-        effects
-    }
-
-    /// A restart broke its connections: a subscription beside a resumed
-    /// call, and its open call.
-    fn broken(&mut self, view: &View, assumed: bool) -> Vec<Effect> {
-        let mut effects = vec![];
-        if let Some(stream) = self.left_open.take() {
-            let entry = Entry::action(
-                Source::Client,
-                "the first turn's stream broken by the restart",
-            );
-            effects.extend([
-                Effect::EndStream(Some(stream), StreamEnd::Broken),
-                Effect::Row(entry.assumed(assumed)),
-            ]);
-        }
-        if let Some((_, stream)) = self.lingering.take() {
-            let entry = Entry::action(Source::Client, "subscription broken by the restart");
-            effects.extend([
-                Effect::EndStream(Some(stream), StreamEnd::Broken),
-                Effect::Row(entry.assumed(assumed)),
-            ]);
-        }
-        if matches!(view.client_call, CallState::Open | CallState::Stranded) {
-            effects.extend(self.call_broken(view, assumed));
-        }
-        effects
-    }
-
-    /// A restart broke its open call.
-    fn call_broken(&mut self, view: &View, assumed: bool) -> Vec<Effect> {
-        self.call = match view.sc.client {
-            Client::Stream => CallState::Closed,
-            Client::Block => CallState::Failed,
-        };
-        let label = match view.sc.client {
-            Client::Stream => "stream broken by the restart",
-            Client::Block => "SendMessage fails: connection reset by the restart",
-        };
-        vec![
-            Effect::EndStream(self.stream, StreamEnd::Broken),
-            Effect::Row(Entry::action(Source::Client, label).assumed(assumed)),
-        ]
-    }
-
     /// A status changed on the task it follows: a blocking call returns
     /// at a terminal or interrupted state (at FAILED only where the profile
     /// says so; elsewhere it keeps the result for when `execute()` returns).
@@ -459,146 +294,5 @@ impl FirstClient {
         let stored = view.tasks[task].stored()?;
         let count = stored.artifacts.len() as u32;
         Some((stored.state, count, stored.snapshot(task, view.now)))
-    }
-
-    fn return_blocking_call(&mut self, view: &View, why: &str) -> Vec<Effect> {
-        let Some((state, count, snapshot)) =
-            self.pending_result.take().or_else(|| self.snapshot(view))
-        else {
-            return vec![];
-        };
-        let label = format!(
-            "{why}: Task {} with {count} artifact{}",
-            state.label(),
-            s_if_many(count)
-        );
-        self.blocking_result = Some(count);
-        self.call = CallState::Returned;
-        let entry = Entry::action(Source::Handler, label).wire(Some(RowWire::sim(snapshot)));
-        vec![Effect::Row(entry)]
-    }
-
-    /// The queue closed: a stream ends (a subscription as the profile
-    /// says); a blocking call still waiting returns the task as it is.
-    fn end_call(&mut self, view: &View, label: &str, error: Option<i32>) -> Vec<Effect> {
-        let mut effects = self.end_lingering(view, label);
-        if self.call != CallState::Open {
-            return effects;
-        }
-        effects.extend(self.end_open_call(view, label, error));
-        effects
-    }
-
-    /// The queue closed: its subscription beside a resumed call ends as
-    /// the profile says (a2a-sdk's stays open until a terminal status).
-    fn end_lingering(&mut self, view: &View, label: &str) -> Vec<Effect> {
-        let Some((task, stream)) = self.lingering else {
-            return vec![];
-        };
-        if subscription::stays_open(view, task) {
-            return vec![];
-        }
-        self.lingering = None;
-        let label = format!("{label}: client 1's subscription ends too");
-        vec![
-            Effect::EndStream(Some(stream), StreamEnd::Closed),
-            Effect::Row(Entry::action(Source::Handler, label)),
-        ]
-    }
-
-    /// The queue closed on its open call; a stream ended by an error event
-    /// keeps its code, which a capture's stream shows as its last event.
-    fn end_open_call(&mut self, view: &View, label: &str, error: Option<i32>) -> Vec<Effect> {
-        match view.sc.client {
-            Client::Stream if self.subscribed => subscription::ends(
-                view,
-                ClientId::First,
-                (self.task, self.stream),
-                label,
-                error,
-            ),
-            Client::Stream => {
-                self.call = CallState::Closed;
-                let end = error.map_or(StreamEnd::Closed, StreamEnd::Error);
-                vec![
-                    Effect::EndStream(self.stream, end),
-                    Effect::Row(Entry::action(Source::Handler, label)),
-                ]
-            }
-            Client::Block => {
-                self.return_blocking_call(view, "SendMessage returns as the queue closes")
-            }
-        }
-    }
-
-    /// At the end: a `resubscribe=k` whose event k never came says so
-    /// (`first_stream`: how many rows its first stream carried).
-    pub(super) fn never_resubscribed(&self, view: &View, first_stream: usize) -> Vec<Effect> {
-        match view.sc.resubscribe {
-            Some(k) if self.subscriptions == 0 && view.sc.client == Client::Stream => {
-                let label = format!(
-                    "resubscribe={k}: the stream ended after {first_stream} events, before event {k}, so the client never dropped it"
-                );
-                let entry = Entry::action(Source::Client, label);
-                vec![Effect::Row(entry.disposition(Disposition::NotDelivered))]
-            }
-            _ => vec![],
-        }
-    }
-
-    /// At the end: a call or stream that nothing ended hangs (a hung
-    /// blocking call is counted: `true`).
-    pub(super) fn hangs(&self, view: &View) -> (Vec<Effect>, bool) {
-        let mut effects = vec![];
-        if self.left_open.is_some() {
-            let label = "the first turn's stream, left open beside the resumed call: nothing will ever end it (hung)";
-            let entry = Entry::action(Source::Client, label).disposition(Disposition::NotDelivered);
-            effects.push(Effect::Row(entry));
-        }
-        if self.lingering.is_some() {
-            let label = "client 1's subscription beside its resumed call still open: nothing will ever end it (hung)";
-            let entry = Entry::action(Source::Client, label).disposition(Disposition::NotDelivered);
-            effects.push(Effect::Row(entry));
-        }
-        if !matches!(self.call, CallState::Open | CallState::Stranded) {
-            return (effects, false);
-        }
-        let (label, hung_call) = match (view.sc.client, self.subscribed) {
-            (Client::Stream, false) => {
-                ("stream still open: nothing will ever end it (hung)", false)
-            }
-            (Client::Stream, true) => (
-                "subscription still open: nothing will ever end it (hung)",
-                false,
-            ),
-            (Client::Block, _) => ("SendMessage never returns (hung call)", true),
-        };
-        let entry = Entry::action(Source::Client, label).disposition(Disposition::NotDelivered);
-        effects.push(Effect::Row(entry));
-        (effects, hung_call)
-    }
-
-    /// How its call ended, as the run's metrics and call end say: a
-    /// stream's end, or a blocking call's.
-    pub(super) fn ending(&self, view: &View) -> (Option<StreamEnd>, Option<CallEnd>) {
-        match (view.sc.client, self.call) {
-            (Client::Block, CallState::Open) => (None, Some(CallEnd::Hung)),
-            (Client::Block, CallState::TimedOut) => (None, Some(CallEnd::TimedOut)),
-            (Client::Block, CallState::Failed) => (None, Some(CallEnd::Failed)),
-            (Client::Block, _) => (None, Some(CallEnd::Returned)),
-            (Client::Stream, CallState::Open | CallState::Stranded) => {
-                (Some(StreamEnd::Hung), None)
-            }
-            (Client::Stream, CallState::TimedOut) => (Some(StreamEnd::TimedOut), None),
-            (Client::Stream, _) => (Some(StreamEnd::Closed), None),
-        }
-    }
-}
-
-fn s_if_many(n: u32) -> &'static str {
-    if n == 1 {
-        ""
-    } else {
-        "s"
     }
 }
