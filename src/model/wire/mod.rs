@@ -34,11 +34,9 @@
 pub mod answer;
 pub mod card;
 pub mod card_fields;
-mod content_id;
 pub mod envelope;
 pub mod event;
 pub mod grpc;
-mod json_limits;
 pub mod push;
 pub mod read_error;
 pub mod read_faults;
@@ -49,7 +47,7 @@ pub mod sse;
 mod text;
 pub mod write;
 
-pub(crate) use content_id::{FoldBuild, FoldHasher};
+pub(crate) use event::{FoldBuild, FoldHasher};
 pub use write::row::{RowWire, SimEvent, TaskRef};
 pub use write::v10::*;
 

@@ -4,20 +4,33 @@
 //! content id; and the timestamps of status events. A client that steers
 //! by what it receives (the probe) reads the same events owned, through
 //! [`super::answer`].
+//!
+//! Here the raw fields; the reading into one shape in `read`, the
+//! timestamps in `time`, the content id in `content_id`, the JSON parse
+//! within its depth and size in `json_limits`.
 
 use std::borrow::Cow;
 
 use serde::Deserialize;
 use serde_json::value::RawValue;
 
-pub use super::content_id::ContentId;
-use super::content_id::FoldHasher;
-pub use super::json_limits::{check_depth, json_error, parse, MAX_DEPTH};
-use super::read_error::{EventFault, ReadError, ReadKind};
+mod content_id;
+mod json_limits;
+mod read;
+mod time;
+
+pub use content_id::ContentId;
+pub(crate) use content_id::{FoldBuild, FoldHasher};
+pub use json_limits::{check_depth, json_error, parse, MAX_DEPTH};
+pub use read::read_event;
+pub use time::parse_rfc3339_ms;
+
+use super::read_error::{EventFault, ReadError};
 use super::text::borrowed;
 use super::text::Loose;
 use super::Wire;
 use crate::model::state::{SentState, TaskState};
+use read::fault;
 
 /// A wire event, read.
 pub struct WireEvent<'a> {
@@ -335,269 +348,6 @@ pub(super) struct RawPart<'a> {
     pub(super) data: Option<serde::de::IgnoredAny>,
     #[serde(default)]
     pub(super) file: Option<serde::de::IgnoredAny>,
-}
-
-/// Reads a wire event of either version (or the forced one).
-pub fn read_event<'a>(
-    event: &RawEvent<'a>,
-    forced: Option<Wire>,
-) -> Result<WireEvent<'a>, ReadError> {
-    match event.wire(forced) {
-        Wire::V1_0 => read_1_0(event),
-        Wire::V0_3 => read_0_3(event),
-    }
-}
-
-impl<'a> RawEvent<'a> {
-    /// The wire the event is read on: the forced one, else 0.3 when it has
-    /// a `kind`, else 1.0. An event with neither a `kind` nor a 1.0
-    /// wrapper, whose fields are an event's and whose state is not spelled
-    /// the 1.0 way, is a 0.3 event that lost its `kind` (a 1.0 Task, as
-    /// GetTask answers, is bare and spells its state `TASK_STATE_…`).
-    pub fn wire(&self, forced: Option<Wire>) -> Wire {
-        if let Some(wire) = forced {
-            return wire;
-        }
-        let wrapped = self.task.is_some()
-            || self.status_update.is_some()
-            || self.artifact_update.is_some()
-            || self.message().is_some();
-        let an_event = self.task_id.is_some()
-            || self.context_id.is_some()
-            || self.status.is_some()
-            || self.artifact.is_some()
-            || self.message_id.is_some();
-        let state_1_0 = self
-            .status
-            .as_ref()
-            .and_then(|s| s.state.as_ref())
-            .is_some_and(|s| s.text().starts_with("TASK_STATE_"));
-        if self.kind.is_some() || (!wrapped && an_event && !state_1_0) {
-            Wire::V0_3
-        } else {
-            Wire::V1_0
-        }
-    }
-
-    /// The task an event names, however little else of it can be read: its
-    /// `taskId`, or a task's own `id` (inside the 1.0 wrapper, if any).
-    pub fn task_named(&self) -> Option<Cow<'a, str>> {
-        let inner = self.wrapped().unwrap_or(self);
-        let is_task = self.task.is_some() || inner.kind.as_deref() == Some("task");
-        inner
-            .task_id
-            .clone()
-            .or_else(|| is_task.then(|| text_of(inner.id)).flatten())
-    }
-}
-
-fn fault(fault: EventFault) -> ReadError {
-    ReadError::new(ReadKind::Event(fault))
-}
-
-/// A JSON string's text (`None` for another type).
-fn text_of<'a>(raw: Option<&'a RawValue>) -> Option<Cow<'a, str>> {
-    serde_json::from_str(raw?.get()).ok()
-}
-
-fn required<'a>(
-    field: &Option<Cow<'a, str>>,
-    what: &'static str,
-    name: &'static str,
-) -> Result<Cow<'a, str>, ReadError> {
-    field
-        .clone()
-        .ok_or_else(|| fault(EventFault::Missing { what, field: name }))
-}
-
-fn state_of<'a>(event: &RawEvent<'a>, what: &'static str) -> Result<Cow<'a, str>, ReadError> {
-    event
-        .status
-        .as_ref()
-        .and_then(|s| s.state.as_ref())
-        .map(|state| match state {
-            Loose::Text(text) => text.clone(),
-            // Not text: no state of any wire; the schema names the type.
-            Loose::NotText => Cow::Borrowed(""),
-        })
-        .ok_or_else(|| {
-            fault(EventFault::Missing {
-                what,
-                field: "status.state",
-            })
-        })
-}
-
-fn read_1_0<'a>(event: &RawEvent<'a>) -> Result<WireEvent<'a>, ReadError> {
-    let wrappers = event.wrappers();
-    let spelled = |s: Cow<'a, str>| read_state(s, Wire::V1_0);
-    let mut present = wrappers.iter().filter(|(_, w)| w.is_some());
-    let (key, inner) = match (present.next(), present.next()) {
-        (Some((key, Some(inner))), None) => (*key, *inner),
-        // A Task itself, as GetTask and CancelTask answer with it: no
-        // wrapper, its own id and status.
-        (None, _) if event.kind.is_none() && event.id.is_some() && event.status.is_some() => {
-            return Ok(WireEvent {
-                wire: Wire::V1_0,
-                task_id: required(&text_of(event.id), "a task", "id")?,
-                what: What::Task {
-                    state: spelled(state_of(event, "a task")?),
-                    held: held_parts(&event.artifacts),
-                },
-            });
-        }
-        (Some(_), Some(_)) => return Err(fault(EventFault::SeveralWrappers)),
-        _ => return Err(fault(EventFault::NotAnEvent)),
-    };
-    let (task_id, what) = match key {
-        "task" => (
-            required(&text_of(inner.id), key, "id")?,
-            What::Task {
-                state: spelled(state_of(inner, key)?),
-                held: held_parts(&inner.artifacts),
-            },
-        ),
-        "statusUpdate" => (
-            required(&inner.task_id, key, "taskId")?,
-            What::Status {
-                state: spelled(state_of(inner, key)?),
-            },
-        ),
-        "artifactUpdate" => (
-            required(&inner.task_id, key, "taskId")?,
-            artifact(inner, key)?,
-        ),
-        _ => (
-            inner.task_id.clone().unwrap_or(Cow::Borrowed("(no task)")),
-            What::Message,
-        ),
-    };
-    Ok(WireEvent {
-        wire: Wire::V1_0,
-        task_id,
-        what,
-    })
-}
-
-fn read_0_3<'a>(event: &RawEvent<'a>) -> Result<WireEvent<'a>, ReadError> {
-    let kind = event
-        .kind
-        .as_deref()
-        .ok_or_else(|| fault(EventFault::NoKind))?;
-    let (task_id, what) = match kind {
-        "task" => (
-            required(&text_of(event.id), "task", "id")?,
-            What::Task {
-                state: read_state(state_of(event, "task")?, Wire::V0_3),
-                held: held_parts(&event.artifacts),
-            },
-        ),
-        "status-update" => (
-            required(&event.task_id, "status-update", "taskId")?,
-            What::Status {
-                state: read_state(state_of(event, "status-update")?, Wire::V0_3),
-            },
-        ),
-        "artifact-update" => (
-            required(&event.task_id, "artifact-update", "taskId")?,
-            artifact(event, "artifact-update")?,
-        ),
-        "message" => (
-            event.task_id.clone().unwrap_or(Cow::Borrowed("(no task)")),
-            What::Message,
-        ),
-        other => return Err(fault(EventFault::UnknownKind(other.to_string()))),
-    };
-    Ok(WireEvent {
-        wire: Wire::V0_3,
-        task_id,
-        what,
-    })
-}
-
-fn artifact<'a>(event: &RawEvent<'a>, what: &'static str) -> Result<What<'a>, ReadError> {
-    let artifact = event.artifact.as_ref().ok_or_else(|| {
-        fault(EventFault::Missing {
-            what,
-            field: "artifact",
-        })
-    })?;
-    Ok(What::Artifact {
-        artifact_id: required(&artifact.artifact_id, "its artifact", "artifactId")?,
-        append: event.append.unwrap_or(false),
-        last: event.last_chunk.unwrap_or(false),
-        parts: artifact.parts.map_or("[]", RawValue::get),
-    })
-}
-
-/// How many parts a `task` snapshot holds, per artifact.
-fn held_parts<'a>(artifacts: &Option<Vec<RawHeld<'a>>>) -> Vec<(Cow<'a, str>, u32)> {
-    artifacts
-        .iter()
-        .flatten()
-        // One without an id is no artifact a client can add to; the schema
-        // names it.
-        .filter_map(|a| Some((a.artifact_id.clone()?, a.count() as u32)))
-        .collect()
-}
-
-impl RawEvent<'_> {
-    /// A status timestamp in Unix milliseconds, where the event has one
-    /// (a 1.0 status update's or task's, or a 0.3 event's own).
-    pub fn timestamp_ms(&self) -> Option<u64> {
-        let inner = self
-            .status_update
-            .as_deref()
-            .or(self.task.as_deref())
-            .unwrap_or(self);
-        parse_rfc3339_ms(inner.status.as_ref()?.timestamp.as_deref()?)
-    }
-}
-
-/// `YYYY-MM-DDTHH:MM:SS[.fff…](Z|±HH:MM)` to Unix milliseconds. Digits
-/// are read by hand: the page's bundle then carries no number parser.
-pub fn parse_rfc3339_ms(text: &str) -> Option<u64> {
-    let b = text.as_bytes();
-    let num = |from: usize, len: usize| -> Option<i64> {
-        b.get(from..from + len)?.iter().try_fold(0i64, |n, &c| {
-            c.is_ascii_digit().then(|| n * 10 + i64::from(c - b'0'))
-        })
-    };
-    if b.len() < 20 || b[4] != b'-' || b[7] != b'-' || b[10] != b'T' {
-        return None;
-    }
-    let (y, mo, d) = (num(0, 4)?, num(5, 2)?, num(8, 2)?);
-    let (h, mi, sec) = (num(11, 2)?, num(14, 2)?, num(17, 2)?);
-    let mut i = 19;
-    let mut millis = 0i64;
-    if b.get(i) == Some(&b'.') {
-        i += 1;
-        let mut scale = 100;
-        while let Some(c) = b.get(i).filter(|c| c.is_ascii_digit()) {
-            millis += i64::from(c - b'0') * scale;
-            scale /= 10;
-            i += 1;
-        }
-    }
-    let offset_min = match b.get(i)? {
-        b'Z' | b'z' => 0,
-        b'+' => num(i + 1, 2)? * 60 + num(i + 4, 2)?,
-        b'-' => -(num(i + 1, 2)? * 60 + num(i + 4, 2)?),
-        _ => return None,
-    };
-    // Days from 1970-01-01 (proleptic Gregorian).
-    let (y2, m2) = if mo <= 2 {
-        (y - 1, mo + 9)
-    } else {
-        (y, mo - 3)
-    };
-    let era = y2.div_euclid(400);
-    let yoe = y2 - era * 400;
-    let doy = (153 * m2 + 2) / 5 + d - 1;
-    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-    let days = era * 146_097 + doe - 719_468;
-    let ms = ((days * 86_400 + h * 3600 + mi * 60 + sec - offset_min * 60) * 1000) + millis;
-    u64::try_from(ms).ok()
 }
 
 #[cfg(test)]

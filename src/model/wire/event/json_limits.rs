@@ -5,7 +5,7 @@
 
 use serde::Deserialize;
 
-use super::read_error::{ReadError, ReadKind};
+use crate::model::wire::read_error::{ReadError, ReadKind};
 
 /// The deepest JSON nesting the lab reads; deeper input is refused. It is
 /// serde_json's own recursion limit, so a check before parsing and a
