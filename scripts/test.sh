@@ -21,6 +21,9 @@ cargo fetch --quiet
 step "cargo fmt --check"
 cargo fmt --check
 
+step "no import circle between two files of src/ (docs/architecture.md)"
+python3 scripts/import-cycles.py
+
 step "cargo clippy (native and wasm32)"
 cargo clippy --all-targets --quiet -- -D warnings
 cargo clippy --target wasm32-unknown-unknown --lib --bins --tests --all-features --quiet -- -D warnings

@@ -781,7 +781,7 @@ fn probe_json_holds_every_call_for_the_page() {
     }
     let calls: Vec<&str> = resubscribe.calls.iter().map(String::as_str).collect();
     let judged =
-        a2a_lab::model::evidence::probe::report::capture_of_calls(&calls, None).expect("reads");
+        a2a_lab::model::evidence::probe::records::capture_of_calls(&calls, None).expect("reads");
     assert_eq!(judged.tasks.len(), 1);
     assert_eq!(judged.findings[0].code.code(), "after-terminal");
 }

@@ -6,8 +6,9 @@
 
 mod cli_support;
 
+use a2a_lab::model::evidence::probe::records::capture_of_calls;
 use a2a_lab::model::evidence::probe::report::{
-    capture_of_calls, Probe, ProbeCode, ProbeOutcome, ProbeReport, ProbeResult, ProbedAgent,
+    Probe, ProbeCode, ProbeOutcome, ProbeReport, ProbeResult, ProbedAgent,
 };
 use a2a_lab::model::wire::read_error::{ProbeJsonFault, ReadKind};
 use a2a_lab::model::wire::rest::Binding;

@@ -1,7 +1,7 @@
 //! Every SDK-specific rule of the simulation, in one table (SPEC §7), so the
 //! simulator reads as one algorithm with profile decisions.
 
-use crate::model::sim::scenario::{Key, Sdk};
+use crate::model::sim::keys::{Key, Sdk};
 use crate::model::wire::signs::{EnvelopeHead, WireSigns};
 use crate::model::wire::Wire;
 

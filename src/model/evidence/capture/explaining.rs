@@ -461,3 +461,23 @@ impl ExplainingAsRead {
         self.found
     }
 }
+
+impl CaptureReport {
+    /// Each task with a finding explained by the lab's scenario, read off
+    /// its events (`events`: each task's, as a reader that kept them
+    /// reports them, in the order of `tasks`, with their `signs`): every
+    /// step of [`Explaining`] at once.
+    pub fn explain_tasks(&mut self, events: Vec<Vec<OwnedEvent>>, signs: Vec<WireSigns>) {
+        let mut explaining = Explaining::new(events, signs).ending_as(self);
+        while explaining.step(self) {}
+    }
+
+    /// The report with each task with a finding explained by the events
+    /// the reader kept, which it then lets go (the page keeps each task's
+    /// events as compared, not as read).
+    pub fn explained(mut self) -> CaptureReport {
+        let mut explaining = Explaining::of(&mut self);
+        while explaining.step(&mut self) {}
+        self
+    }
+}

@@ -6,7 +6,6 @@ use std::collections::HashMap;
 
 use serde::Serialize;
 
-use super::explaining::Explaining;
 use crate::model::evidence::export::pretty_json;
 use crate::model::evidence::finding::FindingCode;
 use crate::model::evidence::scenario_of::ScenarioOf;
@@ -142,24 +141,6 @@ impl Serialize for WiresSeen {
 }
 
 impl CaptureReport {
-    /// Each task with a finding explained by the lab's scenario, read off
-    /// its events (`events`: each task's, as a reader that kept them
-    /// reports them, in the order of `tasks`, with their `signs`): every
-    /// step of [`Explaining`] at once.
-    pub fn explain_tasks(&mut self, events: Vec<Vec<OwnedEvent>>, signs: Vec<WireSigns>) {
-        let mut explaining = Explaining::new(events, signs).ending_as(self);
-        while explaining.step(self) {}
-    }
-
-    /// The report with each task with a finding explained by the events
-    /// the reader kept, which it then lets go (the page keeps each task's
-    /// events as compared, not as read).
-    pub fn explained(mut self) -> CaptureReport {
-        let mut explaining = Explaining::of(&mut self);
-        while explaining.step(&mut self) {}
-        self
-    }
-
     /// The report as pretty JSON and a newline.
     pub fn to_json(&self) -> String {
         pretty_json(self)

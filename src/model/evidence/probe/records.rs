@@ -10,6 +10,7 @@ use serde_json::Value;
 
 use super::report::Probe;
 use super::unreadable::{Unreadable, Which};
+use crate::model::evidence::capture::{CaptureReader, CaptureReport};
 use crate::model::evidence::quote::quoted;
 use crate::model::wire::answer::{read_answer, Answer};
 use crate::model::wire::grpc::GrpcStatus;
@@ -354,6 +355,19 @@ impl PushRecords {
             .map(|p| format!("data: {}\n\n", p.body))
             .collect()
     }
+}
+
+/// Judges what a probe received, one body per call, read in order as one
+/// capture (SPEC §8: a dropped stream and its resubscription are one
+/// session), keeping each task's rows for the views and explaining each
+/// task with a finding by a scenario. `wire` is the wire
+/// the agent was spoken to in.
+pub fn capture_of_calls(calls: &[&str], wire: Option<Wire>) -> Result<CaptureReport, ReadError> {
+    let mut reader = CaptureReader::new(wire).keeping_rows().keeping_events();
+    for body in calls {
+        reader.read_bytes(stream_errors_read(body).as_bytes())?;
+    }
+    Ok(reader.finish().explained())
 }
 
 #[cfg(test)]

@@ -11,10 +11,9 @@ pub use codes::{Probe, ProbeCode};
 
 use serde::Serialize;
 
-use crate::model::evidence::capture::{CaptureReader, CaptureReport, Wire};
+use crate::model::evidence::capture::Wire;
 use crate::model::evidence::export::pretty_json;
 use crate::model::evidence::scenario_of::ScenarioOf;
-use crate::model::wire::read_error::ReadError;
 use crate::model::wire::rest::Binding;
 
 /// The `format` of a `probe.json`.
@@ -282,17 +281,4 @@ impl ProbeReport {
         }
         out
     }
-}
-
-/// Judges what a probe received, one body per call, read in order as one
-/// capture (SPEC §8: a dropped stream and its resubscription are one
-/// session), keeping each task's rows for the views and explaining each
-/// task with a finding by a scenario. `wire` is the wire
-/// the agent was spoken to in.
-pub fn capture_of_calls(calls: &[&str], wire: Option<Wire>) -> Result<CaptureReport, ReadError> {
-    let mut reader = CaptureReader::new(wire).keeping_rows().keeping_events();
-    for body in calls {
-        reader.read_bytes(super::records::stream_errors_read(body).as_bytes())?;
-    }
-    Ok(reader.finish().explained())
 }
