@@ -21,9 +21,6 @@ cargo fetch --quiet
 step "cargo fmt --check"
 cargo fmt --check
 
-step "no import circle between two files of src/ (docs/architecture.md)"
-python3 scripts/import-cycles.py
-
 step "cargo clippy (native and wasm32)"
 cargo clippy --all-targets --quiet -- -D warnings
 cargo clippy --target wasm32-unknown-unknown --lib --bins --tests --all-features --quiet -- -D warnings
@@ -34,6 +31,10 @@ cargo test --quiet
 step "waiting for the installs (Chromium, trunk, wasm-bindgen-cli, the SDK agents)"
 wait "$installs"
 trap - EXIT
+
+# python3 comes with the installs on a machine that had none.
+step "no import circle between two files of src/ (docs/architecture.md)"
+python3 scripts/import-cycles.py
 
 # The a2a-rs agent is built by tests/agents/setup.sh (install.sh's
 # "agents" job, waited for above), once per machine.
