@@ -11,14 +11,14 @@
 //! - [`write`](mod@write): the events the simulator writes, 1.0 and 0.3, and a row's
 //!   event kept as what it is made of until its JSON is asked for.
 //! - [`card`]: an agent card, typed: its name and the interfaces it offers;
-//!   [`card_fields`], the fields its protocol version requires.
+//!   [`card::fields`], the fields its protocol version requires.
 //! - [`rest`]: the HTTP+JSON binding: paths, and an error answer read as
 //!   the JSON-RPC error it stands for; [`grpc`], the gRPC binding's
 //!   status read the same way (its messages are HTTP+JSON's ProtoJSON).
 //! - [`envelope`]: what is wrong with a JSON-RPC answer's envelope, which
 //!   the event reader lets pass.
 //! - [`read_error`]: what every reader of the lab's input says when it
-//!   refuses it: a kind to match, and where; [`read_faults`], each
+//!   refuses it: a kind to match, and where; [`read_error::faults`], each
 //!   reader's faults (event, card, export, `probe.json`) in their words.
 //! - [`schema`]: what an event or answer must hold by its wire version's
 //!   schema (`wire-shape`), each rule with its section.
@@ -33,13 +33,11 @@
 
 pub mod answer;
 pub mod card;
-pub mod card_fields;
 pub mod envelope;
 pub mod event;
 pub mod grpc;
 pub mod push;
 pub mod read_error;
-pub mod read_faults;
 pub mod rest;
 pub mod schema;
 pub mod signs;

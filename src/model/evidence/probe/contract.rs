@@ -9,7 +9,7 @@ use serde_json::Value;
 use super::records::CallRecord;
 use super::report::ProbeCode;
 use crate::model::wire::answer::{Answer, EventKind};
-use crate::model::wire::card_fields::{card_faults, card_shape};
+use crate::model::wire::card::fields::{card_faults, card_shape};
 use crate::model::wire::envelope::envelope_faults;
 use crate::model::wire::Wire;
 

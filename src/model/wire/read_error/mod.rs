@@ -8,11 +8,13 @@
 //!
 //! It sits in `wire/` because the wire's readers are its first users and
 //! every reader above imports the wire; it imports nothing of the model
-//! but [`super::read_faults`], each reader's faults in their words.
+//! but [`faults`], each reader's faults in their words.
+
+pub mod faults;
 
 use std::fmt;
 
-pub use super::read_faults::{CardFault, EventFault, ExportFault, ProbeJsonFault};
+pub use faults::{CardFault, EventFault, ExportFault, ProbeJsonFault};
 pub use serde_json::error::Category;
 
 /// Why a reader refused its input, and where.

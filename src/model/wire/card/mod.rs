@@ -1,6 +1,9 @@
 //! An agent card, typed (A2A 1.0 `supportedInterfaces`; A2A 0.3 `url`,
 //! `preferredTransport`, `additionalInterfaces`), and the endpoint, wire
-//! and binding a client speaks to it.
+//! and binding a client speaks to it; the fields its protocol version
+//! requires in [`fields`].
+
+pub mod fields;
 
 use serde::Deserialize;
 

@@ -1,6 +1,6 @@
 //! What each reader says is wrong with what it read: an A2A event or
 //! answer, an agent card, a lab export, a `probe.json`. Each is a kind of
-//! [`ReadKind`](super::read_error::ReadKind) (`Event`, `Card`, `Export`,
+//! [`ReadKind`](super::ReadKind) (`Event`, `Card`, `Export`,
 //! `ProbeJson`); the sentence of each fault is written here, once.
 
 use std::fmt;
@@ -30,7 +30,7 @@ pub enum EventFault {
     /// JSON where a JSON-RPC response was due.
     NotJsonRpc,
     /// A JSON value other than an object where an event was due (said
-    /// with its [`Place::Event`](super::read_error::Place::Event)).
+    /// with its [`Place::Event`](super::Place::Event)).
     NotAnObject,
     /// A JSON-RPC error where an event was due.
     ErrorAnswer {

@@ -6,7 +6,7 @@
 
 use serde_json::Value;
 
-use super::Wire;
+use crate::model::wire::Wire;
 
 /// What a required field must hold.
 #[derive(Clone, Copy)]
