@@ -3,7 +3,7 @@
 //! types, so no actor's file imports a sibling: adding an input is an edit
 //! here and in the actor that handles it, never in the world.
 
-use super::post::{Post, Reply};
+use super::push::post::{Post, Reply};
 use super::state::{CallState, ClientId, Event, Payload, Stage};
 use crate::model::ledger::LedgerEvent;
 use crate::model::sim::scenario::CancelImpl;

@@ -1,20 +1,24 @@
 //! The client's webhook (SPEC §12): a receiver that answers each POST as
 //! the scenario says (200, 500, or no one listening), after its delay.
 
-use super::effect::{Effect, View};
-use super::inputs::{PushIn, WebhookIn};
 use super::post::Reply;
+use crate::model::sim::actors::effect::{Effect, View};
+use crate::model::sim::actors::inputs::{PushIn, WebhookIn};
 use crate::model::sim::scenario::Webhook as Replies;
 
 /// The webhook: how many POSTs reached it.
 #[derive(Debug, Default)]
-pub(super) struct ClientWebhook {
+pub(in crate::model::sim::actors) struct ClientWebhook {
     received: u32,
 }
 
 impl ClientWebhook {
     /// Handles one input: a POST is answered, and the sender learns how.
-    pub(super) fn handle(&mut self, view: &View, input: WebhookIn) -> Vec<Effect> {
+    pub(in crate::model::sim::actors) fn handle(
+        &mut self,
+        view: &View,
+        input: WebhookIn,
+    ) -> Vec<Effect> {
         match input {
             WebhookIn::Receive(post) => {
                 let answer = self.receive(view);

@@ -5,18 +5,23 @@
 //! retried. Where the profile says so, the task's consumer waits for the
 //! answer before the stream gets the event. Every task a message with the
 //! inline config made is pushed (a retry's second task too, SPEC §14).
+//! The POST it sends is in `post`, the client's webhook that answers it in
+//! `webhook`.
+
+pub(super) mod post;
+pub(super) mod webhook;
 
 use std::collections::VecDeque;
 
 use super::effect::{Effect, View};
 use super::inputs::{HandlerIn, PushIn, QueueIn, WebhookIn};
-use super::post::{Post, Reply};
 use super::state::{Event, Payload};
 use crate::model::sim::keys::{Push, PushAuth, Wire};
 use crate::model::sim::profile::PushBody03;
 use crate::model::state::TaskState;
 use crate::model::trace::{Disposition, Entry, PushMetrics, PushRecord, Source, PUSH_RACED};
 use crate::model::wire::{RowWire, SimEvent};
+use post::{Post, Reply};
 
 /// One task's POSTs: those waiting their turn, and what it was told.
 #[derive(Debug, Default)]
