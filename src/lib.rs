@@ -5,6 +5,9 @@
 //! complete trace comes out, and the page, the CLI and the tests are views of
 //! that value.
 
+// Every public item says what it is (clippy's -D warnings makes it an error).
+#![warn(missing_docs)]
+
 // The command line is native only: its argument parser never enters the page.
 #[cfg(not(target_arch = "wasm32"))]
 pub mod cli;

@@ -116,8 +116,10 @@ pub struct WireFlag {
 /// `check`'s arguments.
 #[derive(Args, Debug, Clone)]
 pub struct CheckArgs {
+    /// How the report is written (`--json`, `--junit`, `--sarif`).
     #[command(flatten)]
     pub report: ReportFlags,
+    /// The wire to read the events on (`--wire`), else each event's own.
     #[command(flatten)]
     pub wire: WireFlag,
     /// A webhook's log of POST bodies (JSON Lines, an array or one body per
@@ -136,12 +138,14 @@ pub struct ProbeArgs {
     /// The agent's base URL (its card is under it).
     #[arg(value_name = "URL", value_parser = parse_url)]
     pub url: String,
+    /// How the report is written (`--json`, `--junit`, `--sarif`).
     #[command(flatten)]
     pub report: ReportFlags,
     /// An earlier run's probe.json: pass when every probe has the same
     /// outcome and no finding is new.
     #[arg(long, value_name = "PROBE_JSON")]
     pub baseline: Option<String>,
+    /// The wire to read the events on (`--wire`), else each event's own.
     #[command(flatten)]
     pub wire: WireFlag,
     /// The binding to speak: jsonrpc, rest or grpc (spoken at URL even when

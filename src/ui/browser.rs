@@ -2,7 +2,9 @@
 //! does nothing (or returns nothing) where there is no window, so the page
 //! code compiles and its logic is testable natively.
 
+// Both `imp`s are documented at their re-exports below.
 #[cfg(target_arch = "wasm32")]
+#[allow(missing_docs)]
 mod imp {
     use wasm_bindgen::{closure::Closure, JsCast, JsValue};
 
@@ -128,7 +130,9 @@ mod imp {
     }
 }
 
+// Stand-ins off the browser.
 #[cfg(not(target_arch = "wasm32"))]
+#[allow(missing_docs)]
 mod imp {
     pub fn query() -> String {
         String::new()

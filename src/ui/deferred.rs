@@ -78,7 +78,12 @@ enum State {
 /// failure lines ("Compare", "The capture's tasks"); `load` starts its
 /// entry. An entry whose chunk is already in shows at once.
 #[component]
-pub fn Deferred(what: &'static str, load: fn() -> Loading) -> impl IntoView {
+pub fn Deferred(
+    /// The part's name in its loading and failure lines.
+    what: &'static str,
+    /// Starts the part's chunk entry.
+    load: fn() -> Loading,
+) -> impl IntoView {
     let state = RwSignal::new(State::Loading);
     // A part that arrives later makes the page taller: a host that embeds
     // the lab is told.

@@ -40,6 +40,7 @@ impl ContentId {
         ContentId(hex)
     }
 
+    /// The id as text (16 hex digits).
     pub fn as_str(&self) -> &str {
         std::str::from_utf8(&self.0).unwrap_or("")
     }

@@ -188,10 +188,14 @@ impl<'de: 'a, 'a> Deserialize<'de> for RawMessage<'a> {
 /// the 0.3 fields at the top, or one 1.0 wrapper holding the same fields.
 #[derive(Deserialize, Default)]
 pub struct RawEvent<'a> {
+    /// A JSON-RPC response's `jsonrpc`, present or not (its value is the
+    /// envelope check's, not the reader's).
     #[serde(default)]
     pub jsonrpc: Option<serde::de::IgnoredAny>,
+    /// A JSON-RPC response's `result`: the event.
     #[serde(default, borrow)]
     pub result: Option<Box<RawEvent<'a>>>,
+    /// A JSON-RPC response's `error`.
     #[serde(default, borrow)]
     pub error: Option<Box<RawError<'a>>>,
     #[serde(default, borrow, deserialize_with = "borrowed")]
