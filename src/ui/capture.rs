@@ -13,6 +13,7 @@ use std::sync::Arc;
 use super::deferred::{chunk, Entry};
 use super::lab::Lab;
 use super::pacer::FramePacer;
+use crate::model::evidence::capture::RpcError;
 use crate::model::pictures::shown::Shown;
 
 /// Tasks listed before the user asks for all of them: a big capture's list
@@ -71,39 +72,8 @@ pub fn CaptureTasks() -> impl IntoView {
         let probes = listing.probes;
         let rows = task_rows(listing.rows, shown.chosen(), lab);
         let findings = finding_items(listing.findings);
-        let errors = view
-            .report
-            .errors
-            .iter()
-            .map(|e| view! { <li>{format!("#{}: JSON-RPC error {} {}", e.index, e.code, e.message)}</li> })
-            .collect_any();
-        // The chosen task explained by a scenario, to open beside it; one
-        // that waits says so while its search runs.
-        let explained = match shown.scenario_of_chosen() {
-            Some(scenario) => Some(view! {
-                <p class="capture__scenario">
-                    {scenario.to_string()}
-                    " "
-                    <button class="capture__open" on:click=move |_| lab.open_as_scenario()>"Open as a scenario"</button>
-                </p>
-            }
-            .into_any()),
-            None if shown.chosen_waits() => Some(view! {
-                <p class="capture__explaining" role="status">
-                    "Explaining this task by a scenario… "
-                    <button class="capture__stop" on:click=move |_| lab.stop_explaining()>"Stop"</button>
-                </p>
-            }
-            .into_any()),
-            None if shown.chosen_stopped() => Some(view! {
-                <p class="capture__explaining capture__explaining--stopped" role="status">
-                    "Explaining this task was stopped. "
-                    <button class="capture__again" on:click=move |_| lab.explain_again()>"Explain it"</button>
-                </p>
-            }
-            .into_any()),
-            None => None,
-        };
+        let errors = error_items(&view.report.errors);
+        let explained = explained_line(&shown, lab);
         let heads = listing.heads.map(|h| view! { <th scope="col">{h}</th> });
         Some(view! {
             <section class="capture" class:capture--probe=probes aria-label=if probes { "Imported probe" } else { "Imported capture" }>
@@ -129,6 +99,44 @@ pub fn CaptureTasks() -> impl IntoView {
     };
     // Through `view!`, so the closure is type-erased like the others.
     view! { {move || panel()} }
+}
+
+/// The chosen task explained by a scenario, to open beside it; one that
+/// waits says so while its search runs, one stopped offers to run it again.
+fn explained_line(shown: &Shown, lab: Lab) -> Option<AnyView> {
+    match shown.scenario_of_chosen() {
+        Some(scenario) => Some(view! {
+            <p class="capture__scenario">
+                {scenario.to_string()}
+                " "
+                <button class="capture__open" on:click=move |_| lab.open_as_scenario()>"Open as a scenario"</button>
+            </p>
+        }
+        .into_any()),
+        None if shown.chosen_waits() => Some(view! {
+            <p class="capture__explaining" role="status">
+                "Explaining this task by a scenario… "
+                <button class="capture__stop" on:click=move |_| lab.stop_explaining()>"Stop"</button>
+            </p>
+        }
+        .into_any()),
+        None if shown.chosen_stopped() => Some(view! {
+            <p class="capture__explaining capture__explaining--stopped" role="status">
+                "Explaining this task was stopped. "
+                <button class="capture__again" on:click=move |_| lab.explain_again()>"Explain it"</button>
+            </p>
+        }
+        .into_any()),
+        None => None,
+    }
+}
+
+/// The capture's JSON-RPC errors, each with its place in the capture.
+fn error_items(errors: &[RpcError]) -> Vec<AnyView> {
+    errors
+        .iter()
+        .map(|e| view! { <li>{format!("#{}: JSON-RPC error {} {}", e.index, e.code, e.message)}</li> })
+        .collect_any()
 }
 
 /// "The first 200 of N tasks", with the button that lists them all.
