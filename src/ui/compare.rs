@@ -121,39 +121,9 @@ pub fn Compare() -> impl IntoView {
         comparison.with(|c| {
             c.as_ref().map(|c: &Comparison| {
                 let label = |q: String| if q.is_empty() { "defaults".to_string() } else { q };
-                let metric_rows = c
-                    .run_a
-                    .trace
-                    .metrics
-                    .entries()
-                    .into_iter()
-                    .zip(c.run_b.trace.metrics.entries())
-                    .map(|((metric, a), (_, b))| {
-                        let differs = a != b;
-                        view! {
-                            <tr class:compare__diff=differs>
-                                <th scope="row">{metric.name()}</th>
-                                <td>{show(&a)}</td>
-                                <td>{show(&b)}</td>
-                                <td>{if differs { "differs" } else { "" }}</td>
-                            </tr>
-                        }
-                    })
-                    .collect_any();
-                let summary = if c.differences.is_empty() {
-                    "A and B give the same metrics.".to_string()
-                } else {
-                    format!(
-                        "{} metric(s) differ; the traces part ways at row {}.",
-                        c.differences.len(),
-                        c.first_divergence.map_or("—".into(), |i| i.to_string())
-                    )
-                };
-                let why = (c.a.sdk != c.b.sdk).then(|| {
-                    let mut reasons: Vec<String> = c.differences.iter().map(|d| sdk_difference(d.metric, &c.a, &c.b)).collect();
-                    reasons.dedup();
-                    reasons.into_iter().map(|r| view! { <li>{r}</li> }).collect_any().into_any()
-                });
+                let metric_rows = metric_rows(c);
+                let summary = summary(c);
+                let why = why_items(c);
                 view! {
                     <p class="compare__summary">{summary}</p>
                     <ul class="compare__why">{why}</ul>
@@ -187,4 +157,54 @@ pub fn Compare() -> impl IntoView {
             </section>
         }.into_any())}
     }
+}
+
+/// Each metric of A beside B's, the ones that differ marked.
+fn metric_rows(c: &Comparison) -> Vec<AnyView> {
+    let a = c.run_a.trace.metrics.entries();
+    let b = c.run_b.trace.metrics.entries();
+    a.into_iter()
+        .zip(b)
+        .map(|((metric, a), (_, b))| {
+            let differs = a != b;
+            view! {
+                <tr class:compare__diff=differs>
+                    <th scope="row">{metric.name()}</th>
+                    <td>{show(&a)}</td>
+                    <td>{show(&b)}</td>
+                    <td>{if differs { "differs" } else { "" }}</td>
+                </tr>
+            }
+        })
+        .collect_any()
+}
+
+/// How many metrics differ, and the row where the traces part.
+fn summary(c: &Comparison) -> String {
+    if c.differences.is_empty() {
+        return "A and B give the same metrics.".to_string();
+    }
+    format!(
+        "{} metric(s) differ; the traces part ways at row {}.",
+        c.differences.len(),
+        c.first_divergence.map_or("—".into(), |i| i.to_string())
+    )
+}
+
+/// Why each differing metric differs, where A and B run on two SDKs: each
+/// side read off its profile row.
+fn why_items(c: &Comparison) -> Option<AnyView> {
+    (c.a.sdk != c.b.sdk).then(|| {
+        let mut reasons: Vec<String> = c
+            .differences
+            .iter()
+            .map(|d| sdk_difference(d.metric, &c.a, &c.b))
+            .collect();
+        reasons.dedup();
+        reasons
+            .into_iter()
+            .map(|r| view! { <li>{r}</li> })
+            .collect_any()
+            .into_any()
+    })
 }
