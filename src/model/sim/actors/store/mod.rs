@@ -114,7 +114,7 @@ impl TaskStore {
             event.label.clone()
         };
         let refused = |row: Entry| (vec![Effect::Row(row.target(event.target))], true);
-        if let Some(row) = guard_refusal(slot, view, &event, &label) {
+        if let Some(row) = apply_to_ledger(slot, view, &event, &label) {
             return refused(row);
         }
         if slot.bus_closed {
@@ -203,10 +203,11 @@ impl TaskStore {
     }
 }
 
-/// The ledger's decision on `event` (progress while WORKING is no
-/// transition, SPEC §13, and is not judged), as the row of a refusal when
-/// the guard is on and the decision refuses it.
-fn guard_refusal(slot: &mut TaskSlot, view: &Facts, event: &Event, label: &str) -> Option<Entry> {
+/// Applies `event` to its task's ledger (progress while WORKING is no
+/// transition, SPEC §13, and is not applied): the ledger judges every
+/// event, the guard on or off; the row of a refusal when the guard is on
+/// and the ledger's decision refuses it.
+fn apply_to_ledger(slot: &mut TaskSlot, view: &Facts, event: &Event, label: &str) -> Option<Entry> {
     let progress = matches!(event.payload, Payload::Progress { .. })
         && slot.ledger.state() == TaskState::Working;
     if progress {
