@@ -195,15 +195,16 @@ fn probed_agent(options: &Options, endpoint: &Endpoint) -> ProbedAgent {
 /// Where the agent is told to POST its pushes (`--webhook-url` when the
 /// webhook sits behind a forwarder) and the token it must send.
 fn push_target(options: &Options, webhook: &WebhookServer, salt: u128) -> (String, String) {
-    let url = options.webhook_url.clone().unwrap_or_else(|| webhook.url());
-    if options.webhook_url.is_some() {
-        // The forwarder needs the port the webhook listens on.
-        eprintln!(
-            "probe: the webhook listens on {}; the agent is told to POST to {url}",
-            webhook.url()
-        );
-    }
-    (url, format!("a2a-lab-token-{salt:x}"))
+    let token = format!("a2a-lab-token-{salt:x}");
+    let Some(url) = &options.webhook_url else {
+        return (webhook.url(), token);
+    };
+    // The forwarder needs the port the webhook listens on.
+    eprintln!(
+        "probe: the webhook listens on {}; the agent is told to POST to {url}",
+        webhook.url()
+    );
+    (url.clone(), token)
 }
 
 /// What the judge read, kept in `--out` so that it can judge the run
