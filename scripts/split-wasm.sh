@@ -48,6 +48,9 @@ if [ "$TRUNK_PROFILE" = release ]; then
   command -v esbuild >/dev/null || { echo "split-wasm: esbuild is not on PATH (bash scripts/install.sh installs it from npm)" >&2; exit 1; }
   esbuild "$work/split/$name.js" --minify --format=esm --log-level=warning --outfile="$work/$name.min.js"
   mv "$work/$name.min.js" "$work/split/$name.js"
+  # boot.js too: its comments are for the source, not the first view.
+  esbuild "$TRUNK_STAGING_DIR/boot.js" --minify --format=esm --log-level=warning --outfile="$work/boot.min.js"
+  mv "$work/boot.min.js" "$TRUNK_STAGING_DIR/boot.js"
 fi
 
 # Chunks of an earlier build must not linger beside this one's.

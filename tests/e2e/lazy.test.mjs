@@ -92,3 +92,38 @@ test('a chunk that does not load is said with a Retry that loads it, and the lab
   // What the page logged is the two refused fetches and nothing else.
   assert.ok(log.errors.length > 0 && log.errors.every((e) => /ERR_CONNECTION_REFUSED|Failed to fetch|TypeError/.test(e)), log.errors.join('\n'));
 });
+
+const FIRST_VIEW = /a2a-lifecycle-lab_bg\.wasm$/;
+
+test('until the first view\'s module is in, the page says the lab is loading; the line goes when the lab shows', async () => {
+  const page = await lab.context.newPage();
+  await page.setViewportSize({ width: 390, height: 844 });
+  // The module held back until the loading line has been read.
+  let release;
+  const held = new Promise((ok) => { release = ok; });
+  await page.route(FIRST_VIEW, async (route) => { await held; await route.continue(); });
+  await page.goto(lab.server.url);
+  const line = await page.waitForSelector('#lab-boot[role=status]');
+  assert.equal(await line.textContent(), 'Loading the lab…');
+  assert.ok(await line.isVisible(), 'the loading line is not shown');
+  await page.screenshot({ path: `${OUT}/lazy-first-view-loading-phone.png` });
+  release();
+  await page.waitForSelector('.event-table tbody tr');
+  assert.equal(await page.$('#lab-boot'), null, 'the loading line stayed beside the lab');
+  await page.close();
+});
+
+test('a first view\'s module that does not arrive is said, with a Retry that loads the lab', async () => {
+  const page = await lab.context.newPage();
+  const refuse = (route) => route.abort('connectionrefused');
+  await page.route(FIRST_VIEW, refuse);
+  await page.goto(lab.server.url);
+  const failed = await page.waitForSelector('#lab-boot.lab-boot--failed[role=alert]');
+  assert.match(await failed.textContent(), /^The lab could not load \(.+\)\. Check the connection, then try again\.Retry$/);
+  await failed.screenshot({ path: `${OUT}/lazy-first-view-failed.png` });
+  await page.unroute(FIRST_VIEW, refuse);
+  await page.click('.lab-boot__retry');
+  await page.waitForSelector('.event-table tbody tr');
+  assert.equal(await page.$('#lab-boot'), null);
+  await page.close();
+});
