@@ -210,13 +210,12 @@ fn push_target(options: &Options, webhook: &WebhookServer, salt: u128) -> (Strin
 /// What the judge read, kept in `--out` so that it can judge the run
 /// again with no agent running (tests/fixtures/probe/ holds such records).
 fn keep_files(dir: &Path, report: &ProbeReport, records: &ProbeRecords) -> Result<(), String> {
-    let kept = [
+    let mut kept = vec![
         ("probe.json", report.to_file_json()),
         ("records.json", pretty_json(records)),
     ];
     if let Some(push) = records.push.as_ref().filter(|p| p.declared) {
-        let path = dir.join("push.jsonl");
-        std::fs::write(&path, push.log()).map_err(|e| format!("{}: {e}", path.display()))?;
+        kept.push(("push.jsonl", push.log()));
     }
     for (name, text) in kept {
         let path = dir.join(name);
