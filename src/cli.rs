@@ -12,7 +12,7 @@ use args::{CheckArgs, Command, Format, Parsed};
 use probe::probe;
 
 use crate::model::evidence::capture::{
-    CaptureFinding, CaptureReader, CaptureReport, RpcError, TaskSummary,
+    CaptureFinding, CaptureReader, CaptureReport, RpcError, TaskSummary, CHECK_KEEPS_AT_MOST,
 };
 use crate::model::evidence::ci_report;
 use crate::model::evidence::export::{export_json, pretty_json};
@@ -177,7 +177,7 @@ fn check(
             Err(e) => return Ok(Output::bad(e)),
         }
     }
-    let mut reader = CaptureReader::new(args.wire.wire);
+    let mut reader = CaptureReader::new(args.wire.wire).keeping_events_up_to(CHECK_KEEPS_AT_MOST);
     for path in &args.paths {
         let input = match files.open(path) {
             Ok(input) => input,
@@ -196,9 +196,14 @@ fn check(
             Err(e) => return Ok(Output::bad(format!("check: {e}"))),
         }
     };
-    if let Some(report) = report.as_mut() {
-        explain_tasks(report, args, files);
-    }
+    let unexplained = match report.take() {
+        Some(read) => {
+            let (explained, unexplained) = explain_tasks(read, args, files);
+            report = Some(explained);
+            unexplained
+        }
+        None => None,
+    };
     let pushes = match read_webhook_logs(&args.webhooks, report.as_ref(), files) {
         Ok(pushes) => pushes,
         Err(e) => return Ok(Output::bad(format!("check: {e}"))),
@@ -225,21 +230,43 @@ fn check(
         }
         (None, None, _) => String::new(),
     };
-    print(stdout, &text, u8::from(broken))
+    let mut output = print(stdout, &text, u8::from(broken))?;
+    if let Some(why) = unexplained {
+        output.stderr.push_str(&format!(
+            "a2a-lab: check: the tasks with findings are not explained by a scenario: {why}\n"
+        ));
+    }
+    Ok(output)
 }
 
 /// Each task with a finding explained by the lab's scenario (issue 33):
-/// the files read again, each such task kept until its last event and
-/// explained then, so that memory grows with the tasks open at once.
-fn explain_tasks(report: &mut CaptureReport, args: &CheckArgs, files: &mut dyn Files) {
+/// from the events the first reading kept, when the capture was short
+/// enough to keep them ([`CHECK_KEEPS_AT_MOST`]); else from the files read
+/// again, each such task kept until its last event and explained then, so
+/// that memory grows with the tasks open at once. When the files cannot
+/// be read again (a pipe, a file gone since), the report goes without
+/// explanations, and the second value says why.
+fn explain_tasks(
+    report: CaptureReport,
+    args: &CheckArgs,
+    files: &mut dyn Files,
+) -> (CaptureReport, Option<String>) {
     if report.findings.is_empty() {
-        return;
+        return (report, None);
     }
-    let mut reader = CaptureReader::explaining(args.wire.wire, report);
+    if !report.events.is_empty() {
+        return (report.explained(), None);
+    }
+    let mut report = report;
+    let mut reader = CaptureReader::explaining(args.wire.wire, &report);
     for path in &args.paths {
-        let Ok(input) = files.open(path) else { return };
-        if reader.read(input).is_err() {
-            return;
+        let read = files.open(path).and_then(|input| {
+            reader
+                .read(input)
+                .map_err(|e| e.within(Place::File(path.clone())).to_string())
+        });
+        if let Err(why) = read {
+            return (report, Some(format!("reading the capture again: {why}")));
         }
     }
     for (task, found) in reader.explained() {
@@ -247,6 +274,7 @@ fn explain_tasks(report: &mut CaptureReport, args: &CheckArgs, files: &mut dyn F
             summary.scenario = Some(Box::new(found));
         }
     }
+    (report, None)
 }
 
 /// One JUnit testcase per task of the capture and of the webhook log,

@@ -577,3 +577,109 @@ fn serve_without_the_page_says_how_to_get_it() {
         "{err}"
     );
 }
+
+/// Files that count every byte their readers hand out, and refuse to be
+/// opened more than `opens` times (a pipe, or a file gone since).
+struct CountedFiles {
+    bytes: Vec<u8>,
+    opens: usize,
+    read: std::sync::Arc<std::sync::atomic::AtomicUsize>,
+}
+
+impl CountedFiles {
+    fn new(bytes: Vec<u8>, opens: usize) -> CountedFiles {
+        CountedFiles {
+            bytes,
+            opens,
+            read: Default::default(),
+        }
+    }
+
+    fn bytes_read(&self) -> usize {
+        self.read.load(std::sync::atomic::Ordering::Relaxed)
+    }
+}
+
+struct CountingReader {
+    inner: std::io::Cursor<Vec<u8>>,
+    read: std::sync::Arc<std::sync::atomic::AtomicUsize>,
+}
+
+impl std::io::Read for CountingReader {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        let n = self.inner.read(buf)?;
+        self.read.fetch_add(n, std::sync::atomic::Ordering::Relaxed);
+        Ok(n)
+    }
+}
+
+impl a2a_lab::cli::Files for CountedFiles {
+    fn read(&mut self, path: &str) -> Result<Vec<u8>, String> {
+        let mut all = Vec::new();
+        std::io::Read::read_to_end(&mut self.open(path)?, &mut all).map_err(|e| e.to_string())?;
+        Ok(all)
+    }
+
+    fn open(&mut self, path: &str) -> Result<Box<dyn std::io::Read>, String> {
+        if self.opens == 0 {
+            return Err(format!("{path}: gone"));
+        }
+        self.opens -= 1;
+        Ok(Box::new(CountingReader {
+            inner: std::io::Cursor::new(self.bytes.clone()),
+            read: self.read.clone(),
+        }))
+    }
+}
+
+/// A capture `check` can hold whole is read once: its tasks with a
+/// finding are explained from what the first reading kept, with no
+/// second pass over the file (beyond the head read to tell an export).
+#[test]
+fn check_reads_a_capture_it_can_hold_once() {
+    let late = std::fs::read("tests/fixtures/captures/doctor/after-terminal.jsonl").unwrap();
+    let mut files = CountedFiles::new(late.clone(), 2);
+    let mut stdout = Vec::new();
+    let args: Vec<String> = ["check", "--json", "c.jsonl"].map(String::from).to_vec();
+    let out = a2a_lab::cli::run(&args, &mut files, &mut stdout);
+    assert_eq!(out.code, 1, "{}", out.stderr);
+    assert!(out.stderr.is_empty(), "{}", out.stderr);
+    let json: Value = serde_json::from_slice(&stdout).unwrap();
+    assert_eq!(
+        json["tasks"][0]["scenario"]["query"],
+        "chunks=7&late=0&wire=0.3"
+    );
+    assert!(
+        files.bytes_read() <= 2 * late.len(),
+        "read {} bytes of a {}-byte file",
+        files.bytes_read(),
+        late.len()
+    );
+}
+
+/// A capture too long to hold is read again to explain its tasks; when it
+/// cannot be (a pipe, a file gone since), `check` says the explanations
+/// are missing and why, and still reports every finding.
+#[test]
+fn check_says_so_when_it_cannot_read_a_capture_again() {
+    let late =
+        std::fs::read_to_string("tests/fixtures/captures/doctor/after-terminal.jsonl").unwrap();
+    let copies = a2a_lab::model::evidence::capture::CHECK_KEEPS_AT_MOST / 11 + 1;
+    let mut many = String::new();
+    for i in 0..copies {
+        many.push_str(&late.replace("99787fcaad22be7b", &format!("task-{i}")));
+    }
+    let mut files = CountedFiles::new(many.into_bytes(), 2);
+    let mut stdout = Vec::new();
+    let args: Vec<String> = ["check", "--json", "c.jsonl"].map(String::from).to_vec();
+    let out = a2a_lab::cli::run(&args, &mut files, &mut stdout);
+    assert_eq!(out.code, 1, "{}", out.stderr);
+    let json: Value = serde_json::from_slice(&stdout).unwrap();
+    assert_eq!(json["tasks"].as_array().unwrap().len(), copies);
+    assert!(json["tasks"][0]["scenario"].is_null());
+    assert!(
+        out.stderr.contains("not explained") && out.stderr.contains("c.jsonl: gone"),
+        "{}",
+        out.stderr
+    );
+}

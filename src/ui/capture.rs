@@ -10,7 +10,7 @@ use super::CollectAny;
 
 use std::sync::Arc;
 
-use super::deferred::{chunk, Entry};
+use super::deferred::{chunk, ChunkView};
 use super::lab::Lab;
 use super::pacer::FramePacer;
 use crate::model::evidence::capture::RpcError;
@@ -24,7 +24,7 @@ chunk!(
     import,
     /// The capture panel's entry, in Import's chunk: a capture is shown only
     /// once Import has read it, so the chunk is in by then.
-    pub fn capture_entry() -> Entry {
+    pub fn capture_entry() -> ChunkView {
         Ok(|| view! { <CaptureTasks/> }.into_any())
     }
 );

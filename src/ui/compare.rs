@@ -8,7 +8,7 @@ use super::{flag, CollectAny};
 
 use super::beside::TaskBeside;
 use super::browser;
-use super::deferred::{chunk, Entry};
+use super::deferred::{chunk, ChunkView};
 use super::lab::{Lab, Pinned};
 use crate::model::evidence::compare::{compare_runs, Comparison};
 use crate::model::pictures::metrics::show;
@@ -87,7 +87,7 @@ chunk!(
     /// The comparison's chunk, loaded when A is first pinned: [`Compare`]
     /// and what only it reaches (comparing two runs, a captured task opened
     /// beside its scenario).
-    pub fn compare_entry() -> Entry {
+    pub fn compare_entry() -> ChunkView {
         Ok(|| view! { <Compare/> }.into_any())
     }
 );

@@ -21,10 +21,10 @@ use super::lab::Lab;
 pub type Unloaded = leptos::wasm_split::SplitLoaderError;
 
 /// What a chunk's view entry gives: the function that renders its part.
-pub type Entry = Result<fn() -> AnyView, Unloaded>;
+pub type ChunkView = Result<fn() -> AnyView, Unloaded>;
 
 /// A chunk's view entry, started: resolves once the chunk is in.
-pub type Loading = Pin<Box<dyn Future<Output = Entry>>>;
+pub type Loading = Pin<Box<dyn Future<Output = ChunkView>>>;
 
 /// Calls a chunk's entry: awaited in the split build, where the call
 /// first fetches the chunk; a plain call otherwise.
@@ -127,6 +127,6 @@ pub fn Deferred(
     }
 }
 
-fn settled(entry: Entry) -> State {
+fn settled(entry: ChunkView) -> State {
     entry.map_or(State::Failed, State::Ready)
 }

@@ -10,7 +10,7 @@ use super::deferred::{chunk, enter, Unloaded};
 use super::flag;
 #[cfg(target_arch = "wasm32")]
 use super::lab::ImportProgress;
-use super::lab::{Lab, Stage};
+use super::lab::{ImportStage, Lab};
 use crate::model::evidence::export::MAX_FILE_BYTES;
 use crate::model::evidence::import::Imported;
 use crate::model::pictures::shown::{import_summary, Shown};
@@ -80,7 +80,7 @@ pub fn import(lab: Lab, files: Vec<web_sys::File>) {
         file: files.first().map(web_sys::File::name).unwrap_or_default(),
         index: 1,
         files: files.len(),
-        stage: Stage::Loading,
+        stage: ImportStage::Loading,
     };
     lab.import.set(Some(progress.clone()));
     // The progress bar says what is read; the last result is stale now.
@@ -94,7 +94,7 @@ pub fn import(lab: Lab, files: Vec<web_sys::File>) {
                 reading.await;
             }
             Err(_) if is_current(lab, run) => lab.import.set(Some(ImportProgress {
-                stage: Stage::Unloaded,
+                stage: ImportStage::Unloaded,
                 ..progress
             })),
             Err(_) => {}
@@ -194,7 +194,7 @@ async fn read(
             progress.read += buf.len() as u64;
             progress.file = file.name();
             progress.index = i + 1;
-            progress.stage = Stage::Reading;
+            progress.stage = ImportStage::Reading;
             lab.import.set(Some(progress.clone()));
             // Let the page paint the progress and answer input.
             super::browser::next_task().await;
@@ -290,9 +290,9 @@ pub fn ImportStatus() -> impl IntoView {
     let reading = Memo::new(move |_| {
         lab.import.with(|p| {
             p.as_ref().map_or_else(String::new, |p| match p.stage {
-                Stage::Loading => format!("Loading the importer for {}…", p.file),
-                Stage::Reading => format!("Reading {} (file {} of {})", p.file, p.index, p.files),
-                Stage::Unloaded => "Import could not load its reader: the page's server did not send it (offline?). Nothing was changed.".into(),
+                ImportStage::Loading => format!("Loading the importer for {}…", p.file),
+                ImportStage::Reading => format!("Reading {} (file {} of {})", p.file, p.index, p.files),
+                ImportStage::Unloaded => "Import could not load its reader: the page's server did not send it (offline?). Nothing was changed.".into(),
             })
         })
     });
@@ -304,13 +304,13 @@ pub fn ImportStatus() -> impl IntoView {
     let count = move || format!("{} of {} KiB", read() >> 10, total() >> 10);
     let progress = view! {
         {move || importing.get().then(|| view! {
-            <div class="import" class:import--failed=move || stage.get() == Some(Stage::Unloaded)>
+            <div class="import" class:import--failed=move || stage.get() == Some(ImportStage::Unloaded)>
                 <p class="import__label" role="status">
                     <label for="import-progress">{move || reading.get()}</label>
                 </p>
                 <progress id="import-progress" class="import__bar" max=move || total().to_string() value=move || read().to_string()></progress>
                 <span class="import__count" aria-hidden="true">{move || count()}</span>
-                {move || (stage.get() == Some(Stage::Unloaded)).then(|| view! {
+                {move || (stage.get() == Some(ImportStage::Unloaded)).then(|| view! {
                     <button class="import__retry" on:click=move |_| retry(lab)>"Retry"</button>
                 }.into_any())}
                 <button class="import__cancel" on:click=cancel>"Cancel"</button>

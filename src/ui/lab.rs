@@ -72,12 +72,12 @@ pub struct ImportProgress {
     /// How many files.
     pub files: usize,
     /// Whether the reader is in, and reading.
-    pub stage: Stage,
+    pub stage: ImportStage,
 }
 
 /// Where an import stands before and while it reads.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Stage {
+pub enum ImportStage {
     /// The reader's chunk is being fetched (the split page's first Import).
     Loading,
     /// The files are being read.

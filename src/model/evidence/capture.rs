@@ -102,6 +102,12 @@ struct Lines {
 /// capture again instead: [`CaptureReader::explaining`]).
 pub const EXPLAIN_AT_MOST: usize = 100_000;
 
+/// The most events `check` keeps from its first reading of a capture to
+/// explain its tasks with findings without reading the files again: a
+/// capture past this is read a second time, keeping only those tasks, so
+/// that memory stays bounded whatever the capture's length (SPEC §8).
+pub const CHECK_KEEPS_AT_MOST: usize = 10_000;
+
 impl CaptureReader {
     /// A reader; `forced` reads every event as that wire (`--wire`).
     pub fn new(forced: Option<Wire>) -> CaptureReader {
@@ -117,8 +123,16 @@ impl CaptureReader {
     /// Also keeps every task's events as read (to explain a task by a
     /// scenario; memory then grows with the capture, up to
     /// [`EXPLAIN_AT_MOST`] events).
-    pub fn keeping_events(mut self) -> CaptureReader {
+    pub fn keeping_events(self) -> CaptureReader {
+        self.keeping_events_up_to(EXPLAIN_AT_MOST)
+    }
+
+    /// Keeps every task's events as read while the capture holds at most
+    /// `events` of them; past that, none (the report then holds no events,
+    /// and a caller that needs them reads the capture again).
+    pub fn keeping_events_up_to(mut self, events: usize) -> CaptureReader {
         self.judge.keep_events = true;
+        self.judge.keep_at_most = events.min(EXPLAIN_AT_MOST);
         self
     }
 

@@ -53,14 +53,14 @@ struct Extra {
     digest: Span,
     authorization_receipt: Option<Span>,
     observed_ms: u64,
-    outcome: Option<Kept>,
+    outcome: Option<Unpacked>,
 }
 
 /// An outcome a slot cannot pack: a part's, with its coordinate's artifact
 /// id in the text buffer (so that storing a part allocates nothing here),
 /// or any other whole.
 #[derive(Debug, Clone, PartialEq, Eq)]
-enum Kept {
+enum Unpacked {
     Part {
         kind: PartKind,
         artifact: Span,
@@ -225,7 +225,7 @@ impl ReceiptLog {
                 end: self.text.len(),
             }
         };
-        let part = |kind, c: &Coordinate, keep: &mut dyn FnMut(&str) -> Span| Kept::Part {
+        let part = |kind, c: &Coordinate, keep: &mut dyn FnMut(&str) -> Span| Unpacked::Part {
             kind,
             artifact: keep(&c.artifact_id),
             part: c.part,
@@ -234,7 +234,7 @@ impl ReceiptLog {
             Outcome::Stored { coordinate } => part(PartKind::Stored, coordinate, &mut keep),
             Outcome::Replayed { coordinate } => part(PartKind::Replayed, coordinate, &mut keep),
             Outcome::Incident { coordinate } => part(PartKind::Incident, coordinate, &mut keep),
-            other => Kept::Whole(other.clone()),
+            other => Unpacked::Whole(other.clone()),
         });
         let extra = Extra {
             producer: keep(fields.producer),
@@ -284,8 +284,8 @@ impl ReceiptLog {
             Some(Packed::Rejected(reason)) => Outcome::Rejected { reason },
             Some(Packed::InExtra) | None => {
                 match self.extra(pos).and_then(|e| e.outcome.as_ref()) {
-                    Some(Kept::Whole(outcome)) => outcome.clone(),
-                    Some(&Kept::Part {
+                    Some(Unpacked::Whole(outcome)) => outcome.clone(),
+                    Some(&Unpacked::Part {
                         kind,
                         artifact,
                         part,
@@ -314,7 +314,7 @@ impl ReceiptLog {
         match self.slots.get(pos)?.outcome {
             Packed::Accepted { sequence, .. } => Some(u64::from(sequence)),
             Packed::InExtra => match self.extra(pos)?.outcome {
-                Some(Kept::Whole(Outcome::Accepted { sequence, .. })) => Some(sequence),
+                Some(Unpacked::Whole(Outcome::Accepted { sequence, .. })) => Some(sequence),
                 _ => None,
             },
             _ => None,
@@ -326,7 +326,7 @@ impl ReceiptLog {
         match self.slots.get(pos)?.outcome {
             Packed::Rejected(reason) => Some(reason),
             Packed::InExtra => match self.extra(pos)?.outcome {
-                Some(Kept::Whole(Outcome::Rejected { reason })) => Some(reason),
+                Some(Unpacked::Whole(Outcome::Rejected { reason })) => Some(reason),
                 _ => None,
             },
             _ => None,

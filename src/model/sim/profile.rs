@@ -3,7 +3,7 @@
 
 use crate::model::sim::keys::{Key, Sdk};
 use crate::model::wire::signs::{EnvelopeHead, WireSigns};
-use crate::model::wire::Wire;
+use crate::model::wire::{RpcCode, Wire};
 
 /// When a streaming response or a blocking call ends.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -87,11 +87,13 @@ pub enum PushBody03 {
     TaskSnapshot03,
 }
 
-/// A JSON-RPC error as an SDK sends it.
+/// A JSON-RPC error as an SDK was recorded sending it: a row of the
+/// profile table (a capture's errors are
+/// [`crate::model::evidence::capture::RpcError`], read off real traffic).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct RpcError {
+pub struct SdkError {
     /// Its code.
-    pub code: i32,
+    pub code: RpcCode,
     /// Its message, word for word as recorded.
     pub message: &'static str,
 }
@@ -272,7 +274,7 @@ pub struct Profile {
     /// What a raising `cancel()` does.
     pub raising_cancel: RaisingCancel,
     /// JSON-RPC code the CancelTask caller gets when `cancel()` raises.
-    pub raising_cancel_code: i32,
+    pub raising_cancel_code: RpcCode,
     /// A blocking call returns at FAILED (otherwise it waits until
     /// `execute()` returns, as a2a-sdk 1.3.0 was measured to do).
     pub blocking_returns_at_failed: bool,
@@ -297,7 +299,7 @@ pub struct Profile {
     /// the follow-up's `execute()` publishes the task again, while the
     /// follow-up streams on a connection of its own; `None` where no
     /// message stream is open then (the SDK closed it at the interruption).
-    pub republish_ends_open_stream: Option<RpcError>,
+    pub republish_ends_open_stream: Option<SdkError>,
     /// What the executor's blocking work runs on, for trace labels.
     pub thread_name: &'static str,
     /// When a subscription opened while the executor runs ends.
@@ -322,7 +324,7 @@ pub struct Profile {
     /// stored and, where the message stream is still open (a `cancel()`
     /// that writes nothing), ends it with this JSON-RPC error event.
     /// `None` where the task is left to `cancel()`.
-    pub cancel_stored_first: Option<RpcError>,
+    pub cancel_stored_first: Option<SdkError>,
     /// When `execute()` raises and the SDK does not publish FAILED
     /// ([`PushProfile::raise_publishes_failed`]), it stores FAILED itself;
     /// otherwise the task stays as it was.
@@ -334,14 +336,14 @@ pub struct Profile {
 const AUTH_HEADERS: [&str; 2] = ["X-A2A-Notification-Token", "Authorization"];
 
 /// JSON-RPC code of `TaskNotCancelableError`.
-pub const TASK_NOT_CANCELABLE: i32 = -32002;
+pub const TASK_NOT_CANCELABLE: RpcCode = -32002;
 /// JSON-RPC internal error.
-pub const INTERNAL_ERROR: i32 = -32603;
+pub const INTERNAL_ERROR: RpcCode = -32603;
 /// JSON-RPC code of `TaskNotFoundError`.
-pub const TASK_NOT_FOUND: i32 = -32001;
+pub const TASK_NOT_FOUND: RpcCode = -32001;
 /// JSON-RPC code of `UnsupportedOperationError` (SubscribeToTask on a
 /// finished task).
-pub const UNSUPPORTED_OPERATION: i32 = -32004;
+pub const UNSUPPORTED_OPERATION: RpcCode = -32004;
 
 const PYTHON: Profile = Profile {
     sdk: Sdk::Python,
@@ -429,7 +431,7 @@ const JS: Profile = Profile {
     // (`dist/server/index.js:2168-2174`), and it takes one `task` event
     // at most (`_advanceStreamPattern`, `:3162` and `:3485-3488`): the
     // resumed `execute()` publishes the task on the same bus.
-    republish_ends_open_stream: Some(RpcError {
+    republish_ends_open_stream: Some(SdkError {
         code: UNSUPPORTED_OPERATION,
         message: "Stream ordering violation: received task in task lifecycle stream.",
     }),
@@ -483,7 +485,7 @@ const JS: Profile = Profile {
 
 /// JSON-RPC code of an invalid request (a2a-rs: an event the task store
 /// refuses, such as WORKING on a canceled task).
-pub const INVALID_REQUEST: i32 = -32600;
+pub const INVALID_REQUEST: RpcCode = -32600;
 
 // a2a-rs: `a2a-server-lf` 0.5.3 (`a2a-lf` 0.4.2 types). Every row is
 // measured in `tests/fidelity/fixtures/rust/` (README there, fixture by
@@ -583,7 +585,7 @@ const RUST: Profile = Profile {
     terminal_drops_executor: true,
     // `begin_cancel` (handler.rs:975); `cancel-1_cancel_impl-noop`: the
     // next chunk ends the stream with -32600 (task_store/inmemory.rs:58-63).
-    cancel_stored_first: Some(RpcError {
+    cancel_stored_first: Some(SdkError {
         code: INVALID_REQUEST,
         message: "task … is in terminal state Canceled and cannot transition to Working",
     }),

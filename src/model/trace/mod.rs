@@ -404,7 +404,7 @@ pub enum StreamEnd {
     /// The server went away (a restart).
     Broken,
     /// A JSON-RPC error with this code instead of any event.
-    Error(i32),
+    Error(crate::model::wire::RpcCode),
 }
 
 impl StreamEnd {

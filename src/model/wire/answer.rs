@@ -75,7 +75,7 @@ pub enum Answer {
     /// A JSON-RPC error.
     Error {
         /// The error's code.
-        code: i64,
+        code: super::RpcCode,
         /// The error's message.
         message: String,
     },
@@ -93,7 +93,7 @@ impl Answer {
     }
 
     /// The error's code and message, if it is one.
-    pub fn error(&self) -> Option<(i64, &str)> {
+    pub fn error(&self) -> Option<(super::RpcCode, &str)> {
         match self {
             Answer::Error { code, message } => Some((*code, message)),
             Answer::Event(_) => None,

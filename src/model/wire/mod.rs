@@ -31,6 +31,10 @@
 //! known (`--wire`, or a card's), an event of the other wire is refused;
 //! a bare `data` line is an empty data line, as the SSE standard reads it.
 
+/// A JSON-RPC error code (JSON-RPC 2.0 §5.1: an integer), one width
+/// wherever the lab reads, simulates or lists one.
+pub type RpcCode = i64;
+
 pub mod answer;
 pub mod card;
 pub mod envelope;

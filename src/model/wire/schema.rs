@@ -132,7 +132,7 @@ struct Check {
 /// A message where it is not an event of its own (a status's message, an
 /// entry of a task's history), read from its bytes.
 #[derive(Deserialize, Default)]
-struct RawMessage<'a> {
+struct NestedMessage<'a> {
     #[serde(default, borrow)]
     kind: Option<Loose<'a>>,
     #[serde(default, rename = "messageId")]
@@ -161,7 +161,7 @@ impl<'r> MessageFields<'r> {
         }
     }
 
-    fn of_message(m: &'r RawMessage) -> Self {
+    fn of_message(m: &'r NestedMessage) -> Self {
         MessageFields {
             kind: m.kind.as_ref().map(Loose::text),
             message_id: m.message_id.is_some(),
@@ -325,7 +325,7 @@ impl Check {
             self.parts(artifact.parts.as_deref(), what);
         }
         if let Some(history) = task.history {
-            each(history, |message: RawMessage| {
+            each(history, |message: NestedMessage| {
                 let what = "a message of the task's history";
                 self.message(&MessageFields::of_message(&message), what);
             });
@@ -386,7 +386,7 @@ impl Check {
             _ => {}
         }
         if let Some(raw) = status.message {
-            let message: RawMessage = serde_json::from_str(raw.get()).unwrap_or_default();
+            let message: NestedMessage = serde_json::from_str(raw.get()).unwrap_or_default();
             let what = format!("the status message of {what}");
             self.message(&MessageFields::of_message(&message), &what);
         }

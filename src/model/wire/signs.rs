@@ -102,11 +102,6 @@ impl WireSigns {
             && self.key_order_1_0 == [0, 0]
     }
 
-    /// How many timestamps were seen in all.
-    pub fn timestamps(&self) -> u32 {
-        self.fraction_digits.iter().sum()
-    }
-
     /// Reads one event's bytes (a JSON-RPC response or a bare event) as
     /// read on `wire`.
     pub fn read(&mut self, bytes: &[u8], wire: Wire) {

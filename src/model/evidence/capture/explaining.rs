@@ -364,7 +364,7 @@ fn hash_value(value: &serde_json::Value, hasher: &mut impl std::hash::Hasher) {
 #[derive(Debug, Default)]
 pub struct ExplainingAsRead {
     /// The tasks with a finding, by id, until explained.
-    wanted: HashMap<String, Wanted, crate::model::wire::FoldBuild>,
+    wanted: HashMap<String, TaskToExplain, crate::model::wire::FoldBuild>,
     /// What a task of the same events, but for their ids, was explained
     /// by, with the SDK its bytes named.
     searched: HashMap<Alike, ScenarioOf, crate::model::wire::FoldBuild>,
@@ -375,7 +375,7 @@ pub struct ExplainingAsRead {
 /// A task with a finding as the second reading keeps it.
 #[cfg(not(target_arch = "wasm32"))]
 #[derive(Debug)]
-struct Wanted {
+struct TaskToExplain {
     /// Its place in the report.
     task: usize,
     /// How its last stream ended, as the first reading saw it.
@@ -398,7 +398,7 @@ impl ExplainingAsRead {
             .enumerate()
             .filter(|(_, t)| t.findings > 0 && t.events > 0 && t.scenario.is_none())
             .map(|(task, t)| {
-                let wanted = Wanted {
+                let wanted = TaskToExplain {
                     task,
                     end: t.stream_end(),
                     events: t.events,
@@ -435,7 +435,7 @@ impl ExplainingAsRead {
         }
     }
 
-    fn explain(&mut self, wanted: Wanted) {
+    fn explain(&mut self, wanted: TaskToExplain) {
         let named = sdk_named(&wanted.signs);
         let alike = (without_ids(&wanted.kept), named.map(Sdk::name), wanted.end);
         let found = self

@@ -26,6 +26,9 @@ pub(super) struct CaptureJudge {
     forced: Option<Wire>,
     pub(super) keep_rows: bool,
     pub(super) keep_events: bool,
+    /// The most events kept when they are ([`EXPLAIN_AT_MOST`] unless the
+    /// reader was told fewer).
+    pub(super) keep_at_most: usize,
     /// Reading again only to explain the tasks with a finding: nothing is
     /// judged (`check`'s; the page keeps its events instead).
     #[cfg(not(target_arch = "wasm32"))]
@@ -57,6 +60,7 @@ impl CaptureJudge {
             forced,
             keep_rows: false,
             keep_events: false,
+            keep_at_most: EXPLAIN_AT_MOST,
             #[cfg(not(target_arch = "wasm32"))]
             again: None,
             sse: None,
@@ -98,7 +102,7 @@ impl CaptureJudge {
                 // In an SSE stream, an error after a task's events is how
                 // that stream ended (a2a-sdk's raise, a2a-rs's cancel).
                 if let (Some(_), Some(slot)) = (self.sse, self.last_slot) {
-                    self.tasks[slot].stream_error = i32::try_from(error.code).ok();
+                    self.tasks[slot].stream_error = Some(error.code);
                 }
                 self.errors.push(RpcError {
                     index,
@@ -149,14 +153,14 @@ impl CaptureJudge {
     }
 
     /// Keeps the event as read under its task, when asked to (to explain
-    /// a task by a scenario), up to [`EXPLAIN_AT_MOST`] events: past that
-    /// none is kept, and no task is explained.
+    /// a task by a scenario), up to `keep_at_most` events: past that
+    /// none is kept, and no task is explained from them.
     fn keep_event(&mut self, slot: usize, bytes: &[u8]) {
         use crate::model::wire::answer::{read_answer, Answer};
         if !self.keep_events {
             return;
         }
-        if self.events > EXPLAIN_AT_MOST as u64 {
+        if self.events > self.keep_at_most as u64 {
             self.keep_events = false;
             for kept in self.tasks.iter_mut().filter_map(|t| t.kept.as_mut()) {
                 kept.events = Vec::new();

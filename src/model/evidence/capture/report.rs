@@ -33,7 +33,7 @@ pub struct RpcError {
     /// Its position in the capture.
     pub index: usize,
     /// The JSON-RPC error code.
-    pub code: i64,
+    pub code: crate::model::wire::RpcCode,
     /// Its message.
     pub message: String,
 }
@@ -56,7 +56,7 @@ pub struct TaskSummary {
     /// The code of the JSON-RPC error event that ended its last stream,
     /// where one did: read to explain it, not written.
     #[serde(skip)]
-    pub stream_error: Option<i32>,
+    pub stream_error: Option<crate::model::wire::RpcCode>,
 }
 
 impl TaskSummary {

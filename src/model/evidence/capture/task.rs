@@ -36,18 +36,18 @@ pub(super) struct TaskJudge {
     /// What is kept of its events for the page and for explaining, when
     /// asked (boxed: `check` on a clean capture of 100,000 tasks keeps
     /// none, and each task's judge stays small).
-    pub(super) kept: Option<Box<Kept>>,
+    pub(super) kept: Option<Box<KeptEvents>>,
     /// Per schema rule, the events that broke it: one `wire-shape`
     /// finding each (SPEC §13).
     pub(super) shapes: Vec<(ShapeRule, ShapeTally)>,
     /// The code of the JSON-RPC error event that ended its last SSE
     /// stream, where one came after its events and nothing of it after.
-    pub(super) stream_error: Option<i32>,
+    pub(super) stream_error: Option<crate::model::wire::RpcCode>,
 }
 
 /// What a task keeps of its events when the reader is asked to.
 #[derive(Default)]
-pub(super) struct Kept {
+pub(super) struct KeptEvents {
     /// The task's events as trace rows.
     pub(super) rows: Vec<Row>,
     /// The task's events as read (to explain it by a scenario).

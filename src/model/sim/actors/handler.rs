@@ -5,7 +5,7 @@
 
 use super::effect::{Effect, View};
 use super::inputs::{ClientIn, Delivery, HandlerIn, SecondIn, StoreIn};
-use super::state::{tracking_chunk, CallState, ClientId, Event, Payload, Stage};
+use super::state::{tracking_chunk, CallState, ClientId, Event, Interruption, Payload};
 use crate::model::digest::sha256_fields;
 use crate::model::ledger::artifacts::Part;
 use crate::model::ledger::Body;
@@ -54,7 +54,7 @@ impl Handler {
         (exec, task): (usize, usize),
         source: Source,
         payload: Payload,
-        resume: Option<Stage>,
+        resume: Option<Interruption>,
     ) -> Vec<Effect> {
         self.emitted += 1;
         let event_id = format!("E{}", self.emitted);

@@ -4,7 +4,7 @@
 //! here and in the actor that handles it, never in the world.
 
 use super::push::post::{Post, Reply};
-use super::state::{CallState, ClientId, Event, Payload, Stage};
+use super::state::{CallState, ClientId, Event, Interruption, Payload};
 use crate::model::ledger::LedgerEvent;
 use crate::model::sim::scenario::CancelImpl;
 use crate::model::state::TaskState;
@@ -48,14 +48,14 @@ pub(super) enum ExecutorIn {
     Returns(usize),
     /// The client resumes the first execution after `stage`.
     Resume {
-        stage: Stage,
+        stage: Interruption,
         receipt: Option<String>,
     },
     /// The resumed execution's WORKING was decided (`refused` by the
     /// guard, or not).
     Resumed {
         exec: usize,
-        stage: Stage,
+        stage: Interruption,
         refused: bool,
     },
     /// `cancel()` (or the handler in its place) publishes `state` for the
@@ -81,7 +81,7 @@ pub(super) enum HandlerIn {
         task: usize,
         source: Source,
         payload: Payload,
-        resume: Option<Stage>,
+        resume: Option<Interruption>,
     },
     /// Hand an event the store kept to the clients that read it.
     Deliver(Delivery),
@@ -140,7 +140,7 @@ pub(super) enum StoreIn {
     Decide {
         event: Box<Event>,
         resend: bool,
-        resume: Option<Stage>,
+        resume: Option<Interruption>,
     },
     /// The SDK stops reading a task's events (its first final status,
     /// where the profile ends streams there).
@@ -199,7 +199,7 @@ pub(super) enum ClientIn {
     /// A streaming client's request opens its stream.
     Open,
     /// Time to resume the interrupted task after `stage`.
-    Resume { stage: Stage },
+    Resume { stage: Interruption },
     /// Time to send CancelTask.
     Cancel,
     /// Its timeout for call number `call` is due.
@@ -221,7 +221,10 @@ pub(super) enum ClientIn {
     CancelAnswered(CancelImpl),
     /// The queue closed: its call ends (`label` says why; `error`: the
     /// JSON-RPC error event that ends its stream, where one does).
-    EndCall { label: String, error: Option<i32> },
+    EndCall {
+        label: String,
+        error: Option<crate::model::wire::RpcCode>,
+    },
     /// A restart broke its connection.
     Broken { assumed: bool },
     /// It subscribes again after its stream broke, if set to.
@@ -300,7 +303,10 @@ impl ClientIn {
 
     /// The queue closed and a JSON-RPC error event with `code` ended the
     /// call's stream.
-    pub(super) fn end_call_by_error(label: impl Into<String>, code: i32) -> ClientIn {
+    pub(super) fn end_call_by_error(
+        label: impl Into<String>,
+        code: crate::model::wire::RpcCode,
+    ) -> ClientIn {
         ClientIn::EndCall {
             label: label.into(),
             error: Some(code),

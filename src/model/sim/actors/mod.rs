@@ -64,11 +64,11 @@ pub fn simulate(scenario: &Scenario) -> Run {
 /// page pauses between two slices to let the page answer input. The
 /// slices change nothing of the run: [`simulate`] is one slice.
 pub struct Simulation<'a> {
-    stage: Stage<'a>,
+    stage: Underway<'a>,
 }
 
 /// A simulation's actors at work, or a preset's run, played at once.
-enum Stage<'a> {
+enum Underway<'a> {
     Running(Box<Sim<'a>>),
     Played(Box<Run>),
 }
@@ -77,11 +77,11 @@ impl<'a> Simulation<'a> {
     /// The simulation of `scenario`, its start carried out.
     pub fn new(scenario: &'a Scenario) -> Simulation<'a> {
         let stage = match scenario.preset {
-            Some(preset) => Stage::Played(Box::new(presets::play(preset))),
+            Some(preset) => Underway::Played(Box::new(presets::play(preset))),
             None => {
                 let mut sim = Sim::new(scenario);
                 sim.start();
-                Stage::Running(Box::new(sim))
+                Underway::Running(Box::new(sim))
             }
         };
         Simulation { stage }
@@ -91,19 +91,19 @@ impl<'a> Simulation<'a> {
     /// written or nothing is left; `true` once nothing is.
     pub fn advance(&mut self, rows: usize) -> bool {
         match &mut self.stage {
-            Stage::Running(sim) => sim.advance(rows),
-            Stage::Played(_) => true,
+            Underway::Running(sim) => sim.advance(rows),
+            Underway::Played(_) => true,
         }
     }
 
     /// The run (what is still due is carried out first).
     pub fn finish(self) -> Run {
         match self.stage {
-            Stage::Running(mut sim) => {
+            Underway::Running(mut sim) => {
                 while !sim.advance(usize::MAX) {}
                 sim.finish()
             }
-            Stage::Played(run) => *run,
+            Underway::Played(run) => *run,
         }
     }
 }

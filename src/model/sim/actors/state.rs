@@ -35,7 +35,7 @@ impl ClientId {
 
 /// An interruption the executor asks for after WORKING.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
-pub(super) enum Stage {
+pub(super) enum Interruption {
     /// Authorization.
     Auth,
     /// Input.

@@ -86,7 +86,12 @@ pub(super) fn answer(view: &View, client: ClientId, stream: usize, task: usize) 
 }
 
 /// SubscribeToTask answered with a JSON-RPC error instead of a stream.
-fn refuse(client: ClientId, stream: usize, code: i32, text: String) -> Vec<Effect> {
+fn refuse(
+    client: ClientId,
+    stream: usize,
+    code: crate::model::wire::RpcCode,
+    text: String,
+) -> Vec<Effect> {
     let entry = Entry::action(Source::Handler, text).disposition(Disposition::NotDelivered);
     vec![
         Effect::to(inputs::set_call(client, CallState::Closed)),
@@ -113,7 +118,7 @@ pub(super) fn ends(
     client: ClientId,
     (task, stream): (usize, Option<usize>),
     label: &str,
-    error: Option<i32>,
+    error: Option<crate::model::wire::RpcCode>,
 ) -> Vec<Effect> {
     let number = client.number();
     if stays_open(view, task) {

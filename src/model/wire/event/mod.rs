@@ -112,7 +112,7 @@ impl<'a> RawEvent<'a> {
             Ok(Envelope::Event(result))
         } else if self.jsonrpc.is_some() {
             Err(fault(EventFault::NoResultNorError))
-        } else if let (Some(code), Some(RawMessage::Text(message))) = (self.code, &self.message) {
+        } else if let (Some(code), Some(LineMessage::Text(message))) = (self.code, &self.message) {
             Ok(Envelope::Error(RawError {
                 code,
                 message: message.clone(),
@@ -125,7 +125,7 @@ impl<'a> RawEvent<'a> {
     /// The 1.0 `message` wrapper's event, if the line has one.
     pub(super) fn message(&self) -> Option<&RawEvent<'a>> {
         match &self.message {
-            Some(RawMessage::Event(event)) => Some(event),
+            Some(LineMessage::Event(event)) => Some(event),
             _ => None,
         }
     }
@@ -149,26 +149,26 @@ impl<'a> RawEvent<'a> {
 /// A line's `message`: a 1.0 wrapper's message (an object), or the text of
 /// a bare JSON-RPC error object (`{"code":…,"message":"…"}`), read in the
 /// same pass.
-pub(super) enum RawMessage<'a> {
+pub(super) enum LineMessage<'a> {
     /// A message event.
     Event(Box<RawEvent<'a>>),
     /// An error's text.
     Text(Cow<'a, str>),
 }
 
-impl<'de: 'a, 'a> Deserialize<'de> for RawMessage<'a> {
+impl<'de: 'a, 'a> Deserialize<'de> for LineMessage<'a> {
     fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         struct EventOrText;
         impl<'de> serde::de::Visitor<'de> for EventOrText {
-            type Value = RawMessage<'de>;
+            type Value = LineMessage<'de>;
             fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
                 f.write_str("a message object or an error's text")
             }
             fn visit_borrowed_str<E>(self, v: &'de str) -> Result<Self::Value, E> {
-                Ok(RawMessage::Text(Cow::Borrowed(v)))
+                Ok(LineMessage::Text(Cow::Borrowed(v)))
             }
             fn visit_str<E>(self, v: &str) -> Result<Self::Value, E> {
-                Ok(RawMessage::Text(Cow::Owned(v.to_string())))
+                Ok(LineMessage::Text(Cow::Owned(v.to_string())))
             }
             fn visit_map<M: serde::de::MapAccess<'de>>(
                 self,
@@ -176,7 +176,7 @@ impl<'de: 'a, 'a> Deserialize<'de> for RawMessage<'a> {
             ) -> Result<Self::Value, M::Error> {
                 let event =
                     RawEvent::deserialize(serde::de::value::MapAccessDeserializer::new(map))?;
-                Ok(RawMessage::Event(Box::new(event)))
+                Ok(LineMessage::Event(Box::new(event)))
             }
         }
         d.deserialize_any(EventOrText)
@@ -226,7 +226,7 @@ pub struct RawEvent<'a> {
     pub(super) artifact_update: Option<Box<RawEvent<'a>>>,
     /// A 1.0 wrapper's message, or a bare JSON-RPC error object's text.
     #[serde(default, borrow)]
-    pub(super) message: Option<RawMessage<'a>>,
+    pub(super) message: Option<LineMessage<'a>>,
     /// A bare JSON-RPC error object's code (a2a-rs ends an HTTP+JSON stream
     /// with one): with a text `message`, the line is that error.
     #[serde(default)]

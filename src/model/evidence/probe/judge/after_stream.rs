@@ -2,7 +2,7 @@
 //! with what was streamed, and CancelTask and SubscribeToTask on the
 //! finished task are refused with the errors A2A names.
 
-use super::{Judged, ProbeJudge, Streamed, Wanted};
+use super::{Judged, ProbeJudge, Streamed, WantedError};
 use crate::model::evidence::probe::contract::context_mismatches;
 use crate::model::evidence::probe::read::{parts, streamed_artifacts};
 use crate::model::evidence::probe::records::{AnswerEnd, CallRecord};
@@ -112,7 +112,10 @@ impl ProbeJudge {
             (Some(Answer::Error { code, message }), _) => self.refused_otherwise(
                 "CancelTask",
                 (*code, message),
-                (ProbeCode::CancelTerminalAccepted, Wanted::NotCancelable),
+                (
+                    ProbeCode::CancelTerminalAccepted,
+                    WantedError::NotCancelable,
+                ),
                 &mut found,
             ),
             (Some(Answer::Event(event)), _) => {
@@ -152,7 +155,10 @@ impl ProbeJudge {
             (Some(error), _) => self.refused_otherwise(
                 "SubscribeToTask",
                 error,
-                (ProbeCode::SubscribeTerminalAccepted, Wanted::Unsupported),
+                (
+                    ProbeCode::SubscribeTerminalAccepted,
+                    WantedError::Unsupported,
+                ),
                 &mut found,
             ),
             (None, AnswerEnd::TimedOut(waited)) => {
@@ -180,7 +186,7 @@ impl ProbeJudge {
         &self,
         method: &str,
         (code, message): (i64, &str),
-        (finding, wanted): (ProbeCode, Wanted),
+        (finding, wanted): (ProbeCode, WantedError),
         found: &mut Vec<(ProbeCode, String)>,
     ) -> String {
         let said = self.error(code, message);

@@ -31,7 +31,7 @@ mod file;
 
 /// The A2A errors a probe's rule asks for.
 #[derive(Clone, Copy)]
-enum Wanted {
+enum WantedError {
     /// TaskNotCancelableError, JSON-RPC -32002.
     NotCancelable,
     /// UnsupportedOperationError, JSON-RPC -32004.
@@ -158,20 +158,20 @@ impl ProbeJudge {
 
     /// The error a rule wants, as the binding says it: -32002 and -32004
     /// on JSON-RPC; on REST their REST form, as both SDKs answer it.
-    fn wanted(&self, error: Wanted) -> &'static str {
+    fn wanted(&self, error: WantedError) -> &'static str {
         match (self.binding, error) {
-            (Binding::JsonRpc, Wanted::NotCancelable) => "-32002 (TaskNotCancelableError)",
-            (Binding::JsonRpc, Wanted::Unsupported) => "-32004 (UnsupportedOperationError)",
-            (Binding::Rest, Wanted::NotCancelable) => {
+            (Binding::JsonRpc, WantedError::NotCancelable) => "-32002 (TaskNotCancelableError)",
+            (Binding::JsonRpc, WantedError::Unsupported) => "-32004 (UnsupportedOperationError)",
+            (Binding::Rest, WantedError::NotCancelable) => {
                 "HTTP 400 TASK_NOT_CANCELABLE (the REST form of -32002)"
             }
-            (Binding::Rest, Wanted::Unsupported) => {
+            (Binding::Rest, WantedError::Unsupported) => {
                 "HTTP 400 UNSUPPORTED_OPERATION (the REST form of -32004)"
             }
-            (Binding::Grpc, Wanted::NotCancelable) => {
+            (Binding::Grpc, WantedError::NotCancelable) => {
                 "gRPC FAILED_PRECONDITION TASK_NOT_CANCELABLE (the gRPC form of -32002)"
             }
-            (Binding::Grpc, Wanted::Unsupported) => {
+            (Binding::Grpc, WantedError::Unsupported) => {
                 "gRPC FAILED_PRECONDITION UNSUPPORTED_OPERATION (the gRPC form of -32004)"
             }
         }

@@ -31,7 +31,12 @@ impl FirstClient {
 
     /// The queue closed: a stream ends (a subscription as the profile
     /// says); a blocking call still waiting returns the task as it is.
-    pub(super) fn end_call(&mut self, view: &View, label: &str, error: Option<i32>) -> Vec<Effect> {
+    pub(super) fn end_call(
+        &mut self,
+        view: &View,
+        label: &str,
+        error: Option<crate::model::wire::RpcCode>,
+    ) -> Vec<Effect> {
         let mut effects = self.end_lingering(view, label);
         if self.call != CallState::Open {
             return effects;
@@ -59,7 +64,12 @@ impl FirstClient {
 
     /// The queue closed on its open call; a stream ended by an error event
     /// keeps its code, which a capture's stream shows as its last event.
-    fn end_open_call(&mut self, view: &View, label: &str, error: Option<i32>) -> Vec<Effect> {
+    fn end_open_call(
+        &mut self,
+        view: &View,
+        label: &str,
+        error: Option<crate::model::wire::RpcCode>,
+    ) -> Vec<Effect> {
         match view.sc.client {
             Client::Stream if self.subscribed => subscription::ends(
                 view,

@@ -6,7 +6,7 @@ use super::{FirstClient, CLIENT_CREDENTIAL};
 use crate::model::ledger::authorization_receipt_for;
 use crate::model::sim::actors::effect::{Effect, View};
 use crate::model::sim::actors::inputs::{ClientIn, ExecutorIn, PushIn, SecondIn, StoreIn};
-use crate::model::sim::actors::state::{CallState, ClientId, Stage};
+use crate::model::sim::actors::state::{CallState, ClientId, Interruption};
 use crate::model::sim::scenario::{Client, Push, PushFollowup, ReceiptMode};
 use crate::model::state::TaskState;
 use crate::model::trace::{Entry, Source, StreamEnd, StreamRole};
@@ -14,7 +14,7 @@ use crate::model::trace::{Entry, Source, StreamEnd, StreamRole};
 impl FirstClient {
     /// The client resumes its interrupted task after `stage`: a new call,
     /// with its own timeout.
-    pub(super) fn resume(&mut self, view: &View, stage: Stage) -> Vec<Effect> {
+    pub(super) fn resume(&mut self, view: &View, stage: Interruption) -> Vec<Effect> {
         let mut effects = vec![];
         if self.subscribed {
             // Measured (SPEC §14): the subscription it read stays open
@@ -55,13 +55,15 @@ impl FirstClient {
             ));
         }
         let receipt = match (stage, view.sc.receipt) {
-            (Stage::Auth, ReceiptMode::Valid) => Some(authorization_receipt_for(CLIENT_CREDENTIAL)),
+            (Interruption::Auth, ReceiptMode::Valid) => {
+                Some(authorization_receipt_for(CLIENT_CREDENTIAL))
+            }
             _ => None,
         };
         let label = match (stage, &receipt) {
-            (Stage::Auth, Some(r)) => format!("client authorizes and resumes (receipt {r})"),
-            (Stage::Auth, None) => "client resumes without an authorization receipt".into(),
-            (Stage::Input, _) => "client supplies the delivery postcode and resumes".into(),
+            (Interruption::Auth, Some(r)) => format!("client authorizes and resumes (receipt {r})"),
+            (Interruption::Auth, None) => "client resumes without an authorization receipt".into(),
+            (Interruption::Input, _) => "client supplies the delivery postcode and resumes".into(),
         };
         let label = if beside {
             format!("{label} on a connection of its own, its first stream still open")

@@ -6,7 +6,7 @@ mod ending;
 
 use super::effect::{Effect, View};
 use super::inputs::{ClientIn, ExecutorIn, HandlerIn, SecondIn, StoreIn};
-use super::state::{tracking_chunk, tracking_result, CallState, Payload, Stage};
+use super::state::{tracking_chunk, tracking_result, CallState, Interruption, Payload};
 use crate::model::ledger::Body;
 use crate::model::sim::scenario::{Interrupt, ResultShape, Scenario, Work};
 use crate::model::state::TaskState;
@@ -49,7 +49,7 @@ pub(super) struct Executor {
     /// Lookup steps computed after a cancel, output going nowhere.
     orphaned: u32,
     /// The interruptions to ask for, in order.
-    interrupts: Vec<Stage>,
+    interrupts: Vec<Interruption>,
     /// How much later the first chunk comes, one step per interruption.
     offset_ms: u64,
 }
@@ -60,9 +60,9 @@ impl Executor {
     pub(super) fn new(sc: &Scenario) -> Executor {
         let interrupts = match sc.interrupt {
             Interrupt::None => vec![],
-            Interrupt::Auth => vec![Stage::Auth],
-            Interrupt::Input => vec![Stage::Input],
-            Interrupt::Both => vec![Stage::Auth, Stage::Input],
+            Interrupt::Auth => vec![Interruption::Auth],
+            Interrupt::Input => vec![Interruption::Input],
+            Interrupt::Both => vec![Interruption::Auth, Interruption::Input],
         };
         Executor {
             offset_ms: interrupts.len() as u64 * u64::from(sc.step_ms),
@@ -200,8 +200,8 @@ impl Executor {
         if exec == 0 {
             if let Some(&stage) = self.interrupts.get(stages_done) {
                 let state = match stage {
-                    Stage::Auth => TaskState::AuthRequired,
-                    Stage::Input => TaskState::InputRequired,
+                    Interruption::Auth => TaskState::AuthRequired,
+                    Interruption::Input => TaskState::InputRequired,
                 };
                 return vec![
                     self.status(exec, state),
@@ -223,7 +223,7 @@ impl Executor {
     /// The client resumed the first execution after `stage`: it runs again
     /// and publishes WORKING (with the client's receipt), unless the server
     /// lost it or the task.
-    fn resume(&mut self, view: &View, stage: Stage, receipt: Option<String>) -> Vec<Effect> {
+    fn resume(&mut self, view: &View, stage: Interruption, receipt: Option<String>) -> Vec<Effect> {
         let exec = 0;
         if self.runs[exec].state == Exec::Dead || view.tasks[0].stored().is_none() {
             return vec![];
@@ -251,7 +251,13 @@ impl Executor {
 
     /// The resume's WORKING was decided: refused by the guard, the
     /// execution does not go on; otherwise it goes on after `stage`.
-    fn resumed(&mut self, view: &View, exec: usize, stage: Stage, refused: bool) -> Vec<Effect> {
+    fn resumed(
+        &mut self,
+        view: &View,
+        exec: usize,
+        stage: Interruption,
+        refused: bool,
+    ) -> Vec<Effect> {
         if refused {
             self.runs[exec].state = Exec::Finished;
             let task = self.runs[exec].task;

@@ -10,7 +10,7 @@ pub(super) use task::{StoredTask, TaskSlot};
 
 use super::effect::{Effect, Facts};
 use super::inputs::{ClientIn, Delivery, ExecutorIn, PushIn, SecondIn, StoreIn};
-use super::state::{Event, Payload, Stage};
+use super::state::{Event, Interruption, Payload};
 use crate::model::ledger::{Body, LedgerEvent, Outcome, TaskLedger};
 use crate::model::sim::profile::StreamCloses;
 use crate::model::sim::scenario::Store as Keeping;
@@ -89,7 +89,7 @@ impl TaskStore {
         view: &Facts,
         event: Event,
         resend: bool,
-        resume: Option<Stage>,
+        resume: Option<Interruption>,
     ) -> Vec<Effect> {
         let exec = event.exec;
         let (mut effects, refused) = self.take(view, event, resend);
