@@ -93,18 +93,51 @@ setup_stacks() {
   done
 }
 
+# setup_js [agents]: @a2a-js/sdk and express; with `agents` (the probe's test agents, which
+# never use store=database) without the optional kysely and better-sqlite3, whose install
+# tries to download a prebuilt binary and then compiles SQLite from source (minutes on 2
+# cores). The recorder (tests/fidelity/js/run.sh) asks for all of them; the stamp names which
+# was installed, so each reinstalls what the other left out.
 setup_js() {
-  local jsd="$fid/js" node="${A2A_FIDELITY_NODE:-node}" major want stamp
+  local jsd="$fid/js" node="${A2A_FIDELITY_NODE:-node}" major want stamp omit=()
+  [[ "${1:-}" == agents ]] && omit=(--omit=optional)
   command -v "$node" >/dev/null 2>&1 || { echo "node not found (set A2A_FIDELITY_NODE)" >&2; exit 2; }
   major="$("$node" -p 'process.versions.node.split(".")[0]')"
   (( major >= 20 )) || { echo "node >= 20 needed, found $("$node" --version)" >&2; exit 2; }
-  want="$(cat "$jsd/package.json" "$jsd/package-lock.json" | sha256sum | cut -d' ' -f1)"
+  want="$(cat "$jsd/package.json" "$jsd/package-lock.json" | sha256sum | cut -d' ' -f1)${omit[*]:+ agents}"
   stamp="$jsd/node_modules/.fidelity-stamp"
+  # The recorder's full install serves the agents too.
+  if [[ -f "$stamp" && "${#omit[@]}" -gt 0 && "$(cat "$stamp")" == "${want% agents}" && -d "$jsd/node_modules/@a2a-js/sdk" ]]; then
+    return
+  fi
   if [[ ! -f "$stamp" || "$(cat "$stamp")" != "$want" || ! -d "$jsd/node_modules/@a2a-js/sdk" ]]; then
-    echo "installing pinned packages into $jsd/node_modules (npm ci)" >&2
-    (cd "$jsd" && npm ci --no-audit --no-fund --loglevel=error)
+    echo "installing pinned packages into $jsd/node_modules (npm ci ${omit[*]})" >&2
+    (cd "$jsd" && npm ci --no-audit --no-fund --loglevel=error "${omit[@]}")
     echo "$want" > "$stamp"
   fi
+}
+
+# Every part at once: the venvs and node_modules wait on the registries while the a2a-rs
+# build keeps the cores busy. Each part's output goes to a log of its own, shown if it fails.
+setup_all() {
+  local logs part pids=() parts=(python js stacks rust) failed=0 i
+  logs="$(mktemp -d)"
+  for part in "${parts[@]}"; do
+    case "$part" in
+      js) (setup_js agents) >"$logs/$part.log" 2>&1 & ;;
+      *) ("setup_$part") >"$logs/$part.log" 2>&1 & ;;
+    esac
+    pids+=("$!")
+  done
+  for i in "${!parts[@]}"; do
+    if wait "${pids[$i]}"; then
+      cat "$logs/${parts[$i]}.log" >&2
+    else
+      echo "setup of ${parts[$i]} failed:" >&2; cat "$logs/${parts[$i]}.log" >&2; failed=1
+    fi
+  done
+  rm -rf "$logs"
+  return "$failed"
 }
 
 # The a2a-rs workspace: built once (release, from its committed Cargo.lock, into its own
@@ -124,7 +157,7 @@ setup_rust() {
 }
 
 case "$what" in
-  all) setup_python; setup_js; setup_stacks; setup_rust ;;
+  all) setup_all ;;
   python) setup_python ;;
   js) setup_js ;;
   stacks) shift; setup_stacks "$@" ;;
