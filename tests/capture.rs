@@ -10,9 +10,10 @@ mod model_support;
 use std::collections::HashMap;
 
 use a2a_lab::cli::run;
-use a2a_lab::model::evidence::capture::{read_capture, CaptureReport, Wire};
+use a2a_lab::model::evidence::capture::{CaptureReport, Wire};
 use a2a_lab::model::state::TaskState;
 use cli_support::{binary, MemoryFiles, Scratch};
+use model_support::read_capture;
 use model_support::{capture_report, jsonl, wire_rows};
 use serde_json::{json, Value};
 

@@ -11,6 +11,7 @@ use a2a_lab::model::trace::Run;
 use a2a_lab::model::wire::answer::read_value;
 use model_support::fidelity::{every, fixture_dir, model_query, spelled, Settled};
 use model_support::run;
+use model_support::wire_json;
 use serde_json::Value;
 
 /// What is compared: event kinds/states/after-terminal in order, how the
@@ -60,7 +61,7 @@ fn from_model(run: &Run) -> Outcome {
         .rows
         .iter()
         .filter_map(|row| {
-            let wire = &row.wire_json()?;
+            let wire = &wire_json(row)?;
             let after = row.kind == RowKind::Event && row.disposition.label() == "after-terminal";
             let event = read_value(wire, None).unwrap();
             let state = event.state.and_then(|s| s.known()).map(|s| s.wire());

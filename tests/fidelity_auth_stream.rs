@@ -16,6 +16,7 @@ use a2a_lab::model::trace::{Run, StreamEnd, StreamRole};
 use a2a_lab::model::wire::answer::read_value;
 use model_support::fidelity::{combinations, fixture_dir, listed, model_query, Fixture};
 use model_support::run;
+use model_support::wire_json;
 use serde_json::Value;
 
 /// One of client 1's message streams as compared: its events, how it
@@ -79,7 +80,7 @@ fn modelled(run: &Run) -> Vec<Message> {
                 .rows
                 .iter()
                 .map(|&i| {
-                    let event = read_value(&rows[i].wire_json().unwrap(), None).unwrap();
+                    let event = read_value(&wire_json(&rows[i]).unwrap(), None).unwrap();
                     let state = event.state.and_then(|s| s.known()).map(|s| s.wire());
                     format!("{} {}", event.kind.wrapper(), state.unwrap_or("-"))
                 })

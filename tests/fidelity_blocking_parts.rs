@@ -14,6 +14,7 @@ mod model_support;
 use a2a_lab::model::sim::get_task;
 use a2a_lab::model::trace::{RowKind, Run};
 use model_support::fidelity::{combinations, fixture_dir, listed, model_query, Fixture};
+use model_support::wire_json;
 use model_support::{run, scenario};
 use serde_json::Value;
 
@@ -76,7 +77,7 @@ fn modelled(query: &str) -> Held {
         .iter()
         .rev()
         .find(|r| r.kind == RowKind::Action && r.event.starts_with("SendMessage returns"))
-        .and_then(|r| r.wire_json())
+        .and_then(wire_json)
         .unwrap();
     let settled = get_task(&scenario(query)).unwrap();
     let m = &run.trace.metrics;

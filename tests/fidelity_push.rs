@@ -13,6 +13,7 @@ use a2a_lab::model::trace::{RowKind, Run};
 use a2a_lab::model::wire::task_id;
 use model_support::fidelity::{combinations, fixture_dir, listed, model_query, spelled, Fixture};
 use model_support::run;
+use model_support::wire_json;
 use serde_json::Value;
 
 /// Fixtures the model does not reproduce, by SDK folder and scenario, with
@@ -249,7 +250,7 @@ fn modelled(run: &Run, scenario: &str) -> Outcome {
             if push.answer == "refused" {
                 return "refused".to_string();
             }
-            let body = r.wire_json().unwrap_or(Value::Null);
+            let body = wire_json(r).unwrap_or(Value::Null);
             let (kind, state) = kind_and_state(&body);
             let line = post_line(&kind, state.as_deref(), &push.answer, &push.headers);
             format!("{}: {line}", model_task(&body))
@@ -269,7 +270,7 @@ fn modelled(run: &Run, scenario: &str) -> Outcome {
             rows_of_client
                 .iter()
                 .map(|&i| {
-                    let (kind, state) = kind_and_state(&rows[i].wire_json().unwrap_or(Value::Null));
+                    let (kind, state) = kind_and_state(&wire_json(&rows[i]).unwrap_or(Value::Null));
                     let kind = match kind.as_str() {
                         "status-update" => "statusUpdate".to_string(),
                         "artifact-update" => "artifactUpdate".to_string(),
@@ -283,7 +284,7 @@ fn modelled(run: &Run, scenario: &str) -> Outcome {
             // A blocking call's result: the task as it returned.
             rows.iter()
                 .filter(|r| r.kind == RowKind::Action && r.event.starts_with("SendMessage returns"))
-                .filter_map(|r| r.wire_json())
+                .filter_map(wire_json)
                 .map(|w| {
                     let (_, state) = kind_and_state(&w);
                     format!("task {}", state.unwrap_or_else(|| "-".into()))

@@ -17,6 +17,7 @@ use a2a_lab::model::trace::{Disposition, Run, StreamEnd, StreamRole};
 use a2a_lab::model::wire::answer::{read_value, EventKind};
 use model_support::fidelity::{combinations, fixture_dir, listed, model_query, Fixture, Settled};
 use model_support::run;
+use model_support::wire_json;
 use serde_json::Value;
 
 /// Fixtures the model does not reproduce yet, by SDK folder and scenario.
@@ -215,7 +216,7 @@ fn from_model(run: &Run) -> Outcome {
                 .iter()
                 .map(|&i| {
                     let row = &run.trace.rows[i];
-                    let wire = row.wire_json().expect("a stream's row carries its wire");
+                    let wire = wire_json(row).expect("a stream's row carries its wire");
                     model_line(&wire, row.disposition == Disposition::AfterTerminal)
                 })
                 .collect();

@@ -17,6 +17,7 @@ mod model_support;
 
 use model_support::fidelity::{fixture_dir, model_query, modelled};
 use model_support::run;
+use model_support::wire_json;
 use serde_json::{Map, Value};
 
 /// Values that differ between any two runs (ids, clocks) or between the
@@ -67,7 +68,7 @@ fn model_stream(query: &str) -> Vec<Value> {
         .iter()
         .copied()
         .chain(elsewhere)
-        .filter_map(|i| run.trace.rows[i].wire_json())
+        .filter_map(|i| wire_json(&run.trace.rows[i]))
         .map(|w| shape(&w))
         .collect()
 }

@@ -13,13 +13,14 @@
 
 mod model_support;
 
-use a2a_lab::model::evidence::capture::{read_capture, CaptureReader, Wire, MAX_LINE_BYTES};
+use a2a_lab::model::evidence::capture::{CaptureReader, Wire, MAX_LINE_BYTES};
 use a2a_lab::model::evidence::export::export_json;
 use a2a_lab::model::evidence::import::import_bytes;
 use a2a_lab::model::evidence::json_array;
 use a2a_lab::model::sim::scenario::Scenario;
 use a2a_lab::model::wire::schema::{shape_faults, Shape, ShapeRule};
 use model_support::fuzz_cases;
+use model_support::read_capture;
 use proptest::prelude::*;
 
 /// Cases per property in CI; `FUZZ_CASES` sets more for a soak.

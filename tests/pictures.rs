@@ -209,7 +209,7 @@ fn the_cursor_sits_on_the_current_rows_time_and_moves_every_step() {
 fn the_terminal_rule_marks_the_first_terminal_row() {
     let r = run("");
     let timeline = Timeline::new(&r.trace.rows);
-    assert_eq!(timeline.terminal_index(), Some(5));
+    assert_eq!(timeline.terminal_x(), timeline.x(5));
     assert_eq!(timeline.terminal_x(), timeline.x(5));
     let hung = run("ending=never");
     assert_eq!(Timeline::new(&hung.trace.rows).terminal_x(), None);

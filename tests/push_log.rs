@@ -12,13 +12,13 @@ mod model_support;
 
 use std::ffi::OsStr;
 
-use a2a_lab::model::evidence::capture::read_capture;
 use a2a_lab::model::evidence::finding::FindingCode;
 use a2a_lab::model::evidence::push_log::{PushLog, PushReport};
 use a2a_lab::model::state::TaskState;
 use a2a_lab::model::wire::read_error::{EventFault, Place, ReadKind};
 use cli_support::{binary, Scratch};
 use model_support::fidelity::{fixture_dir, modelled};
+use model_support::read_capture;
 use serde_json::{json, Value};
 
 /// Every push fixture of `sdk` the model is held to, by name

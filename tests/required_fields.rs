@@ -8,9 +8,12 @@
 #![cfg(not(target_arch = "wasm32"))]
 #![allow(clippy::unwrap_used)]
 
+mod model_support;
+
+use model_support::read_capture;
 use std::path::Path;
 
-use a2a_lab::model::evidence::capture::{read_capture, CaptureReport, TaskSummary};
+use a2a_lab::model::evidence::capture::{CaptureReport, TaskSummary};
 use a2a_lab::model::evidence::finding::FindingCode;
 use serde_json::Value;
 

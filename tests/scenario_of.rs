@@ -17,6 +17,7 @@ use a2a_lab::model::sim::scenario::Scenario;
 use a2a_lab::model::trace::StreamEnd;
 use a2a_lab::model::wire::answer::{read_value, OwnedEvent};
 use model_support::fidelity::{combinations, fixture_dir, listed, timeout_fixtures};
+use model_support::wire_json;
 use serde_json::Value;
 
 /// A recorded run's SDK, its query's keys and the keys read back, for an
@@ -926,7 +927,7 @@ fn a_resent_event_is_read_back_where_it_fell() {
                 let run = simulate(&scenario);
                 let events: Vec<OwnedEvent> = received(&run)
                     .iter()
-                    .filter_map(|r| read_value(&r.wire_json()?, None).ok())
+                    .filter_map(|r| read_value(&wire_json(r)?, None).ok())
                     .collect();
                 let explained = scenario_of(&events, None);
                 assert!(explained.reproduces, "{query}: {explained}");

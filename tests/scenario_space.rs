@@ -5,6 +5,8 @@
 #![cfg(not(target_arch = "wasm32"))]
 #![allow(clippy::unwrap_used)]
 
+mod model_support;
+
 use a2a_lab::model::evidence::export::export_json;
 use a2a_lab::model::evidence::import::check_bytes;
 use a2a_lab::model::sim::scenario::{Interrupt, Scenario};
@@ -13,6 +15,7 @@ use a2a_lab::model::state::TaskState;
 use a2a_lab::model::trace::{Disposition, Row, RowKind, StreamEnd};
 use a2a_lab::model::wire::schema::{shape_faults, Shape};
 use a2a_lab::model::wire::Wire;
+use model_support::wire_json;
 use proptest::prelude::*;
 use serde_json::Value;
 
@@ -277,7 +280,7 @@ fn hold_invariants(query: &str) {
                 "{query}: time runs backwards at row {i}"
             );
         }
-        if let Some(wire) = &row.wire_json() {
+        if let Some(wire) = &wire_json(row) {
             assert_valid_a2a(wire, &format!("{query} row {i}"));
         }
     }
@@ -306,7 +309,7 @@ fn hold_invariants(query: &str) {
         if !row.event.contains("(resent after reconnect)") {
             continue;
         }
-        let Some(wire) = &row.wire_json() else {
+        let Some(wire) = &wire_json(row) else {
             continue;
         };
         let received_before = rows[..i]
@@ -314,7 +317,7 @@ fn hold_invariants(query: &str) {
             .filter(|r| {
                 r.client == row.client && matches!(r.disposition, Delivered | AfterTerminal)
             })
-            .filter_map(|r| r.wire_json())
+            .filter_map(wire_json)
             .any(|w| w == *wire || (scenario.conflict && without_texts(&w) == without_texts(wire)));
         assert!(
             received_before,
@@ -422,7 +425,7 @@ fn hold_stream_invariants(query: &str) {
                 // also end one that started with the task.
                 StreamEnd::Error(_) if s.rows.is_empty() => {}
                 _ => {
-                    let first = s.rows.first().map(|&i| rows[i].wire_json().unwrap());
+                    let first = s.rows.first().map(|&i| wire_json(&rows[i]).unwrap());
                     let state = first.as_ref().and_then(|w| w.pointer("/task/status/state"));
                     assert!(
                         state.is_some(),
@@ -453,8 +456,7 @@ fn hold_stream_invariants(query: &str) {
                 seen.clear();
             }
             for &i in &s.rows {
-                let Some(a) = rows[i]
-                    .wire_json()
+                let Some(a) = wire_json(&rows[i])
                     .and_then(|mut w| w.get_mut("artifactUpdate").map(Value::take))
                 else {
                     continue;

@@ -9,6 +9,7 @@ use a2a_lab::model::trace::CancelResult;
 use a2a_lab::model::trace::StreamEnd;
 use a2a_lab::model::trace::{Disposition, Metrics, RowKind};
 use a2a_lab::model::wire::answer::read_value;
+use model_support::wire_json;
 use model_support::{metrics, run};
 
 fn state(m: &Metrics) -> Option<&str> {
@@ -26,7 +27,7 @@ fn defaults_deliver_6_events_and_complete() {
         .trace
         .rows
         .iter()
-        .filter_map(|row| row.wire_json())
+        .filter_map(wire_json)
         .map(|w| read_value(&w, None).unwrap().kind.wrapper())
         .collect();
     assert_eq!(
@@ -225,7 +226,7 @@ fn both_interruptions_resume_to_completion_with_a_valid_receipt() {
         .rows
         .iter()
         .filter(|row| row.kind == RowKind::Event)
-        .filter_map(|row| row.wire_json())
+        .filter_map(wire_json)
         .filter_map(|w| {
             read_value(&w, None)
                 .unwrap()
@@ -255,7 +256,7 @@ fn wire_chunks_carry_append_and_last_chunk_only_when_true_and_no_kind_or_final()
         .trace
         .rows
         .iter()
-        .filter_map(|row| row.wire_json())
+        .filter_map(wire_json)
         .filter_map(|mut w| w.get_mut("artifactUpdate").map(serde_json::Value::take))
         .collect();
     assert_eq!(chunks.len(), 3);
@@ -280,7 +281,7 @@ fn wire_chunks_carry_append_and_last_chunk_only_when_true_and_no_kind_or_final()
             "{text}"
         );
     }
-    let status = r.trace.rows[1].wire_json().unwrap();
+    let status = wire_json(&r.trace.rows[1]).unwrap();
     assert_eq!(
         status["statusUpdate"]["status"]["timestamp"],
         "2026-11-02T10:00:00.000Z"

@@ -11,11 +11,13 @@ pub mod fidelity;
 pub mod long_stream;
 pub mod probe;
 
-use a2a_lab::model::evidence::capture::{read_capture, CaptureReport};
+use a2a_lab::model::evidence::capture::{CaptureReader, CaptureReport, Wire};
 use a2a_lab::model::evidence::export::export_json;
 use a2a_lab::model::sim::scenario::Scenario;
 use a2a_lab::model::sim::simulate;
+use a2a_lab::model::trace::Row;
 use a2a_lab::model::trace::{Metrics, Run};
+use a2a_lab::model::wire::read_error::ReadError;
 use serde_json::{json, Value};
 
 /// The scenario of `query`; a query that does not parse fails the test,
@@ -89,4 +91,19 @@ pub fn fuzz_cases(default: u32) -> u32 {
         .ok()
         .and_then(|v| v.parse().ok())
         .unwrap_or(default)
+}
+
+/// Reads a whole capture held in memory, each file in turn, as `check`
+/// streams them.
+pub fn read_capture(files: &[&[u8]], forced: Option<Wire>) -> Result<CaptureReport, ReadError> {
+    let mut reader = CaptureReader::new(forced);
+    for bytes in files {
+        reader.read_bytes(bytes)?;
+    }
+    Ok(reader.finish())
+}
+
+/// The wire JSON a trace row carries, written out.
+pub fn wire_json(row: &Row) -> Option<Value> {
+    row.wire.as_ref().map(|w| w.json().into_owned())
 }

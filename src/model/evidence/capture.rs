@@ -382,15 +382,6 @@ impl Lines {
     }
 }
 
-/// Reads a whole capture held in memory.
-pub fn read_capture(files: &[&[u8]], forced: Option<Wire>) -> Result<CaptureReport, ReadError> {
-    let mut reader = CaptureReader::new(forced);
-    for bytes in files {
-        reader.read_bytes(bytes)?;
-    }
-    Ok(reader.finish())
-}
-
 #[cfg(test)]
 mod tests {
     use crate::model::wire::event::parse_rfc3339_ms;

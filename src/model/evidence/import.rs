@@ -191,22 +191,6 @@ pub fn looks_like_export(head: &[u8]) -> Option<bool> {
     Some(first.trim_ascii() == b"{" || first.windows(8).any(|w| w == b"\"format\""))
 }
 
-/// Reads files the page was given, each whole: one export, or a capture of
-/// one or more files read in order, whose tasks keep their rows for the
-/// views. The same as feeding them to an [`Importer`] in any chunks.
-pub fn import_files(files: &[&[u8]]) -> Result<Imported, ReadError> {
-    let total: usize = files.iter().map(|f| f.len()).sum();
-    if total > MAX_FILE_BYTES {
-        return Err(too_large(Size::Files(total)));
-    }
-    let mut importer = Importer::new(files.len());
-    for bytes in files {
-        importer.feed(bytes)?;
-        importer.end_file()?;
-    }
-    importer.finish()
-}
-
 /// A file the page or the CLI was given, understood.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Imported {

@@ -3,7 +3,6 @@
 //! (`metrics`).
 
 use serde::{Deserialize, Serialize};
-use serde_json::Value;
 
 use crate::model::ledger::{Decision, Outcome, Reason, TaskLedger};
 use crate::model::state::TaskState;
@@ -179,7 +178,7 @@ pub struct Row {
     #[serde(with = "crate::model::state::wire_form")]
     pub target: Option<TaskState>,
     /// The exact wire JSON, for a row the client received (for a push,
-    /// the body as sent); see [`Row::wire_json`].
+    /// the body as sent); written out by [`RowWire::json`].
     pub wire: Option<RowWire>,
     /// For a push notification (SPEC §12): what was sent and answered.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -188,13 +187,6 @@ pub struct Row {
     pub kind: RowKind,
     /// Behaviour the seed did not measure: modelled, labelled as assumed.
     pub assumed: bool,
-}
-
-impl Row {
-    /// The wire JSON the row carries, written out.
-    pub fn wire_json(&self) -> Option<Value> {
-        self.wire.as_ref().map(|w| w.json().into_owned())
-    }
 }
 
 /// A push record's answer where the webhook answered so close to the

@@ -15,7 +15,7 @@ use crate::model::evidence::capture::run::task_run;
 use crate::model::evidence::capture::{CaptureReader, CaptureReport};
 use crate::model::evidence::probe::records::capture_of_calls;
 use crate::model::evidence::probe::report::ProbeReport;
-use crate::model::evidence::scenario_of::{at_once, ScenarioOf};
+use crate::model::evidence::scenario_of::ScenarioOf;
 use crate::model::pictures::beside::PinnedTask;
 use crate::model::trace::Run;
 
@@ -247,15 +247,6 @@ impl Shown {
             .is_some_and(|(view, task)| view.waits(task))
     }
 
-    /// Explains the chosen task, if it waits: the page's own search
-    /// ([`Self::begin_chosen`]), run to its end now.
-    pub fn explain_chosen(&self) {
-        if let Some((view, job)) = self.begin_chosen() {
-            let found = at_once(job.run(None));
-            view.ended(&job, found);
-        }
-    }
-
     /// The chosen task's search, to run apart (the page runs it in steps,
     /// once it has painted that it is on it), with the view to hand back
     /// what it finds.
@@ -300,7 +291,6 @@ impl Shown {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::model::evidence::capture::read_capture;
     use crate::model::evidence::import::{import_bytes, Imported};
 
     /// Two tasks: a clean one and one with an artifact after its terminal
@@ -382,13 +372,11 @@ mod tests {
 
     #[test]
     fn an_import_says_what_was_read() {
-        let imported = Imported::Capture(
-            read_capture(
-                &[b"{\"kind\":\"task\",\"id\":\"t\",\"status\":{\"state\":\"working\"}}"],
-                None,
-            )
-            .unwrap(),
-        );
+        let mut reader = CaptureReader::new(None);
+        reader
+            .read_bytes(b"{\"kind\":\"task\",\"id\":\"t\",\"status\":{\"state\":\"working\"}}")
+            .unwrap();
+        let imported = Imported::Capture(reader.finish());
         let said = import_summary(&imported);
         assert!(
             said.starts_with("Read a capture on the A2A 0.3 wire: 1 events, 1 task(s)"),

@@ -183,11 +183,6 @@ impl Timeline {
         })
     }
 
-    /// The first row after which the task was terminal.
-    pub fn terminal_index(&self) -> Option<usize> {
-        self.terminal
-    }
-
     /// Where the rule for the first terminal state is drawn.
     pub fn terminal_x(&self) -> Option<f64> {
         self.terminal.and_then(|i| self.x(i))
