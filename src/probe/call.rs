@@ -45,9 +45,10 @@ impl Received {
         }
     }
 
-    /// The wait ran out after `waited`.
+    /// The wait ran out after `waited`, which the call took.
     pub(super) fn timed_out(mut self, waited: Duration) -> Received {
-        self.end = AnswerEnd::TimedOut(millis(waited));
+        self.ms = millis(waited);
+        self.end = AnswerEnd::TimedOut(self.ms);
         self
     }
 

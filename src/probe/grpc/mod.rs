@@ -190,7 +190,7 @@ impl Caller for GrpcClient {
             .await
         });
         let opened = match opened {
-            Err(_) => return Ok(received.timed_out(started.elapsed()).took(started)),
+            Err(_) => return Ok(received.timed_out(started.elapsed())),
             Ok(Err(unreachable)) => return Err(unreachable),
             Ok(Ok(Err(status))) => {
                 refused_credentials(name, &status)?;
@@ -217,7 +217,7 @@ impl Caller for GrpcClient {
             on_answer,
         );
         Ok(match read? {
-            Read::TimedOut => received.timed_out(started.elapsed()).took(started),
+            Read::TimedOut => received.timed_out(started.elapsed()),
             Read::Ended => received.took(started),
         })
     }
