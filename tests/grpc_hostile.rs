@@ -273,3 +273,23 @@ fn streams_at_once_over_grpc() {
     let load = report.probes[1].load.as_ref().unwrap();
     assert_eq!((load.tasks, load.clean), (4, 4));
 }
+
+/// A stream is read up to the cap HTTP's has, 16 MiB: past it the probe
+/// stops reading and says so, as over HTTP, rather than holding all an
+/// agent sends.
+#[test]
+fn a_stream_past_the_cap_is_dropped_and_said() {
+    let url = start(Kind::Flood);
+    let output = binary(["probe", &url, "--timeout-ms", "20000"]);
+    let said = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(2), "{said}");
+    assert!(
+        said.contains("SendStreamingMessage: the stream sent more than 16777216 bytes"),
+        "{said}"
+    );
+    // The stand-in streamed past the cap, and no further than the
+    // client's window once it stopped reading.
+    let flooded = grpc_standin::FLOODED.load(std::sync::atomic::Ordering::SeqCst);
+    assert!(flooded > 16 << 20, "{flooded}");
+    assert!(flooded < grpc_standin::FLOOD_BYTES / 2, "{flooded}");
+}

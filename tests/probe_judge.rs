@@ -14,7 +14,7 @@ mod probe_expect;
 use a2a_lab::model::evidence::probe::judge::{Judged, ProbeJudge};
 use a2a_lab::model::evidence::probe::plan::replay;
 use a2a_lab::model::evidence::probe::read::refusal;
-use a2a_lab::model::evidence::probe::records::{AnswerEnd, CallRecord, ProbeRecords};
+use a2a_lab::model::evidence::probe::records::{AnswerEnd, AnswerStatus, CallRecord, ProbeRecords};
 use a2a_lab::model::evidence::probe::report::Probe;
 use a2a_lab::model::evidence::probe::unreadable::{Unreadable, Which};
 use a2a_lab::model::wire::answer::read_answer;
@@ -114,7 +114,9 @@ fn an_execute_that_raises_is_judged_alike_over_json_rpc_and_grpc() {
     let jsonrpc = found(&judge(&records("python-1.0-raise")));
     let grpc_records = records("grpc-python-1.0-raise");
     assert_eq!(grpc_records.binding.name(), "grpc");
-    let status = grpc_records.probes[0].calls[0].grpc.as_ref().unwrap();
+    let Some(AnswerStatus::Grpc(status)) = &grpc_records.probes[0].calls[0].status else {
+        panic!("the stream ends with its gRPC status")
+    };
     assert_eq!((status.code, status.reason.as_deref()), (2, None));
     assert_eq!(found(&judge(&grpc_records)), jsonrpc);
     assert!(!jsonrpc.is_empty());
@@ -192,11 +194,9 @@ fn cancel_and_subscribe_on_a_finished_task_must_be_refused_with_their_codes() {
         end: AnswerEnd::TimedOut(2500),
         request_id: None,
         ms: None,
-        status: None,
-        http: None,
         at_event: None,
         sse_headers: None,
-        grpc: None,
+        status: None,
     };
     let judged = judge(&r);
     assert_eq!(
@@ -282,11 +282,9 @@ fn an_answer_that_cannot_be_read_is_named_by_its_place_and_settles_as_the_probes
         end: AnswerEnd::Closed,
         request_id: None,
         ms: None,
-        status: None,
-        http: None,
         at_event: None,
         sse_headers: None,
-        grpc: None,
+        status: None,
     };
     let why = stream.answers(Wire::V0_3).unwrap_err();
     let Unreadable::Answer { which, error, .. } = &why else {
@@ -525,9 +523,9 @@ fn rest_errors_are_judged_by_the_json_rpc_error_they_stand_for() {
     let mut r = records("rest-python-1.0-none");
     assert!(found(&judge(&r)).is_empty());
     let cancel = call_mut(&mut r, "cancel-terminal", 0);
-    assert_eq!(cancel.status, Some(400));
+    assert_eq!(cancel.status, Some(AnswerStatus::Rest(400)));
     cancel.body = cancel.body.replace("TASK_NOT_CANCELABLE", "INTERNAL_ERROR");
-    cancel.status = Some(500);
+    cancel.status = Some(AnswerStatus::Rest(500));
     let sub = call_mut(&mut r, "subscribe-terminal", 0);
     sub.body = sub.body.replace("UNSUPPORTED_OPERATION", "TASK_NOT_FOUND");
     let judged = judge(&r);
@@ -611,7 +609,7 @@ fn an_answer_that_cannot_be_read_is_a_finding_of_its_probe_and_the_others_still_
     let mut r = records("python-1.0-none");
     let get = call_mut(&mut r, "get", 0);
     get.body = "Internal Server Error".into();
-    get.http = Some(500);
+    get.status = Some(AnswerStatus::Http(500));
     let judged = judge(&r);
     assert_eq!(judged.len(), 7, "every probe judged");
     assert_eq!(found(&judged), ["get:unreadable-answer"]);

@@ -176,6 +176,10 @@ pub struct ProbeArgs {
     /// value is written nowhere.
     #[arg(long = "header", value_name = "'NAME: VALUE'", value_parser = parse_header)]
     pub headers: Vec<(String, String)>,
+    /// Trust only the CA certificates in this PEM file for the agent's
+    /// TLS (its card, and every binding), in place of the public roots.
+    #[arg(long = "ca-file", value_name = "PEM_FILE")]
+    pub ca_file: Option<String>,
     /// Run the stream probe as N streams at once, each judged on its own
     /// (1 to 64).
     #[arg(long, value_name = "N", default_value = "1", value_parser = parse_tasks)]

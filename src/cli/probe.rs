@@ -41,6 +41,7 @@ pub(super) fn probe(args: &ProbeArgs, stdout: &mut dyn Write) -> std::io::Result
         webhook_url: args.webhook_url.clone(),
         headers: args.headers.clone(),
         tasks: args.tasks,
+        ca_file: args.ca_file.as_ref().map(std::path::PathBuf::from),
     };
     // The baseline is read before any request: a bad one is bad input.
     let baseline = match &args.baseline {

@@ -3,15 +3,13 @@
 //! how it ended; each stream answer, read by the wire's reader, steers the
 //! call as it arrives.
 
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use super::http::{CallError, HttpAnswer, HttpClient};
 use super::sse::{Next, SseStream};
-use crate::model::evidence::probe::records::{AnswerEnd, CallRecord};
+use crate::model::evidence::probe::records::{AnswerEnd, AnswerStatus, CallRecord};
 use crate::model::evidence::probe::request::Request;
 use crate::model::wire::answer::{read_answer, Answer};
-use crate::model::wire::grpc::GrpcStatus;
-use crate::model::wire::rest::Binding;
 use crate::model::wire::signs::SseHeaders;
 
 /// What one call received.
@@ -26,17 +24,40 @@ pub struct Received {
     pub ms: u64,
     /// The JSON-RPC request's id, which its answers must echo.
     pub request_id: Option<u64>,
-    /// On REST, the HTTP status, when it was not 200.
-    pub status: Option<u16>,
-    /// On JSON-RPC, the HTTP status, when it was not 200.
-    pub http: Option<u16>,
+    /// How the binding said it ended, when not as it ends well.
+    pub status: Option<AnswerStatus>,
     /// An SSE answer's headers that show its SDK.
     pub sse_headers: Option<SseHeaders>,
-    /// On gRPC, the status it ended with when not OK.
-    pub grpc: Option<GrpcStatus>,
 }
 
 impl Received {
+    /// Nothing received yet, as a stream (`sse`) or one answer: every
+    /// caller starts from here and adds what came.
+    pub(super) fn new(sse: bool) -> Received {
+        Received {
+            raw: Vec::new(),
+            sse,
+            end: AnswerEnd::Closed,
+            ms: 0,
+            request_id: None,
+            status: None,
+            sse_headers: None,
+        }
+    }
+
+    /// The wait ran out after `waited`, which the call took.
+    pub(super) fn timed_out(mut self, waited: Duration) -> Received {
+        self.ms = millis(waited);
+        self.end = AnswerEnd::TimedOut(self.ms);
+        self
+    }
+
+    /// The call ended: it took the time since `started`.
+    pub(super) fn took(mut self, started: Instant) -> Received {
+        self.ms = millis(started.elapsed());
+        self
+    }
+
     /// The body as text: what the capture reader reads and `probe.json`
     /// keeps.
     pub fn body(&self) -> String {
@@ -51,26 +72,9 @@ impl Received {
             end: self.end,
             request_id: self.request_id,
             ms: Some(self.ms),
-            status: self.status,
-            http: self.http,
             at_event: None,
             sse_headers: self.sse_headers.clone(),
-            grpc: self.grpc.clone(),
-        }
-    }
-
-    /// No answer within `waited`.
-    fn nothing(waited: Duration) -> Received {
-        Received {
-            raw: Vec::new(),
-            sse: false,
-            end: AnswerEnd::TimedOut(millis(waited)),
-            ms: millis(waited),
-            request_id: None,
-            status: None,
-            http: None,
-            sse_headers: None,
-            grpc: None,
+            status: self.status.clone(),
         }
     }
 }
@@ -123,11 +127,10 @@ pub fn call(
     timeout: Duration,
     mut on_answer: impl FnMut(&Answer) -> Flow,
 ) -> Result<Received, String> {
-    let started = std::time::Instant::now();
+    let started = Instant::now();
     let mut received = send(client, request, timeout, &mut on_answer)?;
-    received.ms = millis(started.elapsed());
     received.request_id = request.id;
-    Ok(received)
+    Ok(received.took(started))
 }
 
 fn send(
@@ -143,8 +146,8 @@ fn send(
     };
     let answer = match answer {
         Ok(answer) => answer,
-        Err(CallError::TimedOut(waited)) => return Ok(Received::nothing(waited)),
-        Err(CallError::Failed(why)) => return Err(why),
+        Err(CallError::TimedOut(waited)) => return Ok(Received::new(false).timed_out(waited)),
+        Err(CallError::Tls(why) | CallError::Failed(why)) => return Err(why),
     };
     if answer.content_type == "text/event-stream" && answer.status < 300 {
         read_stream(answer, request, on_answer)
@@ -158,23 +161,19 @@ fn read_json(answer: HttpAnswer, request: &Request) -> Result<Received, String> 
     let method = request.name();
     let raw = match answer.bytes() {
         Ok(raw) => raw,
-        Err(CallError::TimedOut(waited)) => return Ok(Received::nothing(waited)),
-        Err(CallError::Failed(why)) => return Err(format!("{method}: {why}")),
+        Err(CallError::TimedOut(waited)) => return Ok(Received::new(false).timed_out(waited)),
+        Err(CallError::Tls(why) | CallError::Failed(why)) => {
+            return Err(format!("{method}: {why}"))
+        }
     };
     // Read by the judge from the record, live and recorded alike: an
     // answer that cannot be read is kept as it came.
+    // On REST the status is part of the answer (an error's); on
+    // JSON-RPC the body says everything, unless it cannot be read.
     Ok(Received {
         raw,
-        sse: false,
-        end: AnswerEnd::Closed,
-        ms: 0,
-        request_id: None,
-        // On REST the status is part of the answer (an error's); on
-        // JSON-RPC the body says everything, unless it cannot be read.
-        status: (request.binding == Binding::Rest && status != 200).then_some(status),
-        http: (request.binding == Binding::JsonRpc && status != 200).then_some(status),
-        sse_headers: None,
-        grpc: None,
+        status: AnswerStatus::of_http(request.binding, status),
+        ..Received::new(false)
     })
 }
 
@@ -200,18 +199,15 @@ fn read_stream(
                 }
             }
             Err(CallError::TimedOut(waited)) => break AnswerEnd::TimedOut(millis(waited)),
-            Err(CallError::Failed(why)) => return Err(format!("{method}: {why}")),
+            Err(CallError::Tls(why) | CallError::Failed(why)) => {
+                return Err(format!("{method}: {why}"))
+            }
         }
     };
     Ok(Received {
         raw: stream.raw,
-        sse: true,
         end,
-        ms: 0,
-        request_id: None,
-        status: None,
-        http: None,
         sse_headers,
-        grpc: None,
+        ..Received::new(true)
     })
 }

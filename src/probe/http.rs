@@ -2,6 +2,7 @@
 //! answer bounded in size. Redirects are not followed by the client: one
 //! to the same host is followed here, one to another host is refused.
 
+use super::tls::{refusal, Trust};
 use crate::model::wire::signs::SseHeaders;
 use std::io::Read;
 use std::time::{Duration, Instant};
@@ -11,8 +12,15 @@ use ureq::Body;
 
 /// The largest agent card or JSON answer read.
 pub const MAX_JSON_BYTES: u64 = 4 << 20;
-/// The most a stream may send before the probe stops reading it.
+/// The most a stream may send before the probe stops reading it, on
+/// every binding.
 pub const MAX_STREAM_BYTES: u64 = 16 << 20;
+
+/// What the probe says of a stream that sent more than
+/// [`MAX_STREAM_BYTES`], on every binding.
+pub fn stream_too_long() -> String {
+    format!("the stream sent more than {MAX_STREAM_BYTES} bytes")
+}
 /// Redirects followed on the same host before giving up.
 const MAX_REDIRECTS: usize = 3;
 
@@ -21,6 +29,9 @@ const MAX_REDIRECTS: usize = 3;
 pub enum CallError {
     /// The deadline ran out after this long.
     TimedOut(Duration),
+    /// The agent's TLS was refused ([`super::tls::refusal`]), said for
+    /// people.
+    Tls(String),
     /// Anything else, said for people.
     Failed(String),
 }
@@ -29,7 +40,7 @@ impl std::fmt::Display for CallError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
             CallError::TimedOut(waited) => write!(f, "no answer in {} ms", waited.as_millis()),
-            CallError::Failed(why) => f.write_str(why),
+            CallError::Tls(why) | CallError::Failed(why) => f.write_str(why),
         }
     }
 }
@@ -91,14 +102,16 @@ pub struct HttpClient {
 }
 
 impl HttpClient {
-    /// A client that talks only to the host (and port) of `base`.
-    pub fn new(base: &str) -> Result<HttpClient, String> {
+    /// A client that talks only to the host (and port) of `base`, and
+    /// trusts `trust` over TLS.
+    pub fn new(base: &str, trust: &Trust) -> Result<HttpClient, String> {
         let host = host_of(base).ok_or_else(|| format!("`{base}` is not an http(s) URL"))?;
         let agent = ureq::Agent::config_builder()
             .max_redirects(0)
             .max_redirects_will_error(false)
             .http_status_as_error(false)
             .user_agent(concat!("a2a-lab/", env!("CARGO_PKG_VERSION")))
+            .tls_config(trust.ureq())
             .build()
             .new_agent();
         Ok(HttpClient {
@@ -209,7 +222,11 @@ impl HttpClient {
         };
         result.map_err(|e| match e {
             ureq::Error::Timeout(_) => CallError::TimedOut(started.elapsed()),
-            ureq::Error::Io(io) => CallError::Failed(format!("{url}: {io}")),
+            ureq::Error::Rustls(tls) => CallError::Tls(refusal(url, &tls).unwrap_or_default()),
+            ureq::Error::Io(io) => match refusal(url, &io) {
+                Some(tls) => CallError::Tls(tls),
+                None => CallError::Failed(format!("{url}: {io}")),
+            },
             other => CallError::Failed(format!("{url}: {other}")),
         })
     }

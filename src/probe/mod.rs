@@ -10,6 +10,7 @@ mod grpc;
 mod http;
 mod pump;
 mod sse;
+mod tls;
 pub mod webhook;
 
 use std::path::{Path, PathBuf};
@@ -28,6 +29,7 @@ use crate::model::wire::Wire;
 use call::Caller;
 use grpc::GrpcClient;
 use http::{CallError, HttpClient};
+use tls::Trust;
 use webhook::WebhookServer;
 
 /// What `probe` was asked to do.
@@ -64,6 +66,9 @@ pub struct Options {
     pub headers: Vec<(String, String)>,
     /// How many streams the `stream` probe runs at once (`--tasks`).
     pub tasks: usize,
+    /// The CA certificates (PEM) an agent's TLS certificate must chain
+    /// to, in place of the public roots (`--ca-file`), on every binding.
+    pub ca_file: Option<PathBuf>,
 }
 
 /// The message a probe sends when none is given.
@@ -73,14 +78,19 @@ pub const DEFAULT_TIMEOUT_MS: u64 = 10_000;
 
 /// Probes the agent. `Err` says why it cannot be probed (exit 2).
 pub fn probe(options: &Options) -> Result<ProbeReport, String> {
+    // A bad --ca-file is bad input, said before anything is contacted.
+    let trust = match &options.ca_file {
+        Some(path) => Trust::ca_file(path)?,
+        None => Trust::default(),
+    };
     if !options.all_bindings {
-        return run(options).map(|(report, _)| report);
+        return run(options, &trust).map(|(report, _)| report);
     }
     // `--binding all`: the card read once for the list, then each binding
     // probed as `--binding B` would, its files in a folder of its own.
     let base = options.url.trim_end_matches('/');
-    let client = http_client(base, options)?;
-    let (_, card) = discover(&client, base, options)?;
+    let client = http_client(base, options, &trust)?;
+    let (_, card, _) = discover(&client, base, options)?;
     let card = AgentCard::parse(card.as_bytes()).map_err(|e| e.to_string())?;
     let mut runs = Vec::new();
     for binding in card.offered(options.wire, base) {
@@ -90,7 +100,7 @@ pub fn probe(options: &Options) -> Result<ProbeReport, String> {
             out: options.out.as_ref().map(|d| d.join(binding.name())),
             ..options.clone()
         };
-        let (report, records) = run(&one)?;
+        let (report, records) = run(&one, &trust)?;
         runs.push(BindingRun {
             binding,
             report,
@@ -106,18 +116,19 @@ pub fn probe(options: &Options) -> Result<ProbeReport, String> {
     Ok(report)
 }
 
-fn http_client(base: &str, options: &Options) -> Result<HttpClient, String> {
-    let mut client = HttpClient::new(base)?;
+fn http_client(base: &str, options: &Options, trust: &Trust) -> Result<HttpClient, String> {
+    let mut client = HttpClient::new(base, trust)?;
     client.headers = options.headers.clone();
     Ok(client)
 }
 
 /// Probes the agent over one binding; returns what was found and what
 /// was received.
-fn run(options: &Options) -> Result<(ProbeReport, ProbeRecords), String> {
+fn run(options: &Options, trust: &Trust) -> Result<(ProbeReport, ProbeRecords), String> {
     let base = options.url.trim_end_matches('/');
-    let mut client = http_client(base, options)?;
-    let (endpoint, card) = discover(&client, base, options)?;
+    let mut client = http_client(base, options, trust)?;
+    let (endpoint, card, card_url) = discover(&client, base, options)?;
+    no_downgrade(&card_url, &endpoint, &options.headers)?;
     // Exactly `1.0`: @a2a-js/sdk's REST binding refuses `1` and `1.0.0`.
     if endpoint.wire == Wire::V1_0 {
         client.version_header = Some("1.0");
@@ -154,7 +165,7 @@ fn run(options: &Options) -> Result<(ProbeReport, ProbeRecords), String> {
     let grpc = match endpoint.binding {
         Binding::Grpc => {
             grpc::same_host(base, &endpoint.url)?;
-            Some(GrpcClient::new(&endpoint.url, &options.headers)?)
+            Some(GrpcClient::new(&endpoint.url, &options.headers, trust)?)
         }
         Binding::JsonRpc | Binding::Rest => None,
     };
@@ -174,6 +185,33 @@ fn run(options: &Options) -> Result<(ProbeReport, ProbeRecords), String> {
         keep_files(dir, &report, &records)?;
     }
     Ok((report, records))
+}
+
+/// Credentials (`--header`) never go in plain text to an agent whose card
+/// came over https: an interface that does not speak TLS is refused
+/// before any call is made over it.
+fn no_downgrade(
+    card_url: &str,
+    endpoint: &Endpoint,
+    headers: &[(String, String)],
+) -> Result<(), String> {
+    let https = |url: &str| {
+        url.get(..8)
+            .is_some_and(|s| s.eq_ignore_ascii_case("https://"))
+    };
+    let tls = match endpoint.binding {
+        Binding::Grpc => grpc::speaks_tls(&endpoint.url),
+        Binding::JsonRpc | Binding::Rest => https(&endpoint.url),
+    };
+    if headers.is_empty() || tls || !https(card_url) {
+        return Ok(());
+    }
+    Err(format!(
+        "refusing to send --header in plain text: the card came over https ({card_url}), \
+         and its {} interface {} does not speak TLS",
+        endpoint.binding.name(),
+        endpoint.url
+    ))
 }
 
 /// The agent as the report names it: its headers' values redacted.
@@ -225,12 +263,13 @@ fn keep_files(dir: &Path, report: &ProbeReport, records: &ProbeRecords) -> Resul
 }
 
 /// Reads the card (`--card`, else the first of [`CARD_PATHS`] that
-/// answers 200) and picks the endpoint; returns the card as served too.
+/// answers 200) and picks the endpoint; returns the card as served, and
+/// where it was, too.
 fn discover(
     client: &HttpClient,
     base: &str,
     options: &Options,
-) -> Result<(Endpoint, String), String> {
+) -> Result<(Endpoint, String, String), String> {
     let wait = options.timeout.min(Duration::from_secs(10));
     let urls: Vec<String> = match &options.card {
         Some(url) => vec![url.clone()],
@@ -240,6 +279,7 @@ fn discover(
     for url in urls {
         let answer = client.get(&url, wait).map_err(|e| match e {
             CallError::TimedOut(_) => format!("{url}: {e}"),
+            CallError::Tls(why) => why,
             CallError::Failed(why) => format!("cannot reach the agent: {why}"),
         })?;
         if answer.status != 200 {
@@ -249,7 +289,13 @@ fn discover(
         let bytes = answer.bytes().map_err(|e| format!("{url}: {e}"))?;
         return AgentCard::parse(&bytes)
             .and_then(|card| card.endpoint(options.wire, options.binding, base))
-            .map(|endpoint| (endpoint, String::from_utf8_lossy(&bytes).into_owned()))
+            .map(|endpoint| {
+                (
+                    endpoint,
+                    String::from_utf8_lossy(&bytes).into_owned(),
+                    url.clone(),
+                )
+            })
             .map_err(|e| format!("{url}: {e}"));
     }
     let hint = match options.card {

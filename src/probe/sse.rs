@@ -5,7 +5,7 @@
 use std::io::{BufRead, BufReader, Read};
 use std::time::Instant;
 
-use super::http::{read_error, CallError, MAX_STREAM_BYTES};
+use super::http::{read_error, stream_too_long, CallError, MAX_STREAM_BYTES};
 use crate::model::wire::sse::{trim_eol, SseDecoder, SseLine};
 
 /// One stream being read.
@@ -49,9 +49,7 @@ impl SseStream {
                 .map_err(|e| read_error(&e, self.started))?;
             self.raw.extend_from_slice(&line);
             if self.raw.len() as u64 > MAX_STREAM_BYTES {
-                return Err(CallError::Failed(format!(
-                    "the stream sent more than {MAX_STREAM_BYTES} bytes"
-                )));
+                return Err(CallError::Failed(stream_too_long()));
             }
             if got == 0 {
                 return Ok(self.decoder.end().map_or(Next::Closed, event));

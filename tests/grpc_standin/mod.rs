@@ -30,7 +30,16 @@ pub enum Kind {
     /// Every call without the metadata `authorization: Bearer s3cret`
     /// is answered UNAUTHENTICATED; with it, as `Clean`.
     Bearer,
+    /// A stream that never ends: after WORKING, messages of 1 MiB (no
+    /// `StreamResponse`) as fast as the client reads them, up to
+    /// [`FLOOD_BYTES`]; what the client let through is [`FLOODED`].
+    Flood,
 }
+
+/// How much `Kind::Flood` would send, were it all read.
+pub const FLOOD_BYTES: u64 = 64 << 20;
+/// How much `Kind::Flood` sent, as the client's flow control let it.
+pub static FLOODED: AtomicU64 = AtomicU64::new(0);
 
 /// The token `Kind::Bearer` wants.
 pub const TOKEN: &str = "s3cret";
@@ -216,6 +225,10 @@ async fn answer(
                 send.send_data(frame(&[0xff, 0xff, 0xff, 0xff]), false)
                     .unwrap();
             }
+            if kind == Kind::Flood {
+                flood(&mut send).await;
+                return;
+            }
             for n in 1..=3 {
                 tokio::time::sleep(Duration::from_millis(100)).await;
                 let update = json!({"artifactUpdate": {"taskId": id, "contextId": "ctx",
@@ -255,8 +268,47 @@ async fn answer(
     }
 }
 
+/// Sends [`FLOOD_BYTES`] of 1 MiB messages, each only as the client's
+/// window lets it (h2 would buffer them all otherwise), until the client
+/// stops reading or goes.
+async fn flood(send: &mut h2::SendStream<Bytes>) {
+    let message = frame(&vec![0xff; 1 << 20]);
+    let mut sent = 0u64;
+    while sent < FLOOD_BYTES {
+        let mut chunk = message.clone();
+        while !chunk.is_empty() {
+            send.reserve_capacity(chunk.len());
+            let granted = match std::future::poll_fn(|cx| send.poll_capacity(cx)).await {
+                Some(Ok(granted)) => granted.min(chunk.len()),
+                _ => return,
+            };
+            if granted == 0 {
+                continue;
+            }
+            if send.send_data(chunk.split_to(granted), false).is_err() {
+                return;
+            }
+            sent += granted as u64;
+            FLOODED.store(sent, Ordering::SeqCst);
+        }
+    }
+}
+
 /// Serves the gRPC stand-in alone (no card); returns its address.
 pub fn serve(kind: Kind) -> std::net::SocketAddr {
+    serve_on(kind, None)
+}
+
+/// Serves the gRPC stand-in over TLS (`config` says ALPN `h2`); returns
+/// its address.
+pub fn serve_tls(
+    kind: Kind,
+    config: Arc<tokio_rustls::rustls::ServerConfig>,
+) -> std::net::SocketAddr {
+    serve_on(kind, Some(tokio_rustls::TlsAcceptor::from(config)))
+}
+
+fn serve_on(kind: Kind, tls: Option<tokio_rustls::TlsAcceptor>) -> std::net::SocketAddr {
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(1)
         .enable_all()
@@ -272,14 +324,16 @@ pub fn serve(kind: Kind) -> std::net::SocketAddr {
         runtime.block_on(async move {
             loop {
                 let (socket, _) = listener.accept().await.unwrap();
-                let (pool, tasks) = (pool.clone(), tasks.clone());
+                let (pool, tasks, tls) = (pool.clone(), tasks.clone(), tls.clone());
                 tokio::spawn(async move {
-                    let Ok(mut connection) = h2::server::handshake(socket).await else {
-                        return;
-                    };
-                    while let Some(Ok((request, respond))) = connection.accept().await {
-                        let (pool, tasks) = (pool.clone(), tasks.clone());
-                        tokio::spawn(answer(kind, pool, tasks, request, respond));
+                    match tls {
+                        // A handshake the client refuses ends here.
+                        Some(tls) => {
+                            if let Ok(socket) = tls.accept(socket).await {
+                                connection(kind, pool, tasks, socket).await;
+                            }
+                        }
+                        None => connection(kind, pool, tasks, socket).await,
                     }
                 });
             }
@@ -288,25 +342,34 @@ pub fn serve(kind: Kind) -> std::net::SocketAddr {
     grpc
 }
 
+/// One HTTP/2 connection's calls, each answered as `kind` says.
+async fn connection<S>(kind: Kind, pool: Arc<DescriptorPool>, tasks: Arc<AtomicU64>, socket: S)
+where
+    S: tokio::io::AsyncRead + tokio::io::AsyncWrite + Unpin + Send + 'static,
+{
+    let Ok(mut connection) = h2::server::handshake(socket).await else {
+        return;
+    };
+    while let Some(Ok((request, respond))) = connection.accept().await {
+        let (pool, tasks) = (pool.clone(), tasks.clone());
+        tokio::spawn(answer(kind, pool, tasks, request, respond));
+    }
+}
+
 /// Starts the stand-in with its card, which lists only its GRPC
 /// interface; returns the URL the card is under.
 pub fn start(kind: Kind) -> String {
     let grpc = serve(kind);
+    serve_card(card(json!([
+        {"url": grpc.to_string(), "protocolBinding": "GRPC", "protocolVersion": "1.0"}
+    ])))
+}
+
+/// Serves `card` over HTTP/1.1 on 127.0.0.1, whatever is asked; returns
+/// its URL.
+pub fn serve_card(card: String) -> String {
     let server = tiny_http::Server::http("127.0.0.1:0").unwrap();
     let url = format!("http://{}", server.server_addr().to_ip().unwrap());
-    let card = json!({
-        "name": "hostile gRPC stand-in",
-        "description": "answers what no SDK does",
-        "version": "1.0.0",
-        "supportedInterfaces": [
-            {"url": grpc.to_string(), "protocolBinding": "GRPC", "protocolVersion": "1.0"}
-        ],
-        "capabilities": {"streaming": true},
-        "defaultInputModes": ["text/plain"],
-        "defaultOutputModes": ["text/plain"],
-        "skills": [{"id": "s", "name": "s", "description": "s", "tags": ["t"]}]
-    })
-    .to_string();
     std::thread::spawn(move || {
         for request in server.incoming_requests() {
             let header = tiny_http::Header::from_bytes("content-type", "application/json").unwrap();
@@ -315,4 +378,19 @@ pub fn start(kind: Kind) -> String {
         }
     });
     url
+}
+
+/// The stand-in's card, listing `interfaces` (`supportedInterfaces`).
+pub fn card(interfaces: Value) -> String {
+    json!({
+        "name": "hostile gRPC stand-in",
+        "description": "answers what no SDK does",
+        "version": "1.0.0",
+        "supportedInterfaces": interfaces,
+        "capabilities": {"streaming": true},
+        "defaultInputModes": ["text/plain"],
+        "defaultOutputModes": ["text/plain"],
+        "skills": [{"id": "s", "name": "s", "description": "s", "tags": ["t"]}]
+    })
+    .to_string()
 }

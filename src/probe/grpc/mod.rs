@@ -8,7 +8,9 @@
 //!
 //! tonic runs on a tokio runtime of its own; the pump stays blocking, one
 //! message at a time, so that it steers a gRPC stream as it steers an SSE
-//! one (the cancel made while the stream is open).
+//! one (the cancel made while the stream is open). A `grpcs://` or
+//! `https://` interface speaks TLS, trusted as HTTP's is (`super::tls`),
+//! and a stream is read up to HTTP's cap, [`MAX_STREAM_BYTES`].
 
 mod codec;
 mod messages;
@@ -22,8 +24,10 @@ use tokio::runtime::Runtime;
 use tonic::metadata::{MetadataKey, MetadataValue};
 use tonic::transport::{Channel, Endpoint};
 
-use super::call::{millis, Caller, Flow, Received};
-use crate::model::evidence::probe::records::AnswerEnd;
+use super::call::{Caller, Flow, Received};
+use super::http::{stream_too_long, MAX_STREAM_BYTES};
+use super::tls::{refusal, Trust};
+use crate::model::evidence::probe::records::{AnswerEnd, AnswerStatus};
 use crate::model::evidence::probe::request::Request;
 use crate::model::wire::answer::{read_answer, Answer};
 use crate::model::wire::Wire;
@@ -32,6 +36,8 @@ use messages::{answer_json, request_bytes, Methods, SERVICE};
 
 /// A gRPC connection to one agent interface.
 pub struct GrpcClient {
+    /// The interface, as tonic dials it (for the messages).
+    url: String,
     runtime: Runtime,
     channel: Channel,
     methods: Methods,
@@ -44,18 +50,28 @@ pub struct GrpcClient {
 
 impl GrpcClient {
     /// A client of the interface at `url` (`host:port`, or with an
-    /// `http://`, `https://` or `grpc://` scheme), sending `headers` as
-    /// metadata. It connects on the first call.
-    pub fn new(url: &str, headers: &[(String, String)]) -> Result<GrpcClient, String> {
+    /// `http://`, `https://`, `grpc://` or `grpcs://` scheme), sending
+    /// `headers` as metadata, and over TLS trusting `trust`. It connects
+    /// on the first call.
+    pub fn new(
+        url: &str,
+        headers: &[(String, String)],
+        trust: &Trust,
+    ) -> Result<GrpcClient, String> {
         let runtime = tokio::runtime::Builder::new_multi_thread()
             .worker_threads(1)
             .enable_all()
             .build()
             .map_err(|e| format!("gRPC: {e}"))?;
         let target = authority_url(url)?;
-        let endpoint = Endpoint::from_shared(target.clone())
+        let mut endpoint = Endpoint::from_shared(target.clone())
             .map_err(|e| format!("the gRPC interface {url} is not a URL: {e}"))?
             .connect_timeout(Duration::from_secs(10));
+        if speaks_tls(url) {
+            endpoint = endpoint
+                .tls_config(trust.tonic())
+                .map_err(|e| format!("the gRPC interface {url}: TLS: {e}"))?;
+        }
         let channel = {
             let _entered = runtime.enter();
             endpoint.connect_lazy()
@@ -73,6 +89,7 @@ impl GrpcClient {
             metadata.push((key, value));
         }
         Ok(GrpcClient {
+            url: target,
             runtime,
             channel,
             methods: Methods::load()?,
@@ -103,6 +120,12 @@ fn authority_url(url: &str) -> Result<String, String> {
         Some(_) => url.to_string(),
         None => format!("http://{url}"),
     })
+}
+
+/// Whether the gRPC interface at `url` speaks TLS (`grpcs://`,
+/// `https://`); a card's bare `host:port` does not.
+pub fn speaks_tls(url: &str) -> bool {
+    authority_url(url).is_ok_and(|u| u.starts_with("https://"))
 }
 
 /// Whether the gRPC interface at `url` is on the host probed (`base`),
@@ -146,12 +169,13 @@ impl Caller for GrpcClient {
             .map_err(|e| format!("{name}: {e}"))?;
         let mut grpc = tonic::client::Grpc::new(self.channel.clone());
         let streams = method.is_server_streaming();
-        let mut received = Received::grpc(streams);
+        let mut received = Received::new(streams);
         let opened = self.runtime.block_on(async {
             tokio::time::timeout_at(deadline, async {
-                grpc.ready()
-                    .await
-                    .map_err(|e| format!("cannot reach the agent over gRPC: {e}"))?;
+                grpc.ready().await.map_err(|e| {
+                    refusal(&self.url, &e)
+                        .unwrap_or_else(|| format!("cannot reach the agent over gRPC: {e}"))
+                })?;
                 Ok::<_, String>(match streams {
                     true => grpc
                         .server_streaming(sent, path, RawCodec)
@@ -166,19 +190,20 @@ impl Caller for GrpcClient {
             .await
         });
         let opened = match opened {
-            Err(_) => return Ok(received.timed_out(started)),
+            Err(_) => return Ok(received.timed_out(started.elapsed())),
             Ok(Err(unreachable)) => return Err(unreachable),
             Ok(Ok(Err(status))) => {
                 refused_credentials(name, &status)?;
-                received.grpc = status::record(&status);
-                return Ok(received.ended(started));
+                self.refused_tls(&status)?;
+                received.status = status::record(&status).map(AnswerStatus::Grpc);
+                return Ok(received.took(started));
             }
             Ok(Ok(Ok(opened))) => opened,
         };
         let mut stream = match opened {
             Opened::One(bytes) => {
                 received.raw = answer_json(&method, &bytes).into_bytes();
-                return Ok(received.ended(started));
+                return Ok(received.took(started));
             }
             Opened::Stream(stream) => stream,
         };
@@ -191,9 +216,9 @@ impl Caller for GrpcClient {
             &mut received,
             on_answer,
         );
-        Ok(match read {
-            Read::TimedOut => received.timed_out(started),
-            Read::Ended => received.ended(started),
+        Ok(match read? {
+            Read::TimedOut => received.timed_out(started.elapsed()),
+            Read::Ended => received.took(started),
         })
     }
 }
@@ -202,7 +227,8 @@ impl GrpcClient {
     /// A stream's messages into `received` until it ends, the deadline
     /// passes or the caller drops it, each written as an SSE event of its
     /// ProtoJSON (as the HTTP bindings' records hold them) and handed to
-    /// `on_answer`.
+    /// `on_answer`. A stream that sends more than [`MAX_STREAM_BYTES`] is
+    /// dropped and the call refused, as over HTTP.
     fn read_stream(
         &self,
         stream: &mut tonic::Streaming<Bytes>,
@@ -211,21 +237,29 @@ impl GrpcClient {
         wire: Wire,
         received: &mut Received,
         on_answer: &mut dyn FnMut(&Answer) -> Flow,
-    ) -> Read {
+    ) -> Result<Read, String> {
+        let mut sent = 0u64;
         loop {
             // The timer is made inside the runtime, which it needs.
             let next = self
                 .runtime
                 .block_on(async { tokio::time::timeout_at(deadline, stream.message()).await });
             let bytes = match next {
-                Err(_) => return Read::TimedOut,
+                Err(_) => return Ok(Read::TimedOut),
                 Ok(Ok(Some(bytes))) => bytes,
                 Ok(Ok(None)) => break,
                 Ok(Err(status)) => {
-                    received.grpc = status::record(&status);
+                    self.refused_tls(&status)?;
+                    received.status = status::record(&status).map(AnswerStatus::Grpc);
                     break;
                 }
             };
+            // Each message's bytes and its five-byte frame, as they came.
+            sent += bytes.len() as u64 + 5;
+            if sent > MAX_STREAM_BYTES {
+                // Dropping the stream (the caller's) resets it.
+                return Err(format!("{}: {}", method.name(), stream_too_long()));
+            }
             let json = answer_json(method, &bytes);
             received
                 .raw
@@ -240,7 +274,17 @@ impl GrpcClient {
                 break;
             }
         }
-        Read::Ended
+        Ok(Read::Ended)
+    }
+
+    /// A call that failed in its TLS handshake: the agent cannot be
+    /// probed until it is trusted, which is said at once (not judged as
+    /// a stream reset).
+    fn refused_tls(&self, status: &tonic::Status) -> Result<(), String> {
+        match refusal(&self.url, status) {
+            Some(tls) => Err(tls),
+            None => Ok(()),
+        }
     }
 }
 
@@ -271,34 +315,6 @@ enum Opened {
     One(Bytes),
 }
 
-impl Received {
-    /// Nothing received yet, on gRPC.
-    fn grpc(streams: bool) -> Received {
-        Received {
-            raw: Vec::new(),
-            sse: streams,
-            end: AnswerEnd::Closed,
-            ms: 0,
-            request_id: None,
-            status: None,
-            http: None,
-            sse_headers: None,
-            grpc: None,
-        }
-    }
-
-    fn ended(mut self, started: Instant) -> Received {
-        self.ms = millis(started.elapsed());
-        self
-    }
-
-    fn timed_out(mut self, started: Instant) -> Received {
-        self.ms = millis(started.elapsed());
-        self.end = AnswerEnd::TimedOut(self.ms);
-        self
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -313,6 +329,8 @@ mod tests {
         assert_eq!(authority_url("https://h:1").unwrap(), "https://h:1");
         assert_eq!(authority_url("http://h:1").unwrap(), "http://h:1");
         assert!(authority_url(" ").is_err());
+        assert!(speaks_tls("grpcs://h:1") && speaks_tls("https://h:1"));
+        assert!(!speaks_tls("h:1") && !speaks_tls("grpc://h:1") && !speaks_tls("http://h:1"));
     }
 
     #[test]

@@ -50,14 +50,6 @@ pub struct CallRecord {
     /// How long the call took, from the request to its end, in ms.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub ms: Option<u64>,
-    /// On REST, the HTTP status when it was not 200: an error's, whose
-    /// body says why. JSON-RPC calls keep none (their body says it all).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub status: Option<u16>,
-    /// On JSON-RPC, the HTTP status when it was not 200: said when the
-    /// answer cannot be read (an HTTP 500 with a page of text).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub http: Option<u16>,
     /// For a call made while another call's stream was open (the cancel
     /// probe's CancelTask), how many of that stream's answers had been
     /// read when it was made: what the stream said after its answer.
@@ -67,12 +59,47 @@ pub struct CallRecord {
     /// sent it (absent in records kept before they were).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub sse_headers: Option<SseHeaders>,
+    /// How the binding said the call ended, when not as it ends well:
+    /// kept under its own key (`status`, `http` or `grpc`), as records
+    /// kept before it was one field hold it.
+    #[serde(flatten)]
+    pub status: Option<AnswerStatus>,
+}
+
+/// How a call's binding said it ended, when it did not end as it ends
+/// well (HTTP 200, gRPC OK): the one status a record keeps, whichever
+/// binding carried the call.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub enum AnswerStatus {
+    /// On REST, the HTTP status when it was not 200: an error's, whose
+    /// body says why (errors are HTTP statuses there).
+    #[serde(rename = "status")]
+    Rest(u16),
+    /// On JSON-RPC, the HTTP status when it was not 200: said when the
+    /// answer cannot be read (an HTTP 500 with a page of text); the body
+    /// says everything else.
+    #[serde(rename = "http")]
+    Http(u16),
     /// On gRPC, the status the call ended with when it was not OK (or
-    /// the stream's reset). Its messages are in `body` as HTTP+JSON
-    /// carries them: one JSON answer, or each streamed message as an SSE
-    /// event's data, so that one reader reads all three bindings.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub grpc: Option<GrpcStatus>,
+    /// the stream's reset). Its messages are in the record's body as
+    /// HTTP+JSON carries them: one JSON answer, or each streamed message
+    /// as an SSE event's data, so that one reader reads all three
+    /// bindings.
+    #[serde(rename = "grpc")]
+    Grpc(GrpcStatus),
+}
+
+impl AnswerStatus {
+    /// The status of an HTTP answer on `binding`: `None` for 200, and on
+    /// gRPC (whose status is in its trailers, not HTTP's).
+    pub fn of_http(binding: Binding, status: u16) -> Option<AnswerStatus> {
+        match binding {
+            _ if status == 200 => None,
+            Binding::Rest => Some(AnswerStatus::Rest(status)),
+            Binding::JsonRpc => Some(AnswerStatus::Http(status)),
+            Binding::Grpc => None,
+        }
+    }
 }
 
 impl CallRecord {
@@ -92,16 +119,20 @@ impl CallRecord {
     /// Each answer read, or why it cannot be: the one reading behind
     /// [`Self::answers`] and [`Self::readable_answers`].
     fn each_answer(&self, wire: Wire) -> Result<Vec<Result<Answer, Unreadable>>, ReadError> {
-        if let Some(status) = self.status.filter(|s| *s >= 400) {
+        if let Some(AnswerStatus::Rest(status @ 400..)) = self.status {
             return Ok(vec![Ok(read_rest_error(status, self.body.as_bytes()))]);
         }
+        let http = match self.status {
+            Some(AnswerStatus::Http(status)) => Some(status),
+            _ => None,
+        };
         let payloads = self.payloads()?;
         let several = payloads.len() > 1;
         let read = |(n, data): (usize, &Vec<u8>)| {
             read_answer(data, Some(wire)).map_err(|error| Unreadable::Answer {
                 which: match several || self.sse {
                     true => Which::Event(n),
-                    false => Which::Answer { http: self.http },
+                    false => Which::Answer { http },
                 },
                 error,
                 quoted: quoted(data),
@@ -154,8 +185,10 @@ impl CallRecord {
     /// answer. A reset adds nothing (the stream just ended); any other
     /// body as it came.
     pub fn status_read(&self) -> Cow<'_, str> {
-        let Some(Answer::Error { code, message }) = self.grpc.as_ref().and_then(GrpcStatus::answer)
-        else {
+        let Some(AnswerStatus::Grpc(status)) = &self.status else {
+            return Cow::Borrowed(&self.body);
+        };
+        let Some(Answer::Error { code, message }) = status.answer() else {
             return Cow::Borrowed(&self.body);
         };
         let error = serde_json::json!({"error": {"code": code, "message": message}});
@@ -381,12 +414,49 @@ mod tests {
             end: AnswerEnd::Closed,
             request_id: None,
             ms: None,
-            status: None,
-            http: None,
             at_event: None,
             sse_headers: None,
-            grpc: None,
+            status: None,
         }
+    }
+
+    /// Each binding's status is kept under the key records had before it
+    /// was one field, and read back from it: the records kept then are
+    /// judged as they were.
+    #[test]
+    fn a_status_keeps_its_binding_s_key() {
+        let grpc = GrpcStatus {
+            code: 9,
+            message: "m".into(),
+            reason: None,
+            reset: false,
+        };
+        for (status, key) in [
+            (AnswerStatus::Rest(404), r#""status":404"#),
+            (AnswerStatus::Http(500), r#""http":500"#),
+            (
+                AnswerStatus::Grpc(grpc),
+                r#""grpc":{"code":9,"message":"m"}"#,
+            ),
+        ] {
+            let record = CallRecord {
+                status: Some(status),
+                ..stream("")
+            };
+            let text = serde_json::to_string(&record).unwrap();
+            assert!(text.ends_with(&format!("{key}}}")), "{text}");
+            let back: CallRecord = serde_json::from_str(&text).unwrap();
+            assert_eq!(back, record);
+        }
+        let none = serde_json::to_string(&stream("")).unwrap();
+        assert_eq!(none, r#"{"sse":true,"body":"","end":"closed"}"#);
+        let back: CallRecord = serde_json::from_str(&none).unwrap();
+        assert_eq!(back.status, None);
+        assert_eq!(AnswerStatus::of_http(Binding::Rest, 200), None);
+        assert_eq!(
+            AnswerStatus::of_http(Binding::JsonRpc, 502),
+            Some(AnswerStatus::Http(502))
+        );
     }
 
     /// A2A 1.0 names no form for an error once an HTTP+JSON stream has
