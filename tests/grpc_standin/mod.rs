@@ -292,8 +292,8 @@ pub fn serve(kind: Kind) -> std::net::SocketAddr {
 /// interface; returns the URL the card is under.
 pub fn start(kind: Kind) -> String {
     let grpc = serve(kind);
-    let server = tiny_http::Server::http("127.0.0.1:0").unwrap();
-    let url = format!("http://{}", server.server_addr().to_ip().unwrap());
+    let bound = a2a_lab::serve::Bound::local(0, a2a_lab::serve::Limits::default()).unwrap();
+    let url = format!("http://{}", bound.addr());
     let card = json!({
         "name": "hostile gRPC stand-in",
         "description": "answers what no SDK does",
@@ -307,12 +307,11 @@ pub fn start(kind: Kind) -> String {
         "skills": [{"id": "s", "name": "s", "description": "s", "tags": ["t"]}]
     })
     .to_string();
-    std::thread::spawn(move || {
-        for request in server.incoming_requests() {
-            let header = tiny_http::Header::from_bytes("content-type", "application/json").unwrap();
-            let answer = tiny_http::Response::from_string(card.clone()).with_header(header);
-            let _ = request.respond(answer);
-        }
+    // The card on every path, for as long as the test process runs.
+    let cards = axum::Router::new().fallback(move || {
+        let card = card.clone();
+        async move { ([("content-type", "application/json")], card) }
     });
+    std::mem::forget(bound.spawn(cards).unwrap());
     url
 }
