@@ -14,6 +14,9 @@ use std::sync::{Mutex, MutexGuard};
 use std::thread;
 use std::time::{Duration, Instant};
 
+use a2a_lab::model::evidence::probe::plan::replay;
+use a2a_lab::model::evidence::probe::records::{ProbeRecords, RefusedPosts};
+use a2a_lab::model::evidence::probe::report::Probe;
 use a2a_lab::probe::webhook::{self, WebhookServer};
 use a2a_lab::serve::{files, Bound, Limits, Server};
 
@@ -508,4 +511,41 @@ fn soak_a_thousand_slow_clients_and_a_thousand_bad_heads() {
         after(2).saturating_sub(after(0)) < 6 << 10 && after(2).saturating_sub(after(1)) < 2 << 10,
         "memory grew from round to round: {rounds:?}"
     );
+}
+
+/// The refused POSTs' count is data the probe's records carry, and the
+/// push probe's line in the report says it; records without it (kept
+/// before it was counted) read as none refused, and say nothing of it.
+#[test]
+fn the_refused_count_reaches_the_push_probes_report() {
+    let _alone = alone();
+    let path = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/tests/fixtures/probe/records/push-python-1.0-none.json"
+    );
+    let mut records: ProbeRecords =
+        serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
+    let push_line = |records: &ProbeRecords| {
+        let judged = replay(records).unwrap();
+        let (_, push) = judged.iter().find(|(p, _)| *p == Probe::Push).unwrap();
+        push.summary.clone()
+    };
+    assert!(records.push.as_ref().unwrap().refused.none());
+    let before = push_line(&records);
+    assert!(!before.contains("refused"), "{before}");
+    records.push.as_mut().unwrap().refused = RefusedPosts {
+        too_long: 3,
+        too_many: 0,
+        unread: 1,
+    };
+    let after = push_line(&records);
+    assert_eq!(
+        after,
+        format!("{before}; the webhook refused 4 POST(s), none of them judged: 3 over the body limit, 1 cut short or unreadable")
+    );
+    // Kept in records.json, and read back.
+    let json = serde_json::to_string(&records).unwrap();
+    assert!(json.contains(r#""refused":{"too_long":3,"too_many":0,"unread":1}"#));
+    let back: ProbeRecords = serde_json::from_str(&json).unwrap();
+    assert_eq!(back.push.unwrap().refused.too_long, 3);
 }

@@ -6,7 +6,9 @@
 //! method there is answered 405 and any other path 404, and neither is
 //! kept: a health check or a browser is no push. A POST refused for a
 //! limit is not kept either, and counted by why ([`RefusedPosts`]), for
-//! the report to say. What the POSTs mean is the model's judge's to say.
+//! the report to say (a head over the server's limit is refused before
+//! any route sees it, and not counted: nothing read of it says it was a
+//! POST to the webhook). What the POSTs mean is the model's judge's to say.
 
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
