@@ -14,4 +14,7 @@ pub mod cli;
 pub mod model;
 #[cfg(not(target_arch = "wasm32"))]
 pub mod probe;
+// The one server stack, `serve`'s and the probe webhook's (tokio, hyper).
+#[cfg(not(target_arch = "wasm32"))]
+pub mod serve;
 pub mod ui;

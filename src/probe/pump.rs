@@ -61,7 +61,7 @@ pub fn pump(
                 // Long enough to see a stream held up by two slow answers.
                 let r = client.call(&c.request, wait + delay * 2, &mut |_| Flow::Read)?;
                 keep(&c, &r, out)?;
-                plan.on_pushed(c.id, Some(r.record()), webhook.posts());
+                plan.on_pushed(c.id, Some(r.record()), webhook.posts(), webhook.refused());
             }
         }
     }

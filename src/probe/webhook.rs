@@ -1,78 +1,84 @@
 //! The probe's webhook (SPEC §12): an HTTP/1.1 receiver on 127.0.0.1, an
-//! ephemeral port, on tiny_http. It keeps every POST's arrival time,
-//! header names (never their values) and body, and answers 200: at once,
-//! or after a delay when asked. What the POSTs mean is the model's judge's
-//! to say.
-//!
-//! tiny_http (0.12) parses the requests; the limits are this file's, since
-//! tiny_http sets no timeout, body limit or header limit of its own. A
-//! request over a limit is answered 4xx and not kept. Two things no limit
-//! here reaches: tiny_http reads a header line whole before it can be
-//! refused, and a request line of HTTP/2.0 leaves its connection open and
-//! unanswered for good (tiny_http's 505 waits on the request it answers).
+//! ephemeral port, on the lab's server stack ([`crate::serve`], whose
+//! limits bound every connection). It keeps each POST to its path, with
+//! its arrival time, header names as sent (never their values) and body,
+//! and answers 200: at once, or after a delay when asked. Any other
+//! method there is answered 405 and any other path 404, and neither is
+//! kept: a health check or a browser is no push. A POST refused for a
+//! limit is not kept either, and counted by why ([`RefusedPosts`]), for
+//! the report to say (a head over the server's limit is refused before
+//! any route sees it, and not counted: nothing read of it says it was a
+//! POST to the webhook). What the POSTs mean is the model's judge's to say.
 
-use std::io::{self, ErrorKind, Read};
-use std::net::{TcpListener, TcpStream};
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::thread;
 use std::time::{Duration, Instant};
 
-use tiny_http::{Request, Response, Server};
+use axum::body::Bytes;
+use axum::extract::{Request, State};
+use axum::http::{HeaderMap, Method, StatusCode};
+use axum::middleware::{self, Next};
+use axum::response::Response;
+use axum::routing::post;
+use axum::{Extension, Router};
 
-use crate::model::evidence::probe::records::PostRecord;
+use crate::model::evidence::probe::records::{PostRecord, RefusedPosts};
+use crate::serve::{self, Bound, SentHeaderNames, Server};
 
-/// The most POSTs kept.
-const MAX_POSTS: usize = 10_000;
-/// The most header lines of one request.
-const MAX_HEADERS: usize = 100;
-/// The longest header line.
-const MAX_HEADER_LINE: usize = 64 << 10;
-/// The longest request target (the path).
-const MAX_TARGET: usize = 8 << 10;
-/// A refused body declared longer than this is never read (see `refuse`).
-const MAX_DRAINED: usize = 64 << 20;
+/// The path the agent is told to POST to.
+const PATH: &str = "/webhook";
 
 /// What the webhook puts up with.
 #[derive(Debug, Clone, Copy)]
 pub struct Limits {
-    /// The longest body kept; a longer one is answered 413 and not kept.
-    pub max_body: usize,
-    /// How long a connection may send nothing, in a request or between
-    /// two, before it is closed; a request cut short so is not kept. Set on
-    /// the listening socket, for systems whose accepted connections inherit
-    /// it (Linux, macOS, the BSDs).
-    pub read_timeout: Duration,
+    /// Its server's: among them the longest body kept (a longer one is
+    /// answered 413), how long a body may be silent, how long a head may
+    /// take.
+    pub server: serve::Limits,
+    /// The most POSTs kept; past it a POST is answered 503.
+    pub max_posts: usize,
 }
 
 impl Default for Limits {
-    /// 4 MiB and 30 s.
+    /// A 4 MiB body, silent for at most 30 s; 10,000 POSTs; the server's
+    /// other limits as they are.
     fn default() -> Limits {
         Limits {
-            max_body: 4 << 20,
-            read_timeout: Duration::from_secs(30),
+            server: serve::Limits {
+                max_body: 4 << 20,
+                body_timeout: Duration::from_secs(30),
+                ..serve::Limits::default()
+            },
+            max_posts: 10_000,
         }
     }
 }
 
-struct Shared {
+/// What the handlers share.
+struct Hook {
     started: Instant,
-    limits: Limits,
+    max_posts: usize,
     delay_ms: AtomicU64,
-    stopped: AtomicBool,
     posts: Mutex<Vec<PostRecord>>,
+    refused: Mutex<RefusedPosts>,
     last: Mutex<Instant>,
-    /// The listening socket, which each server is given a clone of;
-    /// `None` once the webhook stops.
-    listener: Mutex<Option<TcpListener>>,
-    /// Every server started, each to be unblocked when the webhook stops.
-    servers: Mutex<Vec<Arc<Server>>>,
+}
+
+impl Hook {
+    fn now_ms(&self) -> u64 {
+        u64::try_from(self.started.elapsed().as_millis()).unwrap_or(u64::MAX)
+    }
+
+    fn touch(&self) {
+        *lock(&self.last) = Instant::now();
+    }
 }
 
 /// A webhook listening until dropped.
 pub struct WebhookServer {
-    shared: Arc<Shared>,
-    port: u16,
+    hook: Arc<Hook>,
+    server: Server,
 }
 
 impl WebhookServer {
@@ -84,38 +90,39 @@ impl WebhookServer {
 
     /// Listens on 127.0.0.1, an ephemeral port, with `limits`.
     pub fn start_with(limits: Limits) -> Result<WebhookServer, String> {
-        let fail = |e: String| format!("--webhook: cannot listen on 127.0.0.1: {e}");
-        let listener = TcpListener::bind("127.0.0.1:0").map_err(|e| fail(e.to_string()))?;
-        let port = listener
-            .local_addr()
-            .map_err(|e| fail(e.to_string()))?
-            .port();
-        let listener =
-            with_read_timeout(listener, limits.read_timeout).map_err(|e| fail(e.to_string()))?;
+        let fail = |e: String| format!("--webhook: cannot listen on {e}");
         let now = Instant::now();
-        let shared = Arc::new(Shared {
+        let hook = Arc::new(Hook {
             started: now,
-            limits,
+            max_posts: limits.max_posts,
             delay_ms: AtomicU64::new(0),
-            stopped: AtomicBool::new(false),
             posts: Mutex::new(Vec::new()),
+            refused: Mutex::new(RefusedPosts::default()),
             last: Mutex::new(now),
-            listener: Mutex::new(Some(listener)),
-            servers: Mutex::new(Vec::new()),
         });
-        serve(&shared).map_err(fail)?;
-        Ok(WebhookServer { shared, port })
+        let routes = Router::new()
+            .route(PATH, post(keep))
+            .with_state(Arc::clone(&hook));
+        let watched = Arc::clone(&hook);
+        let server = Bound::local(0, limits.server)
+            .map_err(fail)?
+            .with_header_names()
+            .spawn_around(routes, |bounded| {
+                bounded.layer(middleware::from_fn_with_state(watched, count_refused))
+            })
+            .map_err(fail)?;
+        Ok(WebhookServer { hook, server })
     }
 
     /// The address the agent is told when no `--webhook-url` is given.
     pub fn url(&self) -> String {
-        format!("http://127.0.0.1:{}/webhook", self.port)
+        format!("http://127.0.0.1:{}{PATH}", self.server.addr().port())
     }
 
     /// From now on, answer each POST after `delay`.
     pub fn answer_after(&self, delay: Duration) {
         let ms = u64::try_from(delay.as_millis()).unwrap_or(u64::MAX);
-        self.shared.delay_ms.store(ms, Ordering::SeqCst);
+        self.hook.delay_ms.store(ms, Ordering::SeqCst);
     }
 
     /// Waits until no POST arrived or was answered for `quiet`, at most
@@ -123,7 +130,7 @@ impl WebhookServer {
     pub fn wait_quiet(&self, quiet: Duration, cap: Duration) {
         let until = Instant::now() + cap;
         while Instant::now() < until {
-            if lock(&self.shared.last).elapsed() >= quiet {
+            if lock(&self.hook.last).elapsed() >= quiet {
                 return;
             }
             thread::sleep(Duration::from_millis(20));
@@ -132,19 +139,12 @@ impl WebhookServer {
 
     /// Every POST kept so far, in the order they arrived.
     pub fn posts(&self) -> Vec<PostRecord> {
-        lock(&self.shared.posts).clone()
+        lock(&self.hook.posts).clone()
     }
-}
 
-impl Drop for WebhookServer {
-    fn drop(&mut self) {
-        self.shared.stopped.store(true, Ordering::SeqCst);
-        // The listener first, so that no server starts after the unblocking.
-        drop(lock(&self.shared.listener).take());
-        // Each server closes when its receiving thread lets it go.
-        for server in std::mem::take(&mut *lock(&self.shared.servers)) {
-            server.unblock();
-        }
+    /// The POSTs refused so far, by why.
+    pub fn refused(&self) -> RefusedPosts {
+        *lock(&self.hook.refused)
     }
 }
 
@@ -152,191 +152,61 @@ fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
     mutex.lock().unwrap_or_else(|e| e.into_inner())
 }
 
-fn now_ms(shared: &Shared) -> u64 {
-    u64::try_from(shared.started.elapsed().as_millis()).unwrap_or(u64::MAX)
-}
-
-fn touch(shared: &Shared) {
-    *lock(&shared.last) = Instant::now();
-}
-
-/// Gives the listening socket a read timeout, which the connections it
-/// accepts inherit (Linux, macOS, the BSDs): tiny_http accepts them itself
-/// and sets none. std sets the option on streams only, and the socket is
-/// one for that purpose.
-#[cfg(unix)]
-fn with_read_timeout(listener: TcpListener, timeout: Duration) -> io::Result<TcpListener> {
-    use std::os::fd::OwnedFd;
-    let socket = TcpStream::from(OwnedFd::from(listener));
-    socket.set_read_timeout(Some(timeout))?;
-    Ok(TcpListener::from(OwnedFd::from(socket)))
-}
-
-#[cfg(windows)]
-fn with_read_timeout(listener: TcpListener, timeout: Duration) -> io::Result<TcpListener> {
-    use std::os::windows::io::OwnedSocket;
-    let socket = TcpStream::from(OwnedSocket::from(listener));
-    socket.set_read_timeout(Some(timeout))?;
-    Ok(TcpListener::from(OwnedSocket::from(socket)))
-}
-
-#[cfg(not(any(unix, windows)))]
-fn with_read_timeout(listener: TcpListener, _: Duration) -> io::Result<TcpListener> {
-    Ok(listener)
-}
-
-/// Starts a server on a clone of the listening socket, and a thread that
-/// hands each of its requests to a thread of its own.
-fn serve(shared: &Arc<Shared>) -> Result<(), String> {
-    // Held until the server is listed, so that a drop either comes first
-    // (and no server starts) or unblocks this one too.
-    let listener = lock(&shared.listener);
-    let Some(listener) = listener.as_ref() else {
-        return Ok(());
-    };
-    let clone = listener.try_clone().map_err(|e| e.to_string())?;
-    let server = Arc::new(Server::from_listener(clone, None).map_err(|e| e.to_string())?);
-    lock(&shared.servers).push(Arc::clone(&server));
-    let shared = Arc::clone(shared);
-    thread::spawn(move || receive(&server, &shared));
-    Ok(())
-}
-
-/// Hands each request of `server` to a thread of its own, until the webhook
-/// stops.
-fn receive(server: &Server, shared: &Arc<Shared>) {
-    loop {
-        match server.recv() {
-            Ok(request) => {
-                let shared = Arc::clone(shared);
-                thread::spawn(move || answer_post(request, &shared));
-            }
-            Err(_) if shared.stopped.load(Ordering::SeqCst) => return,
-            // tiny_http stops accepting at its first failed accept, as when
-            // an accept waited a whole read timeout (the listening socket's,
-            // on Linux). A new server takes the socket over; this one goes
-            // on with the connections it has.
-            Err(e) => {
-                if !matches!(e.kind(), ErrorKind::WouldBlock | ErrorKind::TimedOut) {
-                    // Such as no file descriptor left: not at full speed.
-                    thread::sleep(Duration::from_millis(100));
-                }
-                while serve(shared).is_err() && !shared.stopped.load(Ordering::SeqCst) {
-                    thread::sleep(Duration::from_millis(100));
-                }
-            }
-        }
-    }
-}
-
-/// One request: kept and answered 200, or refused.
-fn answer_post(mut request: Request, shared: &Shared) {
-    let max = shared.limits.max_body;
-    if let Some(status) = malformed(&request) {
-        return refuse(request, status);
-    }
-    let declared = request.body_length();
-    if declared.is_some_and(|n| n > max) {
-        touch(shared);
-        return refuse(request, 413);
-    }
-    // tiny_http hands an upgrade request the rest of the connection as its
-    // body; the webhook never upgrades, and reads the body declared.
-    let limit = match declared {
-        Some(n) => n,
-        None if upgrade(&request) => 0,
-        None => max.saturating_add(1),
-    };
-    let mut body = Vec::new();
-    let read = request
-        .as_reader()
-        .take(u64::try_from(limit).unwrap_or(u64::MAX))
-        .read_to_end(&mut body);
-    match read {
-        Err(e) if matches!(e.kind(), ErrorKind::WouldBlock | ErrorKind::TimedOut) => {
-            return refuse(request, 408)
-        }
-        Err(_) => return refuse(request, 400),
-        // The connection closed before the whole body came.
-        Ok(n) if declared.is_some_and(|d| n < d) => return refuse(request, 400),
-        Ok(_) => {}
-    }
-    let arrived = now_ms(shared);
-    touch(shared);
-    if body.len() > max {
-        return refuse(request, 413);
-    }
-    let delay = shared.delay_ms.load(Ordering::SeqCst);
+/// A POST read whole within the limits: kept, then answered 200 (after
+/// the delay asked for), or 503 past the most kept.
+async fn keep(
+    State(hook): State<Arc<Hook>>,
+    sent: Option<Extension<SentHeaderNames>>,
+    headers: HeaderMap,
+    body: Bytes,
+) -> StatusCode {
+    let arrived = hook.now_ms();
+    hook.touch();
+    let delay = hook.delay_ms.load(Ordering::SeqCst);
     if delay > 0 {
-        thread::sleep(Duration::from_millis(delay));
+        tokio::time::sleep(Duration::from_millis(delay)).await;
     }
+    // The names only: a value (a token, credentials) is never kept. As
+    // sent where the head was read back, else as hyper holds them.
+    let names = match sent {
+        Some(Extension(SentHeaderNames(names))) => names,
+        None => headers.keys().map(|k| k.as_str().to_string()).collect(),
+    };
     // Kept before the answer goes out, so that whoever saw the answer
     // finds the POST kept.
     let post = PostRecord {
         ms: arrived,
-        answered_ms: now_ms(shared),
+        answered_ms: hook.now_ms(),
         slow: delay > 0,
-        // The names only: a value (a token, credentials) is never kept.
-        headers: request
-            .headers()
-            .iter()
-            .map(|h| h.field.to_string())
-            .collect(),
+        headers: names,
         body: String::from_utf8_lossy(&body).into_owned(),
     };
-    let mut posts = lock(&shared.posts);
-    if posts.len() < MAX_POSTS {
-        // In the order they arrived, whatever order they were answered.
-        let at = posts.partition_point(|p| p.ms <= post.ms);
-        posts.insert(at, post);
+    let mut posts = lock(&hook.posts);
+    if posts.len() >= hook.max_posts {
+        return StatusCode::SERVICE_UNAVAILABLE;
     }
+    // In the order they arrived, whatever order they were answered.
+    let at = posts.partition_point(|p| p.ms <= post.ms);
+    posts.insert(at, post);
     drop(posts);
-    if request.respond(Response::empty(200)).is_ok() {
-        touch(shared);
-    }
+    hook.touch();
+    StatusCode::OK
 }
 
-/// The status a request is refused with before its body is read, if it is.
-fn malformed(request: &Request) -> Option<u16> {
-    let headers = request.headers();
-    let has = |name: &'static str| headers.iter().any(|h| h.field.equiv(name));
-    if request.url().len() > MAX_TARGET {
-        return Some(414);
+/// Around every route and limit: a POST to the webhook's path that was
+/// not kept is counted by the status it was refused with.
+async fn count_refused(State(hook): State<Arc<Hook>>, request: Request, next: Next) -> Response {
+    let push = request.method() == Method::POST && request.uri().path() == PATH;
+    let response = next.run(request).await;
+    if push && !response.status().is_success() {
+        let mut refused = lock(&hook.refused);
+        match response.status() {
+            StatusCode::PAYLOAD_TOO_LARGE => refused.too_long += 1,
+            StatusCode::SERVICE_UNAVAILABLE => refused.too_many += 1,
+            _ => refused.unread += 1,
+        }
+        drop(refused);
+        hook.touch();
     }
-    let line = |h: &tiny_http::Header| h.field.as_str().len() + h.value.len() + 2;
-    if headers.len() > MAX_HEADERS || headers.iter().any(|h| line(h) > MAX_HEADER_LINE) {
-        return Some(431);
-    }
-    // tiny_http reads an unreadable length as no body, and the body as the
-    // next request.
-    if has("Content-Length") && !has("Transfer-Encoding") && request.body_length().is_none() {
-        return Some(400);
-    }
-    // A chunked body the connection would hand over raw.
-    if upgrade(request) && has("Transfer-Encoding") {
-        return Some(400);
-    }
-    None
-}
-
-fn upgrade(request: &Request) -> bool {
-    request
-        .headers()
-        .iter()
-        .find(|h| h.field.equiv("Connection"))
-        .is_some_and(|h| h.value.as_str().to_ascii_lowercase().contains("upgrade"))
-}
-
-/// Answers `status` and keeps nothing.
-fn refuse(request: Request, status: u16) {
-    if request.body_length().is_some_and(|n| n > MAX_DRAINED) {
-        // tiny_http reads what is left of a declared body into a buffer of
-        // that length when the request is dropped, and a declared terabyte
-        // would end the process. `upgrade` answers without dropping it, and
-        // the connection is left open and unread: a thread and a socket
-        // for as long as the probe runs, for a request no agent sends.
-        std::mem::forget(request.upgrade("none", Response::empty(status)));
-        return;
-    }
-    let _ = request.respond(Response::empty(status));
+    response
 }

@@ -365,18 +365,17 @@ pub fn start(kind: Kind) -> String {
     ])))
 }
 
-/// Serves `card` over HTTP/1.1 on 127.0.0.1, whatever is asked; returns
-/// its URL.
+/// Serves `card` over HTTP/1.1 on 127.0.0.1, whatever is asked, for as
+/// long as the test process runs; returns its URL.
 pub fn serve_card(card: String) -> String {
-    let server = tiny_http::Server::http("127.0.0.1:0").unwrap();
-    let url = format!("http://{}", server.server_addr().to_ip().unwrap());
-    std::thread::spawn(move || {
-        for request in server.incoming_requests() {
-            let header = tiny_http::Header::from_bytes("content-type", "application/json").unwrap();
-            let answer = tiny_http::Response::from_string(card.clone()).with_header(header);
-            let _ = request.respond(answer);
-        }
+    let bound = a2a_lab::serve::Bound::local(0, a2a_lab::serve::Limits::default()).unwrap();
+    let url = format!("http://{}", bound.addr());
+    // The card on every path.
+    let cards = axum::Router::new().fallback(move || {
+        let card = card.clone();
+        async move { ([("content-type", "application/json")], card) }
     });
+    std::mem::forget(bound.spawn(cards).unwrap());
     url
 }
 

@@ -90,6 +90,9 @@ impl ProbeJudge {
             ),
             None => {}
         }
+        if let Some(refused) = push.refused.sentence() {
+            summary.push_str(&format!("; {refused}"));
+        }
         let stall: Vec<&CallRecord> = push.stall.iter().collect();
         let mut judged = self.ran(summary, found, &stall);
         judged.scenario = report.tasks.iter().find_map(|t| t.scenario.clone());

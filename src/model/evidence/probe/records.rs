@@ -369,6 +369,49 @@ pub struct PushRecords {
     pub stall_ms: Option<u64>,
     /// Every POST received, in the order it arrived.
     pub posts: Vec<PostRecord>,
+    /// The POSTs the webhook refused, none of them among `posts` (absent
+    /// when none was, and in records kept before they were counted).
+    #[serde(default, skip_serializing_if = "RefusedPosts::none")]
+    pub refused: RefusedPosts,
+}
+
+/// The POSTs to the probe's webhook it refused and did not keep, by why.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RefusedPosts {
+    /// A body over the webhook's limit (answered 413).
+    pub too_long: u64,
+    /// Past the most POSTs the webhook keeps (answered 503).
+    pub too_many: u64,
+    /// A body cut short, unreadable or silent past the webhook's wait
+    /// (answered 400 or 408).
+    pub unread: u64,
+}
+
+impl RefusedPosts {
+    /// None refused.
+    pub fn none(&self) -> bool {
+        *self == RefusedPosts::default()
+    }
+
+    /// How many, and why, for the report: `None` when none was refused.
+    pub fn sentence(&self) -> Option<String> {
+        let why: Vec<String> = [
+            (self.too_long, "over the body limit"),
+            (self.too_many, "past the most it keeps"),
+            (self.unread, "cut short or unreadable"),
+        ]
+        .iter()
+        .filter(|(n, _)| *n > 0)
+        .map(|(n, why)| format!("{n} {why}"))
+        .collect();
+        let total = self.too_long + self.too_many + self.unread;
+        (total > 0).then(|| {
+            format!(
+                "the webhook refused {total} POST(s), none of them judged: {}",
+                why.join(", ")
+            )
+        })
+    }
 }
 
 impl PushRecords {

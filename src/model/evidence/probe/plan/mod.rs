@@ -17,7 +17,9 @@ pub use replay::{replay, replay_report};
 
 use super::judge::{Judged, ProbeJudge, Streamed};
 use super::read::{first_task, is_running};
-use super::records::{AnswerEnd, CallRecord, PostRecord, ProbeCalls, ProbeRecords, PushRecords};
+use super::records::{
+    AnswerEnd, CallRecord, PostRecord, ProbeCalls, ProbeRecords, PushRecords, RefusedPosts,
+};
 use super::report::{Probe, ProbeReport};
 use super::request::{Method, Request, Requests};
 use crate::model::wire::answer::Answer;
@@ -216,9 +218,15 @@ impl ProbePlan {
         }
     }
 
-    /// The push probe's slow task ended: its record and every POST the
-    /// webhook received.
-    pub fn on_pushed(&mut self, id: usize, record: Option<CallRecord>, posts: Vec<PostRecord>) {
+    /// The push probe's slow task ended: its record, every POST the
+    /// webhook kept and how many it refused.
+    pub fn on_pushed(
+        &mut self,
+        id: usize,
+        record: Option<CallRecord>,
+        posts: Vec<PostRecord>,
+        refused: RefusedPosts,
+    ) {
         self.push = Some(PushRecords {
             declared: true,
             delay_ms: STALL_DELAY_MS,
@@ -226,6 +234,7 @@ impl ProbePlan {
             stall_ms: record.as_ref().and_then(|r| r.ms),
             stall: record.clone(),
             posts,
+            refused,
         });
         self.on_end(id, record);
     }
@@ -513,5 +522,6 @@ fn not_pushed(declared: bool) -> PushRecords {
         stall: None,
         stall_ms: None,
         posts: Vec::new(),
+        refused: RefusedPosts::default(),
     }
 }

@@ -37,7 +37,12 @@ fn replayed(records: &ProbeRecords) -> Result<ProbePlan, Unreadable> {
             Ask::Done => return Ok(plan),
             Ask::Push { call, .. } => {
                 let push = records.push.clone().unwrap_or_else(|| not_pushed(false));
-                plan.on_pushed(call.id, push.stall.clone(), push.posts.clone());
+                plan.on_pushed(
+                    call.id,
+                    push.stall.clone(),
+                    push.posts.clone(),
+                    push.refused,
+                );
                 // The records keep the timings as they were measured.
                 plan.push = Some(push);
             }
