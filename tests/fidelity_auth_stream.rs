@@ -12,9 +12,9 @@
 
 mod model_support;
 
-use a2a_lab::model::trace::{Run, StreamEnd, StreamRole};
+use a2a_lab::model::trace::{StreamEnd, StreamRole};
 use a2a_lab::model::wire::answer::read_value;
-use model_support::fidelity::{combinations, fixture_dir, listed, model_query, Fixture};
+use model_support::fidelity::{combinations, fixture_dir, listed, model_query, Aspect, Fixture};
 use model_support::run;
 use model_support::wire_json;
 use serde_json::Value;
@@ -28,76 +28,82 @@ struct Message {
     error: Option<String>,
 }
 
-/// The recorder lists each follow-up turn as a stream of its own. A turn
-/// whose call reads the stream before it on (a2a-sdk's, or a stream the
-/// client dropped to subscribe) joins it; one after a stream that ended
-/// with an error starts a stream of its own, as in the model.
-fn recorded(run: &Value) -> Vec<Message> {
-    let mut out: Vec<Message> = Vec::new();
-    for s in run["streams"].as_array().unwrap() {
-        let role = s["role"].as_str().unwrap();
-        if s["client"].as_u64() != Some(1) || !matches!(role, "send" | "resume") {
-            continue;
-        }
-        let events = s["events"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .map(|e| {
-                format!(
-                    "{} {}",
-                    e["kind"].as_str().unwrap(),
-                    e["state"].as_str().unwrap_or("-")
-                )
-            })
-            .collect::<Vec<_>>();
-        let end = match s["rpc_error"]["code"].as_i64() {
-            Some(code) => format!("error {code}"),
-            None => s["end"].as_str().unwrap().to_string(),
-        };
-        let error = s["rpc_error"]["message"].as_str().map(String::from);
-        match out.last_mut() {
-            Some(last) if role == "resume" && last.error.is_none() => {
-                last.events.extend(events);
-                last.end = end;
-                last.error = error;
-            }
-            _ => out.push(Message { events, end, error }),
-        }
-    }
-    out
-}
+/// Client 1's message streams, in order.
+type Messages = Vec<Message>;
 
-/// The model's message streams of client 1, each with the message of the
-/// row that says how an error ended it.
-fn modelled(run: &Run) -> Vec<Message> {
-    let rows = &run.trace.rows;
-    run.streams
-        .iter()
-        .filter(|s| s.client == 1 && s.role == StreamRole::Send)
-        .map(|s| {
-            let events = s
-                .rows
+impl Aspect for Messages {
+    /// The recorder lists each follow-up turn as a stream of its own. A
+    /// turn whose call reads the stream before it on (a2a-sdk's, or a
+    /// stream the client dropped to subscribe) joins it; one after a
+    /// stream that ended with an error starts a stream of its own, as in
+    /// the model.
+    fn recorded(run: &Value, _scenario: &str) -> Messages {
+        let mut out: Vec<Message> = Vec::new();
+        for s in run["streams"].as_array().unwrap() {
+            let role = s["role"].as_str().unwrap();
+            if s["client"].as_u64() != Some(1) || !matches!(role, "send" | "resume") {
+                continue;
+            }
+            let events = s["events"]
+                .as_array()
+                .unwrap()
                 .iter()
-                .map(|&i| {
-                    let event = read_value(&wire_json(&rows[i]).unwrap(), None).unwrap();
-                    let state = event.state.and_then(|s| s.known()).map(|s| s.wire());
-                    format!("{} {}", event.kind.wrapper(), state.unwrap_or("-"))
+                .map(|e| {
+                    format!(
+                        "{} {}",
+                        e["kind"].as_str().unwrap(),
+                        e["state"].as_str().unwrap_or("-")
+                    )
                 })
-                .collect();
-            let (end, error) = match s.end {
-                StreamEnd::Error(code) => {
-                    let said = rows
-                        .iter()
-                        .find(|r| r.event.contains(&format!("JSON-RPC {code}")))
-                        .map(|r| r.event.clone());
-                    (format!("error {code}"), said)
-                }
-                end => (end.label().to_string(), None),
+                .collect::<Vec<_>>();
+            let end = match s["rpc_error"]["code"].as_i64() {
+                Some(code) => format!("error {code}"),
+                None => s["end"].as_str().unwrap().to_string(),
             };
-            Message { events, end, error }
-        })
-        .collect()
+            let error = s["rpc_error"]["message"].as_str().map(String::from);
+            match out.last_mut() {
+                Some(last) if role == "resume" && last.error.is_none() => {
+                    last.events.extend(events);
+                    last.end = end;
+                    last.error = error;
+                }
+                _ => out.push(Message { events, end, error }),
+            }
+        }
+        out
+    }
+    /// The model's message streams of client 1, each with the message of
+    /// the row that says how an error ended it.
+    fn modelled(query: &str) -> Messages {
+        let run = &run(query);
+        let rows = &run.trace.rows;
+        run.streams
+            .iter()
+            .filter(|s| s.client == 1 && s.role == StreamRole::Send)
+            .map(|s| {
+                let events = s
+                    .rows
+                    .iter()
+                    .map(|&i| {
+                        let event = read_value(&wire_json(&rows[i]).unwrap(), None).unwrap();
+                        let state = event.state.and_then(|s| s.known()).map(|s| s.wire());
+                        format!("{} {}", event.kind.wrapper(), state.unwrap_or("-"))
+                    })
+                    .collect();
+                let (end, error) = match s.end {
+                    StreamEnd::Error(code) => {
+                        let said = rows
+                            .iter()
+                            .find(|r| r.event.contains(&format!("JSON-RPC {code}")))
+                            .map(|r| r.event.clone());
+                        (format!("error {code}"), said)
+                    }
+                    end => (end.label().to_string(), None),
+                };
+                Message { events, end, error }
+            })
+            .collect()
+    }
 }
 
 /// Every recording of one SDK whose streaming client read each turn's
@@ -135,9 +141,9 @@ fn each_recorded_message_stream_across_the_turns_ends_as_the_model_ends_it() {
     for (i, sdk) in ["python", "js"].into_iter().enumerate() {
         for (scenario, fixture) in turns(sdk) {
             let step = Some(fixture.step_ms());
-            let model = modelled(&run(&model_query(&scenario, sdk, step)));
+            let model = Messages::modelled(&model_query(&scenario, sdk, step));
             for (n, recorded_run) in fixture.json["runs"].as_array().unwrap().iter().enumerate() {
-                let want = recorded(recorded_run);
+                let want = Messages::recorded(recorded_run, &scenario);
                 errors[i] += want.iter().filter(|m| m.error.is_some()).count();
                 if differs(&want, &model) {
                     failures.push(format!(
@@ -167,9 +173,9 @@ fn each_recorded_a2a_rs_message_stream_across_the_turns_ends_as_the_model_ends_i
     let measured = turns("rust").into_iter().filter(|(_, f)| f.measurable());
     for (scenario, fixture) in measured {
         let step = Some(fixture.step_ms());
-        let model = modelled(&run(&model_query(&scenario, "rust", step)));
+        let model = Messages::modelled(&model_query(&scenario, "rust", step));
         for (n, recorded_run) in fixture.json["runs"].as_array().unwrap().iter().enumerate() {
-            let want = recorded(recorded_run);
+            let want = Messages::recorded(recorded_run, &scenario);
             assert!(want.iter().all(|m| m.error.is_none()), "rust {scenario}");
             if differs(&want, &model) {
                 failures.push(format!(
@@ -199,7 +205,7 @@ fn the_plain_interrupt_recordings_log_the_error_the_model_ends_the_first_stream_
     assert_eq!(plain.len(), 2, "interrupt=auth and interrupt=both");
     for (scenario, fixture) in plain {
         let step = Some(fixture.step_ms());
-        let model = modelled(&run(&model_query(&scenario, "js", step)));
+        let model = Messages::modelled(&model_query(&scenario, "js", step));
         let said = model[0].error.as_deref().unwrap_or_default();
         assert_eq!(model[0].end, "error -32004", "{scenario}: {model:?}");
         for recorded_run in fixture.json["runs"].as_array().unwrap() {

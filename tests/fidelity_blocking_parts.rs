@@ -13,7 +13,7 @@ mod model_support;
 
 use a2a_lab::model::sim::get_task;
 use a2a_lab::model::trace::{RowKind, Run};
-use model_support::fidelity::{combinations, fixture_dir, listed, model_query, Fixture};
+use model_support::fidelity::{combinations, fixture_dir, listed, model_query, Aspect, Fixture};
 use model_support::wire_json;
 use model_support::{run, scenario};
 use serde_json::Value;
@@ -58,34 +58,35 @@ fn last_answer(run: &Value) -> &Value {
     wire.as_array().unwrap().last().unwrap()
 }
 
-fn recorded(run: &Value) -> Held {
-    let answer = last_answer(run);
-    let task = answer.get("task").unwrap_or(answer);
-    Held {
-        answer_artifacts: task["artifacts"].as_array().map_or(0, |a| a.len() as u64),
-        answer: parts(answer),
-        get_task_artifacts: run["get_task_settled"]["artifacts"].as_u64().unwrap(),
-        get_task_parts: run["get_task_settled"]["parts"].as_u64().unwrap(),
+impl Aspect for Held {
+    fn recorded(run: &Value, _scenario: &str) -> Held {
+        let answer = last_answer(run);
+        let task = answer.get("task").unwrap_or(answer);
+        Held {
+            answer_artifacts: task["artifacts"].as_array().map_or(0, |a| a.len() as u64),
+            answer: parts(answer),
+            get_task_artifacts: run["get_task_settled"]["artifacts"].as_u64().unwrap(),
+            get_task_parts: run["get_task_settled"]["parts"].as_u64().unwrap(),
+        }
     }
-}
-
-fn modelled(query: &str) -> Held {
-    let run: Run = run(query);
-    let answer = run
-        .trace
-        .rows
-        .iter()
-        .rev()
-        .find(|r| r.kind == RowKind::Action && r.event.starts_with("SendMessage returns"))
-        .and_then(wire_json)
-        .unwrap();
-    let settled = get_task(&scenario(query)).unwrap();
-    let m = &run.trace.metrics;
-    Held {
-        answer_artifacts: u64::from(m.blocking_result_artifacts.unwrap_or(0)),
-        answer: parts(&answer),
-        get_task_artifacts: u64::from(m.get_task_artifacts.unwrap()),
-        get_task_parts: parts(&settled).len() as u64,
+    fn modelled(query: &str) -> Held {
+        let run: Run = run(query);
+        let answer = run
+            .trace
+            .rows
+            .iter()
+            .rev()
+            .find(|r| r.kind == RowKind::Action && r.event.starts_with("SendMessage returns"))
+            .and_then(wire_json)
+            .unwrap();
+        let settled = get_task(&scenario(query)).unwrap();
+        let m = &run.trace.metrics;
+        Held {
+            answer_artifacts: u64::from(m.blocking_result_artifacts.unwrap_or(0)),
+            answer: parts(&answer),
+            get_task_artifacts: u64::from(m.get_task_artifacts.unwrap()),
+            get_task_parts: parts(&settled).len() as u64,
+        }
     }
 }
 
@@ -110,9 +111,9 @@ fn a_blocking_flow_across_the_turns_holds_the_parts_each_sdk_stored() {
     let mut compared = 0;
     for sdk in ["python", "js"] {
         for (scenario, fixture) in blocking_turns(sdk) {
-            let model = modelled(&model_query(&scenario, sdk, Some(fixture.step_ms())));
+            let model = Held::modelled(&model_query(&scenario, sdk, Some(fixture.step_ms())));
             for (n, run) in fixture.json["runs"].as_array().unwrap().iter().enumerate() {
-                let want = recorded(run);
+                let want = Held::recorded(run, &scenario);
                 doubled += usize::from(want.get_task_parts == 5);
                 if want != model {
                     failures.push(format!(
@@ -178,9 +179,9 @@ fn a_blocking_flow_across_the_turns_holds_the_parts_a2a_rs_stored() {
         .into_iter()
         .filter(|(_, f)| f.measurable());
     for (scenario, fixture) in measured {
-        let model = modelled(&model_query(&scenario, "rust", Some(fixture.step_ms())));
+        let model = Held::modelled(&model_query(&scenario, "rust", Some(fixture.step_ms())));
         for (n, run) in fixture.json["runs"].as_array().unwrap().iter().enumerate() {
-            let want = recorded(run);
+            let want = Held::recorded(run, &scenario);
             if want != model {
                 failures.push(format!(
                     "rust {scenario} run {n}:\n  recorded {want:?}\n  model    {model:?}"

@@ -9,9 +9,11 @@
 
 mod model_support;
 
-use a2a_lab::model::trace::{RowKind, Run};
+use a2a_lab::model::trace::RowKind;
 use a2a_lab::model::wire::task_id;
-use model_support::fidelity::{combinations, fixture_dir, listed, model_query, spelled, Fixture};
+use model_support::fidelity::{
+    combinations, fixture_dir, listed, model_query, spelled, Aspect, Fixture,
+};
 use model_support::run;
 use model_support::wire_json;
 use serde_json::Value;
@@ -170,148 +172,153 @@ fn delay_of(scenario: &str) -> Option<u64> {
         .and_then(|v| v.parse().ok())
 }
 
-/// One recorded run of a fixture, as compared.
-fn recorded(run: &Value, scenario: &str) -> Outcome {
-    let posts = run["posts"].as_array().cloned().unwrap_or_default();
-    let mut lines: Vec<String> = posts
-        .iter()
-        .map(|p| {
-            let headers: Vec<String> = p["headers"]
-                .as_array()
-                .map(|h| {
-                    h.iter()
-                        .filter_map(|n| n.as_str().map(String::from))
-                        .collect()
-                })
-                .unwrap_or_default();
-            // The webhook saw the agent give up: the sender's timeout.
-            let answer = match p["answer"].as_str().unwrap_or("") {
-                a if a.starts_with("not delivered (the agent closed") => "timeout",
-                a => a,
-            };
-            let line = post_line(
-                p["event"]["kind"].as_str().unwrap_or(""),
-                p["event"]["state"].as_str(),
-                answer,
-                &headers,
-            );
-            format!("{}: {line}", p["task_n"].as_u64().unwrap_or(1))
-        })
-        .collect();
-    // Nothing listened: the agent's log counts its attempts.
-    if posts.is_empty() {
-        let failed = run["pushes_failed_logged"].as_u64().unwrap_or(0);
-        lines = vec!["refused".to_string(); failed as usize];
-    }
-    let events = run["events"]
-        .as_array()
-        .map(|es| {
-            es.iter()
-                .map(|e| {
-                    format!(
-                        "{} {}",
-                        e["kind"].as_str().unwrap_or(""),
-                        e["state"].as_str().unwrap_or("-")
-                    )
-                })
-                .collect()
-        })
-        .unwrap_or_default();
-    let end = run["stream"]
-        .as_str()
-        .or(run["call"].as_str())
-        .unwrap_or("")
-        .to_string();
-    Outcome {
-        posts: lines,
-        events,
-        get_task: run["get_task_settled"]["state"]
+/// What the push fidelity test compares of a run.
+impl Aspect for Outcome {
+    fn recorded(run: &Value, scenario: &str) -> Outcome {
+        let posts = run["posts"].as_array().cloned().unwrap_or_default();
+        let mut lines: Vec<String> = posts
+            .iter()
+            .map(|p| {
+                let headers: Vec<String> = p["headers"]
+                    .as_array()
+                    .map(|h| {
+                        h.iter()
+                            .filter_map(|n| n.as_str().map(String::from))
+                            .collect()
+                    })
+                    .unwrap_or_default();
+                // The webhook saw the agent give up: the sender's timeout.
+                let answer = match p["answer"].as_str().unwrap_or("") {
+                    a if a.starts_with("not delivered (the agent closed") => "timeout",
+                    a => a,
+                };
+                let line = post_line(
+                    p["event"]["kind"].as_str().unwrap_or(""),
+                    p["event"]["state"].as_str(),
+                    answer,
+                    &headers,
+                );
+                format!("{}: {line}", p["task_n"].as_u64().unwrap_or(1))
+            })
+            .collect();
+        // Nothing listened: the agent's log counts its attempts.
+        if posts.is_empty() {
+            let failed = run["pushes_failed_logged"].as_u64().unwrap_or(0);
+            lines = vec!["refused".to_string(); failed as usize];
+        }
+        let events = run["events"]
+            .as_array()
+            .map(|es| {
+                es.iter()
+                    .map(|e| {
+                        format!(
+                            "{} {}",
+                            e["kind"].as_str().unwrap_or(""),
+                            e["state"].as_str().unwrap_or("-")
+                        )
+                    })
+                    .collect()
+            })
+            .unwrap_or_default();
+        let end = run["stream"]
             .as_str()
+            .or(run["call"].as_str())
             .unwrap_or("")
-            .to_string(),
-        // A hung stream's time is the recorder's watchdog, not an end; a
-        // client that gave up ended on its own clock.
-        timing: match end.as_str() {
-            "hung" => "never",
+            .to_string();
+        Outcome {
+            posts: lines,
+            events,
+            get_task: run["get_task_settled"]["state"]
+                .as_str()
+                .unwrap_or("")
+                .to_string(),
+            // A hung stream's time is the recorder's watchdog, not an end; a
+            // client that gave up ended on its own clock.
+            timing: match end.as_str() {
+                "hung" => "never",
+                "timed_out" => "gave up",
+                _ => timing(run["client_done_ms"].as_u64(), delay_of(scenario)),
+            },
+            end,
+        }
+    }
+    fn modelled(query: &str) -> Outcome {
+        let (run, scenario) = (&run(query), query);
+        let rows = &run.trace.rows;
+        let posts = rows
+            .iter()
+            .filter(|r| r.kind == RowKind::Push)
+            .map(|r| {
+                let push = r.push.as_ref().expect("a push row has its record");
+                if push.answer == "refused" {
+                    return "refused".to_string();
+                }
+                let body = wire_json(r).unwrap_or(Value::Null);
+                let (kind, state) = kind_and_state(&body);
+                let line = post_line(&kind, state.as_deref(), &push.answer, &push.headers);
+                format!("{}: {line}", model_task(&body))
+            })
+            .collect();
+        // Client 1's events over all its streams (a resume's, a retry's, a
+        // resubscription's), as the recorder lists them.
+        let mine: Vec<usize> = run
+            .streams
+            .iter()
+            .filter(|s| s.client == 1)
+            .flat_map(|s| s.rows.iter().copied())
+            .collect();
+        let events = (!run.streams.is_empty())
+            .then_some(&mine)
+            .map(|rows_of_client| {
+                rows_of_client
+                    .iter()
+                    .map(|&i| {
+                        let (kind, state) =
+                            kind_and_state(&wire_json(&rows[i]).unwrap_or(Value::Null));
+                        let kind = match kind.as_str() {
+                            "status-update" => "statusUpdate".to_string(),
+                            "artifact-update" => "artifactUpdate".to_string(),
+                            _ => kind,
+                        };
+                        format!("{kind} {}", state.unwrap_or_else(|| "-".into()))
+                    })
+                    .collect()
+            })
+            .unwrap_or_else(|| {
+                // A blocking call's result: the task as it returned.
+                rows.iter()
+                    .filter(|r| {
+                        r.kind == RowKind::Action && r.event.starts_with("SendMessage returns")
+                    })
+                    .filter_map(wire_json)
+                    .map(|w| {
+                        let (_, state) = kind_and_state(&w);
+                        format!("task {}", state.unwrap_or_else(|| "-".into()))
+                    })
+                    .collect()
+            });
+        let m = &run.trace.metrics;
+        let end = match (m.stream, run.call_end) {
+            (Some(s), _) => spelled(&s),
+            (None, Some(c)) => spelled(&c),
+            _ => None,
+        }
+        .unwrap_or_default();
+        let push = m.push.as_ref().expect("push metrics with push on");
+        let timing = match end.as_str() {
             "timed_out" => "gave up",
-            _ => timing(run["client_done_ms"].as_u64(), delay_of(scenario)),
-        },
-        end,
-    }
-}
-
-fn modelled(run: &Run, scenario: &str) -> Outcome {
-    let rows = &run.trace.rows;
-    let posts = rows
-        .iter()
-        .filter(|r| r.kind == RowKind::Push)
-        .map(|r| {
-            let push = r.push.as_ref().expect("a push row has its record");
-            if push.answer == "refused" {
-                return "refused".to_string();
-            }
-            let body = wire_json(r).unwrap_or(Value::Null);
-            let (kind, state) = kind_and_state(&body);
-            let line = post_line(&kind, state.as_deref(), &push.answer, &push.headers);
-            format!("{}: {line}", model_task(&body))
-        })
-        .collect();
-    // Client 1's events over all its streams (a resume's, a retry's, a
-    // resubscription's), as the recorder lists them.
-    let mine: Vec<usize> = run
-        .streams
-        .iter()
-        .filter(|s| s.client == 1)
-        .flat_map(|s| s.rows.iter().copied())
-        .collect();
-    let events = (!run.streams.is_empty())
-        .then_some(&mine)
-        .map(|rows_of_client| {
-            rows_of_client
-                .iter()
-                .map(|&i| {
-                    let (kind, state) = kind_and_state(&wire_json(&rows[i]).unwrap_or(Value::Null));
-                    let kind = match kind.as_str() {
-                        "status-update" => "statusUpdate".to_string(),
-                        "artifact-update" => "artifactUpdate".to_string(),
-                        _ => kind,
-                    };
-                    format!("{kind} {}", state.unwrap_or_else(|| "-".into()))
-                })
-                .collect()
-        })
-        .unwrap_or_else(|| {
-            // A blocking call's result: the task as it returned.
-            rows.iter()
-                .filter(|r| r.kind == RowKind::Action && r.event.starts_with("SendMessage returns"))
-                .filter_map(wire_json)
-                .map(|w| {
-                    let (_, state) = kind_and_state(&w);
-                    format!("task {}", state.unwrap_or_else(|| "-".into()))
-                })
-                .collect()
-        });
-    let m = &run.trace.metrics;
-    let end = match (m.stream, run.call_end) {
-        (Some(s), _) => spelled(&s),
-        (None, Some(c)) => spelled(&c),
-        _ => None,
-    }
-    .unwrap_or_default();
-    let push = m.push.as_ref().expect("push metrics with push on");
-    let timing = match end.as_str() {
-        "timed_out" => "gave up",
-        _ => timing(push.client_done_ms, delay_of(scenario)),
-    };
-    Outcome {
-        posts,
-        events,
-        end,
-        get_task: m
-            .final_state
-            .map(|s| s.wire().to_string())
-            .unwrap_or_default(),
-        timing,
+            _ => timing(push.client_done_ms, delay_of(scenario)),
+        };
+        Outcome {
+            posts,
+            events,
+            end,
+            get_task: m
+                .final_state
+                .map(|s| s.wire().to_string())
+                .unwrap_or_default(),
+            timing,
+        }
     }
 }
 
@@ -342,8 +349,8 @@ fn compare(sdk: &str, fixtures: Vec<(String, Fixture)>, differ: &mut Vec<String>
             query.push('&');
             query.push_str(added);
         }
-        let model = modelled(&run(&query), scenario);
-        let want = recorded(&fixture.json["runs"][0], scenario);
+        let model = Outcome::modelled(&query);
+        let want = Outcome::recorded(&fixture.json["runs"][0], scenario);
         checked += 1;
         if interleaved {
             compare_interleaved(&fixture.json, scenario, &model, differ);
@@ -357,7 +364,7 @@ fn compare(sdk: &str, fixtures: Vec<(String, Fixture)>, differ: &mut Vec<String>
             let runs = fixture.json["runs"].as_array().unwrap();
             let one_of = runs
                 .iter()
-                .map(|run| recorded(run, scenario))
+                .map(|run| Outcome::recorded(run, scenario))
                 .collect::<Vec<_>>();
             let missed = RACES_MISSED
                 .iter()
@@ -391,7 +398,7 @@ fn compare(sdk: &str, fixtures: Vec<(String, Fixture)>, differ: &mut Vec<String>
 fn compare_interleaved(fixture: &Value, scenario: &str, model: &Outcome, differ: &mut Vec<String>) {
     let runs = fixture["runs"].as_array().unwrap();
     for (i, run) in runs.iter().enumerate() {
-        let want = recorded(run, scenario);
+        let want = Outcome::recorded(run, scenario);
         let same_tasks = (1..=2).all(|t| of_task(&model.posts, t) == of_task(&want.posts, t));
         let same_rest = (&model.events, &model.end, &model.get_task)
             == (&want.events, &want.end, &want.get_task);
@@ -413,7 +420,7 @@ fn compare_timeout_race(
     differ: &mut Vec<String>,
 ) {
     for (i, run) in fixture["runs"].as_array().unwrap().iter().enumerate() {
-        let want = recorded(run, scenario);
+        let want = Outcome::recorded(run, scenario);
         let raced = model.posts.len() == want.posts.len()
             && model.posts.iter().zip(&want.posts).all(|(m, w)| {
                 let either = |a: &str| m.replace(" race ", &format!(" {a} "));

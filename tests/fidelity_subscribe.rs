@@ -13,9 +13,11 @@
 
 mod model_support;
 
-use a2a_lab::model::trace::{Disposition, Run, StreamEnd, StreamRole};
+use a2a_lab::model::trace::{Disposition, StreamEnd, StreamRole};
 use a2a_lab::model::wire::answer::{read_value, EventKind};
-use model_support::fidelity::{combinations, fixture_dir, listed, model_query, Fixture, Settled};
+use model_support::fidelity::{
+    combinations, fixture_dir, listed, model_query, Aspect, Fixture, Settled,
+};
 use model_support::run;
 use model_support::wire_json;
 use serde_json::Value;
@@ -139,44 +141,84 @@ fn texts(parts: &Value) -> Vec<String> {
         .collect()
 }
 
-fn from_fixture(run: &Value) -> Outcome {
-    let streams = run["streams"]
-        .as_array()
-        .expect("a subscribe fixture lists its streams")
-        .iter()
-        .map(|s| {
-            let events = s["events"]
-                .as_array()
-                .unwrap()
-                .iter()
-                .map(|e| {
-                    line(
-                        e["kind"].as_str().unwrap(),
-                        e["state"].as_str(),
-                        e["artifact_id"].as_str(),
-                        e["append"].as_bool().unwrap_or(false),
-                        e["last_chunk"].as_bool().unwrap_or(false),
-                        e["after_terminal"].as_bool().unwrap_or(false),
-                        &texts(&e["parts"]),
-                    )
-                })
-                .collect();
-            let end = s["end"].as_str().unwrap().to_string();
-            let end = match s["rpc_error"]["code"].as_i64() {
-                Some(code) => format!("{end} {code}"),
-                None => end,
-            };
-            StreamView {
-                client: s["client"].as_u64().unwrap(),
-                role: s["role"].as_str().unwrap().to_string(),
-                events,
-                end,
-            }
-        })
-        .collect();
-    Outcome {
-        streams: by_client(resumes_joined(streams)),
-        settled: Settled::recorded(run),
+impl Aspect for Outcome {
+    fn recorded(run: &Value, _scenario: &str) -> Outcome {
+        let streams = run["streams"]
+            .as_array()
+            .expect("a subscribe fixture lists its streams")
+            .iter()
+            .map(|s| {
+                let events = s["events"]
+                    .as_array()
+                    .unwrap()
+                    .iter()
+                    .map(|e| {
+                        line(
+                            e["kind"].as_str().unwrap(),
+                            e["state"].as_str(),
+                            e["artifact_id"].as_str(),
+                            e["append"].as_bool().unwrap_or(false),
+                            e["last_chunk"].as_bool().unwrap_or(false),
+                            e["after_terminal"].as_bool().unwrap_or(false),
+                            &texts(&e["parts"]),
+                        )
+                    })
+                    .collect();
+                let end = s["end"].as_str().unwrap().to_string();
+                let end = match s["rpc_error"]["code"].as_i64() {
+                    Some(code) => format!("{end} {code}"),
+                    None => end,
+                };
+                StreamView {
+                    client: s["client"].as_u64().unwrap(),
+                    role: s["role"].as_str().unwrap().to_string(),
+                    events,
+                    end,
+                }
+            })
+            .collect();
+        Outcome {
+            streams: by_client(resumes_joined(streams)),
+            settled: Settled::of_recorded(run),
+        }
+    }
+    fn modelled(query: &str) -> Outcome {
+        let run = &run(query);
+        let streams = run
+            .streams
+            .iter()
+            .map(|s| {
+                let events = s
+                    .rows
+                    .iter()
+                    .map(|&i| {
+                        let row = &run.trace.rows[i];
+                        let wire = wire_json(row).expect("a stream's row carries its wire");
+                        model_line(&wire, row.disposition == Disposition::AfterTerminal)
+                    })
+                    .collect();
+                let end = match s.end {
+                    StreamEnd::Error(code) => format!("error {code}"),
+                    end => end.label().to_string(),
+                };
+                let role = match s.role {
+                    StreamRole::Send => "send",
+                    StreamRole::Retry => "retry",
+                    StreamRole::Resubscribe => "resubscribe",
+                    StreamRole::SecondClient => "second_client",
+                };
+                StreamView {
+                    client: u64::from(s.client),
+                    role: role.into(),
+                    events,
+                    end,
+                }
+            })
+            .collect();
+        Outcome {
+            streams: by_client(streams),
+            settled: Settled::of_model(run),
+        }
     }
 }
 
@@ -204,44 +246,6 @@ fn model_line(wire: &Value, after_terminal: bool) -> String {
         after_terminal,
         &parts,
     )
-}
-
-fn from_model(run: &Run) -> Outcome {
-    let streams = run
-        .streams
-        .iter()
-        .map(|s| {
-            let events = s
-                .rows
-                .iter()
-                .map(|&i| {
-                    let row = &run.trace.rows[i];
-                    let wire = wire_json(row).expect("a stream's row carries its wire");
-                    model_line(&wire, row.disposition == Disposition::AfterTerminal)
-                })
-                .collect();
-            let end = match s.end {
-                StreamEnd::Error(code) => format!("error {code}"),
-                end => end.label().to_string(),
-            };
-            let role = match s.role {
-                StreamRole::Send => "send",
-                StreamRole::Retry => "retry",
-                StreamRole::Resubscribe => "resubscribe",
-                StreamRole::SecondClient => "second_client",
-            };
-            StreamView {
-                client: u64::from(s.client),
-                role: role.into(),
-                events,
-                end,
-            }
-        })
-        .collect();
-    Outcome {
-        streams: by_client(streams),
-        settled: Settled::modelled(run),
-    }
 }
 
 /// Where two outcomes part, in words.
@@ -316,12 +320,12 @@ fn check_fixtures(folder: &str, fixtures: Vec<(String, Fixture)>) -> usize {
         if !fixture.measurable() || UNSTABLE.contains(&(folder, query)) {
             continue;
         }
-        let model = from_model(&run(&model_query(query, folder, Some(fixture.step_ms()))));
+        let model = Outcome::modelled(&model_query(query, folder, Some(fixture.step_ms())));
         let runs = fixture.json["runs"].as_array().unwrap();
-        let sdk = from_fixture(&runs[0]);
+        let sdk = Outcome::recorded(&runs[0], query);
         for (i, run) in runs.iter().enumerate().skip(1) {
             assert_eq!(
-                from_fixture(run),
+                Outcome::recorded(run, query),
                 sdk,
                 "{folder} {query}: run {i} differs from run 0 in a stable fixture"
             );

@@ -1,12 +1,48 @@
 //! The fixtures recorded from the real SDKs (`tests/fidelity/fixtures/`),
 //! as the fidelity tests load them and hold the model to them: where they
 //! are, the scenario the model runs for one, and the parts of a run that
-//! the 1.0 and the subscriber fixtures record alike.
+//! the 1.0 and the subscriber fixtures record alike. Each test names the
+//! aspect of a run it compares once, as an [`Aspect`]: how a recorded run
+//! shows it and how the model's run does, side by side in one impl.
 
 use std::path::{Path, PathBuf};
 
 use a2a_lab::model::trace::Run;
 use serde_json::Value;
+
+/// One aspect of a run that a fidelity test holds the model to: read off a
+/// recorded run of a fixture and off the model's run of the same scenario,
+/// so that the two readings sit side by side and cannot drift.
+pub trait Aspect: std::fmt::Debug + Sized {
+    /// What a recorded run of `scenario` (the fixture's own) shows of it.
+    fn recorded(run: &Value, scenario: &str) -> Self;
+    /// What the model's run of `query` (the fixture's scenario under the
+    /// model: [`model_query`]) shows of it.
+    fn modelled(query: &str) -> Self;
+}
+
+/// Each recorded run of `fixture` held to `model`: a line for each run
+/// that `agrees` does not accept, named `{label} run {n}` with both
+/// readings.
+pub fn runs_against<A: Aspect>(
+    label: &str,
+    scenario: &str,
+    fixture: &Fixture,
+    model: &A,
+    agrees: impl Fn(&A, &A) -> bool,
+) -> Vec<String> {
+    let runs = fixture.json["runs"]
+        .as_array()
+        .expect("a fixture lists its runs");
+    runs.iter()
+        .enumerate()
+        .filter_map(|(n, run)| {
+            let want = A::recorded(run, scenario);
+            (!agrees(&want, model))
+                .then(|| format!("{label} run {n}:\n  recorded {want:?}\n  model    {model:?}"))
+        })
+        .collect()
+}
 
 /// Every SDK's recorded fixtures.
 pub fn fixtures_root() -> PathBuf {
@@ -218,7 +254,7 @@ pub struct Settled {
 
 impl Settled {
     /// What the recorder wrote for one run of a fixture.
-    pub fn recorded(run: &Value) -> Settled {
+    pub fn of_recorded(run: &Value) -> Settled {
         let get_task = match &run["get_task_settled"] {
             Value::String(s) => s.clone(),
             g => format!("{} with {}", g["state"].as_str().unwrap(), g["artifacts"]),
@@ -233,7 +269,7 @@ impl Settled {
     }
 
     /// What the model's run of the same scenario says.
-    pub fn modelled(run: &Run) -> Settled {
+    pub fn of_model(run: &Run) -> Settled {
         let m = &run.trace.metrics;
         let get_task = match (&m.final_state, m.get_task_artifacts) {
             (Some(state), Some(n)) => format!("{} with {n}", state.wire()),
