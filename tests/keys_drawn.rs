@@ -11,7 +11,7 @@
 
 use std::collections::BTreeSet;
 
-use a2a_lab::model::sim::keys::{Key, KeySpec, Values, KEYS};
+use a2a_lab::model::sim::keys::{Key, KeySpec, ReadBack, Values, KEYS};
 use a2a_lab::model::sim::scenario::Scenario;
 use a2a_lab::model::sim::simulate;
 use proptest::prelude::*;
@@ -120,5 +120,84 @@ proptest! {
         prop_assert_eq!(&Scenario::from_query(&query).unwrap(), &scenario, "{}", query);
         let run = simulate(&scenario);
         prop_assert!(!run.trace.rows.is_empty(), "{}", query);
+    }
+}
+
+/// What client 1 received in a run, read as a capture reads it, and how
+/// its last stream ended.
+fn as_received(
+    scenario: &Scenario,
+) -> (
+    Vec<a2a_lab::model::wire::answer::OwnedEvent>,
+    Option<a2a_lab::model::trace::StreamEnd>,
+) {
+    use a2a_lab::model::evidence::scenario_of::received;
+    use a2a_lab::model::wire::answer::read_value;
+    let run = simulate(scenario);
+    let events = received(&run)
+        .iter()
+        .filter_map(|r| read_value(&r.wire.as_ref()?.json(), Some(scenario.wire)).ok())
+        .collect();
+    let end = run
+        .streams
+        .iter()
+        .rev()
+        .find(|s| s.client == 1 && !s.rows.is_empty())
+        .map(|s| s.end);
+    (events, end)
+}
+
+/// The key table's read-back column, checked both ways on drawn
+/// scenarios' traffic: a key it says is off the wire is never read back
+/// (the explanation leaves it at its default), and each key it says is
+/// observed or searched is read back off some drawn scenario's events.
+#[test]
+fn the_read_back_column_says_which_keys_the_reader_sets() {
+    use a2a_lab::model::evidence::scenario_of::scenario_of;
+    let mut runner = TestRunner::deterministic();
+    let strategy = drawn();
+    let defaults = Scenario::default();
+    let mut set: BTreeSet<&str> = BTreeSet::new();
+    for _ in 0..300 {
+        let drawn = strategy.new_tree(&mut runner).unwrap().current();
+        let (events, end) = as_received(&drawn);
+        let found = scenario_of(&events, end);
+        // A reading past a key's limit has a query no scenario takes.
+        let Ok(read) = Scenario::from_query(&found.query) else {
+            continue;
+        };
+        for spec in KEYS {
+            if read.get(spec.name) != defaults.get(spec.name) {
+                set.insert(spec.name);
+                assert!(
+                    !matches!(spec.read_back, ReadBack::OffTheWire { .. }),
+                    "`{}` is said to be off the wire, yet read back off {} as {}",
+                    spec.name,
+                    drawn.to_query(),
+                    found.query
+                );
+            }
+        }
+    }
+    for spec in KEYS {
+        // The push keys are read off a webhook's log, not client 1's
+        // events, and a second client's stream is not client 1's either.
+        let elsewhere = matches!(
+            spec.key,
+            Key::Push
+                | Key::Webhook
+                | Key::WebhookDelayMs
+                | Key::PushAuth
+                | Key::PushFollowup
+                | Key::SecondClient
+        );
+        if spec.read_back != ReadBack::Observed || elsewhere {
+            continue;
+        }
+        assert!(
+            set.contains(spec.name),
+            "`{}` is said to be observed, yet never read back",
+            spec.name
+        );
     }
 }
