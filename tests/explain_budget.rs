@@ -243,3 +243,13 @@ proptest! {
         prop_assert!(found.budget_ran_out, "{found:?}");
     }
 }
+
+#[test]
+fn a_stream_past_the_limit_names_the_sdk_its_bytes_name() {
+    use a2a_lab::model::sim::keys::Sdk;
+    let task = events_of(&long_stream_values(11_000, "submitted"));
+    let mut search = Search::new(sdk_order(Some(Sdk::Js)), Budget::for_events(task.len()));
+    let found = scenario_of_within(&task, None, &mut search);
+    assert_eq!(found.query, "chunks=11000&ending=return&sdk=js&wire=0.3");
+    assert!(found.budget_ran_out, "{found:?}");
+}

@@ -11,7 +11,7 @@
 use std::future::Future;
 use std::pin::Pin;
 
-use crate::model::sim::keys::{ScenarioError, Sdk, Values};
+use crate::model::sim::keys::{Key, ScenarioError, Sdk, Values, KEYS};
 use crate::model::sim::profile::Profile;
 use crate::model::sim::scenario::Scenario;
 use crate::model::sim::Simulation;
@@ -258,6 +258,26 @@ impl Search {
         Some(simulation.finish())
     }
 
+    /// A reading's query as the lab writes one, in the key table's order,
+    /// with the SDK tried first where it is not the lab's default (the
+    /// one the bytes name): what the answer names where no scenario takes
+    /// any reading.
+    fn first_query(&self, reading: &[Setting]) -> String {
+        let default = Scenario::default().sdk;
+        let sdk = self.sdks.first().copied().filter(|s| *s != default);
+        // The table's order, row by row (the page's bundle carries no
+        // sort for it).
+        let written: Vec<String> = KEYS
+            .iter()
+            .filter_map(|spec| match reading.iter().find(|s| s.key == spec.key) {
+                Some(s) => Some(format!("{}={}", spec.name, s.value)),
+                None if spec.key == Key::Sdk => sdk.map(|s| format!("sdk={}", s.name())),
+                None => None,
+            })
+            .collect();
+        written.join("&")
+    }
+
     /// Tries each candidate (one reading of each key left open, taken
     /// together) under each SDK, comparing its run by `compare` (where the
     /// task and the run first differ, and how many events agree, pausing
@@ -299,11 +319,7 @@ impl Search {
             }
             let reading = readings.concat();
             let settings = pairs(&reading);
-            first.get_or_insert_with(|| {
-                let written: Vec<String> =
-                    settings.iter().map(|(k, v)| format!("{k}={v}")).collect();
-                written.join("&")
-            });
+            first.get_or_insert_with(|| self.first_query(&reading));
             let before = self.budget.spent;
             let read = match Scenario::from_pairs(settings.iter().map(|(k, v)| (*k, v.as_str()))) {
                 Ok(read) => read,
