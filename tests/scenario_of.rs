@@ -426,13 +426,14 @@ fn a_task_with_a_late_artifact_is_read_as_late_and_its_sdk_told_apart() {
 
 #[test]
 fn a_task_no_scenario_reproduces_says_where_it_first_differs() {
-    // Two WORKING updates before a chunk, one before the next: no
-    // progress=k sends that.
+    // A progress update before the one chunk (`chunks=1&progress=1`), then
+    // COMPLETED twice: no scenario ends a stream twice, and a resend
+    // there (`dup=5`) is past the one chunk's events (dup ≤ chunks+3).
     let lines = [
         r#"{"task":{"id":"t","contextId":"c","status":{"state":"TASK_STATE_SUBMITTED"}}}"#,
         r#"{"statusUpdate":{"taskId":"t","contextId":"c","status":{"state":"TASK_STATE_WORKING"}}}"#,
         r#"{"statusUpdate":{"taskId":"t","contextId":"c","status":{"state":"TASK_STATE_WORKING"}}}"#,
-        r#"{"artifactUpdate":{"taskId":"t","contextId":"c","artifact":{"artifactId":"a","parts":[{"text":"1"}]}}}"#,
+        r#"{"artifactUpdate":{"taskId":"t","contextId":"c","artifact":{"artifactId":"a","parts":[{"text":"1"}]},"lastChunk":true}}"#,
         r#"{"statusUpdate":{"taskId":"t","contextId":"c","status":{"state":"TASK_STATE_COMPLETED"}}}"#,
         r#"{"statusUpdate":{"taskId":"t","contextId":"c","status":{"state":"TASK_STATE_COMPLETED"}}}"#,
     ];
@@ -442,8 +443,13 @@ fn a_task_no_scenario_reproduces_says_where_it_first_differs() {
         .collect();
     let explained = scenario_of(&events, None);
     assert!(!explained.reproduces);
-    let why = explained.first_difference.unwrap();
-    assert!(why.starts_with("event "), "{why}");
+    // The closest streams the first five events and stops: the sixth,
+    // the second COMPLETED, is where the two part.
+    assert_eq!(explained.query, "chunks=1&progress=1");
+    assert_eq!(
+        explained.first_difference.as_deref(),
+        Some("event 6: the task has status COMPLETED, the scenario ends")
+    );
 }
 
 /// The doctor captures (`tests/fixtures/captures/doctor/`): each task with

@@ -337,6 +337,35 @@ pub struct KeySpec {
     pub help: &'static str,
     /// How a value is read.
     pub kind: Values,
+    /// How the scenario reader reads it back off a task's traffic.
+    pub read_back: ReadBack,
+}
+
+/// How the scenario reader (`evidence/scenario_of/`) reads a key back
+/// off a task's traffic (SPEC §15): each row of [`KEYS`] says, so a key
+/// added to the table says it too.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ReadBack {
+    /// Read off the events, counted or read off the wire (`keys_of` for
+    /// one stream, `streams.rs`, `pushes.rs`).
+    Observed,
+    /// Its values tried by simulation: a short list the traffic allows
+    /// (where a resend or a resubscription fell, where a restart did and
+    /// how the task was kept, when a push config took effect, each SDK).
+    Searched,
+    /// No traffic shows it: the scenario that explains a task leaves it
+    /// at its default.
+    OffTheWire {
+        /// Why no traffic shows it.
+        why: &'static str,
+    },
+}
+
+const OBSERVED: ReadBack = ReadBack::Observed;
+const SEARCHED: ReadBack = ReadBack::Searched;
+
+const fn off(why: &'static str) -> ReadBack {
+    ReadBack::OffTheWire { why }
 }
 
 impl KeySpec {
@@ -356,6 +385,7 @@ const fn spec(
     values: &'static str,
     help: &'static str,
     kind: Values,
+    read_back: ReadBack,
 ) -> KeySpec {
     KeySpec {
         key,
@@ -364,6 +394,7 @@ const fn spec(
         values,
         help,
         kind,
+        read_back,
     }
 }
 
@@ -384,35 +415,35 @@ const fn or_word(word: &'static str, lo: u32, hi: u32) -> Values {
 /// and exports, and within each group the order of the page's controls.
 #[rustfmt::skip]
 pub const KEYS: &[KeySpec] = &[
-    spec(Key::Chunks, "chunks", "executor", "0 – 10000", "courier lookup steps, one artifact chunk each", number(0, 10_000)),
-    spec(Key::StepMs, "step_ms", "executor", "1 – 60000", "virtual milliseconds per lookup step", number(1, 60_000)),
-    spec(Key::Ending, "ending", "executor", "complete, fail, input, auth, return, never, raise", "how execute() ends after the last chunk", Values::Choice(Ending::NAMES)),
-    spec(Key::Client, "client", "client", "stream, block", "streaming or blocking client", Values::Choice(Client::NAMES)),
-    spec(Key::TimeoutMs, "timeout_ms", "client", "none or 1 – 600000", "client-side timeout", or_word("none", 1, 600_000)),
-    spec(Key::Cancel, "cancel", "client", "none or 0 – chunks", "a cancel request after chunk k", or_word("none", 0, 10_000)),
-    spec(Key::Work, "work", "executor", "await, to_thread, flag", "how the lookup work runs when a cancel arrives", Values::Choice(Work::NAMES)),
-    spec(Key::CancelImpl, "cancel_impl", "executor", "write, raise, noop", "what the executor's cancel() does", Values::Choice(CancelImpl::NAMES)),
-    spec(Key::Late, "late", "executor", "off or 0 – 600000", "a second artifact this many ms after the ending", or_word("off", 0, 600_000)),
-    spec(Key::Guard, "guard", "policy", "off, on", "the replay-safe ledger in front of delivery and storage", Values::Choice(SWITCH)),
-    spec(Key::Restart, "restart", "faults", "none or 0 – chunks", "the server restarts after chunk k", or_word("none", 0, 10_000)),
-    spec(Key::Store, "store", "faults", "memory, database", "where the server keeps tasks", Values::Choice(Store::NAMES)),
-    spec(Key::Interrupt, "interrupt", "executor", "none, auth, input, both", "ask for authorization and/or input after WORKING", Values::Choice(Interrupt::NAMES)),
-    spec(Key::Receipt, "receipt", "client", "valid, missing", "authorization receipt on the resume from auth-required", Values::Choice(ReceiptMode::NAMES)),
-    spec(Key::Dup, "dup", "faults", "none or 1 – chunks+3", "the stream breaks after delivered event k; event k is resent", or_word("none", 1, 10_003)),
-    spec(Key::Conflict, "conflict", "faults", "off, on", "the resent part has different bytes at the same coordinate", Values::Choice(SWITCH)),
-    spec(Key::Retry, "retry", "client", "off, on", "retry the submission with the same idempotency key", Values::Choice(SWITCH)),
-    spec(Key::Sdk, "sdk", "client", "python, js, rust", "which SDK's behaviour to model: a2a-sdk 1.3.0, @a2a-js/sdk 1.3.0 or a2a-rs (a2a-server-lf 0.5.3)", Values::Choice(Sdk::NAMES)),
-    spec(Key::Resubscribe, "resubscribe", "faults", "none or 1 – events", "the stream drops after delivered event k; the client calls SubscribeToTask", or_word("none", 1, MOST_EVENTS)),
-    spec(Key::SecondClient, "second_client", "client", "none or 1 – events", "after delivered event k a second client calls SubscribeToTask", or_word("none", 1, MOST_EVENTS)),
-    spec(Key::Wire, "wire", "client", "1.0, 0.3", "the A2A wire of the trace and export: 1.0, or the SDKs' 0.3 compatibility mode", Values::Choice(Wire::NAMES)),
-    spec(Key::Push, "push", "client", "off, inline, after:k", "push notifications to the client's webhook: with the message, or created after delivered event k", Values::Own(&["off", "inline", "after:2"])),
-    spec(Key::Webhook, "webhook", "faults", "ok, error, down", "the webhook answers 200, answers 500, or refuses connections", Values::Choice(Webhook::NAMES)),
-    spec(Key::WebhookDelayMs, "webhook_delay_ms", "faults", "none or 1 – 60000", "how long the webhook takes to answer", or_word("none", 1, 60_000)),
-    spec(Key::PushAuth, "push_auth", "client", "token, bearer, both", "what the push config carries: a token, credentials, or both", Values::Choice(PushAuth::NAMES)),
-    spec(Key::Progress, "progress", "executor", "0 – 20", "WORKING status updates with a message before each step's chunk (TaskUpdater.update_status, every ADK event)", number(0, 20)),
-    spec(Key::Result, "result", "executor", "chunks, last", "one chunk per step, or the whole artifact in one event right before the ending", Values::Choice(ResultShape::NAMES)),
-    spec(Key::PushFollowup, "push_followup", "client", "none, repeat", "what a follow-up turn carries of the push config: nothing, or the first turn's inline config again", Values::Choice(PushFollowup::NAMES)),
-    spec(Key::Preset, "preset", "policy", "t42, t43, drill", "play a seed-000 worked ledger instead of the executor", Values::Choice(Preset::NAMES)),
+    spec(Key::Chunks, "chunks", "executor", "0 – 10000", "courier lookup steps, one artifact chunk each", number(0, 10_000), OBSERVED),
+    spec(Key::StepMs, "step_ms", "executor", "1 – 60000", "virtual milliseconds per lookup step", number(1, 60_000), off("how long a step takes: events are compared, not their times")),
+    spec(Key::Ending, "ending", "executor", "complete, fail, input, auth, return, never, raise", "how execute() ends after the last chunk", Values::Choice(Ending::NAMES), OBSERVED),
+    spec(Key::Client, "client", "client", "stream, block", "streaming or blocking client", Values::Choice(Client::NAMES), OBSERVED),
+    spec(Key::TimeoutMs, "timeout_ms", "client", "none or 1 – 600000", "client-side timeout", or_word("none", 1, 600_000), off("the client's own timeout: the wire shows only that the stream ended")),
+    spec(Key::Cancel, "cancel", "client", "none or 0 – chunks", "a cancel request after chunk k", or_word("none", 0, 10_000), OBSERVED),
+    spec(Key::Work, "work", "executor", "await, to_thread, flag", "how the lookup work runs when a cancel arrives", Values::Choice(Work::NAMES), off("how the executor works: the wire shows only what it sent")),
+    spec(Key::CancelImpl, "cancel_impl", "executor", "write, raise, noop", "what the executor's cancel() does", Values::Choice(CancelImpl::NAMES), OBSERVED),
+    spec(Key::Late, "late", "executor", "off or 0 – 600000", "a second artifact this many ms after the ending", or_word("off", 0, 600_000), OBSERVED),
+    spec(Key::Guard, "guard", "policy", "off, on", "the replay-safe ledger in front of delivery and storage", Values::Choice(SWITCH), off("the lab's own policy, never the agent's: the page toggles it beside the task")),
+    spec(Key::Restart, "restart", "faults", "none or 0 – chunks", "the server restarts after chunk k", or_word("none", 0, 10_000), SEARCHED),
+    spec(Key::Store, "store", "faults", "memory, database", "where the server keeps tasks", Values::Choice(Store::NAMES), SEARCHED),
+    spec(Key::Interrupt, "interrupt", "executor", "none, auth, input, both", "ask for authorization and/or input after WORKING", Values::Choice(Interrupt::NAMES), OBSERVED),
+    spec(Key::Receipt, "receipt", "client", "valid, missing", "authorization receipt on the resume from auth-required", Values::Choice(ReceiptMode::NAMES), off("whether a resume carried a receipt is in the client's request, not in what it received")),
+    spec(Key::Dup, "dup", "faults", "none or 1 – chunks+3", "the stream breaks after delivered event k; event k is resent", or_word("none", 1, 10_003), SEARCHED),
+    spec(Key::Conflict, "conflict", "faults", "off, on", "the resent part has different bytes at the same coordinate", Values::Choice(SWITCH), SEARCHED),
+    spec(Key::Retry, "retry", "client", "off, on", "retry the submission with the same idempotency key", Values::Choice(SWITCH), OBSERVED),
+    spec(Key::Sdk, "sdk", "client", "python, js, rust", "which SDK's behaviour to model: a2a-sdk 1.3.0, @a2a-js/sdk 1.3.0 or a2a-rs (a2a-server-lf 0.5.3)", Values::Choice(Sdk::NAMES), SEARCHED),
+    spec(Key::Resubscribe, "resubscribe", "faults", "none or 1 – events", "the stream drops after delivered event k; the client calls SubscribeToTask", or_word("none", 1, MOST_EVENTS), SEARCHED),
+    spec(Key::SecondClient, "second_client", "client", "none or 1 – events", "after delivered event k a second client calls SubscribeToTask", or_word("none", 1, MOST_EVENTS), SEARCHED),
+    spec(Key::Wire, "wire", "client", "1.0, 0.3", "the A2A wire of the trace and export: 1.0, or the SDKs' 0.3 compatibility mode", Values::Choice(Wire::NAMES), OBSERVED),
+    spec(Key::Push, "push", "client", "off, inline, after:k", "push notifications to the client's webhook: with the message, or created after delivered event k", Values::Own(&["off", "inline", "after:2"]), SEARCHED),
+    spec(Key::Webhook, "webhook", "faults", "ok, error, down", "the webhook answers 200, answers 500, or refuses connections", Values::Choice(Webhook::NAMES), OBSERVED),
+    spec(Key::WebhookDelayMs, "webhook_delay_ms", "faults", "none or 1 – 60000", "how long the webhook takes to answer", or_word("none", 1, 60_000), SEARCHED),
+    spec(Key::PushAuth, "push_auth", "client", "token, bearer, both", "what the push config carries: a token, credentials, or both", Values::Choice(PushAuth::NAMES), OBSERVED),
+    spec(Key::Progress, "progress", "executor", "0 – 20", "WORKING status updates with a message before each step's chunk (TaskUpdater.update_status, every ADK event)", number(0, 20), OBSERVED),
+    spec(Key::Result, "result", "executor", "chunks, last", "one chunk per step, or the whole artifact in one event right before the ending", Values::Choice(ResultShape::NAMES), OBSERVED),
+    spec(Key::PushFollowup, "push_followup", "client", "none, repeat", "what a follow-up turn carries of the push config: nothing, or the first turn's inline config again", Values::Choice(PushFollowup::NAMES), SEARCHED),
+    spec(Key::Preset, "preset", "policy", "t42, t43, drill", "play a seed-000 worked ledger instead of the executor", Values::Choice(Preset::NAMES), off("seed 000's worked ledgers are the lab's own, no agent's traffic")),
 ];
 
 impl Key {

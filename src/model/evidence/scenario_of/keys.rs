@@ -2,6 +2,8 @@
 //! the questions answered across follow-up turns, a blocking call's
 //! answers, progress, the whole result at once, and the wire.
 
+use std::borrow::Borrow;
+
 use crate::model::sim::keys::Key;
 use crate::model::sim::profile::INTERNAL_ERROR;
 use crate::model::state::TaskState;
@@ -20,9 +22,9 @@ pub(super) fn state_of(event: &OwnedEvent) -> Option<TaskState> {
 
 /// The questions a task asked and was answered (a WORKING status came
 /// after): each follow-up turn's interrupted state, in order, by index.
-fn turns(events: &[OwnedEvent]) -> Vec<(usize, TaskState)> {
+fn turns(events: &[&OwnedEvent]) -> Vec<(usize, TaskState)> {
     let working =
-        |e: &OwnedEvent| e.kind == EventKind::Status && state_of(e) == Some(TaskState::Working);
+        |e: &&OwnedEvent| e.kind == EventKind::Status && state_of(e) == Some(TaskState::Working);
     events
         .iter()
         .enumerate()
@@ -44,7 +46,7 @@ fn interrupt_key(turns: &[(usize, TaskState)]) -> Option<setting::Setting> {
 }
 
 /// The keys every task ends with: its wire.
-fn finish_keys(mut keys: Reading, events: &[OwnedEvent]) -> Reading {
+fn finish_keys(mut keys: Reading, events: &[&OwnedEvent]) -> Reading {
     if events.first().is_some_and(|e| e.wire == Wire::V0_3) {
         keys.push(word(Key::Wire, Wire::V0_3.name()));
     }
@@ -125,7 +127,7 @@ fn ending_keys(steps: Steps, last: Option<TaskState>, end: Option<StreamEnd>) ->
 
 /// A blocking call's answers, a task each (one per turn): the questions
 /// answered, the steps the last holds and how it ended.
-fn blocking_keys(answers: &[OwnedEvent]) -> Reading {
+fn blocking_keys(answers: &[&OwnedEvent]) -> Reading {
     let Some(event) = answers.last() else {
         return Vec::new();
     };
@@ -164,18 +166,19 @@ fn blocking_keys(answers: &[OwnedEvent]) -> Reading {
 
 /// Whether the events are a blocking call's answers: tasks alone, never
 /// SUBMITTED.
-pub(super) fn answers_only(events: &[OwnedEvent]) -> bool {
-    events.iter().all(|e| e.kind == EventKind::Task)
+pub(super) fn answers_only<E: Borrow<OwnedEvent>>(events: &[E]) -> bool {
+    events.iter().all(|e| e.borrow().kind == EventKind::Task)
         && events
             .first()
-            .is_some_and(|e| state_of(e) != Some(TaskState::Submitted))
+            .is_some_and(|e| state_of(e.borrow()) != Some(TaskState::Submitted))
 }
 
 /// The steps a stream's events up to the end show, and how many WORKING
 /// statuses came before the end.
-fn steps_of(before: &[OwnedEvent]) -> (Steps, u32) {
+fn steps_of(before: &[&OwnedEvent]) -> (Steps, u32) {
     let artifacts: Vec<&OwnedEvent> = before
         .iter()
+        .copied()
         .filter(|e| e.kind == EventKind::Artifact)
         .collect();
     let workings = before
@@ -203,7 +206,7 @@ fn steps_of(before: &[OwnedEvent]) -> (Steps, u32) {
 
 /// Whether a WORKING update came after the last step's chunk (the next
 /// step's progress), with a step done before it.
-fn progress_after_last_step(events: &[OwnedEvent]) -> bool {
+fn progress_after_last_step(events: &[&OwnedEvent]) -> bool {
     let Some(last) = events.iter().rposition(|e| e.kind == EventKind::Artifact) else {
         return false;
     };
@@ -214,6 +217,12 @@ fn progress_after_last_step(events: &[OwnedEvent]) -> bool {
 
 /// The keys its events say (the SDK left out).
 pub(super) fn keys_of(events: &[OwnedEvent], end: Option<StreamEnd>) -> Reading {
+    keys_of_refs(&events.iter().collect::<Vec<_>>(), end)
+}
+
+/// [`keys_of`] for events lent one by one: a reading that leaves one out
+/// (a resend's) reads the rest in place, never a copy of them.
+pub(super) fn keys_of_refs(events: &[&OwnedEvent], end: Option<StreamEnd>) -> Reading {
     if answers_only(events) {
         return blocking_keys(events);
     }
@@ -225,7 +234,7 @@ pub(super) fn keys_of(events: &[OwnedEvent], end: Option<StreamEnd>) -> Reading 
             && (e.kind == EventKind::Status || i == 0)
     });
     let (steps, workings) = steps_of(&events[..ends_at.unwrap_or(events.len())]);
-    let last = ends_at.and_then(|i| state_of(&events[i]));
+    let last = ends_at.and_then(|i| state_of(events[i]));
     let mut keys = ending_keys(steps, last, end);
     if has(&keys, Key::CancelImpl) {
         return finish_keys(keys, events);

@@ -181,13 +181,13 @@ async fn scenario_of_one(
     let compare =
         async |run: &Run, pause: &mut Pause| compare_received(&task, end, run, wire, pause).await;
     let read = keys_of(events, end);
-    let (agree, closest) = match search.run([vec![read]], &compare).await {
+    let (agree, closest) = match search.run([vec![read]], events.len(), &compare).await {
         Ok(found) => return finished(found, &task, search),
         Err(closest) => closest,
     };
     let places = Resend::places(events, &task);
     let readings = Resend::nearest_first(&places, agree).map(|r| vec![r.keys(events, end)]);
-    let found = match search.run(readings, &compare).await {
+    let found = match search.run(readings, events.len(), &compare).await {
         Ok(found) => found,
         Err((more, other)) if more > agree => other,
         Err(_) => closest,

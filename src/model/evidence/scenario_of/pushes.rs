@@ -325,6 +325,7 @@ pub fn scenario_of_pushes(posts: &[Pushed]) -> ScenarioOf {
             super::first_difference(&task, &got).map(|d| d.replacen("event", "POST", 1));
         (difference, super::agreed(&task, &got))
     };
-    let found = super::at_once(search.run(super::search::combinations(&lists), compare));
+    let found =
+        super::at_once(search.run(super::search::combinations(&lists), posts.len(), compare));
     super::finished(found.unwrap_or_else(|(_, closest)| closest), &task, &search)
 }

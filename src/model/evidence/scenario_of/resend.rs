@@ -8,7 +8,7 @@ use crate::model::wire::answer::{EventKind, OwnedEvent};
 use super::setting::{count, word, Reading};
 use super::shape::EventShape;
 
-use super::keys::keys_of;
+use super::keys::keys_of_refs;
 
 /// Where an event of a stream may have come again after a reconnect
 /// (`dup`): the event before it again, or a part sent again right after
@@ -78,9 +78,13 @@ impl Resend {
 
     /// The keys of the events read without the repeat, and the resend.
     pub(super) fn keys(self, events: &[OwnedEvent], end: Option<StreamEnd>) -> Reading {
-        let mut once = events.to_vec();
-        once.remove(self.at);
-        let mut keys = keys_of(&once, end);
+        let once: Vec<&OwnedEvent> = events
+            .iter()
+            .enumerate()
+            .filter(|&(i, _)| i != self.at)
+            .map(|(_, e)| e)
+            .collect();
+        let mut keys = keys_of_refs(&once, end);
         keys.push(count(Key::Dup, self.at));
         if self.conflict {
             keys.push(word(Key::Conflict, "on"));

@@ -11,13 +11,13 @@
 use std::future::Future;
 use std::pin::Pin;
 
-use crate::model::sim::keys::Sdk;
+use crate::model::sim::keys::{Key, ScenarioError, Sdk, Values, KEYS};
 use crate::model::sim::profile::Profile;
 use crate::model::sim::scenario::Scenario;
 use crate::model::sim::Simulation;
 use crate::model::trace::Run;
 
-use super::setting::{pairs, Reading};
+use super::setting::{pairs, Reading, Setting, Value};
 use super::ScenarioOf;
 
 /// How much simulation one task's explanation may spend, in trace rows
@@ -258,6 +258,26 @@ impl Search {
         Some(simulation.finish())
     }
 
+    /// A reading's query as the lab writes one, in the key table's order,
+    /// with the SDK tried first where it is not the lab's default (the
+    /// one the bytes name): what the answer names where no scenario takes
+    /// any reading.
+    fn first_query(&self, reading: &[Setting]) -> String {
+        let default = Scenario::default().sdk;
+        let sdk = self.sdks.first().copied().filter(|s| *s != default);
+        // The table's order, row by row (the page's bundle carries no
+        // sort for it).
+        let written: Vec<String> = KEYS
+            .iter()
+            .filter_map(|spec| match reading.iter().find(|s| s.key == spec.key) {
+                Some(s) => Some(format!("{}={}", spec.name, s.value)),
+                None if spec.key == Key::Sdk => sdk.map(|s| format!("sdk={}", s.name())),
+                None => None,
+            })
+            .collect();
+        written.join("&")
+    }
+
     /// Tries each candidate (one reading of each key left open, taken
     /// together) under each SDK, comparing its run by `compare` (where the
     /// task and the run first differ, and how many events agree, pausing
@@ -266,27 +286,52 @@ impl Search {
     /// agreed longest, the first of those) with how much it agreed.
     /// Whether the budget left candidates untried is the budget's to say
     /// ([`Budget::ran_out`]), once every pass is done.
+    ///
+    /// Every candidate is paced before it is made and charged at least
+    /// `cost` rows, what making it costs (about the task's events: a
+    /// reading reads them all), whether or not any scenario takes it: a
+    /// task past the key table's limits (more chunks than the lab
+    /// simulates) offers candidates no scenario takes, one for each place
+    /// a resend may have fallen, and each is as dear to make as one that
+    /// is simulated.
     pub(super) async fn run(
         &mut self,
         candidates: impl IntoIterator<Item = Vec<Reading>>,
+        cost: usize,
         mut compare: impl AsyncFnMut(&Run, &mut Pause) -> (Option<String>, usize),
     ) -> Result<ScenarioOf, (usize, ScenarioOf)> {
         let mut closest: Option<(usize, ScenarioOf)> = None;
         let mut first: Option<String> = None;
-        'candidates: for readings in candidates {
-            let settings = pairs(&readings.concat());
-            let read = Scenario::from_pairs(settings.iter().map(|(k, v)| (*k, v.as_str())));
-            first.get_or_insert_with(|| {
-                let written: Vec<String> =
-                    settings.iter().map(|(k, v)| format!("{k}={v}")).collect();
-                written.join("&")
-            });
-            let Ok(read) = read else {
-                continue;
+        // Why the first candidate no scenario takes was refused.
+        let mut refused: Option<String> = None;
+        let mut candidates = candidates.into_iter();
+        'candidates: loop {
+            // The pause comes before the candidate is made: making it
+            // reads the task.
+            if self.pause.stopped || !self.pause().await {
+                break;
+            }
+            let Some(readings) = candidates.next() else {
+                break;
+            };
+            if !self.budget.allows_another() {
+                break;
+            }
+            let reading = readings.concat();
+            let settings = pairs(&reading);
+            first.get_or_insert_with(|| self.first_query(&reading));
+            let before = self.budget.spent;
+            let read = match Scenario::from_pairs(settings.iter().map(|(k, v)| (*k, v.as_str()))) {
+                Ok(read) => read,
+                Err(e) => {
+                    refused.get_or_insert_with(|| why_refused(&reading, &e));
+                    self.budget.spend(cost);
+                    continue;
+                }
             };
             for at in 0..self.sdks.len() {
                 let sdk = self.sdks[at];
-                if !self.may_go_on().await {
+                if at > 0 && !self.may_go_on().await {
                     break 'candidates;
                 }
                 let scenario = Scenario {
@@ -321,12 +366,17 @@ impl Search {
                     closest = Some((agree, candidate));
                 }
             }
+            // At least what making the candidate cost, simulated or not.
+            let charged = self.budget.spent - before;
+            self.budget.spend(cost.saturating_sub(charged));
         }
         let (agree, closest) = closest.unwrap_or_else(|| {
             let none = ScenarioOf {
                 query: first.unwrap_or_default(),
                 reproduces: false,
-                first_difference: Some("no scenario takes these keys".into()),
+                first_difference: Some(
+                    refused.unwrap_or_else(|| "no scenario takes these keys".into()),
+                ),
                 budget_ran_out: false,
                 events: Vec::new(),
             };
@@ -334,4 +384,21 @@ impl Search {
         });
         Err((agree, closest))
     }
+}
+
+/// Why no scenario takes a reading, in words: a count past its key's
+/// limit in the key table (`chunks=11000 is past the lab's limit of
+/// 10000`), else what the scenario's parser said.
+fn why_refused(reading: &[Setting], error: &ScenarioError) -> String {
+    let past = reading.iter().find_map(|s| {
+        let Value::Count(n) = s.value else {
+            return None;
+        };
+        let hi = match s.key.spec().kind {
+            Values::Number { hi, .. } | Values::WordOrNumber { hi, .. } => hi,
+            _ => return None,
+        };
+        (n > hi as usize).then(|| format!("{}={n} is past the lab's limit of {hi}", s.key.name()))
+    });
+    past.unwrap_or_else(|| format!("no scenario takes these keys ({error})"))
 }

@@ -6,7 +6,7 @@
 //! task's, stream by stream, event by event, and in how each ended, wins.
 
 use super::setting::{count, count_of, word, Reading};
-use super::{keys_of, sdk_order, shapes, state_of, Budget, EventShape, ScenarioOf, Search};
+use super::{keys_of, shapes, state_of, EventShape, ScenarioOf, Search};
 use crate::model::sim::keys::Key;
 use crate::model::state::TaskState;
 use crate::model::trace::{Run, StreamEnd};
@@ -401,13 +401,7 @@ fn first_difference(task: &[Compared], scenario: &[Compared]) -> Option<String> 
 /// SDKs, a2a-sdk first; the first to match every stream wins, else the one
 /// that agrees the longest. A stream that opens with the question the call
 /// last asked is read first as a subscription, then as a resumed turn.
-pub fn scenario_of_streams(streams: &[ClientStream]) -> ScenarioOf {
-    let events = streams.iter().map(|s| s.events.len()).sum();
-    let mut search = Search::new(sdk_order(None), Budget::for_events(events));
-    scenario_of_streams_within(streams, &mut search)
-}
-
-/// [`scenario_of_streams`] with the SDKs tried and the budget given.
+/// The SDKs are tried and the budget drawn as `search` says.
 pub fn scenario_of_streams_within(streams: &[ClientStream], search: &mut Search) -> ScenarioOf {
     super::at_once(scenario_of_streams_paced(streams, search))
 }
@@ -483,6 +477,7 @@ async fn read_as(
     search
         .run(
             super::search::combinations(&lists),
+            streams.iter().map(|s| s.events.len()).sum(),
             async |run: &Run, _: &mut super::Pause| {
                 let got = run_streams(run, wire);
                 (first_difference(&task, &got), agreement(&task, &got))

@@ -7,7 +7,7 @@ use crate::model::sim::scenario::{
 };
 use crate::model::trace::{Run, StreamEnd};
 
-use super::Reading;
+use super::RunFacts;
 
 /// One piece of advice that carries over to production.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -19,7 +19,7 @@ pub struct Advice {
 }
 
 /// One piece of advice, given where it applies.
-type Counsel = fn(&Reading) -> Option<Advice>;
+type Counsel = fn(&RunFacts) -> Option<Advice>;
 
 /// The advice, where `applies`.
 fn when(applies: bool, title: &'static str, why: &str) -> Option<Advice> {
@@ -166,11 +166,11 @@ pub fn advice(scenario: &Scenario, run: &Run) -> Vec<Advice> {
             .filter_map(|(title, why)| when(true, title, why))
             .collect();
     }
-    let r = Reading::of(scenario, run);
+    let r = RunFacts::of(scenario, run);
     ADVICE.iter().filter_map(|counsel| counsel(&r)).collect()
 }
 
-fn cancel_advice(r: &Reading) -> Option<Advice> {
+fn cancel_advice(r: &RunFacts) -> Option<Advice> {
     r.sc.cancel?;
     let why = match (r.sc.cancel_impl, r.sc.work) {
         (CancelImpl::Raise, _) => "A cancel() that raises turns the task FAILED instead of CANCELED.",
@@ -186,12 +186,12 @@ fn cancel_advice(r: &Reading) -> Option<Advice> {
 }
 
 /// Whether a client called SubscribeToTask.
-fn subscribed(r: &Reading) -> bool {
+fn subscribed(r: &RunFacts) -> bool {
     r.run.streams.iter().any(|s| s.role.is_subscription())
 }
 
 /// Whether a subscription closed on a task that had not ended.
-fn closed_open_task(r: &Reading) -> bool {
+fn closed_open_task(r: &RunFacts) -> bool {
     r.run
         .streams
         .iter()

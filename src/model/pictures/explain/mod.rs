@@ -25,8 +25,8 @@ fn plural(n: u32, one: &str, many: &str) -> String {
     format!("{n} {}", if n == 1 { one } else { many })
 }
 
-/// What every reading of a run starts from.
-struct Reading<'a> {
+/// The facts of a run every sentence of its explanation starts from.
+struct RunFacts<'a> {
     sc: &'a Scenario,
     run: &'a Run,
     m: &'a Metrics,
@@ -38,10 +38,10 @@ struct Reading<'a> {
     state: String,
 }
 
-impl<'a> Reading<'a> {
-    fn of(sc: &'a Scenario, run: &'a Run) -> Reading<'a> {
+impl<'a> RunFacts<'a> {
+    fn of(sc: &'a Scenario, run: &'a Run) -> RunFacts<'a> {
         let m = &run.trace.metrics;
-        Reading {
+        RunFacts {
             sc,
             run,
             m,

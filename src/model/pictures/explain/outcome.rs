@@ -9,10 +9,10 @@ use crate::model::state::TaskState;
 use crate::model::trace::{CallEnd, CancelResult, Run, StreamEnd, StreamRole};
 
 use super::streams::{push_outcome, subscriber_outcome};
-use super::{plural, Reading};
+use super::{plural, RunFacts};
 
 /// One sentence that may tell a run's outcome.
-type Sentence = fn(&Reading) -> Option<String>;
+type Sentence = fn(&RunFacts) -> Option<String>;
 
 /// The outcome's sentences, tried in order: the first that speaks tells
 /// the outcome, so a row above wins over the rows below it.
@@ -39,7 +39,7 @@ const OUTCOMES: &[Sentence] = &[
 
 /// The outcome in one sentence.
 pub fn outcome(scenario: &Scenario, run: &Run) -> String {
-    let r = Reading::of(scenario, run);
+    let r = RunFacts::of(scenario, run);
     if let Some(sentence) = OUTCOMES.iter().find_map(|sentence| sentence(&r)) {
         return sentence;
     }
@@ -53,7 +53,7 @@ pub fn outcome(scenario: &Scenario, run: &Run) -> String {
     )
 }
 
-fn preset_outcome(r: &Reading) -> Option<String> {
+fn preset_outcome(r: &RunFacts) -> Option<String> {
     let preset = r.sc.preset?;
     let (m, state) = (r.m, &r.state);
     Some(format!(
@@ -64,7 +64,7 @@ fn preset_outcome(r: &Reading) -> Option<String> {
     ))
 }
 
-fn restart_outcome(r: &Reading) -> Option<String> {
+fn restart_outcome(r: &RunFacts) -> Option<String> {
     let k = r.sc.restart?;
     let (sdk, state) = (r.sdk, &r.state);
     Some(match r.sc.store {
@@ -73,7 +73,7 @@ fn restart_outcome(r: &Reading) -> Option<String> {
     })
 }
 
-fn hung_outcome(r: &Reading) -> Option<String> {
+fn hung_outcome(r: &RunFacts) -> Option<String> {
     let (sdk, state, events) = (r.sdk, &r.state, &r.events);
     if r.m.hung_streams > 0 {
         return Some(format!("execute() never returns, so the stream hangs after {events}: 1 hung stream, the task stays {state} ({sdk})."));
@@ -81,7 +81,7 @@ fn hung_outcome(r: &Reading) -> Option<String> {
     (r.m.hung_calls > 0).then(|| format!("execute() never returns, so the blocking call never answers: 1 hung call, the task stays {state} ({sdk})."))
 }
 
-fn timed_out_outcome(r: &Reading) -> Option<String> {
+fn timed_out_outcome(r: &RunFacts) -> Option<String> {
     let timed_out =
         r.m.stream == Some(StreamEnd::TimedOut) || r.run.call_end == Some(CallEnd::TimedOut);
     timed_out.then(|| {
@@ -92,14 +92,14 @@ fn timed_out_outcome(r: &Reading) -> Option<String> {
     })
 }
 
-fn result_last_outcome(r: &Reading) -> Option<String> {
+fn result_last_outcome(r: &RunFacts) -> Option<String> {
     let late = r.sc.result == ResultShape::Last
         && r.sc.cancel.is_some_and(|k| k > 0)
         && r.m.cancel_result == Some(CancelResult::NotCancelable);
     late.then(|| format!("With result=last the only artifact is the whole result, sent right before the end: a cancel timed from the first artifact landed after the task was already {}, and CancelTask got TaskNotCancelableError (-32002) ({}).", r.state, r.sdk))
 }
 
-fn cancel_outcome(r: &Reading) -> Option<String> {
+fn cancel_outcome(r: &RunFacts) -> Option<String> {
     let (m, sdk, state, events) = (r.m, r.sdk, &r.state, &r.events);
     Some(match (m.cancel_result?, r.sc.cancel_impl) {
         (CancelResult::NotCancelable, _) => format!("The cancel arrived after the task was already {state}: it lost the race, and CancelTask got TaskNotCancelableError (-32002) ({sdk})."),
@@ -117,7 +117,7 @@ fn cancel_outcome(r: &Reading) -> Option<String> {
     })
 }
 
-fn guard_outcome(r: &Reading) -> Option<String> {
+fn guard_outcome(r: &RunFacts) -> Option<String> {
     (r.m.dropped_by_guard > 0).then(|| {
         format!(
             "Your terminal-state guard dropped {} after {}: the client got {}.",
@@ -128,7 +128,7 @@ fn guard_outcome(r: &Reading) -> Option<String> {
     })
 }
 
-fn after_terminal_outcome(r: &Reading) -> Option<String> {
+fn after_terminal_outcome(r: &RunFacts) -> Option<String> {
     let m = r.m;
     if m.events_after_terminal == 0 {
         return None;
@@ -153,7 +153,7 @@ fn after_terminal_outcome(r: &Reading) -> Option<String> {
     ))
 }
 
-fn retry_outcome(r: &Reading) -> Option<String> {
+fn retry_outcome(r: &RunFacts) -> Option<String> {
     if !r.sc.retry {
         return None;
     }
@@ -163,7 +163,7 @@ fn retry_outcome(r: &Reading) -> Option<String> {
     r.sc.guard.then(|| "The ledger answered the retried submission from its idempotency key: the existing task was returned and the work ran once.".into())
 }
 
-fn resend_outcome(r: &Reading) -> Option<String> {
+fn resend_outcome(r: &RunFacts) -> Option<String> {
     let (m, sc, sdk, events) = (r.m, r.sc, r.sdk, &r.events);
     if m.incidents > 0 {
         return Some("The resent part carried other bytes at the same artifact coordinate: the ledger recorded a protocol incident and kept the stored part.".into());
@@ -179,7 +179,7 @@ fn resend_outcome(r: &Reading) -> Option<String> {
 
 /// `dup` beside a webhook or another stream (SPEC §14): the resend is a
 /// fault of client 1's own connection, so who else got the event once.
-fn resend_reach_outcome(r: &Reading) -> Option<String> {
+fn resend_reach_outcome(r: &RunFacts) -> Option<String> {
     let (sc, k) = (r.sc, r.sc.dup?);
     let others = match (sc.push != Push::Off, sc.second_client.is_some()) {
         (true, true) => "the webhook and the second client",
@@ -204,7 +204,7 @@ fn resend_reach_outcome(r: &Reading) -> Option<String> {
     Some(format!("Client 1's stream broke after event {k} and the server resent it on the reconnected stream alone: client 1 received it twice{once} ({} in all).", r.events))
 }
 
-fn receipt_outcome(r: &Reading) -> Option<String> {
+fn receipt_outcome(r: &RunFacts) -> Option<String> {
     if r.sc.receipt != ReceiptMode::Missing {
         return None;
     }
@@ -216,7 +216,7 @@ fn receipt_outcome(r: &Reading) -> Option<String> {
 
 /// SPEC §14: the message stream the SDK kept open at AUTH_REQUIRED, ended
 /// by an error when the follow-up's `execute()` published the task again.
-fn open_stream_outcome(r: &Reading) -> Option<String> {
+fn open_stream_outcome(r: &RunFacts) -> Option<String> {
     let error = Profile::of(r.sc.sdk).republish_ends_open_stream?;
     let rows = &r.run.trace.rows;
     let first = r.run.streams.iter().find(|s| {
