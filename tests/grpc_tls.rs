@@ -83,14 +83,7 @@ impl Pki {
 /// 127.0.0.1, whatever is asked; returns its URL.
 fn serve_card_tls(pki: &Pki, card: String) -> String {
     let acceptor = tokio_rustls::TlsAcceptor::from(pki.server(b"http/1.1"));
-    let runtime = tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(1)
-        .enable_all()
-        .build()
-        .unwrap();
-    let listener = runtime
-        .block_on(tokio::net::TcpListener::bind("127.0.0.1:0"))
-        .unwrap();
+    let (runtime, listener) = grpc_standin::runtime_and_listener();
     let url = format!("https://{}", listener.local_addr().unwrap());
     std::thread::spawn(move || {
         runtime.block_on(async move {

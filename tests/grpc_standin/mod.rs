@@ -308,7 +308,9 @@ pub fn serve_tls(
     serve_on(kind, Some(tokio_rustls::TlsAcceptor::from(config)))
 }
 
-fn serve_on(kind: Kind, tls: Option<tokio_rustls::TlsAcceptor>) -> std::net::SocketAddr {
+/// A runtime of one worker and a listener on 127.0.0.1, an ephemeral port,
+/// for a stand-in server that runs until the test process ends.
+pub fn runtime_and_listener() -> (tokio::runtime::Runtime, tokio::net::TcpListener) {
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(1)
         .enable_all()
@@ -317,6 +319,11 @@ fn serve_on(kind: Kind, tls: Option<tokio_rustls::TlsAcceptor>) -> std::net::Soc
     let listener = runtime
         .block_on(tokio::net::TcpListener::bind("127.0.0.1:0"))
         .unwrap();
+    (runtime, listener)
+}
+
+fn serve_on(kind: Kind, tls: Option<tokio_rustls::TlsAcceptor>) -> std::net::SocketAddr {
+    let (runtime, listener) = runtime_and_listener();
     let grpc = listener.local_addr().unwrap();
     let pool = Arc::new(pool());
     let tasks = Arc::new(AtomicU64::new(1));
