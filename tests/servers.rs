@@ -18,7 +18,7 @@ use a2a_lab::model::evidence::probe::plan::replay;
 use a2a_lab::model::evidence::probe::records::{ProbeRecords, RefusedPosts};
 use a2a_lab::model::evidence::probe::report::Probe;
 use a2a_lab::probe::webhook::{self, WebhookServer};
-use a2a_lab::serve::{files, Bound, Limits, Server};
+use a2a_lab::serve::{files, Bound, Limits, Serving};
 
 /// A read timeout for the test's own sockets, so that no test hangs.
 const PATIENCE: Duration = Duration::from_secs(8);
@@ -31,7 +31,7 @@ fn alone() -> MutexGuard<'static, ()> {
     ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner())
 }
 
-static FILES: files::Files = &[
+static FILES: files::Bundle = &[
     (
         "index.html",
         b"<!doctype html><title>lab</title><p>the page",
@@ -40,7 +40,7 @@ static FILES: files::Files = &[
     ("app.wasm", b"\0asm\x01\0\0\0"),
 ];
 
-fn serve(limits: Limits) -> Server {
+fn serve(limits: Limits) -> Serving {
     Bound::local(0, limits)
         .unwrap()
         .spawn(files::router(FILES))
@@ -373,11 +373,11 @@ fn the_webhook_keeps_posts_to_its_path_and_nothing_else() {
 #[test]
 fn the_webhooks_refused_posts_are_counted_by_why() {
     let _alone = alone();
-    let hook = WebhookServer::start_with(webhook::Limits {
+    let hook = WebhookServer::start_with(webhook::WebhookLimits {
         server: Limits {
             max_body: 8,
             body_timeout: Duration::from_millis(300),
-            ..webhook::Limits::default().server
+            ..webhook::WebhookLimits::default().server
         },
         max_posts: 2,
     })
@@ -561,7 +561,7 @@ fn the_refused_count_reaches_the_push_probes_report() {
 fn a_client_that_does_not_read_its_answer_is_cut_at_the_write_timeout() {
     let _alone = alone();
     let big: &'static [u8] = Box::leak(vec![b'x'; 32 << 20].into_boxed_slice());
-    let files: files::Files = Box::leak(Box::new([
+    let files: files::Bundle = Box::leak(Box::new([
         ("big.bin", big),
         ("index.html", &b"<p>the page"[..]),
     ]));

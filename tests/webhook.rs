@@ -13,7 +13,7 @@ use std::sync::{Arc, Barrier};
 use std::thread;
 use std::time::{Duration, Instant};
 
-use a2a_lab::probe::webhook::{Limits, WebhookServer};
+use a2a_lab::probe::webhook::{WebhookLimits, WebhookServer};
 
 /// A read timeout for the test's own sockets, so that no test hangs.
 const PATIENCE: Duration = Duration::from_secs(8);
@@ -21,7 +21,7 @@ const PATIENCE: Duration = Duration::from_secs(8);
 /// A webhook whose heads must arrive within `timeout` and whose bodies
 /// may be silent for as long.
 fn short(timeout: Duration) -> WebhookServer {
-    let mut limits = Limits::default();
+    let mut limits = WebhookLimits::default();
     limits.server.header_timeout = timeout;
     limits.server.body_timeout = timeout;
     WebhookServer::start_with(limits).unwrap()
@@ -128,7 +128,7 @@ fn keeps_names_and_bodies_never_values_and_answers_after_a_delay() {
 /// slow one is kept whole when it ends.
 #[test]
 fn a_slow_drip_is_kept_whole_and_holds_up_no_one() {
-    let mut limits = Limits::default();
+    let mut limits = WebhookLimits::default();
     limits.server.header_timeout = Duration::from_secs(5);
     limits.server.body_timeout = Duration::from_secs(1);
     let hook = Arc::new(WebhookServer::start_with(limits).unwrap());
@@ -167,7 +167,7 @@ fn a_slow_drip_is_kept_whole_and_holds_up_no_one() {
 #[test]
 fn an_oversized_body_is_answered_413_and_not_kept() {
     let hook = WebhookServer::start().unwrap();
-    let max = Limits::default().server.max_body;
+    let max = WebhookLimits::default().server.max_body;
     // hyper refuses a length past its own bound (u64::MAX - 2) with the
     // head, as 431, before the webhook sees it.
     for (declared, status) in [
@@ -209,7 +209,7 @@ fn an_oversized_body_is_answered_413_and_not_kept() {
     drop(conn);
     sender.join().unwrap();
     // Exactly at a limit is kept, one byte over is not.
-    let mut limits = Limits::default();
+    let mut limits = WebhookLimits::default();
     limits.server.max_body = 8;
     let small = WebhookServer::start_with(limits).unwrap();
     assert!(send(&small, post("12345678").as_bytes()).starts_with("HTTP/1.1 200 "));

@@ -24,14 +24,14 @@ use axum::routing::post;
 use axum::{Extension, Router};
 
 use crate::model::evidence::probe::records::{PostRecord, RefusedPosts};
-use crate::serve::{self, Bound, SentHeaderNames, Server};
+use crate::serve::{self, Bound, SentHeaderNames, Serving};
 
 /// The path the agent is told to POST to.
 const PATH: &str = "/webhook";
 
 /// What the webhook puts up with.
 #[derive(Debug, Clone, Copy)]
-pub struct Limits {
+pub struct WebhookLimits {
     /// Its server's: among them the longest body kept (a longer one is
     /// answered 413), how long a body may be silent, how long a head may
     /// take.
@@ -40,11 +40,11 @@ pub struct Limits {
     pub max_posts: usize,
 }
 
-impl Default for Limits {
+impl Default for WebhookLimits {
     /// A 4 MiB body, silent for at most 30 s; 10,000 POSTs; the server's
     /// other limits as they are.
-    fn default() -> Limits {
-        Limits {
+    fn default() -> WebhookLimits {
+        WebhookLimits {
             server: serve::Limits {
                 max_body: 4 << 20,
                 body_timeout: Duration::from_secs(30),
@@ -78,18 +78,18 @@ impl Hook {
 /// A webhook listening until dropped.
 pub struct WebhookServer {
     hook: Arc<Hook>,
-    server: Server,
+    server: Serving,
 }
 
 impl WebhookServer {
     /// Listens on 127.0.0.1, an ephemeral port, with the default
-    /// [`Limits`].
+    /// [`WebhookLimits`].
     pub fn start() -> Result<WebhookServer, String> {
-        WebhookServer::start_with(Limits::default())
+        WebhookServer::start_with(WebhookLimits::default())
     }
 
     /// Listens on 127.0.0.1, an ephemeral port, with `limits`.
-    pub fn start_with(limits: Limits) -> Result<WebhookServer, String> {
+    pub fn start_with(limits: WebhookLimits) -> Result<WebhookServer, String> {
         let fail = |e: String| format!("--webhook: cannot listen on {e}");
         let now = Instant::now();
         let hook = Arc::new(Hook {

@@ -10,15 +10,15 @@ use axum::Router;
 
 /// Files by name, with their bytes (the binary's own: answered in place,
 /// never copied).
-pub type Files = &'static [(&'static str, &'static [u8])];
+pub type Bundle = &'static [(&'static str, &'static [u8])];
 
 /// `files` as a router.
-pub fn router(files: Files) -> Router {
+pub fn router(files: Bundle) -> Router {
     Router::new()
         .fallback(move |method: Method, uri: Uri| async move { answer(files, &method, &uri) })
 }
 
-fn answer(files: Files, method: &Method, uri: &Uri) -> Response {
+fn answer(files: Bundle, method: &Method, uri: &Uri) -> Response {
     if method != Method::GET && method != Method::HEAD {
         return Response::builder()
             .status(StatusCode::METHOD_NOT_ALLOWED)

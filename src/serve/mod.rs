@@ -118,9 +118,9 @@ impl Bound {
         })
     }
 
-    /// Serves `router` on a thread of its own until the [`Server`] is
+    /// Serves `router` on a thread of its own until the [`Serving`] is
     /// dropped.
-    pub fn spawn(self, router: Router) -> Result<Server, String> {
+    pub fn spawn(self, router: Router) -> Result<Serving, String> {
         self.spawn_around(router, |bounded| bounded)
     }
 
@@ -131,7 +131,7 @@ impl Bound {
         self,
         router: Router,
         around: impl FnOnce(Router) -> Router,
-    ) -> Result<Server, String> {
+    ) -> Result<Serving, String> {
         let runtime = runtime()?;
         let router = around(bounded(router, &self.limits));
         let served = accept::Served::new(router, self.limits, self.names);
@@ -153,7 +153,7 @@ impl Bound {
                 });
             })
             .map_err(|e| e.to_string())?;
-        Ok(Server {
+        Ok(Serving {
             addr: self.addr,
             stop: Some(stop),
             thread: Some(thread),
@@ -172,20 +172,20 @@ fn runtime() -> Result<tokio::runtime::Runtime, String> {
 
 /// A server running on a thread of its own; dropped, it stops listening
 /// and closes every connection.
-pub struct Server {
+pub struct Serving {
     addr: SocketAddr,
     stop: Option<tokio::sync::oneshot::Sender<()>>,
     thread: Option<JoinHandle<()>>,
 }
 
-impl Server {
+impl Serving {
     /// The address it listens on.
     pub fn addr(&self) -> SocketAddr {
         self.addr
     }
 }
 
-impl Drop for Server {
+impl Drop for Serving {
     fn drop(&mut self) {
         if let Some(stop) = self.stop.take() {
             let _ = stop.send(());

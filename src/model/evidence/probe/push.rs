@@ -60,36 +60,9 @@ impl ProbeJudge {
                 told.join(" and ")
             }
         );
-        let stall = match (push.stream_ms, push.stall.as_ref(), push.stall_ms) {
-            (Some(prompt_ms), Some(stall), Some(stall_ms)) => Some((prompt_ms, stall, stall_ms)),
-            _ => None,
-        };
-        let stream_closed = streams.first().is_some_and(|s| s.end == AnswerEnd::Closed);
-        match stall {
-            Some((prompt_ms, stall, stall_ms)) if stream_closed => {
-                let how = match stall.end {
-                    AnswerEnd::TimedOut(waited) => format!("was still open after {waited} ms"),
-                    _ => format!("took {stall_ms} ms"),
-                };
-                summary.push_str(&format!(
-                    "; with a webhook that answers after {} ms the stream {how} ({prompt_ms} ms with a prompt one)",
-                    push.delay_ms
-                ));
-                if stall_ms >= prompt_ms + push.delay_ms {
-                    found.push((
-                        ProbeCode::PushStallsStream,
-                        format!(
-                            "with a webhook that answers after {} ms the stream {how}, with a prompt one {prompt_ms} ms: the agent waits for the webhook before the stream gets the event",
-                            push.delay_ms
-                        ),
-                    ));
-                }
-            }
-            Some(_) => summary.push_str(
-                "; the stream probe's stream did not close, so a slow webhook's effect on it cannot be told",
-            ),
-            None => {}
-        }
+        let (clause, stalls) = stalled(streams, push);
+        summary.push_str(&clause.unwrap_or_default());
+        found.extend(stalls);
         if let Some(refused) = push.refused.sentence() {
             summary.push_str(&format!("; {refused}"));
         }
@@ -98,4 +71,40 @@ impl ProbeJudge {
         judged.scenario = report.tasks.iter().find_map(|t| t.scenario.clone());
         Ok(judged)
     }
+}
+
+/// What the slow webhook's task says of the stream: the summary's clause,
+/// and `push-stalls-stream` where the stream waited for the webhook (it
+/// took the webhook's delay longer than the `stream` probe's).
+fn stalled(
+    streams: &[&CallRecord],
+    push: &PushRecords,
+) -> (Option<String>, Option<(ProbeCode, String)>) {
+    let (Some(prompt_ms), Some(stall), Some(stall_ms)) =
+        (push.stream_ms, push.stall.as_ref(), push.stall_ms)
+    else {
+        return (None, None);
+    };
+    if !streams.first().is_some_and(|s| s.end == AnswerEnd::Closed) {
+        let clause = "; the stream probe's stream did not close, so a slow webhook's effect on it cannot be told";
+        return (Some(clause.to_string()), None);
+    }
+    let how = match stall.end {
+        AnswerEnd::TimedOut(waited) => format!("was still open after {waited} ms"),
+        _ => format!("took {stall_ms} ms"),
+    };
+    let clause = format!(
+        "; with a webhook that answers after {} ms the stream {how} ({prompt_ms} ms with a prompt one)",
+        push.delay_ms
+    );
+    let finding = (stall_ms >= prompt_ms + push.delay_ms).then(|| {
+        (
+            ProbeCode::PushStallsStream,
+            format!(
+                "with a webhook that answers after {} ms the stream {how}, with a prompt one {prompt_ms} ms: the agent waits for the webhook before the stream gets the event",
+                push.delay_ms
+            ),
+        )
+    });
+    (Some(clause), finding)
 }
