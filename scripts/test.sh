@@ -44,7 +44,7 @@ cargo test --quiet --test probe_agents -- --include-ignored
 step "component tests in headless Chromium (wasm-bindgen-test)"
 CARGO_TARGET_WASM32_UNKNOWN_UNKNOWN_RUNNER=wasm-bindgen-test-runner \
 CHROMEDRIVER=/usr/bin/chromedriver WASM_BINDGEN_TEST_TIMEOUT=120 \
-  cargo test --target wasm32-unknown-unknown --test browser --test browser_pictures --test page_explains
+  cargo test --target wasm32-unknown-unknown --test browser
 
 step "release bundle (trunk, offline) and its size budget"
 trunk build --release

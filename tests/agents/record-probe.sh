@@ -3,7 +3,7 @@
 # SDKs, both wires where the SDK has them, healthy and with each defect,
 # over REST, under --tasks, with a thin card) and from the stand-ins (bad.py's endless stream, hostile.py), as
 # the records `cargo test` judges with no agent running
-# (tests/probe_judge.rs): tests/fixtures/probe/records/SDK-WIRE-DEFECT.json.
+# (tests/model/probe_judge.rs): tests/fixtures/probe/records/SDK-WIRE-DEFECT.json.
 # Needs tests/agents/setup.sh to have run once.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
@@ -17,7 +17,7 @@ for dir in target/tmp/probe/*/; do
   case "$name" in probe-json|baseline|auth-*|ci-recipe-*|bad-*|broken-*) continue ;; esac
   # Message ids carry the run's time; everything else is as received.
   # The a2a-rs agent's runs go to rust/, beside the two SDKs' the
-  # scenario tests read (tests/probe_judge.rs reads both).
+  # scenario tests read (tests/model/probe_judge.rs reads both).
   case "$name" in
     *rust-*) mkdir -p "$dest/rust"; cp "$dir/records.json" "$dest/rust/$name.json" ;;
     *) cp "$dir/records.json" "$dest/$name.json" ;;

@@ -2,7 +2,7 @@
 //! few lines (h2, on 127.0.0.1) that answers `A2AService` as scripted, in
 //! the lifecycle hostile.py scripts for JSON-RPC, and breaks one thing on
 //! demand; its card is served over HTTP/1.1 beside it. Shared by
-//! tests/grpc_hostile.rs and tests/probe_agents.rs.
+//! tests/cli/grpc_hostile.rs and tests/probe_agents.rs.
 #![allow(dead_code)]
 
 use std::path::PathBuf;

@@ -1,7 +1,7 @@
 //! A long task as an LLM agent streams it (issue 40): one 0.3 stream of
 //! `chunks` appended chunks of one artifact, ended by a final status of
 //! any state, as JSON values (to write as a capture) or read as events.
-//! Shared by tests/scenario_of.rs, tests/cli.rs and benches/explain.rs.
+//! Shared by tests/model/scenario_of.rs, tests/cli/cli.rs and benches/explain.rs.
 #![allow(dead_code)]
 
 use a2a_lab::model::wire::answer::{read_value, OwnedEvent};

@@ -85,7 +85,7 @@ pub fn capture_report<F: AsRef<[u8]>>(files: &[F]) -> CaptureReport {
 
 /// Cases per property for the parsers' fuzz tests: `default`, or what
 /// `FUZZ_CASES` says for a soak (`FUZZ_CASES=1000000 cargo test --release
-/// --test fuzz_parsers`).
+/// --test model fuzz_parsers::`).
 pub fn fuzz_cases(default: u32) -> u32 {
     std::env::var("FUZZ_CASES")
         .ok()

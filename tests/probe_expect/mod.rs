@@ -1,6 +1,6 @@
 //! What the probe must find on each real agent the test command starts:
 //! shared by the live probe tests (tests/probe_agents.rs) and the judge's
-//! tests on recorded answers (tests/probe_judge.rs), so both hold the same
+//! tests on recorded answers (tests/model/probe_judge.rs), so both hold the same
 //! expectation.
 
 /// What the probe must report for each defect on one SDK and wire:

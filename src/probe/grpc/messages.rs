@@ -9,7 +9,7 @@ use prost::Message;
 use prost_reflect::{DescriptorPool, DynamicMessage, MethodDescriptor, SerializeOptions};
 use serde_json::Value;
 
-/// The compiled descriptor of `proto/a2a.proto` (tests/grpc_descriptor.rs
+/// The compiled descriptor of `proto/a2a.proto` (tests/cli/grpc_descriptor.rs
 /// checks it is that file's).
 const DESCRIPTOR: &[u8] = include_bytes!("../../../proto/a2a.binpb");
 /// The service every call is a method of.

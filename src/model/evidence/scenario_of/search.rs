@@ -24,7 +24,7 @@ use super::ScenarioOf;
 /// simulated: [`Budget::PER_EVENT`] for each of the task's events, and at
 /// least [`Budget::FLOOR`], so that a short task may still try every
 /// combination its keys leave open (the recorded runs of both SDKs need at
-/// most a few thousand rows; `tests/scenario_of.rs` holds each within it).
+/// most a few thousand rows; `tests/model/scenario_of.rs` holds each within it).
 /// Linear in the task: a 10,000-event task is explained in well under a
 /// second natively (docs/performance.md, `benches/explain.rs`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -1,0 +1,16 @@
+//! The page's tests, one binary: in headless Chromium (wasm-bindgen-test)
+//! the components and the pictures; the page explaining a capture as
+//! `check` does runs there and natively under `cargo test`.
+// Tests may panic on what they did not expect; that is how they fail.
+#![allow(clippy::unwrap_used)]
+
+#[cfg(target_arch = "wasm32")]
+#[path = "../support/mod.rs"]
+mod support;
+
+#[cfg(target_arch = "wasm32")]
+wasm_bindgen_test::wasm_bindgen_test_configure!(run_in_browser);
+
+mod browser;
+mod browser_pictures;
+mod page_explains;
