@@ -10,66 +10,13 @@
 
 use std::collections::BTreeSet;
 
-use a2a_lab::model::sim::keys::{Key, KeySpec, ReadBack, Values, KEYS};
+use crate::drawn::drawn;
+use a2a_lab::model::sim::keys::{Key, ReadBack, Values, KEYS};
 use a2a_lab::model::sim::scenario::Scenario;
 use a2a_lab::model::sim::simulate;
 use proptest::prelude::*;
 use proptest::strategy::ValueTree;
 use proptest::test_runner::TestRunner;
-
-/// The most a drawn count goes past its key's least value: enough for
-/// every place a cancel, a restart or a resend may fall in a short run.
-const SPAN: u32 = 8;
-
-/// One value of a key, as its row in the table spells it.
-fn value(spec: &KeySpec) -> BoxedStrategy<String> {
-    match spec.kind {
-        Values::Number { lo, hi } => (lo..=hi.min(lo + SPAN)).prop_map(|n| n.to_string()).boxed(),
-        Values::WordOrNumber { word, lo, hi } => prop_oneof![
-            Just(word.to_string()),
-            (lo..=hi.min(lo + SPAN)).prop_map(|n| n.to_string()),
-        ]
-        .boxed(),
-        Values::Choice(names) => prop::sample::select(names).prop_map(String::from).boxed(),
-        // `push`: its words, and `after:k` at any k a short run reaches.
-        Values::Own(names) => {
-            let words: Vec<&str> = names.iter().copied().filter(|n| !n.contains(':')).collect();
-            prop_oneof![
-                prop::sample::select(words).prop_map(String::from),
-                (1..=SPAN).prop_map(|k| format!("after:{k}")),
-            ]
-            .boxed()
-        }
-    }
-}
-
-/// Each key of the table set (or, a time in three, left at its default;
-/// `preset` rarely, as it replaces every other key), then mended: while
-/// the parser refuses the pairs, the key it names is left out.
-fn drawn() -> impl Strategy<Value = Scenario> {
-    let keys: Vec<BoxedStrategy<Option<(&'static str, String)>>> = KEYS
-        .iter()
-        .map(|spec| {
-            let name = spec.name;
-            let weight = if spec.key == Key::Preset { 20 } else { 1 };
-            prop::option::weighted(1.0 / (weight as f64 * 1.5), value(spec))
-                .prop_map(move |v| v.map(|v| (name, v)))
-                .boxed()
-        })
-        .collect();
-    keys.prop_map(|pairs| {
-        let mut pairs: Vec<(&str, String)> = pairs.into_iter().flatten().collect();
-        loop {
-            match Scenario::from_pairs(pairs.iter().map(|(k, v)| (*k, v.as_str()))) {
-                Ok(s) => return s,
-                Err(e) => {
-                    let at = pairs.iter().position(|(k, _)| *k == e.key);
-                    pairs.remove(at.unwrap_or(pairs.len() - 1));
-                }
-            }
-        }
-    })
-}
 
 #[test]
 fn every_value_of_every_key_is_drawn_in_a_scenario_that_parses() {
