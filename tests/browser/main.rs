@@ -11,6 +11,12 @@ mod support;
 #[cfg(target_arch = "wasm32")]
 wasm_bindgen_test::wasm_bindgen_test_configure!(run_in_browser);
 
+// The fixtures' typed records alone: the rest of the model's support
+// reads files the page's tests have no use for.
+#[path = "../model_support/recorded.rs"]
+#[allow(dead_code)]
+mod recorded;
+
 mod browser;
 mod browser_pictures;
 mod page_explains;

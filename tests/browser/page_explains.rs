@@ -7,6 +7,8 @@
 use a2a_lab::model::evidence::import::{Imported, Importer};
 use a2a_lab::model::pictures::shown::Shown;
 
+use crate::recorded::Recording;
+
 /// @a2a-js/sdk, recorded: the stream dropped after its 3rd event, then
 /// SubscribeToTask, which ends where `execute()` returned (WORKING).
 const FIXTURE: &str =
@@ -14,12 +16,13 @@ const FIXTURE: &str =
 
 /// Each stream's bytes as received, one file each.
 fn files() -> Vec<String> {
-    let fixture: serde_json::Value = serde_json::from_str(FIXTURE).unwrap();
-    fixture["runs"][0]["streams"]
-        .as_array()
+    let fixture: Recording = serde_json::from_str(FIXTURE).unwrap();
+    fixture.runs[0]
+        .streams
+        .as_ref()
         .unwrap()
         .iter()
-        .map(|s| s["raw"].as_str().unwrap().to_string())
+        .map(|s| s.raw.clone().unwrap())
         .collect()
 }
 

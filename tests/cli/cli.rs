@@ -6,6 +6,7 @@ use crate::cli_support;
 use crate::model_support;
 
 use cli_support::{binary, cli, Scratch};
+use model_support::recorded::{read_recorded, Recording};
 use model_support::{wire_events, wire_rows};
 
 use a2a_lab::model::evidence::export::export_json;
@@ -537,12 +538,13 @@ fn check_shows_the_scenario_of_each_task_with_a_finding() {
 fn check_shows_the_scenario_of_a_webhook_log_task_with_a_finding() {
     // a2a-sdk's POSTs of a late artifact, as a webhook logs them.
     let path = "tests/fidelity/fixtures/python/push/push-inline_late-0.json";
-    let fixture: Value = serde_json::from_slice(&std::fs::read(path).unwrap()).unwrap();
-    let log: String = fixture["runs"][0]["posts"]
-        .as_array()
+    let fixture: Recording = read_recorded(std::path::Path::new(path));
+    let log: String = fixture.runs[0]
+        .posts
+        .as_ref()
         .unwrap()
         .iter()
-        .map(|p| json!({"headers": p["headers"], "body": p["body"]}).to_string() + "\n")
+        .map(|p| json!({"headers": p.headers, "body": p.body}).to_string() + "\n")
         .collect();
     let (text, _, code) = cli(&["check", "--webhook", "log.jsonl"], Some(log.as_bytes()));
     assert_eq!(code, 1, "{text}");

@@ -16,36 +16,39 @@ use a2a_lab::model::evidence::push_log::{PushLog, PushReport};
 use a2a_lab::model::state::TaskState;
 use a2a_lab::model::wire::read_error::{EventFault, Place, ReadKind};
 use cli_support::{binary, Scratch};
-use model_support::fidelity::{fixture_dir, modelled};
+use model_support::fidelity::{fixture_dir, modelled, Fixture};
 use model_support::read_capture;
+use model_support::recorded::Recording;
 use serde_json::{json, Value};
 
 /// Every push fixture of `sdk` the model is held to, by name
 /// (`push-inline_late-0`).
-fn fixtures(sdk: &str) -> Vec<(String, Value)> {
+fn fixtures(sdk: &str) -> Vec<(String, Fixture)> {
     modelled(&fixture_dir(sdk).join("push"))
         .into_iter()
-        .map(|f| (f.stem(), f.json))
+        .map(|f| (f.stem(), f))
         .collect()
 }
 
 /// The push fixture `name` of `sdk`.
-fn fixture(sdk: &str, name: &str) -> Value {
+fn fixture(sdk: &str, name: &str) -> Recording {
     fixtures(sdk)
         .into_iter()
         .find(|(n, _)| n == name)
         .unwrap_or_else(|| panic!("{sdk} {name}"))
         .1
+        .recording
 }
 
 /// The first run's POSTs as a webhook's log: JSON Lines of
 /// `{"headers", "body"}`, the body as the webhook received it.
-fn log_of(fixture: &Value) -> String {
-    fixture["runs"][0]["posts"]
-        .as_array()
+fn log_of(fixture: &Recording) -> String {
+    fixture.runs[0]
+        .posts
+        .as_ref()
         .unwrap()
         .iter()
-        .map(|p| json!({"headers": p["headers"], "body": p["body"]}).to_string() + "\n")
+        .map(|p| json!({"headers": p.headers, "body": p.body}).to_string() + "\n")
         .collect()
 }
 
@@ -89,23 +92,20 @@ fn every_recorded_webhook_log_is_judged_as_the_recorder_counted_it() {
     let mut judged = 0;
     for sdk in ["python", "js", "rust"] {
         for (name, fixture) in fixtures(sdk) {
-            let run = &fixture["runs"][0];
             // a2a-rs has no 0.3 wire and no database store: not measured.
-            if fixture["measurable"] == Value::Bool(false) {
+            if !fixture.measurable() {
                 continue;
             }
-            if run["posts"].as_array().unwrap().is_empty() {
+            let fixture = fixture.recording;
+            let run = &fixture.runs[0];
+            if run.posts.as_ref().unwrap().is_empty() {
                 continue; // webhook=down: nothing reached it.
             }
             let report = judge(&log_of(&fixture), None);
             let at = format!("{sdk} {name}");
-            assert_eq!(
-                report.posts as u64,
-                run["pushes_received"].as_u64().unwrap(),
-                "{at}"
-            );
+            assert_eq!(report.posts as u64, run.pushes_received.unwrap(), "{at}");
             // A retry that makes a second task pushes both (SPEC §14).
-            let tasks = run["distinct_tasks"].as_u64().unwrap_or(1);
+            let tasks = run.distinct_tasks.unwrap_or(1);
             assert_eq!(report.tasks.len() as u64, tasks, "{at}: tasks");
             if tasks > 1 {
                 judged += 1;
@@ -113,17 +113,17 @@ fn every_recorded_webhook_log_is_judged_as_the_recorder_counted_it() {
             }
             assert_eq!(
                 report.tasks[0].last_state.map(|s| s.state),
-                run["push_last_state"].as_str().and_then(state),
+                run.push_last_state.as_deref().and_then(state),
                 "{at}: what the webhook was told last"
             );
             assert_eq!(
                 count(&report, FindingCode::PushedAfterTerminal),
-                run["push_after_terminal"].as_u64().unwrap(),
+                run.push_after_terminal.unwrap(),
                 "{at}"
             );
             assert_eq!(
                 count(&report, FindingCode::PushDuplicate),
-                run["push_duplicates"].as_u64().unwrap(),
+                run.push_duplicates.unwrap(),
                 "{at}"
             );
             judged += 1;
@@ -165,10 +165,8 @@ fn each_sdks_push_defects_are_named_and_a_healthy_log_is_clean() {
 
 /// GetTask's answer for the log's task, in the state the recorder saw it
 /// settle in: the stream capture beside the log.
-fn get_task(fixture: &Value, log: &PushReport) -> Vec<u8> {
-    let settled = fixture["runs"][0]["get_task_settled"]["state"]
-        .as_str()
-        .unwrap();
+fn get_task(fixture: &Recording, log: &PushReport) -> Vec<u8> {
+    let settled = &fixture.runs[0].get_task_settled.task().unwrap().state;
     json!({"jsonrpc": "2.0", "id": 9, "result": {"id": log.tasks[0].id, "contextId": "c", "status": {"state": settled}}})
         .to_string()
         .into_bytes()

@@ -154,18 +154,18 @@ fn after_a_reconnect_the_advice_is_to_replace_the_view_with_the_snapshot() {
 
 #[test]
 fn every_two_sdks_explain_every_measured_difference() {
+    use crate::model_support::recorded::FixtureIndex;
     use a2a_lab::model::evidence::compare::compare;
     use a2a_lab::model::pictures::sdk_difference::{package, sdk_difference};
     use a2a_lab::model::sim::scenario::Sdk;
-    let index: serde_json::Value = serde_json::from_str(include_str!(
+    let index: FixtureIndex = serde_json::from_str(include_str!(
         "../fidelity/fixtures/python/subscribe/index.json"
     ))
     .unwrap();
-    let queries = index["scenarios"]
-        .as_array()
-        .unwrap()
+    let queries = index
+        .scenarios
         .iter()
-        .map(|e| e["scenario"].as_str().unwrap())
+        .map(|e| e.scenario.as_str())
         .filter(|q| !q.contains("wire=0.3"))
         .chain([
             "late=0",

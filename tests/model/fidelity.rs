@@ -10,9 +10,9 @@ use a2a_lab::model::wire::answer::read_value;
 use model_support::fidelity::{
     every, fixture_dir, model_query, runs_against, spelled, Aspect, Settled,
 };
+use model_support::recorded::RecordedRun;
 use model_support::run;
 use model_support::wire_json;
-use serde_json::Value;
 
 /// What is compared: event kinds/states/after-terminal in order, how the
 /// call ended, artifact counts, and how the run settled (the stream's end,
@@ -34,23 +34,16 @@ fn signature(kind: &str, state: Option<&str>, after_terminal: bool) -> String {
 }
 
 impl Aspect for Outcome {
-    fn recorded(run: &Value, _scenario: &str) -> Outcome {
-        let events = run["events"]
-            .as_array()
-            .unwrap()
+    fn recorded(run: &RecordedRun, _scenario: &str) -> Outcome {
+        let events = run
+            .events
             .iter()
-            .map(|e| {
-                signature(
-                    e["kind"].as_str().unwrap(),
-                    e["state"].as_str(),
-                    e["after_terminal"].as_bool().unwrap(),
-                )
-            })
+            .map(|e| signature(&e.kind, e.state.as_deref(), e.after_terminal))
             .collect();
         Outcome {
             events,
-            call: run["call"].as_str().map(String::from),
-            blocking_result_artifacts: run["blocking_result_artifacts"].as_u64(),
+            call: run.call.clone(),
+            blocking_result_artifacts: run.blocking_result_artifacts,
             settled: Settled::of_recorded(run),
         }
     }
@@ -102,7 +95,7 @@ fn check_profile(folder: &str) {
         if !fixture.measurable() {
             continue;
         }
-        let recorded = fixture.json["scenario"].as_str().unwrap();
+        let recorded = fixture.recording.scenario.as_str();
         let query = model_query(recorded, folder, Some(fixture.step_ms()));
         let model = Outcome::modelled(&query);
         // The first run that differs says enough.

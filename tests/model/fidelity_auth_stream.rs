@@ -14,9 +14,9 @@ use crate::model_support;
 use a2a_lab::model::trace::{StreamEnd, StreamRole};
 use a2a_lab::model::wire::answer::read_value;
 use model_support::fidelity::{combinations, fixture_dir, listed, model_query, Aspect, Fixture};
+use model_support::recorded::{RecordedRole, RecordedRun};
 use model_support::run;
 use model_support::wire_json;
-use serde_json::Value;
 
 /// One of client 1's message streams as compared: its events, how it
 /// ended, and the message of the error that ended it.
@@ -36,32 +36,25 @@ impl Aspect for Messages {
     /// stream the client dropped to subscribe) joins it; one after a
     /// stream that ended with an error starts a stream of its own, as in
     /// the model.
-    fn recorded(run: &Value, _scenario: &str) -> Messages {
+    fn recorded(run: &RecordedRun, _scenario: &str) -> Messages {
         let mut out: Vec<Message> = Vec::new();
-        for s in run["streams"].as_array().unwrap() {
-            let role = s["role"].as_str().unwrap();
-            if s["client"].as_u64() != Some(1) || !matches!(role, "send" | "resume") {
+        for s in run.streams.as_ref().unwrap() {
+            let role = s.role;
+            if s.client != 1 || !matches!(role, RecordedRole::Send | RecordedRole::Resume) {
                 continue;
             }
-            let events = s["events"]
-                .as_array()
-                .unwrap()
+            let events = s
+                .events
                 .iter()
-                .map(|e| {
-                    format!(
-                        "{} {}",
-                        e["kind"].as_str().unwrap(),
-                        e["state"].as_str().unwrap_or("-")
-                    )
-                })
+                .map(|e| format!("{} {}", e.kind, e.state.as_deref().unwrap_or("-")))
                 .collect::<Vec<_>>();
-            let end = match s["rpc_error"]["code"].as_i64() {
-                Some(code) => format!("error {code}"),
-                None => s["end"].as_str().unwrap().to_string(),
+            let end = match &s.rpc_error {
+                Some(error) => format!("error {}", error.code),
+                None => s.end.clone(),
             };
-            let error = s["rpc_error"]["message"].as_str().map(String::from);
+            let error = s.rpc_error.as_ref().map(|e| e.message.clone());
             match out.last_mut() {
-                Some(last) if role == "resume" && last.error.is_none() => {
+                Some(last) if role == RecordedRole::Resume && last.error.is_none() => {
                     last.events.extend(events);
                     last.end = end;
                     last.error = error;
@@ -141,7 +134,7 @@ fn each_recorded_message_stream_across_the_turns_ends_as_the_model_ends_it() {
         for (scenario, fixture) in turns(sdk) {
             let step = Some(fixture.step_ms());
             let model = Messages::modelled(&model_query(&scenario, sdk, step));
-            for (n, recorded_run) in fixture.json["runs"].as_array().unwrap().iter().enumerate() {
+            for (n, recorded_run) in fixture.recording.runs.iter().enumerate() {
                 let want = Messages::recorded(recorded_run, &scenario);
                 errors[i] += want.iter().filter(|m| m.error.is_some()).count();
                 if differs(&want, &model) {
@@ -173,7 +166,7 @@ fn each_recorded_a2a_rs_message_stream_across_the_turns_ends_as_the_model_ends_i
     for (scenario, fixture) in measured {
         let step = Some(fixture.step_ms());
         let model = Messages::modelled(&model_query(&scenario, "rust", step));
-        for (n, recorded_run) in fixture.json["runs"].as_array().unwrap().iter().enumerate() {
+        for (n, recorded_run) in fixture.recording.runs.iter().enumerate() {
             let want = Messages::recorded(recorded_run, &scenario);
             assert!(want.iter().all(|m| m.error.is_none()), "rust {scenario}");
             if differs(&want, &model) {
@@ -207,11 +200,10 @@ fn the_plain_interrupt_recordings_log_the_error_the_model_ends_the_first_stream_
         let model = Messages::modelled(&model_query(&scenario, "js", step));
         let said = model[0].error.as_deref().unwrap_or_default();
         assert_eq!(model[0].end, "error -32004", "{scenario}: {model:?}");
-        for recorded_run in fixture.json["runs"].as_array().unwrap() {
-            let log = recorded_run["server_log"].as_array().unwrap();
+        for recorded_run in &fixture.recording.runs {
+            let log = &recorded_run.server_log;
             let logged = log
                 .iter()
-                .filter_map(Value::as_str)
                 .find_map(|l| l.strip_prefix("ERROR Error during SSE streaming (request 1): "))
                 .and_then(|l| l.strip_prefix("UnsupportedOperationError: "))
                 .unwrap_or_else(|| panic!("{scenario}: no error logged for request 1: {log:?}"));

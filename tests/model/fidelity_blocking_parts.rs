@@ -13,6 +13,7 @@ use crate::model_support;
 use a2a_lab::model::sim::get_task;
 use a2a_lab::model::trace::{RowKind, Run};
 use model_support::fidelity::{combinations, fixture_dir, listed, model_query, Aspect, Fixture};
+use model_support::recorded::{RecordedRun, SettledTask};
 use model_support::wire_json;
 use model_support::{run, scenario};
 use serde_json::Value;
@@ -49,23 +50,31 @@ struct Held {
 
 /// The last answer client 1 got: a 1.0 recording's `wire`, or its last
 /// stream's.
-fn last_answer(run: &Value) -> &Value {
-    let wire = match run["streams"].as_array() {
-        Some(streams) => &streams.last().unwrap()["wire"],
-        None => &run["wire"],
+fn last_answer(run: &RecordedRun) -> &Value {
+    let wire = match &run.streams {
+        Some(streams) => &streams.last().unwrap().wire,
+        None => run.wire.as_ref().unwrap(),
     };
-    wire.as_array().unwrap().last().unwrap()
+    wire.last().unwrap()
+}
+
+/// GetTask's task once it settled; a run whose task was lost fails the
+/// test.
+fn settled(run: &RecordedRun) -> &SettledTask {
+    run.get_task_settled
+        .task()
+        .unwrap_or_else(|| panic!("no task settled: {:?}", run.get_task_settled))
 }
 
 impl Aspect for Held {
-    fn recorded(run: &Value, _scenario: &str) -> Held {
+    fn recorded(run: &RecordedRun, _scenario: &str) -> Held {
         let answer = last_answer(run);
         let task = answer.get("task").unwrap_or(answer);
         Held {
             answer_artifacts: task["artifacts"].as_array().map_or(0, |a| a.len() as u64),
             answer: parts(answer),
-            get_task_artifacts: run["get_task_settled"]["artifacts"].as_u64().unwrap(),
-            get_task_parts: run["get_task_settled"]["parts"].as_u64().unwrap(),
+            get_task_artifacts: settled(run).artifacts,
+            get_task_parts: settled(run).parts,
         }
     }
     fn modelled(query: &str) -> Held {
@@ -111,7 +120,7 @@ fn a_blocking_flow_across_the_turns_holds_the_parts_each_sdk_stored() {
     for sdk in ["python", "js"] {
         for (scenario, fixture) in blocking_turns(sdk) {
             let model = Held::modelled(&model_query(&scenario, sdk, Some(fixture.step_ms())));
-            for (n, run) in fixture.json["runs"].as_array().unwrap().iter().enumerate() {
+            for (n, run) in fixture.recording.runs.iter().enumerate() {
                 let want = Held::recorded(run, &scenario);
                 doubled += usize::from(want.get_task_parts == 5);
                 if want != model {
@@ -147,9 +156,9 @@ fn the_recorded_blocking_result_parts_count_the_answers_parts() {
         assert_eq!(plain.len(), 2, "{sdk}: 1.0 and 0.3");
         let want = if sdk == "js" { 5 } else { 3 };
         for (scenario, fixture) in plain {
-            for run in fixture.json["runs"].as_array().unwrap() {
-                let counted = run["blocking_result_parts"]
-                    .as_u64()
+            for run in &fixture.recording.runs {
+                let counted = run
+                    .blocking_result_parts
                     .unwrap_or_else(|| panic!("{sdk} {scenario}: no blocking_result_parts"));
                 assert_eq!(
                     counted as usize,
@@ -158,7 +167,7 @@ fn the_recorded_blocking_result_parts_count_the_answers_parts() {
                 );
                 assert_eq!(counted, want, "{sdk} {scenario}");
                 assert_eq!(
-                    run["get_task_settled"]["parts"].as_u64(),
+                    run.get_task_settled.task().map(|t| t.parts),
                     Some(want),
                     "{sdk} {scenario}"
                 );
@@ -179,7 +188,7 @@ fn a_blocking_flow_across_the_turns_holds_the_parts_a2a_rs_stored() {
         .filter(|(_, f)| f.measurable());
     for (scenario, fixture) in measured {
         let model = Held::modelled(&model_query(&scenario, "rust", Some(fixture.step_ms())));
-        for (n, run) in fixture.json["runs"].as_array().unwrap().iter().enumerate() {
+        for (n, run) in fixture.recording.runs.iter().enumerate() {
             let want = Held::recorded(run, &scenario);
             if want != model {
                 failures.push(format!(

@@ -15,7 +15,8 @@ use std::path::Path;
 
 use a2a_lab::model::state::SentState;
 use a2a_lab::model::wire::answer::{read_value, EventKind};
-use model_support::fidelity::{fixtures_root, read_json};
+use model_support::fidelity::fixtures_root;
+use model_support::recorded::{read_recorded, FixtureIndex, RecordedEvent, RecordedRun, Recording};
 use serde_json::Value;
 
 /// An event as the recorders normalize it.
@@ -30,14 +31,14 @@ struct Normalized {
 }
 
 /// What the recorders wrote.
-fn recorded(e: &Value) -> Normalized {
+fn recorded(e: &RecordedEvent) -> Normalized {
     Normalized {
-        kind: e["kind"].as_str().unwrap_or("").to_string(),
-        state: e["state"].as_str().map(String::from),
-        artifact_id: e["artifact_id"].as_str().map(String::from),
-        append: e["append"].as_bool().unwrap_or(false),
-        last_chunk: e["last_chunk"].as_bool().unwrap_or(false),
-        after_terminal: e["after_terminal"].as_bool().unwrap_or(false),
+        kind: e.kind.clone(),
+        state: e.state.clone(),
+        artifact_id: e.artifact_id.clone(),
+        append: e.append,
+        last_chunk: e.last_chunk,
+        after_terminal: e.after_terminal,
     }
 }
 
@@ -77,13 +78,17 @@ fn read(wire: &[Value]) -> Vec<Normalized> {
 
 /// Every (events, wire) pair of a fixture: a run's, or each of its
 /// streams'.
-fn pairs(run: &Value) -> Vec<(&Vec<Value>, &Vec<Value>)> {
-    fn both(v: &Value) -> Option<(&Vec<Value>, &Vec<Value>)> {
-        Some((v["events"].as_array()?, v["wire"].as_array()?))
-    }
-    match run["streams"].as_array() {
-        Some(streams) => streams.iter().filter_map(both).collect(),
-        None => both(run).into_iter().collect(),
+fn pairs(run: &RecordedRun) -> Vec<(&[RecordedEvent], &[Value])> {
+    match &run.streams {
+        Some(streams) => streams
+            .iter()
+            .map(|s| (s.events.as_slice(), s.wire.as_slice()))
+            .collect(),
+        None => run
+            .wire
+            .iter()
+            .map(|wire| (run.events.as_slice(), wire.as_slice()))
+            .collect(),
     }
 }
 
@@ -105,8 +110,13 @@ fn the_recorders_normalize_every_event_as_the_one_reader_reads_it() {
     files.sort();
     let (mut compared, mut events, mut failures) = (0, 0, Vec::new());
     for file in &files {
-        let fixture = read_json(file);
-        for run in fixture["runs"].as_array().into_iter().flatten() {
+        // An index lists fixtures and holds no runs; it must read as one.
+        if file.file_name().is_some_and(|n| n == "index.json") {
+            let _: FixtureIndex = read_recorded(file);
+            continue;
+        }
+        let fixture: Recording = read_recorded(file);
+        for run in &fixture.runs {
             for (normalized, wire) in pairs(run) {
                 compared += 1;
                 events += wire.len();

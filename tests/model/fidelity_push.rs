@@ -13,6 +13,7 @@ use a2a_lab::model::wire::task_id;
 use model_support::fidelity::{
     combinations, fixture_dir, listed, model_query, spelled, Aspect, Fixture,
 };
+use model_support::recorded::{RecordedRun, Recording};
 use model_support::run;
 use model_support::wire_json;
 use serde_json::Value;
@@ -173,70 +174,50 @@ fn delay_of(scenario: &str) -> Option<u64> {
 
 /// What the push fidelity test compares of a run.
 impl Aspect for Outcome {
-    fn recorded(run: &Value, scenario: &str) -> Outcome {
-        let posts = run["posts"].as_array().cloned().unwrap_or_default();
+    fn recorded(run: &RecordedRun, scenario: &str) -> Outcome {
+        let posts = run.posts.as_deref().unwrap_or_default();
         let mut lines: Vec<String> = posts
             .iter()
             .map(|p| {
-                let headers: Vec<String> = p["headers"]
-                    .as_array()
-                    .map(|h| {
-                        h.iter()
-                            .filter_map(|n| n.as_str().map(String::from))
-                            .collect()
-                    })
-                    .unwrap_or_default();
                 // The webhook saw the agent give up: the sender's timeout.
-                let answer = match p["answer"].as_str().unwrap_or("") {
+                let answer = match p.answer.as_str() {
                     a if a.starts_with("not delivered (the agent closed") => "timeout",
                     a => a,
                 };
-                let line = post_line(
-                    p["event"]["kind"].as_str().unwrap_or(""),
-                    p["event"]["state"].as_str(),
-                    answer,
-                    &headers,
-                );
-                format!("{}: {line}", p["task_n"].as_u64().unwrap_or(1))
+                let line = post_line(&p.event.kind, p.event.state.as_deref(), answer, &p.headers);
+                format!("{}: {line}", p.task_n.unwrap_or(1))
             })
             .collect();
         // Nothing listened: the agent's log counts its attempts.
         if posts.is_empty() {
-            let failed = run["pushes_failed_logged"].as_u64().unwrap_or(0);
+            let failed = run.pushes_failed_logged.unwrap_or(0);
             lines = vec!["refused".to_string(); failed as usize];
         }
-        let events = run["events"]
-            .as_array()
-            .map(|es| {
-                es.iter()
-                    .map(|e| {
-                        format!(
-                            "{} {}",
-                            e["kind"].as_str().unwrap_or(""),
-                            e["state"].as_str().unwrap_or("-")
-                        )
-                    })
-                    .collect()
-            })
-            .unwrap_or_default();
-        let end = run["stream"]
-            .as_str()
-            .or(run["call"].as_str())
+        let events = run
+            .events
+            .iter()
+            .map(|e| format!("{} {}", e.kind, e.state.as_deref().unwrap_or("-")))
+            .collect();
+        let end = run
+            .stream
+            .as_deref()
+            .or(run.call.as_deref())
             .unwrap_or("")
             .to_string();
         Outcome {
             posts: lines,
             events,
-            get_task: run["get_task_settled"]["state"]
-                .as_str()
-                .unwrap_or("")
-                .to_string(),
+            get_task: run
+                .get_task_settled
+                .task()
+                .map(|t| t.state.clone())
+                .unwrap_or_default(),
             // A hung stream's time is the recorder's watchdog, not an end; a
             // client that gave up ended on its own clock.
             timing: match end.as_str() {
                 "hung" => "never",
                 "timed_out" => "gave up",
-                _ => timing(run["client_done_ms"].as_u64(), delay_of(scenario)),
+                _ => timing(run.client_done_ms, delay_of(scenario)),
             },
             end,
         }
@@ -339,7 +320,7 @@ fn compare(sdk: &str, fixtures: Vec<(String, Fixture)>, differ: &mut Vec<String>
         if !fixture.stable() && !interleaved && !race && !timeout_race {
             continue;
         }
-        let step = fixture.json["step_ms"].as_u64().unwrap_or(50);
+        let step = fixture.step_ms();
         let mut query = model_query(scenario, sdk, Some(step));
         if let Some((.., added, _)) = ADDED_KEYS
             .iter()
@@ -349,18 +330,18 @@ fn compare(sdk: &str, fixtures: Vec<(String, Fixture)>, differ: &mut Vec<String>
             query.push_str(added);
         }
         let model = Outcome::modelled(&query);
-        let want = Outcome::recorded(&fixture.json["runs"][0], scenario);
+        let want = Outcome::recorded(&fixture.recording.runs[0], scenario);
         checked += 1;
         if interleaved {
-            compare_interleaved(&fixture.json, scenario, &model, differ);
+            compare_interleaved(&fixture.recording, scenario, &model, differ);
             continue;
         }
         if timeout_race {
-            compare_timeout_race(&fixture.json, scenario, &model, differ);
+            compare_timeout_race(&fixture.recording, scenario, &model, differ);
             continue;
         }
         if race {
-            let runs = fixture.json["runs"].as_array().unwrap();
+            let runs = &fixture.recording.runs;
             let one_of = runs
                 .iter()
                 .map(|run| Outcome::recorded(run, scenario))
@@ -394,9 +375,13 @@ fn compare(sdk: &str, fixtures: Vec<(String, Fixture)>, differ: &mut Vec<String>
 
 /// Every run of an interleaved combination against the model: the same
 /// POSTs per task in the same order, the rest as for any fixture.
-fn compare_interleaved(fixture: &Value, scenario: &str, model: &Outcome, differ: &mut Vec<String>) {
-    let runs = fixture["runs"].as_array().unwrap();
-    for (i, run) in runs.iter().enumerate() {
+fn compare_interleaved(
+    fixture: &Recording,
+    scenario: &str,
+    model: &Outcome,
+    differ: &mut Vec<String>,
+) {
+    for (i, run) in fixture.runs.iter().enumerate() {
         let want = Outcome::recorded(run, scenario);
         let same_tasks = (1..=2).all(|t| of_task(&model.posts, t) == of_task(&want.posts, t));
         let same_rest = (&model.events, &model.end, &model.get_task)
@@ -413,12 +398,12 @@ fn compare_interleaved(fixture: &Value, scenario: &str, model: &Outcome, differ:
 /// POST the model calls a race was answered (200) in some run or abandoned
 /// (timeout), and the rest is as for any fixture.
 fn compare_timeout_race(
-    fixture: &Value,
+    fixture: &Recording,
     scenario: &str,
     model: &Outcome,
     differ: &mut Vec<String>,
 ) {
-    for (i, run) in fixture["runs"].as_array().unwrap().iter().enumerate() {
+    for (i, run) in fixture.runs.iter().enumerate() {
         let want = Outcome::recorded(run, scenario);
         let raced = model.posts.len() == want.posts.len()
             && model.posts.iter().zip(&want.posts).all(|(m, w)| {

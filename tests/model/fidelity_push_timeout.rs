@@ -43,7 +43,7 @@ fn measured(sdk: &str) -> Vec<Delay> {
         fixtures.extend(every(&boundary));
     }
     for fixture in fixtures {
-        let scenario = fixture.json["scenario"].as_str().unwrap().to_string();
+        let scenario = fixture.recording.scenario;
         let Some(delay) = scenario
             .strip_prefix("push=inline&webhook_delay_ms=")
             .and_then(|d| d.parse::<u64>().ok())
@@ -53,14 +53,14 @@ fn measured(sdk: &str) -> Vec<Delay> {
         if delay < 4_000 {
             continue;
         }
-        let runs = fixture.json["runs"].as_array().unwrap();
+        let runs = &fixture.recording.runs;
         let posts: Vec<u64> = runs
             .iter()
-            .map(|r| r["posts"].as_array().unwrap().len() as u64)
+            .map(|r| r.posts.as_ref().unwrap().len() as u64)
             .collect();
         let failed: Vec<u64> = runs
             .iter()
-            .map(|r| r["pushes_failed_logged"].as_u64().unwrap())
+            .map(|r| r.pushes_failed_logged.unwrap())
             .collect();
         let how = if failed.iter().all(|&f| f == 0) {
             Measured::Answered
@@ -71,7 +71,7 @@ fn measured(sdk: &str) -> Vec<Delay> {
         };
         let settled = runs
             .iter()
-            .map(|r| r["get_task_settled"]["state"].as_str().unwrap().to_string())
+            .map(|r| r.get_task_settled.task().unwrap().state.clone())
             .collect();
         out.push((delay, how, posts, failed, settled));
     }

@@ -17,6 +17,7 @@ use a2a_lab::model::wire::answer::{read_value, EventKind};
 use model_support::fidelity::{
     combinations, fixture_dir, listed, model_query, Aspect, Fixture, Settled,
 };
+use model_support::recorded::RecordedRun;
 use model_support::run;
 use model_support::wire_json;
 use serde_json::Value;
@@ -141,36 +142,37 @@ fn texts(parts: &Value) -> Vec<String> {
 }
 
 impl Aspect for Outcome {
-    fn recorded(run: &Value, _scenario: &str) -> Outcome {
-        let streams = run["streams"]
-            .as_array()
+    fn recorded(run: &RecordedRun, _scenario: &str) -> Outcome {
+        let streams = run
+            .streams
+            .as_ref()
             .expect("a subscribe fixture lists its streams")
             .iter()
             .map(|s| {
-                let events = s["events"]
-                    .as_array()
-                    .unwrap()
+                let events = s
+                    .events
                     .iter()
                     .map(|e| {
+                        let parts: Vec<String> =
+                            e.parts.iter().flatten().map(|t| part(t)).collect();
                         line(
-                            e["kind"].as_str().unwrap(),
-                            e["state"].as_str(),
-                            e["artifact_id"].as_str(),
-                            e["append"].as_bool().unwrap_or(false),
-                            e["last_chunk"].as_bool().unwrap_or(false),
-                            e["after_terminal"].as_bool().unwrap_or(false),
-                            &texts(&e["parts"]),
+                            &e.kind,
+                            e.state.as_deref(),
+                            e.artifact_id.as_deref(),
+                            e.append,
+                            e.last_chunk,
+                            e.after_terminal,
+                            &parts,
                         )
                     })
                     .collect();
-                let end = s["end"].as_str().unwrap().to_string();
-                let end = match s["rpc_error"]["code"].as_i64() {
-                    Some(code) => format!("{end} {code}"),
-                    None => end,
+                let end = match &s.rpc_error {
+                    Some(error) => format!("{} {}", s.end, error.code),
+                    None => s.end.clone(),
                 };
                 StreamView {
-                    client: s["client"].as_u64().unwrap(),
-                    role: s["role"].as_str().unwrap().to_string(),
+                    client: s.client,
+                    role: s.role.name().to_string(),
                     events,
                     end,
                 }
@@ -320,7 +322,7 @@ fn check_fixtures(folder: &str, fixtures: Vec<(String, Fixture)>) -> usize {
             continue;
         }
         let model = Outcome::modelled(&model_query(query, folder, Some(fixture.step_ms())));
-        let runs = fixture.json["runs"].as_array().unwrap();
+        let runs = &fixture.recording.runs;
         let sdk = Outcome::recorded(&runs[0], query);
         for (i, run) in runs.iter().enumerate().skip(1) {
             assert_eq!(

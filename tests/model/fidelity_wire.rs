@@ -15,6 +15,7 @@
 use crate::model_support;
 
 use model_support::fidelity::{fixture_dir, model_query, modelled};
+use model_support::recorded::{RecordedRole, RecordedStream};
 use model_support::run;
 use model_support::wire_json;
 use serde_json::{Map, Value};
@@ -76,22 +77,25 @@ fn model_stream(query: &str) -> Vec<Value> {
 /// 1's message stream before it, unless an error ended that one
 /// (@a2a-js/sdk's first stream, kept open at AUTH_REQUIRED): then the
 /// resume is a message stream of its own, as in the model.
-fn resumes_joined(streams: &[Value]) -> Vec<Vec<Value>> {
+fn resumes_joined(streams: &[RecordedStream]) -> Vec<Vec<Value>> {
     // Each stream's events, whether it is client 1's message stream, and
     // whether an error ended it.
     let mut out: Vec<(bool, Vec<Value>, bool)> = Vec::new();
     for s in streams {
-        let wire = s["wire"].as_array().cloned().unwrap_or_default();
-        let errored = s["end"].as_str() == Some("error");
+        let wire = s.wire.clone();
+        let errored = s.end == "error";
         let message = out.iter_mut().rev().find(|(m, ..)| *m);
-        match (s["role"].as_str(), message) {
-            (Some("resume"), Some((_, events, ended))) if !*ended => {
+        match (s.role, message) {
+            (RecordedRole::Resume, Some((_, events, ended))) if !*ended => {
                 events.extend(wire);
                 *ended = errored;
             }
             (role, _) => {
-                let is_message = s["client"].as_u64() == Some(1)
-                    && matches!(role, Some("send" | "retry" | "resume"));
+                let is_message = s.client == 1
+                    && matches!(
+                        role,
+                        RecordedRole::Send | RecordedRole::Retry | RecordedRole::Resume
+                    );
                 out.push((is_message, wire, errored));
             }
         }
@@ -114,13 +118,15 @@ fn every_recorded_0_3_stream_has_the_models_shape_event_for_event() {
             if !name.ends_with("wire-0.3.json") {
                 continue;
             }
-            let fixture = fixture.json;
-            let scenario = fixture["scenario"].as_str().unwrap_or_default();
+            let fixture = fixture.recording;
+            let scenario = fixture.scenario.as_str();
             // Every call's stream in order: a retry stream too, and a
             // resume's events joined to client 1's message stream, as the
             // model's records keep them.
-            let streams = fixture["runs"][0]["streams"]
-                .as_array()
+            let streams = fixture
+                .runs
+                .first()
+                .and_then(|run| run.streams.as_deref())
                 .unwrap_or_else(|| panic!("{sdk} {name}: no streams"));
             let recorded: Vec<Value> = resumes_joined(streams)
                 .iter()

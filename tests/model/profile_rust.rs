@@ -13,7 +13,7 @@ use a2a_lab::model::state::TaskState;
 use a2a_lab::model::trace::CancelResult;
 use model_support::fidelity::{every, fixture_dir};
 use model_support::metrics;
-use serde_json::Value;
+use model_support::recorded::RecordedRun;
 
 #[test]
 fn keys_without_a_counterpart_in_a2a_rs_are_refused_and_their_control_says_why() {
@@ -108,10 +108,10 @@ fn a2a_rs_refuses_a_subscription_once_the_execution_ended() {
 
 /// The raw SSE bodies of a recorded run: its `sse_raw`, or each stream's
 /// `raw`.
-fn raws(run: &Value) -> Vec<&str> {
-    let raws: Vec<&str> = match run["streams"].as_array() {
-        Some(streams) => streams.iter().filter_map(|s| s["raw"].as_str()).collect(),
-        None => run["sse_raw"].as_str().into_iter().collect(),
+fn raws(run: &RecordedRun) -> Vec<&str> {
+    let raws: Vec<&str> = match &run.streams {
+        Some(streams) => streams.iter().filter_map(|s| s.raw.as_deref()).collect(),
+        None => run.sse_raw.as_deref().into_iter().collect(),
     };
     raws.into_iter().filter(|r| !r.is_empty()).collect()
 }
@@ -124,7 +124,7 @@ fn named_in(folder: &str) -> (Vec<(String, Option<Sdk>)>, usize) {
     let root = fixture_dir(folder);
     for dir in [root.clone(), root.join("subscribe")] {
         for fixture in every(&dir) {
-            for run in fixture.json["runs"].as_array().into_iter().flatten() {
+            for run in &fixture.recording.runs {
                 for raw in raws(run) {
                     let mut reader = CaptureReader::new(None).keeping_events();
                     reader.read_bytes(raw.as_bytes()).unwrap();

@@ -16,6 +16,7 @@ use a2a_lab::model::sim::scenario::Scenario;
 use a2a_lab::model::trace::StreamEnd;
 use a2a_lab::model::wire::answer::{read_value, OwnedEvent};
 use model_support::fidelity::{combinations, fixture_dir, listed, timeout_fixtures};
+use model_support::recorded::{RecordedRole, RecordedRun};
 use model_support::wire_json;
 use serde_json::Value;
 
@@ -113,63 +114,63 @@ fn pairs(query: &str) -> std::collections::BTreeMap<&str, &str> {
         .collect()
 }
 
-/// Client 1's first stream: a run's `wire`, or its first stream's.
-fn first_stream(run: &Value) -> &Value {
-    match run["streams"].as_array().and_then(|s| s.first()) {
-        Some(stream) => stream,
-        None => run,
+/// Client 1's first stream: its wire events and how it ended, as a run
+/// keeps them (`wire`, `stream`) or as its first stream does.
+fn first_stream(run: &RecordedRun) -> (&[Value], Option<&str>) {
+    match run.streams.as_ref().and_then(|s| s.first()) {
+        Some(stream) => (&stream.wire, Some(&stream.end)),
+        None => (
+            run.wire.as_deref().unwrap_or_default(),
+            run.stream.as_deref(),
+        ),
     }
 }
 
-fn events_of(run: &Value) -> Vec<OwnedEvent> {
-    read_all(&first_stream(run)["wire"])
+fn events_of(run: &RecordedRun) -> Vec<OwnedEvent> {
+    read_all(first_stream(run).0)
 }
 
-fn read_all(wire: &Value) -> Vec<OwnedEvent> {
-    wire.as_array()
-        .into_iter()
-        .flatten()
-        .map(|w| read_value(w, None).unwrap())
-        .collect()
+fn read_all(wire: &[Value]) -> Vec<OwnedEvent> {
+    wire.iter().map(|w| read_value(w, None).unwrap()).collect()
 }
 
-fn end_of(run: &Value) -> Option<StreamEnd> {
-    let stream = first_stream(run);
-    let end = stream.get("stream").unwrap_or(&stream["end"]);
-    serde_json::from_value(end.clone()).ok()
+/// A recorded end (`closed`, `hung`) as the lab names it; one the lab has
+/// no name for is none.
+fn end(recorded: &str) -> Option<StreamEnd> {
+    serde_json::from_value(Value::from(recorded)).ok()
+}
+
+fn end_of(run: &RecordedRun) -> Option<StreamEnd> {
+    first_stream(run).1.and_then(end)
 }
 
 /// Each stream a run's clients received: its client, events and end (a
 /// resumed turn's call is a stream of its own, as the recorders list it).
 /// A run recorded as one list holds a retried call's two tasks (each
 /// attempt's end recorded) or a stream a restart broke.
-fn streams_of(run: &Value) -> Vec<(u8, Vec<OwnedEvent>, Option<StreamEnd>)> {
-    let end = |v: &Value| serde_json::from_value::<StreamEnd>(v.clone()).ok();
-    if let Some(streams) = run["streams"].as_array() {
+fn streams_of(run: &RecordedRun) -> Vec<(u8, Vec<OwnedEvent>, Option<StreamEnd>)> {
+    if let Some(streams) = &run.streams {
         return streams
             .iter()
-            .map(|s| {
-                (
-                    s["client"].as_u64().unwrap() as u8,
-                    read_all(&s["wire"]),
-                    end(&s["end"]),
-                )
-            })
+            .map(|s| (s.client as u8, read_all(&s.wire), end(&s.end)))
             .collect();
     }
-    let events = read_all(&run["wire"]);
-    let attempts = run["attempts"].as_array().cloned().unwrap_or_default();
-    if run["distinct_tasks"].as_u64().unwrap_or(1) > 1 {
+    let events = read_all(run.wire.as_deref().unwrap_or_default());
+    let attempts = run.attempts.as_deref().unwrap_or_default();
+    if run.distinct_tasks.unwrap_or(1) > 1 {
         return attempts
             .iter()
             .map(|a| {
-                let id = a["task_id"].as_str().unwrap();
-                let mine = events.iter().filter(|e| e.task_id == id).cloned().collect();
-                (1, mine, end(&a["end"]))
+                let mine = events
+                    .iter()
+                    .filter(|e| e.task_id == a.task_id)
+                    .cloned()
+                    .collect();
+                (1, mine, end(&a.end))
             })
             .collect();
     }
-    let broke = !run["restart"].is_null() && !run["end_error"].is_null();
+    let broke = run.restart.is_some() && run.end_error.is_some();
     let end = if broke {
         Some(StreamEnd::Broken)
     } else {
@@ -182,11 +183,11 @@ fn streams_of(run: &Value) -> Vec<(u8, Vec<OwnedEvent>, Option<StreamEnd>)> {
 /// the raw SSE bodies its clients received (`sse_raw`, or each stream's
 /// `raw`), the first task's signs: `None` where its bytes fit both
 /// profiles, and no answer at all where the run kept no bytes.
-fn named_by_bytes(run: &Value) -> Option<Option<Sdk>> {
+fn named_by_bytes(run: &RecordedRun) -> Option<Option<Sdk>> {
     use a2a_lab::model::evidence::capture::CaptureReader;
-    let raws: Vec<&str> = match run["streams"].as_array() {
-        Some(streams) => streams.iter().filter_map(|s| s["raw"].as_str()).collect(),
-        None => run["sse_raw"].as_str().into_iter().collect(),
+    let raws: Vec<&str> = match &run.streams {
+        Some(streams) => streams.iter().filter_map(|s| s.raw.as_deref()).collect(),
+        None => run.sse_raw.as_deref().into_iter().collect(),
     };
     let raws: Vec<&str> = raws.into_iter().filter(|r| !r.is_empty()).collect();
     if raws.is_empty() {
@@ -240,7 +241,7 @@ fn each_recorded_task_is_reproduced_by_the_scenario_read_off_its_events() {
             .chain(listed(&dir.join("subscribe")))
             .chain(combinations(&dir.join("subscribe")));
         for (scenario, fixture) in both {
-            for run in fixture.json["runs"].as_array().unwrap() {
+            for run in &fixture.recording.runs {
                 let streams = streams_of(run);
                 if streams.iter().all(|s| s.1.is_empty()) {
                     continue;
@@ -416,8 +417,8 @@ fn a_long_task_an_sdk_sends_is_reproduced_by_the_first_candidate() {
 #[test]
 fn a_task_with_a_late_artifact_is_read_as_late_and_its_sdk_told_apart() {
     // a2a-sdk streams the late artifact; the scenario says so.
-    let fixture = model_support::fidelity::read_json(&fixture_dir("python").join("late-0.json"));
-    let events = events_of(&fixture["runs"][0]);
+    let fixture = model_support::fidelity::fixture(fixture_dir("python").join("late-0.json"));
+    let events = events_of(&fixture.recording.runs[0]);
     let explained = scenario_of(&events, Some(StreamEnd::Closed));
     assert!(explained.reproduces, "{explained:?}");
     assert_eq!(explained.query, "late=0");
@@ -608,28 +609,25 @@ fn each_reproduced_task_beside_its_scenario_agrees_in_every_event_and_dispositio
             .into_iter()
             .chain(listed(&dir.join("subscribe")));
         for (name, fixture) in both {
-            for run in fixture.json["runs"].as_array().unwrap() {
+            for run in &fixture.recording.runs {
                 // One call (its resumed turns after it) that ended on its
                 // own, as a capture of it holds it.
                 let streams = streams_of(run);
-                let one_call = run["streams"]
-                    .as_array()
-                    .is_none_or(|all| all.iter().skip(1).all(|s| s["role"] == "resume"));
-                let tasks = run["distinct_tasks"].as_u64().unwrap_or(1);
+                let one_call = run
+                    .streams
+                    .as_ref()
+                    .is_none_or(|all| all.iter().skip(1).all(|s| s.role == RecordedRole::Resume));
+                let tasks = run.distinct_tasks.unwrap_or(1);
                 if !one_call || tasks > 1 || streams.iter().any(|s| s.2 == Some(StreamEnd::Broken))
                 {
                     continue;
                 }
-                let calls: Vec<&Value> = match run["streams"].as_array() {
-                    Some(all) => all.iter().map(|s| &s["wire"]).collect(),
-                    None => vec![&run["wire"]],
+                let calls: Vec<&[Value]> = match &run.streams {
+                    Some(all) => all.iter().map(|s| s.wire.as_slice()).collect(),
+                    None => run.wire.as_deref().into_iter().collect(),
                 };
-                let lines: Vec<String> = calls
-                    .into_iter()
-                    .filter_map(Value::as_array)
-                    .flatten()
-                    .map(Value::to_string)
-                    .collect();
+                let lines: Vec<String> =
+                    calls.into_iter().flatten().map(Value::to_string).collect();
                 if lines.is_empty() {
                     continue;
                 }
@@ -725,17 +723,18 @@ fn a_capture_of_a_stream_and_its_resubscription_is_explained_as_one_task() {
     for sdk in ["python", "js"] {
         let dir = fixture_dir(sdk).join("subscribe");
         for (name, fixture) in listed(&dir) {
-            for run in fixture.json["runs"].as_array().unwrap() {
+            for run in &fixture.recording.runs {
                 let streams = streams_of(run);
                 let carrying = streams.iter().filter(|s| !s.1.is_empty()).count();
                 if carrying < 2 || streams.iter().any(|s| s.0 != 1) || name.contains("retry=") {
                     continue;
                 }
-                let lines: Vec<String> = run["streams"]
-                    .as_array()
+                let lines: Vec<String> = run
+                    .streams
+                    .as_ref()
                     .unwrap()
                     .iter()
-                    .flat_map(|s| s["wire"].as_array().unwrap().iter().map(Value::to_string))
+                    .flat_map(|s| s.wire.iter().map(Value::to_string))
                     .collect();
                 let (rows, events) = imported(&lines);
                 // The end of the last stream that carried the task's events.
@@ -788,28 +787,28 @@ fn each_recorded_webhook_log_is_reproduced_by_the_scenario_read_off_its_posts() 
     for sdk in ["python", "js", "rust"] {
         let dir = fixture_dir(sdk).join("push");
         for (name, fixture) in listed(&dir).into_iter().chain(combinations(&dir)) {
-            let runs = fixture.json["runs"].as_array().unwrap();
+            let runs = &fixture.recording.runs;
             for run in runs {
-                let posts: Vec<Pushed> = run["posts"]
-                    .as_array()
-                    .into_iter()
+                let posts: Vec<Pushed> = run
+                    .posts
+                    .iter()
                     .flatten()
                     .enumerate()
-                    .filter(|(_, p)| p["task_n"].as_u64().unwrap_or(1) == 1)
+                    .filter(|(_, p)| p.task_n.unwrap_or(1) == 1)
                     .map(|(i, p)| {
                         // A body the same as run 1's is kept once, there.
-                        let body = match p["body"].as_str() {
+                        let body = match &p.body {
                             Some(body) => body,
-                            None => runs[0]["posts"][i]["body"].as_str().unwrap(),
+                            None => runs[0].posts.as_ref().unwrap()[i].body.as_ref().unwrap(),
                         };
                         let body: Value = serde_json::from_str(body).unwrap();
-                        let answer = match p["answer"].as_str().unwrap_or("") {
+                        let answer = match p.answer.as_str() {
                             a if a.starts_with("not delivered (the agent closed") => "timeout",
                             a => a,
                         };
                         Pushed {
                             event: read_value(&body, None).unwrap(),
-                            headers: serde_json::from_value(p["headers"].clone()).unwrap(),
+                            headers: p.headers.clone(),
                             answer: Some(answer.to_string()),
                         }
                     })

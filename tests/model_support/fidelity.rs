@@ -8,14 +8,17 @@
 use std::path::{Path, PathBuf};
 
 use a2a_lab::model::trace::Run;
-use serde_json::Value;
+
+use super::recorded::{
+    read_recorded, FixtureIndex, GetTaskSettled, IndexEntry, RecordedRun, Recording,
+};
 
 /// One aspect of a run that a fidelity test holds the model to: read off a
 /// recorded run of a fixture and off the model's run of the same scenario,
 /// so that the two readings sit side by side and cannot drift.
 pub trait Aspect: std::fmt::Debug + Sized {
     /// What a recorded run of `scenario` (the fixture's own) shows of it.
-    fn recorded(run: &Value, scenario: &str) -> Self;
+    fn recorded(run: &RecordedRun, scenario: &str) -> Self;
     /// What the model's run of `query` (the fixture's scenario under the
     /// model: [`model_query`]) shows of it.
     fn modelled(query: &str) -> Self;
@@ -31,10 +34,10 @@ pub fn runs_against<A: Aspect>(
     model: &A,
     agrees: impl Fn(&A, &A) -> bool,
 ) -> Vec<String> {
-    let runs = fixture.json["runs"]
-        .as_array()
-        .expect("a fixture lists its runs");
-    runs.iter()
+    fixture
+        .recording
+        .runs
+        .iter()
         .enumerate()
         .filter_map(|(n, run)| {
             let want = A::recorded(run, scenario);
@@ -54,17 +57,12 @@ pub fn fixture_dir(sdk: &str) -> PathBuf {
     fixtures_root().join(sdk)
 }
 
-/// A JSON file of recorded data; one that is missing or does not parse
-/// fails the test, naming it.
-pub fn read_json(path: &Path) -> Value {
-    let text = std::fs::read_to_string(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
-    serde_json::from_str(&text).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
-}
-
 /// A recorded fixture: its file and what it holds.
 pub struct Fixture {
+    /// Where it is, to name it when it fails a test.
     pub path: PathBuf,
-    pub json: Value,
+    /// What the recorder wrote, read as typed records.
+    pub recording: Recording,
 }
 
 impl Fixture {
@@ -86,22 +84,28 @@ impl Fixture {
             .into_owned()
     }
 
-    /// The step the recorder's agent took between events; a fixture
-    /// without it fails the test.
+    /// The step the recorder's agent took between events.
     pub fn step_ms(&self) -> u64 {
-        self.json["step_ms"]
-            .as_u64()
-            .unwrap_or_else(|| panic!("{}: no step_ms", self.path.display()))
+        self.recording.step_ms
     }
 
     /// False when the recorder marked the scenario as not measurable.
     pub fn measurable(&self) -> bool {
-        self.json["measurable"] != Value::Bool(false)
+        self.recording.measurable != Some(false)
     }
 
     /// Whether every run of it gave the same outcome.
     pub fn stable(&self) -> bool {
-        self.json["stable"] != Value::Bool(false)
+        self.recording.stable != Some(false)
+    }
+}
+
+/// The fixture in `path`; one that does not read as a recording fails the
+/// test, naming it.
+pub fn fixture(path: PathBuf) -> Fixture {
+    Fixture {
+        recording: read_recorded(&path),
+        path,
     }
 }
 
@@ -114,13 +118,7 @@ pub fn every(dir: &Path) -> Vec<Fixture> {
         .filter(|p| p.file_name().is_some_and(|n| n != "index.json"))
         .collect();
     paths.sort();
-    paths
-        .into_iter()
-        .map(|path| Fixture {
-            json: read_json(&path),
-            path,
-        })
-        .collect()
+    paths.into_iter().map(fixture).collect()
 }
 
 /// SPEC §14's combinations the model takes so far, each as the keys a
@@ -162,13 +160,12 @@ fn modelled_combination(scenario: &str) -> bool {
 /// recorders list under `combinations` that the model does not take yet
 /// (SPEC §14's combinations, measured and not yet modelled).
 pub fn modelled(dir: &Path) -> Vec<Fixture> {
-    let index = read_json(&dir.join("index.json"));
-    let not_yet: Vec<&str> = index["combinations"]
-        .as_array()
-        .into_iter()
-        .flatten()
-        .filter(|e| !e["scenario"].as_str().is_some_and(modelled_combination))
-        .filter_map(|e| e["file"].as_str())
+    let index: FixtureIndex = read_recorded(&dir.join("index.json"));
+    let not_yet: Vec<&str> = index
+        .combinations
+        .iter()
+        .filter(|e| !modelled_combination(&e.scenario))
+        .map(|e| e.file.as_str())
         .collect();
     every(dir)
         .into_iter()
@@ -179,7 +176,7 @@ pub fn modelled(dir: &Path) -> Vec<Fixture> {
 /// The combinations `dir/index.json` lists that the model is held to, in
 /// its order, each with the scenario the index names it by.
 pub fn combinations(dir: &Path) -> Vec<(String, Fixture)> {
-    entries(dir, "combinations")
+    entries(dir, |index| index.combinations)
         .into_iter()
         .filter(|(scenario, _)| modelled_combination(scenario))
         .collect()
@@ -188,33 +185,20 @@ pub fn combinations(dir: &Path) -> Vec<(String, Fixture)> {
 /// The fixtures `dir/index.json` lists, in its order, each with the
 /// scenario the index names it by.
 pub fn listed(dir: &Path) -> Vec<(String, Fixture)> {
-    entries(dir, "scenarios")
+    entries(dir, |index| index.scenarios)
 }
 
 /// The recorders' measurements of the SDKs' own client timeouts in
 /// `dir/index.json` (`probes`): a scenario each, with runs like the rest.
 pub fn timeout_fixtures(dir: &Path) -> Vec<(String, Fixture)> {
-    entries(dir, "probes")
+    entries(dir, |index| index.probes)
 }
 
 /// The fixtures of one list of `dir/index.json`.
-fn entries(dir: &Path, list: &str) -> Vec<(String, Fixture)> {
-    let index = read_json(&dir.join("index.json"));
-    index[list]
-        .as_array()
+fn entries(dir: &Path, list: fn(FixtureIndex) -> Vec<IndexEntry>) -> Vec<(String, Fixture)> {
+    list(read_recorded(&dir.join("index.json")))
         .into_iter()
-        .flatten()
-        .map(|entry| {
-            let path = dir.join(entry["file"].as_str().unwrap());
-            let scenario = entry["scenario"].as_str().unwrap().to_string();
-            (
-                scenario,
-                Fixture {
-                    json: read_json(&path),
-                    path,
-                },
-            )
-        })
+        .map(|entry| (entry.scenario, fixture(dir.join(entry.file))))
         .collect()
 }
 
@@ -254,17 +238,19 @@ pub struct Settled {
 
 impl Settled {
     /// What the recorder wrote for one run of a fixture.
-    pub fn of_recorded(run: &Value) -> Settled {
-        let get_task = match &run["get_task_settled"] {
-            Value::String(s) => s.clone(),
-            g => format!("{} with {}", g["state"].as_str().unwrap(), g["artifacts"]),
+    pub fn of_recorded(run: &RecordedRun) -> Settled {
+        let get_task = match &run.get_task_settled {
+            GetTaskSettled::Said(s) => s.clone(),
+            GetTaskSettled::Task(g) => format!("{} with {}", g.state, g.artifacts),
         };
         Settled {
-            stream: run["stream"].as_str().map(String::from),
+            stream: run.stream.clone(),
             get_task,
-            cancel_result: run["cancel_result"].as_str().map(String::from),
-            orphaned_steps: run["orphaned_steps"].as_u64().unwrap(),
-            executions: run["executions"].as_u64().unwrap(),
+            cancel_result: run.cancel_result.clone(),
+            orphaned_steps: run
+                .orphaned_steps
+                .expect("a run that records its orphaned steps"),
+            executions: run.executions,
         }
     }
 

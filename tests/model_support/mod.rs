@@ -1,15 +1,17 @@
 //! Shared by the model's tests: a scenario's run and its export, what a
 //! streaming client of the simulated agent received (as wire events or as
 //! the SSE body a client would have captured), captures made and read, and
-//! the fuzz tests' case count; `fidelity` reads the fixtures recorded from
-//! the real SDKs, `probe` the probe's recorded runs. Nothing here needs a
-//! process or the command line, so the tests that also build for wasm32
-//! can use it. (Each test crate uses some of it.)
+//! the fuzz tests' case count; `fidelity` finds the fixtures recorded from
+//! the real SDKs, `recorded` reads them as typed records, `probe` reads
+//! the probe's recorded runs. Nothing here needs a process or the command
+//! line, so the tests that also build for wasm32 can use it. (Each test
+//! crate uses some of it.)
 #![allow(dead_code)]
 
 pub mod fidelity;
 pub mod long_stream;
 pub mod probe;
+pub mod recorded;
 
 use a2a_lab::model::evidence::capture::{CaptureReader, CaptureReport, Wire};
 use a2a_lab::model::evidence::export::export_json;
