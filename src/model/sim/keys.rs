@@ -219,6 +219,15 @@ impl Push {
         }
     }
 
+    /// Itself, where `after:k` names an event a stream can carry (as
+    /// [`Push::parse`] holds a value read as text).
+    pub fn checked(self) -> Result<Push, ScenarioError> {
+        match self {
+            Push::After(k) => in_range("push", k.into(), 1, MOST_EVENTS).map(Push::After),
+            other => Ok(other),
+        }
+    }
+
     /// The value's spelling.
     pub fn name(self) -> String {
         match self {
@@ -499,6 +508,17 @@ impl KeySpec {
         }
     }
 
+    /// A count for this key, held to its range (a number or a
+    /// word-or-number key's), as a value read as text is.
+    pub fn within(&self, n: u64) -> Result<u32, ScenarioError> {
+        match self.kind {
+            Values::Number { lo, hi } => in_range(self.name, n, lo, hi),
+            Values::WordOrNumber { word, lo, hi } => in_range(self.name, n, lo, hi)
+                .map_err(|e| err(self.name, format!("{}, or `{word}`", e.message))),
+            _ => Err(err(self.name, "is not a number key")),
+        }
+    }
+
     /// Reads a word-or-number value ([`Values::WordOrNumber`]): the word is
     /// `None`.
     pub fn optional(&self, value: &str) -> Result<Option<u32>, ScenarioError> {
@@ -536,7 +556,7 @@ impl KeySpec {
 }
 
 fn parse_range(key: &str, value: &str, lo: u32, hi: u32) -> Result<u32, ScenarioError> {
-    let n: u32 = value
+    let n: u64 = value
         .parse()
         .ok()
         .filter(|_| value.bytes().all(|b| b.is_ascii_digit()))
@@ -546,8 +566,14 @@ fn parse_range(key: &str, value: &str, lo: u32, hi: u32) -> Result<u32, Scenario
                 format!("`{value}` is not a whole number ({lo} – {hi})"),
             )
         })?;
-    if n < lo || n > hi {
-        return Err(err(key, format!("{n} is out of range ({lo} – {hi})")));
+    in_range(key, n, lo, hi)
+}
+
+/// `n` where it is within `lo ..= hi`: one range check for a value read
+/// as text and for one read off a task as a count.
+fn in_range(key: &str, n: u64, lo: u32, hi: u32) -> Result<u32, ScenarioError> {
+    match u32::try_from(n) {
+        Ok(n) if (lo..=hi).contains(&n) => Ok(n),
+        _ => Err(err(key, format!("{n} is out of range ({lo} – {hi})"))),
     }
-    Ok(n)
 }

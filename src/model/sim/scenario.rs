@@ -300,6 +300,13 @@ impl Scenario {
         Ok(())
     }
 
+    /// The scenario, where the limits that depend on more than one key
+    /// hold for the keys `given` (a reading of a task builds it so).
+    pub fn checked(self, given: &[Key]) -> Result<Scenario, ScenarioError> {
+        self.validate(given)?;
+        Ok(self)
+    }
+
     /// Checks the limits that depend on more than one key.
     fn validate(&self, given: &[Key]) -> Result<(), ScenarioError> {
         if self.preset.is_some() {

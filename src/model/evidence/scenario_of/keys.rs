@@ -4,14 +4,14 @@
 
 use std::borrow::Borrow;
 
-use crate::model::sim::keys::Key;
+use crate::model::sim::keys::{CancelImpl, Client, Ending, Interrupt, Key, ResultShape};
 use crate::model::sim::profile::INTERNAL_ERROR;
 use crate::model::state::TaskState;
 use crate::model::trace::StreamEnd;
 use crate::model::wire::answer::{EventKind, OwnedEvent};
 use crate::model::wire::Wire;
 
-use super::setting::{self, count, has, word, Reading};
+use super::setting::{has, Reading, Setting};
 
 pub(super) fn state_of(event: &OwnedEvent) -> Option<TaskState> {
     match event.kind {
@@ -35,20 +35,20 @@ fn turns(events: &[&OwnedEvent]) -> Vec<(usize, TaskState)> {
 }
 
 /// `interrupt` for the questions answered, where the lab asks them so.
-fn interrupt_key(turns: &[(usize, TaskState)]) -> Option<setting::Setting> {
+fn interrupt_key(turns: &[(usize, TaskState)]) -> Option<Setting> {
     let asked: Vec<TaskState> = turns.iter().map(|&(_, s)| s).collect();
     match asked[..] {
         [] => None,
-        [TaskState::AuthRequired] => Some(word(Key::Interrupt, "auth")),
-        [TaskState::InputRequired] => Some(word(Key::Interrupt, "input")),
-        _ => Some(word(Key::Interrupt, "both")),
+        [TaskState::AuthRequired] => Some(Setting::Interrupt(Interrupt::Auth)),
+        [TaskState::InputRequired] => Some(Setting::Interrupt(Interrupt::Input)),
+        _ => Some(Setting::Interrupt(Interrupt::Both)),
     }
 }
 
 /// The keys every task ends with: its wire.
 fn finish_keys(mut keys: Reading, events: &[&OwnedEvent]) -> Reading {
     if events.first().is_some_and(|e| e.wire == Wire::V0_3) {
-        keys.push(word(Key::Wire, Wire::V0_3.name()));
+        keys.push(Setting::Wire(Wire::V0_3));
     }
     keys
 }
@@ -82,9 +82,9 @@ fn ending_keys(steps: Steps, last: Option<TaskState>, end: Option<StreamEnd>) ->
     // exception that reaches the handler becomes.
     let raised = end == Some(StreamEnd::Error(INTERNAL_ERROR));
     let cancel_impl = match last {
-        Some(TaskState::Failed) if stopped => Some("raise"),
-        None if stopped && raised => Some("raise"),
-        None if stopped => Some("noop"),
+        Some(TaskState::Failed) if stopped => Some(CancelImpl::Raise),
+        None if stopped && raised => Some(CancelImpl::Raise),
+        None if stopped => Some(CancelImpl::Noop),
         _ => None,
     };
     // A cancel after the artifact's last chunk lands only on an executor
@@ -93,35 +93,35 @@ fn ending_keys(steps: Steps, last: Option<TaskState>, end: Option<StreamEnd>) ->
     let mut keys = match (last, cancel_impl) {
         (Some(TaskState::Canceled), _) if closed => {
             vec![
-                count(Key::Chunks, done as usize),
-                count(Key::Cancel, done as usize),
+                Setting::Chunks(done as usize),
+                Setting::Cancel(done as usize),
             ]
         }
         (Some(TaskState::Canceled), _) | (_, Some(_)) => {
             vec![
-                count(Key::Chunks, done as usize + 1),
-                count(Key::Cancel, done as usize),
+                Setting::Chunks(done as usize + 1),
+                Setting::Cancel(done as usize),
             ]
         }
-        _ => vec![count(Key::Chunks, done as usize)],
+        _ => vec![Setting::Chunks(done as usize)],
     };
     if let Some(how) = cancel_impl {
-        keys.push(word(Key::CancelImpl, how));
+        keys.push(Setting::CancelImpl(how));
         return keys;
     }
     let ending = match (last, end) {
-        (Some(TaskState::Canceled), _) if closed => Some("never"),
+        (Some(TaskState::Canceled), _) if closed => Some(Ending::Never),
         (Some(TaskState::Completed) | Some(TaskState::Canceled), _) => None,
-        (Some(TaskState::Failed), _) => Some("fail"),
-        (Some(TaskState::InputRequired), _) => Some("input"),
-        (Some(TaskState::AuthRequired), _) => Some("auth"),
+        (Some(TaskState::Failed), _) => Some(Ending::Fail),
+        (Some(TaskState::InputRequired), _) => Some(Ending::Input),
+        (Some(TaskState::AuthRequired), _) => Some(Ending::Auth),
         // A stream that hung, or that the client's own timeout gave up on.
-        (_, Some(StreamEnd::Hung | StreamEnd::TimedOut)) => Some("never"),
+        (_, Some(StreamEnd::Hung | StreamEnd::TimedOut)) => Some(Ending::Never),
         // No final status, the stream ended by an exception's error.
-        _ if raised => Some("raise"),
-        _ => Some("return"),
+        _ if raised => Some(Ending::Raise),
+        _ => Some(Ending::Return),
     };
-    keys.extend(ending.map(|e| word(Key::Ending, e)));
+    keys.extend(ending.map(Setting::Ending));
     keys
 }
 
@@ -139,7 +139,7 @@ fn blocking_keys(answers: &[&OwnedEvent]) -> Reading {
         .iter()
         .map(|a| a.parts.len() - a.parts.windows(2).filter(|w| w[0] == w[1]).count())
         .sum();
-    let mut keys = vec![word(Key::Client, "block")];
+    let mut keys = vec![Setting::Client(Client::Block)];
     let asked: Vec<(usize, TaskState)> = answers[..answers.len() - 1]
         .iter()
         .enumerate()
@@ -245,7 +245,7 @@ pub(super) fn keys_of_refs(events: &[&OwnedEvent], end: Option<StreamEnd>) -> Re
             .any(|e| e.kind == EventKind::Artifact)
     });
     if after_end {
-        keys.push(count(Key::Late, 0));
+        keys.push(Setting::Late(0));
     }
     keys.extend(interrupt_key(&turns));
     // Progress: WORKING again before each step, beyond the first WORKING
@@ -256,10 +256,10 @@ pub(super) fn keys_of_refs(events: &[&OwnedEvent], end: Option<StreamEnd>) -> Re
     let started = steps.done + u32::from(progress_after_last_step(before));
     let chunks = started.max(1);
     if progress > 0 && progress % chunks == 0 {
-        keys.push(count(Key::Progress, (progress / chunks) as usize));
+        keys.push(Setting::Progress((progress / chunks) as usize));
     }
     if steps.whole {
-        keys.push(word(Key::Result, "last"));
+        keys.push(Setting::Result(ResultShape::Last));
     }
     finish_keys(keys, events)
 }
@@ -267,11 +267,8 @@ pub(super) fn keys_of_refs(events: &[&OwnedEvent], end: Option<StreamEnd>) -> Re
 /// The keys read off a task that stops short of its end, with its steps
 /// and how it ended left out (neither is on the wire) and `chunks` steps
 /// instead.
-pub(super) fn cut_short(read: &[setting::Setting], chunks: usize) -> Reading {
+pub(super) fn cut_short(read: &[Setting], chunks: usize) -> Reading {
     let unseen = [Key::Chunks, Key::Cancel, Key::CancelImpl, Key::Ending];
-    let kept = read.iter().filter(|s| !unseen.contains(&s.key)).copied();
-    [count(Key::Chunks, chunks)]
-        .into_iter()
-        .chain(kept)
-        .collect()
+    let kept = read.iter().filter(|s| !unseen.contains(&s.key())).copied();
+    [Setting::Chunks(chunks)].into_iter().chain(kept).collect()
 }

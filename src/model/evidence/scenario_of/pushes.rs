@@ -5,9 +5,9 @@
 //! give the push keys; the values the log leaves open are simulated in
 //! turn, and the first whose POSTs match, one by one, wins.
 
-use super::setting::{count, has, word, Reading, Setting, Value};
+use super::setting::{has, Reading, Setting};
 use super::{keys_of, sdk_order, shapes, state_of, Budget, EventShape, ScenarioOf, Search};
-use crate::model::sim::keys::{Key, Sdk};
+use crate::model::sim::keys::{Client, Key, Push, PushAuth, PushFollowup, Sdk, Store, Webhook};
 use crate::model::sim::profile::Profile;
 use crate::model::state::TaskState;
 use crate::model::trace::{RowKind, Run, PUSH_RACED};
@@ -26,7 +26,7 @@ pub struct Pushed {
 }
 
 /// The most events before a config took effect that are tried.
-const LATEST: usize = 24;
+const LATEST: u32 = 24;
 
 /// A POST as compared: its event's shape, its answer where known, its
 /// header names where the log kept them (in any order: a log may list
@@ -173,9 +173,9 @@ fn own_keys(events: &[OwnedEvent], from_start: bool) -> Vec<Reading> {
         for extra in 0..=more {
             let keys: Reading = keys
                 .iter()
-                .map(|s| match (s.key, s.value) {
-                    (Key::Chunks, Value::Count(n)) => count(Key::Chunks, n + extra),
-                    _ => *s,
+                .map(|s| match *s {
+                    Setting::Chunks(n) => Setting::Chunks(n + extra),
+                    other => other,
                 })
                 .collect();
             if !own.contains(&keys) {
@@ -206,26 +206,21 @@ fn raced(got: Vec<Post>, task: &[Post]) -> Vec<Post> {
 /// The push keys the log allows, each list one key's values.
 fn push_keys(posts: &[Pushed]) -> Vec<Vec<Reading>> {
     let mut lists = vec![if push_from_start(posts) {
-        vec![vec![word(Key::Push, "inline")]]
+        vec![vec![Setting::Push(Push::Inline)]]
     } else {
         (1..=LATEST)
-            .map(|k| {
-                vec![Setting {
-                    key: Key::Push,
-                    value: Value::After(k),
-                }]
-            })
+            .map(|k| vec![Setting::Push(Push::After(k))])
             .collect()
     }];
     let answers: Vec<&str> = posts.iter().filter_map(|p| p.answer.as_deref()).collect();
     lists.push(if answers.contains(&"500") {
-        vec![vec![word(Key::Webhook, "error")]]
+        vec![vec![Setting::Webhook(Webhook::Error)]]
     } else if answers.contains(&"timeout") {
         // The sender gave up: the webhook answered past its timeout, by
         // how much the log does not say; or at it, in a race.
         vec![
-            vec![count(Key::WebhookDelayMs, 5005)],
-            vec![count(Key::WebhookDelayMs, 4995)],
+            vec![Setting::WebhookDelayMs(5005)],
+            vec![Setting::WebhookDelayMs(4995)],
         ]
     } else {
         vec![Reading::new()]
@@ -241,8 +236,8 @@ fn push_keys(posts: &[Pushed]) -> Vec<Vec<Reading>> {
             .any(|s| h.eq_ignore_ascii_case(Profile::of(*s).push.auth_headers[0]))
     });
     lists.push(vec![match (bearer, token) {
-        (true, true) => vec![word(Key::PushAuth, "both")],
-        (true, false) => vec![word(Key::PushAuth, "bearer")],
+        (true, true) => vec![Setting::PushAuth(PushAuth::Both)],
+        (true, false) => vec![Setting::PushAuth(PushAuth::Bearer)],
         _ => Reading::new(),
     }]);
     lists
@@ -272,8 +267,9 @@ fn candidates(posts: &[Pushed], events: &[OwnedEvent]) -> Vec<Vec<Reading>> {
     lists.extend(push_keys(posts));
     if stopped {
         let restarts = (0..=sent).flat_map(|k| {
-            ["memory", "database"]
-                .map(|store| vec![count(Key::Restart, k), word(Key::Store, store)])
+            Store::ALL
+                .iter()
+                .map(move |&store| vec![Setting::Restart(k), Setting::Store(store)])
         });
         lists.push([Reading::new()].into_iter().chain(restarts).collect());
     }
@@ -282,9 +278,9 @@ fn candidates(posts: &[Pushed], events: &[OwnedEvent]) -> Vec<Vec<Reading>> {
         // (@a2a-js/sdk POSTs a blocking call's turns otherwise) show.
         lists.push(vec![
             Reading::new(),
-            vec![word(Key::PushFollowup, "repeat")],
+            vec![Setting::PushFollowup(PushFollowup::Repeat)],
         ]);
-        lists.push(vec![Reading::new(), vec![word(Key::Client, "block")]]);
+        lists.push(vec![Reading::new(), vec![Setting::Client(Client::Block)]]);
     }
     lists
 }

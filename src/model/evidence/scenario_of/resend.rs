@@ -1,11 +1,10 @@
 //! Where an event of a stream may have come again after a reconnect, as
 //! the readings a search tries after the first.
 
-use crate::model::sim::keys::Key;
 use crate::model::trace::StreamEnd;
 use crate::model::wire::answer::{EventKind, OwnedEvent};
 
-use super::setting::{count, word, Reading};
+use super::setting::{Reading, Setting};
 use super::shape::EventShape;
 
 use super::keys::keys_of_refs;
@@ -85,9 +84,9 @@ impl Resend {
             .map(|(_, e)| e)
             .collect();
         let mut keys = keys_of_refs(&once, end);
-        keys.push(count(Key::Dup, self.at));
+        keys.push(Setting::Dup(self.at));
         if self.conflict {
-            keys.push(word(Key::Conflict, "on"));
+            keys.push(Setting::Conflict);
         }
         keys
     }

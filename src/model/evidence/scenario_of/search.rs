@@ -17,7 +17,7 @@ use crate::model::sim::scenario::Scenario;
 use crate::model::sim::Simulation;
 use crate::model::trace::Run;
 
-use super::setting::{pairs, Reading, Setting, Value};
+use super::setting::{scenario_of_reading, Reading, Setting};
 use super::ScenarioOf;
 
 /// How much simulation one task's explanation may spend, in trace rows
@@ -269,8 +269,8 @@ impl Search {
         // sort for it).
         let written: Vec<String> = KEYS
             .iter()
-            .filter_map(|spec| match reading.iter().find(|s| s.key == spec.key) {
-                Some(s) => Some(format!("{}={}", spec.name, s.value)),
+            .filter_map(|spec| match reading.iter().find(|s| s.key() == spec.key) {
+                Some(s) => Some(format!("{}={s}", spec.name)),
                 None if spec.key == Key::Sdk => sdk.map(|s| format!("sdk={}", s.name())),
                 None => None,
             })
@@ -318,10 +318,9 @@ impl Search {
                 break;
             }
             let reading = readings.concat();
-            let settings = pairs(&reading);
             first.get_or_insert_with(|| self.first_query(&reading));
             let before = self.budget.spent;
-            let read = match Scenario::from_pairs(settings.iter().map(|(k, v)| (*k, v.as_str()))) {
+            let read = match scenario_of_reading(&reading) {
                 Ok(read) => read,
                 Err(e) => {
                     refused.get_or_insert_with(|| why_refused(&reading, &e));
@@ -391,14 +390,12 @@ impl Search {
 /// 10000`), else what the scenario's parser said.
 fn why_refused(reading: &[Setting], error: &ScenarioError) -> String {
     let past = reading.iter().find_map(|s| {
-        let Value::Count(n) = s.value else {
-            return None;
-        };
-        let hi = match s.key.spec().kind {
+        let n = s.count()?;
+        let hi = match s.key().spec().kind {
             Values::Number { hi, .. } | Values::WordOrNumber { hi, .. } => hi,
             _ => return None,
         };
-        (n > hi as usize).then(|| format!("{}={n} is past the lab's limit of {hi}", s.key.name()))
+        (n > hi as usize).then(|| format!("{}={n} is past the lab's limit of {hi}", s.key().name()))
     });
     past.unwrap_or_else(|| format!("no scenario takes these keys ({error})"))
 }

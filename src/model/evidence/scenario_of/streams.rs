@@ -5,9 +5,9 @@
 //! streams allow is simulated, and the first whose streams match the
 //! task's, stream by stream, event by event, and in how each ended, wins.
 
-use super::setting::{count, count_of, word, Reading};
+use super::setting::{chunks_of, Reading, Setting};
 use super::{keys_of, shapes, state_of, EventShape, ScenarioOf, Search};
-use crate::model::sim::keys::Key;
+use crate::model::sim::keys::Store;
 use crate::model::state::TaskState;
 use crate::model::trace::{Run, StreamEnd};
 use crate::model::wire::answer::{ArtifactParts, EventKind, OwnedEvent};
@@ -238,7 +238,7 @@ fn open_keys(
     let broken = c1.iter().any(|s| s.end == Some(StreamEnd::Broken));
     let mut open = Vec::new();
     if roles.contains(&Role::Retry) {
-        open.push(vec![vec![word(Key::Retry, "on")]]);
+        open.push(vec![vec![Setting::Retry]]);
     }
     if let Some(sub) = roles.iter().position(|r| *r == Role::Subscribes) {
         // The call's stream that dropped before it: dropped by the client
@@ -254,21 +254,22 @@ fn open_keys(
             Some(StreamEnd::Broken) => k + 1..=k + 4,
             _ => k..=k + 4,
         };
-        open.push(from.map(|k| vec![count(Key::Resubscribe, k)]).collect());
+        open.push(from.map(|k| vec![Setting::Resubscribe(k)]).collect());
     }
     if broken || ends_unknown(c1) {
         // Where ends are unknown, no restart comes first.
         let none = (!broken).then(Reading::new);
         let restarts = (0..=seen.min(LATEST)).flat_map(|k| {
-            ["memory", "database"]
-                .map(|store| vec![count(Key::Restart, k), word(Key::Store, store)])
+            Store::ALL
+                .iter()
+                .map(move |&store| vec![Setting::Restart(k), Setting::Store(store)])
         });
         open.push(none.into_iter().chain(restarts).collect());
     }
     if !c2.is_empty() {
         open.push(
             (1..=seen.min(LATEST))
-                .map(|k| vec![count(Key::SecondClient, k)])
+                .map(|k| vec![Setting::SecondClient(k)])
                 .collect(),
         );
     }
@@ -325,7 +326,7 @@ fn own_keys(events: &[OwnedEvent], end: Option<StreamEnd>, cut: Cut) -> Vec<Read
         Cut::No => vec![read],
         Cut::Unseen => {
             // How it ended is unseen: its steps as read, or as many as sent.
-            let steps = count_of(&read, Key::Chunks).unwrap_or(sent);
+            let steps = chunks_of(&read).unwrap_or(sent);
             vec![read.clone(), cut_short(steps), cut_short(sent)]
         }
         Cut::Broken => (sent..=sent + 2).map(cut_short).collect(),
