@@ -11,8 +11,18 @@ pub fn document() -> web_sys::Document {
     web_sys::window().unwrap().document().unwrap()
 }
 
-/// Mounts the whole lab into a new element appended to the body.
+/// Mounts the whole lab into a new element appended to the body, from the
+/// page's bare address: the lab writes its state into the URL, and the
+/// tests share one page, so a test would otherwise open on the scenario
+/// and step an earlier test left there.
 pub fn mount() -> web_sys::HtmlElement {
+    let window = web_sys::window().unwrap();
+    let path = window.location().pathname().unwrap();
+    window
+        .history()
+        .unwrap()
+        .replace_state_with_url(&wasm_bindgen::JsValue::NULL, "", Some(&path))
+        .unwrap();
     let host: web_sys::HtmlElement = document().create_element("div").unwrap().unchecked_into();
     document().body().unwrap().append_child(&host).unwrap();
     let handle = leptos::mount::mount_to(host.clone(), App);
