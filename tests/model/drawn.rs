@@ -3,11 +3,13 @@
 //! here: each key set or left out, its value one of its spellings or a
 //! number of its range, and a combination the parser refuses mended by
 //! leaving out the key it names. Shared by the tests that hold drawn
-//! scenarios to a property (`keys_drawn`, `round_trip`, `scenario_space`).
+//! scenarios to a property (`keys_drawn`, `round_trip`, `scenario_space`),
+//! and what client 1 received in one's run, as a capture reads it.
 #![cfg(not(target_arch = "wasm32"))]
 
 use a2a_lab::model::sim::keys::{Key, KeySpec, Values, KEYS};
 use a2a_lab::model::sim::scenario::Scenario;
+use a2a_lab::model::sim::simulate;
 use proptest::prelude::*;
 
 /// The most a drawn count goes past its key's least value: enough for
@@ -68,4 +70,28 @@ pub fn drawn_with(p: f64) -> impl Strategy<Value = Scenario> {
             }
         }
     })
+}
+
+/// What client 1 received in a run, read as a capture reads it, and how
+/// its last stream ended.
+pub fn received_by_client_1(
+    scenario: &Scenario,
+) -> (
+    Vec<a2a_lab::model::wire::answer::OwnedEvent>,
+    Option<a2a_lab::model::trace::StreamEnd>,
+) {
+    use a2a_lab::model::evidence::scenario_of::received;
+    use a2a_lab::model::wire::answer::read_value;
+    let run = simulate(scenario);
+    let events = received(&run)
+        .iter()
+        .filter_map(|r| read_value(&r.wire.as_ref()?.json(), Some(scenario.wire)).ok())
+        .collect();
+    let end = run
+        .streams
+        .iter()
+        .rev()
+        .find(|s| s.client == 1 && !s.rows.is_empty())
+        .map(|s| s.end);
+    (events, end)
 }

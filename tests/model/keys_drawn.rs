@@ -10,7 +10,7 @@
 
 use std::collections::BTreeSet;
 
-use crate::drawn::drawn;
+use crate::drawn::{drawn, received_by_client_1};
 use a2a_lab::model::sim::keys::{Key, ReadBack, Values, KEYS};
 use a2a_lab::model::sim::scenario::Scenario;
 use a2a_lab::model::sim::simulate;
@@ -69,30 +69,6 @@ proptest! {
     }
 }
 
-/// What client 1 received in a run, read as a capture reads it, and how
-/// its last stream ended.
-fn as_received(
-    scenario: &Scenario,
-) -> (
-    Vec<a2a_lab::model::wire::answer::OwnedEvent>,
-    Option<a2a_lab::model::trace::StreamEnd>,
-) {
-    use a2a_lab::model::evidence::scenario_of::received;
-    use a2a_lab::model::wire::answer::read_value;
-    let run = simulate(scenario);
-    let events = received(&run)
-        .iter()
-        .filter_map(|r| read_value(&r.wire.as_ref()?.json(), Some(scenario.wire)).ok())
-        .collect();
-    let end = run
-        .streams
-        .iter()
-        .rev()
-        .find(|s| s.client == 1 && !s.rows.is_empty())
-        .map(|s| s.end);
-    (events, end)
-}
-
 /// The key table's read-back column, checked both ways on drawn
 /// scenarios' traffic: a key it says is off the wire is never read back
 /// (the explanation leaves it at its default), and each key it says is
@@ -106,7 +82,7 @@ fn the_read_back_column_says_which_keys_the_reader_sets() {
     let mut set: BTreeSet<&str> = BTreeSet::new();
     for _ in 0..300 {
         let drawn = strategy.new_tree(&mut runner).unwrap().current();
-        let (events, end) = as_received(&drawn);
+        let (events, end) = received_by_client_1(&drawn);
         let found = scenario_of(&events, end);
         // A reading past a key's limit has a query no scenario takes.
         let Ok(read) = Scenario::from_query(&found.query) else {

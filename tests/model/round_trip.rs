@@ -10,11 +10,10 @@
 //! it, so the list only shrinks.
 #![cfg(not(target_arch = "wasm32"))]
 
-use crate::drawn::drawn_with;
-use a2a_lab::model::evidence::scenario_of::{received, scenario_of, ScenarioOf};
+use crate::drawn::{drawn_with, received_by_client_1};
+use a2a_lab::model::evidence::scenario_of::{scenario_of, ScenarioOf};
 use a2a_lab::model::sim::scenario::Scenario;
-use a2a_lab::model::sim::simulate;
-use a2a_lab::model::wire::answer::{read_value, OwnedEvent};
+use a2a_lab::model::wire::answer::OwnedEvent;
 use proptest::prelude::*;
 
 /// Settings whose traffic, together, the reader does not explain yet,
@@ -136,17 +135,7 @@ fn not_yet_read(scenario: &Scenario) -> Option<&'static str> {
 /// What client 1 received in the run of `scenario`, as a capture reads
 /// it, and what `scenario_of` reads back from it.
 fn read_back(scenario: &Scenario) -> (Vec<OwnedEvent>, ScenarioOf) {
-    let run = simulate(scenario);
-    let events: Vec<OwnedEvent> = received(&run)
-        .iter()
-        .filter_map(|r| read_value(&r.wire.as_ref()?.json(), Some(scenario.wire)).ok())
-        .collect();
-    let end = run
-        .streams
-        .iter()
-        .rev()
-        .find(|s| s.client == 1 && !s.rows.is_empty())
-        .map(|s| s.end);
+    let (events, end) = received_by_client_1(scenario);
     let found = scenario_of(&events, end);
     (events, found)
 }
