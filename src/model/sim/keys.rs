@@ -503,18 +503,20 @@ impl KeySpec {
     /// Reads a whole-number value ([`Values::Number`]).
     pub fn number(&self, value: &str) -> Result<u32, ScenarioError> {
         match self.kind {
-            Values::Number { lo, hi } => parse_range(self.name, value, lo, hi),
+            Values::Number { lo, hi } => self.within(whole(self.name, value, lo, hi)?),
             _ => Err(err(self.name, "is not a number key")),
         }
     }
 
     /// A count for this key, held to its range (a number or a
-    /// word-or-number key's), as a value read as text is.
+    /// word-or-number key's): the one range check, for a value read as
+    /// text and for a count read off a task.
     pub fn within(&self, n: u64) -> Result<u32, ScenarioError> {
         match self.kind {
             Values::Number { lo, hi } => in_range(self.name, n, lo, hi),
-            Values::WordOrNumber { word, lo, hi } => in_range(self.name, n, lo, hi)
-                .map_err(|e| err(self.name, format!("{}, or `{word}`", e.message))),
+            Values::WordOrNumber { word, lo, hi } => {
+                in_range(self.name, n, lo, hi).map_err(|e| also_word(e, word))
+            }
             _ => Err(err(self.name, "is not a number key")),
         }
     }
@@ -528,9 +530,8 @@ impl KeySpec {
         if value == word {
             return Ok(None);
         }
-        parse_range(self.name, value, lo, hi)
-            .map(Some)
-            .map_err(|e| err(self.name, format!("{}, or `{word}`", e.message)))
+        let n = whole(self.name, value, lo, hi).map_err(|e| also_word(e, word))?;
+        self.within(n).map(Some)
     }
 
     /// Reads an enumerated value: the entry of `all` at the position of
@@ -556,7 +557,13 @@ impl KeySpec {
 }
 
 fn parse_range(key: &str, value: &str, lo: u32, hi: u32) -> Result<u32, ScenarioError> {
-    let n: u64 = value
+    in_range(key, whole(key, value, lo, hi)?, lo, hi)
+}
+
+/// `value` as a whole number, whatever its size (`lo – hi` only says, in
+/// the message, what the key takes).
+fn whole(key: &str, value: &str, lo: u32, hi: u32) -> Result<u64, ScenarioError> {
+    value
         .parse()
         .ok()
         .filter(|_| value.bytes().all(|b| b.is_ascii_digit()))
@@ -565,8 +572,15 @@ fn parse_range(key: &str, value: &str, lo: u32, hi: u32) -> Result<u32, Scenario
                 key,
                 format!("`{value}` is not a whole number ({lo} – {hi})"),
             )
-        })?;
-    in_range(key, n, lo, hi)
+        })
+}
+
+/// A word-or-number key's error, saying the word it also takes.
+fn also_word(e: ScenarioError, word: &str) -> ScenarioError {
+    ScenarioError {
+        message: format!("{}, or `{word}`", e.message),
+        ..e
+    }
 }
 
 /// `n` where it is within `lo ..= hi`: one range check for a value read

@@ -152,10 +152,7 @@ impl Scenario {
             let Some(key) = Key::from_name(name) else {
                 return Err(err(name, "is not a scenario key"));
             };
-            if seen.contains(&key) {
-                return Err(err(name, "is given more than once"));
-            }
-            seen.push(key);
+            given_once(&mut seen, key)?;
             s.set(key, value)?;
         }
         s.validate(&seen)?;
@@ -473,4 +470,14 @@ impl Scenario {
         }
         q.replace('&', "_").replace('=', "-")
     }
+}
+
+/// Notes `key` among the keys `given`, refusing it when it is there
+/// already: a query and a reading of a task give each key once.
+pub fn given_once(given: &mut Vec<Key>, key: Key) -> Result<(), ScenarioError> {
+    if given.contains(&key) {
+        return Err(err(key.name(), "is given more than once"));
+    }
+    given.push(key);
+    Ok(())
 }

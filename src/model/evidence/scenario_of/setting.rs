@@ -9,7 +9,7 @@ use crate::model::sim::keys::{
     CancelImpl, Client, Ending, Interrupt, Key, Push, PushAuth, PushFollowup, ResultShape,
     ScenarioError, Store, Webhook,
 };
-use crate::model::sim::scenario::Scenario;
+use crate::model::sim::scenario::{given_once, Scenario};
 use crate::model::wire::Wire;
 
 /// One key set to one value. Counts are as read (a task may show more
@@ -172,14 +172,7 @@ pub fn scenario_of_reading(reading: &[Setting]) -> Result<Scenario, ScenarioErro
     let mut scenario = Scenario::default();
     let mut given: Vec<Key> = Vec::with_capacity(reading.len());
     for setting in reading {
-        let key = setting.key();
-        if given.contains(&key) {
-            return Err(ScenarioError {
-                key: key.name().to_string(),
-                message: "is given more than once".into(),
-            });
-        }
-        given.push(key);
+        given_once(&mut given, setting.key())?;
         setting.apply(&mut scenario)?;
     }
     scenario.checked(&given)
