@@ -32,17 +32,17 @@ const LATEST: u32 = 24;
 /// header names where the log kept them (in any order: a log may list
 /// them sorted). Its `Display` is the words the page and `check` print.
 #[derive(Debug, Clone, PartialEq, Eq)]
-struct Post {
+struct PostShape {
     shape: EventShape,
     answer: Option<String>,
     headers: Vec<String>,
 }
 
-impl Post {
-    fn new(shape: EventShape, answer: Option<&str>, headers: Option<&[String]>) -> Post {
+impl PostShape {
+    fn new(shape: EventShape, answer: Option<&str>, headers: Option<&[String]>) -> PostShape {
         let mut headers: Vec<String> = headers.unwrap_or_default().to_vec();
         headers.sort_by_key(|h| h.to_ascii_lowercase());
-        Post {
+        PostShape {
             shape,
             answer: answer.map(String::from),
             headers,
@@ -50,7 +50,7 @@ impl Post {
     }
 }
 
-impl std::fmt::Display for Post {
+impl std::fmt::Display for PostShape {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         let answer = self.answer.as_deref().unwrap_or("?");
         write!(
@@ -64,7 +64,7 @@ impl std::fmt::Display for Post {
 
 /// The POSTs a run sent for its first task, as compared (answers and
 /// headers only where the log has them).
-fn run_posts(run: &Run, answers: bool, headers: bool) -> Vec<Post> {
+fn run_posts(run: &Run, answers: bool, headers: bool) -> Vec<PostShape> {
     let mut first_task: Option<String> = None;
     let mut events = Vec::new();
     let mut records = Vec::new();
@@ -86,7 +86,7 @@ fn run_posts(run: &Run, answers: bool, headers: bool) -> Vec<Post> {
         .zip(records)
         .map(|(shape, push)| {
             let answer = answers.then_some(push.answer.as_str());
-            Post::new(*shape, answer, headers.then_some(&push.headers[..]))
+            PostShape::new(*shape, answer, headers.then_some(&push.headers[..]))
         })
         .collect()
 }
@@ -189,7 +189,7 @@ fn own_keys(events: &[OwnedEvent], from_start: bool) -> Vec<Reading> {
 /// The scenario's POSTs with each `race` answer (a webhook that answered
 /// at the sender's timeout, SPEC §14) taken as the task's, where that was
 /// an answer or a timeout: the race goes either way.
-fn raced(got: Vec<Post>, task: &[Post]) -> Vec<Post> {
+fn raced(got: Vec<PostShape>, task: &[PostShape]) -> Vec<PostShape> {
     got.into_iter()
         .enumerate()
         .map(|(i, mut post)| {
@@ -293,11 +293,11 @@ pub fn scenario_of_pushes(posts: &[Pushed]) -> ScenarioOf {
     let events: Vec<OwnedEvent> = posts.iter().map(|p| p.event.clone()).collect();
     let answers = posts.iter().all(|p| p.answer.is_some());
     let headers = posts.iter().all(|p| !p.headers.is_empty());
-    let task: Vec<Post> = shapes(&events)
+    let task: Vec<PostShape> = shapes(&events)
         .iter()
         .zip(posts)
         .map(|(shape, p)| {
-            Post::new(
+            PostShape::new(
                 *shape,
                 p.answer.as_deref(),
                 headers.then_some(&p.headers[..]),
