@@ -82,7 +82,7 @@ pub fn run(args: &[String], files: &mut dyn Files, stdout: &mut dyn Write) -> Ou
         }
         Command::Check(args) => check(&args, files, stdout),
         Command::Probe(args) => probe(&args, stdout),
-        Command::Serve { port, open } => serve::serve(port, open, stdout),
+        Command::Serve(args) => serve::serve(&args, stdout),
         Command::Completions { shell } => {
             args::completions(shell, stdout);
             Ok(Output::exit(0))

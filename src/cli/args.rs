@@ -63,14 +63,7 @@ pub enum Command {
     /// with the `page` feature): the same page, URL queries, Import and
     /// Export, with no toolchain. Runs until stopped.
     #[command(after_help = EXIT_CODES)]
-    Serve {
-        /// The port; 0 takes any free one (the URL printed says which).
-        #[arg(long, default_value_t = 8080)]
-        port: u16,
-        /// Open the page in the default browser as well.
-        #[arg(long)]
-        open: bool,
-    },
+    Serve(ServeArgs),
     /// Print a shell completion script (bash, zsh, fish, elvish,
     /// powershell).
     Completions {
@@ -130,6 +123,36 @@ pub struct CheckArgs {
     /// The files: an export, or a capture read in order.
     #[arg(value_name = "FILE")]
     pub paths: Vec<String>,
+}
+
+/// `serve`'s arguments.
+#[derive(Args, Debug, Clone)]
+pub struct ServeArgs {
+    /// The port; 0 takes any free one (the URL printed says which).
+    #[arg(long, default_value_t = 8080)]
+    pub port: u16,
+    /// Open the page in the default browser as well.
+    #[arg(long)]
+    pub open: bool,
+    /// Live: relay the page to this agent (its base URL), and only to it.
+    /// The URL printed then carries this launch's token.
+    #[arg(long, value_name = "URL", value_parser = parse_url)]
+    pub agent: Option<String>,
+    /// With --agent: a header sent on every request to the agent, such as
+    /// its credentials; never sent to the page, never written down.
+    #[arg(long = "header", value_name = "'NAME: VALUE'", value_parser = parse_header, requires = "agent")]
+    pub headers: Vec<(String, String)>,
+    /// With --agent: the binding to speak (jsonrpc, rest, grpc), else the
+    /// card's.
+    #[arg(long, value_name = "BINDING", value_parser = parse_one_binding, requires = "agent")]
+    pub binding: Option<Binding>,
+    /// With --agent: where its card is, when not at a well-known path.
+    #[arg(long, value_name = "CARD_URL", value_parser = parse_card_url, requires = "agent")]
+    pub card: Option<String>,
+    /// With --agent: how long one call may take, a stream included, in
+    /// milliseconds (1 to 3600000; 300000 by default).
+    #[arg(long = "timeout-ms", value_name = "MS", value_parser = parse_timeout, requires = "agent")]
+    pub timeout_ms: Option<u64>,
 }
 
 /// `probe`'s arguments.
@@ -239,6 +262,10 @@ fn http_url(text: &str, what: &str) -> Result<String, String> {
         true => Ok(text.to_string()),
         false => Err(format!("{what}`{text}` is not an http:// or https:// URL")),
     }
+}
+
+fn parse_one_binding(text: &str) -> Result<Binding, String> {
+    Binding::parse(text).ok_or_else(|| format!("--binding `{text}` is not jsonrpc, rest or grpc"))
 }
 
 fn parse_url(text: &str) -> Result<String, String> {

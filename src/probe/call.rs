@@ -88,13 +88,14 @@ pub(super) fn millis(waited: Duration) -> u64 {
 /// gRPC one. Only a call that gets no answer at all is an error (the
 /// agent cannot be probed); what came back is the judge's to read.
 pub trait Caller: Sync {
-    /// Sends `request` and reads the answer, handing each stream answer
-    /// that can be read to `on_answer` as it arrives.
+    /// Sends `request` and reads the answer, handing each stream answer to
+    /// `on_answer` as it arrives: its raw data, and what the wire's reader
+    /// made of it (`None` when it cannot be read).
     fn call(
         &self,
         request: &Request,
         timeout: Duration,
-        on_answer: &mut dyn FnMut(&Answer) -> Flow,
+        on_answer: &mut dyn FnMut(&str, Option<&Answer>) -> Flow,
     ) -> Result<Received, String>;
 }
 
@@ -103,7 +104,7 @@ impl Caller for HttpClient {
         &self,
         request: &Request,
         timeout: Duration,
-        on_answer: &mut dyn FnMut(&Answer) -> Flow,
+        on_answer: &mut dyn FnMut(&str, Option<&Answer>) -> Flow,
     ) -> Result<Received, String> {
         call(self, request, timeout, on_answer)
     }
@@ -125,7 +126,7 @@ pub fn call(
     client: &HttpClient,
     request: &Request,
     timeout: Duration,
-    mut on_answer: impl FnMut(&Answer) -> Flow,
+    mut on_answer: impl FnMut(&str, Option<&Answer>) -> Flow,
 ) -> Result<Received, String> {
     let started = Instant::now();
     let mut received = send(client, request, timeout, &mut on_answer)?;
@@ -137,7 +138,7 @@ fn send(
     client: &HttpClient,
     request: &Request,
     timeout: Duration,
-    on_answer: &mut impl FnMut(&Answer) -> Flow,
+    on_answer: &mut impl FnMut(&str, Option<&Answer>) -> Flow,
 ) -> Result<Received, String> {
     let accept = "text/event-stream, application/json";
     let answer = match &request.body {
@@ -180,7 +181,7 @@ fn read_json(answer: HttpAnswer, request: &Request) -> Result<Received, String> 
 fn read_stream(
     answer: HttpAnswer,
     request: &Request,
-    on_answer: &mut impl FnMut(&Answer) -> Flow,
+    on_answer: &mut impl FnMut(&str, Option<&Answer>) -> Flow,
 ) -> Result<Received, String> {
     let (method, wire) = (request.name(), request.wire);
     let sse_headers = Some(answer.sse_headers);
@@ -191,10 +192,8 @@ fn read_stream(
             Ok(Next::Event(data)) => {
                 // An event that cannot be read is kept in the raw body for
                 // the judge, and steers nothing.
-                let Ok(read) = read_answer(data.as_bytes(), Some(wire)) else {
-                    continue;
-                };
-                if let Flow::Drop = on_answer(&read) {
+                let read = read_answer(data.as_bytes(), Some(wire)).ok();
+                if let Flow::Drop = on_answer(&data, read.as_ref()) {
                     break AnswerEnd::Dropped;
                 }
             }

@@ -8,6 +8,7 @@
 mod call;
 mod grpc;
 mod http;
+pub mod live;
 mod pump;
 mod sse;
 mod tls;

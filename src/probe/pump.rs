@@ -33,7 +33,9 @@ pub fn pump(
                     let streams: Vec<_> = calls
                         .iter()
                         .map(|c| {
-                            scope.spawn(move || client.call(&c.request, wait, &mut |_| Flow::Read))
+                            scope.spawn(move || {
+                                client.call(&c.request, wait, &mut |_, _| Flow::Read)
+                            })
                         })
                         .collect();
                     streams
@@ -59,7 +61,7 @@ pub fn pump(
                 let delay = Duration::from_millis(delay_ms);
                 webhook.answer_after(delay);
                 // Long enough to see a stream held up by two slow answers.
-                let r = client.call(&c.request, wait + delay * 2, &mut |_| Flow::Read)?;
+                let r = client.call(&c.request, wait + delay * 2, &mut |_, _| Flow::Read)?;
                 keep(&c, &r, out)?;
                 plan.on_pushed(c.id, Some(r.record()), webhook.posts(), webhook.refused());
             }
@@ -77,23 +79,22 @@ fn steered(
     out: Option<&Path>,
 ) -> Result<Received, String> {
     let mut failed = None;
-    let received = client.call(
-        &c.request,
-        wait,
-        &mut |answer| match plan.on_answer(answer) {
-            Steer::Read => Flow::Read,
-            Steer::Drop => Flow::Drop,
-            Steer::Call(nested) => {
-                let done = client
-                    .call(&nested.request, wait, &mut |_| Flow::Read)
-                    .and_then(|r| end(plan, &nested, &r, out));
-                if let Err(e) = done {
-                    failed = Some(e);
-                }
-                Flow::Read
+    let received = client.call(&c.request, wait, &mut |_, answer| match answer
+        .map(|a| plan.on_answer(a))
+        .unwrap_or(Steer::Read)
+    {
+        Steer::Read => Flow::Read,
+        Steer::Drop => Flow::Drop,
+        Steer::Call(nested) => {
+            let done = client
+                .call(&nested.request, wait, &mut |_, _| Flow::Read)
+                .and_then(|r| end(plan, &nested, &r, out));
+            if let Err(e) = done {
+                failed = Some(e);
             }
-        },
-    )?;
+            Flow::Read
+        }
+    })?;
     match failed {
         Some(e) => Err(e),
         None => Ok(received),

@@ -14,7 +14,10 @@
 
 mod accept;
 pub mod files;
+pub mod gate;
 mod io;
+pub mod live;
+pub mod relay;
 
 use std::net::{SocketAddr, TcpListener};
 use std::thread::JoinHandle;

@@ -19,6 +19,7 @@ mod cli;
 mod grpc_descriptor;
 mod grpc_hostile;
 mod grpc_tls;
+mod live;
 mod other_stacks;
 mod probe_report;
 mod push_log;

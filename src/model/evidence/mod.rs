@@ -15,6 +15,7 @@ pub mod export;
 pub mod finding;
 pub mod import;
 pub mod json_array;
+pub mod live;
 pub mod probe;
 pub mod push_log;
 pub mod quote;

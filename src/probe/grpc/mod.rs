@@ -156,7 +156,7 @@ impl Caller for GrpcClient {
         &self,
         request: &Request,
         timeout: Duration,
-        on_answer: &mut dyn FnMut(&Answer) -> Flow,
+        on_answer: &mut dyn FnMut(&str, Option<&Answer>) -> Flow,
     ) -> Result<Received, String> {
         let started = Instant::now();
         let deadline = tokio::time::Instant::now() + timeout;
@@ -236,7 +236,7 @@ impl GrpcClient {
         method: &MethodDescriptor,
         wire: Wire,
         received: &mut Received,
-        on_answer: &mut dyn FnMut(&Answer) -> Flow,
+        on_answer: &mut dyn FnMut(&str, Option<&Answer>) -> Flow,
     ) -> Result<Read, String> {
         let mut sent = 0u64;
         loop {
@@ -266,10 +266,8 @@ impl GrpcClient {
                 .extend(format!("data: {json}\n\n").into_bytes());
             // An answer that cannot be read is kept for the judge and
             // steers nothing, as on HTTP.
-            let Ok(read) = read_answer(json.as_bytes(), Some(wire)) else {
-                continue;
-            };
-            if let Flow::Drop = on_answer(&read) {
+            let read = read_answer(json.as_bytes(), Some(wire)).ok();
+            if let Flow::Drop = on_answer(&json, read.as_ref()) {
                 received.end = AnswerEnd::Dropped;
                 break;
             }

@@ -102,30 +102,60 @@ impl Requests {
     /// `push`, the push config sent with it (the webhook's URL and a
     /// token), as the wire spells it.
     pub fn send(&mut self, text: &str, push: Option<(&str, &str)>) -> Request {
-        self.next += 1;
-        let message_id = format!("a2a-lab-probe-{}-{}", self.salt, self.next);
-        let message = match self.wire {
-            Wire::V1_0 => json!({
-                "messageId": message_id,
-                "role": "ROLE_USER",
-                "parts": [{"text": text}],
-            }),
-            Wire::V0_3 => json!({
-                "kind": "message",
-                "messageId": message_id,
-                "role": "user",
-                "parts": [{"kind": "text", "text": text}],
-            }),
-        };
-        let mut params = json!({"message": message});
-        if let Some((url, token)) = push {
+        let mut request = self.message(text, None, None);
+        if let (Some((url, token)), Some(body)) = (push, request.body.as_mut()) {
             let config = json!({"url": url, "token": token});
+            let params = match self.binding {
+                Binding::JsonRpc => &mut body["params"],
+                Binding::Rest | Binding::Grpc => body,
+            };
             params["configuration"] = match self.wire {
                 Wire::V1_0 => json!({"taskPushNotificationConfig": config}),
                 Wire::V0_3 => json!({"pushNotificationConfig": config}),
             };
         }
-        self.request(Method::Stream, "", params)
+        request
+    }
+
+    /// A streaming message of a text part (when `text` is not blank) and
+    /// a `data` part; with `task`, the continuation of that task in its
+    /// context (A2A 1.0 §3.4.3), else a new task.
+    pub fn message(
+        &mut self,
+        text: &str,
+        data: Option<&Value>,
+        task: Option<(&str, Option<&str>)>,
+    ) -> Request {
+        self.next += 1;
+        let message_id = format!("a2a-lab-probe-{}-{}", self.salt, self.next);
+        let mut parts = Vec::new();
+        let (mut message, v1) = match self.wire {
+            Wire::V1_0 => (json!({"messageId": message_id, "role": "ROLE_USER"}), true),
+            Wire::V0_3 => (
+                json!({"kind": "message", "messageId": message_id, "role": "user"}),
+                false,
+            ),
+        };
+        if !text.trim().is_empty() || data.is_none() {
+            parts.push(match v1 {
+                true => json!({"text": text}),
+                false => json!({"kind": "text", "text": text}),
+            });
+        }
+        if let Some(data) = data {
+            parts.push(match v1 {
+                true => json!({"data": data}),
+                false => json!({"kind": "data", "data": data}),
+            });
+        }
+        message["parts"] = Value::Array(parts);
+        if let Some((task, context)) = task {
+            message["taskId"] = json!(task);
+            if let Some(context) = context {
+                message["contextId"] = json!(context);
+            }
+        }
+        self.request(Method::Stream, "", json!({"message": message}))
     }
 
     /// A call on the task `id`.

@@ -1,0 +1,185 @@
+//! A live session as data: every frame the relay sent, kept as the
+//! capture `check` reads (JSON Lines: each request sent, then the answers
+//! it got, in order), the calls as the page lists them, and the task
+//! under the user's hands (its id, context and state, read by the wire's
+//! reader) for the controls. Judging is the capture reader's, on the same
+//! lines a downloaded session holds, so that the page and `check` agree.
+
+use crate::model::evidence::capture::{CaptureReader, CaptureReport};
+use crate::model::state::{SentState, TaskState};
+use crate::model::wire::answer::{read_answer, Answer};
+use crate::model::wire::read_error::ReadError;
+
+use super::frame::{CallEnd, Frame};
+
+/// The task the controls act on: the last one an answer named.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct LiveTask {
+    /// Its id.
+    pub id: String,
+    /// Its context, once an answer named one.
+    pub context_id: Option<String>,
+    /// Its last state, as sent.
+    pub state: String,
+    /// One of the eight states, when it is.
+    pub known: Option<TaskState>,
+}
+
+impl LiveTask {
+    /// The task waits on the user (INPUT_REQUIRED, AUTH_REQUIRED): the
+    /// page offers a reply that continues it.
+    pub fn waits_on_user(&self) -> bool {
+        self.known.is_some_and(TaskState::is_interrupted)
+    }
+
+    /// The task ended.
+    pub fn ended(&self) -> bool {
+        self.known.is_some_and(TaskState::is_terminal)
+    }
+}
+
+/// One call as the page lists it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct LiveCall {
+    /// The request sent, as kept.
+    pub sent: String,
+    /// Each answer as it came, as text.
+    pub answers: Vec<String>,
+    /// How it ended, once it did.
+    pub end: Option<CallEnd>,
+}
+
+/// A live session.
+#[derive(Debug, Clone, Default)]
+pub struct Session {
+    /// The capture: one JSON value a line.
+    capture: String,
+    calls: Vec<LiveCall>,
+    task: Option<LiveTask>,
+    /// Answers that were not JSON (kept in the calls, not in the
+    /// capture, which `check` would refuse whole for them).
+    unreadable: usize,
+}
+
+impl Session {
+    /// An empty session.
+    pub fn new() -> Session {
+        Session::default()
+    }
+
+    /// Takes the next frame of the call under way.
+    pub fn on_frame(&mut self, frame: Frame) {
+        match frame {
+            Frame::Sent(request) => {
+                let line = request.to_string();
+                self.keep(&line);
+                self.calls.push(LiveCall {
+                    sent: line,
+                    answers: Vec::new(),
+                    end: None,
+                });
+            }
+            Frame::Answer(text) => {
+                match one_line(&text) {
+                    Some(line) => {
+                        self.keep(&line);
+                        self.read(&line);
+                    }
+                    None => self.unreadable += 1,
+                }
+                if let Some(call) = self.calls.last_mut() {
+                    call.answers.push(text);
+                }
+            }
+            Frame::End(end) => {
+                if let Some(call) = self.calls.last_mut() {
+                    call.end = Some(end);
+                }
+            }
+        }
+    }
+
+    fn keep(&mut self, line: &str) {
+        self.capture.push_str(line);
+        self.capture.push('\n');
+    }
+
+    /// Follows the task an answer names.
+    fn read(&mut self, line: &str) {
+        let Ok(Answer::Event(event)) = read_answer(line.as_bytes(), None) else {
+            return;
+        };
+        let same = self.task.as_ref().is_some_and(|t| t.id == event.task_id);
+        let mut task = match (same, self.task.take()) {
+            (true, Some(task)) => task,
+            _ => LiveTask {
+                id: event.task_id.clone(),
+                context_id: None,
+                state: String::new(),
+                known: None,
+            },
+        };
+        if event.context_id.is_some() {
+            task.context_id = event.context_id.clone();
+        }
+        if let Some(state) = &event.state {
+            task.state = state.text().to_string();
+            task.known = match state {
+                SentState::Known(state) => Some(*state),
+                SentState::Other(_) => None,
+            };
+        }
+        self.task = Some(task);
+    }
+
+    /// The capture so far, as `check` reads it and the page downloads it.
+    pub fn capture(&self) -> &str {
+        &self.capture
+    }
+
+    /// The calls so far.
+    pub fn calls(&self) -> &[LiveCall] {
+        &self.calls
+    }
+
+    /// The task the controls act on.
+    pub fn task(&self) -> Option<&LiveTask> {
+        self.task.as_ref()
+    }
+
+    /// How many answers were not JSON.
+    pub fn unreadable(&self) -> usize {
+        self.unreadable
+    }
+
+    /// The capture judged as `check` judges it, with the rows the page
+    /// shows; `None` while it holds no answer.
+    pub fn report(&self) -> Option<Result<CaptureReport, ReadError>> {
+        if self.calls.iter().all(|c| c.answers.is_empty()) {
+            return None;
+        }
+        let mut reader = CaptureReader::new(None).keeping_rows().keeping_events();
+        Some(
+            reader
+                .read_bytes(self.capture.as_bytes())
+                .map(|()| reader.finish()),
+        )
+    }
+}
+
+/// An answer as one line of the capture: as it came when it is one line,
+/// else the same JSON written on one line; `None` when it is not JSON.
+fn one_line(text: &str) -> Option<String> {
+    let trimmed = text.trim();
+    if trimmed.is_empty() {
+        return None;
+    }
+    if !trimmed.contains('\n') && !trimmed.contains('\r') {
+        return serde_json::from_str::<serde::de::IgnoredAny>(trimmed)
+            .ok()
+            .map(|_| trimmed.to_string());
+    }
+    serde_json::from_str::<serde_json::Value>(trimmed)
+        .ok()
+        .map(|v| v.to_string())
+}

@@ -1,0 +1,121 @@
+//! The relay of `serve --agent` (Live): the page's only way to the agent,
+//! since a page cannot call an agent on another origin. Two routes, both
+//! behind the gate ([`super::gate`]): `GET /live/connect` reaches for the
+//! agent and answers what the doctor reads
+//! ([`crate::model::evidence::live::doctor::Connect`]); `POST /live/call`
+//! takes one ask ([`Ask`]) and streams its frames back as JSON Lines, each
+//! as it comes. A call runs on a thread of its own (the probe's callers
+//! block); when the page stops reading, the call is dropped.
+
+use std::convert::Infallible;
+use std::sync::{Arc, Mutex};
+
+use axum::body::{Body, Bytes};
+use axum::extract::State;
+use axum::http::{header, StatusCode};
+use axum::response::Response;
+use axum::routing::{get, post};
+use axum::Router;
+use tokio_stream::wrappers::ReceiverStream;
+use tokio_stream::StreamExt;
+
+use crate::model::evidence::live::ask::Ask;
+use crate::probe::live::{connect, AgentOptions, Reachable};
+
+/// How many frames may wait for the page before the call waits for it.
+const FRAMES_AHEAD: usize = 256;
+
+/// What the relay's routes share: the agent, and the session with it once
+/// connected.
+pub struct Relay {
+    options: AgentOptions,
+    reachable: Mutex<Option<Arc<Reachable>>>,
+}
+
+impl Relay {
+    /// A relay to the agent `options` name, not yet connected.
+    pub fn new(options: AgentOptions) -> Arc<Relay> {
+        Arc::new(Relay {
+            options,
+            reachable: Mutex::new(None),
+        })
+    }
+}
+
+/// The relay's routes.
+pub fn router(relay: Arc<Relay>) -> Router {
+    Router::new()
+        .route("/live/connect", get(connect_route))
+        .route("/live/call", post(call_route))
+        .with_state(relay)
+}
+
+fn answer(status: StatusCode, content_type: &str, body: impl Into<Body>) -> Response {
+    Response::builder()
+        .status(status)
+        .header(header::CONTENT_TYPE, content_type)
+        // What the relay answers is the agent's: never kept by a cache.
+        .header(header::CACHE_CONTROL, "no-store")
+        .body(body.into())
+        .unwrap_or_default()
+}
+
+fn text(status: StatusCode, message: impl Into<String>) -> Response {
+    answer(status, "text/plain; charset=utf-8", message.into())
+}
+
+async fn connect_route(State(relay): State<Arc<Relay>>) -> Response {
+    let options = relay.options.clone();
+    let (tx, rx) = tokio::sync::oneshot::channel();
+    // The callers block (ureq, and gRPC on a runtime of its own).
+    let spawned = std::thread::Builder::new()
+        .name("a2a-lab-connect".into())
+        .spawn(move || {
+            let _ = tx.send(connect(&options));
+        });
+    if spawned.is_err() {
+        return text(StatusCode::SERVICE_UNAVAILABLE, "no thread to connect on");
+    }
+    let Ok((found, reachable)) = rx.await else {
+        return text(StatusCode::INTERNAL_SERVER_ERROR, "the connection failed");
+    };
+    *relay.reachable.lock().unwrap_or_else(|e| e.into_inner()) = reachable.map(Arc::new);
+    answer(
+        StatusCode::OK,
+        "application/json",
+        serde_json::to_string(&found).unwrap_or_default(),
+    )
+}
+
+async fn call_route(State(relay): State<Arc<Relay>>, body: Bytes) -> Response {
+    let ask = match Ask::parse(&body) {
+        Ok(ask) => ask,
+        Err(why) => return text(StatusCode::BAD_REQUEST, why),
+    };
+    let reachable = relay
+        .reachable
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .clone();
+    let Some(reachable) = reachable else {
+        return text(
+            StatusCode::CONFLICT,
+            "not connected to the agent: connect first",
+        );
+    };
+    let (tx, rx) = tokio::sync::mpsc::channel::<String>(FRAMES_AHEAD);
+    let spawned = std::thread::Builder::new()
+        .name("a2a-lab-call".into())
+        .spawn(move || {
+            reachable.call(&ask, &mut |frame| tx.blocking_send(frame.line()).is_ok());
+        });
+    if spawned.is_err() {
+        return text(StatusCode::SERVICE_UNAVAILABLE, "no thread to call on");
+    }
+    let frames = ReceiverStream::new(rx).map(|line| Ok::<_, Infallible>(Bytes::from(line)));
+    answer(
+        StatusCode::OK,
+        "application/x-ndjson",
+        Body::from_stream(frames),
+    )
+}
