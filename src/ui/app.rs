@@ -16,6 +16,7 @@ use super::flag;
 use super::import::{on_drag, ImportStatus};
 use super::lab::{arc_changed, Lab, Level, Message};
 use super::ledger_panel::LedgerPanel;
+use super::live::live_entry;
 use super::metrics::MetricsPanel;
 use super::outcome::{CarriesOver, OutcomeSentence};
 use super::playback::Playback;
@@ -34,6 +35,7 @@ pub fn App() -> impl IntoView {
         scenario,
         step,
         embed,
+        live,
         problem,
     } = PageUrl::read(&browser::query());
     let scenario = RwSignal::new(scenario);
@@ -60,6 +62,7 @@ pub fn App() -> impl IntoView {
         run,
         baseline: StoredValue::new(simulate(&Scenario::default()).trace.metrics),
         embed,
+        live: StoredValue::new(live),
         pinned: RwSignal::new(None),
         shown,
         import: RwSignal::new(None),
@@ -103,6 +106,9 @@ pub fn App() -> impl IntoView {
             <div class="lab-body">
                 <Controls/>
                 <main class="lab-main">
+                    {lab.live.get_value().is_some().then(|| view! {
+                        <Deferred what="Live" load=|| Box::pin(async { enter!(live_entry()) })/>
+                    }.into_any())}
                     {move || (!simulation.get()).then(|| view! {
                         <Deferred what="The capture's tasks" load=|| Box::pin(async { enter!(capture_entry()) })/>
                     }.into_any())}
@@ -141,7 +147,7 @@ fn mirror_url(lab: Lab) {
         let rows = lab.run.with(|r| r.trace.rows.len());
         let query = lab
             .scenario
-            .with(|s| PageUrl::write(s, lab.step.get(), rows, lab.embed));
+            .with(|s| PageUrl::write(s, lab.step.get(), rows, lab.embed, lab.live.get_value().as_deref()));
         browser::replace_query(&query);
     });
     if lab.embed {

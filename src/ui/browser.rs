@@ -102,6 +102,15 @@ mod imp {
         let _ = wasm_bindgen_futures::JsFuture::from(promise).await;
     }
 
+    pub async fn sleep(ms: i32) {
+        let promise = js_sys::Promise::new(&mut |resolve, _| {
+            if let Some(w) = window() {
+                let _ = w.set_timeout_with_callback_and_timeout_and_arguments_0(&resolve, ms);
+            }
+        });
+        let _ = wasm_bindgen_futures::JsFuture::from(promise).await;
+    }
+
     pub async fn after_paint() {
         // The frame's callback runs before its paint; a task queued from it
         // runs after.
@@ -150,6 +159,7 @@ mod imp {
     pub fn copy(_text: &str) {}
     pub fn post_height_soon() {}
     pub async fn next_task() {}
+    pub async fn sleep(_ms: i32) {}
     pub fn now_ms() -> f64 {
         0.0
     }
@@ -184,3 +194,5 @@ pub use imp::post_height_soon;
 pub use imp::query;
 /// Replaces the query in the address bar without a navigation.
 pub use imp::replace_query;
+/// Resolves after `ms` milliseconds (at once off the browser).
+pub use imp::sleep;

@@ -32,6 +32,8 @@ pub struct Lab {
     pub baseline: StoredValue<Metrics>,
     /// Shown inside an iframe without page chrome.
     pub embed: bool,
+    /// Live's launch token, when the page was opened from `serve --agent`.
+    pub live: StoredValue<Option<String>>,
     /// A of compare mode, once pinned.
     pub pinned: RwSignal<Option<Pinned>>,
     /// What the views show: the simulation, or an imported capture or

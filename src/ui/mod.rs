@@ -23,6 +23,7 @@ pub mod event_table;
 pub mod examples;
 pub mod import;
 pub mod lab;
+pub mod live;
 pub mod ledger_panel;
 pub mod metrics;
 pub mod outcome;

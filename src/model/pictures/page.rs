@@ -1,5 +1,6 @@
 //! The page's own state as data: what its URL says beyond the scenario
-//! (the slider's step, `embed`), read and written in one place, and the
+//! (the slider's step, `embed`, Live's launch token), read and written in
+//! one place, and the
 //! playback cursor, which is only an index into a finished trace.
 
 use crate::model::sim::query::split_view_keys;
@@ -14,8 +15,26 @@ pub struct PageUrl {
     pub step: Option<usize>,
     /// Shown inside an iframe without page chrome.
     pub embed: bool,
+    /// Live's launch token (`live=`), in the URL `serve --agent` prints:
+    /// the page opens on the Live view and connects with it.
+    pub live: Option<String>,
     /// What was wrong with the URL, for the page to say; the lab works on.
     pub problem: Option<String>,
+}
+
+/// The longest launch token the page takes (`serve --agent` makes 32 hex
+/// digits).
+pub const MAX_TOKEN: usize = 64;
+
+/// A launch token as the page takes it: letters, digits, `-` and `_`,
+/// 1 to [`MAX_TOKEN`] of them.
+fn token(text: &str) -> Option<String> {
+    let fits = !text.is_empty()
+        && text.len() <= MAX_TOKEN
+        && text
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_');
+    fits.then(|| text.to_string())
 }
 
 impl PageUrl {
@@ -28,6 +47,7 @@ impl PageUrl {
                     scenario: Scenario::default(),
                     step: None,
                     embed: false,
+                    live: None,
                     problem: Some(format!("URL: {e}")),
                 }
             }
@@ -43,25 +63,44 @@ impl PageUrl {
             }
             n
         });
+        let live = view.iter().find(|(k, _)| k == "live").and_then(|(_, v)| {
+            let live = token(v);
+            if live.is_none() {
+                problem = Some(format!(
+                    "URL: live: not a launch token (1 to {MAX_TOKEN} letters, digits, - or _); \
+                     open the URL a2a-lab serve --agent printed"
+                ));
+            }
+            live
+        });
         match Scenario::from_pairs(scenario_pairs.iter().map(|(k, v)| (k.as_str(), v.as_str()))) {
             Ok(scenario) => PageUrl {
                 scenario,
                 step,
                 embed,
+                live,
                 problem,
             },
             Err(e) => PageUrl {
                 scenario: Scenario::default(),
                 step: None,
                 embed,
+                live,
                 problem: Some(format!("URL: {e}. Showing the defaults instead.")),
             },
         }
     }
 
     /// The query that brings the page back: the scenario, then the step
-    /// (when it is within the trace's `rows`), then `embed`.
-    pub fn write(scenario: &Scenario, step: Option<usize>, rows: usize, embed: bool) -> String {
+    /// (when it is within the trace's `rows`), then `embed`, then Live's
+    /// token (a reload reconnects).
+    pub fn write(
+        scenario: &Scenario,
+        step: Option<usize>,
+        rows: usize,
+        embed: bool,
+        live: Option<&str>,
+    ) -> String {
         let mut query = scenario.to_query();
         let mut push = |key: &str, value: &str| {
             if !query.is_empty() {
@@ -76,6 +115,9 @@ impl PageUrl {
         }
         if embed {
             push("embed", "1");
+        }
+        if let Some(live) = live {
+            push("live", live);
         }
         query
     }

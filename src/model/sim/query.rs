@@ -37,7 +37,7 @@ pub fn parse_pairs(query: &str) -> Result<Pairs, ScenarioError> {
 }
 
 /// The page's own keys, which ride in the URL beside the scenario.
-pub const VIEW_KEYS: &[&str] = &["step", "embed"];
+pub const VIEW_KEYS: &[&str] = &["step", "embed", "live"];
 
 /// Decoded `key=value` pairs of a query, in order.
 pub type Pairs = Vec<(String, String)>;

@@ -67,17 +67,29 @@ impl Session {
         Session::default()
     }
 
-    /// Takes the next frame of the call under way.
-    pub fn on_frame(&mut self, frame: Frame) {
+    /// A call begins: its number, which its frames name. Calls may run at
+    /// once (a cancel while a stream runs); their frames are kept in the
+    /// capture in the order they came, as a client saw them.
+    pub fn begin(&mut self) -> usize {
+        self.calls.push(LiveCall {
+            sent: String::new(),
+            answers: Vec::new(),
+            end: None,
+        });
+        self.calls.len() - 1
+    }
+
+    /// Takes the next frame of call `call` (a number [`Session::begin`]
+    /// gave; any other is ignored).
+    pub fn on_frame(&mut self, call: usize, frame: Frame) {
+        if call >= self.calls.len() {
+            return;
+        }
         match frame {
             Frame::Sent(request) => {
                 let line = request.to_string();
                 self.keep(&line);
-                self.calls.push(LiveCall {
-                    sent: line,
-                    answers: Vec::new(),
-                    end: None,
-                });
+                self.calls[call].sent = line;
             }
             Frame::Answer(text) => {
                 match one_line(&text) {
@@ -87,15 +99,22 @@ impl Session {
                     }
                     None => self.unreadable += 1,
                 }
-                if let Some(call) = self.calls.last_mut() {
-                    call.answers.push(text);
-                }
+                self.calls[call].answers.push(text);
             }
-            Frame::End(end) => {
-                if let Some(call) = self.calls.last_mut() {
-                    call.end = Some(end);
-                }
-            }
+            Frame::End(end) => self.calls[call].end = Some(end),
+        }
+    }
+
+    /// Call `call` ended without the relay's last frame (the page dropped
+    /// it, or the relay went away): `why` says which.
+    pub fn cut(&mut self, call: usize, why: &str) {
+        if let Some(c) = self.calls.get_mut(call).filter(|c| c.end.is_none()) {
+            c.end = Some(CallEnd {
+                how: crate::model::evidence::probe::records::AnswerEnd::Dropped,
+                status: None,
+                ms: 0,
+                error: Some(why.to_string()),
+            });
         }
     }
 

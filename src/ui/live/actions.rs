@@ -1,0 +1,142 @@
+//! What the Live view's buttons do: connect, make a call and feed its
+//! frames to the session as they stream in, drop a stream, poll a task
+//! until it ends, download the session. After each batch of frames the
+//! views are given the session as the capture reader judges it.
+
+use leptos::prelude::*;
+
+use super::{Link, Live};
+use crate::model::evidence::live::ask::Ask;
+use crate::model::pictures::shown::Shown;
+
+/// How often "poll until it ends" asks, and how many times at most.
+#[cfg(target_arch = "wasm32")]
+const POLL_EVERY_MS: i32 = 500;
+#[cfg(target_arch = "wasm32")]
+const POLLS: usize = 120;
+
+/// Asks the relay to reach for the agent; the doctor shows what it found.
+pub fn connect(live: Live) {
+    live.link.set(Link::Connecting);
+    #[cfg(target_arch = "wasm32")]
+    leptos::task::spawn_local(async move {
+        let token = live.token.get_value();
+        live.link.set(match super::relay::connect(&token).await {
+            Ok(found) => Link::Found(Box::new(found)),
+            Err(why) => Link::Failed(why),
+        });
+    });
+    #[cfg(not(target_arch = "wasm32"))]
+    live.link.set(Link::Failed("Live runs in the browser, from a2a-lab serve --agent".into()));
+}
+
+/// The session as judged, shown in the trace table, timeline and diagram,
+/// the task the controls act on chosen.
+fn refresh(live: Live) {
+    live.changed.update(|n| *n += 1);
+    let lab = live.lab;
+    let judged = live.session.with_value(|s| {
+        let chosen = s.task().map(|t| t.id.clone());
+        s.report().map(|r| (r, chosen))
+    });
+    match judged {
+        None => {}
+        Some((Ok(report), chosen)) => {
+            let at = chosen
+                .and_then(|id| report.tasks.iter().position(|t| t.id == id))
+                .unwrap_or(0);
+            lab.show(Shown::capture(report).choose(at));
+        }
+        Some((Err(e), _)) => lab.error(format!("The session does not read as a capture: {e}")),
+    }
+}
+
+/// Makes the call `ask` names; a streaming one can be dropped by the
+/// controls while it runs.
+pub fn call(live: Live, ask: Ask) {
+    let number = live.session.try_update_value(|s| s.begin()).unwrap_or(0);
+    live.running.update(|r| r.push(number));
+    let text = serde_json::to_string(&ask).unwrap_or_default();
+    #[cfg(target_arch = "wasm32")]
+    {
+        let streams = matches!(ask, Ask::Send { .. } | Ask::Subscribe { .. });
+        let Ok(abort) = web_sys::AbortController::new() else {
+            return;
+        };
+        let signal = abort.signal();
+        if streams {
+            live.streams.update_value(|s| s.push((number, abort)));
+        }
+        leptos::task::spawn_local(async move {
+            let token = live.token.get_value();
+            let mut on_frames = |frames: Vec<crate::model::evidence::live::frame::Frame>| {
+                live.session.update_value(|s| {
+                    for frame in frames {
+                        s.on_frame(number, frame);
+                    }
+                });
+                refresh(live);
+            };
+            let ended = super::relay::call(&token, &text, &signal, &mut on_frames).await;
+            if let Err(why) = ended {
+                live.session.update_value(|s| s.cut(number, &why));
+            }
+            live.streams.update_value(|s| s.retain(|(n, _)| *n != number));
+            live.running.update(|r| r.retain(|n| *n != number));
+            refresh(live);
+        });
+    }
+    #[cfg(not(target_arch = "wasm32"))]
+    {
+        let _ = text;
+        live.session.update_value(|s| s.cut(number, "Live runs in the browser"));
+        live.running.update(|r| r.retain(|n| *n != number));
+        refresh(live);
+    }
+}
+
+/// Drops the streams under way (the page stops reading; the relay drops
+/// the agent's stream).
+pub fn drop_streams(live: Live) {
+    #[cfg(target_arch = "wasm32")]
+    live.streams.update_value(|streams| {
+        for (_, abort) in streams.drain(..) {
+            abort.abort();
+        }
+    });
+    #[cfg(not(target_arch = "wasm32"))]
+    let _ = live;
+}
+
+/// Drops the task's stream, then subscribes to it again.
+pub fn resubscribe(live: Live, task_id: String) {
+    drop_streams(live);
+    call(live, Ask::Subscribe { task_id });
+}
+
+/// Asks GetTask until the task ends (or [`POLLS`] times).
+pub fn poll(live: Live, task_id: String) {
+    #[cfg(target_arch = "wasm32")]
+    leptos::task::spawn_local(async move {
+        for _ in 0..POLLS {
+            let ended = live
+                .session
+                .with_value(|s| s.task().is_some_and(|t| t.id == task_id && t.ended()));
+            if ended {
+                return;
+            }
+            call(live, Ask::Get { task_id: task_id.clone() });
+            crate::ui::browser::sleep(POLL_EVERY_MS).await;
+        }
+    });
+    #[cfg(not(target_arch = "wasm32"))]
+    call(live, Ask::Get { task_id });
+}
+
+/// Downloads the session: the capture `check` reads, requests included.
+pub fn download(live: Live) {
+    let text = live.session.with_value(|s| s.capture().to_string());
+    if let Err(e) = crate::ui::browser::download("a2a-lab-session.jsonl", &text) {
+        live.lab.error(format!("Download failed: {e}"));
+    }
+}

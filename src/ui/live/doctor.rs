@@ -1,0 +1,65 @@
+//! The connection doctor's steps as the page lists them: each step's
+//! verdict, what was found, and the fix when it failed; the card as the
+//! agent served it, as text.
+
+use leptos::prelude::*;
+
+use super::{actions, Link, Live};
+use crate::model::evidence::live::doctor::{steps, Verdict};
+
+/// The doctor's steps, and Connect again.
+#[component]
+pub fn DoctorSteps() -> impl IntoView {
+    let live = expect_context::<Live>();
+    let list = move || match live.link.get() {
+        Link::Connecting => view! { <p class="live__status" role="status">"Connecting to the agent…"</p> }.into_any(),
+        Link::Failed(why) => view! { <p class="live__status live__status--bad" role="alert">{why}</p> }.into_any(),
+        Link::Found(connect) => {
+            let rows = steps(&connect)
+                .into_iter()
+                .map(|step| {
+                    let mark = match step.verdict {
+                        Verdict::Ok => "✓",
+                        Verdict::Warn => "!",
+                        Verdict::Fail => "✗",
+                        Verdict::Skipped => "–",
+                    };
+                    let class = format!("live__step live__step--{}", verdict_name(step.verdict));
+                    view! {
+                        <li class=class>
+                            <span class="live__mark" aria-hidden="true">{mark}</span>
+                            <strong>{step.name}</strong>": "{step.said}
+                            {step.fix.map(|fix| view! { <span class="live__fix">" Fix: "{fix}</span> })}
+                        </li>
+                    }
+                })
+                .collect::<Vec<_>>();
+            let card = connect.card.clone();
+            view! {
+                <ol class="live__steps" aria-label="Connection doctor">{rows}</ol>
+                {card.map(|card| view! {
+                    <details class="live__card">
+                        <summary>"The agent's card, as served"</summary>
+                        <pre>{card}</pre>
+                    </details>
+                })}
+            }
+            .into_any()
+        }
+    };
+    view! {
+        <div class="live__doctor">
+            {list}
+            <button on:click=move |_| actions::connect(live)>"Connect again"</button>
+        </div>
+    }
+}
+
+fn verdict_name(verdict: Verdict) -> &'static str {
+    match verdict {
+        Verdict::Ok => "ok",
+        Verdict::Warn => "warn",
+        Verdict::Fail => "fail",
+        Verdict::Skipped => "skipped",
+    }
+}

@@ -1,0 +1,99 @@
+//! The Live view (`serve --agent`): the lab on the user's own agent. It
+//! loads as a chunk of its own when the page is opened with a launch
+//! token, never in the first view. Connect runs the doctor; the message
+//! box and the task controls each make one call through the relay; every
+//! frame goes into the [`Session`], whose capture the capture reader
+//! judges, and the trace table, timeline and diagram show it as they show
+//! an import. What the agent sent is shown as text, never as HTML.
+
+mod actions;
+mod call_log;
+mod doctor;
+mod message_box;
+pub mod relay;
+mod task_controls;
+
+use leptos::prelude::*;
+
+use super::deferred::{chunk, ChunkView};
+use crate::model::evidence::live::doctor::Connect;
+use crate::model::evidence::live::session::Session;
+
+use call_log::CallLog;
+use doctor::DoctorSteps;
+use message_box::MessageBox;
+use task_controls::TaskControls;
+
+/// The view's style, in its chunk: the first view's stylesheet does not
+/// carry it.
+const STYLE: &str = include_str!("../../../style/live.css");
+
+/// Where the connection stands.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Link {
+    /// Reaching for the agent.
+    Connecting,
+    /// The relay answered what it found.
+    Found(Box<Connect>),
+    /// The relay could not be asked.
+    Failed(String),
+}
+
+/// What the Live view's parts share.
+#[derive(Clone, Copy)]
+pub struct Live {
+    /// The lab whose views show the session.
+    lab: super::lab::Lab,
+    /// The launch token the relay asks for.
+    #[cfg_attr(not(target_arch = "wasm32"), allow(dead_code))]
+    token: StoredValue<String>,
+    /// The doctor's findings.
+    link: RwSignal<Link>,
+    /// Every frame so far; `changed` counts its changes.
+    session: StoredValue<Session>,
+    /// Bumped whenever the session changes.
+    changed: RwSignal<u64>,
+    /// The calls under way, by their numbers in the session.
+    running: RwSignal<Vec<usize>>,
+    /// The stream the controls may drop (the last streaming call).
+    #[cfg(target_arch = "wasm32")]
+    streams: StoredValue<Vec<(usize, web_sys::AbortController)>>,
+}
+
+chunk!(
+    live,
+    /// The Live view's entry: its own chunk, fetched when the page opens
+    /// with a launch token.
+    pub fn live_entry() -> ChunkView {
+        Ok(|| view! { <LivePanel/> }.into_any())
+    }
+);
+
+/// The Live view.
+#[component]
+pub fn LivePanel() -> impl IntoView {
+    let lab = expect_context::<super::lab::Lab>();
+    let token = lab.live.get_value().unwrap_or_default();
+    let live = Live {
+        lab,
+        token: StoredValue::new(token),
+        link: RwSignal::new(Link::Connecting),
+        session: StoredValue::new(Session::new()),
+        changed: RwSignal::new(0),
+        running: RwSignal::new(Vec::new()),
+        #[cfg(target_arch = "wasm32")]
+        streams: StoredValue::new(Vec::new()),
+    };
+    provide_context(live);
+    actions::connect(live);
+    view! {
+        <style>{STYLE}</style>
+        <section class="live" aria-label="Live: your agent">
+            <h2 class="live__title">"Live: your agent"</h2>
+            <DoctorSteps/>
+            <MessageBox/>
+            <TaskControls/>
+            <CallLog/>
+        </section>
+    }
+}
