@@ -56,3 +56,11 @@ fi
 # Chunks of an earlier build must not linger beside this one's.
 rm -f "$TRUNK_STAGING_DIR"/split_*.wasm "$TRUNK_STAGING_DIR"/chunk_*.wasm
 cp "$work"/split/* "$TRUNK_STAGING_DIR/"
+
+# The Live view's stylesheet, which its chunk links when it first shows:
+# not in index.html, so the first view neither carries nor waits for it.
+if [ "${TRUNK_PROFILE:-}" = "release" ] && command -v esbuild >/dev/null; then
+  esbuild style/live.css --minify --log-level=warning --outfile="$TRUNK_STAGING_DIR/live.css"
+else
+  cp style/live.css "$TRUNK_STAGING_DIR/live.css"
+fi

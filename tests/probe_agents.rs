@@ -1126,7 +1126,12 @@ struct LiveRun {
 /// Serves Live relaying to `agent` (with `headers`), connects, and sends
 /// `text`, then cancels the task when `cancel`; every frame goes into the
 /// session as the page would feed it.
-fn live_run(agent: &str, binding: Option<&str>, headers: &[(&str, &str)], asks: &[&str]) -> LiveRun {
+fn live_run(
+    agent: &str,
+    binding: Option<&str>,
+    headers: &[(&str, &str)],
+    asks: &[&str],
+) -> LiveRun {
     use a2a_lab::model::evidence::live::frame::Frame;
     use a2a_lab::model::evidence::live::session::Session;
     use a2a_lab::model::wire::rest::Binding;
@@ -1135,7 +1140,10 @@ fn live_run(agent: &str, binding: Option<&str>, headers: &[(&str, &str)], asks: 
     let port = bound.addr().port();
     let options = a2a_lab::probe::live::AgentOptions {
         url: agent.into(),
-        headers: headers.iter().map(|(n, v)| (n.to_string(), v.to_string())).collect(),
+        headers: headers
+            .iter()
+            .map(|(n, v)| (n.to_string(), v.to_string()))
+            .collect(),
         binding: binding.and_then(Binding::parse),
         card: None,
         wire: None,
@@ -1192,13 +1200,37 @@ fn live_sessions_on_real_agents_are_judged_as_check_judges_them() {
     use a2a_lab::model::evidence::live::doctor::{connected, steps, Connect};
     let cases = [
         ("python", "jsonrpc", "none", "rest=on", vec![]),
-        ("python", "jsonrpc", "no-final", "rest=on", vec!["missing-terminal"]),
+        (
+            "python",
+            "jsonrpc",
+            "no-final",
+            "rest=on",
+            vec!["missing-terminal"],
+        ),
         ("js", "rest", "none", "rest=on", vec![]),
-        ("js", "jsonrpc", "late-artifact", "rest=on", vec!["after-terminal"]),
+        (
+            "js",
+            "jsonrpc",
+            "late-artifact",
+            "rest=on",
+            vec!["after-terminal"],
+        ),
         ("rust", "jsonrpc", "none", "rest=on", vec![]),
-        ("rust", "rest", "no-final", "rest=on", vec!["missing-terminal"]),
+        (
+            "rust",
+            "rest",
+            "no-final",
+            "rest=on",
+            vec!["missing-terminal"],
+        ),
         ("python", "grpc", "none", "grpc=on", vec![]),
-        ("rust", "grpc", "late-artifact", "grpc=on", vec!["after-terminal"]),
+        (
+            "rust",
+            "grpc",
+            "late-artifact",
+            "grpc=on",
+            vec!["after-terminal"],
+        ),
     ];
     for (sdk, binding, defect, serves, expected) in cases {
         let agent = Agent::start("start.sh", &[sdk, "1.0", defect, serves]);
@@ -1206,7 +1238,10 @@ fn live_sessions_on_real_agents_are_judged_as_check_judges_them() {
             &agent.url,
             Some(binding),
             &[],
-            &[r#"{"op":"send","text":"Where is my order BBS-1042?"}"#, r#"{"op":"get","taskId":"{task}"}"#],
+            &[
+                r#"{"op":"send","text":"Where is my order BBS-1042?"}"#,
+                r#"{"op":"get","taskId":"{task}"}"#,
+            ],
         );
         let connect: Connect = serde_json::from_str(&run.connect).unwrap();
         let doctor = steps(&connect);
@@ -1219,11 +1254,21 @@ fn live_sessions_on_real_agents_are_judged_as_check_judges_them() {
         let codes: Vec<String> = report.findings.iter().map(|f| f.code.to_string()).collect();
         let mut unique = codes.clone();
         unique.dedup();
-        assert_eq!(unique, expected, "{sdk} {binding} {defect}:\n{}", run.session.capture());
+        assert_eq!(
+            unique,
+            expected,
+            "{sdk} {binding} {defect}:\n{}",
+            run.session.capture()
+        );
         // Two calls: the send (its request, then its stream) and the get.
         let calls = run.session.calls();
         assert_eq!(calls.len(), 2);
-        assert!(calls.iter().all(|c| c.end.as_ref().is_some_and(|e| e.error.is_none())), "{calls:?}");
+        assert!(
+            calls
+                .iter()
+                .all(|c| c.end.as_ref().is_some_and(|e| e.error.is_none())),
+            "{calls:?}"
+        );
         // The session, downloaded, is what `check` reads: the same findings.
         let dir = scratch(&format!("live-{sdk}-{binding}-{defect}"));
         std::fs::create_dir_all(&dir).unwrap();
@@ -1271,6 +1316,10 @@ fn live_credentials_stay_in_the_relay() {
     assert!(connected(&steps(&connect)), "{connect:?}");
     assert!(!with.connect.contains(secret));
     assert!(!with.session.capture().contains(secret));
-    assert!(with.session.calls().iter().all(|c| !format!("{c:?}").contains(secret)));
+    assert!(with
+        .session
+        .calls()
+        .iter()
+        .all(|c| !format!("{c:?}").contains(secret)));
     assert!(with.session.report().unwrap().unwrap().findings.is_empty());
 }

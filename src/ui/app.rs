@@ -145,9 +145,15 @@ chunk!(
 fn mirror_url(lab: Lab) {
     Effect::new(move |_| {
         let rows = lab.run.with(|r| r.trace.rows.len());
-        let query = lab
-            .scenario
-            .with(|s| PageUrl::write(s, lab.step.get(), rows, lab.embed, lab.live.get_value().as_deref()));
+        let query = lab.scenario.with(|s| {
+            PageUrl::write(
+                s,
+                lab.step.get(),
+                rows,
+                lab.embed,
+                lab.live.get_value().as_deref(),
+            )
+        });
         browser::replace_query(&query);
     });
     if lab.embed {

@@ -102,11 +102,13 @@ mod imp {
         let _ = wasm_bindgen_futures::JsFuture::from(promise).await;
     }
 
-    pub async fn sleep(ms: i32) {
+    pub async fn sleep(ms: u32) {
+        // gloo's timer: the setTimeout the page already imports.
         let promise = js_sys::Promise::new(&mut |resolve, _| {
-            if let Some(w) = window() {
-                let _ = w.set_timeout_with_callback_and_timeout_and_arguments_0(&resolve, ms);
-            }
+            gloo_timers::callback::Timeout::new(ms, move || {
+                let _ = resolve.call1(&JsValue::NULL, &JsValue::NULL);
+            })
+            .forget();
         });
         let _ = wasm_bindgen_futures::JsFuture::from(promise).await;
     }
@@ -159,7 +161,7 @@ mod imp {
     pub fn copy(_text: &str) {}
     pub fn post_height_soon() {}
     pub async fn next_task() {}
-    pub async fn sleep(_ms: i32) {}
+    pub async fn sleep(_ms: u32) {}
     pub fn now_ms() -> f64 {
         0.0
     }

@@ -34,6 +34,7 @@ mod import;
 mod keys_drawn;
 mod ledger;
 mod ledger_properties;
+mod live;
 mod pictures;
 mod probe_gate;
 mod probe_judge;

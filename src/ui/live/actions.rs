@@ -11,7 +11,7 @@ use crate::model::pictures::shown::Shown;
 
 /// How often "poll until it ends" asks, and how many times at most.
 #[cfg(target_arch = "wasm32")]
-const POLL_EVERY_MS: i32 = 500;
+const POLL_EVERY_MS: u32 = 500;
 #[cfg(target_arch = "wasm32")]
 const POLLS: usize = 120;
 
@@ -27,7 +27,9 @@ pub fn connect(live: Live) {
         });
     });
     #[cfg(not(target_arch = "wasm32"))]
-    live.link.set(Link::Failed("Live runs in the browser, from a2a-lab serve --agent".into()));
+    live.link.set(Link::Failed(
+        "Live runs in the browser, from a2a-lab serve --agent".into(),
+    ));
 }
 
 /// The session as judged, shown in the trace table, timeline and diagram,
@@ -60,28 +62,37 @@ pub fn call(live: Live, ask: Ask) {
     #[cfg(target_arch = "wasm32")]
     {
         let streams = matches!(ask, Ask::Send { .. } | Ask::Subscribe { .. });
-        let Ok(abort) = web_sys::AbortController::new() else {
-            return;
-        };
-        let signal = abort.signal();
-        if streams {
-            live.streams.update_value(|s| s.push((number, abort)));
-        }
         leptos::task::spawn_local(async move {
             let token = live.token.get_value();
-            let mut on_frames = |frames: Vec<crate::model::evidence::live::frame::Frame>| {
-                live.session.update_value(|s| {
-                    for frame in frames {
-                        s.on_frame(number, frame);
+            let ended = match super::relay::open(&token, &text).await {
+                Ok(reader) => {
+                    let reader = std::rc::Rc::new(reader);
+                    if streams {
+                        live.streams
+                            .update_value(|s| s.push((number, std::rc::Rc::clone(&reader))));
                     }
-                });
-                refresh(live);
+                    let mut on_frames =
+                        |frames: Vec<crate::model::evidence::live::frame::Frame>| {
+                            live.session.update_value(|s| {
+                                for frame in frames {
+                                    s.on_frame(number, frame);
+                                }
+                            });
+                            refresh(live);
+                        };
+                    super::relay::read(&reader, &mut on_frames).await
+                }
+                Err(why) => Err(why),
             };
-            let ended = super::relay::call(&token, &text, &signal, &mut on_frames).await;
-            if let Err(why) = ended {
-                live.session.update_value(|s| s.cut(number, &why));
-            }
-            live.streams.update_value(|s| s.retain(|(n, _)| *n != number));
+            // A stream the page dropped ends with no last frame.
+            live.session.update_value(|s| {
+                s.cut(
+                    number,
+                    &ended.err().unwrap_or_else(|| "dropped by the page".into()),
+                )
+            });
+            live.streams
+                .update_value(|s| s.retain(|(n, _)| *n != number));
             live.running.update(|r| r.retain(|n| *n != number));
             refresh(live);
         });
@@ -89,7 +100,8 @@ pub fn call(live: Live, ask: Ask) {
     #[cfg(not(target_arch = "wasm32"))]
     {
         let _ = text;
-        live.session.update_value(|s| s.cut(number, "Live runs in the browser"));
+        live.session
+            .update_value(|s| s.cut(number, "Live runs in the browser"));
         live.running.update(|r| r.retain(|n| *n != number));
         refresh(live);
     }
@@ -100,8 +112,8 @@ pub fn call(live: Live, ask: Ask) {
 pub fn drop_streams(live: Live) {
     #[cfg(target_arch = "wasm32")]
     live.streams.update_value(|streams| {
-        for (_, abort) in streams.drain(..) {
-            abort.abort();
+        for (_, reader) in streams.drain(..) {
+            reader.cancel();
         }
     });
     #[cfg(not(target_arch = "wasm32"))]
@@ -125,7 +137,12 @@ pub fn poll(live: Live, task_id: String) {
             if ended {
                 return;
             }
-            call(live, Ask::Get { task_id: task_id.clone() });
+            call(
+                live,
+                Ask::Get {
+                    task_id: task_id.clone(),
+                },
+            );
             crate::ui::browser::sleep(POLL_EVERY_MS).await;
         }
     });

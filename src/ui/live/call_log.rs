@@ -71,7 +71,10 @@ fn ended(end: &CallEnd) -> String {
     };
     match (&end.error, &end.status) {
         (Some(e), _) => format!("{how}: {e}"),
-        (None, Some(status)) => format!("{how}, {}", serde_json::to_string(status).unwrap_or_default()),
+        (None, Some(status)) => format!(
+            "{how}, {}",
+            serde_json::to_string(status).unwrap_or_default()
+        ),
         (None, None) => format!("{how} in {} ms", end.ms),
     }
 }

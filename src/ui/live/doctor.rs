@@ -12,8 +12,13 @@ use crate::model::evidence::live::doctor::{steps, Verdict};
 pub fn DoctorSteps() -> impl IntoView {
     let live = expect_context::<Live>();
     let list = move || match live.link.get() {
-        Link::Connecting => view! { <p class="live__status" role="status">"Connecting to the agent…"</p> }.into_any(),
-        Link::Failed(why) => view! { <p class="live__status live__status--bad" role="alert">{why}</p> }.into_any(),
+        Link::Connecting => {
+            view! { <p class="live__status" role="status">"Connecting to the agent…"</p> }
+                .into_any()
+        }
+        Link::Failed(why) => {
+            view! { <p class="live__status live__status--bad" role="alert">{why}</p> }.into_any()
+        }
         Link::Found(connect) => {
             let rows = steps(&connect)
                 .into_iter()

@@ -31,7 +31,9 @@ pub fn MessageBox() -> impl IntoView {
             json => match serde_json::from_str::<serde_json::Value>(json) {
                 Ok(value) if value.is_object() => Some(value),
                 _ => {
-                    problem.set(Some("The data part is a JSON object: {\"key\": \"value\"}.".into()));
+                    problem.set(Some(
+                        "The data part is a JSON object: {\"key\": \"value\"}.".into(),
+                    ));
                     return;
                 }
             },

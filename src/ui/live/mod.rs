@@ -24,10 +24,6 @@ use doctor::DoctorSteps;
 use message_box::MessageBox;
 use task_controls::TaskControls;
 
-/// The view's style, in its chunk: the first view's stylesheet does not
-/// carry it.
-const STYLE: &str = include_str!("../../../style/live.css");
-
 /// Where the connection stands.
 #[derive(Clone, Debug, PartialEq)]
 pub enum Link {
@@ -55,9 +51,9 @@ pub struct Live {
     changed: RwSignal<u64>,
     /// The calls under way, by their numbers in the session.
     running: RwSignal<Vec<usize>>,
-    /// The stream the controls may drop (the last streaming call).
+    /// The streams the controls may drop, by call number.
     #[cfg(target_arch = "wasm32")]
-    streams: StoredValue<Vec<(usize, web_sys::AbortController)>>,
+    streams: StoredValue<Vec<(usize, std::rc::Rc<relay::Reader>)>, LocalStorage>,
 }
 
 chunk!(
@@ -82,12 +78,15 @@ pub fn LivePanel() -> impl IntoView {
         changed: RwSignal::new(0),
         running: RwSignal::new(Vec::new()),
         #[cfg(target_arch = "wasm32")]
-        streams: StoredValue::new(Vec::new()),
+        streams: StoredValue::new_local(Vec::new()),
     };
     provide_context(live);
     actions::connect(live);
     view! {
-        <style>{STYLE}</style>
+        // Its own stylesheet (style/live.css, beside the bundle's files):
+        // the first view's does not carry it, and the page's policy takes
+        // no inline style.
+        <link rel="stylesheet" href="live.css"/>
         <section class="live" aria-label="Live: your agent">
             <h2 class="live__title">"Live: your agent"</h2>
             <DoctorSteps/>

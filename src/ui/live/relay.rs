@@ -27,25 +27,33 @@ impl Lines {
         while let Some(end) = self.carry[start..].iter().position(|&b| b == b'\n') {
             let line = &self.carry[start..start + end];
             start += end + 1;
-            let text = std::str::from_utf8(line).map_err(|_| "the relay sent a frame that is not UTF-8")?;
+            let text = std::str::from_utf8(line)
+                .map_err(|_| "the relay sent a frame that is not UTF-8")?;
             if !text.trim().is_empty() {
                 frames.push(Frame::parse(text)?);
             }
         }
         self.carry.drain(..start);
         if self.carry.len() > MAX_FRAME {
-            return Err(format!("the relay sent a frame over {} MiB", MAX_FRAME >> 20));
+            return Err(format!(
+                "the relay sent a frame over {} MiB",
+                MAX_FRAME >> 20
+            ));
         }
         Ok(frames)
     }
 }
 
+/// The fetches, written against `fetch` and the stream reader as plain
+/// JavaScript objects (`Reflect`, `Function.call`): the glue of a typed
+/// import (web-sys's `Request`, `Response`, `AbortController`, …) sits in
+/// the first view's module whatever chunk calls it, and Live must not make
+/// the first view heavier.
 #[cfg(target_arch = "wasm32")]
 mod fetch {
-    use js_sys::{Reflect, Uint8Array};
+    use js_sys::{Function, Object, Reflect, Uint8Array};
     use wasm_bindgen::{JsCast, JsValue};
     use wasm_bindgen_futures::JsFuture;
-    use web_sys::{AbortSignal, Request, RequestInit, Response};
 
     use super::{Connect, Frame, Lines};
 
@@ -53,98 +61,126 @@ mod fetch {
 
     fn said(e: JsValue) -> String {
         e.as_string()
-            .or_else(|| {
-                e.dyn_ref::<js_sys::Error>()
-                    .map(|e| String::from(e.message()))
-            })
+            .or_else(|| get(&e, "message").ok().and_then(|m| m.as_string()))
             .unwrap_or_else(|| "the relay could not be reached".into())
     }
 
+    fn get(target: &JsValue, key: &str) -> Result<JsValue, JsValue> {
+        Reflect::get(target, &JsValue::from_str(key))
+    }
+
+    fn set(target: &JsValue, key: &str, value: &JsValue) -> Result<(), String> {
+        Reflect::set(target, &JsValue::from_str(key), value)
+            .map(drop)
+            .map_err(said)
+    }
+
+    /// `target[name](arg)`, awaited when it gives a promise.
+    async fn method(target: &JsValue, name: &str, arg: &JsValue) -> Result<JsValue, String> {
+        let function: Function = get(target, name)
+            .map_err(said)?
+            .dyn_into()
+            .map_err(|_| format!("the browser has no {name}"))?;
+        let value = function.call1(target, arg).map_err(said)?;
+        match value.dyn_ref::<js_sys::Promise>() {
+            Some(promise) => JsFuture::from(promise.clone()).await.map_err(said),
+            None => Ok(value),
+        }
+    }
+
+    /// One fetch of the relay with the token; an answer that is not OK is
+    /// its text, as the relay's refusals say why.
     async fn send(
         token: &str,
-        method: &str,
+        http: &str,
         path: &str,
         body: Option<&str>,
-        signal: Option<&AbortSignal>,
-    ) -> Result<Response, String> {
-        let init = RequestInit::new();
-        init.set_method(method);
+    ) -> Result<JsValue, String> {
+        let headers = Object::new();
+        set(&headers, TOKEN_HEADER, &JsValue::from_str(token))?;
+        let init = Object::new();
+        set(&init, "method", &JsValue::from_str(http))?;
+        set(&init, "headers", &headers)?;
+        set(&init, "cache", &JsValue::from_str("no-store"))?;
         if let Some(body) = body {
-            init.set_body(&JsValue::from_str(body));
+            set(
+                &headers,
+                "Content-Type",
+                &JsValue::from_str("application/json"),
+            )?;
+            set(&init, "body", &JsValue::from_str(body))?;
         }
-        if let Some(signal) = signal {
-            init.set_signal(Some(signal));
-        }
-        let request = Request::new_with_str_and_init(path, &init).map_err(said)?;
-        request
-            .headers()
-            .set(TOKEN_HEADER, token)
+        let window: JsValue = web_sys::window().ok_or("no window")?.into();
+        let fetch: Function = get(&window, "fetch")
+            .map_err(said)?
+            .dyn_into()
+            .map_err(|_| "the browser has no fetch")?;
+        let promise = fetch
+            .call2(&window, &JsValue::from_str(path), &init)
             .map_err(said)?;
-        if body.is_some() {
-            let _ = request.headers().set("Content-Type", "application/json");
-        }
-        let window = web_sys::window().ok_or("no window")?;
-        let answer = JsFuture::from(window.fetch_with_request(&request))
-            .await
-            .map_err(said)?;
-        let answer: Response = answer.dyn_into().map_err(said)?;
-        if answer.ok() {
+        let promise: js_sys::Promise = promise.dyn_into().map_err(said)?;
+        let answer = JsFuture::from(promise).await.map_err(said)?;
+        if get(&answer, "ok").ok().and_then(|ok| ok.as_bool()) == Some(true) {
             return Ok(answer);
         }
-        let status = answer.status();
-        let text = match answer.text() {
-            Ok(promise) => JsFuture::from(promise)
-                .await
-                .ok()
-                .and_then(|t| t.as_string())
-                .unwrap_or_default(),
-            Err(_) => String::new(),
-        };
-        Err(format!("the relay answered {status}: {text}"))
+        let text = method(&answer, "text", &JsValue::UNDEFINED).await?;
+        Err(format!(
+            "the relay said: {}",
+            text.as_string().unwrap_or_default()
+        ))
     }
 
     /// Asks the relay to reach for the agent.
     pub async fn connect(token: &str) -> Result<Connect, String> {
-        let answer = send(token, "GET", "live/connect", None, None).await?;
-        let text = JsFuture::from(answer.text().map_err(said)?)
-            .await
-            .map_err(said)?
-            .as_string()
-            .unwrap_or_default();
-        serde_json::from_str(&text).map_err(|e| format!("the relay's connect did not read: {e}"))
+        let answer = send(token, "GET", "live/connect", None).await?;
+        let text = method(&answer, "text", &JsValue::UNDEFINED).await?;
+        serde_json::from_str(&text.as_string().unwrap_or_default())
+            .map_err(|e| format!("the relay's connect did not read: {e}"))
     }
 
-    /// Makes one call, handing its frames to `on_frames` as they stream
-    /// in; ends when the relay ends it, or `signal` aborts it.
-    pub async fn call(
-        token: &str,
-        ask: &str,
-        signal: &AbortSignal,
+    /// A call's stream, read a chunk at a time.
+    pub struct Reader(JsValue);
+
+    impl Reader {
+        /// Stops reading: the relay sees the page go and drops the call.
+        pub fn cancel(&self) {
+            if let Ok(cancel) =
+                get(&self.0, "cancel").and_then(|c| c.dyn_into::<Function>().map_err(JsValue::from))
+            {
+                let _ = cancel.call1(&self.0, &JsValue::UNDEFINED);
+            }
+        }
+    }
+
+    /// Starts one call; its frames are read with [`read`].
+    pub async fn open(token: &str, ask: &str) -> Result<Reader, String> {
+        let answer = send(token, "POST", "live/call", Some(ask)).await?;
+        let body = get(&answer, "body").map_err(said)?;
+        if body.is_null() || body.is_undefined() {
+            return Err("the relay's answer has no body".into());
+        }
+        Ok(Reader(
+            method(&body, "getReader", &JsValue::UNDEFINED).await?,
+        ))
+    }
+
+    /// Reads a call to its end, handing its frames to `on_frames` as they
+    /// come; a cancelled reader ends it too.
+    pub async fn read(
+        reader: &Reader,
         on_frames: &mut dyn FnMut(Vec<Frame>),
     ) -> Result<(), String> {
-        let answer = send(token, "POST", "live/call", Some(ask), Some(signal)).await?;
-        let body = answer.body().ok_or("the relay's answer has no body")?;
-        let reader: web_sys::ReadableStreamDefaultReader =
-            body
-            .get_reader()
-            .dyn_into()
-            .map_err(|_| "the relay's answer cannot be read as a stream".to_string())?;
         let mut lines = Lines::default();
         loop {
-            let read = JsFuture::from(reader.read()).await.map_err(said)?;
-            let done = Reflect::get(&read, &JsValue::from_str("done"))
-                .ok()
-                .and_then(|d| d.as_bool())
-                .unwrap_or(true);
-            if done {
+            let read = method(&reader.0, "read", &JsValue::UNDEFINED).await?;
+            if get(&read, "done").ok().and_then(|d| d.as_bool()) != Some(false) {
                 return Ok(());
             }
-            let value = Reflect::get(&read, &JsValue::from_str("value")).map_err(said)?;
-            let bytes = Uint8Array::new(&value).to_vec();
-            on_frames(lines.feed(&bytes)?);
+            let value = get(&read, "value").map_err(said)?;
+            on_frames(lines.feed(&Uint8Array::new(&value).to_vec())?);
         }
     }
 }
 
 #[cfg(target_arch = "wasm32")]
-pub use fetch::{call, connect};
+pub use fetch::{connect, open, read, Reader};

@@ -13,7 +13,8 @@ pub fn TaskControls() -> impl IntoView {
     let live = expect_context::<Live>();
     let task = move || {
         live.changed.track();
-        live.session.with_value(|s| s.task().map(|t| (t.id.clone(), t.state.clone())))
+        live.session
+            .with_value(|s| s.task().map(|t| (t.id.clone(), t.state.clone())))
     };
     let id = move || task().map(|(id, _)| id).unwrap_or_default();
     let none = move || task().is_none();

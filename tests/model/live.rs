@@ -1,0 +1,348 @@
+//! Live's pure half (`model::evidence::live`): an ask is a call, never a
+//! target; the requests it makes are the probe's builder's, a reply
+//! carrying the task's `taskId` and `contextId`; the relay's frames read
+//! back; the session keeps what `check` reads and follows the task; the
+//! doctor's steps say what failed and the fix; the page URL's token.
+
+use a2a_lab::model::evidence::live::ask::Ask;
+use a2a_lab::model::evidence::live::doctor::{
+    connected, security_schemes, steps, CardTry, Connect, Interface, Reached, Verdict,
+};
+use a2a_lab::model::evidence::live::frame::{sent, CallEnd, Frame};
+use a2a_lab::model::evidence::live::session::Session;
+use a2a_lab::model::evidence::probe::records::AnswerEnd;
+use a2a_lab::model::evidence::probe::request::Requests;
+use a2a_lab::model::pictures::page::PageUrl;
+use a2a_lab::model::wire::card::AgentCard;
+use a2a_lab::model::wire::rest::Binding;
+use a2a_lab::model::wire::Wire;
+use serde_json::{json, Value};
+
+fn requests(binding: &str, version: &str) -> Requests {
+    let card = json!({"name": "A", "supportedInterfaces": [
+        {"url": "http://127.0.0.1:9/a", "protocolBinding": binding, "protocolVersion": version}]});
+    let card = AgentCard::parse(card.to_string().as_bytes()).unwrap();
+    let binding = Binding::parse(match binding {
+        "JSONRPC" => "jsonrpc",
+        "HTTP+JSON" => "rest",
+        _ => "grpc",
+    });
+    Requests::new(
+        &card.endpoint(None, binding, "http://127.0.0.1:9").unwrap(),
+        "s".into(),
+    )
+}
+
+#[test]
+fn a_reply_carries_the_task_and_its_context_on_both_wires() {
+    let ask = Ask::parse(
+        br#"{"op":"send","text":"yes","data":{"n":1},"taskId":"t-1","contextId":"c-1"}"#,
+    )
+    .unwrap();
+    let v1 = ask.request(&mut requests("JSONRPC", "1.0"));
+    let message = &v1.body.as_ref().unwrap()["params"]["message"];
+    assert_eq!(v1.body.as_ref().unwrap()["method"], "SendStreamingMessage");
+    assert_eq!(message["taskId"], "t-1");
+    assert_eq!(message["contextId"], "c-1");
+    assert_eq!(
+        message["parts"],
+        json!([{"text": "yes"}, {"data": {"n": 1}}])
+    );
+    let v03 = ask.request(&mut requests("JSONRPC", "0.3"));
+    let message = &v03.body.as_ref().unwrap()["params"]["message"];
+    assert_eq!(v03.body.as_ref().unwrap()["method"], "message/stream");
+    assert_eq!(
+        message["parts"],
+        json!([{"kind": "text", "text": "yes"}, {"kind": "data", "data": {"n": 1}}])
+    );
+    assert_eq!(
+        (message["taskId"].as_str(), message["contextId"].as_str()),
+        (Some("t-1"), Some("c-1"))
+    );
+    // A new task names none.
+    let new = Ask::parse(br#"{"op":"send","text":"hi"}"#)
+        .unwrap()
+        .request(&mut requests("JSONRPC", "1.0"));
+    let message = &new.body.as_ref().unwrap()["params"]["message"];
+    assert!(message.get("taskId").is_none() && message.get("contextId").is_none());
+}
+
+#[test]
+fn an_ask_is_a_call_on_the_agent_never_a_place() {
+    for (bad, why) in [
+        (
+            r#"{"op":"get","taskId":"t","url":"http://x/"}"#,
+            "unknown field",
+        ),
+        (
+            r#"{"op":"send","text":"hi","headers":{"a":"b"}}"#,
+            "unknown field",
+        ),
+        (r#"{"op":"post"}"#, "unknown variant"),
+        (r#"{"op":"send"}"#, "a text or a data part"),
+        (r#"{"op":"send","text":"x","data":"y"}"#, "a JSON object"),
+        (r#"{"op":"send","text":"x","taskId":" "}"#, "names its task"),
+        (r#"{"op":"subscribe","taskId":""}"#, "taskId is empty"),
+    ] {
+        let e = Ask::parse(bad.as_bytes()).unwrap_err();
+        assert!(e.contains(why), "{bad}: {e}");
+    }
+    let long = format!(r#"{{"op":"send","text":"{}"}}"#, "a".repeat(40 << 10));
+    assert!(Ask::parse(long.as_bytes()).unwrap_err().contains("KiB"));
+    // Every call goes to the card's interface, whatever the task id says.
+    let get = Ask::parse(br#"{"op":"get","taskId":"../../admin"}"#).unwrap();
+    let rest = get.request(&mut requests("HTTP+JSON", "1.0"));
+    assert!(
+        rest.url.starts_with("http://127.0.0.1:9/a/"),
+        "{}",
+        rest.url
+    );
+}
+
+#[test]
+fn a_request_kept_in_a_session_has_a_method_and_no_host() {
+    let ask = Ask::parse(br#"{"op":"cancel","taskId":"t-9"}"#).unwrap();
+    let rest = sent(&ask.request(&mut requests("HTTP+JSON", "1.0")));
+    assert_eq!(rest["method"], "CancelTask");
+    assert_eq!(rest["binding"], "HTTP+JSON");
+    assert_eq!(rest["path"], "/a/tasks/t-9:cancel");
+    assert!(!rest.to_string().contains("127.0.0.1"), "{rest}");
+    let rpc = sent(&ask.request(&mut requests("JSONRPC", "1.0")));
+    assert_eq!(
+        (rpc["method"].as_str(), rpc["jsonrpc"].as_str()),
+        (Some("CancelTask"), Some("2.0"))
+    );
+    assert_eq!(rpc["params"]["id"], "t-9");
+}
+
+#[test]
+fn frames_read_back_as_written() {
+    let frames = [
+        Frame::Sent(json!({"jsonrpc": "2.0", "id": 1, "method": "GetTask"})),
+        Frame::Answer("{\"a\":\n 1}".into()),
+        Frame::End(CallEnd {
+            how: AnswerEnd::TimedOut(5),
+            status: None,
+            ms: 5,
+            error: None,
+        }),
+    ];
+    for frame in frames {
+        let line = frame.line();
+        assert!(
+            line.ends_with('\n') && line.matches('\n').count() == 1,
+            "{line:?}"
+        );
+        assert_eq!(Frame::parse(&line).unwrap(), frame);
+    }
+    assert!(Frame::parse("{\"answer\": 1}").is_err());
+}
+
+/// The frames of one streamed task: the request, then `events` as they
+/// came, then the end.
+fn stream(session: &mut Session, request: Value, events: &[Value]) {
+    let call = session.begin();
+    session.on_frame(call, Frame::Sent(request));
+    for e in events {
+        session.on_frame(call, Frame::Answer(e.to_string()));
+    }
+    session.on_frame(
+        call,
+        Frame::End(CallEnd {
+            how: AnswerEnd::Closed,
+            status: None,
+            ms: 1,
+            error: None,
+        }),
+    );
+}
+
+fn rpc(result: Value) -> Value {
+    json!({"jsonrpc": "2.0", "id": 1, "result": result})
+}
+
+#[test]
+fn a_session_follows_the_task_and_keeps_what_check_reads() {
+    let mut session = Session::new();
+    assert!(session.report().is_none());
+    let send = json!({"jsonrpc": "2.0", "id": 1, "method": "SendStreamingMessage", "params": {}});
+    stream(
+        &mut session,
+        send,
+        &[
+            rpc(
+                json!({"task": {"id": "t-1", "contextId": "c-1", "status": {"state": "TASK_STATE_SUBMITTED"}}}),
+            ),
+            rpc(
+                json!({"statusUpdate": {"taskId": "t-1", "contextId": "c-1", "status": {"state": "TASK_STATE_INPUT_REQUIRED"}}}),
+            ),
+        ],
+    );
+    let task = session.task().unwrap();
+    assert_eq!(
+        (task.id.as_str(), task.context_id.as_deref()),
+        ("t-1", Some("c-1"))
+    );
+    assert!(task.waits_on_user() && !task.ended(), "{task:?}");
+    // Each request, then its answers, a line each, in the order they came.
+    let lines: Vec<Value> = session
+        .capture()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(lines.len(), 3);
+    assert_eq!(lines[0]["method"], "SendStreamingMessage");
+    // An answer written over several lines is kept on one; one that is not
+    // JSON is listed, not kept.
+    let call = session.begin();
+    session.on_frame(
+        call,
+        Frame::Answer(
+            serde_json::to_string_pretty(&rpc(json!({"statusUpdate": {
+        "taskId": "t-1", "contextId": "c-1", "status": {"state": "TASK_STATE_COMPLETED"}}})))
+            .unwrap(),
+        ),
+    );
+    session.on_frame(call, Frame::Answer("<html>502 Bad Gateway</html>".into()));
+    assert_eq!(session.capture().lines().count(), 4);
+    assert_eq!(session.unreadable(), 1);
+    assert!(session.task().unwrap().ended());
+    assert_eq!(session.calls()[1].answers.len(), 2);
+    // A call the page dropped ends so.
+    session.cut(call, "dropped by the page");
+    assert_eq!(
+        session.calls()[1].end.as_ref().unwrap().how,
+        AnswerEnd::Dropped
+    );
+    // Frames of a call never begun are ignored.
+    session.on_frame(99, Frame::Answer("{}".into()));
+    assert_eq!(session.capture().lines().count(), 4);
+}
+
+fn found(card: Option<Value>, interface: Option<Interface>, reached: Option<Reached>) -> Connect {
+    Connect {
+        agent: "http://127.0.0.1:9".into(),
+        tried: vec![CardTry {
+            url: "http://127.0.0.1:9/.well-known/agent-card.json".into(),
+            status: Some(if card.is_some() { 200 } else { 404 }),
+            error: None,
+        }],
+        card: card.map(|c| c.to_string()),
+        binding: None,
+        interface,
+        problem: None,
+        reached,
+    }
+}
+
+fn jsonrpc(offered: bool) -> Interface {
+    Interface {
+        url: "http://127.0.0.1:9/".into(),
+        wire: Wire::V1_0,
+        binding: Binding::JsonRpc,
+        offered,
+        push: false,
+    }
+}
+
+#[test]
+fn the_doctor_says_what_failed_and_the_fix() {
+    let card = json!({"name": "A", "supportedInterfaces": [
+        {"url": "http://127.0.0.1:9/", "protocolBinding": "JSONRPC", "protocolVersion": "1.0"}],
+        "securitySchemes": {"bearer": {"httpAuthSecurityScheme": {"scheme": "Bearer"}}}});
+    let ok = Reached {
+        status: Some(200),
+        error: None,
+        credentials: false,
+    };
+    let all = steps(&found(
+        Some(card.clone()),
+        Some(jsonrpc(true)),
+        Some(ok.clone()),
+    ));
+    assert_eq!(
+        all.iter().map(|s| s.name).collect::<Vec<_>>(),
+        ["Card", "Version", "Binding", "Credentials"]
+    );
+    assert!(all.iter().all(|s| s.verdict == Verdict::Ok), "{all:?}");
+    assert!(connected(&all));
+    // A 401: the card's scheme named, the fix is --header.
+    let refused = Reached {
+        status: Some(401),
+        error: None,
+        credentials: false,
+    };
+    let all = steps(&found(
+        Some(card.clone()),
+        Some(jsonrpc(true)),
+        Some(refused),
+    ));
+    assert_eq!(all[3].verdict, Verdict::Fail);
+    assert!(
+        all[3].said.contains("bearer (httpAuthSecurityScheme)"),
+        "{:?}",
+        all[3]
+    );
+    assert!(all[3].fix.as_deref().unwrap().contains("--header"));
+    assert!(!connected(&all));
+    // A 403 with credentials given: check them.
+    let wrong = Reached {
+        status: Some(403),
+        error: None,
+        credentials: true,
+    };
+    let all = steps(&found(Some(card.clone()), Some(jsonrpc(true)), Some(wrong)));
+    assert!(
+        all[3].fix.as_deref().unwrap().contains("check the value"),
+        "{:?}",
+        all[3]
+    );
+    // No card: the rest is skipped, the fix names the well-known path and --card.
+    let all = steps(&found(None, None, None));
+    assert_eq!(all[0].verdict, Verdict::Fail);
+    assert!(all[0]
+        .fix
+        .as_deref()
+        .unwrap()
+        .contains("/.well-known/agent-card.json"));
+    assert!(all[1..].iter().all(|s| s.verdict == Verdict::Skipped));
+    // A binding the card does not list, a version it does not declare.
+    let bare = json!({"name": "A", "url": "http://127.0.0.1:9/"});
+    let all = steps(&found(Some(bare), Some(jsonrpc(false)), Some(ok)));
+    assert_eq!(
+        (all[1].verdict, all[2].verdict),
+        (Verdict::Warn, Verdict::Warn),
+        "{all:?}"
+    );
+    assert!(connected(&all));
+    // 0.3's scheme spelling.
+    assert_eq!(
+        security_schemes(r#"{"securitySchemes":{"k":{"type":"apiKey"}}}"#),
+        ["k (apiKey)"]
+    );
+    assert!(security_schemes("<script>").is_empty());
+}
+
+#[test]
+fn the_page_url_carries_the_launch_token() {
+    let url = PageUrl::read("live=0123abcd-_Z");
+    assert_eq!(
+        (url.live.as_deref(), url.problem),
+        (Some("0123abcd-_Z"), None)
+    );
+    let back = PageUrl::write(&url.scenario, None, 0, false, url.live.as_deref());
+    assert_eq!(back, "live=0123abcd-_Z");
+    assert_eq!(PageUrl::read(&back).live, url.live);
+    for bad in [
+        "live=",
+        "live=%3Cscript%3E",
+        &format!("live={}", "a".repeat(65)),
+    ] {
+        let url = PageUrl::read(bad);
+        assert_eq!(url.live, None, "{bad}");
+        assert!(url.problem.unwrap().contains("launch token"), "{bad}");
+    }
+    // The scenario beside it reads as before.
+    let url = PageUrl::read("chunks=5&live=ab");
+    assert_eq!(url.scenario.to_query(), "chunks=5");
+}
