@@ -61,7 +61,10 @@ pub enum Command {
     Probe(ProbeArgs),
     /// Serve the lab's page on 127.0.0.1 from inside this binary (built
     /// with the `page` feature): the same page, URL queries, Import and
-    /// Export, with no toolchain. Runs until stopped.
+    /// Export, with no toolchain. With --agent, Live: the page talks to
+    /// that agent through a relay (only to it, only for this page, with
+    /// the token in the URL printed) and judges every event as it arrives.
+    /// Runs until stopped.
     #[command(after_help = EXIT_CODES)]
     Serve(ServeArgs),
     /// Print a shell completion script (bash, zsh, fish, elvish,

@@ -35,6 +35,14 @@ KIND (everything not named is as `clean`)
   card-elsewhere the card is at URL/agent/card.json only (both well-known paths 404)
   rest-unlisted  the card lists JSON-RPC only, but the HTTP+JSON (REST) binding is served
                  too, at URL/rest (and at URL/ itself), as the SDKs serve it
+  html           the card's name, description and skill, every status message, the
+                 artifact's id, name and text hold HTML and script
+                 (`<img src=x onerror=…><script>…</script>`): a client shows them as text
+  input          the task asks for input: WORKING, then INPUT_REQUIRED ("Which order?"),
+                 and the stream ends; a message that names the task (`taskId`) continues
+                 it: WORKING, the chunks, COMPLETED
+  input-new-task as input, but a message that names the task starts a new one (in the
+                 message's context): the continuation is lost (A2A 1.0 §3.4.3)
   card-03-no-skills  an A2A 0.3 agent (0.3 card, `kind`-tagged events, methods
                  message/stream, tasks/get, tasks/cancel, tasks/resubscribe) whose card
                  has `"skills": []`: legal in 0.3
@@ -71,6 +79,8 @@ import standin
 STEP_S = 0.1
 CHUNKS = 3
 TERMINAL = ('TASK_STATE_COMPLETED', 'TASK_STATE_CANCELED', 'TASK_STATE_FAILED', 'TASK_STATE_REJECTED')
+INTERRUPTED = ('TASK_STATE_INPUT_REQUIRED', 'TASK_STATE_AUTH_REQUIRED')
+HTML = '<img src=x onerror="window.__pwned=1"><script>window.__pwned=1</script><b>bold?</b>'
 WELL_KNOWN = '/.well-known/agent-card.json'
 ANSWER = 'BBS-1042: out for delivery, arriving today'
 
@@ -198,6 +208,22 @@ def no_artifact(task: Task) -> Iterator:
     yield task.update('TASK_STATE_COMPLETED', ANSWER)
 
 
+def html_parts(task: Task) -> Iterator:
+    """Markup and script wherever an agent writes text."""
+    yield STEP_S
+    yield task.update('TASK_STATE_WORKING', HTML)
+    yield STEP_S
+    yield {'artifactUpdate': {'taskId': task.id, 'contextId': task.wire_ctx, 'lastChunk': True,
+                              'artifact': {'artifactId': HTML, 'name': HTML, 'parts': [{'text': HTML}]}}}
+    yield task.update('TASK_STATE_COMPLETED', HTML)
+
+
+def ask_first(task: Task) -> Iterator:
+    """The task needs the user: INPUT_REQUIRED, and the executor waits for a reply."""
+    yield STEP_S
+    yield task.update('TASK_STATE_INPUT_REQUIRED', 'Which order? Reply with its number.')
+
+
 # After the first artifact: events to add to the stream (the kinds that mix things up).
 
 def foreign_status(task: Task) -> list[dict]:
@@ -234,6 +260,14 @@ def thin_card(base: str, name: str) -> dict:
     out = card_10(base, name)
     del out['description'], out['defaultOutputModes']
     out['skills'] = []
+    return out
+
+
+def card_html(base: str, name: str) -> dict:
+    out = card_10(base, name)
+    out['name'] = f'{HTML} ({name})'
+    out['description'] = HTML
+    out['skills'][0]['description'] = HTML
     return out
 
 
@@ -281,6 +315,7 @@ class Kind:
     envelope: bool = False
     rest: bool = False
     wire: str = '1.0'
+    reply: bool = False  # a message naming a task waiting for input continues it
 
 
 KINDS: dict[str, Kind] = {
@@ -300,6 +335,9 @@ KINDS: dict[str, Kind] = {
     'card-elsewhere': Kind(card_paths=('/agent/card.json',)),
     'rest-unlisted': Kind(rest=True),
     'card-03-no-skills': Kind(card=card_03_no_skills, wire='0.3'),
+    'html': Kind(plan=html_parts, card=card_html),
+    'input': Kind(plan=ask_first, reply=True),
+    'input-new-task': Kind(plan=ask_first),
 }
 
 
@@ -379,6 +417,16 @@ class Agent:
             elif not self.emit(task, step):
                 return
 
+    def resume(self, task: Task) -> None:
+        """The executor again, once the user replied: WORKING, the chunks, COMPLETED."""
+        if not self.emit(task, task.update('TASK_STATE_WORKING')):
+            return
+        for step in chunks(task):
+            if isinstance(step, float):
+                time.sleep(step)
+            elif not self.emit(task, step):
+                return
+
     def task(self, tid) -> Task:  # noqa: ANN001
         task = self.tasks.get(str(tid))
         if task is None:
@@ -386,6 +434,12 @@ class Agent:
         return task
 
     def send(self, message: dict) -> Iterator[dict]:
+        waiting = self.tasks.get(str(message.get('taskId')))
+        if self.kind.reply and waiting is not None and waiting.state in INTERRUPTED:
+            with self.cond:
+                at = len(waiting.events)
+            threading.Thread(target=self.resume, args=(waiting,), daemon=True).start()
+            return self.events(waiting, at)
         task = Task(str(uuid.uuid4()), message.get('contextId') or str(uuid.uuid4()), self.kind.stamp)
         with self.cond:
             self.tasks[task.id] = task
@@ -427,7 +481,8 @@ class Agent:
         return events()
 
     def events(self, task: Task, start: int) -> Iterator[dict]:
-        """The task's events from `start`, as they come, until a terminal one."""
+        """The task's events from `start`, as they come, until a terminal one, or one
+        that waits on the user."""
         at = start
         while True:
             with self.cond:
@@ -438,7 +493,7 @@ class Agent:
             yield event
             inner = event.get('statusUpdate') or event.get('task') or {}
             if inner.get('taskId', inner.get('id')) == task.id and \
-                    (inner.get('status') or {}).get('state') in TERMINAL:
+                    (inner.get('status') or {}).get('state') in TERMINAL + INTERRUPTED:
                 return
 
 
