@@ -2,8 +2,10 @@
 //! page's Import make of a capture from a real agent. One or more files, read
 //! in order as one capture (a dropped stream, then its SubscribeToTask
 //! stream); each a raw SSE body, JSON Lines or a JSON array of JSON-RPC
-//! responses or bare events, on the A2A 1.0 or 0.3 wire. Events are grouped
-//! by task and each task is judged by its own ledger.
+//! responses or bare events, on the A2A 1.0 or 0.3 wire, with the requests
+//! the client sent where the capture kept them (a session of the lab), each
+//! read and no event. Events are grouped by task and each task is judged by
+//! its own ledger.
 //!
 //! The reader streams: it takes a file in chunks of any size (the CLI's
 //! reads, the page's slices of a file), reads each line where it lies in

@@ -85,8 +85,9 @@ impl CaptureJudge {
             again.element(bytes, self.sse, self.forced);
             return Ok(());
         }
+        // A request takes no index: the answers keep the places they have
+        // in a capture of the answers alone.
         let index = self.index;
-        self.index += 1;
         let in_event = |e: ReadError| e.within(Place::Event(index));
         if bytes.iter().find(|b| !b.is_ascii_whitespace()) != Some(&b'{') {
             check_depth(bytes)?;
@@ -95,10 +96,12 @@ impl CaptureJudge {
             ))));
         }
         // One pass: the line is a JSON-RPC response whose result is the
-        // event, or the event itself.
+        // event, the event itself, or a request the client sent.
         let line: RawEvent = parse(bytes)?;
         let typed = match line.envelope().map_err(in_event)? {
+            Envelope::Request(_) => return Ok(()),
             Envelope::Error(error) => {
+                self.index += 1;
                 // In an SSE stream, an error after a task's events is how
                 // that stream ended (a2a-sdk's raise, a2a-rs's cancel).
                 if let (Some(_), Some(slot)) = (self.sse, self.last_slot) {
@@ -111,7 +114,10 @@ impl CaptureJudge {
                 });
                 return Ok(());
             }
-            Envelope::Event(typed) => typed,
+            Envelope::Event(typed) => {
+                self.index += 1;
+                typed
+            }
         };
         let event = match read_event(typed, self.forced) {
             Ok(event) => event,
