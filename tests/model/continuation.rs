@@ -207,7 +207,11 @@ fn a_continuation_answered_by_another_task_is_a_new_task_once() {
         let Imported::Capture(page) = import_bytes(&capture).unwrap() else {
             panic!("{query}: a capture")
         };
-        let at = page.tasks.iter().position(|t| t.id == "task-other").unwrap();
+        let at = page
+            .tasks
+            .iter()
+            .position(|t| t.id == "task-other")
+            .unwrap();
         assert!(
             page.rows[at][0].event.ends_with(": continuation-new-task"),
             "{query}: {}",

@@ -279,9 +279,10 @@ pub struct RawEvent<'a> {
     /// A request's method; not text, the line is no request.
     #[serde(default, borrow)]
     method: Option<Loose<'a>>,
-    /// A request's params, read for its message alone.
+    /// A request's params, read for its message alone (boxed: every event
+    /// and wrapper holds the field, and nearly none has it).
     #[serde(default, borrow)]
-    params: Option<IfObject<RawParams<'a>>>,
+    params: Option<IfObject<Box<RawParams<'a>>>>,
 }
 
 /// A field's text, when it is text.
