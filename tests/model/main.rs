@@ -17,6 +17,7 @@ mod binding_mismatch;
 mod capture_fixtures;
 mod combinations;
 mod compare;
+mod continuation;
 mod drawn;
 mod examples;
 mod explain;

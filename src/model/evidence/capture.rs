@@ -2,8 +2,11 @@
 //! page's Import make of a capture from a real agent. One or more files, read
 //! in order as one capture (a dropped stream, then its SubscribeToTask
 //! stream); each a raw SSE body, JSON Lines or a JSON array of JSON-RPC
-//! responses or bare events, on the A2A 1.0 or 0.3 wire. Events are grouped
-//! by task and each task is judged by its own ledger.
+//! responses or bare events, on the A2A 1.0 or 0.3 wire, with the requests
+//! the client sent where the capture kept them (a session of the lab).
+//! Events are grouped by task and each task is judged by its own ledger; a
+//! request is no event, and one that continues a task holds the answers
+//! after it to that task.
 //!
 //! The reader streams: it takes a file in chunks of any size (the CLI's
 //! reads, the page's slices of a file), reads each line where it lies in
@@ -246,6 +249,7 @@ impl CaptureReader {
             Framing::Lines(mut lines) => lines.end(&mut self.judge),
             Framing::Array(splitter) => splitter.finish().map(drop),
         };
+        self.judge.file_ended();
         let events = self.judge.answers_read();
         if events == self.answers_before_file {
             self.empty_files.push(self.files);

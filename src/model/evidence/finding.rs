@@ -37,6 +37,14 @@ pub enum FindingCode {
     /// terminal nor interrupted, though the stream or GetTask says the task
     /// ended.
     PushMissingTerminal,
+    /// A message that continues a task (it names the task's `taskId`) was
+    /// answered by another task: the agent must continue the task the
+    /// message names (A2A 1.0 §3.4.3, Multi-Turn Conversation Patterns).
+    ContinuationNewTask,
+    /// A message that continues a task in its context (it names the task's
+    /// `taskId` and `contextId`) was answered in another context (A2A 1.0
+    /// §3.4.3, Multi-Turn Conversation Patterns).
+    ContinuationDroppedContext,
 }
 
 impl FindingCode {
@@ -55,6 +63,8 @@ impl FindingCode {
             FindingCode::PushedAfterTerminal => "pushed-after-terminal",
             FindingCode::PushDuplicate => "push-duplicate",
             FindingCode::PushMissingTerminal => "push-missing-terminal",
+            FindingCode::ContinuationNewTask => "continuation-new-task",
+            FindingCode::ContinuationDroppedContext => "continuation-dropped-context",
         }
     }
 }
@@ -108,6 +118,11 @@ impl FindingCode {
             FindingCode::PushMissingTerminal => {
                 "The webhook was never told how the task ended: read GetTask when the pushes stop, \
                  and make the agent push its final status on every path (a raised exception too)."
+            }
+            FindingCode::ContinuationNewTask | FindingCode::ContinuationDroppedContext => {
+                "A message that continues a task was answered by another task or in another \
+                 context: continue the task named by the message's taskId in its contextId; a \
+                 new task only when the message names none (A2A 1.0 §3.4.3)."
             }
         }
     }

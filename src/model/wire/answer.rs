@@ -114,6 +114,11 @@ pub fn read_answer(bytes: &[u8], wire: Option<Wire>) -> Result<Answer, ReadError
             })
         }
         Envelope::Event(typed) => typed,
+        Envelope::Request(request) => {
+            return Err(ReadError::new(ReadKind::Event(EventFault::Request(
+                request.method.to_string(),
+            ))))
+        }
     };
     let event = read_event(typed, wire)?;
     let inner = match event.wire {

@@ -96,3 +96,49 @@ impl<'de: 'a, 'a> Deserialize<'de> for Loose<'a> {
         d.deserialize_any(Of)
     }
 }
+
+/// A JSON value read as `T` when it is an object, and as nothing when it
+/// is anything else: for what the lab reads of a request kept in a
+/// capture (its `params`, their `message`), which the lab did not judge
+/// and whose odd shape must not make the capture unreadable.
+pub struct IfObject<T>(pub Option<T>);
+
+impl<'de, T: Deserialize<'de>> Deserialize<'de> for IfObject<T> {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        use serde::de::value::MapAccessDeserializer;
+        use serde::de::{IgnoredAny, MapAccess, SeqAccess, Visitor};
+        struct Of<T>(std::marker::PhantomData<T>);
+        impl<'de, T: Deserialize<'de>> Visitor<'de> for Of<T> {
+            type Value = IfObject<T>;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("any JSON value")
+            }
+            fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<Self::Value, A::Error> {
+                T::deserialize(MapAccessDeserializer::new(map)).map(|t| IfObject(Some(t)))
+            }
+            fn visit_str<E>(self, _: &str) -> Result<Self::Value, E> {
+                Ok(IfObject(None))
+            }
+            fn visit_bool<E>(self, _: bool) -> Result<Self::Value, E> {
+                Ok(IfObject(None))
+            }
+            fn visit_i64<E>(self, _: i64) -> Result<Self::Value, E> {
+                Ok(IfObject(None))
+            }
+            fn visit_u64<E>(self, _: u64) -> Result<Self::Value, E> {
+                Ok(IfObject(None))
+            }
+            fn visit_f64<E>(self, _: f64) -> Result<Self::Value, E> {
+                Ok(IfObject(None))
+            }
+            fn visit_unit<E>(self) -> Result<Self::Value, E> {
+                Ok(IfObject(None))
+            }
+            fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Self::Value, A::Error> {
+                while seq.next_element::<IgnoredAny>()?.is_some() {}
+                Ok(IfObject(None))
+            }
+        }
+        d.deserialize_any(Of(std::marker::PhantomData))
+    }
+}

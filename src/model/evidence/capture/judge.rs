@@ -1,7 +1,9 @@
 //! How the capture reader judges what it reads (SPEC §8): each element (a
 //! JSON-RPC response or a bare event) is read, grouped by task id and
 //! offered to that task's own ledger; what the ledger refuses, and what a
-//! client holding the parts it was sent would notice, become findings.
+//! client holding the parts it was sent would notice, become findings. A
+//! request the client sent, where the capture keeps one, is no event: it
+//! says which task the answers after it must concern (A2A 1.0 §3.4.3).
 //!
 //! Memory grows with the tasks still open: a finished task keeps its id,
 //! counts and final state, and hands its ledger back for the next task.
@@ -15,7 +17,7 @@ use super::task::{EventFindings, ShapeTally, TaskJudge};
 use super::EXPLAIN_AT_MOST;
 use crate::model::evidence::finding::{check_depth, FindingCode};
 use crate::model::ledger::TaskLedger;
-use crate::model::wire::event::{parse, read_event, Envelope, RawEvent, WireEvent};
+use crate::model::wire::event::{parse, read_event, Envelope, RawEvent, Request, What, WireEvent};
 use crate::model::wire::read_error::{EventFault, Place, ReadError, ReadKind};
 use crate::model::wire::schema::{faults_of, Shape, ShapeFault, ShapeRule};
 use crate::model::wire::signs::{SseFraming, WireSigns};
@@ -48,6 +50,8 @@ pub(super) struct CaptureJudge {
     /// The task of the last event read: the stream an event that names no
     /// task came in.
     last_slot: Option<usize>,
+    /// The request the answers read now answer, while it continues a task.
+    continuing: Option<Continuing>,
     /// Ledgers of finished tasks, reset and reused by new ones; boxed as
     /// the tasks hold them, so that handing one over moves a pointer.
     #[allow(clippy::vec_box)]
@@ -73,6 +77,7 @@ impl CaptureJudge {
             seen_1_0: false,
             seen_0_3: false,
             last_slot: None,
+            continuing: None,
             spare: Vec::new(),
         }
     }
@@ -85,8 +90,9 @@ impl CaptureJudge {
             again.element(bytes, self.sse, self.forced);
             return Ok(());
         }
+        // A request takes no index: the answers keep the places they have
+        // in a capture of the answers alone.
         let index = self.index;
-        self.index += 1;
         let in_event = |e: ReadError| e.within(Place::Event(index));
         if bytes.iter().find(|b| !b.is_ascii_whitespace()) != Some(&b'{') {
             check_depth(bytes)?;
@@ -95,10 +101,15 @@ impl CaptureJudge {
             ))));
         }
         // One pass: the line is a JSON-RPC response whose result is the
-        // event, or the event itself.
+        // event, the event itself, or a request the client sent.
         let line: RawEvent = parse(bytes)?;
         let typed = match line.envelope().map_err(in_event)? {
+            Envelope::Request(request) => {
+                self.continuing = Continuing::of(&request);
+                return Ok(());
+            }
             Envelope::Error(error) => {
+                self.index += 1;
                 // In an SSE stream, an error after a task's events is how
                 // that stream ended (a2a-sdk's raise, a2a-rs's cancel).
                 if let (Some(_), Some(slot)) = (self.sse, self.last_slot) {
@@ -111,7 +122,10 @@ impl CaptureJudge {
                 });
                 return Ok(());
             }
-            Envelope::Event(typed) => typed,
+            Envelope::Event(typed) => {
+                self.index += 1;
+                typed
+            }
         };
         let event = match read_event(typed, self.forced) {
             Ok(event) => event,
@@ -148,8 +162,27 @@ impl CaptureJudge {
         let slot = self.slot(index, &event.task_id, event.wire);
         self.keep_event(slot, bytes);
         self.tally(slot, index, event.wire, faults);
-        self.judge(index, event, id.as_str(), timestamp);
+        // Only while a request continues a task: a capture of answers alone
+        // pays this one test per event.
+        let continued = match self.continuing.as_mut() {
+            None => Vec::new(),
+            Some(asked) => {
+                let task = match event.what {
+                    // A message answers for a task only when it names one.
+                    What::Message => typed.task_named(),
+                    _ => Some(event.task_id.clone()),
+                };
+                asked.answered(task.as_deref(), typed.context_named())
+            }
+        };
+        self.judge(index, event, id.as_str(), timestamp, continued);
         Ok(())
+    }
+
+    /// The capture's current file ended: a request in it is answered by
+    /// nothing in the next, which holds answers to requests not kept.
+    pub(super) fn file_ended(&mut self) {
+        self.continuing = None;
     }
 
     /// Keeps the event as read under its task, when asked to (to explain
@@ -195,6 +228,18 @@ impl CaptureJudge {
             (None, None) => self.slot(index, "(no task id)", wire),
         };
         self.last_slot = Some(slot);
+        if let Some(asked) = self.continuing.as_mut() {
+            let found = asked.answered(event.task_named().as_deref(), event.context_named());
+            for (code, message) in found {
+                self.tasks[slot].findings += 1;
+                self.findings.push(CaptureFinding {
+                    code,
+                    task: self.tasks[slot].id.clone(),
+                    index,
+                    message,
+                });
+            }
+        }
         let task = &mut self.tasks[slot];
         task.events += 1;
         task.last_index = index;
@@ -280,7 +325,16 @@ impl CaptureJudge {
     /// task's ledger ([`TaskJudge::offer`]), the ledger's decision
     /// ([`TaskJudge::decide`]), and the row the page shows
     /// ([`TaskJudge::row`]).
-    fn judge(&mut self, index: usize, event: WireEvent, id: &str, timestamp: Option<u64>) {
+    /// `continued`: what the event breaks of the request it answers
+    /// ([`Continuing::answered`]).
+    fn judge(
+        &mut self,
+        index: usize,
+        event: WireEvent,
+        id: &str,
+        timestamp: Option<u64>,
+        continued: Vec<(FindingCode, String)>,
+    ) {
         let slot = self.slot(index, &event.task_id, event.wire);
         self.last_slot = Some(slot);
         let task = &mut self.tasks[slot];
@@ -290,7 +344,10 @@ impl CaptureJudge {
         // An event after an error: the error ended an earlier stream.
         task.stream_error = None;
         let before = task.state();
-        let mut found = EventFindings::default();
+        let mut found = EventFindings {
+            continued,
+            ..EventFindings::default()
+        };
         if let Some((offer, event_id)) = task.offer(index, &event.what, id, &mut found) {
             match task.closed {
                 Some(state) => found.after_terminal(&offer, event.wire.spell(state)),
@@ -414,5 +471,62 @@ impl CaptureJudge {
             events: if self.keep_events { events } else { Vec::new() },
             signs: if self.keep_events { signs } else { Vec::new() },
         }
+    }
+}
+
+/// A request whose message continues a task (A2A 1.0 §3.4.3: a client
+/// continues a task by sending a message with its `taskId` and
+/// `contextId`), held until the next request: the answers must concern
+/// that task, in that context. Each finding is made once per request.
+struct Continuing {
+    task_id: String,
+    context_id: Option<String>,
+    new_task: bool,
+    dropped_context: bool,
+}
+
+impl Continuing {
+    /// What a request asks to continue; `None` for one whose message names
+    /// no task (a new task), or that sends no message.
+    fn of(request: &Request) -> Option<Continuing> {
+        Some(Continuing {
+            task_id: request.task_id?.to_string(),
+            context_id: request.context_id.map(String::from),
+            new_task: false,
+            dropped_context: false,
+        })
+    }
+
+    /// What an answer naming `task` and `context` (each where it names
+    /// one) breaks of the request, not yet found for it.
+    fn answered(
+        &mut self,
+        task: Option<&str>,
+        context: Option<&str>,
+    ) -> Vec<(FindingCode, String)> {
+        let mut found = Vec::new();
+        if let Some(task) = task.filter(|&t| !self.new_task && t != self.task_id) {
+            self.new_task = true;
+            found.push((
+                FindingCode::ContinuationNewTask,
+                format!(
+                    "a message continuing task {} was answered by task {task} (A2A 1.0 §3.4.3)",
+                    self.task_id
+                ),
+            ));
+        }
+        if let (Some(asked), Some(context)) = (&self.context_id, context) {
+            if !self.dropped_context && context != asked {
+                self.dropped_context = true;
+                found.push((
+                    FindingCode::ContinuationDroppedContext,
+                    format!(
+                        "a message continuing task {} in context {asked} was answered in context {context} (A2A 1.0 §3.4.3)",
+                        self.task_id
+                    ),
+                ));
+            }
+        }
+        found
     }
 }

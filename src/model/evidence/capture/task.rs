@@ -274,6 +274,8 @@ pub(super) struct EventFindings {
     pub(super) gap: Option<String>,
     pub(super) after_terminal: Option<String>,
     pub(super) ledger: Option<(FindingCode, String, Disposition)>,
+    /// What it breaks of the request it answers, which continued a task.
+    pub(super) continued: Vec<(FindingCode, String)>,
 }
 
 impl EventFindings {
@@ -297,14 +299,22 @@ impl EventFindings {
         if self.after_terminal.is_some() {
             return Some((FindingCode::AfterTerminal, Disposition::AfterTerminal));
         }
-        self.ledger.as_ref().map(|(code, _, d)| (*code, *d))
+        if let Some((code, _, d)) = &self.ledger {
+            return Some((*code, *d));
+        }
+        // The event itself was received as sent.
+        let continued = self.continued.first();
+        continued.map(|(code, _)| (*code, Disposition::Delivered))
     }
 
     pub(super) fn into_findings(self) -> impl Iterator<Item = (FindingCode, String)> {
         let gap = self.gap.map(|m| (FindingCode::ArtifactGap, m));
         let after = self.after_terminal.map(|m| (FindingCode::AfterTerminal, m));
         let ledger = self.ledger.map(|(code, m, _)| (code, m));
-        gap.into_iter().chain(after).chain(ledger)
+        gap.into_iter()
+            .chain(after)
+            .chain(ledger)
+            .chain(self.continued)
     }
 }
 

@@ -27,7 +27,7 @@ pub use time::parse_rfc3339_ms;
 
 use super::read_error::{EventFault, ReadError};
 use super::text::borrowed;
-use super::text::Loose;
+use super::text::{IfObject, Loose};
 use super::Wire;
 use crate::model::state::{SentState, TaskState};
 use read::fault;
@@ -99,10 +99,28 @@ pub enum Envelope<'r, 'a> {
     Error(RawError<'a>),
     /// An event: a response's `result`, or a bare event.
     Event(&'r RawEvent<'a>),
+    /// A request the client sent, kept beside its answers.
+    Request(Request<'r>),
+}
+
+/// A request the client sent, as a capture keeps it beside the answers (a
+/// session of the lab, downloaded): a JSON-RPC request, or the lab's record
+/// of a REST or gRPC call, `{"method", "binding", "params"}`. The lab reads
+/// only what its message names: a message that names a task continues it
+/// (A2A 1.0 §3.4.3).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Request<'r> {
+    /// The method called (`SendStreamingMessage`, `message/stream`, …).
+    pub method: &'r str,
+    /// The task its message continues (`params.message.taskId`), if any.
+    pub task_id: Option<&'r str>,
+    /// The context its message names (`params.message.contextId`), if any.
+    pub context_id: Option<&'r str>,
 }
 
 impl<'a> RawEvent<'a> {
-    /// Opens the envelope: a JSON-RPC response's error or result, or the
+    /// Opens the envelope: a JSON-RPC response's error or result, a
+    /// request (a `method` in text, and neither result nor error), or the
     /// line itself when it is a bare event. A JSON-RPC response with
     /// neither is an error.
     pub fn envelope(&self) -> Result<Envelope<'_, 'a>, ReadError> {
@@ -110,6 +128,14 @@ impl<'a> RawEvent<'a> {
             Ok(Envelope::Error((**error).clone()))
         } else if let Some(result) = &self.result {
             Ok(Envelope::Event(result))
+        } else if let Some(Loose::Text(method)) = &self.method {
+            let message = self.params.as_ref().and_then(|p| p.0.as_ref());
+            let message = message.and_then(|p| p.message.as_ref()?.0.as_ref());
+            Ok(Envelope::Request(Request {
+                method,
+                task_id: message.and_then(|m| text_of_loose(m.task_id.as_ref())),
+                context_id: message.and_then(|m| text_of_loose(m.context_id.as_ref())),
+            }))
         } else if self.jsonrpc.is_some() {
             Err(fault(EventFault::NoResultNorError))
         } else if let (Some(code), Some(LineMessage::Text(message))) = (self.code, &self.message) {
@@ -248,6 +274,40 @@ pub struct RawEvent<'a> {
     /// A task's history, as sent.
     #[serde(default, borrow)]
     pub(super) history: Option<&'a RawValue>,
+    // What a request kept in the capture carries, read in the same pass so
+    // that telling it from an answer costs no second parse.
+    /// A request's method; not text, the line is no request.
+    #[serde(default, borrow)]
+    method: Option<Loose<'a>>,
+    /// A request's params, read for its message alone (boxed: every event
+    /// and wrapper holds the field, and nearly none has it).
+    #[serde(default, borrow)]
+    params: Option<IfObject<Box<RawParams<'a>>>>,
+}
+
+/// A field's text, when it is text.
+fn text_of_loose<'r>(field: Option<&'r Loose<'_>>) -> Option<&'r str> {
+    match field {
+        Some(Loose::Text(text)) => Some(text),
+        _ => None,
+    }
+}
+
+/// What the lab reads of a request's `params`: its message.
+#[derive(Deserialize)]
+struct RawParams<'a> {
+    #[serde(default, borrow)]
+    message: Option<IfObject<RawRequestMessage<'a>>>,
+}
+
+/// What the lab reads of a request's message: the task and the context it
+/// names, each text or not (a value of another type names none).
+#[derive(Deserialize)]
+struct RawRequestMessage<'a> {
+    #[serde(default, borrow, rename = "taskId")]
+    task_id: Option<Loose<'a>>,
+    #[serde(default, borrow, rename = "contextId")]
+    context_id: Option<Loose<'a>>,
 }
 
 /// A status, borrowed; a field the schema requires may be absent, and is

@@ -64,6 +64,13 @@ impl<'a> RawEvent<'a> {
     }
 }
 
+impl RawEvent<'_> {
+    /// The context an event names (inside the 1.0 wrapper, if any).
+    pub fn context_named(&self) -> Option<&str> {
+        self.wrapped().unwrap_or(self).context_id.as_deref()
+    }
+}
+
 pub(super) fn fault(fault: EventFault) -> ReadError {
     ReadError::new(ReadKind::Event(fault))
 }

@@ -10,6 +10,8 @@ use std::fmt;
 pub enum EventFault {
     /// A JSON-RPC response with neither `result` nor `error`.
     NoResultNorError,
+    /// A request (its method named) where an answer was due.
+    Request(String),
     /// A 1.0 event with more than one of its four wrappers.
     SeveralWrappers,
     /// Neither a 1.0 event (one wrapper) nor a 0.3 one (`kind`).
@@ -150,6 +152,7 @@ impl fmt::Display for EventFault {
             EventFault::NoResultNorError => {
                 f.write_str("a JSON-RPC response with neither result nor error")
             }
+            EventFault::Request(method) => write!(f, "a request ({method}), not an answer"),
             EventFault::SeveralWrappers => f.write_str(
                 "an A2A 1.0 event carries exactly one of task, statusUpdate, artifactUpdate, message, not several",
             ),
