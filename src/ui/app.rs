@@ -62,7 +62,8 @@ pub fn App() -> impl IntoView {
         run,
         baseline: StoredValue::new(simulate(&Scenario::default()).trace.metrics),
         embed,
-        live: StoredValue::new(live),
+        // Kept for the page's life, so that the lab stays `Copy`.
+        live: live.map(|token| &*Box::leak(token.into_boxed_str())),
         pinned: RwSignal::new(None),
         shown,
         import: RwSignal::new(None),
@@ -106,7 +107,7 @@ pub fn App() -> impl IntoView {
             <div class="lab-body">
                 <Controls/>
                 <main class="lab-main">
-                    {lab.live.get_value().is_some().then(|| view! {
+                    {lab.live.is_some().then(|| view! {
                         <Deferred what="Live" load=|| Box::pin(async { enter!(live_entry()) })/>
                     }.into_any())}
                     {move || (!simulation.get()).then(|| view! {
@@ -145,15 +146,9 @@ chunk!(
 fn mirror_url(lab: Lab) {
     Effect::new(move |_| {
         let rows = lab.run.with(|r| r.trace.rows.len());
-        let query = lab.scenario.with(|s| {
-            PageUrl::write(
-                s,
-                lab.step.get(),
-                rows,
-                lab.embed,
-                lab.live.get_value().as_deref(),
-            )
-        });
+        let query = lab
+            .scenario
+            .with(|s| PageUrl::write(s, lab.step.get(), rows, lab.embed, lab.live));
         browser::replace_query(&query);
     });
     if lab.embed {

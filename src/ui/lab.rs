@@ -32,8 +32,9 @@ pub struct Lab {
     pub baseline: StoredValue<Metrics>,
     /// Shown inside an iframe without page chrome.
     pub embed: bool,
-    /// Live's launch token, when the page was opened from `serve --agent`.
-    pub live: StoredValue<Option<String>>,
+    /// Live's launch token, when the page was opened from `serve --agent`
+    /// (read once per page, kept for the page's life).
+    pub live: Option<&'static str>,
     /// A of compare mode, once pinned.
     pub pinned: RwSignal<Option<Pinned>>,
     /// What the views show: the simulation, or an imported capture or

@@ -69,7 +69,7 @@ chunk!(
 #[component]
 pub fn LivePanel() -> impl IntoView {
     let lab = expect_context::<super::lab::Lab>();
-    let token = lab.live.get_value().unwrap_or_default();
+    let token = lab.live.unwrap_or_default().to_string();
     let live = Live {
         lab,
         token: StoredValue::new(token),
