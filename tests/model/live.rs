@@ -184,6 +184,7 @@ fn a_session_follows_the_task_and_keeps_what_check_reads() {
         ("t-1", Some("c-1"))
     );
     assert!(task.waits_on_user() && !task.ended(), "{task:?}");
+    assert_eq!(task.state, "TASK_STATE_INPUT_REQUIRED");
     // Each request, then its answers, a line each, in the order they came.
     let lines: Vec<Value> = session
         .capture()

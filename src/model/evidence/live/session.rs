@@ -19,7 +19,8 @@ pub struct LiveTask {
     pub id: String,
     /// Its context, once an answer named one.
     pub context_id: Option<String>,
-    /// Its last state, as sent.
+    /// Its last state, spelled as its wire spells it (`TASK_STATE_WORKING`,
+    /// `working`), or as sent when it is none of the eight.
     pub state: String,
     /// One of the eight states, when it is.
     pub known: Option<TaskState>,
@@ -142,10 +143,9 @@ impl Session {
             task.context_id = event.context_id.clone();
         }
         if let Some(state) = &event.state {
-            task.state = state.text().to_string();
-            task.known = match state {
-                SentState::Known(state) => Some(*state),
-                SentState::Other(_) => None,
+            (task.state, task.known) = match state {
+                SentState::Known(known) => (event.wire.spell(*known).to_string(), Some(*known)),
+                SentState::Other(text) => (text.to_string(), None),
             };
         }
         self.task = Some(task);
