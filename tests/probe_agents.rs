@@ -1197,7 +1197,7 @@ fn live_run(
 #[test]
 #[ignore = "needs the real SDK agents: scripts/test.sh runs it after tests/agents/setup.sh"]
 fn live_sessions_on_real_agents_are_judged_as_check_judges_them() {
-    use a2a_lab::model::evidence::live::doctor::{connected, steps, Connect};
+    use a2a_lab::model::evidence::live::doctor::{connected, Diagnosis};
     let cases = [
         ("python", "jsonrpc", "none", "rest=on", vec![]),
         (
@@ -1254,8 +1254,10 @@ fn live_sessions_on_real_agents_are_judged_as_check_judges_them() {
                 r#"{"op":"get","taskId":"{task}"}"#,
             ],
         );
-        let connect: Connect = serde_json::from_str(&run.connect).unwrap();
-        let doctor = steps(&connect);
+        let Diagnosis {
+            connect,
+            steps: doctor,
+        } = serde_json::from_str(&run.connect).unwrap();
         assert!(connected(&doctor), "{sdk} {binding}: {doctor:?}");
         assert_eq!(
             connect.interface.as_ref().map(|i| i.binding.name()),
@@ -1306,13 +1308,12 @@ fn live_sessions_on_real_agents_are_judged_as_check_judges_them() {
 #[test]
 #[ignore = "needs the real SDK agents: scripts/test.sh runs it after tests/agents/setup.sh"]
 fn live_credentials_stay_in_the_relay() {
-    use a2a_lab::model::evidence::live::doctor::{connected, steps, Connect, Verdict};
+    use a2a_lab::model::evidence::live::doctor::{connected, Diagnosis, Verdict};
     let secret = "s3cret-test-token";
     let agent = Agent::start("start.sh", &["python", "1.0", "none"]);
     let gateway = Agent::start("bearer.py", &[&agent.url]);
     let bare = live_run(&gateway.url, None, &[], &[]);
-    let connect: Connect = serde_json::from_str(&bare.connect).unwrap();
-    let doctor = steps(&connect);
+    let Diagnosis { steps: doctor, .. } = serde_json::from_str(&bare.connect).unwrap();
     assert!(!connected(&doctor));
     // The card is behind the gateway too: the first step says so.
     assert_eq!(doctor[0].verdict, Verdict::Fail, "{doctor:?}");
@@ -1323,8 +1324,8 @@ fn live_credentials_stay_in_the_relay() {
         &[("Authorization", &format!("Bearer {secret}"))],
         &[r#"{"op":"send","text":"hello"}"#],
     );
-    let connect: Connect = serde_json::from_str(&with.connect).unwrap();
-    assert!(connected(&steps(&connect)), "{connect:?}");
+    let found: Diagnosis = serde_json::from_str(&with.connect).unwrap();
+    assert!(connected(&found.steps), "{found:?}");
     assert!(!with.connect.contains(secret));
     assert!(!with.session.capture().contains(secret));
     assert!(with

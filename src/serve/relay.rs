@@ -1,8 +1,8 @@
 //! The relay of `serve --agent` (Live): the page's only way to the agent,
 //! since a page cannot call an agent on another origin. Two routes, both
 //! behind the gate ([`super::gate`]): `GET /live/connect` reaches for the
-//! agent and answers what the doctor reads
-//! ([`crate::model::evidence::live::doctor::Connect`]); `POST /live/call`
+//! agent and answers what it found with the doctor's steps on it
+//! ([`Diagnosis`]); `POST /live/call`
 //! takes one ask ([`Ask`]) and streams its frames back as JSON Lines, each
 //! as it comes. A call runs on a thread of its own (the probe's callers
 //! block); when the page stops reading, the call is dropped.
@@ -20,6 +20,7 @@ use tokio_stream::wrappers::ReceiverStream;
 use tokio_stream::StreamExt;
 
 use crate::model::evidence::live::ask::Ask;
+use crate::model::evidence::live::doctor::Diagnosis;
 use crate::probe::live::{connect, AgentOptions, Reachable};
 
 /// How many frames may wait for the page before the call waits for it.
@@ -83,7 +84,7 @@ async fn connect_route(State(relay): State<Arc<Relay>>) -> Response {
     answer(
         StatusCode::OK,
         "application/json",
-        serde_json::to_string(&found).unwrap_or_default(),
+        serde_json::to_string(&Diagnosis::of(found)).unwrap_or_default(),
     )
 }
 

@@ -189,15 +189,21 @@ fn a_connect_to_an_agent_that_is_not_there_says_so_and_sends_no_credential() {
     let server = live("http://127.0.0.1:9");
     let (status, body) = raw(&server, &own(&server, "GET /live/connect HTTP/1.1"), "");
     assert_eq!(status, 200, "{body}");
-    let connect: a2a_lab::model::evidence::live::doctor::Connect =
+    let found: a2a_lab::model::evidence::live::doctor::Diagnosis =
         serde_json::from_str(&body).unwrap();
+    let connect = found.connect;
     assert_eq!(connect.tried.len(), 2, "{body}");
     assert!(
         connect.card.is_none() && connect.interface.is_none(),
         "{body}"
     );
     assert!(!body.contains("never-to-the-page"), "{body}");
-    let steps = a2a_lab::model::evidence::live::doctor::steps(&connect);
+    // The relay sends the doctor's steps: the page carries none of their words.
+    let steps = found.steps;
+    assert_eq!(
+        steps,
+        a2a_lab::model::evidence::live::doctor::steps(&connect)
+    );
     assert_eq!(steps[0].name, "Card");
     assert!(steps[0].fix.as_deref().unwrap().contains("--card"));
     assert!(!a2a_lab::model::evidence::live::doctor::connected(&steps));

@@ -262,7 +262,7 @@ fn the_doctor_says_what_failed_and_the_fix() {
         Some(ok.clone()),
     ));
     assert_eq!(
-        all.iter().map(|s| s.name).collect::<Vec<_>>(),
+        all.iter().map(|s| s.name.as_str()).collect::<Vec<_>>(),
         ["Card", "Version", "Binding", "Credentials"]
     );
     assert!(all.iter().all(|s| s.verdict == Verdict::Ok), "{all:?}");

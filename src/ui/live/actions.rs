@@ -2,6 +2,11 @@
 //! frames to the session as they stream in, drop a stream, poll a task
 //! until it ends, download the session. After each batch of frames the
 //! views are given the session as the capture reader judges it.
+//!
+//! Each is kept out of line (`inline(never)`): a button's handler is a
+//! closure whose address the page's function table holds, and that table,
+//! with every function in it, stays in the first view's module; a handler
+//! that only calls one of these keeps the work in Live's chunk.
 
 use leptos::prelude::*;
 
@@ -16,6 +21,7 @@ const POLL_EVERY_MS: u32 = 500;
 const POLLS: usize = 120;
 
 /// Asks the relay to reach for the agent; the doctor shows what it found.
+#[inline(never)]
 pub fn connect(live: Live) {
     live.link.set(Link::Connecting);
     #[cfg(target_arch = "wasm32")]
@@ -34,6 +40,7 @@ pub fn connect(live: Live) {
 
 /// The session as judged, shown in the trace table, timeline and diagram,
 /// the task the controls act on chosen.
+#[inline(never)]
 fn refresh(live: Live) {
     live.changed.update(|n| *n += 1);
     let lab = live.lab;
@@ -55,6 +62,7 @@ fn refresh(live: Live) {
 
 /// Makes the call `ask` names; a streaming one can be dropped by the
 /// controls while it runs.
+#[inline(never)]
 pub fn call(live: Live, ask: Ask) {
     let number = live.session.try_update_value(|s| s.begin()).unwrap_or(0);
     live.running.update(|r| r.push(number));
@@ -71,15 +79,7 @@ pub fn call(live: Live, ask: Ask) {
                         live.streams
                             .update_value(|s| s.push((number, std::rc::Rc::clone(&reader))));
                     }
-                    let mut on_frames =
-                        |frames: Vec<crate::model::evidence::live::frame::Frame>| {
-                            live.session.update_value(|s| {
-                                for frame in frames {
-                                    s.on_frame(number, frame);
-                                }
-                            });
-                            refresh(live);
-                        };
+                    let mut on_frames = |frames| take(live, number, frames);
                     super::relay::read(&reader, &mut on_frames).await
                 }
                 Err(why) => Err(why),
@@ -107,8 +107,20 @@ pub fn call(live: Live, ask: Ask) {
     }
 }
 
+/// Frames of call `number`, into the session, then the views.
+#[inline(never)]
+fn take(live: Live, number: usize, frames: Vec<crate::model::evidence::live::frame::Frame>) {
+    live.session.update_value(|s| {
+        for frame in frames {
+            s.on_frame(number, frame);
+        }
+    });
+    refresh(live);
+}
+
 /// Drops the streams under way (the page stops reading; the relay drops
 /// the agent's stream).
+#[inline(never)]
 pub fn drop_streams(live: Live) {
     #[cfg(target_arch = "wasm32")]
     live.streams.update_value(|streams| {
@@ -121,12 +133,14 @@ pub fn drop_streams(live: Live) {
 }
 
 /// Drops the task's stream, then subscribes to it again.
+#[inline(never)]
 pub fn resubscribe(live: Live, task_id: String) {
     drop_streams(live);
     call(live, Ask::Subscribe { task_id });
 }
 
 /// Asks GetTask until the task ends (or [`POLLS`] times).
+#[inline(never)]
 pub fn poll(live: Live, task_id: String) {
     #[cfg(target_arch = "wasm32")]
     leptos::task::spawn_local(async move {
@@ -151,6 +165,7 @@ pub fn poll(live: Live, task_id: String) {
 }
 
 /// Downloads the session: the capture `check` reads, requests included.
+#[inline(never)]
 pub fn download(live: Live) {
     let text = live.session.with_value(|s| s.capture().to_string());
     if let Err(e) = crate::ui::browser::download("a2a-lab-session.jsonl", &text) {

@@ -17,7 +17,24 @@ pub fn CallLog() -> impl IntoView {
     let live = expect_context::<Live>();
     let calls = move || {
         live.changed.track();
-        live.session.with_value(|s| {
+        calls_view(live)
+    };
+    let unreadable = move || {
+        live.changed.track();
+        unreadable_view(live)
+    };
+    view! {
+        <div class="live__log">
+            {unreadable}
+            <ol class="live__calls" aria-label="Calls">{calls}</ol>
+        </div>
+    }
+}
+
+/// Each call as listed, newest first; out of line (see `actions`).
+#[inline(never)]
+fn calls_view(live: Live) -> Vec<AnyView> {
+    live.session.with_value(|s| {
             s.calls()
                 .iter()
                 .enumerate()
@@ -36,23 +53,19 @@ pub fn CallLog() -> impl IntoView {
                             </details>
                         </li>
                     }
+                    .into_any()
                 })
                 .collect::<Vec<_>>()
         })
-    };
-    let unreadable = move || {
-        live.changed.track();
-        let n = live.session.with_value(|s| s.unreadable());
-        (n > 0).then(|| view! {
-            <p class="live__status live__status--bad">{format!("{n} answer(s) were not JSON: listed below, not judged")}</p>
-        })
-    };
-    view! {
-        <div class="live__log">
-            {unreadable}
-            <ol class="live__calls" aria-label="Calls">{calls}</ol>
-        </div>
-    }
+}
+
+/// How many answers were not JSON, when any; out of line (see `actions`).
+#[inline(never)]
+fn unreadable_view(live: Live) -> Option<AnyView> {
+    let n = live.session.with_value(|s| s.unreadable());
+    (n > 0).then(|| view! {
+        <p class="live__status live__status--bad">{format!("{n} answer(s) were not JSON: listed below, not judged")}</p>
+    }.into_any())
 }
 
 /// The call's name, read from the request kept.

@@ -5,13 +5,26 @@
 use leptos::prelude::*;
 
 use super::{actions, Link, Live};
-use crate::model::evidence::live::doctor::{steps, Verdict};
+use crate::model::evidence::live::doctor::Verdict;
 
 /// The doctor's steps, and Connect again.
 #[component]
 pub fn DoctorSteps() -> impl IntoView {
     let live = expect_context::<Live>();
-    let list = move || match live.link.get() {
+    let list = move || steps_view(live.link.get());
+    view! {
+        <div class="live__doctor">
+            {list}
+            <button on:click=move |_| actions::connect(live)>"Connect again"</button>
+        </div>
+    }
+}
+
+/// The steps as listed: out of line, as the closure that redraws them is
+/// held by the page's function table (see `actions`).
+#[inline(never)]
+fn steps_view(link: Link) -> AnyView {
+    match link {
         Link::Connecting => {
             view! { <p class="live__status" role="status">"Connecting to the agent…"</p> }
                 .into_any()
@@ -19,8 +32,9 @@ pub fn DoctorSteps() -> impl IntoView {
         Link::Failed(why) => {
             view! { <p class="live__status live__status--bad" role="alert">{why}</p> }.into_any()
         }
-        Link::Found(connect) => {
-            let rows = steps(&connect)
+        Link::Found(found) => {
+            let rows = found
+                .steps
                 .into_iter()
                 .map(|step| {
                     let mark = match step.verdict {
@@ -39,7 +53,7 @@ pub fn DoctorSteps() -> impl IntoView {
                     }
                 })
                 .collect::<Vec<_>>();
-            let card = connect.card.clone();
+            let card = found.connect.card;
             view! {
                 <ol class="live__steps" aria-label="Connection doctor">{rows}</ol>
                 {card.map(|card| view! {
@@ -51,12 +65,6 @@ pub fn DoctorSteps() -> impl IntoView {
             }
             .into_any()
         }
-    };
-    view! {
-        <div class="live__doctor">
-            {list}
-            <button on:click=move |_| actions::connect(live)>"Connect again"</button>
-        </div>
     }
 }
 

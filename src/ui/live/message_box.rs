@@ -24,40 +24,7 @@ pub fn MessageBox() -> impl IntoView {
                 .map(|t| (t.id.clone(), t.context_id.clone(), t.state.clone()))
         })
     };
-    let send = move |reply: bool| {
-        let data = data.get_untracked();
-        let data = match data.trim() {
-            "" => None,
-            json => match serde_json::from_str::<serde_json::Value>(json) {
-                Ok(value) if value.is_object() => Some(value),
-                _ => {
-                    problem.set(Some(
-                        "The data part is a JSON object: {\"key\": \"value\"}.".into(),
-                    ));
-                    return;
-                }
-            },
-        };
-        let (task_id, context_id) = match reply.then(waiting).flatten() {
-            Some((task, context, _)) => (Some(task), context),
-            None => (None, None),
-        };
-        let text = text.get_untracked();
-        if text.trim().is_empty() && data.is_none() {
-            problem.set(Some("Write a message, or a data part.".into()));
-            return;
-        }
-        problem.set(None);
-        actions::call(
-            live,
-            Ask::Send {
-                text,
-                data,
-                task_id,
-                context_id,
-            },
-        );
-    };
+    let send = move |reply: bool| send(live, text, data, problem, reply.then(waiting).flatten());
     view! {
         <form class="live__message" on:submit=move |ev| { ev.prevent_default(); send(false); }>
             <label class="live__field">
@@ -81,4 +48,49 @@ pub fn MessageBox() -> impl IntoView {
             {move || problem.get().map(|p| view! { <p class="live__status live__status--bad" role="alert">{p}</p> })}
         </form>
     }
+}
+
+/// Sends the message box's message: a new task, or with `reply` (the
+/// task waiting on the user, its context and state) its continuation.
+/// Out of line (see `actions`).
+#[inline(never)]
+fn send(
+    live: Live,
+    text: RwSignal<String>,
+    data: RwSignal<String>,
+    problem: RwSignal<Option<String>>,
+    reply: Option<(String, Option<String>, String)>,
+) {
+    let data = data.get_untracked();
+    let data = match data.trim() {
+        "" => None,
+        json => match serde_json::from_str::<serde_json::Value>(json) {
+            Ok(value) if value.is_object() => Some(value),
+            _ => {
+                problem.set(Some(
+                    "The data part is a JSON object: {\"key\": \"value\"}.".into(),
+                ));
+                return;
+            }
+        },
+    };
+    let (task_id, context_id) = match reply {
+        Some((task, context, _)) => (Some(task), context),
+        None => (None, None),
+    };
+    let text = text.get_untracked();
+    if text.trim().is_empty() && data.is_none() {
+        problem.set(Some("Write a message, or a data part.".into()));
+        return;
+    }
+    problem.set(None);
+    actions::call(
+        live,
+        Ask::Send {
+            text,
+            data,
+            task_id,
+            context_id,
+        },
+    );
 }

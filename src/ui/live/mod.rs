@@ -16,7 +16,7 @@ mod task_controls;
 use leptos::prelude::*;
 
 use super::deferred::{chunk, ChunkView};
-use crate::model::evidence::live::doctor::Connect;
+use crate::model::evidence::live::doctor::Diagnosis;
 use crate::model::evidence::live::session::Session;
 
 use call_log::CallLog;
@@ -29,8 +29,8 @@ use task_controls::TaskControls;
 pub enum Link {
     /// Reaching for the agent.
     Connecting,
-    /// The relay answered what it found.
-    Found(Box<Connect>),
+    /// The relay answered what it found, with the doctor's steps.
+    Found(Box<Diagnosis>),
     /// The relay could not be asked.
     Failed(String),
 }

@@ -1,7 +1,10 @@
 //! The connection doctor: what the relay found when it reached for the
 //! agent ([`Connect`]), read as ordered steps ([`steps`]), each saying
-//! what held or failed and, when one failed, the fix. The card is the
-//! agent's: untrusted, read here as data and shown by the page as text.
+//! what held or failed and, when one failed, the fix. The relay reads
+//! them and sends the page a [`Diagnosis`]: the page shows the steps and
+//! carries none of their words (a chunk's text stays in the first view's
+//! module, whatever code it is in). The card is the agent's: untrusted,
+//! read here as data and shown by the page as text.
 
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
@@ -92,8 +95,26 @@ pub struct Connect {
     pub reached: Option<Reached>,
 }
 
+/// What the relay found and the doctor's steps on it: the answer of the
+/// relay's connect.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Diagnosis {
+    /// What was found.
+    pub connect: Connect,
+    /// The steps, in order.
+    pub steps: Vec<Step>,
+}
+
+impl Diagnosis {
+    /// The steps on what was found.
+    pub fn of(connect: Connect) -> Diagnosis {
+        let steps = steps(&connect);
+        Diagnosis { connect, steps }
+    }
+}
+
 /// How a step came out.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Verdict {
     /// It holds.
@@ -107,10 +128,10 @@ pub enum Verdict {
 }
 
 /// One step of the doctor.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Step {
     /// What is checked.
-    pub name: &'static str,
+    pub name: String,
     /// How it came out.
     pub verdict: Verdict,
     /// What was found.
@@ -171,16 +192,16 @@ pub fn connected(steps: &[Step]) -> bool {
         .all(|s| matches!(s.verdict, Verdict::Ok | Verdict::Warn))
 }
 
-fn step(name: &'static str, verdict: Verdict, said: String, fix: Option<String>) -> Step {
+fn step(name: &str, verdict: Verdict, said: String, fix: Option<String>) -> Step {
     Step {
-        name,
+        name: name.to_string(),
         verdict,
         said,
         fix,
     }
 }
 
-fn skipped(name: &'static str) -> Step {
+fn skipped(name: &str) -> Step {
     step(name, Verdict::Skipped, "not reached".into(), None)
 }
 
