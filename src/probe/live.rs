@@ -227,10 +227,12 @@ impl Reachable {
         let end = match result {
             Ok(received) => {
                 // A JSON answer comes whole, at its end.
-                if !received.sse && !received.raw.is_empty() && !streamed {
-                    if !on_frame(Frame::Answer(received.body())) {
-                        return;
-                    }
+                if !received.sse
+                    && !received.raw.is_empty()
+                    && !streamed
+                    && !on_frame(Frame::Answer(received.body()))
+                {
+                    return;
                 }
                 CallEnd {
                     how: received.end,

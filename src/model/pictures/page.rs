@@ -184,13 +184,16 @@ mod tests {
             (Some(3), true, None)
         );
         assert_eq!(
-            PageUrl::write(&url.scenario, url.step, 7, url.embed),
+            PageUrl::write(&url.scenario, url.step, 7, url.embed, None),
             "late=0&step=3&embed=1"
         );
         // A step past the trace is not written; nor is a missing one.
-        assert_eq!(PageUrl::write(&url.scenario, Some(7), 7, false), "late=0");
         assert_eq!(
-            PageUrl::write(&Scenario::default(), None, 6, true),
+            PageUrl::write(&url.scenario, Some(7), 7, false, None),
+            "late=0"
+        );
+        assert_eq!(
+            PageUrl::write(&Scenario::default(), None, 6, true, None),
             "embed=1"
         );
     }

@@ -108,6 +108,7 @@ pub fn call(live: Live, ask: Ask) {
 }
 
 /// Frames of call `number`, into the session, then the views.
+#[cfg(target_arch = "wasm32")]
 #[inline(never)]
 fn take(live: Live, number: usize, frames: Vec<crate::model::evidence::live::frame::Frame>) {
     live.session.update_value(|s| {

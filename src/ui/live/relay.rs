@@ -145,9 +145,7 @@ mod fetch {
     impl Reader {
         /// Stops reading: the relay sees the page go and drops the call.
         pub fn cancel(&self) {
-            if let Ok(cancel) =
-                get(&self.0, "cancel").and_then(|c| c.dyn_into::<Function>().map_err(JsValue::from))
-            {
+            if let Ok(cancel) = get(&self.0, "cancel").and_then(|c| c.dyn_into::<Function>()) {
                 let _ = cancel.call1(&self.0, &JsValue::UNDEFINED);
             }
         }
