@@ -11,7 +11,7 @@ use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 use crate::model::evidence::live::ask::Ask;
 use crate::model::evidence::live::doctor::{CardTry, Connect, Interface, Reached};
-use crate::model::evidence::live::frame::{sent, CallEnd, Frame};
+use crate::model::evidence::live::frame::{sent, status_text, CallEnd, Frame};
 use crate::model::evidence::probe::records::AnswerEnd;
 use crate::model::evidence::probe::request::{Method, Requests};
 use crate::model::wire::card::{AgentCard, CARD_PATHS};
@@ -236,7 +236,7 @@ impl Reachable {
                 }
                 CallEnd {
                     how: received.end,
-                    status: received.status,
+                    status: received.status.as_ref().map(status_text),
                     ms: received.ms,
                     error: None,
                 }

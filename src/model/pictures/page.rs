@@ -66,10 +66,7 @@ impl PageUrl {
         let live = view.iter().find(|(k, _)| k == "live").and_then(|(_, v)| {
             let live = token(v);
             if live.is_none() {
-                problem = Some(format!(
-                    "URL: live: not a launch token (1 to {MAX_TOKEN} letters, digits, - or _); \
-                     open the URL a2a-lab serve --agent printed"
-                ));
+                problem = Some("URL: live: not a launch token; open the URL `serve --agent` printed".into());
             }
             live
         });

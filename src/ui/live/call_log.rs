@@ -13,8 +13,10 @@ const LISTED: usize = 50;
 
 /// The session's calls.
 #[component]
-pub fn CallLog() -> impl IntoView {
-    let live = expect_context::<Live>();
+pub fn CallLog(
+    /// What the Live view's parts share.
+    live: Live,
+) -> impl IntoView {
     let calls = move || {
         live.changed.track();
         calls_view(live)

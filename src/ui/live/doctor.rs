@@ -9,8 +9,10 @@ use crate::model::evidence::live::doctor::Verdict;
 
 /// The doctor's steps, and Connect again.
 #[component]
-pub fn DoctorSteps() -> impl IntoView {
-    let live = expect_context::<Live>();
+pub fn DoctorSteps(
+    /// What the Live view's parts share.
+    live: Live,
+) -> impl IntoView {
     let list = move || steps_view(live.link.get());
     view! {
         <div class="live__doctor">
@@ -53,7 +55,7 @@ fn steps_view(link: Link) -> AnyView {
                     }
                 })
                 .collect::<Vec<_>>();
-            let card = found.connect.card;
+            let card = found.card;
             view! {
                 <ol class="live__steps" aria-label="Connection doctor">{rows}</ol>
                 {card.map(|card| view! {

@@ -10,8 +10,10 @@ use crate::model::evidence::live::ask::Ask;
 
 /// The message box and its Send and Reply buttons.
 #[component]
-pub fn MessageBox() -> impl IntoView {
-    let live = expect_context::<Live>();
+pub fn MessageBox(
+    /// What the Live view's parts share.
+    live: Live,
+) -> impl IntoView {
     let text = RwSignal::new(String::from("Where is my order BBS-1042?"));
     let data = RwSignal::new(String::new());
     let problem = RwSignal::new(None::<String>);

@@ -16,7 +16,7 @@ mod task_controls;
 use leptos::prelude::*;
 
 use super::deferred::{chunk, ChunkView};
-use crate::model::evidence::live::doctor::Diagnosis;
+use crate::model::evidence::live::doctor::Shown;
 use crate::model::evidence::live::session::Session;
 
 use call_log::CallLog;
@@ -30,7 +30,7 @@ pub enum Link {
     /// Reaching for the agent.
     Connecting,
     /// The relay answered what it found, with the doctor's steps.
-    Found(Box<Diagnosis>),
+    Found(Box<Shown>),
     /// The relay could not be asked.
     Failed(String),
 }
@@ -68,7 +68,10 @@ chunk!(
 /// The Live view.
 #[component]
 pub fn LivePanel() -> impl IntoView {
-    let lab = expect_context::<super::lab::Lab>();
+    // The lab is always provided; a panel without one shows nothing.
+    let Some(lab) = use_context::<super::lab::Lab>() else {
+        return ().into_any();
+    };
     let token = lab.live.unwrap_or_default().to_string();
     let live = Live {
         lab,
@@ -80,7 +83,6 @@ pub fn LivePanel() -> impl IntoView {
         #[cfg(target_arch = "wasm32")]
         streams: StoredValue::new_local(Vec::new()),
     };
-    provide_context(live);
     actions::connect(live);
     view! {
         // Its own stylesheet (style/live.css, beside the bundle's files):
@@ -89,10 +91,11 @@ pub fn LivePanel() -> impl IntoView {
         <link rel="stylesheet" href="live.css"/>
         <section class="live" aria-label="Live: your agent">
             <h2 class="live__title">"Live: your agent"</h2>
-            <DoctorSteps/>
-            <MessageBox/>
-            <TaskControls/>
-            <CallLog/>
+            <DoctorSteps live/>
+            <MessageBox live/>
+            <TaskControls live/>
+            <CallLog live/>
         </section>
     }
+    .into_any()
 }

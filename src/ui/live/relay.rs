@@ -5,7 +5,7 @@
 //! reader). Natively there is no relay to call.
 
 #[cfg(target_arch = "wasm32")]
-use crate::model::evidence::live::doctor::Diagnosis;
+use crate::model::evidence::live::doctor::Shown;
 use crate::model::evidence::live::frame::Frame;
 
 /// The longest frame the page holds while it waits for its end (the
@@ -55,7 +55,7 @@ mod fetch {
     use wasm_bindgen::{JsCast, JsValue};
     use wasm_bindgen_futures::JsFuture;
 
-    use super::{Diagnosis, Frame, Lines};
+    use super::{Frame, Lines, Shown};
 
     const TOKEN_HEADER: &str = "X-A2A-Lab-Token";
 
@@ -132,7 +132,7 @@ mod fetch {
 
     /// Asks the relay to reach for the agent: what it found, with the
     /// doctor's steps.
-    pub async fn connect(token: &str) -> Result<Diagnosis, String> {
+    pub async fn connect(token: &str) -> Result<Shown, String> {
         let answer = send(token, "GET", "live/connect", None).await?;
         let text = method(&answer, "text", &JsValue::UNDEFINED).await?;
         serde_json::from_str(&text.as_string().unwrap_or_default())

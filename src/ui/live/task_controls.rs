@@ -9,8 +9,10 @@ use crate::model::evidence::live::ask::Ask;
 
 /// The task controls; disabled until an answer named a task.
 #[component]
-pub fn TaskControls() -> impl IntoView {
-    let live = expect_context::<Live>();
+pub fn TaskControls(
+    /// What the Live view's parts share.
+    live: Live,
+) -> impl IntoView {
     let task = move || {
         live.changed.track();
         live.session

@@ -99,17 +99,34 @@ pub struct Connect {
 /// relay's connect.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Diagnosis {
-    /// What was found.
-    pub connect: Connect,
     /// The steps, in order.
     pub steps: Vec<Step>,
+    /// The card as served, when one was found.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub card: Option<String>,
+    /// What was found.
+    pub connect: Connect,
+}
+
+/// What the page reads of a [`Diagnosis`]: the steps and the card, to
+/// show (the rest is the CLI's and the tests').
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+pub struct Shown {
+    /// The steps, in order.
+    pub steps: Vec<Step>,
+    /// The card as served, when one was found.
+    #[serde(default)]
+    pub card: Option<String>,
 }
 
 impl Diagnosis {
     /// The steps on what was found.
     pub fn of(connect: Connect) -> Diagnosis {
-        let steps = steps(&connect);
-        Diagnosis { connect, steps }
+        Diagnosis {
+            steps: steps(&connect),
+            card: connect.card.clone(),
+            connect,
+        }
     }
 }
 

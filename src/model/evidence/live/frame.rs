@@ -30,9 +30,10 @@ pub struct CallEnd {
     /// timed out).
     pub how: AnswerEnd,
     /// The binding's status when it was not the one of an answer that
-    /// ends well.
+    /// ends well, in words (`HTTP 404`, `gRPC NOT_FOUND: …`): the page only
+    /// shows it (the capture holds what the judge reads).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub status: Option<AnswerStatus>,
+    pub status: Option<String>,
     /// How long the call took, in ms.
     pub ms: u64,
     /// Why no answer came at all (the agent could not be reached).
@@ -51,6 +52,19 @@ impl Frame {
     /// Reads one line of the relay's stream.
     pub fn parse(line: &str) -> Result<Frame, String> {
         serde_json::from_str(line).map_err(|e| format!("the relay sent a bad frame: {e}"))
+    }
+}
+
+/// A status in the words [`CallEnd::status`] holds.
+pub fn status_text(status: &AnswerStatus) -> String {
+    match status {
+        AnswerStatus::Rest(code) | AnswerStatus::Http(code) => format!("HTTP {code}"),
+        AnswerStatus::Grpc(grpc) if grpc.reset => "gRPC stream reset".to_string(),
+        AnswerStatus::Grpc(grpc) => format!(
+            "gRPC {}: {}",
+            crate::model::wire::grpc::code_name(grpc.code),
+            grpc.message
+        ),
     }
 }
 
