@@ -53,9 +53,11 @@ const dir = process.argv[2] || 'dist';
 const loaderPath = join(dir, '__wasm_split.js');
 if (!existsSync(loaderPath)) { console.error(`${loaderPath} missing: the page was not split (scripts/split-wasm.sh)`); process.exit(1); }
 const points = splitPoints(readFileSync(loaderPath, 'utf8'));
-// The Live view's stylesheet, which its chunk links when it first shows
-// (src/ui/live/mod.rs): loaded on first use, with the live chunk.
+// The stylesheets the chunks link when they first show: loaded on first
+// use, with their chunks (src/ui/live/mod.rs; ui/capture.rs, ui/compare.rs
+// and ui/app.rs's panels below the trace).
 points.set('live.css', ['live']);
+points.set('panels.css', ['compare', 'import', 'rest']);
 const first = [], lazy = [];
 for (const name of readdirSync(dir)) {
   const path = join(dir, name);

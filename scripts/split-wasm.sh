@@ -57,10 +57,13 @@ fi
 rm -f "$TRUNK_STAGING_DIR"/split_*.wasm "$TRUNK_STAGING_DIR"/chunk_*.wasm
 cp "$work"/split/* "$TRUNK_STAGING_DIR/"
 
-# The Live view's stylesheet, which its chunk links when it first shows:
-# not in index.html, so the first view neither carries nor waits for it.
-if [ "${TRUNK_PROFILE:-}" = "release" ] && command -v esbuild >/dev/null; then
-  esbuild style/live.css --minify --log-level=warning --outfile="$TRUNK_STAGING_DIR/live.css"
-else
-  cp style/live.css "$TRUNK_STAGING_DIR/live.css"
-fi
+# The stylesheets the chunks link when they first show (the Live view's, and the
+# panels' of the import, compare and rest chunks): not in index.html, so the
+# first view neither carries nor waits for them.
+for sheet in live panels; do
+  if [ "${TRUNK_PROFILE:-}" = "release" ] && command -v esbuild >/dev/null; then
+    esbuild "style/$sheet.css" --minify --log-level=warning --outfile="$TRUNK_STAGING_DIR/$sheet.css"
+  else
+    cp "style/$sheet.css" "$TRUNK_STAGING_DIR/$sheet.css"
+  fi
+done

@@ -62,8 +62,6 @@ pub fn App() -> impl IntoView {
         run,
         baseline: StoredValue::new(simulate(&Scenario::default()).trace.metrics),
         embed,
-        // Kept for the page's life, so that the lab stays `Copy`.
-        live: live.map(|token| &*Box::leak(token.into_boxed_str())),
         pinned: RwSignal::new(None),
         shown,
         import: RwSignal::new(None),
@@ -75,7 +73,10 @@ pub fn App() -> impl IntoView {
     let depth = StoredValue::new(0i32);
     provide_context(lab);
 
-    mirror_url(lab);
+    // Live's page keeps the URL it was opened at (its token); the
+    // scenario's query is not Live's to write.
+    let live = live.is_some();
+    mirror_url(lab, !live);
 
     // The simulation's own panels, hidden while an import is shown.
     let simulation = flag(move || !lab.showing_import());
@@ -107,7 +108,7 @@ pub fn App() -> impl IntoView {
             <div class="lab-body">
                 <Controls/>
                 <main class="lab-main">
-                    {lab.live.is_some().then(|| view! {
+                    {live.then(|| view! {
                         <Deferred what="Live" load=|| Box::pin(async { enter!(live_entry()) })/>
                     }.into_any())}
                     {move || (!simulation.get()).then(|| view! {
@@ -137,20 +138,33 @@ chunk!(
     /// The simulation's panels below the trace, loaded once the first view
     /// shows: the advice that carries over and the ledger's cards.
     fn below_entry() -> ChunkView {
-        Ok(|| view! { <CarriesOver/><LedgerPanel/> }.into_any())
+        Ok(|| {
+            view! { <link rel="stylesheet" href="panels.css"/><CarriesOver/><LedgerPanel/> }
+                .into_any()
+        })
     }
 );
 
-/// The URL mirrors the inputs and the slider; embedded, the page tells
-/// its host its height whenever it may have changed.
-fn mirror_url(lab: Lab) {
+/// The URL mirrors the inputs and the slider, unless not `mirrored` (Live's
+/// page keeps the URL with its token); embedded, the page tells its host
+/// its height whenever it may have changed.
+fn mirror_url(lab: Lab, mirrored: bool) {
+    if !mirrored {
+        return post_height(lab);
+    }
     Effect::new(move |_| {
         let rows = lab.run.with(|r| r.trace.rows.len());
         let query = lab
             .scenario
-            .with(|s| PageUrl::write(s, lab.step.get(), rows, lab.embed, lab.live));
+            .with(|s| PageUrl::write(s, lab.step.get(), rows, lab.embed));
         browser::replace_query(&query);
     });
+    post_height(lab);
+}
+
+/// Embedded, the page tells its host its height whenever it may have
+/// changed.
+fn post_height(lab: Lab) {
     if lab.embed {
         Effect::new(move |_| {
             lab.run.track();

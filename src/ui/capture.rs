@@ -25,7 +25,7 @@ chunk!(
     /// The capture panel's entry, in Import's chunk: a capture is shown only
     /// once Import has read it, so the chunk is in by then.
     pub fn capture_entry() -> ChunkView {
-        Ok(|| view! { <CaptureTasks/> }.into_any())
+        Ok(|| view! { <link rel="stylesheet" href="panels.css"/><CaptureTasks/> }.into_any())
     }
 );
 

@@ -88,7 +88,7 @@ chunk!(
     /// and what only it reaches (comparing two runs, a captured task opened
     /// beside its scenario).
     pub fn compare_entry() -> ChunkView {
-        Ok(|| view! { <Compare/> }.into_any())
+        Ok(|| view! { <link rel="stylesheet" href="panels.css"/><Compare/> }.into_any())
     }
 );
 

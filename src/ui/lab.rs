@@ -32,9 +32,6 @@ pub struct Lab {
     pub baseline: StoredValue<Metrics>,
     /// Shown inside an iframe without page chrome.
     pub embed: bool,
-    /// Live's launch token, when the page was opened from `serve --agent`
-    /// (read once per page, kept for the page's life).
-    pub live: Option<&'static str>,
     /// A of compare mode, once pinned.
     pub pinned: RwSignal<Option<Pinned>>,
     /// What the views show: the simulation, or an imported capture or

@@ -10,6 +10,7 @@ use a2a_lab::model::evidence::live::doctor::{
 };
 use a2a_lab::model::evidence::live::frame::{sent, CallEnd, Frame};
 use a2a_lab::model::evidence::live::session::Session;
+use a2a_lab::model::evidence::live::{launch_token, MAX_TOKEN};
 use a2a_lab::model::evidence::probe::records::AnswerEnd;
 use a2a_lab::model::evidence::probe::request::Requests;
 use a2a_lab::model::pictures::page::PageUrl;
@@ -331,19 +332,21 @@ fn the_page_url_carries_the_launch_token() {
         (url.live.as_deref(), url.problem),
         (Some("0123abcd-_Z"), None)
     );
-    let back = PageUrl::write(&url.scenario, None, 0, false, url.live.as_deref());
-    assert_eq!(back, "live=0123abcd-_Z");
-    assert_eq!(PageUrl::read(&back).live, url.live);
-    for bad in [
-        "live=",
-        "live=%3Cscript%3E",
-        &format!("live={}", "a".repeat(65)),
-    ] {
-        let url = PageUrl::read(bad);
-        assert_eq!(url.live, None, "{bad}");
-        assert!(url.problem.unwrap().contains("launch token"), "{bad}");
+    assert_eq!(launch_token("0123abcd-_Z"), Ok("0123abcd-_Z"));
+    // The Live view says what is wrong with a token that is none.
+    for bad in ["", "<script>", "a b", &"a".repeat(MAX_TOKEN + 1)] {
+        let e = launch_token(bad).unwrap_err();
+        assert!(e.contains("serve --agent"), "{bad}: {e}");
     }
-    // The scenario beside it reads as before.
+    assert_eq!(
+        PageUrl::read("live=%3Cscript%3E").live.as_deref(),
+        Some("<script>")
+    );
+    // The scenario beside it reads as before, and the token is no key of it.
     let url = PageUrl::read("chunks=5&live=ab");
-    assert_eq!(url.scenario.to_query(), "chunks=5");
+    assert_eq!(
+        (url.scenario.to_query().as_str(), url.problem),
+        ("chunks=5", None)
+    );
+    assert_eq!(PageUrl::write(&url.scenario, None, 0, false), "chunks=5");
 }

@@ -15,26 +15,13 @@ pub struct PageUrl {
     pub step: Option<usize>,
     /// Shown inside an iframe without page chrome.
     pub embed: bool,
-    /// Live's launch token (`live=`), in the URL `serve --agent` prints:
-    /// the page opens on the Live view and connects with it.
+    /// Live's launch token (`live=`), in the URL `serve --agent` prints,
+    /// as given: the page opens on the Live view, which checks it
+    /// ([`launch_token`]) and connects with it. The page then leaves the
+    /// address bar as it was opened (the scenario is not Live's).
     pub live: Option<String>,
     /// What was wrong with the URL, for the page to say; the lab works on.
     pub problem: Option<String>,
-}
-
-/// The longest launch token the page takes (`serve --agent` makes 32 hex
-/// digits).
-pub const MAX_TOKEN: usize = 64;
-
-/// A launch token as the page takes it: letters, digits, `-` and `_`,
-/// 1 to [`MAX_TOKEN`] of them.
-fn token(text: &str) -> Option<String> {
-    let fits = !text.is_empty()
-        && text.len() <= MAX_TOKEN
-        && text
-            .bytes()
-            .all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_');
-    fits.then(|| text.to_string())
 }
 
 impl PageUrl {
@@ -63,13 +50,12 @@ impl PageUrl {
             }
             n
         });
-        let live = view.iter().find(|(k, _)| k == "live").and_then(|(_, v)| {
-            let live = token(v);
-            if live.is_none() {
-                problem = Some("URL: live: not a launch token; open the URL `serve --agent` printed".into());
-            }
-            live
-        });
+        // Checked by the Live view, which says what is wrong with it: the
+        // first view only needs to know it is there.
+        let live = view
+            .iter()
+            .find(|(k, _)| k == "live")
+            .map(|(_, v)| v.clone());
         match Scenario::from_pairs(scenario_pairs.iter().map(|(k, v)| (k.as_str(), v.as_str()))) {
             Ok(scenario) => PageUrl {
                 scenario,
@@ -89,15 +75,8 @@ impl PageUrl {
     }
 
     /// The query that brings the page back: the scenario, then the step
-    /// (when it is within the trace's `rows`), then `embed`, then Live's
-    /// token (a reload reconnects).
-    pub fn write(
-        scenario: &Scenario,
-        step: Option<usize>,
-        rows: usize,
-        embed: bool,
-        live: Option<&str>,
-    ) -> String {
+    /// (when it is within the trace's `rows`), then `embed`.
+    pub fn write(scenario: &Scenario, step: Option<usize>, rows: usize, embed: bool) -> String {
         let mut query = scenario.to_query();
         let mut push = |key: &str, value: &str| {
             if !query.is_empty() {
@@ -112,9 +91,6 @@ impl PageUrl {
         }
         if embed {
             push("embed", "1");
-        }
-        if let Some(live) = live {
-            push("live", live);
         }
         query
     }
@@ -181,16 +157,13 @@ mod tests {
             (Some(3), true, None)
         );
         assert_eq!(
-            PageUrl::write(&url.scenario, url.step, 7, url.embed, None),
+            PageUrl::write(&url.scenario, url.step, 7, url.embed),
             "late=0&step=3&embed=1"
         );
         // A step past the trace is not written; nor is a missing one.
+        assert_eq!(PageUrl::write(&url.scenario, Some(7), 7, false), "late=0");
         assert_eq!(
-            PageUrl::write(&url.scenario, Some(7), 7, false, None),
-            "late=0"
-        );
-        assert_eq!(
-            PageUrl::write(&Scenario::default(), None, 6, true, None),
+            PageUrl::write(&Scenario::default(), None, 6, true),
             "embed=1"
         );
     }

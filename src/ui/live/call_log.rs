@@ -35,7 +35,7 @@ pub fn CallLog(
 
 /// Each call as listed, newest first; out of line (see `actions`).
 #[inline(never)]
-fn calls_view(live: Live) -> Vec<AnyView> {
+fn calls_view(live: Live) -> Vec<impl IntoView> {
     live.session.with_value(|s| {
             s.calls()
                 .iter()
@@ -55,7 +55,6 @@ fn calls_view(live: Live) -> Vec<AnyView> {
                             </details>
                         </li>
                     }
-                    .into_any()
                 })
                 .collect::<Vec<_>>()
         })
@@ -63,11 +62,11 @@ fn calls_view(live: Live) -> Vec<AnyView> {
 
 /// How many answers were not JSON, when any; out of line (see `actions`).
 #[inline(never)]
-fn unreadable_view(live: Live) -> Option<AnyView> {
+fn unreadable_view(live: Live) -> Option<impl IntoView> {
     let n = live.session.with_value(|s| s.unreadable());
     (n > 0).then(|| view! {
         <p class="live__status live__status--bad">{format!("{n} answer(s) were not JSON: listed below, not judged")}</p>
-    }.into_any())
+    })
 }
 
 /// The call's name, read from the request kept.

@@ -25,14 +25,14 @@ pub fn DoctorSteps(
 /// The steps as listed: out of line, as the closure that redraws them is
 /// held by the page's function table (see `actions`).
 #[inline(never)]
-fn steps_view(link: Link) -> AnyView {
+fn steps_view(link: Link) -> impl IntoView {
+    use leptos::either::EitherOf3;
     match link {
-        Link::Connecting => {
-            view! { <p class="live__status" role="status">"Connecting to the agent…"</p> }
-                .into_any()
-        }
+        Link::Connecting => EitherOf3::A(
+            view! { <p class="live__status" role="status">"Connecting to the agent…"</p> },
+        ),
         Link::Failed(why) => {
-            view! { <p class="live__status live__status--bad" role="alert">{why}</p> }.into_any()
+            EitherOf3::B(view! { <p class="live__status live__status--bad" role="alert">{why}</p> })
         }
         Link::Found(found) => {
             let rows = found
@@ -56,7 +56,7 @@ fn steps_view(link: Link) -> AnyView {
                 })
                 .collect::<Vec<_>>();
             let card = found.card;
-            view! {
+            EitherOf3::C(view! {
                 <ol class="live__steps" aria-label="Connection doctor">{rows}</ol>
                 {card.map(|card| view! {
                     <details class="live__card">
@@ -64,8 +64,7 @@ fn steps_view(link: Link) -> AnyView {
                         <pre>{card}</pre>
                     </details>
                 })}
-            }
-            .into_any()
+            })
         }
     }
 }

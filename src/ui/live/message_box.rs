@@ -8,13 +8,16 @@ use leptos::prelude::*;
 use super::{actions, Live};
 use crate::model::evidence::live::ask::Ask;
 
+/// The message a new session offers to send.
+const DEFAULT_TEXT: &str = "Where is my order BBS-1042?";
+
 /// The message box and its Send and Reply buttons.
 #[component]
 pub fn MessageBox(
     /// What the Live view's parts share.
     live: Live,
 ) -> impl IntoView {
-    let text = RwSignal::new(String::from("Where is my order BBS-1042?"));
+    let text = RwSignal::new(String::from(DEFAULT_TEXT));
     let data = RwSignal::new(String::new());
     let problem = RwSignal::new(None::<String>);
     // The task a reply continues, while it waits on the user.
@@ -31,12 +34,11 @@ pub fn MessageBox(
         <form class="live__message" on:submit=move |ev| { ev.prevent_default(); send(false); }>
             <label class="live__field">
                 "Message"
-                <textarea rows="2" prop:value=move || text.get()
-                    on:input=move |ev| text.set(event_target_value(&ev))></textarea>
+                <textarea rows="2" on:input=move |ev| text.set(event_target_value(&ev))>{DEFAULT_TEXT}</textarea>
             </label>
             <label class="live__field">
                 "Data part (JSON, optional)"
-                <textarea rows="2" placeholder="{\"orderId\": \"BBS-1042\"}" prop:value=move || data.get()
+                <textarea rows="2" placeholder="{\"orderId\": \"BBS-1042\"}"
                     on:input=move |ev| data.set(event_target_value(&ev))></textarea>
             </label>
             <div class="live__buttons">

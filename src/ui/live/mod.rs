@@ -72,7 +72,9 @@ pub fn LivePanel() -> impl IntoView {
     let Some(lab) = use_context::<super::lab::Lab>() else {
         return ().into_any();
     };
-    let token = lab.live.unwrap_or_default().to_string();
+    let url = crate::model::pictures::page::PageUrl::read(&super::browser::query());
+    let token = url.live.unwrap_or_default();
+    let checked = crate::model::evidence::live::launch_token(&token).map(drop);
     let live = Live {
         lab,
         token: StoredValue::new(token),
@@ -83,7 +85,10 @@ pub fn LivePanel() -> impl IntoView {
         #[cfg(target_arch = "wasm32")]
         streams: StoredValue::new_local(Vec::new()),
     };
-    actions::connect(live);
+    match checked {
+        Ok(()) => actions::connect(live),
+        Err(why) => live.link.set(Link::Failed(why.to_string())),
+    }
     view! {
         // Its own stylesheet (style/live.css, beside the bundle's files):
         // the first view's does not carry it, and the page's policy takes

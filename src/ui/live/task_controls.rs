@@ -13,28 +13,55 @@ pub fn TaskControls(
     /// What the Live view's parts share.
     live: Live,
 ) -> impl IntoView {
-    let task = move || {
+    let line = move || {
         live.changed.track();
-        live.session
-            .with_value(|s| s.task().map(|t| (t.id.clone(), t.state.clone())))
+        task_line(live)
     };
-    let id = move || task().map(|(id, _)| id).unwrap_or_default();
-    let none = move || task().is_none();
-    let empty = move || {
+    let none = move || {
         live.changed.track();
-        live.session.with_value(|s| s.capture().is_empty())
+        live.session.with_value(|s| s.task().is_none())
     };
+    // One handler for the row (fewer closures held by the first view's
+    // function table): the button pressed says what it does.
+    let pressed = move |ev: leptos::ev::MouseEvent| act(live, &ev);
     view! {
         <div class="live__controls" role="group" aria-label="The live task">
-            <p class="live__task">{move || match task() {
-                Some((id, state)) => format!("Task {id}: {state}"),
-                None => "No task yet: send a message.".to_string(),
-            }}</p>
-            <button disabled=none on:click=move |_| actions::call(live, Ask::Get { task_id: id() })>"Get"</button>
-            <button disabled=none on:click=move |_| actions::call(live, Ask::Cancel { task_id: id() })>"Cancel"</button>
-            <button disabled=none on:click=move |_| actions::resubscribe(live, id())>"Drop the stream and resubscribe"</button>
-            <button disabled=none on:click=move |_| actions::poll(live, id())>"Poll until it ends"</button>
-            <button disabled=empty on:click=move |_| actions::download(live)>"Download session"</button>
+            <p class="live__task">{line}</p>
+            <fieldset class="live__ops" disabled=none on:click=pressed>
+                <button data-op="get">"Get"</button>
+                <button data-op="cancel">"Cancel"</button>
+                <button data-op="resubscribe">"Drop the stream and resubscribe"</button>
+                <button data-op="poll">"Poll until it ends"</button>
+            </fieldset>
+            <button data-op="download" on:click=pressed>"Download session"</button>
         </div>
+    }
+}
+
+/// The task's line: its id and state, or that there is none yet.
+#[inline(never)]
+fn task_line(live: Live) -> String {
+    live.session.with_value(|s| match s.task() {
+        Some(task) => format!("Task {}: {}", task.id, task.state),
+        None => "No task yet: send a message.".to_string(),
+    })
+}
+
+/// What the button pressed does, read off its `data-op`.
+#[inline(never)]
+fn act(live: Live, ev: &leptos::ev::MouseEvent) {
+    use leptos::wasm_bindgen::JsCast;
+    let op = ev
+        .target()
+        .and_then(|t| t.dyn_into::<web_sys::Element>().ok())
+        .and_then(|e| e.get_attribute("data-op"));
+    let task = live.session.with_value(|s| s.task().map(|t| t.id.clone()));
+    match (op.as_deref(), task) {
+        (Some("download"), _) => actions::download(live),
+        (Some("get"), Some(task_id)) => actions::call(live, Ask::Get { task_id }),
+        (Some("cancel"), Some(task_id)) => actions::call(live, Ask::Cancel { task_id }),
+        (Some("resubscribe"), Some(task_id)) => actions::resubscribe(live, task_id),
+        (Some("poll"), Some(task_id)) => actions::poll(live, task_id),
+        _ => {}
     }
 }

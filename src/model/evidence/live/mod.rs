@@ -12,3 +12,22 @@ pub mod ask;
 pub mod doctor;
 pub mod frame;
 pub mod session;
+
+/// The longest launch token the page takes (`serve --agent` makes 32 hex
+/// digits).
+pub const MAX_TOKEN: usize = 64;
+
+/// A launch token as the page takes it from its URL (`live=`): letters,
+/// digits, `-` and `_`, 1 to [`MAX_TOKEN`] of them; the error says what
+/// to do instead.
+pub fn launch_token(text: &str) -> Result<&str, &'static str> {
+    let fits = !text.is_empty()
+        && text.len() <= MAX_TOKEN
+        && text
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_');
+    match fits {
+        true => Ok(text),
+        false => Err("live= is not a launch token: open the URL a2a-lab serve --agent printed"),
+    }
+}
