@@ -42,12 +42,21 @@ import { splitPoints } from './split-points.mjs';
 // the split points (features) that load it, as __wasm_split.js says.
 // The whole keeps a budget too: a split costs some bytes (each chunk's
 // imports and table entries, what several chunks share), which readers who
-// open everything pay; it may be at most 10% over the unsplit page's 327 kB.
+// open everything pay; it was at most 10% over the unsplit page's 327 kB
+// (see BUDGET below for what came since).
 // The first view's budget was 219 kB at the split (218.1 kB); 209 kB once
 // the Unicode case tables left it and wasm-bindgen's loader was minified
 // (208.2 kB); 200 kB once JSON's writers left it (198.6 kB).
+// The whole is budgeted without Live (issue 59): the chunks only the Live
+// view loads are fetched only by a page opened from `a2a-lab serve --agent`
+// on the user's own machine, never by the lab on a docs page; they have a
+// budget of their own. The whole was 327 kB + 10% (359.7 kB) until the
+// capture reader read a session's requests and judged a continuation
+// (2.4 kB), and the code Import shares with Live went to chunks of its own,
+// so that Import never fetches Live (1 kB in all): 362 kB.
 const FIRST_VIEW_BUDGET = 200 * 1024;
-const BUDGET = 327 * 1024 * 1.1;
+const BUDGET = 362 * 1024;
+const LIVE_BUDGET = 40 * 1024;
 const dir = process.argv[2] || 'dist';
 
 const loaderPath = join(dir, '__wasm_split.js');
@@ -76,10 +85,13 @@ for (const [name, gz] of first.sort((a, b) => b[1] - a[1])) console.log(`${kB(gz
 console.log(`${kB(sum(first))}  first view (gzip), budget ${FIRST_VIEW_BUDGET / 1024} kB`);
 console.log('loaded on first use:');
 for (const [name, gz, by] of lazy.sort((a, b) => b[1] - a[1])) console.log(`${kB(gz)}  ${name}  (${by.join(', ')})`);
-const total = sum(first) + sum(lazy);
-console.log(`${kB(total)}  total (gzip), budget ${(BUDGET / 1024).toFixed(1)} kB`);
+const liveOnly = lazy.filter(([, , by]) => by.length === 1 && by[0] === 'live');
+const total = sum(first) + sum(lazy) - sum(liveOnly);
+console.log(`${kB(total)}  total without Live's own chunks (gzip), budget ${(BUDGET / 1024).toFixed(1)} kB`);
+console.log(`${kB(sum(liveOnly))}  Live's own chunks (gzip), budget ${(LIVE_BUDGET / 1024).toFixed(1)} kB`);
 let over = false;
 if (lazy.length === 0) { console.error('no chunk loaded on first use: the split points are gone'); over = true; }
 if (sum(first) > FIRST_VIEW_BUDGET) { console.error('the first view is over its budget'); over = true; }
 if (total > BUDGET) { console.error('the bundle is over its budget'); over = true; }
+if (sum(liveOnly) > LIVE_BUDGET) { console.error('Live\'s chunks are over their budget'); over = true; }
 if (over) process.exit(1);
