@@ -9,7 +9,7 @@ use super::browser;
 use super::capture::capture_entry;
 use super::compare::compare_entry;
 use super::controls::Controls;
-use super::deferred::{chunk, enter, ChunkView, Deferred};
+use super::deferred::{chunk, enter, ChunkView, Deferred, PanelStyle};
 use super::diagram::StateDiagram;
 use super::event_table::EventTable;
 use super::flag;
@@ -138,10 +138,7 @@ chunk!(
     /// The simulation's panels below the trace, loaded once the first view
     /// shows: the advice that carries over and the ledger's cards.
     fn below_entry() -> ChunkView {
-        Ok(|| {
-            view! { <link rel="stylesheet" href="panels.css"/><CarriesOver/><LedgerPanel/> }
-                .into_any()
-        })
+        Ok(|| view! { <PanelStyle/><CarriesOver/><LedgerPanel/> }.into_any())
     }
 );
 

@@ -10,7 +10,7 @@ use super::CollectAny;
 
 use std::sync::Arc;
 
-use super::deferred::{chunk, ChunkView};
+use super::deferred::{chunk, ChunkView, PanelStyle};
 use super::lab::Lab;
 use super::pacer::FramePacer;
 use crate::model::evidence::capture::RpcError;
@@ -25,7 +25,7 @@ chunk!(
     /// The capture panel's entry, in Import's chunk: a capture is shown only
     /// once Import has read it, so the chunk is in by then.
     pub fn capture_entry() -> ChunkView {
-        Ok(|| view! { <link rel="stylesheet" href="panels.css"/><CaptureTasks/> }.into_any())
+        Ok(|| view! { <PanelStyle/><CaptureTasks/> }.into_any())
     }
 );
 

@@ -8,7 +8,7 @@ use super::{flag, CollectAny};
 
 use super::beside::TaskBeside;
 use super::browser;
-use super::deferred::{chunk, ChunkView};
+use super::deferred::{chunk, ChunkView, PanelStyle};
 use super::lab::{Lab, Pinned};
 use crate::model::evidence::compare::{compare_runs, Comparison};
 use crate::model::pictures::metrics::show;
@@ -88,7 +88,7 @@ chunk!(
     /// and what only it reaches (comparing two runs, a captured task opened
     /// beside its scenario).
     pub fn compare_entry() -> ChunkView {
-        Ok(|| view! { <link rel="stylesheet" href="panels.css"/><Compare/> }.into_any())
+        Ok(|| view! { <PanelStyle/><Compare/> }.into_any())
     }
 );
 

@@ -130,3 +130,18 @@ pub fn Deferred(
 fn settled(entry: ChunkView) -> State {
     entry.map_or(State::Failed, State::Ready)
 }
+
+/// The panels' stylesheet (style/panels.css, beside the bundle), linked by
+/// each chunk's panel when it first shows, so the first view neither
+/// carries nor waits for it. Once it applies the panel is taller: an
+/// embedding host is told.
+#[component]
+pub fn PanelStyle() -> impl IntoView {
+    let lab = use_context::<Lab>();
+    let applied = move |_| {
+        if let Some(lab) = lab {
+            lab.resized();
+        }
+    };
+    view! { <link rel="stylesheet" href="panels.css" on:load=applied/> }
+}

@@ -95,7 +95,7 @@ for (const [sdk, more, binding] of [
       const methods = session.text.trim().split('\n').map((l) => JSON.parse(l).method).filter(Boolean);
       assert.deepEqual(methods, ['SendStreamingMessage', 'GetTask']);
       if (sdk === 'python') {
-        await page.screenshot({ path: `${OUT}/live-desktop.png`, fullPage: true });
+        await page.screenshot({ path: `${OUT}/live-desktop.png` });
         const phone = await connected(context, url, { width: 390, height: 844 });
         const overflow = await phone.page.evaluate(() => document.documentElement.scrollWidth - innerWidth);
         assert.ok(overflow <= 0, `the page scrolls sideways by ${overflow} px`);
