@@ -110,7 +110,7 @@ pub fn App() -> impl IntoView {
                 <main class="lab-main">
                     {live.then(|| view! {
                         <Deferred what="Live" load=|| Box::pin(async { enter!(live_entry()) })/>
-                    })}
+                    }.into_any())}
                     {move || (!simulation.get()).then(|| view! {
                         <Deferred what="The capture's tasks" load=|| Box::pin(async { enter!(capture_entry()) })/>
                     }.into_any())}

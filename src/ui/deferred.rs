@@ -134,14 +134,9 @@ fn settled(entry: ChunkView) -> State {
 /// The panels' stylesheet (style/panels.css, beside the bundle), linked by
 /// each chunk's panel when it first shows, so the first view neither
 /// carries nor waits for it. Once it applies the panel is taller: an
-/// embedding host is told.
+/// embedding host is told (a page in no frame tells itself, and nobody
+/// listens).
 #[component]
 pub fn PanelStyle() -> impl IntoView {
-    let lab = use_context::<Lab>();
-    let applied = move |_| {
-        if let Some(lab) = lab {
-            lab.resized();
-        }
-    };
-    view! { <link rel="stylesheet" href="panels.css" on:load=applied/> }
+    view! { <link rel="stylesheet" href="panels.css" on:load=|_| super::browser::post_height_soon()/> }
 }
