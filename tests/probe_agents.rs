@@ -1257,7 +1257,10 @@ fn live_sessions_on_real_agents_are_judged_as_check_judges_them() {
         let Diagnosis {
             connect,
             steps: doctor,
+            card,
         } = serde_json::from_str(&run.connect).unwrap();
+        // The card the page shows is the one the doctor read.
+        assert_eq!(card, connect.card);
         assert!(connected(&doctor), "{sdk} {binding}: {doctor:?}");
         assert_eq!(
             connect.interface.as_ref().map(|i| i.binding.name()),
