@@ -11,6 +11,7 @@ mod serve;
 use args::{CheckArgs, Command, Format, Parsed};
 use probe::probe;
 
+use crate::model::evidence::capture::gate::CaptureBaselineDiff;
 use crate::model::evidence::capture::{
     CaptureFinding, CaptureReader, CaptureReport, RpcError, TaskSummary, CHECK_KEEPS_AT_MOST,
 };
@@ -172,6 +173,9 @@ fn check(
     let format = args.report.chosen();
     if let ([path], []) = (&args.paths[..], &args.webhooks[..]) {
         match is_export(path, files) {
+            Ok(true) if !args.baselines.is_empty() => return Ok(Output::bad(
+                "check: --baseline gates a capture; an export is checked against its own inputs",
+            )),
             Ok(true) => return check_export(path, format, files, stdout),
             Ok(false) => {}
             Err(e) => return Ok(Output::bad(e)),
@@ -208,8 +212,22 @@ fn check(
         Ok(pushes) => pushes,
         Err(e) => return Ok(Output::bad(format!("check: {e}"))),
     };
-    let broken = report.as_ref().is_some_and(|r| !r.findings.is_empty())
-        || pushes.as_ref().is_some_and(|p| !p.findings.is_empty());
+    let baseline = match (&report, &args.baselines[..]) {
+        (_, []) => None,
+        (Some(report), paths) => match read_baseline(paths, args, files) {
+            Ok(before) => Some(CaptureBaselineDiff::of(report, &before)),
+            Err(e) => return Ok(Output::bad(format!("check: {e}"))),
+        },
+        (None, _) => {
+            return Ok(Output::bad(
+                "check: --baseline gates a capture: name the capture's files too",
+            ))
+        }
+    };
+    let broken = match &baseline {
+        Some(diff) => !diff.passes(),
+        None => report.as_ref().is_some_and(|r| !r.findings.is_empty()),
+    } || pushes.as_ref().is_some_and(|p| !p.findings.is_empty());
     let text = match (&report, &pushes, format) {
         (report, pushes, Format::Junit) => {
             ci_report::junit("check", &task_cases(report.as_ref(), pushes.as_ref()))
@@ -218,8 +236,18 @@ fn check(
             env!("CARGO_PKG_VERSION"),
             &sarif_findings(report.as_ref(), pushes.as_ref()),
         ),
-        (Some(report), None, Format::Json) => report.to_json(),
-        (Some(report), None, Format::Text) => report.to_text(),
+        (Some(report), None, Format::Json) => match &baseline {
+            Some(diff) => pretty_json(&WithCaptureBaseline {
+                report,
+                baseline: diff,
+            }),
+            None => report.to_json(),
+        },
+        (Some(report), None, Format::Text) => {
+            let mut text = report.to_text();
+            text.push_str(&baseline.as_ref().map(|d| d.to_text()).unwrap_or_default());
+            text
+        }
         (report, Some(pushes), Format::Json) => {
             pretty_json(&WithPushes::new(report.as_ref(), pushes))
         }
@@ -237,6 +265,34 @@ fn check(
         ));
     }
     Ok(output)
+}
+
+/// `check --json --baseline`: the report with how it differs.
+#[derive(serde::Serialize)]
+struct WithCaptureBaseline<'a> {
+    #[serde(flatten)]
+    report: &'a CaptureReport,
+    baseline: &'a CaptureBaselineDiff,
+}
+
+/// The baseline capture of `check --baseline`, read as the capture is.
+fn read_baseline(
+    paths: &[String],
+    args: &CheckArgs,
+    files: &mut dyn Files,
+) -> Result<CaptureReport, String> {
+    let mut reader = CaptureReader::new(args.wire.wire);
+    for path in paths {
+        let input = files
+            .open(path)
+            .map_err(|e| format!("--baseline {path}: {e}"))?;
+        reader
+            .read(input)
+            .map_err(|e| format!("--baseline {path}: {e}"))?;
+    }
+    reader
+        .finish_checked(paths)
+        .map_err(|e| format!("--baseline {}: {e}", paths.join(" ")))
 }
 
 /// Each task with a finding explained by the lab's scenario (issue 33):

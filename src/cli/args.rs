@@ -123,6 +123,11 @@ pub struct CheckArgs {
     /// read in order as one log.
     #[arg(long = "webhook", value_name = "LOG")]
     pub webhooks: Vec<String>,
+    /// An earlier capture (a downloaded live session, a recorded stream)
+    /// to gate on: pass while no finding code is more frequent than there;
+    /// repeatable, read in order as one capture.
+    #[arg(long = "baseline", value_name = "CAPTURE")]
+    pub baselines: Vec<String>,
     /// The files: an export, or a capture read in order.
     #[arg(value_name = "FILE")]
     pub paths: Vec<String>,

@@ -504,3 +504,85 @@ fn an_sse_answers_headers_name_the_sdk_that_sent_it() {
     // Headers that contradict the bytes are another SDK's: the bytes win.
     assert_eq!(named(&js, true), Some(Sdk::Python));
 }
+
+/// `a2a-lab ARGS` in process over these files by name: stdout, stderr,
+/// exit code.
+fn check_named(args: &[&str], files: &[(&str, Vec<u8>)]) -> (String, String, u8) {
+    let args: Vec<String> = args.iter().map(|s| s.to_string()).collect();
+    let mut stdout = Vec::new();
+    let out = run(&args, &mut MemoryFiles::named(files), &mut stdout);
+    (String::from_utf8(stdout).unwrap(), out.stderr, out.code)
+}
+
+/// `check --baseline` gates a capture (a live session, a recorded stream)
+/// on an earlier one: it passes while no finding is new, counted by code
+/// (a new session's tasks have new ids), and names what is new.
+#[test]
+fn check_baseline_passes_while_no_finding_is_new() {
+    let clean = jsonl(&stream(""), json!(1));
+    let late = jsonl(&retask(&stream("late=0"), "task-late"), json!(1));
+    let twice = [
+        late.clone(),
+        jsonl(&retask(&stream("late=0"), "task-late-2"), json!(2)),
+    ]
+    .concat();
+    let files = [
+        ("clean.jsonl", clean.clone()),
+        ("late.jsonl", late.clone()),
+        ("twice.jsonl", twice),
+        ("bad.jsonl", b"not json\n".to_vec()),
+    ];
+    // A finding the baseline did not have: exit 1, named.
+    let (out, _, code) = check_named(
+        &["check", "late.jsonl", "--baseline", "clean.jsonl"],
+        &files,
+    );
+    assert_eq!(code, 1, "{out}");
+    assert!(
+        out.contains("baseline: new finding after-terminal (1, the baseline had 0)"),
+        "{out}"
+    );
+    // The same finding as the baseline, in another task: exit 0.
+    let (out, _, code) = check_named(&["check", "late.jsonl", "--baseline", "late.jsonl"], &files);
+    assert_eq!(code, 0, "{out}");
+    assert!(out.contains("baseline: no new finding"), "{out}");
+    // More of a code than the baseline had is new.
+    let (out, _, code) = check_named(
+        &["check", "twice.jsonl", "--baseline", "late.jsonl"],
+        &files,
+    );
+    assert_eq!(code, 1, "{out}");
+    assert!(out.contains("(2, the baseline had 1)"), "{out}");
+    // A finding gone is said, and passes.
+    let (out, _, code) = check_named(
+        &["check", "clean.jsonl", "--baseline", "late.jsonl"],
+        &files,
+    );
+    assert_eq!(code, 0, "{out}");
+    assert!(
+        out.contains("baseline: finding gone after-terminal"),
+        "{out}"
+    );
+    // --json carries the difference beside the report.
+    let (out, _, code) = check_named(
+        &["check", "late.jsonl", "--baseline", "clean.jsonl", "--json"],
+        &files,
+    );
+    assert_eq!(code, 1);
+    let json: Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(json["baseline"]["new"][0]["code"], "after-terminal");
+    assert_eq!(json["findings"][0]["code"], "after-terminal");
+    // An export has no baseline: it is checked against its own inputs.
+    let export = a2a_lab::model::evidence::export::export_json(&Default::default());
+    let with_export = [("export.json", export.into_bytes()), ("late.jsonl", late)];
+    let (_, err, code) = check_named(
+        &["check", "export.json", "--baseline", "late.jsonl"],
+        &with_export,
+    );
+    assert_eq!(code, 2);
+    assert!(err.contains("--baseline gates a capture"), "{err}");
+    // A baseline that does not read is bad input.
+    let (_, err, code) = check_named(&["check", "late.jsonl", "--baseline", "bad.jsonl"], &files);
+    assert_eq!(code, 2);
+    assert!(err.contains("--baseline bad.jsonl"), "{err}");
+}

@@ -21,6 +21,7 @@ use std::io::Read;
 use memchr::memchr;
 
 pub mod explaining;
+pub mod gate;
 mod judge;
 pub mod report;
 pub mod run;
