@@ -1121,6 +1121,8 @@ fn a_broken_answer_leaves_every_report_and_exit_1() {
 struct LiveRun {
     connect: String,
     session: a2a_lab::model::evidence::live::session::Session,
+    /// What the relay kept (`--out`): the session as it wrote it.
+    kept: String,
 }
 
 /// Serves Live relaying to `agent` (with `headers`), connects, and sends
@@ -1148,9 +1150,11 @@ fn live_run(
         card: None,
         wire: None,
         timeout: std::time::Duration::from_secs(20),
+        out: Some(scratch(&format!("live-out-{port}"))),
     };
+    let kept_at = options.out.clone().unwrap().join("session.jsonl");
     let token = "live-test-token";
-    let live = Live::with_token(port, options, token.into());
+    let live = Live::with_token(port, options, token.into()).unwrap();
     let server = bound.spawn(live.router(files::router(&[]))).unwrap();
     let base = format!("http://127.0.0.1:{}", server.addr().port());
     let client = ureq::Agent::config_builder()
@@ -1187,7 +1191,13 @@ fn live_run(
             session.on_frame(call, Frame::parse(line).unwrap());
         }
     }
-    LiveRun { connect, session }
+    drop(server);
+    let kept = std::fs::read_to_string(&kept_at).unwrap_or_default();
+    LiveRun {
+        connect,
+        session,
+        kept,
+    }
 }
 
 /// Live on each SDK's agent, over each binding it serves: the doctor
@@ -1302,6 +1312,8 @@ fn live_sessions_on_real_agents_are_judged_as_check_judges_them() {
         assert_eq!(by_check, codes, "{sdk} {binding} {defect}");
         let task = run.session.task().unwrap();
         assert!(task.context_id.is_some(), "{task:?}");
+        // The relay kept the same session as it went (`serve --out`).
+        assert_eq!(run.kept, run.session.capture(), "{sdk} {binding} {defect}");
     }
 }
 
@@ -1331,6 +1343,7 @@ fn live_credentials_stay_in_the_relay() {
     assert!(connected(&found.steps), "{found:?}");
     assert!(!with.connect.contains(secret));
     assert!(!with.session.capture().contains(secret));
+    assert!(!with.kept.is_empty() && !with.kept.contains(secret));
     assert!(with
         .session
         .calls()

@@ -157,6 +157,10 @@ pub struct ServeArgs {
     /// With --agent: where its card is, when not at a well-known path.
     #[arg(long, value_name = "CARD_URL", value_parser = parse_card_url, requires = "agent")]
     pub card: Option<String>,
+    /// With --agent: keep the session in this folder as it goes
+    /// (session.jsonl, what `check` reads and the page downloads).
+    #[arg(long, value_name = "DIR", requires = "agent")]
+    pub out: Option<String>,
     /// With --agent: how long one call may take, a stream included, in
     /// milliseconds (1 to 3600000; 300000 by default).
     #[arg(long = "timeout-ms", value_name = "MS", value_parser = parse_timeout, requires = "agent")]

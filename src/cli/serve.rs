@@ -70,6 +70,7 @@ fn agent_options(args: &ServeArgs) -> crate::probe::live::AgentOptions {
         card: args.card.clone(),
         wire: None,
         timeout: std::time::Duration::from_millis(args.timeout_ms.unwrap_or(DEFAULT_TIMEOUT_MS)),
+        out: args.out.as_ref().map(std::path::PathBuf::from),
     }
 }
 

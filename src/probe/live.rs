@@ -38,6 +38,9 @@ pub struct AgentOptions {
     pub wire: Option<Wire>,
     /// How long one call may take (a stream included).
     pub timeout: Duration,
+    /// Where the relay keeps the session as it goes (`--out`): the
+    /// capture `check` reads, `session.jsonl`, each line as it came.
+    pub out: Option<std::path::PathBuf>,
 }
 
 /// An agent reached: the caller over the interface chosen and the

@@ -22,16 +22,16 @@ impl Live {
     /// A launch for a server on 127.0.0.1:`port` relaying to the agent
     /// `options` name, with a token of its own.
     pub fn launch(port: u16, options: AgentOptions) -> Result<Live, String> {
-        Ok(Live::with_token(port, options, launch_token()?))
+        Live::with_token(port, options, launch_token()?)
     }
 
     /// As [`Live::launch`] with a token given (the tests').
-    pub fn with_token(port: u16, options: AgentOptions, token: String) -> Live {
-        Live {
+    pub fn with_token(port: u16, options: AgentOptions, token: String) -> Result<Live, String> {
+        Ok(Live {
             port,
             token,
-            relay: Relay::new(options),
-        }
+            relay: Relay::new(options)?,
+        })
     }
 
     /// The URL that opens the page on the Live view with this launch's

@@ -21,6 +21,8 @@ use tokio_stream::StreamExt;
 
 use crate::model::evidence::live::ask::Ask;
 use crate::model::evidence::live::doctor::Diagnosis;
+use crate::model::evidence::live::frame::Frame;
+use crate::model::evidence::live::session::Session;
 use crate::probe::live::{connect, AgentOptions, Reachable};
 
 /// How many frames may wait for the page before the call waits for it.
@@ -31,15 +33,58 @@ const FRAMES_AHEAD: usize = 256;
 pub struct Relay {
     options: AgentOptions,
     reachable: Mutex<Option<Arc<Reachable>>>,
+    /// The session as the relay keeps it (`--out`).
+    kept: Option<Mutex<Kept>>,
+}
+
+/// The session kept under `--out`: every frame read into a [`Session`],
+/// whose new lines are appended to `session.jsonl` as they come, so that
+/// the file is the capture the page downloads, whatever the page does.
+struct Kept {
+    session: Session,
+    file: std::fs::File,
+    written: usize,
+}
+
+impl Kept {
+    /// Call `call`'s next frame, and the lines it adds, written.
+    fn take(&mut self, call: usize, frame: Frame) {
+        use std::io::Write;
+        self.session.on_frame(call, frame);
+        let capture = self.session.capture();
+        if let Some(new) = capture.get(self.written..) {
+            // A disk that fails is said once per frame, and the call goes on.
+            if let Err(e) = self.file.write_all(new.as_bytes()) {
+                eprintln!("a2a-lab: serve --out: {e}");
+            }
+        }
+        self.written = capture.len();
+    }
 }
 
 impl Relay {
-    /// A relay to the agent `options` name, not yet connected.
-    pub fn new(options: AgentOptions) -> Arc<Relay> {
-        Arc::new(Relay {
+    /// A relay to the agent `options` name, not yet connected; with
+    /// `options.out`, the folder made and `session.jsonl` begun (the
+    /// error says which path failed).
+    pub fn new(options: AgentOptions) -> Result<Arc<Relay>, String> {
+        let kept = match &options.out {
+            None => None,
+            Some(dir) => {
+                let fail = |e: std::io::Error| format!("--out {}: {e}", dir.display());
+                std::fs::create_dir_all(dir).map_err(fail)?;
+                let file = std::fs::File::create(dir.join("session.jsonl")).map_err(fail)?;
+                Some(Mutex::new(Kept {
+                    session: Session::new(),
+                    file,
+                    written: 0,
+                }))
+            }
+        };
+        Ok(Arc::new(Relay {
             options,
             reachable: Mutex::new(None),
-        })
+            kept,
+        }))
     }
 }
 
@@ -105,10 +150,21 @@ async fn call_route(State(relay): State<Arc<Relay>>, body: Bytes) -> Response {
         );
     };
     let (tx, rx) = tokio::sync::mpsc::channel::<String>(FRAMES_AHEAD);
+    let keeping = Arc::clone(&relay);
     let spawned = std::thread::Builder::new()
         .name("a2a-lab-call".into())
         .spawn(move || {
-            reachable.call(&ask, &mut |frame| tx.blocking_send(frame.line()).is_ok());
+            let kept = keeping.kept.as_ref();
+            let number = kept.map(|k| k.lock().unwrap_or_else(|e| e.into_inner()).session.begin());
+            reachable.call(&ask, &mut |frame| {
+                let line = frame.line();
+                if let (Some(kept), Some(number)) = (kept, number) {
+                    kept.lock()
+                        .unwrap_or_else(|e| e.into_inner())
+                        .take(number, frame);
+                }
+                tx.blocking_send(line).is_ok()
+            });
         });
     if spawned.is_err() {
         return text(StatusCode::SERVICE_UNAVAILABLE, "no thread to call on");

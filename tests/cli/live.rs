@@ -27,8 +27,9 @@ fn live(agent: &str) -> Serving {
         card: None,
         wire: None,
         timeout: Duration::from_secs(2),
+        out: None,
     };
-    let live = Live::with_token(port, options, TOKEN.into());
+    let live = Live::with_token(port, options, TOKEN.into()).unwrap();
     assert_eq!(
         live.page_url(),
         format!("http://127.0.0.1:{port}/?live={TOKEN}")
@@ -207,4 +208,21 @@ fn a_connect_to_an_agent_that_is_not_there_says_so_and_sends_no_credential() {
     assert_eq!(steps[0].name, "Card");
     assert!(steps[0].fix.as_deref().unwrap().contains("--card"));
     assert!(!a2a_lab::model::evidence::live::doctor::connected(&steps));
+}
+
+#[test]
+fn an_out_folder_that_cannot_be_made_is_said_before_serving() {
+    let scratch = crate::cli_support::Scratch::new("live-out");
+    let file = scratch.write("a-file", b"not a folder");
+    let options = AgentOptions {
+        url: "http://127.0.0.1:9".into(),
+        headers: vec![],
+        binding: None,
+        card: None,
+        wire: None,
+        timeout: Duration::from_secs(2),
+        out: Some(file.join("session")),
+    };
+    let refused = Live::with_token(0, options, TOKEN.into()).err().unwrap();
+    assert!(refused.starts_with("--out "), "{refused}");
 }
