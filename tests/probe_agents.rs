@@ -1137,7 +1137,7 @@ fn live_run(
     use a2a_lab::model::evidence::live::frame::Frame;
     use a2a_lab::model::evidence::live::session::Session;
     use a2a_lab::model::wire::rest::Binding;
-    use a2a_lab::serve::{files, live::Live, Bound, Limits};
+    use a2a_lab::serve::{files, live::LiveServer, Bound, Limits};
     let bound = Bound::local(0, Limits::default()).unwrap();
     let port = bound.addr().port();
     let options = a2a_lab::probe::live::AgentOptions {
@@ -1154,7 +1154,7 @@ fn live_run(
     };
     let kept_at = options.out.clone().unwrap().join("session.jsonl");
     let token = "live-test-token";
-    let live = Live::with_token(port, options, token.into()).unwrap();
+    let live = LiveServer::with_token(port, options, token.into()).unwrap();
     let server = bound.spawn(live.router(files::router(&[]))).unwrap();
     let base = format!("http://127.0.0.1:{}", server.addr().port());
     let client = ureq::Agent::config_builder()
@@ -1323,7 +1323,7 @@ fn live_sessions_on_real_agents_are_judged_as_check_judges_them() {
 #[test]
 #[ignore = "needs the real SDK agents: scripts/test.sh runs it after tests/agents/setup.sh"]
 fn live_credentials_stay_in_the_relay() {
-    use a2a_lab::model::evidence::live::doctor::{connected, Diagnosis, Verdict};
+    use a2a_lab::model::evidence::live::doctor::{connected, Diagnosis, StepVerdict};
     let secret = "s3cret-test-token";
     let agent = Agent::start("start.sh", &["python", "1.0", "none"]);
     let gateway = Agent::start("bearer.py", &[&agent.url]);
@@ -1331,7 +1331,7 @@ fn live_credentials_stay_in_the_relay() {
     let Diagnosis { steps: doctor, .. } = serde_json::from_str(&bare.connect).unwrap();
     assert!(!connected(&doctor));
     // The card is behind the gateway too: the first step says so.
-    assert_eq!(doctor[0].verdict, Verdict::Fail, "{doctor:?}");
+    assert_eq!(doctor[0].verdict, StepVerdict::Fail, "{doctor:?}");
     assert!(doctor[0].said.contains("401"), "{doctor:?}");
     let with = live_run(
         &gateway.url,

@@ -38,7 +38,7 @@ pub fn serve(args: &ServeArgs, stdout: &mut dyn Write) -> std::io::Result<Output
             files::router(page::FILES),
             format!("http://127.0.0.1:{port}/"),
         ),
-        Some(_) => match live::Live::launch(port, agent_options(args)) {
+        Some(_) => match live::LiveServer::launch(port, agent_options(args)) {
             Ok(live) => {
                 let url = live.page_url();
                 (live.router(files::router(page::FILES)), url)

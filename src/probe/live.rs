@@ -9,9 +9,9 @@
 use std::sync::Mutex;
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
-use crate::model::evidence::live::ask::Ask;
-use crate::model::evidence::live::doctor::{CardTry, Connect, Interface, Reached};
-use crate::model::evidence::live::frame::{sent, status_text, CallEnd, Frame};
+use crate::model::evidence::live::ask::LiveAsk;
+use crate::model::evidence::live::doctor::{CardTry, Connect, Reached, Spoken};
+use crate::model::evidence::live::frame::{sent, status_text, CallEnded, Frame};
 use crate::model::evidence::probe::records::AnswerEnd;
 use crate::model::evidence::probe::request::{Method, Requests};
 use crate::model::wire::card::{AgentCard, CARD_PATHS};
@@ -128,7 +128,7 @@ fn reach(
             return (connect, None);
         }
     };
-    connect.interface = Some(Interface::of(&endpoint));
+    connect.interface = Some(Spoken::of(&endpoint));
     if endpoint.wire == Wire::V1_0 {
         client.version_header = Some("1.0");
     }
@@ -205,7 +205,7 @@ impl Reachable {
     /// comes: the request sent, each answer, the end. `on_frame` answers
     /// `false` when nobody reads any more (the page dropped the stream),
     /// and the call is dropped then.
-    pub fn call(&self, ask: &Ask, on_frame: &mut dyn FnMut(Frame) -> bool) {
+    pub fn call(&self, ask: &LiveAsk, on_frame: &mut dyn FnMut(Frame) -> bool) {
         let request = match self.requests.lock() {
             Ok(mut requests) => ask.request(&mut requests),
             Err(poisoned) => ask.request(&mut poisoned.into_inner()),
@@ -237,14 +237,14 @@ impl Reachable {
                 {
                     return;
                 }
-                CallEnd {
+                CallEnded {
                     how: received.end,
                     status: received.status.as_ref().map(status_text),
                     ms: received.ms,
                     error: None,
                 }
             }
-            Err(why) => CallEnd {
+            Err(why) => CallEnded {
                 how: AnswerEnd::Closed,
                 status: None,
                 ms: millis(started.elapsed()),

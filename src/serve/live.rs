@@ -12,22 +12,26 @@ use super::relay::{self, Relay};
 use crate::probe::live::AgentOptions;
 
 /// One launch of Live: its token and its relay.
-pub struct Live {
+pub struct LiveServer {
     port: u16,
     token: String,
     relay: Arc<Relay>,
 }
 
-impl Live {
+impl LiveServer {
     /// A launch for a server on 127.0.0.1:`port` relaying to the agent
     /// `options` name, with a token of its own.
-    pub fn launch(port: u16, options: AgentOptions) -> Result<Live, String> {
-        Live::with_token(port, options, launch_token()?)
+    pub fn launch(port: u16, options: AgentOptions) -> Result<LiveServer, String> {
+        LiveServer::with_token(port, options, launch_token()?)
     }
 
-    /// As [`Live::launch`] with a token given (the tests').
-    pub fn with_token(port: u16, options: AgentOptions, token: String) -> Result<Live, String> {
-        Ok(Live {
+    /// As [`LiveServer::launch`] with a token given (the tests').
+    pub fn with_token(
+        port: u16,
+        options: AgentOptions,
+        token: String,
+    ) -> Result<LiveServer, String> {
+        Ok(LiveServer {
             port,
             token,
             relay: Relay::new(options)?,

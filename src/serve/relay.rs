@@ -3,7 +3,7 @@
 //! behind the gate ([`super::gate`]): `GET /live/connect` reaches for the
 //! agent and answers what it found with the doctor's steps on it
 //! ([`Diagnosis`]); `POST /live/call`
-//! takes one ask ([`Ask`]) and streams its frames back as JSON Lines, each
+//! takes one ask ([`LiveAsk`]) and streams its frames back as JSON Lines, each
 //! as it comes. A call runs on a thread of its own (the probe's callers
 //! block); when the page stops reading, the call is dropped.
 
@@ -19,7 +19,7 @@ use axum::Router;
 use tokio_stream::wrappers::ReceiverStream;
 use tokio_stream::StreamExt;
 
-use crate::model::evidence::live::ask::Ask;
+use crate::model::evidence::live::ask::LiveAsk;
 use crate::model::evidence::live::doctor::Diagnosis;
 use crate::model::evidence::live::frame::Frame;
 use crate::model::evidence::live::session::Session;
@@ -134,7 +134,7 @@ async fn connect_route(State(relay): State<Arc<Relay>>) -> Response {
 }
 
 async fn call_route(State(relay): State<Arc<Relay>>, body: Bytes) -> Response {
-    let ask = match Ask::parse(&body) {
+    let ask = match LiveAsk::parse(&body) {
         Ok(ask) => ask,
         Err(why) => return text(StatusCode::BAD_REQUEST, why),
     };

@@ -10,7 +10,7 @@ use std::time::Duration;
 
 use a2a_lab::probe::live::AgentOptions;
 use a2a_lab::serve::files;
-use a2a_lab::serve::live::Live;
+use a2a_lab::serve::live::LiveServer;
 use a2a_lab::serve::{Bound, Limits, Serving};
 
 const TOKEN: &str = "0123456789abcdef0123456789abcdef";
@@ -29,7 +29,7 @@ fn live(agent: &str) -> Serving {
         timeout: Duration::from_secs(2),
         out: None,
     };
-    let live = Live::with_token(port, options, TOKEN.into()).unwrap();
+    let live = LiveServer::with_token(port, options, TOKEN.into()).unwrap();
     assert_eq!(
         live.page_url(),
         format!("http://127.0.0.1:{port}/?live={TOKEN}")
@@ -223,6 +223,8 @@ fn an_out_folder_that_cannot_be_made_is_said_before_serving() {
         timeout: Duration::from_secs(2),
         out: Some(file.join("session")),
     };
-    let refused = Live::with_token(0, options, TOKEN.into()).err().unwrap();
+    let refused = LiveServer::with_token(0, options, TOKEN.into())
+        .err()
+        .unwrap();
     assert!(refused.starts_with("--out "), "{refused}");
 }

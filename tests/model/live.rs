@@ -4,11 +4,11 @@
 //! back; the session keeps what `check` reads and follows the task; the
 //! doctor's steps say what failed and the fix; the page URL's token.
 
-use a2a_lab::model::evidence::live::ask::Ask;
+use a2a_lab::model::evidence::live::ask::LiveAsk;
 use a2a_lab::model::evidence::live::doctor::{
-    connected, security_schemes, steps, CardTry, Connect, Interface, Reached, Verdict,
+    connected, security_schemes, steps, CardTry, Connect, Reached, Spoken, StepVerdict,
 };
-use a2a_lab::model::evidence::live::frame::{sent, CallEnd, Frame};
+use a2a_lab::model::evidence::live::frame::{sent, CallEnded, Frame};
 use a2a_lab::model::evidence::live::session::Session;
 use a2a_lab::model::evidence::live::{launch_token, MAX_TOKEN};
 use a2a_lab::model::evidence::probe::records::AnswerEnd;
@@ -36,7 +36,7 @@ fn requests(binding: &str, version: &str) -> Requests {
 
 #[test]
 fn a_reply_carries_the_task_and_its_context_on_both_wires() {
-    let ask = Ask::parse(
+    let ask = LiveAsk::parse(
         br#"{"op":"send","text":"yes","data":{"n":1},"taskId":"t-1","contextId":"c-1"}"#,
     )
     .unwrap();
@@ -61,7 +61,7 @@ fn a_reply_carries_the_task_and_its_context_on_both_wires() {
         (Some("t-1"), Some("c-1"))
     );
     // A new task names none.
-    let new = Ask::parse(br#"{"op":"send","text":"hi"}"#)
+    let new = LiveAsk::parse(br#"{"op":"send","text":"hi"}"#)
         .unwrap()
         .request(&mut requests("JSONRPC", "1.0"));
     let message = &new.body.as_ref().unwrap()["params"]["message"];
@@ -85,13 +85,13 @@ fn an_ask_is_a_call_on_the_agent_never_a_place() {
         (r#"{"op":"send","text":"x","taskId":" "}"#, "names its task"),
         (r#"{"op":"subscribe","taskId":""}"#, "taskId is empty"),
     ] {
-        let e = Ask::parse(bad.as_bytes()).unwrap_err();
+        let e = LiveAsk::parse(bad.as_bytes()).unwrap_err();
         assert!(e.contains(why), "{bad}: {e}");
     }
     let long = format!(r#"{{"op":"send","text":"{}"}}"#, "a".repeat(40 << 10));
-    assert!(Ask::parse(long.as_bytes()).unwrap_err().contains("KiB"));
+    assert!(LiveAsk::parse(long.as_bytes()).unwrap_err().contains("KiB"));
     // Every call goes to the card's interface, whatever the task id says.
-    let get = Ask::parse(br#"{"op":"get","taskId":"../../admin"}"#).unwrap();
+    let get = LiveAsk::parse(br#"{"op":"get","taskId":"../../admin"}"#).unwrap();
     let rest = get.request(&mut requests("HTTP+JSON", "1.0"));
     assert!(
         rest.url.starts_with("http://127.0.0.1:9/a/"),
@@ -102,7 +102,7 @@ fn an_ask_is_a_call_on_the_agent_never_a_place() {
 
 #[test]
 fn a_request_kept_in_a_session_has_a_method_and_no_host() {
-    let ask = Ask::parse(br#"{"op":"cancel","taskId":"t-9"}"#).unwrap();
+    let ask = LiveAsk::parse(br#"{"op":"cancel","taskId":"t-9"}"#).unwrap();
     let rest = sent(&ask.request(&mut requests("HTTP+JSON", "1.0")));
     assert_eq!(rest["method"], "CancelTask");
     assert_eq!(rest["binding"], "HTTP+JSON");
@@ -121,7 +121,7 @@ fn frames_read_back_as_written() {
     let frames = [
         Frame::Sent(json!({"jsonrpc": "2.0", "id": 1, "method": "GetTask"})),
         Frame::Answer("{\"a\":\n 1}".into()),
-        Frame::End(CallEnd {
+        Frame::End(CallEnded {
             how: AnswerEnd::TimedOut(5),
             status: None,
             ms: 5,
@@ -149,7 +149,7 @@ fn stream(session: &mut Session, request: Value, events: &[Value]) {
     }
     session.on_frame(
         call,
-        Frame::End(CallEnd {
+        Frame::End(CallEnded {
             how: AnswerEnd::Closed,
             status: None,
             ms: 1,
@@ -221,7 +221,7 @@ fn a_session_follows_the_task_and_keeps_what_check_reads() {
     assert_eq!(session.capture().lines().count(), 4);
 }
 
-fn found(card: Option<Value>, interface: Option<Interface>, reached: Option<Reached>) -> Connect {
+fn found(card: Option<Value>, interface: Option<Spoken>, reached: Option<Reached>) -> Connect {
     Connect {
         agent: "http://127.0.0.1:9".into(),
         tried: vec![CardTry {
@@ -237,8 +237,8 @@ fn found(card: Option<Value>, interface: Option<Interface>, reached: Option<Reac
     }
 }
 
-fn jsonrpc(offered: bool) -> Interface {
-    Interface {
+fn jsonrpc(offered: bool) -> Spoken {
+    Spoken {
         url: "http://127.0.0.1:9/".into(),
         wire: Wire::V1_0,
         binding: Binding::JsonRpc,
@@ -266,7 +266,7 @@ fn the_doctor_says_what_failed_and_the_fix() {
         all.iter().map(|s| s.name.as_str()).collect::<Vec<_>>(),
         ["Card", "Version", "Binding", "Credentials"]
     );
-    assert!(all.iter().all(|s| s.verdict == Verdict::Ok), "{all:?}");
+    assert!(all.iter().all(|s| s.verdict == StepVerdict::Ok), "{all:?}");
     assert!(connected(&all));
     // A 401: the card's scheme named, the fix is --header.
     let refused = Reached {
@@ -279,7 +279,7 @@ fn the_doctor_says_what_failed_and_the_fix() {
         Some(jsonrpc(true)),
         Some(refused),
     ));
-    assert_eq!(all[3].verdict, Verdict::Fail);
+    assert_eq!(all[3].verdict, StepVerdict::Fail);
     assert!(
         all[3].said.contains("bearer (httpAuthSecurityScheme)"),
         "{:?}",
@@ -301,19 +301,19 @@ fn the_doctor_says_what_failed_and_the_fix() {
     );
     // No card: the rest is skipped, the fix names the well-known path and --card.
     let all = steps(&found(None, None, None));
-    assert_eq!(all[0].verdict, Verdict::Fail);
+    assert_eq!(all[0].verdict, StepVerdict::Fail);
     assert!(all[0]
         .fix
         .as_deref()
         .unwrap()
         .contains("/.well-known/agent-card.json"));
-    assert!(all[1..].iter().all(|s| s.verdict == Verdict::Skipped));
+    assert!(all[1..].iter().all(|s| s.verdict == StepVerdict::Skipped));
     // A binding the card does not list, a version it does not declare.
     let bare = json!({"name": "A", "url": "http://127.0.0.1:9/"});
     let all = steps(&found(Some(bare), Some(jsonrpc(false)), Some(ok)));
     assert_eq!(
         (all[1].verdict, all[2].verdict),
-        (Verdict::Warn, Verdict::Warn),
+        (StepVerdict::Warn, StepVerdict::Warn),
         "{all:?}"
     );
     assert!(connected(&all));

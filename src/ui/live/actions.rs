@@ -11,7 +11,7 @@
 use leptos::prelude::*;
 
 use super::{Link, Live};
-use crate::model::evidence::live::ask::Ask;
+use crate::model::evidence::live::ask::LiveAsk;
 use crate::model::pictures::shown::Shown;
 
 /// How often "poll until it ends" asks, and how many times at most.
@@ -63,13 +63,13 @@ fn refresh(live: Live) {
 /// Makes the call `ask` names; a streaming one can be dropped by the
 /// controls while it runs.
 #[inline(never)]
-pub fn call(live: Live, ask: Ask) {
+pub fn call(live: Live, ask: LiveAsk) {
     let number = live.session.try_update_value(|s| s.begin()).unwrap_or(0);
     live.running.update(|r| r.push(number));
     let text = serde_json::to_string(&ask).unwrap_or_default();
     #[cfg(target_arch = "wasm32")]
     {
-        let streams = matches!(ask, Ask::Send { .. } | Ask::Subscribe { .. });
+        let streams = matches!(ask, LiveAsk::Send { .. } | LiveAsk::Subscribe { .. });
         leptos::task::spawn_local(async move {
             let token = live.token.get_value();
             let ended = match super::relay::open(&token, &text).await {
@@ -137,7 +137,7 @@ pub fn drop_streams(live: Live) {
 #[inline(never)]
 pub fn resubscribe(live: Live, task_id: String) {
     drop_streams(live);
-    call(live, Ask::Subscribe { task_id });
+    call(live, LiveAsk::Subscribe { task_id });
 }
 
 /// Asks GetTask until the task ends (or [`POLLS`] times).
@@ -154,7 +154,7 @@ pub fn poll(live: Live, task_id: String) {
             }
             call(
                 live,
-                Ask::Get {
+                LiveAsk::Get {
                     task_id: task_id.clone(),
                 },
             );
@@ -162,7 +162,7 @@ pub fn poll(live: Live, task_id: String) {
         }
     });
     #[cfg(not(target_arch = "wasm32"))]
-    call(live, Ask::Get { task_id });
+    call(live, LiveAsk::Get { task_id });
 }
 
 /// Downloads the session: the capture `check` reads, requests included.

@@ -5,7 +5,7 @@
 use leptos::prelude::*;
 
 use super::Live;
-use crate::model::evidence::live::frame::CallEnd;
+use crate::model::evidence::live::frame::CallEnded;
 use crate::model::evidence::probe::records::AnswerEnd;
 
 /// The most answers of one call listed (the trace table has them all).
@@ -77,7 +77,7 @@ fn name(sent: &str) -> String {
         .unwrap_or_else(|| "call".into())
 }
 
-fn ended(end: &CallEnd) -> String {
+fn ended(end: &CallEnded) -> String {
     let how = match end.how {
         AnswerEnd::Closed => "ended".to_string(),
         AnswerEnd::Dropped => "dropped".to_string(),

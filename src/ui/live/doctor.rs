@@ -5,7 +5,7 @@
 use leptos::prelude::*;
 
 use super::{actions, Link, Live};
-use crate::model::evidence::live::doctor::Verdict;
+use crate::model::evidence::live::doctor::StepVerdict;
 
 /// The doctor's steps, and Connect again.
 #[component]
@@ -40,10 +40,10 @@ fn steps_view(link: Link) -> impl IntoView {
                 .into_iter()
                 .map(|step| {
                     let mark = match step.verdict {
-                        Verdict::Ok => "✓",
-                        Verdict::Warn => "!",
-                        Verdict::Fail => "✗",
-                        Verdict::Skipped => "–",
+                        StepVerdict::Ok => "✓",
+                        StepVerdict::Warn => "!",
+                        StepVerdict::Fail => "✗",
+                        StepVerdict::Skipped => "–",
                     };
                     let class = format!("live__step live__step--{}", verdict_name(step.verdict));
                     view! {
@@ -69,11 +69,11 @@ fn steps_view(link: Link) -> impl IntoView {
     }
 }
 
-fn verdict_name(verdict: Verdict) -> &'static str {
+fn verdict_name(verdict: StepVerdict) -> &'static str {
     match verdict {
-        Verdict::Ok => "ok",
-        Verdict::Warn => "warn",
-        Verdict::Fail => "fail",
-        Verdict::Skipped => "skipped",
+        StepVerdict::Ok => "ok",
+        StepVerdict::Warn => "warn",
+        StepVerdict::Fail => "fail",
+        StepVerdict::Skipped => "skipped",
     }
 }

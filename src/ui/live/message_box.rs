@@ -6,7 +6,7 @@
 use leptos::prelude::*;
 
 use super::{actions, Live};
-use crate::model::evidence::live::ask::Ask;
+use crate::model::evidence::live::ask::LiveAsk;
 
 /// The message a new session offers to send.
 const DEFAULT_TEXT: &str = "Where is my order BBS-1042?";
@@ -90,7 +90,7 @@ fn send(
     problem.set(None);
     actions::call(
         live,
-        Ask::Send {
+        LiveAsk::Send {
             text,
             data,
             task_id,

@@ -16,7 +16,7 @@ mod task_controls;
 use leptos::prelude::*;
 
 use super::deferred::{chunk, ChunkView};
-use crate::model::evidence::live::doctor::Shown;
+use crate::model::evidence::live::doctor::DoctorView;
 use crate::model::evidence::live::session::Session;
 
 use call_log::CallLog;
@@ -30,7 +30,7 @@ pub enum Link {
     /// Reaching for the agent.
     Connecting,
     /// The relay answered what it found, with the doctor's steps.
-    Found(Box<Shown>),
+    Found(Box<DoctorView>),
     /// The relay could not be asked.
     Failed(String),
 }

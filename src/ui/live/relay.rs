@@ -5,7 +5,7 @@
 //! reader). Natively there is no relay to call.
 
 #[cfg(target_arch = "wasm32")]
-use crate::model::evidence::live::doctor::Shown;
+use crate::model::evidence::live::doctor::DoctorView;
 use crate::model::evidence::live::frame::Frame;
 
 /// The longest frame the page holds while it waits for its end (the
@@ -14,11 +14,11 @@ pub const MAX_FRAME: usize = 16 << 20;
 
 /// Splits a stream of JSON lines into frames, whatever its chunks.
 #[derive(Default)]
-pub struct Lines {
+pub struct FrameLines {
     carry: Vec<u8>,
 }
 
-impl Lines {
+impl FrameLines {
     /// The frames `chunk` completes.
     pub fn feed(&mut self, chunk: &[u8]) -> Result<Vec<Frame>, String> {
         self.carry.extend_from_slice(chunk);
@@ -55,7 +55,7 @@ mod fetch {
     use wasm_bindgen::{JsCast, JsValue};
     use wasm_bindgen_futures::JsFuture;
 
-    use super::{Frame, Lines, Shown};
+    use super::{DoctorView, Frame, FrameLines};
 
     const TOKEN_HEADER: &str = "X-A2A-Lab-Token";
 
@@ -132,7 +132,7 @@ mod fetch {
 
     /// Asks the relay to reach for the agent: what it found, with the
     /// doctor's steps.
-    pub async fn connect(token: &str) -> Result<Shown, String> {
+    pub async fn connect(token: &str) -> Result<DoctorView, String> {
         let answer = send(token, "GET", "live/connect", None).await?;
         let text = method(&answer, "text", &JsValue::UNDEFINED).await?;
         serde_json::from_str(&text.as_string().unwrap_or_default())
@@ -169,7 +169,7 @@ mod fetch {
         reader: &Reader,
         on_frames: &mut dyn FnMut(Vec<Frame>),
     ) -> Result<(), String> {
-        let mut lines = Lines::default();
+        let mut lines = FrameLines::default();
         loop {
             let read = method(&reader.0, "read", &JsValue::UNDEFINED).await?;
             if get(&read, "done").ok().and_then(|d| d.as_bool()) != Some(false) {

@@ -5,7 +5,7 @@
 use leptos::prelude::*;
 
 use super::{actions, Live};
-use crate::model::evidence::live::ask::Ask;
+use crate::model::evidence::live::ask::LiveAsk;
 
 /// The task controls; disabled until an answer named a task.
 #[component]
@@ -58,8 +58,8 @@ fn act(live: Live, ev: &leptos::ev::MouseEvent) {
     let task = live.session.with_value(|s| s.task().map(|t| t.id.clone()));
     match (op.as_deref(), task) {
         (Some("download"), _) => actions::download(live),
-        (Some("get"), Some(task_id)) => actions::call(live, Ask::Get { task_id }),
-        (Some("cancel"), Some(task_id)) => actions::call(live, Ask::Cancel { task_id }),
+        (Some("get"), Some(task_id)) => actions::call(live, LiveAsk::Get { task_id }),
+        (Some("cancel"), Some(task_id)) => actions::call(live, LiveAsk::Cancel { task_id }),
         (Some("resubscribe"), Some(task_id)) => actions::resubscribe(live, task_id),
         (Some("poll"), Some(task_id)) => actions::poll(live, task_id),
         _ => {}

@@ -15,7 +15,7 @@ pub const MAX_MESSAGE_BYTES: usize = 32 << 10;
 /// One call the page asks for.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "op", rename_all = "lowercase", deny_unknown_fields)]
-pub enum Ask {
+pub enum LiveAsk {
     /// A streaming message: a new task, or with `taskId` (and its
     /// `contextId`) the continuation of one (A2A 1.0 §3.4.3).
     Send {
@@ -52,18 +52,18 @@ pub enum Ask {
     },
 }
 
-impl Ask {
+impl LiveAsk {
     /// Reads an ask the page sent; the error says what is wrong with it.
-    pub fn parse(bytes: &[u8]) -> Result<Ask, String> {
-        let ask: Ask = serde_json::from_slice(bytes).map_err(|e| format!("a bad ask: {e}"))?;
+    pub fn parse(bytes: &[u8]) -> Result<LiveAsk, String> {
+        let ask: LiveAsk = serde_json::from_slice(bytes).map_err(|e| format!("a bad ask: {e}"))?;
         ask.checked()
     }
 
     /// The ask, unless it is one no agent should be sent.
-    fn checked(self) -> Result<Ask, String> {
+    fn checked(self) -> Result<LiveAsk, String> {
         let blank = |id: &str| id.trim().is_empty();
         match &self {
-            Ask::Send {
+            LiveAsk::Send {
                 text,
                 data,
                 task_id,
@@ -86,7 +86,9 @@ impl Ask {
                     return Err("a continuation names its task".into());
                 }
             }
-            Ask::Get { task_id } | Ask::Cancel { task_id } | Ask::Subscribe { task_id } => {
+            LiveAsk::Get { task_id }
+            | LiveAsk::Cancel { task_id }
+            | LiveAsk::Subscribe { task_id } => {
                 if blank(task_id) {
                     return Err("which task? (taskId is empty)".into());
                 }
@@ -98,7 +100,7 @@ impl Ask {
     /// The request the relay sends for this ask, by the probe's builder.
     pub fn request(&self, requests: &mut Requests) -> Request {
         match self {
-            Ask::Send {
+            LiveAsk::Send {
                 text,
                 data,
                 task_id,
@@ -108,9 +110,9 @@ impl Ask {
                 data.as_ref(),
                 task_id.as_deref().map(|t| (t, context_id.as_deref())),
             ),
-            Ask::Get { task_id } => requests.on_task(Method::Get, task_id),
-            Ask::Cancel { task_id } => requests.on_task(Method::Cancel, task_id),
-            Ask::Subscribe { task_id } => requests.on_task(Method::Subscribe, task_id),
+            LiveAsk::Get { task_id } => requests.on_task(Method::Get, task_id),
+            LiveAsk::Cancel { task_id } => requests.on_task(Method::Cancel, task_id),
+            LiveAsk::Subscribe { task_id } => requests.on_task(Method::Subscribe, task_id),
         }
     }
 }

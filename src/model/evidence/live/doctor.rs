@@ -28,7 +28,7 @@ pub struct CardTry {
 
 /// The interface the relay speaks to.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Interface {
+pub struct Spoken {
     /// Its URL (the card's, with no credential).
     pub url: String,
     /// The wire spoken there.
@@ -41,10 +41,10 @@ pub struct Interface {
     pub push: bool,
 }
 
-impl Interface {
+impl Spoken {
     /// The interface of an endpoint the card gave.
-    pub fn of(endpoint: &Endpoint) -> Interface {
-        Interface {
+    pub fn of(endpoint: &Endpoint) -> Spoken {
+        Spoken {
             url: endpoint.url.clone(),
             wire: endpoint.wire,
             binding: endpoint.binding,
@@ -86,7 +86,7 @@ pub struct Connect {
     pub binding: Option<Binding>,
     /// The interface chosen, when there is one.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub interface: Option<Interface>,
+    pub interface: Option<Spoken>,
     /// Why there is none, when the card was read.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub problem: Option<String>,
@@ -111,7 +111,7 @@ pub struct Diagnosis {
 /// What the page reads of a [`Diagnosis`]: the steps and the card, to
 /// show (the rest is the CLI's and the tests').
 #[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
-pub struct Shown {
+pub struct DoctorView {
     /// The steps, in order.
     pub steps: Vec<Step>,
     /// The card as served, when one was found.
@@ -133,7 +133,7 @@ impl Diagnosis {
 /// How a step came out.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
-pub enum Verdict {
+pub enum StepVerdict {
     /// It holds.
     Ok,
     /// It holds, with something to know.
@@ -150,7 +150,7 @@ pub struct Step {
     /// What is checked.
     pub name: String,
     /// How it came out.
-    pub verdict: Verdict,
+    pub verdict: StepVerdict,
     /// What was found.
     pub said: String,
     /// What to do, when it did not hold.
@@ -174,13 +174,13 @@ pub fn steps(connect: &Connect) -> Vec<Step> {
         (Some(_), None) => {
             steps.push(step(
                 "Version",
-                Verdict::Skipped,
+                StepVerdict::Skipped,
                 "no interface to speak to".into(),
                 None,
             ));
             steps.push(step(
                 "Binding",
-                Verdict::Fail,
+                StepVerdict::Fail,
                 connect
                     .problem
                     .clone()
@@ -206,10 +206,10 @@ pub fn steps(connect: &Connect) -> Vec<Step> {
 pub fn connected(steps: &[Step]) -> bool {
     steps
         .iter()
-        .all(|s| matches!(s.verdict, Verdict::Ok | Verdict::Warn))
+        .all(|s| matches!(s.verdict, StepVerdict::Ok | StepVerdict::Warn))
 }
 
-fn step(name: &str, verdict: Verdict, said: String, fix: Option<String>) -> Step {
+fn step(name: &str, verdict: StepVerdict, said: String, fix: Option<String>) -> Step {
     Step {
         name: name.to_string(),
         verdict,
@@ -219,7 +219,7 @@ fn step(name: &str, verdict: Verdict, said: String, fix: Option<String>) -> Step
 }
 
 fn skipped(name: &str) -> Step {
-    step(name, Verdict::Skipped, "not reached".into(), None)
+    step(name, StepVerdict::Skipped, "not reached".into(), None)
 }
 
 fn card_step(connect: &Connect) -> Step {
@@ -239,17 +239,17 @@ fn card_step(connect: &Connect) -> Step {
         .collect();
     match (found, &connect.card) {
         (Some(t), Some(_)) if before.is_empty() => {
-            step("Card", Verdict::Ok, format!("read at {}", t.url), None)
+            step("Card", StepVerdict::Ok, format!("read at {}", t.url), None)
         }
         (Some(t), Some(_)) => step(
             "Card",
-            Verdict::Warn,
+            StepVerdict::Warn,
             format!("read at {} (after {})", t.url, before.join("; ")),
             Some("serve it at /.well-known/agent-card.json, where A2A 1.0 §8.2 puts it".into()),
         ),
         _ => step(
             "Card",
-            Verdict::Fail,
+            StepVerdict::Fail,
             match before.is_empty() {
                 true => format!("no card under {}", connect.agent),
                 false => before.join("; "),
@@ -263,7 +263,7 @@ fn card_step(connect: &Connect) -> Step {
     }
 }
 
-fn version_step(card: &AgentCard, interface: &Interface) -> Step {
+fn version_step(card: &AgentCard, interface: &Spoken) -> Step {
     let spoken = interface.wire.name();
     let declared = card
         .supported_interfaces
@@ -276,7 +276,7 @@ fn version_step(card: &AgentCard, interface: &Interface) -> Step {
     if declared.is_empty() {
         return step(
             "Version",
-            Verdict::Warn,
+            StepVerdict::Warn,
             format!("the card declares no protocolVersion; the lab speaks A2A {spoken}, by the card's shape"),
             Some("declare protocolVersion on each interface (A2A 1.0 §8.2)".into()),
         );
@@ -286,7 +286,7 @@ fn version_step(card: &AgentCard, interface: &Interface) -> Step {
     match speaks {
         true => step(
             "Version",
-            Verdict::Ok,
+            StepVerdict::Ok,
             format!(
                 "the card declares {}; the lab speaks A2A {spoken}",
                 declared.join(", ")
@@ -295,7 +295,7 @@ fn version_step(card: &AgentCard, interface: &Interface) -> Step {
         ),
         false => step(
             "Version",
-            Verdict::Warn,
+            StepVerdict::Warn,
             format!(
                 "the card declares {}, the lab speaks A2A {spoken}",
                 declared.join(", ")
@@ -305,7 +305,7 @@ fn version_step(card: &AgentCard, interface: &Interface) -> Step {
     }
 }
 
-fn binding_step(connect: &Connect, interface: &Interface) -> Step {
+fn binding_step(connect: &Connect, interface: &Spoken) -> Step {
     let said = format!(
         "{} at {}{}",
         interface.binding.card_name(),
@@ -317,10 +317,10 @@ fn binding_step(connect: &Connect, interface: &Interface) -> Step {
         }
     );
     match (interface.offered, connect.binding) {
-        (true, _) => step("Binding", Verdict::Ok, said, None),
+        (true, _) => step("Binding", StepVerdict::Ok, said, None),
         (false, _) => step(
             "Binding",
-            Verdict::Warn,
+            StepVerdict::Warn,
             format!("{said}: spoken because --binding asked, the card does not list it"),
             Some("list the interface in the card's supportedInterfaces".into()),
         ),
@@ -343,7 +343,7 @@ fn credentials_step(connect: &Connect) -> Step {
     match (reached.status, &reached.error) {
         (_, Some(e)) => step(
             "Credentials",
-            Verdict::Fail,
+            StepVerdict::Fail,
             format!("no answer from the interface: {e}"),
             Some("check that the agent listens at the interface's URL its card gives".into()),
         ),
@@ -360,14 +360,14 @@ fn credentials_step(connect: &Connect) -> Step {
             };
             step(
                 "Credentials",
-                Verdict::Fail,
+                StepVerdict::Fail,
                 format!("HTTP {status}: the agent {what}; {declared}"),
                 Some(fix),
             )
         }
         (status, None) => step(
             "Credentials",
-            Verdict::Ok,
+            StepVerdict::Ok,
             format!(
                 "the interface answers{}; {declared}",
                 status.map_or(String::new(), |s| format!(" (HTTP {s})"))

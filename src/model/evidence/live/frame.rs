@@ -20,12 +20,12 @@ pub enum Frame {
     /// body, byte for byte as text.
     Answer(String),
     /// The call ended.
-    End(CallEnd),
+    End(CallEnded),
 }
 
 /// How a call ended, as the relay saw it.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct CallEnd {
+pub struct CallEnded {
     /// How the answer ended (closed by the agent, dropped by the page,
     /// timed out).
     pub how: AnswerEnd,
@@ -55,7 +55,7 @@ impl Frame {
     }
 }
 
-/// A status in the words [`CallEnd::status`] holds.
+/// A status in the words [`CallEnded::status`] holds.
 pub fn status_text(status: &AnswerStatus) -> String {
     match status {
         AnswerStatus::Rest(code) | AnswerStatus::Http(code) => format!("HTTP {code}"),

@@ -10,7 +10,7 @@ use crate::model::state::{SentState, TaskState};
 use crate::model::wire::answer::{read_answer, Answer};
 use crate::model::wire::read_error::ReadError;
 
-use super::frame::{CallEnd, Frame};
+use super::frame::{CallEnded, Frame};
 
 /// The task the controls act on: the last one an answer named.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -47,7 +47,7 @@ pub struct LiveCall {
     /// Each answer as it came, as text.
     pub answers: Vec<String>,
     /// How it ended, once it did.
-    pub end: Option<CallEnd>,
+    pub end: Option<CallEnded>,
 }
 
 /// A live session.
@@ -110,7 +110,7 @@ impl Session {
     /// it, or the relay went away): `why` says which.
     pub fn cut(&mut self, call: usize, why: &str) {
         if let Some(c) = self.calls.get_mut(call).filter(|c| c.end.is_none()) {
-            c.end = Some(CallEnd {
+            c.end = Some(CallEnded {
                 how: crate::model::evidence::probe::records::AnswerEnd::Dropped,
                 status: None,
                 ms: 0,
