@@ -43,11 +43,14 @@ if [ "$TRUNK_PROFILE" = release ]; then
     mv "$module.opt" "$module"
   done
   # wasm-bindgen's loader minified (trunk's own minifier cannot read it):
-  # about 2 kB less of what the first view waits for. The split's loader stays
-  # as written: scripts/split-points.mjs reads its chunks' names off it.
+  # about 2 kB less of what the first view waits for; the split's loader
+  # too (0.4 kB: its comments and names), which scripts/split-points.mjs
+  # reads either way.
   command -v esbuild >/dev/null || { echo "split-wasm: esbuild is not on PATH (bash scripts/install.sh installs it from npm)" >&2; exit 1; }
-  esbuild "$work/split/$name.js" --minify --format=esm --log-level=warning --outfile="$work/$name.min.js"
-  mv "$work/$name.min.js" "$work/split/$name.js"
+  for loader in "$name" __wasm_split; do
+    esbuild "$work/split/$loader.js" --minify --format=esm --log-level=warning --outfile="$work/$loader.min.js"
+    mv "$work/$loader.min.js" "$work/split/$loader.js"
+  done
   # boot.js too: its comments are for the source, not the first view.
   esbuild "$TRUNK_STAGING_DIR/boot.js" --minify --format=esm --log-level=warning --outfile="$work/boot.min.js"
   mv "$work/boot.min.js" "$TRUNK_STAGING_DIR/boot.js"
