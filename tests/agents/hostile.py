@@ -43,6 +43,9 @@ KIND (everything not named is as `clean`)
                  it: WORKING, the chunks, COMPLETED
   input-new-task as input, but a message that names the task starts a new one (in the
                  message's context): the continuation is lost (A2A 1.0 §3.4.3)
+  long           legal: one stream of 10,000 events (the task, WORKING, 9,997 chunks of
+                 one artifact, COMPLETED), sent in bursts of 100 a millisecond apart: the
+                 page's Live view reads it as it comes (scripts/perf/live-stream.mjs)
   card-03-no-skills  an A2A 0.3 agent (0.3 card, `kind`-tagged events, methods
                  message/stream, tasks/get, tasks/cancel, tasks/resubscribe) whose card
                  has `"skills": []`: legal in 0.3
@@ -224,6 +227,19 @@ def ask_first(task: Task) -> Iterator:
     yield task.update('TASK_STATE_INPUT_REQUIRED', 'Which order? Reply with its number.')
 
 
+LONG_CHUNKS = 9_997
+LONG_BURST = 100
+
+
+def long_stream(task: Task) -> Iterator:
+    """A long answer streamed as it is written: 10,000 events in all."""
+    for k in range(1, LONG_CHUNKS + 1):
+        if k % LONG_BURST == 0:
+            yield 0.001
+        yield task.chunk(k, LONG_CHUNKS)
+    yield task.update('TASK_STATE_COMPLETED')
+
+
 # After the first artifact: events to add to the stream (the kinds that mix things up).
 
 def foreign_status(task: Task) -> list[dict]:
@@ -338,6 +354,7 @@ KINDS: dict[str, Kind] = {
     'html': Kind(plan=html_parts, card=card_html),
     'input': Kind(plan=ask_first, reply=True),
     'input-new-task': Kind(plan=ask_first),
+    'long': Kind(plan=long_stream),
 }
 
 

@@ -139,6 +139,46 @@ fn frames_read_back_as_written() {
     assert!(Frame::parse("{\"answer\": 1}").is_err());
 }
 
+/// The relay's stream read back frame by frame whatever its chunks: one
+/// byte at a time, or all at once (a page that fell behind), each frame
+/// parsed only when taken; a broken or endless frame is an error.
+#[test]
+fn frames_are_taken_one_at_a_time_whatever_the_chunks() {
+    use a2a_lab::model::evidence::live::frame_lines::{FrameLines, MAX_FRAME};
+    let frames: Vec<Frame> = (0..50)
+        .map(|i| Frame::Answer(format!("{{\"n\": {i}, \"text\": \"é\\n\"}}")))
+        .collect();
+    let stream: String = frames
+        .iter()
+        .map(Frame::line)
+        .collect::<Vec<_>>()
+        .join("\n");
+    for size in [1, 7, stream.len()] {
+        let mut lines = FrameLines::default();
+        let mut read = Vec::new();
+        for chunk in stream.as_bytes().chunks(size) {
+            lines.push(chunk);
+            while let Some(frame) = lines.next_frame() {
+                read.push(frame.unwrap());
+            }
+        }
+        assert_eq!(read, frames, "chunks of {size}");
+    }
+    // All at once, taken a few at a time: the rest waits, unparsed.
+    let mut lines = FrameLines::default();
+    lines.push(stream.as_bytes());
+    assert_eq!(lines.next_frame().unwrap().unwrap(), frames[0]);
+    lines.push(b"not a frame\n");
+    assert_eq!(std::iter::from_fn(|| lines.next_frame()).count(), 50);
+    let mut bad = FrameLines::default();
+    bad.push(b"{\"answer\": 1}\n\xff\n");
+    assert!(bad.next_frame().unwrap().is_err());
+    assert!(bad.next_frame().unwrap().is_err());
+    let mut endless = FrameLines::default();
+    endless.push(&vec![b'x'; MAX_FRAME + 1]);
+    assert!(endless.next_frame().unwrap().is_err());
+}
+
 /// The frames of one streamed task: the request, then `events` as they
 /// came, then the end.
 fn stream(session: &mut Session, request: Value, events: &[Value]) {
@@ -349,4 +389,75 @@ fn the_page_url_carries_the_launch_token() {
         ("chunks=5", None)
     );
     assert_eq!(PageUrl::write(&url.scenario, None, 0, false), "chunks=5");
+}
+
+/// The report after every frame is the capture so far read whole, as
+/// `check` reads it; a task whose stream is still open is not yet missing
+/// its terminal state.
+#[test]
+fn a_session_is_judged_as_it_arrives_as_check_judges_it_whole() {
+    use a2a_lab::model::evidence::capture::{CaptureReader, CaptureReport};
+    let whole = |capture: &str| {
+        let mut reader = CaptureReader::new(None).keeping_rows().keeping_events();
+        reader.read_bytes(capture.as_bytes()).unwrap();
+        reader.finish()
+    };
+    let mut session = Session::new();
+    let call = session.begin();
+    session.on_frame(
+        call,
+        Frame::Sent(
+            json!({"jsonrpc": "2.0", "id": 1, "method": "SendStreamingMessage", "params": {}}),
+        ),
+    );
+    let events = [
+        json!({"task": {"id": "t-1", "contextId": "c-1", "status": {"state": "TASK_STATE_SUBMITTED"}}}),
+        json!({"statusUpdate": {"taskId": "t-1", "contextId": "c-1", "status": {"state": "TASK_STATE_WORKING"}}}),
+        json!({"artifactUpdate": {"taskId": "t-1", "contextId": "c-1", "append": true,
+            "artifact": {"artifactId": "a", "parts": [{"text": "no start"}]}}}),
+        json!({"statusUpdate": {"taskId": "t-1", "contextId": "c-1", "status": {"state": "TASK_STATE_COMPLETED"}}}),
+        json!({"statusUpdate": {"taskId": "t-1", "contextId": "c-1", "status": {"state": "TASK_STATE_WORKING"}}}),
+    ];
+    for (n, event) in events.iter().enumerate() {
+        session.on_frame(call, Frame::Answer(rpc(event.clone()).to_string()));
+        let so_far = session.report().unwrap().unwrap();
+        let read = whole(session.capture());
+        assert_eq!(so_far.tasks[0].events, read.tasks[0].events, "after {n}");
+        assert_eq!(so_far.rows, read.rows, "after {n}");
+        let codes =
+            |r: &CaptureReport| r.findings.iter().map(|f| f.code.code()).collect::<Vec<_>>();
+        // While the stream runs, WORKING is no missing terminal yet.
+        let open: Vec<_> = codes(&read)
+            .into_iter()
+            .filter(|&c| c != "missing-terminal")
+            .collect();
+        assert_eq!(codes(&so_far), open, "after {n}");
+    }
+    assert_eq!(
+        codes_of(&session),
+        ["artifact-gap", "after-terminal"],
+        "found as they came"
+    );
+    // Once the call ends, the report is `check`'s, finding for finding.
+    session.on_frame(
+        call,
+        Frame::End(CallEnded {
+            how: AnswerEnd::Closed,
+            status: None,
+            ms: 1,
+            error: None,
+        }),
+    );
+    assert_eq!(session.report().unwrap().unwrap(), whole(session.capture()));
+}
+
+fn codes_of(session: &Session) -> Vec<&'static str> {
+    session
+        .report()
+        .unwrap()
+        .unwrap()
+        .findings
+        .iter()
+        .map(|f| f.code.code())
+        .collect()
 }

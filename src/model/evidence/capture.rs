@@ -267,6 +267,15 @@ impl CaptureReader {
         self.judge.finish()
     }
 
+    /// The report of what was read so far, the reader going on (a live
+    /// session's): as [`Self::finish`] would say it, but a task is found
+    /// `missing-terminal` only when `ended` (its stream closed). It copies
+    /// what the tasks kept, so it costs what they hold: the page asks for
+    /// it once per painted frame at most, never once per event.
+    pub fn so_far(&self, ended: bool) -> CaptureReport {
+        self.judge.so_far(ended)
+    }
+
     /// The report, unless a file held no A2A event: nothing was checked
     /// there (an empty file, blanks, SSE comments, JSON without an event,
     /// JSON-RPC errors alone), and a capture step that failed must not

@@ -1,7 +1,8 @@
 //! What the Live view's buttons do: connect, make a call and feed its
 //! frames to the session as they stream in, drop a stream, poll a task
-//! until it ends, download the session. After each batch of frames the
-//! views are given the session as the capture reader judges it.
+//! until it ends, download the session. The session judges each frame as
+//! it comes; the views are given its report after a paint, at most every
+//! [`REFRESH_EVERY_MS`], since a report copies every row kept.
 //!
 //! Each is kept out of line (`inline(never)`): a button's handler is a
 //! closure whose address the page's function table holds, and that table,
@@ -19,6 +20,10 @@ use crate::model::pictures::shown::Shown;
 const POLL_EVERY_MS: u32 = 500;
 #[cfg(target_arch = "wasm32")]
 const POLLS: usize = 120;
+
+/// The least time between two reports shown while frames stream in.
+#[cfg(target_arch = "wasm32")]
+const REFRESH_EVERY_MS: f64 = 100.0;
 
 /// Asks the relay to reach for the agent; the doctor shows what it found.
 #[inline(never)]
@@ -42,6 +47,8 @@ pub fn connect(live: Live) {
 /// the task the controls act on chosen.
 #[inline(never)]
 fn refresh(live: Live) {
+    #[cfg(target_arch = "wasm32")]
+    live.refreshed.set_value(Some(crate::ui::browser::now_ms()));
     live.changed.update(|n| *n += 1);
     let lab = live.lab;
     let judged = live.session.with_value(|s| {
@@ -116,7 +123,28 @@ fn take(live: Live, number: usize, frames: Vec<crate::model::evidence::live::fra
             s.on_frame(number, frame);
         }
     });
-    refresh(live);
+    refresh_soon(live);
+}
+
+/// Shows the session's report after the next paint, and no sooner than
+/// [`REFRESH_EVERY_MS`] after the last one; a report already due takes
+/// the frames read meanwhile.
+#[cfg(target_arch = "wasm32")]
+#[inline(never)]
+fn refresh_soon(live: Live) {
+    use crate::ui::browser::{after_paint, now_ms, sleep};
+    let Some(last) = live.refreshed.get_value() else {
+        return;
+    };
+    live.refreshed.set_value(None);
+    leptos::task::spawn_local(async move {
+        let wait = last + REFRESH_EVERY_MS - now_ms();
+        if wait > 0.0 {
+            sleep(wait as u32).await;
+        }
+        after_paint().await;
+        refresh(live);
+    });
 }
 
 /// Drops the streams under way (the page stops reading; the relay drops

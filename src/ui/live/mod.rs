@@ -51,6 +51,10 @@ pub struct Live {
     changed: RwSignal<u64>,
     /// The calls under way, by their numbers in the session.
     running: RwSignal<Vec<usize>>,
+    /// When the views were last given the session's report; `None` while
+    /// a report is due.
+    #[cfg(target_arch = "wasm32")]
+    refreshed: StoredValue<Option<f64>>,
     /// The streams the controls may drop, by call number.
     #[cfg(target_arch = "wasm32")]
     streams: StoredValue<Vec<(usize, std::rc::Rc<relay::Reader>)>, LocalStorage>,
@@ -83,10 +87,18 @@ pub fn LivePanel() -> impl IntoView {
         changed: RwSignal::new(0),
         running: RwSignal::new(Vec::new()),
         #[cfg(target_arch = "wasm32")]
+        refreshed: StoredValue::new(Some(0.0)),
+        #[cfg(target_arch = "wasm32")]
         streams: StoredValue::new_local(Vec::new()),
     };
     match checked {
-        Ok(()) => actions::connect(live),
+        Ok(()) => {
+            actions::connect(live);
+            // The session is shown by the capture's panel, in Import's
+            // chunk: fetched now, while the doctor runs, not when the
+            // first event comes.
+            super::import::preload();
+        }
         Err(why) => live.link.set(Link::Failed(why.to_string())),
     }
     view! {

@@ -6,43 +6,10 @@
 
 #[cfg(target_arch = "wasm32")]
 use crate::model::evidence::live::doctor::DoctorView;
+#[cfg(target_arch = "wasm32")]
 use crate::model::evidence::live::frame::Frame;
-
-/// The longest frame the page holds while it waits for its end (the
-/// relay's answers are events; a bigger one is refused, not held).
-pub const MAX_FRAME: usize = 16 << 20;
-
-/// Splits a stream of JSON lines into frames, whatever its chunks.
-#[derive(Default)]
-pub struct FrameLines {
-    carry: Vec<u8>,
-}
-
-impl FrameLines {
-    /// The frames `chunk` completes.
-    pub fn feed(&mut self, chunk: &[u8]) -> Result<Vec<Frame>, String> {
-        self.carry.extend_from_slice(chunk);
-        let mut frames = Vec::new();
-        let mut start = 0;
-        while let Some(end) = self.carry[start..].iter().position(|&b| b == b'\n') {
-            let line = &self.carry[start..start + end];
-            start += end + 1;
-            let text = std::str::from_utf8(line)
-                .map_err(|_| "the relay sent a frame that is not UTF-8")?;
-            if !text.trim().is_empty() {
-                frames.push(Frame::parse(text)?);
-            }
-        }
-        self.carry.drain(..start);
-        if self.carry.len() > MAX_FRAME {
-            return Err(format!(
-                "the relay sent a frame over {} MiB",
-                MAX_FRAME >> 20
-            ));
-        }
-        Ok(frames)
-    }
-}
+#[cfg(target_arch = "wasm32")]
+use crate::model::evidence::live::frame_lines::FrameLines;
 
 /// The fetches, written against `fetch` and the stream reader as plain
 /// JavaScript objects (`Reflect`, `Function.call`): the glue of a typed
@@ -55,7 +22,8 @@ mod fetch {
     use wasm_bindgen::{JsCast, JsValue};
     use wasm_bindgen_futures::JsFuture;
 
-    use super::{DoctorView, Frame, FrameLines};
+    use super::{DoctorView, Frame, FrameLines, SLICE};
+    use crate::ui::pacer::SLICE_MS;
 
     const TOKEN_HEADER: &str = "X-A2A-Lab-Token";
 
@@ -164,22 +132,49 @@ mod fetch {
     }
 
     /// Reads a call to its end, handing its frames to `on_frames` as they
-    /// come; a cancelled reader ends it too.
+    /// come; a cancelled reader ends it too. A chunk of the relay's answer
+    /// may hold thousands of frames: they are handed over a few at a time,
+    /// and the page lets the browser handle input and paint whenever
+    /// [`SLICE_MS`] went by since it last did (the pace of a long search),
+    /// so a flood of events never holds a frame.
     pub async fn read(
         reader: &Reader,
         on_frames: &mut dyn FnMut(Vec<Frame>),
     ) -> Result<(), String> {
+        use crate::ui::browser::{next_task, now_ms};
         let mut lines = FrameLines::default();
+        let mut since = now_ms();
         loop {
             let read = method(&reader.0, "read", &JsValue::UNDEFINED).await?;
             if get(&read, "done").ok().and_then(|d| d.as_bool()) != Some(false) {
                 return Ok(());
             }
             let value = get(&read, "value").map_err(said)?;
-            on_frames(lines.feed(&Uint8Array::new(&value).to_vec())?);
+            lines.push(&Uint8Array::new(&value).to_vec());
+            loop {
+                let mut slice = Vec::with_capacity(SLICE);
+                while slice.len() < SLICE {
+                    match lines.next_frame() {
+                        Some(frame) => slice.push(frame?),
+                        None => break,
+                    }
+                }
+                if slice.is_empty() {
+                    break;
+                }
+                on_frames(slice);
+                if now_ms() - since >= SLICE_MS {
+                    next_task().await;
+                    since = now_ms();
+                }
+            }
         }
     }
 }
+
+/// Frames handed to the session at once, between two looks at the clock.
+#[cfg(target_arch = "wasm32")]
+const SLICE: usize = 32;
 
 #[cfg(target_arch = "wasm32")]
 pub use fetch::{connect, open, read, Reader};

@@ -13,7 +13,7 @@ use std::collections::{BTreeMap, HashMap};
 #[cfg(not(target_arch = "wasm32"))]
 use super::explaining::ExplainingAsRead;
 use super::report::{CaptureFinding, CaptureReport, RpcError, TaskSummary, WiresSeen};
-use super::task::{EventFindings, ShapeTally, TaskJudge};
+use super::task::{EventFindings, KeptEvents, ShapeTally, TaskJudge};
 use super::EXPLAIN_AT_MOST;
 use crate::model::evidence::finding::{check_depth, FindingCode};
 use crate::model::ledger::TaskLedger;
@@ -373,11 +373,10 @@ impl CaptureJudge {
 
     /// One `wire-shape` finding per task and rule broken, keyed by the
     /// first event that broke it and the order found.
-    fn shape_findings(&mut self) -> BTreeMap<(usize, usize), CaptureFinding> {
+    fn shape_findings(&self) -> BTreeMap<(usize, usize), CaptureFinding> {
         let mut late = BTreeMap::new();
-        for task in &mut self.tasks {
-            for (rule, tally) in std::mem::take(&mut task.shapes) {
-                task.findings += 1;
+        for task in &self.tasks {
+            for (rule, tally) in &task.shapes {
                 let arrival = late.len();
                 let events = match tally.count {
                     1 => String::new(),
@@ -406,6 +405,59 @@ impl CaptureJudge {
     /// task whose last stream ended while it was neither terminal nor
     /// interrupted.
     pub(super) fn finish(mut self) -> CaptureReport {
+        // Moved, not copied: the page's import keeps up to 100,000 events.
+        let kept = self
+            .tasks
+            .iter_mut()
+            .map(|t| t.kept.take().map(|k| *k).unwrap_or_default())
+            .collect();
+        let findings = std::mem::take(&mut self.findings);
+        let errors = std::mem::take(&mut self.errors);
+        self.report(kept, findings, errors, true)
+    }
+
+    /// The report of what was read so far, the reading going on (a live
+    /// session's): `missing-terminal` only when `ended`, since a task
+    /// whose stream is still open has not yet missed its terminal state.
+    /// It copies each task's rows, and the events of a task with a
+    /// finding (only those are explained), so it costs what they hold.
+    pub(super) fn so_far(&self, ended: bool) -> CaptureReport {
+        let kept = self
+            .tasks
+            .iter()
+            .map(|t| match t.kept.as_deref() {
+                Some(kept) if self.findings_of(t, ended) > 0 => kept.clone(),
+                Some(kept) => KeptEvents {
+                    rows: kept.rows.clone(),
+                    events: Vec::new(),
+                    signs: kept.signs.clone(),
+                    origin_ms: kept.origin_ms,
+                },
+                None => KeptEvents::default(),
+            })
+            .collect();
+        self.report(kept, self.findings.clone(), self.errors.clone(), ended)
+    }
+
+    /// Whether `task` is missing its terminal state: its last stream
+    /// ended (`ended`) while it was neither terminal nor interrupted.
+    fn misses_terminal(task: &TaskJudge, ended: bool) -> bool {
+        let state = task.state();
+        ended && !state.is_terminal() && !state.is_interrupted()
+    }
+
+    /// How many findings `task` has in the report.
+    fn findings_of(&self, task: &TaskJudge, ended: bool) -> u32 {
+        task.findings + task.shapes.len() as u32 + u32::from(Self::misses_terminal(task, ended))
+    }
+
+    fn report(
+        &self,
+        kept: Vec<KeptEvents>,
+        met: Vec<CaptureFinding>,
+        errors: Vec<RpcError>,
+        ended: bool,
+    ) -> CaptureReport {
         let wire = WiresSeen::of(self.seen_1_0, self.seen_0_3);
         let mut tasks = Vec::with_capacity(self.tasks.len());
         let keeping = self.keep_rows || self.keep_events;
@@ -413,10 +465,9 @@ impl CaptureJudge {
         let mut events = Vec::new();
         let mut signs = Vec::new();
         let mut late = self.shape_findings();
-        for task in &mut self.tasks {
+        for (task, kept) in self.tasks.iter().zip(kept) {
             let state = task.state();
-            if !state.is_terminal() && !state.is_interrupted() {
-                task.findings += 1;
+            if Self::misses_terminal(task, ended) {
                 let arrival = late.len();
                 late.insert(
                     (task.last_index, arrival),
@@ -432,19 +483,18 @@ impl CaptureJudge {
                 );
             }
             if keeping {
-                let kept = task.kept.take().map(|k| *k).unwrap_or_default();
                 rows.push(kept.rows);
                 events.push(kept.events);
                 signs.push(kept.signs);
             }
             tasks.push(TaskSummary {
-                id: std::mem::take(&mut task.id),
+                id: task.id.clone(),
                 events: task.events,
                 final_state: SpelledState {
                     state,
                     wire: task.wire,
                 },
-                findings: task.findings,
+                findings: self.findings_of(task, ended),
                 scenario: None,
                 stream_error: task.stream_error,
             });
@@ -452,9 +502,9 @@ impl CaptureJudge {
         // The findings met while reading are in capture order already; the
         // ones found now are merged in by their place (keyed, not sorted:
         // a sort would be one more copy of the sorting code in the page).
-        let mut findings = Vec::with_capacity(self.findings.len() + late.len());
+        let mut findings = Vec::with_capacity(met.len() + late.len());
         let mut late = late.into_values().peekable();
-        for found in self.findings {
+        for found in met {
             while let Some(earlier) = late.next_if(|l| l.index < found.index) {
                 findings.push(earlier);
             }
@@ -465,7 +515,7 @@ impl CaptureJudge {
             wire,
             tasks,
             findings,
-            errors: self.errors,
+            errors,
             read: self.index,
             rows: if self.keep_rows { rows } else { Vec::new() },
             events: if self.keep_events { events } else { Vec::new() },

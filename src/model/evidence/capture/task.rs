@@ -46,7 +46,7 @@ pub(super) struct TaskJudge {
 }
 
 /// What a task keeps of its events when the reader is asked to.
-#[derive(Default)]
+#[derive(Default, Clone)]
 pub(super) struct KeptEvents {
     /// The task's events as trace rows.
     pub(super) rows: Vec<Row>,

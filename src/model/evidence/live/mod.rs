@@ -1,7 +1,8 @@
 //! Live (`a2a-lab serve --agent`): the pure half of a session with a real
 //! agent. The page asks ([`ask`]); the relay, which alone talks to the
 //! agent, answers each ask as [`frame`]s: the request it sent, each answer
-//! as it came, how the call ended. The [`session`] keeps those frames as a
+//! as it came, how the call ended, read back a few at a time by
+//! [`frame_lines`]. The [`session`] keeps those frames as a
 //! capture that `check` reads, requests included, and judges it with the
 //! capture reader as it grows. Before any call, the relay's [`doctor`]
 //! says, step by step, whether the agent can be talked to and how to fix
@@ -11,6 +12,7 @@
 pub mod ask;
 pub mod doctor;
 pub mod frame;
+pub mod frame_lines;
 pub mod session;
 
 /// The longest launch token the page takes (`serve --agent` makes 32 hex

@@ -3,7 +3,9 @@
 //! it got, in order), the calls as the page lists them, and the task
 //! under the user's hands (its id, context and state, read by the wire's
 //! reader) for the controls. Judging is the capture reader's, on the same
-//! lines a downloaded session holds, so that the page and `check` agree.
+//! lines a downloaded session holds, so that the page and `check` agree;
+//! the reader takes each line as it is kept and judges it then, so an
+//! event costs the same whether it is the first or the ten-thousandth.
 
 use crate::model::evidence::capture::{CaptureReader, CaptureReport};
 use crate::model::state::{SentState, TaskState};
@@ -51,10 +53,14 @@ pub struct LiveCall {
 }
 
 /// A live session.
-#[derive(Debug, Clone, Default)]
 pub struct Session {
     /// The capture: one JSON value a line.
     capture: String,
+    /// The capture reader, fed each line as it is kept.
+    reader: CaptureReader,
+    /// Why the reader refused the capture, once it did (it is then fed no
+    /// more, as a capture refused is bad input).
+    refused: Option<ReadError>,
     calls: Vec<LiveCall>,
     task: Option<LiveTask>,
     /// Answers that were not JSON (kept in the calls, not in the
@@ -65,7 +71,14 @@ pub struct Session {
 impl Session {
     /// An empty session.
     pub fn new() -> Session {
-        Session::default()
+        Session {
+            capture: String::new(),
+            reader: CaptureReader::new(None).keeping_rows().keeping_events(),
+            refused: None,
+            calls: Vec::new(),
+            task: None,
+            unreadable: 0,
+        }
     }
 
     /// A call begins: its number, which its frames name. Calls may run at
@@ -120,8 +133,14 @@ impl Session {
     }
 
     fn keep(&mut self, line: &str) {
+        let start = self.capture.len();
         self.capture.push_str(line);
         self.capture.push('\n');
+        if self.refused.is_none() {
+            if let Err(e) = self.reader.feed(&self.capture.as_bytes()[start..]) {
+                self.refused = Some(e);
+            }
+        }
     }
 
     /// Follows the task an answer names.
@@ -172,17 +191,23 @@ impl Session {
     }
 
     /// The capture judged as `check` judges it, with the rows the page
-    /// shows; `None` while it holds no answer.
+    /// shows; `None` while it holds no answer. While a call is under way
+    /// its task has not yet missed its terminal state.
     pub fn report(&self) -> Option<Result<CaptureReport, ReadError>> {
         if self.calls.iter().all(|c| c.answers.is_empty()) {
             return None;
         }
-        let mut reader = CaptureReader::new(None).keeping_rows().keeping_events();
-        Some(
-            reader
-                .read_bytes(self.capture.as_bytes())
-                .map(|()| reader.finish()),
-        )
+        let ended = self.calls.iter().all(|c| c.end.is_some());
+        Some(match &self.refused {
+            Some(e) => Err(e.clone()),
+            None => Ok(self.reader.so_far(ended)),
+        })
+    }
+}
+
+impl Default for Session {
+    fn default() -> Session {
+        Session::new()
     }
 }
 
