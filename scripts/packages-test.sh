@@ -91,6 +91,16 @@ probed=$(now)
 expect 0 "at $agent (A2A 1.0)" "stream               clean" "cancel               clean" "ok: nothing broken"
 [ -s "$try/probe-run/probe.json" ] || fail "probe --out wrote no probe.json"
 say "a2a-lab probe $agent: exit 0, nothing broken; from nothing (venv, wheel) to the probe's start $(seconds "$start" "$probing") s (the venv $(seconds "$start" "$created") s, pip install $(seconds "$created" "$installed") s), the probe $(seconds "$probing" "$probed") s"
+
+# Live from the wheel: the URL it prints opens the Live view on that agent,
+# which the page drives through the relay to a task's end.
+a2a-lab serve --port 0 --agent "$agent" >"$try/live.log" 2>&1 &
+pids+=("$!")
+for _ in $(seq 100); do grep -q 'http://127.0.0.1:[0-9]*/?live=' "$try/live.log" && break; sleep 0.1; done
+live=$(grep -o 'http://127.0.0.1:[0-9]*/?live=[0-9a-f]*' "$try/live.log" | head -n 1)
+[ -n "$live" ] || fail "a2a-lab serve --agent said no URL: $(cat "$try/live.log")"
+node scripts/packages-page.mjs "$live"
+kill "${pids[-1]}"
 kill "${pids[0]}"
 
 a2a-lab serve --port 0 >"$try/serve.log" 2>&1 &
@@ -129,6 +139,17 @@ run npx --offline a2a-lab --version
 expect 0 "a2a-lab $VERSION"
 run npx --offline a2a-lab check "$FIXTURE"
 expect 1 "after-terminal #6" "scenario: ?late=0 (reproduces it)"
+# Live is in the npm binary too: its chunk and stylesheet, from the binary.
+npx --offline a2a-lab serve --port 0 --agent http://127.0.0.1:9/ >"$try/npm-live.log" 2>&1 &
+pids+=("$!")
+for _ in $(seq 100); do grep -q 'http://127.0.0.1:[0-9]*/?live=' "$try/npm-live.log" && break; sleep 0.1; done
+base=$(grep -o 'http://127.0.0.1:[0-9]*/' "$try/npm-live.log" | head -n 1)
+[ -n "$base" ] || fail "npx a2a-lab serve --agent said no URL: $(cat "$try/npm-live.log")"
+for file in split_live.wasm live.css; do
+  python3 -c 'import sys, urllib.request; urllib.request.urlopen(sys.argv[1]).read()' "$base$file" \
+    || fail "the npm binary's serve --agent does not serve $file"
+done
+kill "${pids[-1]}"
 cd "$ROOT"
 
 say "the crate: what cargo publish would upload, and cargo publish --dry-run"
@@ -143,4 +164,4 @@ fi
 # dist/ (the dependencies are the test command's own: about 8 s warm).
 cargo publish --dry-run --allow-dirty --quiet >"$try/publish.log" 2>&1 \
   || { cat "$try/publish.log"; fail "cargo publish --dry-run failed"; }
-say "packages ok: the wheel in a fresh venv (--version, check, probe, serve in Chromium), the npm tarballs (--version, check), the crate's $(wc -l <<<"$listed") files (cargo publish --dry-run)"
+say "packages ok: the wheel in a fresh venv (--version, check, probe, serve and Live in Chromium), the npm tarballs (--version, check, Live's chunk served), the crate's $(wc -l <<<"$listed") files (cargo publish --dry-run)"

@@ -56,6 +56,11 @@ if [ "$TRUNK_PROFILE" = release ]; then
   mv "$work/boot.min.js" "$TRUNK_STAGING_DIR/boot.js"
 fi
 
+# Trunk leaves its `rel="rust"` link in the page when it injects no script
+# (Trunk.toml): it names nothing a browser fetches.
+page="$TRUNK_STAGING_DIR/index.html"
+[ ! -f "$page" ] || sed -i 's#<link [^>]*rel="\{0,1\}rust"\{0,1\}[^>]*>##' "$page"
+
 # Chunks of an earlier build must not linger beside this one's.
 rm -f "$TRUNK_STAGING_DIR"/split_*.wasm "$TRUNK_STAGING_DIR"/chunk_*.wasm
 cp "$work"/split/* "$TRUNK_STAGING_DIR/"
