@@ -2,10 +2,11 @@
 //! capture `check` reads (JSON Lines: each request sent, then the answers
 //! it got, in order), the calls as the page lists them, and the task
 //! under the user's hands (its id, context and state, read by the wire's
-//! reader) for the controls. Judging is the capture reader's, on the same
+//! reader; never one a ListTasks answer names) for the controls. Judging is the capture reader's, on the same
 //! lines a downloaded session holds, so that the page and `check` agree.
 
 use crate::model::evidence::capture::{CaptureReader, CaptureReport};
+use crate::model::evidence::probe::request::LIST_TASKS;
 use crate::model::state::{SentState, TaskState};
 use crate::model::wire::answer::{read_answer, Answer};
 use crate::model::wire::read_error::ReadError;
@@ -60,6 +61,9 @@ pub struct Session {
     /// Answers that were not JSON (kept in the calls, not in the
     /// capture, which `check` would refuse whole for them).
     unreadable: usize,
+    /// The calls that list tasks: the tasks they name may be any
+    /// session's, so the controls never follow one.
+    lists: Vec<usize>,
 }
 
 impl Session {
@@ -88,6 +92,9 @@ impl Session {
         }
         match frame {
             Frame::Sent(request) => {
+                if request.get("method").and_then(|m| m.as_str()) == Some(LIST_TASKS) {
+                    self.lists.push(call);
+                }
                 let line = request.to_string();
                 self.keep(&line);
                 self.calls[call].sent = line;
@@ -96,7 +103,9 @@ impl Session {
                 match one_line(&text) {
                     Some(line) => {
                         self.keep(&line);
-                        self.read(&line);
+                        if !self.lists.contains(&call) {
+                            self.read(&line);
+                        }
                     }
                     None => self.unreadable += 1,
                 }
