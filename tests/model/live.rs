@@ -304,7 +304,7 @@ fn a_list_is_kept_and_judged_without_a_listed_task_becoming_the_sessions() {
         let mut session = Session::new();
         stream(&mut session, send.clone(), &done);
         let request = list.request(&mut requests(binding, "1.0")).unwrap();
-        stream(&mut session, sent(&request), &[answer.clone()]);
+        stream(&mut session, sent(&request), std::slice::from_ref(&answer));
         // The task followed is still the session's own, ended.
         let task = session.task().unwrap();
         assert_eq!((task.id.as_str(), task.ended()), ("t-1", true), "{binding}");

@@ -1,13 +1,16 @@
 //! The controls on the live task: Get, Cancel, drop the stream and
-//! resubscribe, poll until it ends, and the session's download. Each is a
-//! call through the relay, recorded in the session and judged with it.
+//! resubscribe, poll until it ends; List, the agent's tasks; and the
+//! session's download. Each is a call through the relay, recorded in the
+//! session and judged with it.
 
 use leptos::prelude::*;
 
-use super::{actions, Live};
+use super::{actions, Link, Live};
 use crate::model::evidence::live::ask::LiveAsk;
+use crate::model::evidence::live::doctor::connected;
 
-/// The task controls; disabled until an answer named a task.
+/// The task controls; disabled until an answer named a task, but List,
+/// which needs none, on once connected.
 #[component]
 pub fn TaskControls(
     /// What the Live view's parts share.
@@ -21,20 +24,42 @@ pub fn TaskControls(
         live.changed.track();
         live.session.with_value(|s| s.task().is_none())
     };
+    let list = move || list_view(live.link.get());
     // One handler for the row (fewer closures held by the first view's
-    // function table): the button pressed says what it does.
+    // function table): the button pressed says what it does; a disabled
+    // one sends no click.
     let pressed = move |ev: leptos::ev::MouseEvent| act(live, &ev);
     view! {
-        <div class="live__controls" role="group" aria-label="The live task">
+        <div class="live__controls" role="group" aria-label="The live task" on:click=pressed>
             <p class="live__task">{line}</p>
-            <fieldset class="live__ops" disabled=none on:click=pressed>
+            <fieldset class="live__ops" disabled=none>
                 <button data-op="get">"Get"</button>
                 <button data-op="cancel">"Cancel"</button>
                 <button data-op="resubscribe">"Drop the stream and resubscribe"</button>
                 <button data-op="poll">"Poll until it ends"</button>
             </fieldset>
-            <button data-op="download" on:click=pressed>"Download session"</button>
+            {list}
+            <button data-op="download">"Download session"</button>
         </div>
+    }
+}
+
+/// List, on once the doctor's steps let a session start; off on a wire
+/// with no ListTasks, with the relay's words for why (the page's own
+/// words would stay in the first view's module). Out of line (see
+/// `actions`).
+#[inline(never)]
+fn list_view(link: Link) -> impl IntoView {
+    let (on, why) = match link {
+        Link::Found(found) => (
+            connected(&found.steps) && found.no_list.is_none(),
+            found.no_list,
+        ),
+        _ => (false, None),
+    };
+    view! {
+        <button data-op="list" disabled=!on>"List"</button>
+        {why.map(|why| view! { <p class="live__status">{why}</p> })}
     }
 }
 
@@ -58,6 +83,7 @@ fn act(live: Live, ev: &leptos::ev::MouseEvent) {
     let task = live.session.with_value(|s| s.task().map(|t| t.id.clone()));
     match (op.as_deref(), task) {
         (Some("download"), _) => actions::download(live),
+        (Some("list"), _) => actions::call(live, LiveAsk::List {}),
         (Some("get"), Some(task_id)) => actions::call(live, LiveAsk::Get { task_id }),
         (Some("cancel"), Some(task_id)) => actions::call(live, LiveAsk::Cancel { task_id }),
         (Some("resubscribe"), Some(task_id)) => actions::resubscribe(live, task_id),
