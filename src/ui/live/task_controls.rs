@@ -16,15 +16,13 @@ pub fn TaskControls(
     /// What the Live view's parts share.
     live: Live,
 ) -> impl IntoView {
-    let line = move || {
-        live.changed.track();
-        task_line(live)
-    };
-    let none = move || {
-        live.changed.track();
-        live.session.with_value(|s| s.task().is_none())
-    };
-    let list = move || list_view(live.link.get());
+    // Two of each kind, made by one function each: one closure type per
+    // kind, as the first view's function table holds every closure type's
+    // redraw (List's own closure took 41 bytes of it; shared, 6).
+    let line = said(live, false);
+    let why = said(live, true);
+    let none = off(live, false);
+    let unlisted = off(live, true);
     // One handler for the row (fewer closures held by the first view's
     // function table): the button pressed says what it does; a disabled
     // one sends no click.
@@ -38,29 +36,46 @@ pub fn TaskControls(
                 <button data-op="resubscribe">"Drop the stream and resubscribe"</button>
                 <button data-op="poll">"Poll until it ends"</button>
             </fieldset>
-            {list}
+            <button data-op="list" disabled=unlisted>"List"</button>
+            <p class="live__status">{why}</p>
             <button data-op="download">"Download session"</button>
         </div>
     }
 }
 
-/// List, on once the doctor's steps let a session start; off on a wire
-/// with no ListTasks, with the relay's words for why (the page's own
-/// words would stay in the first view's module). Out of line (see
-/// `actions`).
-#[inline(never)]
-fn list_view(link: Link) -> impl IntoView {
-    let (on, why) = match link {
-        Link::Found(found) => (
-            connected(&found.steps) && found.no_list.is_none(),
-            found.no_list,
-        ),
-        _ => (false, None),
-    };
-    view! {
-        <button data-op="list" disabled=!on>"List"</button>
-        {why.map(|why| view! { <p class="live__status">{why}</p> })}
+/// A line redrawn as the session or the link changes: the task's, or
+/// with `list` why List is off (empty while it is on).
+fn said(live: Live, list: bool) -> impl Fn() -> String + Copy {
+    move || {
+        live.changed.track();
+        match list {
+            true => list_off(live).flatten().unwrap_or_default(),
+            false => task_line(live),
+        }
     }
+}
+
+/// Whether the task's controls are off (no task yet), or with `list`
+/// whether List is.
+fn off(live: Live, list: bool) -> impl Fn() -> bool + Copy {
+    move || {
+        live.changed.track();
+        match list {
+            true => list_off(live).is_some(),
+            false => live.session.with_value(|s| s.task().is_none()),
+        }
+    }
+}
+
+/// List is on once the doctor's steps let a session start (`None`); off
+/// before, and on a wire with no ListTasks, with why in the relay's words
+/// (as the doctor's steps are). Out of line (see `actions`).
+#[inline(never)]
+fn list_off(live: Live) -> Option<Option<String>> {
+    live.link.with(|link| match link {
+        Link::Found(found) if connected(&found.steps) => found.no_list.clone().map(Some),
+        _ => Some(None),
+    })
 }
 
 /// The task's line: its id and state, or that there is none yet.
