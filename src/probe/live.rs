@@ -13,7 +13,7 @@ use crate::model::evidence::live::ask::LiveAsk;
 use crate::model::evidence::live::doctor::{CardTry, Connect, Reached, Spoken};
 use crate::model::evidence::live::frame::{sent, status_text, CallEnded, Frame};
 use crate::model::evidence::probe::records::AnswerEnd;
-use crate::model::evidence::probe::request::{Method, Requests};
+use crate::model::evidence::probe::request::{Method, Request, Requests};
 use crate::model::wire::card::{AgentCard, CARD_PATHS};
 use crate::model::wire::rest::Binding;
 use crate::model::wire::Wire;
@@ -201,22 +201,28 @@ fn refused(why: &str) -> Option<u16> {
 }
 
 impl Reachable {
-    /// Makes the call `ask` names, handing each frame to `on_frame` as it
-    /// comes: the request sent, each answer, the end. `on_frame` answers
-    /// `false` when nobody reads any more (the page dropped the stream),
-    /// and the call is dropped then.
-    pub fn call(&self, ask: &LiveAsk, on_frame: &mut dyn FnMut(Frame) -> bool) {
-        let request = match self.requests.lock() {
+    /// The request for the call `ask` names, by the probe's builder; an
+    /// ask the agent's wire has no call for (ListTasks on 0.3) is refused
+    /// with why, before anything is sent.
+    pub fn request(&self, ask: &LiveAsk) -> Result<Request, String> {
+        match self.requests.lock() {
             Ok(mut requests) => ask.request(&mut requests),
             Err(poisoned) => ask.request(&mut poisoned.into_inner()),
-        };
-        if !on_frame(Frame::Sent(sent(&request))) {
+        }
+    }
+
+    /// Makes the call `request` (made by [`Reachable::request`]), handing
+    /// each frame to `on_frame` as it comes: the request sent, each answer,
+    /// the end. `on_frame` answers `false` when nobody reads any more (the
+    /// page dropped the stream), and the call is dropped then.
+    pub fn call(&self, request: &Request, on_frame: &mut dyn FnMut(Frame) -> bool) {
+        if !on_frame(Frame::Sent(sent(request))) {
             return;
         }
         let started = Instant::now();
         let mut streamed = false;
         let mut reading = true;
-        let result = self.caller.call(&request, self.timeout, &mut |raw, _| {
+        let result = self.caller.call(request, self.timeout, &mut |raw, _| {
             streamed = true;
             reading = on_frame(Frame::Answer(raw.to_string()));
             match reading {

@@ -4,7 +4,8 @@
 //! agent and answers what it found with the doctor's steps on it
 //! ([`Diagnosis`]); `POST /live/call`
 //! takes one ask ([`LiveAsk`]) and streams its frames back as JSON Lines, each
-//! as it comes. A call runs on a thread of its own (the probe's callers
+//! as it comes; a bad ask, or one the agent's wire has no call for
+//! (ListTasks on 0.3), is refused 400 with why, and nothing is sent. A call runs on a thread of its own (the probe's callers
 //! block); when the page stops reading, the call is dropped.
 
 use std::convert::Infallible;
@@ -149,6 +150,10 @@ async fn call_route(State(relay): State<Arc<Relay>>, body: Bytes) -> Response {
             "not connected to the agent: connect first",
         );
     };
+    let request = match reachable.request(&ask) {
+        Ok(request) => request,
+        Err(why) => return text(StatusCode::BAD_REQUEST, why),
+    };
     let (tx, rx) = tokio::sync::mpsc::channel::<String>(FRAMES_AHEAD);
     let keeping = Arc::clone(&relay);
     let spawned = std::thread::Builder::new()
@@ -156,7 +161,7 @@ async fn call_route(State(relay): State<Arc<Relay>>, body: Bytes) -> Response {
         .spawn(move || {
             let kept = keeping.kept.as_ref();
             let number = kept.map(|k| k.lock().unwrap_or_else(|e| e.into_inner()).session.begin());
-            reachable.call(&ask, &mut |frame| {
+            reachable.call(&request, &mut |frame| {
                 let line = frame.line();
                 if let (Some(kept), Some(number)) = (kept, number) {
                     kept.lock()

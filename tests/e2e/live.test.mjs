@@ -2,7 +2,8 @@
 // the page inside) relays the page to real agents on 127.0.0.1: the SDK
 // agents of tests/agents and the scripted one (hostile.py). The page opened
 // at the URL it prints connects, runs the doctor, sends a message, and shows
-// the task judged as `check` judges the session it downloads. The relay
+// the task judged as `check` judges the session it downloads; List shows
+// the agent's tasks (off, with why, on 0.3). The relay
 // refuses other origins, no token and a rebinding Host; an agent's HTML is
 // text; a credential given with --header reaches neither the page nor the
 // session.
@@ -168,6 +169,42 @@ test('cancel, and drop the stream and resubscribe, from the page', async () => {
     await page.click('button:text-is("Cancel")');
     await taskIs(page, /CANCELED/);
     assert.deepEqual(log.errors, []);
+  } finally {
+    await context.close();
+  }
+});
+
+test('List, on once connected, lists the agent\'s tasks in the call log as text; off on 0.3 with why', async () => {
+  const context = await launch();
+  try {
+    const url = await live(await agent('python', 'none'));
+    const { page, log } = await connected(context, url);
+    // It needs no task: on before any message.
+    assert.equal(await page.isEnabled('button:text-is("List")'), true);
+    await page.click('button:text-is("Send as a new task")');
+    await taskIs(page, /COMPLETED/);
+    const line = await page.textContent('.live__task');
+    const id = line.match(/^Task (\S+):/)[1];
+    await page.click('button:text-is("List")');
+    await page.waitForFunction(() => /ListTasks.*ended/.test(document.querySelector('.live__call summary')?.textContent || ''), null, { timeout: 20000 });
+    await page.click('.live__call summary >> nth=0');
+    const answer = await page.textContent('.live__call >> nth=0');
+    assert.ok(answer.includes(id), answer);
+    // The task followed is still the session's own; a listed task is no finding.
+    assert.equal(await page.textContent('.live__task'), line);
+    assert.deepEqual(await shownFindings(page), []);
+    const session = await download(page, 'live-list');
+    assert.deepEqual(session.findings, []);
+    const methods = session.text.trim().split('\n').map((l) => JSON.parse(l).method).filter(Boolean);
+    assert.deepEqual(methods, ['SendStreamingMessage', 'ListTasks']);
+    assert.deepEqual(log.errors, []);
+    await page.close();
+    // An agent that speaks only 0.3: List is off, and the relay says why.
+    const old = await open(context, await live(await scripted('card-03-no-skills')));
+    await old.page.waitForSelector('.live__steps');
+    assert.equal(await old.page.isEnabled('button:text-is("List")'), false);
+    assert.match(await old.page.textContent('.live__controls'), /0\.3 has no ListTasks/);
+    assert.deepEqual(old.log.errors, []);
   } finally {
     await context.close();
   }

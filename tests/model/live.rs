@@ -2,11 +2,13 @@
 //! target; the requests it makes are the probe's builder's, a reply
 //! carrying the task's `taskId` and `contextId`; the relay's frames read
 //! back; the session keeps what `check` reads and follows the task; the
-//! doctor's steps say what failed and the fix; the page URL's token.
+//! doctor's steps say what failed and the fix; the page URL's token; a
+//! ListTasks (1.0 only) kept and judged with no listed task taken for a
+//! stream of the session's.
 
 use a2a_lab::model::evidence::live::ask::LiveAsk;
 use a2a_lab::model::evidence::live::doctor::{
-    connected, security_schemes, steps, CardTry, Connect, Reached, Spoken, StepVerdict,
+    connected, security_schemes, steps, CardTry, Connect, Diagnosis, Reached, Spoken, StepVerdict,
 };
 use a2a_lab::model::evidence::live::frame::{sent, CallEnded, Frame};
 use a2a_lab::model::evidence::live::session::Session;
@@ -40,7 +42,7 @@ fn a_reply_carries_the_task_and_its_context_on_both_wires() {
         br#"{"op":"send","text":"yes","data":{"n":1},"taskId":"t-1","contextId":"c-1"}"#,
     )
     .unwrap();
-    let v1 = ask.request(&mut requests("JSONRPC", "1.0"));
+    let v1 = ask.request(&mut requests("JSONRPC", "1.0")).unwrap();
     let message = &v1.body.as_ref().unwrap()["params"]["message"];
     assert_eq!(v1.body.as_ref().unwrap()["method"], "SendStreamingMessage");
     assert_eq!(message["taskId"], "t-1");
@@ -49,7 +51,7 @@ fn a_reply_carries_the_task_and_its_context_on_both_wires() {
         message["parts"],
         json!([{"text": "yes"}, {"data": {"n": 1}}])
     );
-    let v03 = ask.request(&mut requests("JSONRPC", "0.3"));
+    let v03 = ask.request(&mut requests("JSONRPC", "0.3")).unwrap();
     let message = &v03.body.as_ref().unwrap()["params"]["message"];
     assert_eq!(v03.body.as_ref().unwrap()["method"], "message/stream");
     assert_eq!(
@@ -63,7 +65,8 @@ fn a_reply_carries_the_task_and_its_context_on_both_wires() {
     // A new task names none.
     let new = LiveAsk::parse(br#"{"op":"send","text":"hi"}"#)
         .unwrap()
-        .request(&mut requests("JSONRPC", "1.0"));
+        .request(&mut requests("JSONRPC", "1.0"))
+        .unwrap();
     let message = &new.body.as_ref().unwrap()["params"]["message"];
     assert!(message.get("taskId").is_none() && message.get("contextId").is_none());
 }
@@ -92,7 +95,7 @@ fn an_ask_is_a_call_on_the_agent_never_a_place() {
     assert!(LiveAsk::parse(long.as_bytes()).unwrap_err().contains("KiB"));
     // Every call goes to the card's interface, whatever the task id says.
     let get = LiveAsk::parse(br#"{"op":"get","taskId":"../../admin"}"#).unwrap();
-    let rest = get.request(&mut requests("HTTP+JSON", "1.0"));
+    let rest = get.request(&mut requests("HTTP+JSON", "1.0")).unwrap();
     assert!(
         rest.url.starts_with("http://127.0.0.1:9/a/"),
         "{}",
@@ -103,12 +106,12 @@ fn an_ask_is_a_call_on_the_agent_never_a_place() {
 #[test]
 fn a_request_kept_in_a_session_has_a_method_and_no_host() {
     let ask = LiveAsk::parse(br#"{"op":"cancel","taskId":"t-9"}"#).unwrap();
-    let rest = sent(&ask.request(&mut requests("HTTP+JSON", "1.0")));
+    let rest = sent(&ask.request(&mut requests("HTTP+JSON", "1.0")).unwrap());
     assert_eq!(rest["method"], "CancelTask");
     assert_eq!(rest["binding"], "HTTP+JSON");
     assert_eq!(rest["path"], "/a/tasks/t-9:cancel");
     assert!(!rest.to_string().contains("127.0.0.1"), "{rest}");
-    let rpc = sent(&ask.request(&mut requests("JSONRPC", "1.0")));
+    let rpc = sent(&ask.request(&mut requests("JSONRPC", "1.0")).unwrap());
     assert_eq!(
         (rpc["method"].as_str(), rpc["jsonrpc"].as_str()),
         (Some("CancelTask"), Some("2.0"))
@@ -259,6 +262,139 @@ fn a_session_follows_the_task_and_keeps_what_check_reads() {
     // Frames of a call never begun are ignored.
     session.on_frame(99, Frame::Answer("{}".into()));
     assert_eq!(session.capture().lines().count(), 4);
+}
+
+#[test]
+fn list_is_a_call_on_1_0_and_refused_on_0_3() {
+    let ask = LiveAsk::parse(br#"{"op":"list"}"#).unwrap();
+    assert_eq!(ask, LiveAsk::List {});
+    for bad in [
+        r#"{"op":"list","taskId":"t"}"#,
+        r#"{"op":"list","pageSize":5}"#,
+    ] {
+        let e = LiveAsk::parse(bad.as_bytes()).unwrap_err();
+        assert!(e.contains("unknown field"), "{bad}: {e}");
+    }
+    let rpc = ask.request(&mut requests("JSONRPC", "1.0")).unwrap();
+    let body = rpc.body.as_ref().unwrap();
+    assert_eq!(
+        (body["method"].as_str(), &body["params"]),
+        (Some("ListTasks"), &json!({}))
+    );
+    let rest = ask.request(&mut requests("HTTP+JSON", "1.0")).unwrap();
+    assert_eq!(
+        (rest.url.as_str(), rest.body.is_none()),
+        ("http://127.0.0.1:9/a/tasks", true)
+    );
+    let kept = sent(&rest);
+    assert_eq!(
+        (kept["method"].as_str(), kept["path"].as_str()),
+        (Some("ListTasks"), Some("/a/tasks"))
+    );
+    let grpc = ask.request(&mut requests("GRPC", "1.0")).unwrap();
+    assert_eq!(
+        (grpc.name(), grpc.body.as_ref()),
+        ("ListTasks", Some(&json!({})))
+    );
+    // 0.3 has none: refused with the version named.
+    let e = ask.request(&mut requests("JSONRPC", "0.3")).unwrap_err();
+    assert!(e.contains("0.3 has no ListTasks"), "{e}");
+    // The relay says so to the page with the doctor's steps.
+    let spoken = |wire| Spoken {
+        wire,
+        ..jsonrpc(true)
+    };
+    let card = json!({"name": "A", "supportedInterfaces": [
+        {"url": "http://127.0.0.1:9/", "protocolBinding": "JSONRPC", "protocolVersion": "0.3"}]});
+    let on = |wire| Diagnosis::of(found(Some(card.clone()), Some(spoken(wire)), None)).no_list;
+    assert!(on(Wire::V0_3).unwrap().contains("0.3"));
+    assert_eq!(on(Wire::V1_0), None);
+}
+
+/// A task as a ListTasks answer lists it.
+fn listed(id: &str, state: &str) -> Value {
+    json!({"id": id, "contextId": "c-other", "status": {"state": state}})
+}
+
+#[test]
+fn a_list_is_kept_and_judged_without_a_listed_task_becoming_the_sessions() {
+    let send = json!({"jsonrpc": "2.0", "id": 1, "method": "SendStreamingMessage", "params": {}});
+    let done = [
+        rpc(
+            json!({"task": {"id": "t-1", "contextId": "c-1", "status": {"state": "TASK_STATE_WORKING"}}}),
+        ),
+        rpc(
+            json!({"statusUpdate": {"taskId": "t-1", "contextId": "c-1", "status": {"state": "TASK_STATE_COMPLETED"}}}),
+        ),
+    ];
+    let tasks = json!([
+        listed("t-1", "TASK_STATE_COMPLETED"),
+        listed("t-else", "TASK_STATE_WORKING")
+    ]);
+    let page = json!({"tasks": tasks, "nextPageToken": "", "pageSize": 50, "totalSize": 2});
+    let list = LiveAsk::List {};
+    // Each binding's answer as the relay hands it on: JSON-RPC's envelope,
+    // REST's bare body, gRPC's ProtoJSON (an empty list left out whole).
+    for (binding, answer) in [
+        ("JSONRPC", rpc(page.clone())),
+        ("HTTP+JSON", page.clone()),
+        ("GRPC", json!({"tasks": tasks})),
+        ("GRPC", json!({})),
+    ] {
+        let mut session = Session::new();
+        stream(&mut session, send.clone(), &done);
+        let request = list.request(&mut requests(binding, "1.0")).unwrap();
+        stream(&mut session, sent(&request), std::slice::from_ref(&answer));
+        // The task followed is still the session's own, ended.
+        let task = session.task().unwrap();
+        assert_eq!((task.id.as_str(), task.ended()), ("t-1", true), "{binding}");
+        // Kept as any call is: the request, then its answer.
+        let lines: Vec<Value> = session
+            .capture()
+            .lines()
+            .map(|l| serde_json::from_str(l).unwrap())
+            .collect();
+        assert_eq!(lines.len(), 5, "{binding}");
+        assert_eq!(lines[3]["method"], "ListTasks");
+        assert_eq!(lines[4], answer);
+        // A task listed WORKING is no stream of this session's: no
+        // missing-terminal, and no task of the report.
+        let report = session.report().unwrap().unwrap();
+        assert!(
+            report.findings.is_empty(),
+            "{binding}: {:?}",
+            report.findings
+        );
+        assert_eq!(
+            report
+                .tasks
+                .iter()
+                .map(|t| t.id.as_str())
+                .collect::<Vec<_>>(),
+            ["t-1"],
+            "{binding}"
+        );
+        assert!(report.errors.is_empty(), "{binding}");
+    }
+    // An agent without ListTasks answers an error: kept as one, no finding.
+    let mut session = Session::new();
+    stream(&mut session, send.clone(), &done);
+    let request = list.request(&mut requests("JSONRPC", "1.0")).unwrap();
+    let refused = json!({"jsonrpc": "2.0", "id": 2, "error": {"code": -32601, "message": "Method not found"}});
+    stream(&mut session, sent(&request), &[refused]);
+    let report = session.report().unwrap().unwrap();
+    assert!(report.findings.is_empty(), "{:?}", report.findings);
+    assert_eq!(report.errors.len(), 1);
+    // Without a ListTasks request kept before it, the same answer is not
+    // taken for a list: it is no event the reader knows.
+    let mut session = Session::new();
+    stream(&mut session, send, &done);
+    let call = session.begin();
+    session.on_frame(call, Frame::Answer(rpc(page).to_string()));
+    assert!(
+        session.report().unwrap().is_err()
+            || !session.report().unwrap().unwrap().findings.is_empty()
+    );
 }
 
 fn found(card: Option<Value>, interface: Option<Spoken>, reached: Option<Reached>) -> Connect {

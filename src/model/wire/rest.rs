@@ -95,6 +95,8 @@ pub enum RestCall {
     Cancel,
     /// `POST {url}/tasks/{id}:subscribe`.
     Subscribe,
+    /// `GET {url}/tasks` (ListTasks, 1.0 only).
+    List,
 }
 
 impl RestCall {
@@ -109,6 +111,7 @@ impl RestCall {
             RestCall::Get => format!("{base}/tasks/{task}"),
             RestCall::Cancel => format!("{base}/tasks/{task}:cancel"),
             RestCall::Subscribe => format!("{base}/tasks/{task}:subscribe"),
+            RestCall::List => format!("{base}/tasks"),
         }
     }
 }

@@ -3,7 +3,9 @@
 //! offered to that task's own ledger; what the ledger refuses, and what a
 //! client holding the parts it was sent would notice, become findings. A
 //! request the client sent, where the capture keeps one, is no event: it
-//! says which task the answers after it must concern (A2A 1.0 §3.4.3).
+//! says which task the answers after it must concern (A2A 1.0 §3.4.3),
+//! or that the answer after it is a ListTasks answer, whose tasks are
+//! listed, not streamed, and judged by no ledger.
 //!
 //! Memory grows with the tasks still open: a finished task keeps its id,
 //! counts and final state, and hands its ledger back for the next task.
@@ -16,6 +18,7 @@ use super::report::{CaptureFinding, CaptureReport, RpcError, TaskSummary, WiresS
 use super::task::{EventFindings, KeptEvents, ShapeTally, TaskJudge};
 use super::EXPLAIN_AT_MOST;
 use crate::model::evidence::finding::{check_depth, FindingCode};
+use crate::model::evidence::probe::request::LIST_TASKS;
 use crate::model::ledger::TaskLedger;
 use crate::model::wire::event::{parse, read_event, Envelope, RawEvent, Request, What, WireEvent};
 use crate::model::wire::read_error::{EventFault, Place, ReadError, ReadKind};
@@ -52,6 +55,12 @@ pub(super) struct CaptureJudge {
     last_slot: Option<usize>,
     /// The request the answers read now answer, while it continues a task.
     continuing: Option<Continuing>,
+    /// A ListTasks request was kept in the current file: an answer after
+    /// it that names no event is the list, whose tasks are no events of
+    /// any stream (a task listed WORKING is another client's to finish).
+    lists: bool,
+    /// ListTasks answers read.
+    listed: u64,
     /// Ledgers of finished tasks, reset and reused by new ones; boxed as
     /// the tasks hold them, so that handing one over moves a pointer.
     #[allow(clippy::vec_box)]
@@ -78,6 +87,8 @@ impl CaptureJudge {
             seen_0_3: false,
             last_slot: None,
             continuing: None,
+            lists: false,
+            listed: 0,
             spare: Vec::new(),
         }
     }
@@ -105,6 +116,7 @@ impl CaptureJudge {
         let line: RawEvent = parse(bytes)?;
         let typed = match line.envelope().map_err(in_event)? {
             Envelope::Request(request) => {
+                self.lists |= request.method == LIST_TASKS;
                 self.continuing = Continuing::of(&request);
                 return Ok(());
             }
@@ -129,6 +141,10 @@ impl CaptureJudge {
         };
         let event = match read_event(typed, self.forced) {
             Ok(event) => event,
+            Err(_) if self.lists && typed.names_no_event() => {
+                self.listed += 1;
+                return Ok(());
+            }
             Err(e) => {
                 // An event the schema explains (a required field absent, a
                 // `kind` that names nothing) is a finding of its task, and
@@ -183,6 +199,7 @@ impl CaptureJudge {
     /// nothing in the next, which holds answers to requests not kept.
     pub(super) fn file_ended(&mut self) {
         self.continuing = None;
+        self.lists = false;
     }
 
     /// Keeps the event as read under its task, when asked to (to explain
@@ -286,9 +303,10 @@ impl CaptureJudge {
     }
 
     /// How many A2A answers were read so far: events, and JSON-RPC
-    /// errors, which a capture lists (SPEC §8) though they are no events.
+    /// errors and ListTasks answers, which a capture holds (SPEC §8)
+    /// though they are no events.
     pub(super) fn answers_read(&self) -> u64 {
-        self.events + self.errors.len() as u64
+        self.events + self.errors.len() as u64 + self.listed
     }
 
     /// The task's slot, opened (with a spare ledger when there is one) on

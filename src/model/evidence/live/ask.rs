@@ -50,6 +50,10 @@ pub enum LiveAsk {
         #[serde(rename = "taskId")]
         task_id: String,
     },
+    /// ListTasks (A2A 1.0; 0.3 has none): the agent's tasks, the session's
+    /// or not. A struct variant, so that a field sent with it is refused
+    /// as any other ask's unknown field is.
+    List {},
 }
 
 impl LiveAsk {
@@ -93,13 +97,15 @@ impl LiveAsk {
                     return Err("which task? (taskId is empty)".into());
                 }
             }
+            LiveAsk::List {} => {}
         }
         Ok(self)
     }
 
-    /// The request the relay sends for this ask, by the probe's builder.
-    pub fn request(&self, requests: &mut Requests) -> Request {
-        match self {
+    /// The request the relay sends for this ask, by the probe's builder;
+    /// refused, with why, when the wire spoken has no such call.
+    pub fn request(&self, requests: &mut Requests) -> Result<Request, String> {
+        Ok(match self {
             LiveAsk::Send {
                 text,
                 data,
@@ -113,6 +119,7 @@ impl LiveAsk {
             LiveAsk::Get { task_id } => requests.on_task(Method::Get, task_id),
             LiveAsk::Cancel { task_id } => requests.on_task(Method::Cancel, task_id),
             LiveAsk::Subscribe { task_id } => requests.on_task(Method::Subscribe, task_id),
-        }
+            LiveAsk::List {} => requests.list()?,
+        })
     }
 }

@@ -9,6 +9,7 @@
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
+use crate::model::evidence::probe::request::no_list;
 use crate::model::wire::card::{AgentCard, Endpoint};
 use crate::model::wire::rest::Binding;
 use crate::model::wire::Wire;
@@ -106,6 +107,10 @@ pub struct Diagnosis {
     pub card: Option<String>,
     /// What was found.
     pub connect: Connect,
+    /// Why the interface has no ListTasks, when it has none (the page
+    /// says it beside List, in the relay's words).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub no_list: Option<String>,
 }
 
 /// What the page reads of a [`Diagnosis`]: the steps and the card, to
@@ -117,6 +122,9 @@ pub struct DoctorView {
     /// The card as served, when one was found.
     #[serde(default)]
     pub card: Option<String>,
+    /// Why List is off, when it is ([`Diagnosis::no_list`]).
+    #[serde(default)]
+    pub no_list: Option<String>,
 }
 
 impl Diagnosis {
@@ -125,6 +133,7 @@ impl Diagnosis {
         Diagnosis {
             steps: steps(&connect),
             card: connect.card.clone(),
+            no_list: connect.interface.as_ref().and_then(|i| no_list(i.wire)),
             connect,
         }
     }

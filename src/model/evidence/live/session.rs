@@ -2,12 +2,14 @@
 //! capture `check` reads (JSON Lines: each request sent, then the answers
 //! it got, in order), the calls as the page lists them, and the task
 //! under the user's hands (its id, context and state, read by the wire's
-//! reader) for the controls. Judging is the capture reader's, on the same
-//! lines a downloaded session holds, so that the page and `check` agree;
-//! the reader takes each line as it is kept and judges it then, so an
-//! event costs the same whether it is the first or the ten-thousandth.
+//! reader; never one a ListTasks answer names) for the controls. Judging
+//! is the capture reader's, on the same lines a downloaded session holds,
+//! so that the page and `check` agree; the reader takes each line as it
+//! is kept and judges it then, so an event costs the same whether it is
+//! the first or the ten-thousandth.
 
 use crate::model::evidence::capture::{CaptureReader, CaptureReport};
+use crate::model::evidence::probe::request::LIST_TASKS;
 use crate::model::state::{SentState, TaskState};
 use crate::model::wire::answer::{read_answer, Answer};
 use crate::model::wire::read_error::ReadError;
@@ -66,6 +68,9 @@ pub struct Session {
     /// Answers that were not JSON (kept in the calls, not in the
     /// capture, which `check` would refuse whole for them).
     unreadable: usize,
+    /// The calls that list tasks: the tasks they name may be any
+    /// session's, so the controls never follow one.
+    lists: Vec<usize>,
 }
 
 impl Session {
@@ -78,6 +83,7 @@ impl Session {
             calls: Vec::new(),
             task: None,
             unreadable: 0,
+            lists: Vec::new(),
         }
     }
 
@@ -101,6 +107,9 @@ impl Session {
         }
         match frame {
             Frame::Sent(request) => {
+                if request.get("method").and_then(|m| m.as_str()) == Some(LIST_TASKS) {
+                    self.lists.push(call);
+                }
                 let line = request.to_string();
                 self.keep(&line);
                 self.calls[call].sent = line;
@@ -109,7 +118,9 @@ impl Session {
                 match one_line(&text) {
                     Some(line) => {
                         self.keep(&line);
-                        self.read(&line);
+                        if !self.lists.contains(&call) {
+                            self.read(&line);
+                        }
                     }
                     None => self.unreadable += 1,
                 }

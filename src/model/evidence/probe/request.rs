@@ -20,6 +20,23 @@ pub enum Method {
     Cancel,
     /// SubscribeToTask (0.3: `tasks/resubscribe`).
     Subscribe,
+    /// ListTasks: A2A 1.0 only ([`LIST_TASKS`]); 0.3 has none, and the
+    /// builder refuses it there ([`Requests::list`]).
+    List,
+}
+
+/// ListTasks' name on 1.0, on every binding; a capture's reader tells its
+/// answer from a stream's events by the request kept before it.
+pub const LIST_TASKS: &str = "ListTasks";
+
+/// Why `wire` cannot list tasks, when it cannot: A2A's changelog adds
+/// `tasks/list` in the release after 0.3.0, and a2a-sdk's 0.3 REST
+/// answers `GET /v1/tasks` 404 (tests/agents/ANSWERS.md).
+pub fn no_list(wire: Wire) -> Option<String> {
+    match wire {
+        Wire::V1_0 => None,
+        Wire::V0_3 => Some("A2A 0.3 has no ListTasks (it came with 1.0)".into()),
+    }
 }
 
 impl Method {
@@ -30,6 +47,8 @@ impl Method {
             (Wire::V1_0, Method::Get) => "GetTask",
             (Wire::V1_0, Method::Cancel) => "CancelTask",
             (Wire::V1_0, Method::Subscribe) => "SubscribeToTask",
+            // Never sent on 0.3 (see [`no_list`]); named for messages.
+            (_, Method::List) => LIST_TASKS,
             (Wire::V0_3, Method::Stream) => "message/stream",
             (Wire::V0_3, Method::Get) => "tasks/get",
             (Wire::V0_3, Method::Cancel) => "tasks/cancel",
@@ -70,6 +89,7 @@ impl Method {
             Method::Get => RestCall::Get,
             Method::Cancel => RestCall::Cancel,
             Method::Subscribe => RestCall::Subscribe,
+            Method::List => RestCall::List,
         }
     }
 }
@@ -164,10 +184,21 @@ impl Requests {
         self.request(method, id, json!({"id": id}))
     }
 
+    /// ListTasks with no filter (the agent's first page: at most 50 tasks
+    /// unless it says otherwise, A2A 1.0 `ListTasksRequest`); refused on
+    /// a wire that has none, with why.
+    pub fn list(&mut self) -> Result<Request, String> {
+        if let Some(why) = no_list(self.wire) {
+            return Err(why);
+        }
+        self.next += 1;
+        Ok(self.request(Method::List, "", json!({})))
+    }
+
     /// The request: on JSON-RPC, `params` in an envelope POSTed to the
     /// endpoint; on gRPC, `params` as the method's request message; on REST, the call's path on the task, the message (a
-    /// `SendMessageRequest`, as `params` is) POSTed, a GET for a task, an
-    /// empty object POSTed for the others.
+    /// `SendMessageRequest`, as `params` is) POSTed, a GET for a task or
+    /// the list, an empty object POSTed for the others.
     fn request(&self, method: Method, task: &str, params: Value) -> Request {
         match self.binding {
             Binding::JsonRpc => Request {
@@ -198,7 +229,7 @@ impl Requests {
                 let call = method.rest();
                 let body = match call {
                     RestCall::Stream => Some(params),
-                    RestCall::Get => None,
+                    RestCall::Get | RestCall::List => None,
                     RestCall::Cancel | RestCall::Subscribe => Some(json!({})),
                 };
                 Request {

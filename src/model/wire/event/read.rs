@@ -65,6 +65,21 @@ impl<'a> RawEvent<'a> {
 }
 
 impl RawEvent<'_> {
+    /// Whether the object holds none of an event's fields (no wrapper, no
+    /// `kind`, no id, status, artifact or message id): a ListTasks answer
+    /// (`{"tasks": […], "nextPageToken": …}`, or `{}` as gRPC's ProtoJSON
+    /// writes an empty one) is such an object.
+    pub fn names_no_event(&self) -> bool {
+        self.wrapped().is_none()
+            && self.kind.is_none()
+            && self.id.is_none()
+            && self.task_id.is_none()
+            && self.context_id.is_none()
+            && self.status.is_none()
+            && self.artifact.is_none()
+            && self.message_id.is_none()
+    }
+
     /// The context an event names (inside the 1.0 wrapper, if any).
     pub fn context_named(&self) -> Option<&str> {
         self.wrapped().unwrap_or(self).context_id.as_deref()
