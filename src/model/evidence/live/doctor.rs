@@ -2,8 +2,7 @@
 //! agent ([`Connect`]), read as ordered steps ([`steps`]), each saying
 //! what held or failed and, when one failed, the fix. The relay reads
 //! them and sends the page a [`Diagnosis`]: the page shows the steps and
-//! carries none of their words (a chunk's text stays in the first view's
-//! module, whatever code it is in). The card is the agent's: untrusted,
+//! carries none of their words. The card is the agent's: untrusted,
 //! read here as data and shown by the page as text.
 
 use serde::{Deserialize, Serialize};
