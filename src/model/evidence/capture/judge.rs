@@ -122,16 +122,7 @@ impl CaptureJudge {
             }
             Envelope::Error(error) => {
                 self.index += 1;
-                // In an SSE stream, an error after a task's events is how
-                // that stream ended (a2a-sdk's raise, a2a-rs's cancel).
-                if let (Some(_), Some(slot)) = (self.sse, self.last_slot) {
-                    self.tasks[slot].stream_error = Some(error.code);
-                }
-                self.errors.push(RpcError {
-                    index,
-                    code: error.code,
-                    message: error.message.to_string(),
-                });
+                self.rpc_error(index, error.code, &error.message);
                 return Ok(());
             }
             Envelope::Event(typed) => {
@@ -139,6 +130,33 @@ impl CaptureJudge {
                 typed
             }
         };
+        self.event(index, bytes, &line, typed).map_err(in_event)
+    }
+
+    /// A JSON-RPC error in place of an event. In an SSE stream, an error
+    /// after a task's events is how that stream ended (a2a-sdk's raise,
+    /// a2a-rs's cancel).
+    fn rpc_error(&mut self, index: usize, code: crate::model::wire::RpcCode, message: &str) {
+        if let (Some(_), Some(slot)) = (self.sse, self.last_slot) {
+            self.tasks[slot].stream_error = Some(code);
+        }
+        self.errors.push(RpcError {
+            index,
+            code,
+            message: message.to_string(),
+        });
+    }
+
+    /// An answer that is no error: an event, judged in its task; a
+    /// ListTasks answer, counted; an event that breaks its schema, a
+    /// finding of its task.
+    fn event(
+        &mut self,
+        index: usize,
+        bytes: &[u8],
+        line: &RawEvent,
+        typed: &RawEvent,
+    ) -> Result<(), ReadError> {
         let event = match read_event(typed, self.forced) {
             Ok(event) => event,
             Err(_) if self.lists && typed.names_no_event() => {
@@ -150,9 +168,9 @@ impl CaptureJudge {
                 // `kind` that names nothing) is a finding of its task, and
                 // the capture is read on; anything else cannot be read.
                 let wire = typed.wire(self.forced);
-                let faults = faults_of(&line, wire, Shape::Event);
+                let faults = faults_of(line, wire, Shape::Event);
                 if faults.is_empty() {
-                    return Err(in_event(e));
+                    return Err(e);
                 }
                 self.unjudged(index, typed, wire, faults);
                 return Ok(());
@@ -174,25 +192,28 @@ impl CaptureJudge {
             None
         };
         self.events += 1;
-        let faults = faults_of(&line, event.wire, Shape::Event);
+        let faults = faults_of(line, event.wire, Shape::Event);
         let slot = self.slot(index, &event.task_id, event.wire);
         self.keep_event(slot, bytes);
         self.tally(slot, index, event.wire, faults);
-        // Only while a request continues a task: a capture of answers alone
-        // pays this one test per event.
-        let continued = match self.continuing.as_mut() {
-            None => Vec::new(),
-            Some(asked) => {
-                let task = match event.what {
-                    // A message answers for a task only when it names one.
-                    What::Message => typed.task_named(),
-                    _ => Some(event.task_id.clone()),
-                };
-                asked.answered(task.as_deref(), typed.context_named())
-            }
-        };
+        let continued = self.continued(&event, typed);
         self.judge(index, event, id.as_str(), timestamp, continued);
         Ok(())
+    }
+
+    /// What the event breaks of the request it answers, while that request
+    /// continues a task: a capture of answers alone pays this one test per
+    /// event.
+    fn continued(&mut self, event: &WireEvent, typed: &RawEvent) -> Vec<(FindingCode, String)> {
+        let Some(asked) = self.continuing.as_mut() else {
+            return Vec::new();
+        };
+        let task = match event.what {
+            // A message answers for a task only when it names one.
+            What::Message => typed.task_named(),
+            _ => Some(event.task_id.clone()),
+        };
+        asked.answered(task.as_deref(), typed.context_named())
     }
 
     /// The capture's current file ended: a request in it is answered by
