@@ -2,13 +2,16 @@
 //! as the page takes them from the relay, each judged as it comes (the
 //! cost per event must not grow with the events before it), and the
 //! report the page shows, taken at N events (it copies the rows kept, so
-//! the page takes it at most once per painted frame), at 1,000 and 10,000
+//! the page takes it at most once per painted frame), with what the
+//! page's timeline and state diagram make of it, at 1,000 and 10,000
 //! events.
 #![allow(clippy::unwrap_used)]
 
 use a2a_lab::model::evidence::live::frame::Frame;
 use a2a_lab::model::evidence::live::session::Session;
+use a2a_lab::model::pictures::diagram::path_taken;
 use a2a_lab::model::pictures::shown::Shown;
+use a2a_lab::model::pictures::timeline::{Timeline, MAX_MARKS};
 use criterion::{criterion_group, criterion_main, BatchSize, Criterion, Throughput};
 use serde_json::json;
 
@@ -50,6 +53,15 @@ fn bench(c: &mut Criterion) {
         assert_eq!(report.tasks[0].events as usize, events);
         group.throughput(Throughput::Elements(1));
         group.bench_function(format!("report/{events}"), |b| b.iter(|| session.report()));
+        let shown = Shown::capture(report.clone());
+        let run = shown.run().unwrap();
+        let rows = &run.trace.rows;
+        group.bench_function(format!("timeline/{events}"), |b| {
+            b.iter(|| Timeline::new(rows).marks(None, MAX_MARKS))
+        });
+        group.bench_function(format!("diagram/{events}"), |b| {
+            b.iter(|| path_taken(rows))
+        });
         group.bench_function(format!("shown/{events}"), |b| {
             b.iter_batched(|| report.clone(), Shown::capture, BatchSize::LargeInput)
         });
