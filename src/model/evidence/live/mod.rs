@@ -3,7 +3,9 @@
 //! agent, answers each ask as [`frame`]s: the request it sent, each answer
 //! as it came, how the call ended. The [`session`] keeps those frames as a
 //! capture that `check` reads, requests included, and judges it with the
-//! capture reader as it grows. Before any call, the relay's [`doctor`]
+//! capture reader as it grows; when the card declares push, the webhook's
+//! POSTs are kept beside it as a log `check --webhook` reads ([`pushes`]).
+//! Before any call, the relay's [`doctor`]
 //! says, step by step, whether the agent can be talked to and how to fix
 //! what stops it. Nothing here does IO: the relay's is `crate::probe::live`
 //! and `crate::serve::relay`, the page's `crate::ui`.
@@ -11,6 +13,7 @@
 pub mod ask;
 pub mod doctor;
 pub mod frame;
+pub mod pushes;
 pub mod session;
 
 /// The longest launch token the page takes (`serve --agent` makes 32 hex
