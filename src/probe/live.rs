@@ -23,6 +23,9 @@ use super::grpc::{self, GrpcClient};
 use super::http::{CallError, HttpClient};
 use super::tls::Trust;
 
+/// What a session keeps in place of the webhook's token.
+pub const HIDDEN_TOKEN: &str = "(the webhook's token, kept by the relay)";
+
 /// The agent a relay serves, as named on the command line.
 #[derive(Debug, Clone)]
 pub struct AgentOptions {
@@ -206,11 +209,31 @@ impl Reachable {
     /// `false` when nobody reads any more (the page dropped the stream),
     /// and the call is dropped then.
     pub fn call(&self, ask: &LiveAsk, on_frame: &mut dyn FnMut(Frame) -> bool) {
-        let request = match self.requests.lock() {
+        self.call_pushed(ask, None, on_frame);
+    }
+
+    /// As [`Reachable::call`]; with `push` (the relay's webhook and its
+    /// token), a message that starts a task carries the push config. The
+    /// frame of the request sent holds the URL, never the token, which
+    /// only the agent and the webhook know.
+    pub fn call_pushed(
+        &self,
+        ask: &LiveAsk,
+        push: Option<(&str, &str)>,
+        on_frame: &mut dyn FnMut(Frame) -> bool,
+    ) {
+        let mut request = match self.requests.lock() {
             Ok(mut requests) => ask.request(&mut requests),
             Err(poisoned) => ask.request(&mut poisoned.into_inner()),
         };
-        if !on_frame(Frame::Sent(sent(&request))) {
+        let mut shown = sent(&request);
+        if let (Some((url, token)), LiveAsk::Send { task_id: None, .. }) = (push, ask) {
+            let mut hidden = request.clone();
+            hidden.push_to(url, HIDDEN_TOKEN);
+            shown = sent(&hidden);
+            request.push_to(url, token);
+        }
+        if !on_frame(Frame::Sent(shown)) {
             return;
         }
         let started = Instant::now();
