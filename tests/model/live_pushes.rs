@@ -124,7 +124,10 @@ fn each_post_is_laid_beside_the_event_it_mirrors() {
         ]
     );
     assert!(rows.iter().enumerate().all(|(i, r)| r.index == i));
-    assert_eq!(rows[2].event, "POST TASK_STATE_WORKING to the webhook");
+    assert_eq!(
+        rows[2].event,
+        "POST TASK_STATE_WORKING to the webhook → 200"
+    );
     assert_eq!(rows[4].disposition, Disposition::Delivered);
     // The artifact mirrors no event of the stream: last, after the end.
     assert_eq!(rows[5].disposition, Disposition::AfterTerminal);

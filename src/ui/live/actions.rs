@@ -28,7 +28,12 @@ pub fn connect(live: Live) {
     leptos::task::spawn_local(async move {
         let token = live.token.get_value();
         live.link.set(match super::relay::connect(&token).await {
-            Ok(found) => Link::Found(Box::new(found)),
+            Ok(found) => {
+                if crate::model::evidence::live::doctor::connected(&found.steps) {
+                    super::webhook::follow(live);
+                }
+                Link::Found(Box::new(found))
+            }
             Err(why) => Link::Failed(why),
         });
     });
@@ -38,10 +43,11 @@ pub fn connect(live: Live) {
     ));
 }
 
-/// The session as judged, shown in the trace table, timeline and diagram,
-/// the task the controls act on chosen.
+/// The session as judged, with the webhook's POSTs beside it, shown in
+/// the trace table, timeline and diagram, the task the controls act on
+/// chosen.
 #[inline(never)]
-fn refresh(live: Live) {
+pub(super) fn refresh(live: Live) {
     live.changed.update(|n| *n += 1);
     let lab = live.lab;
     let judged = live.session.with_value(|s| {
@@ -50,7 +56,8 @@ fn refresh(live: Live) {
     });
     match judged {
         None => {}
-        Some((Ok(report), chosen)) => {
+        Some((Ok(mut report), chosen)) => {
+            live.pushes.with_value(|p| p.lay(&mut report));
             let at = chosen
                 .and_then(|id| report.tasks.iter().position(|t| t.id == id))
                 .unwrap_or(0);

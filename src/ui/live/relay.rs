@@ -21,8 +21,17 @@ pub struct FrameLines {
 impl FrameLines {
     /// The frames `chunk` completes.
     pub fn feed(&mut self, chunk: &[u8]) -> Result<Vec<Frame>, String> {
+        self.lines(chunk)?
+            .iter()
+            .map(|line| Frame::parse(line))
+            .collect()
+    }
+
+    /// The lines, not blank, that `chunk` completes (the webhook's POSTs
+    /// come so too).
+    pub fn lines(&mut self, chunk: &[u8]) -> Result<Vec<String>, String> {
         self.carry.extend_from_slice(chunk);
-        let mut frames = Vec::new();
+        let mut lines = Vec::new();
         let mut start = 0;
         while let Some(end) = self.carry[start..].iter().position(|&b| b == b'\n') {
             let line = &self.carry[start..start + end];
@@ -30,7 +39,7 @@ impl FrameLines {
             let text = std::str::from_utf8(line)
                 .map_err(|_| "the relay sent a frame that is not UTF-8")?;
             if !text.trim().is_empty() {
-                frames.push(Frame::parse(text)?);
+                lines.push(text.to_string());
             }
         }
         self.carry.drain(..start);
@@ -40,7 +49,7 @@ impl FrameLines {
                 MAX_FRAME >> 20
             ));
         }
-        Ok(frames)
+        Ok(lines)
     }
 }
 
@@ -153,7 +162,16 @@ mod fetch {
 
     /// Starts one call; its frames are read with [`read`].
     pub async fn open(token: &str, ask: &str) -> Result<Reader, String> {
-        let answer = send(token, "POST", "live/call", Some(ask)).await?;
+        reader(send(token, "POST", "live/call", Some(ask)).await?).await
+    }
+
+    /// Follows the webhook's POSTs, a line each, read with [`read_lines`];
+    /// an error when the relay has no webhook (no push on the card).
+    pub async fn follow(token: &str) -> Result<Reader, String> {
+        reader(send(token, "GET", "live/pushes", None).await?).await
+    }
+
+    async fn reader(answer: JsValue) -> Result<Reader, String> {
         let body = get(&answer, "body").map_err(said)?;
         if body.is_null() || body.is_undefined() {
             return Err("the relay's answer has no body".into());
@@ -170,16 +188,41 @@ mod fetch {
         on_frames: &mut dyn FnMut(Vec<Frame>),
     ) -> Result<(), String> {
         let mut lines = FrameLines::default();
+        read_chunks(reader, &mut |chunk| {
+            on_frames(lines.feed(chunk)?);
+            Ok(())
+        })
+        .await
+    }
+
+    /// Reads a stream of lines to its end, handing them to `on_lines` as
+    /// they come.
+    pub async fn read_lines(
+        reader: &Reader,
+        on_lines: &mut dyn FnMut(Vec<String>),
+    ) -> Result<(), String> {
+        let mut lines = FrameLines::default();
+        read_chunks(reader, &mut |chunk| {
+            on_lines(lines.lines(chunk)?);
+            Ok(())
+        })
+        .await
+    }
+
+    async fn read_chunks(
+        reader: &Reader,
+        on_chunk: &mut dyn FnMut(&[u8]) -> Result<(), String>,
+    ) -> Result<(), String> {
         loop {
             let read = method(&reader.0, "read", &JsValue::UNDEFINED).await?;
             if get(&read, "done").ok().and_then(|d| d.as_bool()) != Some(false) {
                 return Ok(());
             }
             let value = get(&read, "value").map_err(said)?;
-            on_frames(lines.feed(&Uint8Array::new(&value).to_vec())?);
+            on_chunk(&Uint8Array::new(&value).to_vec())?;
         }
     }
 }
 
 #[cfg(target_arch = "wasm32")]
-pub use fetch::{connect, open, read, Reader};
+pub use fetch::{connect, follow, open, read, read_lines, Reader};

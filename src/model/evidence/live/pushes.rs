@@ -184,7 +184,7 @@ fn push_row(
     };
     let body = serde_json::from_str(&post.body)
         .unwrap_or_else(|_| serde_json::Value::String(post.body.clone()));
-    Entry::push_event(format!("POST {told} to the webhook"), disposition)
+    Entry::push_event(format!("POST {told} to the webhook → 200"), disposition)
         .target(event.state.as_ref().and_then(SentState::known))
         .wire(Some(RowWire::Json(body)))
         .push(PushRecord {
