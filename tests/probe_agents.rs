@@ -1358,7 +1358,7 @@ fn live_credentials_stay_in_the_relay() {
 struct LivePushRun {
     session: a2a_lab::model::evidence::live::session::Session,
     pushes: a2a_lab::model::evidence::live::pushes::LivePushes,
-    /// `/live/pushes`'s status.
+    /// `/live/pushes`'s status (204: no webhook).
     status: u16,
     /// `--out`'s files: the session and the webhook's log.
     dir: PathBuf,
@@ -1489,7 +1489,7 @@ fn live_pushes_on_real_agents_are_judged_as_check_judges_them() {
         let capture = run.session.capture();
         let pushed = args.contains(&"push=on");
         if !pushed {
-            assert_eq!(run.status, 404, "{args:?}");
+            assert_eq!(run.status, 204, "{args:?}");
             assert!(!capture.contains("configuration"), "{capture}");
             assert!(!run.dir.join("pushes.jsonl").exists());
             continue;

@@ -109,16 +109,15 @@ async fn keep(hook: Arc<LiveHook>, mut file: std::fs::File) {
 }
 
 /// `GET /live/pushes`: every POST kept, from the first, as JSON Lines as
-/// they come; 404 when the relay has no webhook (the card declares no
-/// push, or the agent is not connected yet).
+/// they come; 204, no POST ever, when the relay has no webhook (the card
+/// declares no push, or the agent is not connected yet): the page asks
+/// after every connect, and a browser logs an error status as a fault.
 pub async fn route(State(relay): State<Arc<Relay>>) -> Response {
     let Some(hook) = relay.hook() else {
         return Response::builder()
-            .status(StatusCode::NOT_FOUND)
-            .header(header::CONTENT_TYPE, "text/plain; charset=utf-8")
-            .body(Body::from(
-                "no webhook: the agent's card does not declare push notifications",
-            ))
+            .status(StatusCode::NO_CONTENT)
+            .header(header::CACHE_CONTROL, "no-store")
+            .body(Body::empty())
             .unwrap_or_default();
     };
     let (tx, rx) = tokio::sync::mpsc::channel::<String>(POSTS_AHEAD);

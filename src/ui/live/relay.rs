@@ -21,17 +21,8 @@ pub struct FrameLines {
 impl FrameLines {
     /// The frames `chunk` completes.
     pub fn feed(&mut self, chunk: &[u8]) -> Result<Vec<Frame>, String> {
-        self.lines(chunk)?
-            .iter()
-            .map(|line| Frame::parse(line))
-            .collect()
-    }
-
-    /// The lines, not blank, that `chunk` completes (the webhook's POSTs
-    /// come so too).
-    pub fn lines(&mut self, chunk: &[u8]) -> Result<Vec<String>, String> {
         self.carry.extend_from_slice(chunk);
-        let mut lines = Vec::new();
+        let mut frames = Vec::new();
         let mut start = 0;
         while let Some(end) = self.carry[start..].iter().position(|&b| b == b'\n') {
             let line = &self.carry[start..start + end];
@@ -39,7 +30,7 @@ impl FrameLines {
             let text = std::str::from_utf8(line)
                 .map_err(|_| "the relay sent a frame that is not UTF-8")?;
             if !text.trim().is_empty() {
-                lines.push(text.to_string());
+                frames.push(Frame::parse(text)?);
             }
         }
         self.carry.drain(..start);
@@ -49,7 +40,7 @@ impl FrameLines {
                 MAX_FRAME >> 20
             ));
         }
-        Ok(lines)
+        Ok(frames)
     }
 }
 
@@ -160,18 +151,46 @@ mod fetch {
         }
     }
 
+    /// Follows the webhook's POSTs, a line each, read with [`read_lines`];
+    /// an error when the relay has no webhook (no push on the card: an empty answer).
+    pub async fn follow(token: &str) -> Result<Reader, String> {
+        open_at(token, "GET", "live/pushes", None).await
+    }
+
+    /// Reads the webhook's POSTs to their end, handing each complete
+    /// line to `on_line` as it comes (the relay sends each whole: a
+    /// line's bytes never wait for the next chunk's but at its end).
+    pub async fn read_lines(reader: &Reader, on_line: &mut dyn FnMut(&str)) -> Result<(), String> {
+        let mut carry: Vec<u8> = Vec::new();
+        loop {
+            let read = method(&reader.0, "read", &JsValue::UNDEFINED).await?;
+            if get(&read, "done").ok().and_then(|d| d.as_bool()) != Some(false) {
+                return Ok(());
+            }
+            carry.extend(Uint8Array::new(&get(&read, "value").map_err(said)?).to_vec());
+            if carry.len() > super::MAX_FRAME {
+                return Err("the relay sent a POST over its limit".into());
+            }
+            let end = carry.iter().rposition(|&b| b == b'\n').map_or(0, |e| e + 1);
+            let whole: Vec<u8> = carry.drain(..end).collect();
+            String::from_utf8_lossy(&whole)
+                .lines()
+                .for_each(&mut *on_line);
+        }
+    }
+
     /// Starts one call; its frames are read with [`read`].
     pub async fn open(token: &str, ask: &str) -> Result<Reader, String> {
-        reader(send(token, "POST", "live/call", Some(ask)).await?).await
+        open_at(token, "POST", "live/call", Some(ask)).await
     }
 
-    /// Follows the webhook's POSTs, a line each, read with [`read_lines`];
-    /// an error when the relay has no webhook (no push on the card).
-    pub async fn follow(token: &str) -> Result<Reader, String> {
-        reader(send(token, "GET", "live/pushes", None).await?).await
-    }
-
-    async fn reader(answer: JsValue) -> Result<Reader, String> {
+    async fn open_at(
+        token: &str,
+        http: &str,
+        path: &str,
+        body: Option<&str>,
+    ) -> Result<Reader, String> {
+        let answer = send(token, http, path, body).await?;
         let body = get(&answer, "body").map_err(said)?;
         if body.is_null() || body.is_undefined() {
             return Err("the relay's answer has no body".into());
@@ -188,38 +207,13 @@ mod fetch {
         on_frames: &mut dyn FnMut(Vec<Frame>),
     ) -> Result<(), String> {
         let mut lines = FrameLines::default();
-        read_chunks(reader, &mut |chunk| {
-            on_frames(lines.feed(chunk)?);
-            Ok(())
-        })
-        .await
-    }
-
-    /// Reads a stream of lines to its end, handing them to `on_lines` as
-    /// they come.
-    pub async fn read_lines(
-        reader: &Reader,
-        on_lines: &mut dyn FnMut(Vec<String>),
-    ) -> Result<(), String> {
-        let mut lines = FrameLines::default();
-        read_chunks(reader, &mut |chunk| {
-            on_lines(lines.lines(chunk)?);
-            Ok(())
-        })
-        .await
-    }
-
-    async fn read_chunks(
-        reader: &Reader,
-        on_chunk: &mut dyn FnMut(&[u8]) -> Result<(), String>,
-    ) -> Result<(), String> {
         loop {
             let read = method(&reader.0, "read", &JsValue::UNDEFINED).await?;
             if get(&read, "done").ok().and_then(|d| d.as_bool()) != Some(false) {
                 return Ok(());
             }
             let value = get(&read, "value").map_err(said)?;
-            on_chunk(&Uint8Array::new(&value).to_vec())?;
+            on_frames(lines.feed(&Uint8Array::new(&value).to_vec())?);
         }
     }
 }

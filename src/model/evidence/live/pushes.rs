@@ -12,7 +12,8 @@ use crate::model::evidence::finding::FindingCode;
 use crate::model::evidence::push_log::PushLog;
 use crate::model::state::{SentState, TaskState};
 use crate::model::trace::{Disposition, Entry, PushRecord, Row, Source};
-use crate::model::wire::push::{read_post, PushPost};
+use crate::model::wire::answer::{read_answer, Answer};
+use crate::model::wire::push::PushPost;
 use crate::model::wire::RowWire;
 
 /// The file name of the webhook's log beside `session.jsonl`, under
@@ -38,19 +39,20 @@ impl LivePushes {
 
     /// Takes one line of the relay's stream of POSTs; whether it was
     /// kept (a line the log's reader refuses is counted, not kept).
+    #[inline(never)]
     pub fn on_line(&mut self, line: &str) -> bool {
         let line = line.trim();
         if line.is_empty() {
             return false;
         }
-        match read_post(line.as_bytes()) {
-            Ok(post) => {
+        match read_line(line) {
+            Some(post) => {
                 self.log.push_str(line);
                 self.log.push('\n');
                 self.posts.push(post);
                 true
             }
-            Err(_) => {
+            None => {
                 self.unreadable += 1;
                 false
             }
@@ -81,16 +83,14 @@ impl LivePushes {
     /// beside it: their findings added to its own (and to their tasks'
     /// counts), and each POST a row of its task in the webhook's lane,
     /// right after the event it mirrors. With no POST it is unchanged, as
-    /// `check` takes no empty log.
+    /// `check` takes no empty log. Out of line: the page calls it from
+    /// code its first view holds, and its work belongs in Live's chunk.
+    #[inline(never)]
     pub fn lay(&self, report: &mut CaptureReport) {
         if self.posts.is_empty() {
             return;
         }
-        let mut log = PushLog::new();
-        if log.read_file(self.log.as_bytes()).is_err() {
-            return;
-        }
-        let judged = log.judge(Some(report));
+        let judged = PushLog::of_posts(self.posts.clone()).judge_unexplained(Some(report));
         for finding in &judged.findings {
             if let Some(task) = report.tasks.iter_mut().find(|t| t.id == finding.task) {
                 task.findings += 1;
@@ -124,6 +124,33 @@ impl LivePushes {
             }
         }
         report.findings.extend(judged.findings);
+    }
+}
+
+/// One line as the relay writes it (`PostRecord::log_line`: the header
+/// names, then the body as sent, as JSON or as the text of it), read as
+/// `check --webhook` reads it (`read_post`), without the other forms a
+/// log may take, which Live's chunk does not carry.
+fn read_line(line: &str) -> Option<PushPost> {
+    #[derive(serde::Deserialize)]
+    struct Line<'a> {
+        #[serde(default)]
+        headers: Vec<String>,
+        #[serde(borrow)]
+        body: &'a serde_json::value::RawValue,
+    }
+    let Line { headers, body } = serde_json::from_str(line).ok()?;
+    let body = match serde_json::from_str::<String>(body.get()) {
+        Ok(text) => text,
+        Err(_) => body.get().to_string(),
+    };
+    match read_answer(body.as_bytes(), None).ok()? {
+        Answer::Event(event) => Some(PushPost {
+            headers,
+            body,
+            event,
+        }),
+        Answer::Error { .. } => None,
     }
 }
 
