@@ -15,14 +15,12 @@ use std::path::Path;
 use std::sync::Arc;
 
 use axum::body::{Body, Bytes};
-use axum::extract::State;
 use axum::http::{header, StatusCode};
 use axum::response::Response;
 use tokio_stream::wrappers::ReceiverStream;
 use tokio_stream::StreamExt;
 
 use super::gate::launch_token;
-use super::relay::Relay;
 use crate::model::evidence::live::pushes::{LivePushes, PUSHES_FILE};
 use crate::probe::webhook::WebhookServer;
 
@@ -112,8 +110,8 @@ async fn keep(hook: Arc<LiveHook>, mut file: std::fs::File) {
 /// they come; 204, no POST ever, when the relay has no webhook (the card
 /// declares no push, or the agent is not connected yet): the page asks
 /// after every connect, and a browser logs an error status as a fault.
-pub async fn route(State(relay): State<Arc<Relay>>) -> Response {
-    let Some(hook) = relay.hook() else {
+pub fn answer(hook: Option<Arc<LiveHook>>) -> Response {
+    let Some(hook) = hook else {
         return Response::builder()
             .status(StatusCode::NO_CONTENT)
             .header(header::CACHE_CONTROL, "no-store")

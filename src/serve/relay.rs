@@ -117,7 +117,7 @@ pub fn router(relay: Arc<Relay>) -> Router {
     Router::new()
         .route("/live/connect", get(connect_route))
         .route("/live/call", post(call_route))
-        .route("/live/pushes", get(super::pushes::route))
+        .route("/live/pushes", get(pushes_route))
         .with_state(relay)
 }
 
@@ -159,6 +159,10 @@ async fn connect_route(State(relay): State<Arc<Relay>>) -> Response {
         "application/json",
         serde_json::to_string(&Diagnosis::of(found)).unwrap_or_default(),
     )
+}
+
+async fn pushes_route(State(relay): State<Arc<Relay>>) -> Response {
+    super::pushes::answer(relay.hook())
 }
 
 async fn call_route(State(relay): State<Arc<Relay>>, body: Bytes) -> Response {

@@ -1,7 +1,8 @@
 //! What the Live view's buttons do: connect, make a call and feed its
 //! frames to the session as they stream in, drop a stream, poll a task
-//! until it ends, download the session. After each batch of frames the
-//! views are given the session as the capture reader judges it.
+//! until it ends, download the session; and, once connected, follow the
+//! webhook's POSTs. After each batch of frames, and each POST, the views
+//! are given the session as the capture reader judges it.
 //!
 //! Each is kept out of line (`inline(never)`): a button's handler is a
 //! closure whose address the page's function table holds, and that table,
@@ -30,7 +31,7 @@ pub fn connect(live: Live) {
         live.link.set(match super::relay::connect(&token).await {
             Ok(found) => {
                 if crate::model::evidence::live::doctor::connected(&found.steps) {
-                    super::webhook::follow(live);
+                    follow_pushes(live);
                 }
                 Link::Found(Box::new(found))
             }
@@ -47,7 +48,7 @@ pub fn connect(live: Live) {
 /// the trace table, timeline and diagram, the task the controls act on
 /// chosen.
 #[inline(never)]
-pub(super) fn refresh(live: Live) {
+fn refresh(live: Live) {
     live.changed.update(|n| *n += 1);
     let lab = live.lab;
     let judged = live.session.with_value(|s| {
@@ -179,4 +180,35 @@ pub fn download(live: Live) {
     if let Err(e) = crate::ui::browser::download("a2a-lab-session.jsonl", &text) {
         live.lab.error(format!("Download failed: {e}"));
     }
+}
+
+/// One POST into the log, then the views.
+#[cfg(target_arch = "wasm32")]
+#[inline(never)]
+fn take_post(live: Live, line: &str) {
+    live.pushes.update_value(|p| {
+        p.on_line(line);
+    });
+    refresh(live);
+}
+
+/// Follows the webhook's POSTs for as long as the page is open; nothing
+/// when the relay has none (the card declares no push: an empty answer).
+#[cfg_attr(not(target_arch = "wasm32"), allow(dead_code))]
+#[inline(never)]
+fn follow_pushes(live: Live) {
+    #[cfg(target_arch = "wasm32")]
+    leptos::task::spawn_local(async move {
+        let token = live.token.get_value();
+        let Ok(reader) = super::relay::follow(&token).await else {
+            return;
+        };
+        let mut on_line = |line: &str| take_post(live, line);
+        if let Err(why) = super::relay::read_lines(&reader, &mut on_line).await {
+            live.lab
+                .error(format!("The webhook's POSTs stopped: {why}"));
+        }
+    });
+    #[cfg(not(target_arch = "wasm32"))]
+    let _ = live;
 }

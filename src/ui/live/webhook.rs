@@ -59,34 +59,3 @@ fn download(live: Live) {
         live.lab.error(format!("Download failed: {e}"));
     }
 }
-
-/// One POST into the log, then the views.
-#[cfg(target_arch = "wasm32")]
-#[inline(never)]
-fn take(live: Live, line: &str) {
-    live.pushes.update_value(|p| {
-        p.on_line(line);
-    });
-    super::actions::refresh(live);
-}
-
-/// Follows the webhook's POSTs for as long as the page is open; nothing
-/// when the relay has none (the card declares no push: an empty answer).
-#[cfg_attr(not(target_arch = "wasm32"), allow(dead_code))]
-#[inline(never)]
-pub fn follow(live: Live) {
-    #[cfg(target_arch = "wasm32")]
-    leptos::task::spawn_local(async move {
-        let token = live.token.get_value();
-        let Ok(reader) = super::relay::follow(&token).await else {
-            return;
-        };
-        let mut on_line = |line: &str| take(live, line);
-        if let Err(why) = super::relay::read_lines(&reader, &mut on_line).await {
-            live.lab
-                .error(format!("The webhook's POSTs stopped: {why}"));
-        }
-    });
-    #[cfg(not(target_arch = "wasm32"))]
-    let _ = live;
-}
