@@ -1473,3 +1473,193 @@ fn live_credentials_stay_in_the_relay() {
         .all(|c| !format!("{c:?}").contains(secret)));
     assert!(with.session.report().unwrap().unwrap().findings.is_empty());
 }
+
+/// Live on an agent whose card may declare push: what the relay streamed
+/// of the webhook's POSTs (`/live/pushes`, read as the page reads it from
+/// before the first call), the session's frames, and what `--out` kept.
+struct LivePushRun {
+    session: a2a_lab::model::evidence::live::session::Session,
+    pushes: a2a_lab::model::evidence::live::pushes::LivePushes,
+    /// `/live/pushes`'s status (204: no webhook).
+    status: u16,
+    /// `--out`'s files: the session and the webhook's log.
+    dir: PathBuf,
+}
+
+fn live_push_run(agent: &str, asks: &[&str]) -> LivePushRun {
+    use a2a_lab::model::evidence::live::frame::Frame;
+    use a2a_lab::model::evidence::live::pushes::LivePushes;
+    use a2a_lab::model::evidence::live::session::Session;
+    use a2a_lab::serve::{files, live::LiveServer, Bound, Limits};
+    use std::sync::{Arc, Mutex};
+    let bound = Bound::local(0, Limits::default()).unwrap();
+    let port = bound.addr().port();
+    let dir = scratch(&format!("live-push-{port}"));
+    let options = a2a_lab::probe::live::AgentOptions {
+        url: agent.into(),
+        headers: Vec::new(),
+        binding: None,
+        card: None,
+        wire: None,
+        timeout: std::time::Duration::from_secs(20),
+        out: Some(dir.clone()),
+    };
+    let token = "live-test-token";
+    let live = LiveServer::with_token(port, options, token.into()).unwrap();
+    let server = bound.spawn(live.router(files::router(&[]))).unwrap();
+    let base = format!("http://127.0.0.1:{}", server.addr().port());
+    let client = ureq::Agent::config_builder()
+        .http_status_as_error(false)
+        .build()
+        .new_agent();
+    let connect = client
+        .get(format!("{base}/live/connect"))
+        .header("X-A2A-Lab-Token", token)
+        .call()
+        .unwrap()
+        .body_mut()
+        .read_to_string()
+        .unwrap();
+    assert!(connect.contains("\"steps\""), "{connect}");
+    // The page follows the webhook's POSTs from the connect on.
+    let mut answer = client
+        .get(format!("{base}/live/pushes"))
+        .header("X-A2A-Lab-Token", token)
+        .call()
+        .unwrap();
+    let status = answer.status().as_u16();
+    let lines = Arc::new(Mutex::new(Vec::<String>::new()));
+    let heard = Arc::clone(&lines);
+    let following = std::thread::spawn(move || {
+        let reader = BufReader::new(answer.body_mut().as_reader());
+        for line in reader.lines() {
+            match line {
+                Ok(line) => heard.lock().unwrap().push(line),
+                Err(_) => return,
+            }
+        }
+    });
+    let mut session = Session::new();
+    for ask in asks {
+        let ask = match session.task() {
+            Some(task) => ask.replace("{task}", &task.id),
+            None => ask.to_string(),
+        };
+        let text = client
+            .post(format!("{base}/live/call"))
+            .header("X-A2A-Lab-Token", token)
+            .send(ask.as_str())
+            .unwrap()
+            .body_mut()
+            .read_to_string()
+            .unwrap();
+        let call = session.begin();
+        for line in text.lines() {
+            session.on_frame(call, Frame::parse(line).unwrap());
+        }
+    }
+    // The POSTs an agent sends on its own time: until none came for 1.5 s.
+    let mut seen = usize::MAX;
+    while seen != lines.lock().unwrap().len() {
+        seen = lines.lock().unwrap().len();
+        std::thread::sleep(std::time::Duration::from_millis(1500));
+    }
+    drop(server);
+    let _ = following.join();
+    let mut pushes = LivePushes::new();
+    for line in lines.lock().unwrap().iter() {
+        pushes.on_line(line);
+    }
+    LivePushRun {
+        session,
+        pushes,
+        status,
+        dir,
+    }
+}
+
+/// Live's webhook on each SDK's agent with push: the config goes with the
+/// message, the POSTs come to the page as they arrive, judged beside the
+/// session, and `check session.jsonl --webhook pushes.jsonl` on what
+/// `--out` kept gives the same findings; a card without push gets no
+/// webhook and no config.
+#[test]
+#[ignore = "needs the real SDK agents: scripts/test.sh runs it after tests/agents/setup.sh"]
+fn live_pushes_on_real_agents_are_judged_as_check_judges_them() {
+    use a2a_lab::probe::live::HIDDEN_TOKEN;
+    let cases: [(&[&str], &[&str]); 5] = [
+        (&["python", "1.0", "none", "push=on"], &[]),
+        (&["js", "1.0", "none", "push=on"], &[]),
+        (&["rust", "1.0", "none", "push=on"], &[]),
+        // An artifact after complete() is streamed and pushed.
+        (
+            &["python", "1.0", "late-artifact", "push=on"],
+            &["after-terminal", "pushed-after-terminal"],
+        ),
+        // No push declared: no webhook, no config.
+        (&["python", "1.0", "none"], &[]),
+    ];
+    for (args, expected) in cases {
+        let agent = Agent::start("start.sh", args);
+        let run = live_push_run(
+            &agent.url,
+            &[
+                r#"{"op":"send","text":"Where is my order BBS-1042?"}"#,
+                r#"{"op":"get","taskId":"{task}"}"#,
+            ],
+        );
+        let capture = run.session.capture();
+        let pushed = args.contains(&"push=on");
+        if !pushed {
+            assert_eq!(run.status, 204, "{args:?}");
+            assert!(!capture.contains("configuration"), "{capture}");
+            assert!(!run.dir.join("pushes.jsonl").exists());
+            continue;
+        }
+        assert_eq!(run.status, 200, "{args:?}");
+        // The config went with the message; its token stays in the relay.
+        assert!(capture.contains(HIDDEN_TOKEN), "{capture}");
+        assert!(!run.pushes.is_empty(), "{args:?}: no POST");
+        assert_eq!(run.pushes.unreadable(), 0, "{args:?}");
+        let mut report = run.session.report().unwrap().unwrap();
+        run.pushes.lay(&mut report);
+        let codes: Vec<String> = report.findings.iter().map(|f| f.code.to_string()).collect();
+        let mut unique = codes.clone();
+        unique.dedup();
+        assert_eq!(
+            unique,
+            expected,
+            "{args:?}\n{capture}\n{}",
+            run.pushes.log()
+        );
+        // Each POST is a row of the webhook's lane.
+        let lane = report
+            .rows
+            .iter()
+            .flatten()
+            .filter(|r| r.source == a2a_lab::model::trace::Source::Webhook)
+            .count();
+        assert_eq!(lane, run.pushes.len());
+        // What --out kept is what the page was streamed, and check reads
+        // it beside the session with the same findings.
+        let session = run.dir.join("session.jsonl");
+        let log = run.dir.join("pushes.jsonl");
+        assert_eq!(std::fs::read_to_string(&log).unwrap(), run.pushes.log());
+        let checked = binary([
+            "check",
+            session.to_str().unwrap(),
+            "--webhook",
+            log.to_str().unwrap(),
+            "--json",
+        ]);
+        let json: serde_json::Value = serde_json::from_slice(&checked.stdout)
+            .unwrap_or_else(|e| panic!("{e}: {}", String::from_utf8_lossy(&checked.stderr)));
+        let by_check: Vec<String> = json["findings"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|f| f["code"].as_str().unwrap().to_string())
+            .collect();
+        assert_eq!(by_check, codes, "{args:?}");
+    }
+}

@@ -158,7 +158,9 @@ pub struct ServeArgs {
     #[arg(long, value_name = "CARD_URL", value_parser = parse_card_url, requires = "agent")]
     pub card: Option<String>,
     /// With --agent: keep the session in this folder as it goes
-    /// (session.jsonl, what `check` reads and the page downloads).
+    /// (session.jsonl, what `check` reads and the page downloads; with a
+    /// card that declares push, the webhook's POSTs beside it in
+    /// pushes.jsonl, for `check session.jsonl --webhook pushes.jsonl`).
     #[arg(long, value_name = "DIR", requires = "agent")]
     pub out: Option<String>,
     /// With --agent: how long one call may take, a stream included, in

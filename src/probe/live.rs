@@ -23,6 +23,9 @@ use super::grpc::{self, GrpcClient};
 use super::http::{CallError, HttpClient};
 use super::tls::Trust;
 
+/// What a session keeps in place of the webhook's token.
+pub const HIDDEN_TOKEN: &str = "(the webhook's token, kept by the relay)";
+
 /// The agent a relay serves, as named on the command line.
 #[derive(Debug, Clone)]
 pub struct AgentOptions {
@@ -211,18 +214,35 @@ impl Reachable {
         }
     }
 
-    /// Makes the call `request` (made by [`Reachable::request`]), handing
-    /// each frame to `on_frame` as it comes: the request sent, each answer,
-    /// the end. `on_frame` answers `false` when nobody reads any more (the
-    /// page dropped the stream), and the call is dropped then.
-    pub fn call(&self, request: &Request, on_frame: &mut dyn FnMut(Frame) -> bool) {
-        if !on_frame(Frame::Sent(sent(request))) {
+    /// Makes the call `request` (made by [`Reachable::request`] for
+    /// `ask`), handing each frame to `on_frame` as it comes: the request
+    /// sent, each answer, the end. `on_frame` answers `false` when nobody
+    /// reads any more (the page dropped the stream), and the call is
+    /// dropped then. With `push` (the relay's webhook and its token), a
+    /// message that starts a task carries the push config; the frame of
+    /// the request sent holds the URL, never the token, which only the
+    /// agent and the webhook know.
+    pub fn call(
+        &self,
+        ask: &LiveAsk,
+        mut request: Request,
+        push: Option<(&str, &str)>,
+        on_frame: &mut dyn FnMut(Frame) -> bool,
+    ) {
+        let mut shown = sent(&request);
+        if let (Some((url, token)), LiveAsk::Send { task_id: None, .. }) = (push, ask) {
+            let mut hidden = request.clone();
+            hidden.push_to(url, HIDDEN_TOKEN);
+            shown = sent(&hidden);
+            request.push_to(url, token);
+        }
+        if !on_frame(Frame::Sent(shown)) {
             return;
         }
         let started = Instant::now();
         let mut streamed = false;
         let mut reading = true;
-        let result = self.caller.call(request, self.timeout, &mut |raw, _| {
+        let result = self.caller.call(&request, self.timeout, &mut |raw, _| {
             streamed = true;
             reading = on_frame(Frame::Answer(raw.to_string()));
             match reading {

@@ -9,6 +9,9 @@
 //! the report to say (a head over the server's limit is refused before
 //! any route sees it, and not counted: nothing read of it says it was a
 //! POST to the webhook). What the POSTs mean is the model's judge's to say.
+//! Live's receiver ([`WebhookServer::for_token`]) keeps only the POSTs that
+//! carry the token it handed out with the push config, and tells whoever
+//! follows it of each one kept ([`WebhookServer::follow`]).
 
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
@@ -63,6 +66,10 @@ struct Hook {
     posts: Mutex<Vec<PostRecord>>,
     refused: Mutex<RefusedPosts>,
     last: Mutex<Instant>,
+    /// The token a POST must carry (Live's), when one was handed out.
+    token: Option<String>,
+    /// How many POSTs were kept, for those who follow them.
+    kept: tokio::sync::watch::Sender<usize>,
 }
 
 impl Hook {
@@ -90,6 +97,20 @@ impl WebhookServer {
 
     /// Listens on 127.0.0.1, an ephemeral port, with `limits`.
     pub fn start_with(limits: WebhookLimits) -> Result<WebhookServer, String> {
+        WebhookServer::start_guarded(limits, None)
+    }
+
+    /// Live's receiver: as [`WebhookServer::start`], keeping only the
+    /// POSTs that carry `token` (the push config's) in the header A2A
+    /// names for it; any other is answered 403 and not kept.
+    pub fn for_token(token: String) -> Result<WebhookServer, String> {
+        WebhookServer::start_guarded(WebhookLimits::default(), Some(token))
+    }
+
+    fn start_guarded(
+        limits: WebhookLimits,
+        token: Option<String>,
+    ) -> Result<WebhookServer, String> {
         let fail = |e: String| format!("--webhook: cannot listen on {e}");
         let now = Instant::now();
         let hook = Arc::new(Hook {
@@ -99,6 +120,8 @@ impl WebhookServer {
             posts: Mutex::new(Vec::new()),
             refused: Mutex::new(RefusedPosts::default()),
             last: Mutex::new(now),
+            token,
+            kept: tokio::sync::watch::Sender::new(0),
         });
         let routes = Router::new()
             .route(PATH, post(keep))
@@ -142,6 +165,19 @@ impl WebhookServer {
         lock(&self.hook.posts).clone()
     }
 
+    /// The POSTs kept from the `from`th on, in the order they arrived.
+    pub fn posts_from(&self, from: usize) -> Vec<PostRecord> {
+        lock(&self.hook.posts)
+            .get(from..)
+            .map(<[PostRecord]>::to_vec)
+            .unwrap_or_default()
+    }
+
+    /// Changes each time a POST is kept, to the number kept so far.
+    pub fn follow(&self) -> tokio::sync::watch::Receiver<usize> {
+        self.hook.kept.subscribe()
+    }
+
     /// The POSTs refused so far, by why.
     pub fn refused(&self) -> RefusedPosts {
         *lock(&self.hook.refused)
@@ -160,6 +196,11 @@ async fn keep(
     headers: HeaderMap,
     body: Bytes,
 ) -> StatusCode {
+    if let Some(token) = &hook.token {
+        if !carries(&headers, token) {
+            return StatusCode::FORBIDDEN;
+        }
+    }
     let arrived = hook.now_ms();
     hook.touch();
     let delay = hook.delay_ms.load(Ordering::SeqCst);
@@ -188,9 +229,21 @@ async fn keep(
     // In the order they arrived, whatever order they were answered.
     let at = posts.partition_point(|p| p.ms <= post.ms);
     posts.insert(at, post);
+    let kept = posts.len();
     drop(posts);
+    hook.kept.send_replace(kept);
     hook.touch();
     StatusCode::OK
+}
+
+/// Whether a POST carries `token` where the SDKs send a push config's
+/// token: `X-A2A-Notification-Token` (a2a-sdk, @a2a-js/sdk), or
+/// `A2A-Notification-Token` (a2a-rs); compared in constant time.
+fn carries(headers: &HeaderMap, token: &str) -> bool {
+    ["x-a2a-notification-token", "a2a-notification-token"]
+        .iter()
+        .filter_map(|name| headers.get(*name))
+        .any(|sent| crate::serve::gate::same(sent.as_bytes(), token.as_bytes()))
 }
 
 /// Around every route and limit: a POST to the webhook's path that was

@@ -95,8 +95,8 @@ impl Gate {
     }
 }
 
-/// Compares the token in time that does not depend on where it differs.
-fn same(a: &[u8], b: &[u8]) -> bool {
+/// Compares a token in time that does not depend on where it differs.
+pub fn same(a: &[u8], b: &[u8]) -> bool {
     a.len() == b.len() && a.iter().zip(b).fold(0u8, |d, (x, y)| d | (x ^ y)) == 0
 }
 

@@ -17,6 +17,7 @@ pub mod files;
 pub mod gate;
 mod io;
 pub mod live;
+pub mod pushes;
 pub mod relay;
 
 use std::net::{SocketAddr, TcpListener};

@@ -1,6 +1,8 @@
 //! The relay of `serve --agent` (Live): the page's only way to the agent,
 //! since a page cannot call an agent on another origin. Two routes, both
-//! behind the gate ([`super::gate`]): `GET /live/connect` reaches for the
+//! behind the gate ([`super::gate`]) (and a third, `GET /live/pushes`, the
+//! webhook's POSTs when the card declares push: [`super::pushes`]):
+//! `GET /live/connect` reaches for the
 //! agent and answers what it found with the doctor's steps on it
 //! ([`Diagnosis`]); `POST /live/call`
 //! takes one ask ([`LiveAsk`]) and streams its frames back as JSON Lines, each
@@ -26,6 +28,8 @@ use crate::model::evidence::live::frame::Frame;
 use crate::model::evidence::live::session::Session;
 use crate::probe::live::{connect, AgentOptions, Reachable};
 
+use super::pushes::LiveHook;
+
 /// How many frames may wait for the page before the call waits for it.
 const FRAMES_AHEAD: usize = 256;
 
@@ -36,6 +40,8 @@ pub struct Relay {
     reachable: Mutex<Option<Arc<Reachable>>>,
     /// The session as the relay keeps it (`--out`).
     kept: Option<Mutex<Kept>>,
+    /// The webhook, once a card that declares push was found.
+    hook: Mutex<Option<Arc<LiveHook>>>,
 }
 
 /// The session kept under `--out`: every frame read into a [`Session`],
@@ -85,7 +91,25 @@ impl Relay {
             options,
             reachable: Mutex::new(None),
             kept,
+            hook: Mutex::new(None),
         }))
+    }
+
+    /// The webhook, when the agent's card declares push.
+    pub fn hook(&self) -> Option<Arc<LiveHook>> {
+        self.hook.lock().unwrap_or_else(|e| e.into_inner()).clone()
+    }
+
+    /// Starts the webhook, once: a page opened again finds the same one.
+    fn arm_hook(&self) {
+        let mut hook = self.hook.lock().unwrap_or_else(|e| e.into_inner());
+        if hook.is_none() {
+            match LiveHook::start(self.options.out.as_deref()) {
+                Ok(started) => *hook = Some(started),
+                // Live goes on without push, and says why.
+                Err(e) => eprintln!("a2a-lab: no webhook for push: {e}"),
+            }
+        }
     }
 }
 
@@ -94,6 +118,7 @@ pub fn router(relay: Arc<Relay>) -> Router {
     Router::new()
         .route("/live/connect", get(connect_route))
         .route("/live/call", post(call_route))
+        .route("/live/pushes", get(pushes_route))
         .with_state(relay)
 }
 
@@ -126,12 +151,19 @@ async fn connect_route(State(relay): State<Arc<Relay>>) -> Response {
     let Ok((found, reachable)) = rx.await else {
         return text(StatusCode::INTERNAL_SERVER_ERROR, "the connection failed");
     };
+    if reachable.is_some() && found.interface.as_ref().is_some_and(|i| i.push) {
+        relay.arm_hook();
+    }
     *relay.reachable.lock().unwrap_or_else(|e| e.into_inner()) = reachable.map(Arc::new);
     answer(
         StatusCode::OK,
         "application/json",
         serde_json::to_string(&Diagnosis::of(found)).unwrap_or_default(),
     )
+}
+
+async fn pushes_route(State(relay): State<Arc<Relay>>) -> Response {
+    super::pushes::answer(relay.hook())
 }
 
 async fn call_route(State(relay): State<Arc<Relay>>, body: Bytes) -> Response {
@@ -154,6 +186,7 @@ async fn call_route(State(relay): State<Arc<Relay>>, body: Bytes) -> Response {
         Ok(request) => request,
         Err(why) => return text(StatusCode::BAD_REQUEST, why),
     };
+    let push = relay.hook().map(|hook| hook.config());
     let (tx, rx) = tokio::sync::mpsc::channel::<String>(FRAMES_AHEAD);
     let keeping = Arc::clone(&relay);
     let spawned = std::thread::Builder::new()
@@ -161,7 +194,10 @@ async fn call_route(State(relay): State<Arc<Relay>>, body: Bytes) -> Response {
         .spawn(move || {
             let kept = keeping.kept.as_ref();
             let number = kept.map(|k| k.lock().unwrap_or_else(|e| e.into_inner()).session.begin());
-            reachable.call(&request, &mut |frame| {
+            let push = push
+                .as_ref()
+                .map(|(url, token)| (url.as_str(), token.as_str()));
+            reachable.call(&ask, request, push, &mut |frame| {
                 let line = frame.line();
                 if let (Some(kept), Some(number)) = (kept, number) {
                     kept.lock()

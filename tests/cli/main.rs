@@ -20,6 +20,7 @@ mod grpc_descriptor;
 mod grpc_hostile;
 mod grpc_tls;
 mod live;
+mod live_push;
 mod other_stacks;
 mod probe_report;
 mod push_log;

@@ -125,6 +125,42 @@ test('a defect shows live as it happens, and in check of the session', async () 
   }
 });
 
+test('push live: the POSTs in the webhook lane beside the stream, pushed-after-terminal as it happens, and check of both files alike', async () => {
+  const url = await live(await agent('python', 'late-artifact', 'push=on'));
+  const context = await launch();
+  try {
+    const { page, log } = await connected(context, url);
+    await page.click('button:text-is("Send as a new task")');
+    await page.waitForFunction(() => /pushed-after-terminal/.test(document.querySelector('.capture__findings')?.textContent || ''), null, { timeout: 20000 });
+    const rows = await tableRows(page);
+    const posts = rows.filter((r) => r[2] === 'webhook');
+    assert.ok(posts.length >= 6, JSON.stringify(rows));
+    assert.ok(posts.every((r) => / → 200$/.test(r[3])), JSON.stringify(posts));
+    const lanes = await page.$$eval('.timeline__lane text', (ts) => ts.map((t) => t.textContent));
+    assert.equal(lanes.at(-1), 'webhook');
+    assert.match(await page.textContent('.live__webhook'), /a2a-lab check a2a-lab-session\.jsonl --webhook a2a-lab-pushes\.jsonl/);
+    // The config went with the message; its token did not reach the page.
+    const session = await download(page, 'live-push');
+    assert.match(session.text, /taskPushNotificationConfig/);
+    assert.match(session.text, /the webhook's token, kept by the relay/);
+    const [file] = await Promise.all([page.waitForEvent('download'), page.click('button:text-is("Download webhook log")')]);
+    const pushes = `${OUT}/live-push-webhook.jsonl`;
+    await file.saveAs(pushes);
+    let report;
+    try {
+      report = JSON.parse(execFileSync(CLI, ['check', `${OUT}/live-push.jsonl`, '--webhook', pushes, '--json'], { encoding: 'utf8' }));
+    } catch (e) {
+      report = JSON.parse(e.stdout);
+    }
+    const codes = report.findings.map((f) => f.code);
+    assert.deepEqual([...new Set(codes)], ['after-terminal', 'pushed-after-terminal']);
+    assert.equal(report.pushes.posts, readFileSync(pushes, 'utf8').trim().split('\n').length);
+    assert.deepEqual(log.errors, []);
+  } finally {
+    await context.close();
+  }
+});
+
 test('a task that asks for input is continued by a reply with its taskId and contextId; a new task there is a finding', async () => {
   const context = await launch();
   try {

@@ -36,6 +36,7 @@ mod keys_drawn;
 mod ledger;
 mod ledger_properties;
 mod live;
+mod live_pushes;
 mod pictures;
 mod probe_gate;
 mod probe_judge;

@@ -62,6 +62,14 @@ impl PushLog {
         PushLog::default()
     }
 
+    /// A log of POSTs already read (Live's, one at a time as they came).
+    pub fn of_posts(posts: Vec<PushPost>) -> PushLog {
+        PushLog {
+            posts,
+            ..PushLog::default()
+        }
+    }
+
     /// Reads one file of the log: JSON Lines, a JSON array, or one body.
     pub fn read_file(&mut self, bytes: &[u8]) -> Result<(), ReadError> {
         let file = self.files;
@@ -112,6 +120,15 @@ impl PushLog {
     /// Judges the log; `stream`, a capture of the same tasks' streams (or
     /// GetTask answers), says which tasks ended.
     pub fn judge(self, stream: Option<&CaptureReport>) -> PushReport {
+        let mut report = self.judge_unexplained(stream);
+        explain(&self.posts, &mut report.tasks, &report.findings);
+        report
+    }
+
+    /// As [`PushLog::judge`], the same findings, with no task explained by
+    /// a scenario: Live's page judges the log again at each POST, and its
+    /// chunk does not carry the search.
+    pub fn judge_unexplained(&self, stream: Option<&CaptureReport>) -> PushReport {
         let mut tasks: Vec<PushedTask> = Vec::new();
         let mut by_id: HashMap<String, usize> = HashMap::new();
         // Per task: the index of the POST that told a terminal state, and
@@ -171,7 +188,6 @@ impl PushLog {
         if let Some(stream) = stream {
             findings.extend(missing_terminals(stream, &tasks, &by_id, self.posts.len()));
         }
-        explain(&self.posts, &mut tasks, &findings);
         PushReport {
             posts: self.posts.len(),
             tasks,

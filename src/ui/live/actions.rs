@@ -1,8 +1,9 @@
 //! What the Live view's buttons do: connect, make a call and feed its
 //! frames to the session as they stream in, drop a stream, poll a task
-//! until it ends, download the session. The session judges each frame as
-//! it comes; the views are given its report after a paint, at most every
-//! [`REFRESH_EVERY_MS`], since a report copies every row kept.
+//! until it ends, download the session; and, once connected, follow the
+//! webhook's POSTs. The session judges each frame as it comes; the views
+//! are given its report, the POSTs laid beside it, after a paint, at most
+//! every [`REFRESH_EVERY_MS`], since a report copies every row kept.
 //!
 //! Each is kept out of line (`inline(never)`): a button's handler is a
 //! closure whose address the page's function table holds, and that table,
@@ -33,7 +34,12 @@ pub fn connect(live: Live) {
     leptos::task::spawn_local(async move {
         let token = live.token.get_value();
         live.link.set(match super::relay::connect(&token).await {
-            Ok(found) => Link::Found(Box::new(found)),
+            Ok(found) => {
+                if crate::model::evidence::live::doctor::connected(&found.steps) {
+                    follow_pushes(live);
+                }
+                Link::Found(Box::new(found))
+            }
             Err(why) => Link::Failed(why),
         });
     });
@@ -43,8 +49,9 @@ pub fn connect(live: Live) {
     ));
 }
 
-/// The session as judged, shown in the trace table, timeline and diagram,
-/// the task the controls act on chosen.
+/// The session as judged, with the webhook's POSTs beside it, shown in
+/// the trace table, timeline and diagram, the task the controls act on
+/// chosen.
 #[inline(never)]
 fn refresh(live: Live) {
     #[cfg(target_arch = "wasm32")]
@@ -57,7 +64,8 @@ fn refresh(live: Live) {
     });
     match judged {
         None => {}
-        Some((Ok(report), chosen)) => {
+        Some((Ok(mut report), chosen)) => {
+            live.pushes.with_value(|p| p.lay(&mut report));
             let at = chosen
                 .and_then(|id| report.tasks.iter().position(|t| t.id == id))
                 .unwrap_or(0);
@@ -200,4 +208,35 @@ pub fn download(live: Live) {
     if let Err(e) = crate::ui::browser::download("a2a-lab-session.jsonl", &text) {
         live.lab.error(format!("Download failed: {e}"));
     }
+}
+
+/// One POST into the log, then the views.
+#[cfg(target_arch = "wasm32")]
+#[inline(never)]
+fn take_post(live: Live, line: &str) {
+    live.pushes.update_value(|p| {
+        p.on_line(line);
+    });
+    refresh_soon(live);
+}
+
+/// Follows the webhook's POSTs for as long as the page is open; nothing
+/// when the relay has none (the card declares no push: an empty answer).
+#[cfg_attr(not(target_arch = "wasm32"), allow(dead_code))]
+#[inline(never)]
+fn follow_pushes(live: Live) {
+    #[cfg(target_arch = "wasm32")]
+    leptos::task::spawn_local(async move {
+        let token = live.token.get_value();
+        let Ok(reader) = super::relay::follow(&token).await else {
+            return;
+        };
+        let mut on_line = |line: &str| take_post(live, line);
+        if let Err(why) = super::relay::read_lines(&reader, &mut on_line).await {
+            live.lab
+                .error(format!("The webhook's POSTs stopped: {why}"));
+        }
+    });
+    #[cfg(not(target_arch = "wasm32"))]
+    let _ = live;
 }

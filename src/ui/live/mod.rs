@@ -12,17 +12,20 @@ mod doctor;
 mod message_box;
 pub mod relay;
 mod task_controls;
+mod webhook;
 
 use leptos::prelude::*;
 
 use super::deferred::{chunk, ChunkView};
 use crate::model::evidence::live::doctor::DoctorView;
+use crate::model::evidence::live::pushes::LivePushes;
 use crate::model::evidence::live::session::Session;
 
 use call_log::CallLog;
 use doctor::DoctorSteps;
 use message_box::MessageBox;
 use task_controls::TaskControls;
+use webhook::WebhookLog;
 
 /// Where the connection stands.
 #[derive(Clone, Debug, PartialEq)]
@@ -47,6 +50,8 @@ pub struct Live {
     link: RwSignal<Link>,
     /// Every frame so far; `changed` counts its changes.
     session: StoredValue<Session>,
+    /// The webhook's POSTs, when the card declares push.
+    pushes: StoredValue<LivePushes>,
     /// Bumped whenever the session changes.
     changed: RwSignal<u64>,
     /// The calls under way, by their numbers in the session.
@@ -84,6 +89,7 @@ pub fn LivePanel() -> impl IntoView {
         token: StoredValue::new(token),
         link: RwSignal::new(Link::Connecting),
         session: StoredValue::new(Session::new()),
+        pushes: StoredValue::new(LivePushes::new()),
         changed: RwSignal::new(0),
         running: RwSignal::new(Vec::new()),
         #[cfg(target_arch = "wasm32")]
@@ -111,6 +117,7 @@ pub fn LivePanel() -> impl IntoView {
             <DoctorSteps live/>
             <MessageBox live/>
             <TaskControls live/>
+            <WebhookLog live/>
             <CallLog live/>
         </section>
     }

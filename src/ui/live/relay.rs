@@ -119,9 +119,46 @@ mod fetch {
         }
     }
 
+    /// Follows the webhook's POSTs, a line each, read with [`read_lines`];
+    /// an error when the relay has no webhook (no push on the card: an empty answer).
+    pub async fn follow(token: &str) -> Result<Reader, String> {
+        open_at(token, "GET", "live/pushes", None).await
+    }
+
+    /// Reads the webhook's POSTs to their end, handing each complete
+    /// line to `on_line` as it comes (the relay sends each whole: a
+    /// line's bytes never wait for the next chunk's but at its end).
+    pub async fn read_lines(reader: &Reader, on_line: &mut dyn FnMut(&str)) -> Result<(), String> {
+        let mut carry: Vec<u8> = Vec::new();
+        loop {
+            let read = method(&reader.0, "read", &JsValue::UNDEFINED).await?;
+            if get(&read, "done").ok().and_then(|d| d.as_bool()) != Some(false) {
+                return Ok(());
+            }
+            carry.extend(Uint8Array::new(&get(&read, "value").map_err(said)?).to_vec());
+            if carry.len() > crate::model::evidence::live::frame_lines::MAX_FRAME {
+                return Err("the relay sent a POST over its limit".into());
+            }
+            let end = carry.iter().rposition(|&b| b == b'\n').map_or(0, |e| e + 1);
+            let whole: Vec<u8> = carry.drain(..end).collect();
+            String::from_utf8_lossy(&whole)
+                .lines()
+                .for_each(&mut *on_line);
+        }
+    }
+
     /// Starts one call; its frames are read with [`read`].
     pub async fn open(token: &str, ask: &str) -> Result<Reader, String> {
-        let answer = send(token, "POST", "live/call", Some(ask)).await?;
+        open_at(token, "POST", "live/call", Some(ask)).await
+    }
+
+    async fn open_at(
+        token: &str,
+        http: &str,
+        path: &str,
+        body: Option<&str>,
+    ) -> Result<Reader, String> {
+        let answer = send(token, http, path, body).await?;
         let body = get(&answer, "body").map_err(said)?;
         if body.is_null() || body.is_undefined() {
             return Err("the relay's answer has no body".into());
@@ -177,4 +214,4 @@ mod fetch {
 const SLICE: usize = 32;
 
 #[cfg(target_arch = "wasm32")]
-pub use fetch::{connect, open, read, Reader};
+pub use fetch::{connect, follow, open, read, read_lines, Reader};

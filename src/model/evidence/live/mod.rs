@@ -4,7 +4,9 @@
 //! as it came, how the call ended, read back a few at a time by
 //! [`frame_lines`]. The [`session`] keeps those frames as a
 //! capture that `check` reads, requests included, and judges it with the
-//! capture reader as it grows. Before any call, the relay's [`doctor`]
+//! capture reader as it grows; when the card declares push, the webhook's
+//! POSTs are kept beside it as a log `check --webhook` reads ([`pushes`]).
+//! Before any call, the relay's [`doctor`]
 //! says, step by step, whether the agent can be talked to and how to fix
 //! what stops it. Nothing here does IO: the relay's is `crate::probe::live`
 //! and `crate::serve::relay`, the page's `crate::ui`.
@@ -13,6 +15,7 @@ pub mod ask;
 pub mod doctor;
 pub mod frame;
 pub mod frame_lines;
+pub mod pushes;
 pub mod session;
 
 /// The longest launch token the page takes (`serve --agent` makes 32 hex

@@ -75,6 +75,23 @@ pub struct Request {
 }
 
 impl Request {
+    /// A message with the push config sent with it (SPEC §12): the
+    /// webhook's URL and the token it expects, as the wire spells it.
+    pub fn push_to(&mut self, url: &str, token: &str) {
+        let Some(body) = self.body.as_mut() else {
+            return;
+        };
+        let config = json!({"url": url, "token": token});
+        let params = match self.binding {
+            Binding::JsonRpc => &mut body["params"],
+            Binding::Rest | Binding::Grpc => body,
+        };
+        params["configuration"] = match self.wire {
+            Wire::V1_0 => json!({"taskPushNotificationConfig": config}),
+            Wire::V0_3 => json!({"pushNotificationConfig": config}),
+        };
+    }
+
     /// The call's name, for messages.
     pub fn name(&self) -> &'static str {
         self.method.name(self.wire)
@@ -123,16 +140,8 @@ impl Requests {
     /// token), as the wire spells it.
     pub fn send(&mut self, text: &str, push: Option<(&str, &str)>) -> Request {
         let mut request = self.message(text, None, None);
-        if let (Some((url, token)), Some(body)) = (push, request.body.as_mut()) {
-            let config = json!({"url": url, "token": token});
-            let params = match self.binding {
-                Binding::JsonRpc => &mut body["params"],
-                Binding::Rest | Binding::Grpc => body,
-            };
-            params["configuration"] = match self.wire {
-                Wire::V1_0 => json!({"taskPushNotificationConfig": config}),
-                Wire::V0_3 => json!({"pushNotificationConfig": config}),
-            };
+        if let Some((url, token)) = push {
+            request.push_to(url, token);
         }
         request
     }
