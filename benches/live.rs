@@ -59,9 +59,7 @@ fn bench(c: &mut Criterion) {
         group.bench_function(format!("timeline/{events}"), |b| {
             b.iter(|| Timeline::new(rows).marks(None, MAX_MARKS))
         });
-        group.bench_function(format!("diagram/{events}"), |b| {
-            b.iter(|| path_taken(rows))
-        });
+        group.bench_function(format!("diagram/{events}"), |b| b.iter(|| path_taken(rows)));
         group.bench_function(format!("shown/{events}"), |b| {
             b.iter_batched(|| report.clone(), Shown::capture, BatchSize::LargeInput)
         });
