@@ -54,9 +54,15 @@ import { splitPoints } from './split-points.mjs';
 // capture reader read a session's requests and judged a continuation
 // (2.4 kB), and the code Import shares with Live went to chunks of its own,
 // so that Import never fetches Live (1 kB in all): 362 kB.
+// Live's own chunks were budgeted 40 kB (34.8 kB at first); 48 kB once Live
+// judged each line as it came (one reader kept, its report taken so far),
+// listed tasks, and followed the webhook's POSTs and judged them beside the
+// session (46.5 kB). They come only from `a2a-lab serve --agent` on the
+// user's own machine, over loopback, never over a network to a docs page;
+// the budget still says when they grow.
 const FIRST_VIEW_BUDGET = 200 * 1024;
 const BUDGET = 362 * 1024;
-const LIVE_BUDGET = 40 * 1024;
+const LIVE_BUDGET = 48 * 1024;
 const dir = process.argv[2] || 'dist';
 
 const loaderPath = join(dir, '__wasm_split.js');

@@ -57,9 +57,10 @@ if [ "$TRUNK_PROFILE" = release ]; then
 fi
 
 # Trunk leaves its `rel="rust"` link in the page when it injects no script
-# (Trunk.toml): it names nothing a browser fetches.
+# (Trunk.toml), and index.html's `data-integrity="none"` on the sheets: they
+# tell a browser nothing.
 page="$TRUNK_STAGING_DIR/index.html"
-[ ! -f "$page" ] || sed -i 's#<link [^>]*rel="\{0,1\}rust"\{0,1\}[^>]*>##' "$page"
+[ ! -f "$page" ] || sed -i -e 's#<link [^>]*rel="\{0,1\}rust"\{0,1\}[^>]*>##' -e 's# data-integrity="\{0,1\}none"\{0,1\}##g' "$page"
 
 # Chunks of an earlier build must not linger beside this one's.
 rm -f "$TRUNK_STAGING_DIR"/split_*.wasm "$TRUNK_STAGING_DIR"/chunk_*.wasm

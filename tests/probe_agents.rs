@@ -1236,9 +1236,9 @@ fn live_sessions_on_real_agents_are_judged_as_check_judges_them() {
             vec!["missing-terminal"],
         ),
         ("js", "rest", "none", "rest=on", vec![]),
-        // @a2a-js/sdk and a2a-rs close the stream at COMPLETED: their late
-        // artifact shows only in GetTask, which the probe's contract
-        // compares (not yet the live judge's).
+        // Neither @a2a-js/sdk nor a2a-rs lets an artifact after complete()
+        // out (tests/probe_expect: the probe finds nothing either), so
+        // their defect here is the missing final status.
         (
             "js",
             "jsonrpc",
