@@ -112,7 +112,7 @@ page=$(python3 -c 'import sys, urllib.request; print(urllib.request.urlopen(sys.
   || fail "GET $url failed"
 grep -q '<title>A2A Lifecycle Lab</title>' <<<"$page" || fail "GET $url is not the lab: $page"
 node scripts/packages-page.mjs "$url"
-kill "${pids[1]}"
+kill "${pids[-1]}"
 export PATH="$PATH_BEFORE"
 
 say "the npm packages: a2a-lab and @a2a-lab/linux-x64 packed, installed offline in an empty folder"
