@@ -60,12 +60,15 @@ fn refresh(live: Live) {
     let lab = live.lab;
     let judged = live.session.with_value(|s| {
         let chosen = s.task().map(|t| t.id.clone());
-        s.report().map(|r| (r, chosen))
+        let laid = |mut report| {
+            s.pushes().lay(&mut report);
+            report
+        };
+        s.report().map(|r| (r.map(laid), chosen))
     });
     match judged {
         None => {}
-        Some((Ok(mut report), chosen)) => {
-            live.pushes.with_value(|p| p.lay(&mut report));
+        Some((Ok(report), chosen)) => {
             let at = chosen
                 .and_then(|id| report.tasks.iter().position(|t| t.id == id))
                 .unwrap_or(0);
@@ -214,8 +217,8 @@ pub fn download(live: Live) {
 #[cfg(target_arch = "wasm32")]
 #[inline(never)]
 fn take_post(live: Live, line: &str) {
-    live.pushes.update_value(|p| {
-        p.on_line(line);
+    live.session.update_value(|s| {
+        s.pushes_mut().on_line(line);
     });
     refresh_soon(live);
 }

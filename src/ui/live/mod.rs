@@ -18,7 +18,6 @@ use leptos::prelude::*;
 
 use super::deferred::{chunk, ChunkView};
 use crate::model::evidence::live::doctor::DoctorView;
-use crate::model::evidence::live::pushes::LivePushes;
 use crate::model::evidence::live::session::Session;
 
 use call_log::CallLog;
@@ -48,10 +47,9 @@ pub struct Live {
     token: StoredValue<String>,
     /// The doctor's findings.
     link: RwSignal<Link>,
-    /// Every frame so far; `changed` counts its changes.
+    /// Every frame so far, and the webhook's POSTs; `changed` counts its
+    /// changes.
     session: StoredValue<Session>,
-    /// The webhook's POSTs, when the card declares push.
-    pushes: StoredValue<LivePushes>,
     /// Bumped whenever the session changes.
     changed: RwSignal<u64>,
     /// The calls under way, by their numbers in the session.
@@ -89,7 +87,6 @@ pub fn LivePanel() -> impl IntoView {
         token: StoredValue::new(token),
         link: RwSignal::new(Link::Connecting),
         session: StoredValue::new(Session::new()),
-        pushes: StoredValue::new(LivePushes::new()),
         changed: RwSignal::new(0),
         running: RwSignal::new(Vec::new()),
         #[cfg(target_arch = "wasm32")]

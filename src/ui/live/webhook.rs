@@ -35,7 +35,8 @@ pub fn WebhookLog(
 /// How many POSTs came and how to check them; `None` before the first.
 #[inline(never)]
 fn posts_line(live: Live) -> Option<String> {
-    live.pushes.with_value(|p| {
+    live.session.with_value(|s| {
+        let p = s.pushes();
         let unreadable = match p.unreadable() {
             0 => String::new(),
             n => format!(" ({n} more that were not A2A events, left out)"),
@@ -54,7 +55,7 @@ fn posts_line(live: Live) -> Option<String> {
 /// Downloads the webhook's log, as `check --webhook` reads it.
 #[inline(never)]
 fn download(live: Live) {
-    let text = live.pushes.with_value(|p| p.log().to_string());
+    let text = live.session.with_value(|s| s.pushes().log().to_string());
     if let Err(e) = crate::ui::browser::download(&format!("a2a-lab-{PUSHES_FILE}"), &text) {
         live.lab.error(format!("Download failed: {e}"));
     }

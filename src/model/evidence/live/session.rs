@@ -8,6 +8,7 @@
 //! is kept and judges it then, so an event costs the same whether it is
 //! the first or the ten-thousandth.
 
+use super::pushes::LivePushes;
 use crate::model::evidence::capture::{CaptureReader, CaptureReport};
 use crate::model::evidence::probe::request::LIST_TASKS;
 use crate::model::state::{SentState, TaskState};
@@ -71,6 +72,9 @@ pub struct Session {
     /// The calls that list tasks: the tasks they name may be any
     /// session's, so the controls never follow one.
     lists: Vec<usize>,
+    /// The webhook's POSTs, when the card declares push: their own log,
+    /// judged beside the capture.
+    pushes: LivePushes,
 }
 
 impl Session {
@@ -84,6 +88,7 @@ impl Session {
             task: None,
             unreadable: 0,
             lists: Vec::new(),
+            pushes: LivePushes::new(),
         }
     }
 
@@ -194,6 +199,16 @@ impl Session {
     /// The task the controls act on.
     pub fn task(&self) -> Option<&LiveTask> {
         self.task.as_ref()
+    }
+
+    /// The webhook's POSTs so far.
+    pub fn pushes(&self) -> &LivePushes {
+        &self.pushes
+    }
+
+    /// The webhook's POSTs, to take the next.
+    pub fn pushes_mut(&mut self) -> &mut LivePushes {
+        &mut self.pushes
     }
 
     /// How many answers were not JSON.
