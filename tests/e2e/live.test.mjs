@@ -324,3 +324,25 @@ test('a credential given with --header reaches neither the page nor the session'
     await context.close();
   }
 });
+
+test('a stream of 10,000 events is judged as it arrives, each event once, as check judges the session', async () => {
+  const url = await live(await scripted('long'));
+  const context = await launch();
+  try {
+    const { page, log } = await connected(context, url);
+    await page.click('button:text-is("Send as a new task")');
+    await page.waitForFunction(() => /COMPLETED/.test(document.querySelector('.live__task')?.textContent || '')
+      && [...document.querySelectorAll('.capture__tasks td')].some((td) => td.textContent === '10000'), null, { timeout: 60000 });
+    // The trace table holds a window of the rows, the last one the end.
+    const rows = await tableRows(page);
+    assert.ok(rows.length <= 60 && rows.at(-1).join(' ').includes('COMPLETED'), JSON.stringify(rows.at(-1)));
+    assert.deepEqual(await shownFindings(page), []);
+    const session = await download(page, 'live-long');
+    assert.deepEqual(session.findings, []);
+    // The request, then every answer once.
+    assert.equal(session.text.trim().split('\n').length, 1 + 10000);
+    assert.deepEqual(log.errors, []);
+  } finally {
+    await context.close();
+  }
+});
