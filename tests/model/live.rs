@@ -147,7 +147,7 @@ fn frames_read_back_as_written() {
 /// parsed only when taken; a broken or endless frame is an error.
 #[test]
 fn frames_are_taken_one_at_a_time_whatever_the_chunks() {
-    use a2a_lab::model::evidence::live::frame_lines::{FrameLines, MAX_FRAME};
+    use a2a_lab::model::evidence::live::frame_lines::{FrameLines, LineTooLong, MAX_FRAME};
     let frames: Vec<Frame> = (0..50)
         .map(|i| Frame::Answer(format!("{{\"n\": {i}, \"text\": \"é\\n\"}}")))
         .collect();
@@ -180,6 +180,18 @@ fn frames_are_taken_one_at_a_time_whatever_the_chunks() {
     let mut endless = FrameLines::default();
     endless.push(&vec![b'x'; MAX_FRAME + 1]);
     assert!(endless.next_frame().unwrap().is_err());
+    // Lines as bytes, for a reader of its own (the webhook's POSTs), blank
+    // ones included, an unended one held until its end.
+    let mut raw = FrameLines::default();
+    raw.push(b"a\n\nb");
+    assert_eq!(raw.next_line(), Some(Ok(&b"a"[..])));
+    assert_eq!(raw.next_line(), Some(Ok(&b""[..])));
+    assert_eq!(raw.next_line(), None);
+    raw.push(b"\xff\n");
+    assert_eq!(raw.next_line(), Some(Ok(&b"b\xff"[..])));
+    let mut long = FrameLines::default();
+    long.push(&vec![b'x'; MAX_FRAME + 1]);
+    assert_eq!(long.next_line(), Some(Err(LineTooLong)));
 }
 
 /// The frames of one streamed task: the request, then `events` as they

@@ -129,21 +129,17 @@ mod fetch {
     /// line to `on_line` as it comes (the relay sends each whole: a
     /// line's bytes never wait for the next chunk's but at its end).
     pub async fn read_lines(reader: &Reader, on_line: &mut dyn FnMut(&str)) -> Result<(), String> {
-        let mut carry: Vec<u8> = Vec::new();
+        let mut lines = FrameLines::default();
         loop {
             let read = method(&reader.0, "read", &JsValue::UNDEFINED).await?;
             if get(&read, "done").ok().and_then(|d| d.as_bool()) != Some(false) {
                 return Ok(());
             }
-            carry.extend(Uint8Array::new(&get(&read, "value").map_err(said)?).to_vec());
-            if carry.len() > crate::model::evidence::live::frame_lines::MAX_FRAME {
-                return Err("the relay sent a POST over its limit".into());
+            lines.push(&Uint8Array::new(&get(&read, "value").map_err(said)?).to_vec());
+            while let Some(line) = lines.next_line() {
+                let line = line.map_err(|_| "the relay sent a POST over its limit")?;
+                on_line(&String::from_utf8_lossy(line));
             }
-            let end = carry.iter().rposition(|&b| b == b'\n').map_or(0, |e| e + 1);
-            let whole: Vec<u8> = carry.drain(..end).collect();
-            String::from_utf8_lossy(&whole)
-                .lines()
-                .for_each(&mut *on_line);
         }
     }
 

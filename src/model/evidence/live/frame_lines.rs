@@ -12,6 +12,11 @@ use super::frame::Frame;
 /// are events; a bigger one is refused, not held).
 pub const MAX_FRAME: usize = 16 << 20;
 
+/// A line longer than [`MAX_FRAME`] that has not ended: refused, not
+/// held.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct LineTooLong;
+
 /// Frames from a stream of JSON lines.
 #[derive(Debug, Default)]
 pub struct FrameLines {
@@ -39,20 +44,15 @@ impl FrameLines {
     /// [`MAX_FRAME`], is an error: the relay's stream is then broken.
     pub fn next_frame(&mut self) -> Option<Result<Frame, String>> {
         loop {
-            let from = self.start + self.scanned;
-            let Some(at) = memchr(b'\n', &self.kept[from..]) else {
-                self.scanned = self.kept.len() - self.start;
-                self.compact();
-                return (self.scanned > MAX_FRAME).then(|| {
-                    Err(format!(
+            let line = match self.next_line()? {
+                Ok(line) => line,
+                Err(LineTooLong) => {
+                    return Some(Err(format!(
                         "the relay sent a frame over {} MiB",
                         MAX_FRAME >> 20
-                    ))
-                });
+                    )))
+                }
             };
-            let line = &self.kept[self.start..from + at];
-            self.start = from + at + 1;
-            self.scanned = 0;
             let Ok(text) = std::str::from_utf8(line) else {
                 return Some(Err("the relay sent a frame that is not UTF-8".into()));
             };
@@ -60,6 +60,22 @@ impl FrameLines {
                 return Some(Frame::parse(text));
             }
         }
+    }
+
+    /// The next whole line kept, without its newline, as bytes (the
+    /// webhook's lines are read this way too, each as its reader takes
+    /// it); an unended line past [`MAX_FRAME`] is [`LineTooLong`].
+    pub fn next_line(&mut self) -> Option<Result<&[u8], LineTooLong>> {
+        let from = self.start + self.scanned;
+        let Some(at) = memchr(b'\n', &self.kept[from..]) else {
+            self.scanned = self.kept.len() - self.start;
+            self.compact();
+            return (self.scanned > MAX_FRAME).then_some(Err(LineTooLong));
+        };
+        let line = self.start..from + at;
+        self.start = from + at + 1;
+        self.scanned = 0;
+        Some(Ok(&self.kept[line]))
     }
 
     /// Drops the frames taken, so that what is kept is the unended frame.
