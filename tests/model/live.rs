@@ -196,24 +196,26 @@ fn frames_are_taken_one_at_a_time_whatever_the_chunks() {
 
 /// The frames of one streamed task: the request, then `events` as they
 /// came, then the end.
-fn stream(session: &mut Session, request: Value, events: &[Value]) {
+pub(crate) fn stream(session: &mut Session, request: Value, events: &[Value]) {
     let call = session.begin();
     session.on_frame(call, Frame::Sent(request));
     for e in events {
         session.on_frame(call, Frame::Answer(e.to_string()));
     }
-    session.on_frame(
-        call,
-        Frame::End(CallEnded {
-            how: AnswerEnd::Closed,
-            status: None,
-            ms: 1,
-            error: None,
-        }),
-    );
+    session.on_frame(call, closed());
 }
 
-fn rpc(result: Value) -> Value {
+/// The last frame of a call the agent closed.
+fn closed() -> Frame {
+    Frame::End(CallEnded {
+        how: AnswerEnd::Closed,
+        status: None,
+        ms: 1,
+        error: None,
+    })
+}
+
+pub(crate) fn rpc(result: Value) -> Value {
     json!({"jsonrpc": "2.0", "id": 1, "result": result})
 }
 
@@ -587,15 +589,7 @@ fn a_session_is_judged_as_it_arrives_as_check_judges_it_whole() {
         "found as they came"
     );
     // Once the call ends, the report is `check`'s, finding for finding.
-    session.on_frame(
-        call,
-        Frame::End(CallEnded {
-            how: AnswerEnd::Closed,
-            status: None,
-            ms: 1,
-            error: None,
-        }),
-    );
+    session.on_frame(call, closed());
     assert_eq!(session.report().unwrap().unwrap(), whole(session.capture()));
 }
 

@@ -4,12 +4,12 @@
 //! after the events they mirror.
 
 use a2a_lab::model::evidence::finding::FindingCode;
-use a2a_lab::model::evidence::live::frame::{CallEnded, Frame};
 use a2a_lab::model::evidence::live::pushes::LivePushes;
 use a2a_lab::model::evidence::live::session::Session;
-use a2a_lab::model::evidence::probe::records::AnswerEnd;
 use a2a_lab::model::trace::{Disposition, RowKind, Source};
 use serde_json::{json, Value};
+
+use crate::live::{rpc, stream};
 
 fn status(state: &str) -> Value {
     json!({"statusUpdate": {"taskId": "t-1", "contextId": "c-1", "status": {"state": state}}})
@@ -23,30 +23,16 @@ fn artifact() -> Value {
 /// A streamed task: submitted, working, completed.
 fn streamed() -> Session {
     let mut session = Session::new();
-    let call = session.begin();
-    session.on_frame(
-        call,
-        Frame::Sent(
-            json!({"jsonrpc": "2.0", "id": 1, "method": "SendStreamingMessage", "params": {}}),
-        ),
-    );
     let task = json!({"task": {"id": "t-1", "contextId": "c-1", "status": {"state": "TASK_STATE_SUBMITTED"}}});
-    for event in [
+    let events = [
         task,
         status("TASK_STATE_WORKING"),
         status("TASK_STATE_COMPLETED"),
-    ] {
-        let answer = json!({"jsonrpc": "2.0", "id": 1, "result": event});
-        session.on_frame(call, Frame::Answer(answer.to_string()));
-    }
-    session.on_frame(
-        call,
-        Frame::End(CallEnded {
-            how: AnswerEnd::Closed,
-            status: None,
-            ms: 1,
-            error: None,
-        }),
+    ];
+    stream(
+        &mut session,
+        json!({"jsonrpc": "2.0", "id": 1, "method": "SendStreamingMessage", "params": {}}),
+        &events.map(rpc),
     );
     session
 }
