@@ -1147,13 +1147,9 @@ fn live_run_on(
     headers: &[(&str, &str)],
     asks: &[&str],
 ) -> LiveRun {
-    use a2a_lab::model::evidence::live::frame::Frame;
     use a2a_lab::model::evidence::live::session::Session;
     use a2a_lab::model::wire::rest::Binding;
-    use a2a_lab::serve::{files, live::LiveServer, Bound, Limits};
-    let bound = Bound::local(0, Limits::default()).unwrap();
-    let port = bound.addr().port();
-    let options = a2a_lab::probe::live::AgentOptions {
+    let relay = LiveRelay::open(|port| a2a_lab::probe::live::AgentOptions {
         url: agent.into(),
         headers: headers
             .iter()
@@ -1164,57 +1160,104 @@ fn live_run_on(
         wire,
         timeout: std::time::Duration::from_secs(20),
         out: Some(scratch(&format!("live-out-{port}"))),
-    };
-    let kept_at = options.out.clone().unwrap().join("session.jsonl");
-    let token = "live-test-token";
-    let live = LiveServer::with_token(port, options, token.into()).unwrap();
-    let server = bound.spawn(live.router(files::router(&[]))).unwrap();
-    let base = format!("http://127.0.0.1:{}", server.addr().port());
-    let client = ureq::Agent::config_builder()
-        .http_status_as_error(false)
-        .build()
-        .new_agent();
-    let connect = client
-        .get(format!("{base}/live/connect"))
-        .header("X-A2A-Lab-Token", token)
-        .call()
-        .unwrap()
-        .body_mut()
-        .read_to_string()
-        .unwrap();
+    });
     let mut session = Session::new();
-    let mut refused = Vec::new();
-    for ask in asks {
-        // `{task}` is the task the session follows, as the page's controls fill it.
-        let ask = match session.task() {
-            Some(task) => ask
-                .replace("{task}", &task.id)
-                .replace("{context}", task.context_id.as_deref().unwrap_or("")),
-            None => ask.to_string(),
-        };
-        let mut answer = client
-            .post(format!("{base}/live/call"))
-            .header("X-A2A-Lab-Token", token)
-            .send(ask.as_str())
-            .unwrap();
-        let status = answer.status().as_u16();
-        let text = answer.body_mut().read_to_string().unwrap();
-        if status != 200 {
-            refused.push((status, text));
-            continue;
-        }
-        let call = session.begin();
-        for line in text.lines() {
-            session.on_frame(call, Frame::parse(line).unwrap());
-        }
-    }
-    drop(server);
+    let refused = relay.ask_all(&mut session, asks);
+    let kept_at = relay.out.join("session.jsonl");
+    let connect = relay.connect.clone();
+    drop(relay);
     let kept = std::fs::read_to_string(&kept_at).unwrap_or_default();
     LiveRun {
         connect,
         session,
         kept,
         refused,
+    }
+}
+
+/// `serve --agent`'s relay on 127.0.0.1, connected to the agent as the
+/// page connects, with a client that asks it as the page does.
+struct LiveRelay {
+    /// The server; dropped, it stops.
+    _server: a2a_lab::serve::Serving,
+    base: String,
+    client: ureq::Agent,
+    /// What `/live/connect` answered.
+    connect: String,
+    /// `--out`'s folder.
+    out: PathBuf,
+}
+
+impl LiveRelay {
+    const TOKEN: &'static str = "live-test-token";
+
+    /// The relay for the options `options` makes for its port (`--out`
+    /// is required), connected.
+    fn open(options: impl FnOnce(u16) -> a2a_lab::probe::live::AgentOptions) -> LiveRelay {
+        use a2a_lab::serve::{files, live::LiveServer, Bound, Limits};
+        let bound = Bound::local(0, Limits::default()).unwrap();
+        let port = bound.addr().port();
+        let options = options(port);
+        let out = options.out.clone().expect("--out");
+        let live = LiveServer::with_token(port, options, Self::TOKEN.into()).unwrap();
+        let server = bound.spawn(live.router(files::router(&[]))).unwrap();
+        let base = format!("http://127.0.0.1:{}", server.addr().port());
+        let client = ureq::Agent::config_builder()
+            .http_status_as_error(false)
+            .build()
+            .new_agent();
+        let connect = client
+            .get(format!("{base}/live/connect"))
+            .header("X-A2A-Lab-Token", Self::TOKEN)
+            .call()
+            .unwrap()
+            .body_mut()
+            .read_to_string()
+            .unwrap();
+        LiveRelay {
+            _server: server,
+            base,
+            client,
+            connect,
+            out,
+        }
+    }
+
+    /// Makes each ask as the page does, its frames into `session`; the
+    /// asks the relay refused, with its status and why.
+    fn ask_all(
+        &self,
+        session: &mut a2a_lab::model::evidence::live::session::Session,
+        asks: &[&str],
+    ) -> Vec<(u16, String)> {
+        use a2a_lab::model::evidence::live::frame::Frame;
+        let mut refused = Vec::new();
+        for ask in asks {
+            // `{task}` is the task the session follows, as the page's controls fill it.
+            let ask = match session.task() {
+                Some(task) => ask
+                    .replace("{task}", &task.id)
+                    .replace("{context}", task.context_id.as_deref().unwrap_or("")),
+                None => ask.to_string(),
+            };
+            let mut answer = self
+                .client
+                .post(format!("{}/live/call", self.base))
+                .header("X-A2A-Lab-Token", Self::TOKEN)
+                .send(ask.as_str())
+                .unwrap();
+            let status = answer.status().as_u16();
+            let text = answer.body_mut().read_to_string().unwrap();
+            if status != 200 {
+                refused.push((status, text));
+                continue;
+            }
+            let call = session.begin();
+            for line in text.lines() {
+                session.on_frame(call, Frame::parse(line).unwrap());
+            }
+        }
+        refused
     }
 }
 
@@ -1487,44 +1530,25 @@ struct LivePushRun {
 }
 
 fn live_push_run(agent: &str, asks: &[&str]) -> LivePushRun {
-    use a2a_lab::model::evidence::live::frame::Frame;
     use a2a_lab::model::evidence::live::pushes::LivePushes;
     use a2a_lab::model::evidence::live::session::Session;
-    use a2a_lab::serve::{files, live::LiveServer, Bound, Limits};
     use std::sync::{Arc, Mutex};
-    let bound = Bound::local(0, Limits::default()).unwrap();
-    let port = bound.addr().port();
-    let dir = scratch(&format!("live-push-{port}"));
-    let options = a2a_lab::probe::live::AgentOptions {
+    let relay = LiveRelay::open(|port| a2a_lab::probe::live::AgentOptions {
         url: agent.into(),
         headers: Vec::new(),
         binding: None,
         card: None,
         wire: None,
         timeout: std::time::Duration::from_secs(20),
-        out: Some(dir.clone()),
-    };
-    let token = "live-test-token";
-    let live = LiveServer::with_token(port, options, token.into()).unwrap();
-    let server = bound.spawn(live.router(files::router(&[]))).unwrap();
-    let base = format!("http://127.0.0.1:{}", server.addr().port());
-    let client = ureq::Agent::config_builder()
-        .http_status_as_error(false)
-        .build()
-        .new_agent();
-    let connect = client
-        .get(format!("{base}/live/connect"))
-        .header("X-A2A-Lab-Token", token)
-        .call()
-        .unwrap()
-        .body_mut()
-        .read_to_string()
-        .unwrap();
+        out: Some(scratch(&format!("live-push-{port}"))),
+    });
+    let connect = &relay.connect;
     assert!(connect.contains("\"steps\""), "{connect}");
     // The page follows the webhook's POSTs from the connect on.
-    let mut answer = client
-        .get(format!("{base}/live/pushes"))
-        .header("X-A2A-Lab-Token", token)
+    let mut answer = relay
+        .client
+        .get(format!("{}/live/pushes", relay.base))
+        .header("X-A2A-Lab-Token", LiveRelay::TOKEN)
         .call()
         .unwrap();
     let status = answer.status().as_u16();
@@ -1540,31 +1564,16 @@ fn live_push_run(agent: &str, asks: &[&str]) -> LivePushRun {
         }
     });
     let mut session = Session::new();
-    for ask in asks {
-        let ask = match session.task() {
-            Some(task) => ask.replace("{task}", &task.id),
-            None => ask.to_string(),
-        };
-        let text = client
-            .post(format!("{base}/live/call"))
-            .header("X-A2A-Lab-Token", token)
-            .send(ask.as_str())
-            .unwrap()
-            .body_mut()
-            .read_to_string()
-            .unwrap();
-        let call = session.begin();
-        for line in text.lines() {
-            session.on_frame(call, Frame::parse(line).unwrap());
-        }
-    }
+    let refused = relay.ask_all(&mut session, asks);
+    assert_eq!(refused, [], "{agent}");
     // The POSTs an agent sends on its own time: until none came for 1.5 s.
     let mut seen = usize::MAX;
     while seen != lines.lock().unwrap().len() {
         seen = lines.lock().unwrap().len();
         std::thread::sleep(std::time::Duration::from_millis(1500));
     }
-    drop(server);
+    let dir = relay.out.clone();
+    drop(relay);
     let _ = following.join();
     let mut pushes = LivePushes::new();
     for line in lines.lock().unwrap().iter() {

@@ -13,11 +13,11 @@ use a2a_lab::serve::files;
 use a2a_lab::serve::live::LiveServer;
 use a2a_lab::serve::{Bound, Limits, Serving};
 
-const TOKEN: &str = "0123456789abcdef0123456789abcdef";
+pub(crate) const TOKEN: &str = "0123456789abcdef0123456789abcdef";
 const PAGE: files::Bundle = &[("index.html", b"<p>the lab</p>")];
 
 /// A Live server on an ephemeral port, relaying to `agent`.
-fn live(agent: &str) -> Serving {
+pub(crate) fn live(agent: &str) -> Serving {
     let bound = Bound::local(0, Limits::default()).unwrap();
     let port = bound.addr().port();
     let options = AgentOptions {

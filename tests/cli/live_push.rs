@@ -6,13 +6,9 @@
 
 use std::time::Duration;
 
-use a2a_lab::probe::live::AgentOptions;
 use a2a_lab::probe::webhook::WebhookServer;
-use a2a_lab::serve::files;
-use a2a_lab::serve::live::LiveServer;
-use a2a_lab::serve::{Bound, Limits};
 
-const TOKEN: &str = "0123456789abcdef0123456789abcdef";
+use crate::live::TOKEN;
 
 fn client() -> ureq::Agent {
     ureq::Agent::config_builder()
@@ -84,19 +80,8 @@ fn the_receiver_keeps_only_the_posts_that_carry_its_token() {
 
 #[test]
 fn the_pushes_stream_is_behind_the_gate_and_none_before_push() {
-    let bound = Bound::local(0, Limits::default()).unwrap();
-    let port = bound.addr().port();
-    let options = AgentOptions {
-        url: "http://127.0.0.1:9".into(),
-        headers: Vec::new(),
-        binding: None,
-        card: None,
-        wire: None,
-        timeout: Duration::from_secs(2),
-        out: None,
-    };
-    let live = LiveServer::with_token(port, options, TOKEN.into()).unwrap();
-    let server = bound.spawn(live.router(files::router(&[]))).unwrap();
+    // No agent there: the relay never found a card, so no webhook.
+    let server = crate::live::live("http://127.0.0.1:9");
     let url = format!("http://127.0.0.1:{}/live/pushes", server.addr().port());
     let answer = |token: Option<&str>| {
         let mut request = client().get(&url);
