@@ -15,11 +15,10 @@
 // per measure and exits 0 unless it cannot run at all (or the page did not
 // show the whole stream, which is a failure of Live, not a slow run).
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { cpus, loadavg } from 'node:os';
 
-import { CLI, ROOT, launch, open } from '../../tests/e2e/harness.mjs';
+import { CLI, ROOT, launch, open, started, stopStarted } from '../../tests/e2e/harness.mjs';
 
 const EVENTS = 10_000;
 const AIM_MS = 50;
@@ -31,25 +30,7 @@ const option = (name, fallback) => {
 const reps = Number(option('--reps', '3'));
 const jsonOut = option('--json', null);
 
-const running = [];
-const stopAll = () => running.forEach((p) => p.kill('SIGKILL'));
-process.on('exit', stopAll);
-
-/** Starts `command` and resolves to the first match of `pattern` in what it prints. */
-function started(command, argv, pattern) {
-  return new Promise((resolve, reject) => {
-    const child = spawn(command, argv, { stdio: ['ignore', 'pipe', 'pipe'] });
-    running.push(child);
-    let said = '';
-    child.stdout.on('data', (chunk) => {
-      said += chunk;
-      const found = said.match(pattern);
-      if (found) resolve(found[0]);
-    });
-    child.stderr.on('data', (chunk) => { said += chunk; });
-    child.on('exit', (code) => reject(new Error(`${command} exited ${code}: ${said}`)));
-  });
-}
+process.on('exit', stopStarted);
 
 const agent = await started(`${ROOT}tests/agents/hostile.py`, ['long'], /http:\/\/127\.0\.0\.1:\d+/);
 const url = await started(CLI, ['serve', '--port', '0', '--agent', agent], /http:\/\/127\.0\.0\.1:\d+\/\?live=[0-9a-f]+/);
@@ -106,7 +87,7 @@ try {
   }
 } finally {
   await context.close();
-  stopAll();
+  stopStarted();
 }
 
 const ms = (x) => `${x.toFixed(1)} ms`;

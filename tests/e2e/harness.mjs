@@ -2,7 +2,7 @@
 // 127.0.0.1 under a path prefix, launches Debian's Chromium through
 // playwright-core, and records every request the page makes.
 import { test, before, after } from 'node:test';
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import { createServer } from 'node:http';
 import { mkdirSync } from 'node:fs';
 import { readFile, mkdtemp } from 'node:fs/promises';
@@ -22,6 +22,30 @@ export const DIST = process.env.DIST || `${ROOT}dist`;
 export const CLI = process.env.A2A_LAB_CLI || `${ROOT}target/debug/a2a-lab`;
 export const OUT = `${ROOT}tests/e2e/out`;
 mkdirSync(OUT, { recursive: true });
+
+const startedChildren = [];
+
+/** Starts `command` and resolves to the first match of `pattern` in what
+ * it prints on stdout (an agent's URL, the one `serve` prints); rejects
+ * when it exits first. [`stopStarted`] ends every one. */
+export function started(command, args, pattern, env = {}) {
+  return new Promise((resolve, reject) => {
+    const child = spawn(command, args, { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, ...env } });
+    startedChildren.push(child);
+    let said = '';
+    const heard = (chunk) => {
+      said += chunk;
+      const found = said.match(pattern);
+      if (found) resolve(found[0]);
+    };
+    child.stdout.on('data', heard);
+    child.stderr.on('data', (chunk) => { said += chunk; });
+    child.on('exit', (code) => reject(new Error(`${command} ${args.join(' ')} exited ${code}: ${said}`)));
+  });
+}
+
+/** Ends every program [`started`] started. */
+export const stopStarted = () => startedChildren.forEach((p) => p.kill('SIGKILL'));
 
 /** What `a2a-lab ARGS...` prints. */
 export const cli = (...args) => execFileSync(CLI, args, { encoding: 'utf8', maxBuffer: 1 << 26 });

@@ -9,30 +9,12 @@
 // session.
 import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn, execFileSync } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import http from 'node:http';
-import { CLI, DIST, OUT, ROOT, launch, open, serve, tableRows } from './harness.mjs';
+import { CLI, DIST, OUT, ROOT, launch, open, serve, started, stopStarted, tableRows } from './harness.mjs';
 
-const running = [];
-after(() => running.forEach((p) => p.kill('SIGKILL')));
-
-/** Starts `command` and resolves to the first match of `pattern` in what it prints. */
-function started(command, args, pattern, env = {}) {
-  return new Promise((resolve, reject) => {
-    const child = spawn(command, args, { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, ...env } });
-    running.push(child);
-    let said = '';
-    const heard = (chunk) => {
-      said += chunk;
-      const found = said.match(pattern);
-      if (found) resolve(found[0]);
-    };
-    child.stdout.on('data', heard);
-    child.stderr.on('data', (chunk) => { said += chunk; });
-    child.on('exit', (code) => reject(new Error(`${command} ${args.join(' ')} exited ${code}: ${said}`)));
-  });
-}
+after(stopStarted);
 
 const URL_LINE = /http:\/\/127\.0\.0\.1:\d+/;
 const agent = (sdk, ...more) => started(`${ROOT}tests/agents/start.sh`, [sdk, '1.0', ...more], URL_LINE, { A2A_AGENT_STEP_MS: '150' });
